@@ -1,0 +1,78 @@
+/**
+ * What a parser produces from raw scanner output. Pure data: parsers never
+ * touch the store, the clock or the network.
+ */
+export const SCAN_TYPES = [
+  'NESSUS',
+  'NMAP',
+  'NMAP_UDP',
+  'NUCLEI',
+  'OPENVAS',
+  'OWASP_ZAP',
+  'OWASP_ZAP_ACTIVE',
+  'SSLYZE',
+] as const;
+export type ScanType = (typeof SCAN_TYPES)[number];
+
+/**
+ * Vigil's severity scale. Every scanner's own severities map onto it (the
+ * mapping lives next to each parser and is documented in the OpenAPI document).
+ */
+export const THREAT_LEVELS = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
+export type ThreatLevel = (typeof THREAT_LEVELS)[number];
+
+export interface RiskDefinition {
+  scan_type: ScanType;
+  title: string;
+  threat_level: ThreatLevel;
+  description: string;
+  solution: string;
+  /** CVSS base score as a decimal string ("9.8"), or a vector; "" when the scanner gives none. */
+  cvss: string;
+  /** Scanner-specific facts (CVEs, references, evidence, QoD, plugin ids...). JSON-serialisable. */
+  additional_info: Record<string, unknown>;
+}
+
+/** Where a finding was observed, as the scanner reported it. */
+export interface FindingLocation {
+  /** IPv4/IPv6 address or host name the scanner reported; never empty. */
+  host: string;
+  port?: number;
+  protocol?: 'tcp' | 'udp';
+  /** For web scanners: the URL of the site (scheme://host[:port]) the alert belongs to. */
+  url?: string;
+}
+
+export interface Finding {
+  /**
+   * Stable identity of this finding on one target for one scan type
+   * (DESIGN.md decision 7): the same weakness seen by two scans of the same
+   * target yields the same fingerprint; it must not include volatile data
+   * such as timestamps, evidence snippets or instance counts.
+   */
+  fingerprint: string;
+  location: FindingLocation;
+  definition: RiskDefinition;
+}
+
+/** Facts about a scanned host that belong on its Target (nmap OS match and hostname). */
+export interface HostFacts {
+  address: string;
+  hostname?: string;
+  os?: string;
+}
+
+export interface ParseResult {
+  findings: Finding[];
+  hosts: HostFacts[];
+}
+
+/**
+ * A push parser: bytes go in as they arrive (so a caller can enforce size
+ * caps while streaming), findings come out at the end. Implementations throw
+ * MalformedResultError with a sentence that says what is wrong.
+ */
+export interface ResultParser {
+  write(chunk: Uint8Array): void;
+  end(): ParseResult;
+}
