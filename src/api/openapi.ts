@@ -1,0 +1,44 @@
+/**
+ * Builds the OpenAPI 3.0.3 document from the zod schemas: the one source of
+ * truth that openapi-backend validates requests with and /v1/openapi.json
+ * serves (DESIGN.md 10). A test keeps the committed copy in step.
+ */
+import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { registerTargetPaths } from './paths/targets.js';
+
+export const API_KEY_HEADER = 'X-SERVICE-API-KEY';
+export const API_VERSION = '1.0.0';
+
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV3['generateDocument']>;
+
+function registerMetaPaths(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/openapi.json',
+    operationId: 'getOpenApiDocument',
+    tags: ['Meta'],
+    summary: 'This OpenAPI document',
+    description: 'Public: no API key needed.',
+    security: [],
+    responses: { 200: { description: 'The OpenAPI 3.0.3 document.', content: { 'application/json': { schema: z.object({ openapi: z.string() }) } } } },
+  });
+}
+
+export function buildOpenApiDocument(): OpenApiDocument {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'ApiKeyAuth', { type: 'apiKey', in: 'header', name: API_KEY_HEADER });
+  registerMetaPaths(registry);
+  registerTargetPaths(registry);
+  return new OpenApiGeneratorV3(registry.definitions).generateDocument({
+    openapi: '3.0.3',
+    info: {
+      title: 'Vigil vulnerability scanning API',
+      version: API_VERSION,
+      description:
+        'REST API of Vigil. Every request carries X-SERVICE-API-KEY. Single objects come as { data }, lists as { data, next_page_token? }, errors as { error, ref }. Lists are newest first; page_size 1..499 (anything else means the default and maximum, 500).',
+    },
+    servers: [{ url: '/' }],
+    security: [{ ApiKeyAuth: [] }],
+  });
+}

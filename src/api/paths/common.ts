@@ -1,0 +1,29 @@
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { ErrorBody } from '../schemas/common.js';
+
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBody } } });
+
+/** The error responses every authenticated operation can give. */
+export const STANDARD_ERRORS: RouteConfig['responses'] = {
+  400: errorResponse('Invalid or missing parameters; `error` says what to change.'),
+  401: errorResponse('Missing or invalid API key.'),
+  404: errorResponse('No resource at the path, or the id does not belong to the account.'),
+  429: {
+    ...errorResponse('Rate limit exceeded; wait the number of seconds in Retry-After.'),
+    headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
+  },
+  500: errorResponse('Server error; quote `ref` when reporting it.'),
+};
+
+export function json<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { required: true, content: { 'application/json': { schema } } };
+}
+
+export const IdParam = z.object({ id: z.string().meta({ description: 'Resource id.' }) });
+
+export const Deleted = z.object({ data: z.object({ id: z.string(), deleted: z.literal(true) }) }).meta({ id: 'Deleted' });

@@ -1,0 +1,43 @@
+/**
+ * Shapes shared by every part of the /v1 API. zod schemas are the single
+ * source of truth: the OpenAPI document is generated from them (DESIGN.md 10).
+ */
+import { z } from 'zod';
+
+export const ErrorBody = z
+  .object({
+    error: z.string().meta({ description: 'What went wrong and what to change, in one sentence.' }),
+    ref: z.string().optional().meta({ description: 'Request id; quote it when reporting a problem. The same id is in the service log line for the request.' }),
+  })
+  .meta({ id: 'Error' });
+
+export function dataEnvelope<T extends z.ZodType>(schema: T) {
+  return z.object({ data: schema });
+}
+
+export function listEnvelope<T extends z.ZodType>(schema: T) {
+  return z.object({
+    data: z.array(schema),
+    next_page_token: z
+      .string()
+      .optional()
+      .meta({ description: 'Present only when more results exist; pass it as page_token to get the next page.' }),
+  });
+}
+
+export const DateTime = z.string().meta({ format: 'date-time', example: '2026-11-21T09:30:00.000Z' });
+
+export const Id = z.string().meta({ example: '3f1c2a9e-7b4d-4c1e-9a53-2d0f6b8e4a17' });
+
+export const ListQuery = z.object({
+  page_token: z.string().optional().meta({ description: 'Opaque token from next_page_token of the previous page. Tokens are signed; an altered token gives 400.' }),
+  page_size: z
+    .coerce.number()
+    .int()
+    .optional()
+    .meta({ description: 'Results per page, 1 to 499. The default, and the largest page, is 500; a value outside 1..499 gives the default.' }),
+  filters: z
+    .string()
+    .optional()
+    .meta({ description: 'A JSON object sent as one URL-encoded string; each value is an array of strings. A result matches when, for every key, its value is one of the array items. Unknown keys give 400 naming the allowed keys.', example: '{"tags":["production"]}' }),
+});

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { DateTime, Id } from './common.js';
+import { MAX_TARGET_LENGTH } from '../../domain/targets/target-address.js';
+import { HEALTH_GRADES } from '../../domain/targets/health-score.js';
+import { TARGET_ORIGINS } from '../../domain/targets/target.js';
+
+export const MAX_LABEL_LENGTH = 255;
+export const MAX_TAGS = 10;
+export const MAX_TAG_LENGTH = 255;
+const MAX_LIST = 100;
+
+const httpUrl = z
+  .string()
+  .max(MAX_TARGET_LENGTH)
+  .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'must be an http:// or https:// URL');
+
+const regex = z
+  .string()
+  .min(1)
+  .max(MAX_TARGET_LENGTH)
+  .refine((value) => {
+    try {
+      new RegExp(value);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be a valid regular expression');
+
+const domainName = z.string().min(1).max(MAX_TAG_LENGTH);
+
+export const ZapHeader = z
+  .object({
+    key: z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/).meta({ description: 'HTTP header name.' }),
+    value: z.string().max(8192).regex(/^[^\r\n]*$/).meta({ description: 'Header value; no line breaks.' }),
+  })
+  .meta({ id: 'ZapHeader' });
+
+export const SAME_SITE_VALUES = ['Strict', 'Lax', 'None'] as const;
+
+export const ZapCookie = z
+  .object({
+    name: z.string().min(1).max(4096),
+    value: z.string().max(4096),
+    domain: z.string().max(MAX_TAG_LENGTH).optional(),
+    path: z.string().max(MAX_TARGET_LENGTH).optional(),
+    expiry: z.number().int().min(0).optional().meta({ description: 'Expiry as seconds since the Unix epoch (the WebDriver cookie convention).' }),
+    httpOnly: z.boolean().optional(),
+    secure: z.boolean().optional(),
+    sameSite: z.enum(SAME_SITE_VALUES).optional().meta({ description: 'Strict, Lax or None, as in the Set-Cookie attribute.' }),
+  })
+  .meta({ id: 'ZapCookie', description: 'A cookie sent with every request of the web scan. name and value are required.' });
+
+const zapFields = {
+  included_domains: z.array(domainName).max(MAX_LIST).meta({ description: 'Domains the crawler may visit besides the target host.' }),
+  excluded_domains: z.array(domainName).max(MAX_LIST).meta({ description: 'Domains the crawler never visits.' }),
+  excluded_urls: z.array(regex).max(MAX_LIST).meta({ description: 'Regular expressions; URLs matching any of them are neither crawled nor attacked (ZAP exclude list).' }),
+  seed_urls: z.array(httpUrl).max(MAX_LIST).meta({ description: 'http(s) URLs where crawling starts in addition to the target URL.' }),
+  anti_csrf_tokens: z.array(z.string().min(1).max(MAX_TAG_LENGTH)).max(MAX_LIST).meta({ description: 'Names of form fields that carry anti-CSRF tokens.' }),
+  scan_discovered_subdomains: z.boolean(),
+  scan_third_party_javascript: z.boolean(),
+  headers: z.array(ZapHeader).max(50),
+  cookies: z.array(ZapCookie).max(50),
+};
+
+export const ZapSettings = z.object(zapFields).meta({ id: 'ZapSettings' });
+export const ZapSettingsInput = z.object(zapFields).partial().meta({ id: 'ZapSettingsInput' });
+
+export const ScannerSettings = z.object({ zap: ZapSettings }).meta({ id: 'ScannerSettings' });
+export const ScannerSettingsInput = z.object({ zap: ZapSettingsInput.optional() }).meta({ id: 'ScannerSettingsInput' });
+
+export const HealthScore = z
+  .object({
+    score: z.number().min(0).max(100),
+    grade: z.enum(HEALTH_GRADES),
+  })
+  .meta({
+    id: 'HealthScore',
+    description:
+      'score = max(0, 100 - 40 per critical - 20 per high - 7 per medium - 2 per low) over the open, unaccepted risks of the target; informational risks cost nothing. grade: A 90-100, B 75-89, C 50-74, D 25-49, F 0-24. A target without open risks scores 100, grade A.',
+  });
+
+const tagsField = z
+  .array(z.string().min(1).max(MAX_TAG_LENGTH))
+  .max(MAX_TAGS)
+  .meta({ description: `At most ${MAX_TAGS} tags of 1 to ${MAX_TAG_LENGTH} characters; stored in lowercase, duplicates removed.` });
+
+export const Target = z
+  .object({
+    id: Id,
+    target: z.string().max(MAX_TARGET_LENGTH).meta({ description: 'Public IPv4 address, fully qualified domain name, or http(s) URL, normalised (host in lowercase).' }),
+    label: z.string().max(MAX_LABEL_LENGTH).meta({ description: 'Empty when none was given.' }),
+    tags: z.array(z.string()),
+    health_score: HealthScore,
+    auth_selenium_file: z.string().optional().meta({ description: 'File name of the attached login recording; absent when none.' }),
+    scanner_settings: ScannerSettings,
+    origin: z.enum(TARGET_ORIGINS).meta({ description: 'How the target came to exist. Only MANUAL and INTERNAL_SCANNER targets can be deleted; UPLOADED_RESULTS targets cannot be updated.' }),
+    created_at: DateTime,
+    last_scanned_at: DateTime.nullable().meta({ description: 'When a scan of this target last finished; null before the first.' }),
+  })
+  .meta({ id: 'Target' });
+
+export const TargetCreate = z
+  .object({
+    target: z.string().min(1).max(MAX_TARGET_LENGTH),
+    label: z.string().max(MAX_LABEL_LENGTH).optional(),
+    tags: tagsField.optional(),
+    scanner_settings: ScannerSettingsInput.optional(),
+  })
+  .meta({ id: 'TargetCreate' });
+
+export const TargetUpdate = z
+  .object({
+    label: z.string().max(MAX_LABEL_LENGTH).optional(),
+    tags: tagsField.optional().meta({ description: 'Replaces all tags; an empty array removes them all.' }),
+    scanner_settings: ScannerSettingsInput.optional().meta({
+      description: 'Sending any crawl setting (the first seven zap fields) replaces all seven, the rest taking their defaults; headers and cookies are each replaced only when sent.',
+    }),
+  })
+  .meta({ id: 'TargetUpdate' });
+
+export type TargetCreateBody = z.infer<typeof TargetCreate>;
+export type TargetUpdateBody = z.infer<typeof TargetUpdate>;
+export type ZapSettingsValue = z.infer<typeof ZapSettings>;
+export type ZapSettingsInputValue = z.infer<typeof ZapSettingsInput>;

@@ -1,0 +1,102 @@
+/** Targets (SPEC.md, Targets): the application rules around the store. */
+import { randomUUID } from 'node:crypto';
+import type { Account } from '../domain/accounts/account.js';
+import type { Clock } from '../domain/clock.js';
+import { InvalidRequestError, NotFoundError } from '../domain/errors.js';
+import { pageSizeFrom, parseFilters, parseSort } from '../domain/lists/list-query.js';
+import { PERFECT_HEALTH } from '../domain/targets/health-score.js';
+import type { Cidr } from '../domain/targets/ipv4.js';
+import { parseTargetAddress } from '../domain/targets/target-address.js';
+import {
+  DEFAULT_ZAP_SETTINGS,
+  applyTargetUpdate,
+  assertTargetDeletable,
+  mergeZapSettings,
+  normaliseTags,
+  type Target,
+  type TargetOrigin,
+} from '../domain/targets/target.js';
+import type { TargetCreateBody, TargetUpdateBody } from '../api/schemas/targets.js';
+import type { ListParams, ListResult, Paginator } from './pagination.js';
+import { TARGET_FILTER_KEYS, TARGET_SORT_FIELDS, type TargetRepository } from './ports.js';
+
+export interface TargetListParams extends ListParams {
+  sort?: string | undefined;
+}
+
+export class TargetsService {
+  constructor(
+    private readonly targets: TargetRepository,
+    private readonly paginator: Paginator,
+    private readonly clock: Clock,
+    private readonly allowTargets: readonly Cidr[],
+  ) {}
+
+  /**
+   * Creates a target. An existing address gives 400 unless `upsert` is set,
+   * in which case the sent fields update the existing target (CONTRACT.md).
+   */
+  create(account: Account, body: TargetCreateBody, upsert: boolean, origin: TargetOrigin = 'MANUAL'): Target {
+    const address = parseTargetAddress(body.target, this.allowTargets);
+    const existing = this.targets.findByAddress(account.id, address.value);
+    if (existing !== undefined) return this.upsertExisting(existing, body, upsert);
+    const target: Target = {
+      id: randomUUID(),
+      accountId: account.id,
+      target: address.value,
+      label: body.label ?? '',
+      tags: normaliseTags(body.tags ?? []),
+      healthScore: PERFECT_HEALTH,
+      authSeleniumFile: undefined,
+      zap: mergeZapSettings({ ...DEFAULT_ZAP_SETTINGS }, body.scanner_settings?.zap),
+      origin,
+      createdAt: this.clock.now().toISOString(),
+      lastScannedAt: null,
+    };
+    if (this.targets.insert(target)) return target;
+    // Lost a race with a concurrent create of the same address.
+    return this.upsertExisting(this.targets.findByAddress(account.id, address.value)!, body, upsert);
+  }
+
+  private upsertExisting(existing: Target, body: TargetCreateBody, upsert: boolean): Target {
+    if (!upsert) {
+      throw new InvalidRequestError(`target '${existing.target}' already exists (id ${existing.id}); send upsert=true to update it instead`);
+    }
+    return this.save(existing, body);
+  }
+
+  get(account: Account, id: string): Target {
+    const target = this.targets.findById(account.id, id);
+    if (target === undefined) throw new NotFoundError('target', id);
+    return target;
+  }
+
+  update(account: Account, id: string, body: TargetUpdateBody): Target {
+    return this.save(this.get(account, id), body);
+  }
+
+  private save(target: Target, body: TargetUpdateBody): Target {
+    const updated = applyTargetUpdate(target, { label: body.label, tags: body.tags, zap: body.scanner_settings?.zap });
+    this.targets.update(updated);
+    return updated;
+  }
+
+  delete(account: Account, id: string): void {
+    const target = this.get(account, id);
+    assertTargetDeletable(target);
+    this.targets.deleteCascade(account.id, target.id);
+  }
+
+  list<R>(account: Account, params: TargetListParams, present: (target: Target) => R): ListResult<R> {
+    const sort = parseSort(params.sort, TARGET_SORT_FIELDS);
+    const order = sort.map((field) => `${field.field}:${field.direction}`).join(',') || 'created_at:desc';
+    const scope = `${account.id}:targets`;
+    const page = this.targets.list(account.id, {
+      filters: parseFilters(params.filters, TARGET_FILTER_KEYS),
+      sort,
+      pageSize: pageSizeFrom(params.page_size),
+      after: this.paginator.cursorFrom(scope, order, params.page_token),
+    });
+    return this.paginator.resultOf(scope, order, page, present);
+  }
+}

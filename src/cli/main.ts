@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+/**
+ * The `vigil` command (CONTRACT.md). Exit codes: 0 success, 2 bad arguments
+ * or configuration, 1 anything else; errors go to stderr as one sentence.
+ */
+import { SettingsError } from '../config/settings.js';
+import { InvalidRequestError } from '../domain/errors.js';
+import { runAccountsCommand } from './accounts.js';
+import { UsageError } from './usage.js';
+import { runServe } from './serve.js';
+
+const USAGE = `Usage:
+  vigil serve
+  vigil accounts create --name NAME [--plan free|paid] [--feature nessus] [--feature csv_export]
+                        [--monthly-scan-limit N] [--min-qod N] [--namespace NS]
+
+Configuration comes from environment variables (see README.md).`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return runServe(rest);
+    case 'accounts':
+      return runAccountsCommand(rest);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(`${USAGE}\n`);
+      return command === undefined ? 2 : 0;
+    default:
+      throw new UsageError(`unknown command '${command}'; run 'vigil --help' for the commands`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const badInput = error instanceof UsageError || error instanceof SettingsError || error instanceof InvalidRequestError;
+    process.stderr.write(`vigil: ${(error as Error).message}\n`);
+    process.exitCode = badInput ? 2 : 1;
+  },
+);

@@ -1,0 +1,41 @@
+import { loadSettings } from '../config/settings.js';
+import { composeVigil } from '../main/composition-root.js';
+import { createLogger } from '../observability/logger.js';
+import { UsageError } from './usage.js';
+
+export async function runServe(args: string[]): Promise<number> {
+  if (args.length > 0) throw new UsageError(`'vigil serve' takes no arguments (got '${args.join(' ')}'); configure it with environment variables`);
+  const settings = loadSettings();
+  const logger = createLogger(settings.logLevel);
+  const vigil = composeVigil(settings, logger);
+  const { createdKey } = vigil.accounts.bootstrap(settings.bootstrapApiKey, settings.namespace);
+  if (createdKey !== undefined) {
+    // Printed once, outside the log stream, so that it never lands in log storage by accident.
+    process.stderr.write(`Created account 'default'. Its API key (shown once, store it now): ${createdKey}\n`);
+  }
+  const server = await vigil.listen();
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : settings.port;
+  logger.info({ host: settings.host, port, runtime: settings.runtime, data_dir: settings.dataDir }, 'vigil listening');
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, 'shutting down');
+      vigil.close().then(
+        () => {
+          logger.info('stopped');
+          resolve(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          resolve(1);
+        },
+      );
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+}

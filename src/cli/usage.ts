@@ -1,0 +1,18 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** Bad command-line arguments: exit code 2. */
+export class UsageError extends Error {}
+
+export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/\.$/, ''));
+  }
+}
+
+export function wholeNumber(name: string, value: string | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) > max) throw new UsageError(`${name} must be a whole number from 0 to ${max}`);
+  return Number(value);
+}

@@ -1,0 +1,69 @@
+/**
+ * Common list behaviour (SPEC.md): page size rules, the filters parameter,
+ * and the sort parameter. Pure parsing; the store turns the result into SQL.
+ */
+import { InvalidRequestError } from '../errors.js';
+
+export const MAX_PAGE_SIZE = 500;
+
+/** 1..499 is taken as given; anything else (absent, 0, 500, 10000, negative) means the default of 500. */
+export function pageSizeFrom(raw: number | undefined): number {
+  return raw !== undefined && Number.isInteger(raw) && raw >= 1 && raw <= 499 ? raw : MAX_PAGE_SIZE;
+}
+
+export type Filters<K extends string> = Partial<Record<K, string[]>>;
+
+/** Parses the URL-decoded `filters` JSON object; each key must be allowed and each value an array of strings. */
+export function parseFilters<K extends string>(raw: string | undefined, allowed: readonly K[]): Filters<K> {
+  if (raw === undefined || raw.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new InvalidRequestError(`filters must be a JSON object such as {"${allowed[0]}":["value"]}; the value sent is not valid JSON`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new InvalidRequestError(`filters must be a JSON object whose keys are among: ${allowed.join(', ')}`);
+  }
+  const filters: Filters<K> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (!(allowed as readonly string[]).includes(key)) {
+      throw new InvalidRequestError(`filters key '${key}' is not supported here; allowed keys: ${allowed.join(', ')}`);
+    }
+    if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
+      throw new InvalidRequestError(`filters.${key} must be an array of strings`);
+    }
+    if (value.length > 100) throw new InvalidRequestError(`filters.${key} may hold at most 100 values`);
+    // An empty array asks for nothing in particular: it does not filter.
+    if (value.length > 0) filters[key as K] = value as string[];
+  }
+  return filters;
+}
+
+export type SortDirection = 'asc' | 'desc';
+
+export interface SortField<K extends string> {
+  field: K;
+  direction: SortDirection;
+}
+
+/** Parses `sort`: comma-separated fields, each optionally followed by a space and asc or desc (default asc). */
+export function parseSort<K extends string>(raw: string | undefined, allowed: readonly K[]): Array<SortField<K>> {
+  if (raw === undefined || raw.trim() === '') return [];
+  const fields: Array<SortField<K>> = [];
+  for (const part of raw.split(',')) {
+    const [field, direction = 'asc', ...extra] = part.trim().split(/\s+/);
+    if (field === undefined || field === '' || !(allowed as readonly string[]).includes(field)) {
+      throw new InvalidRequestError(`sort field '${field ?? ''}' is not supported; allowed fields: ${allowed.join(', ')}`);
+    }
+    const lower = direction.toLowerCase();
+    if ((lower !== 'asc' && lower !== 'desc') || extra.length > 0) {
+      throw new InvalidRequestError(`sort '${part.trim()}' must be a field optionally followed by a space and asc or desc`);
+    }
+    if (fields.some((existing) => existing.field === field)) {
+      throw new InvalidRequestError(`sort names '${field}' more than once`);
+    }
+    fields.push({ field: field as K, direction: lower });
+  }
+  return fields;
+}

@@ -1,0 +1,129 @@
+/**
+ * What may be a scan target: a public IPv4 address, a fully qualified domain
+ * name, or an http/https URL whose host is one of those (SPEC.md, Target).
+ * The same rules guard every address the service itself connects to.
+ */
+import { isIPv6 } from 'node:net';
+import { domainToASCII } from 'node:url';
+import { InvalidRequestError } from '../errors.js';
+import { isAllowed, looksLikeIpv4, parseIpv4, specialPurposeRange, type Cidr } from './ipv4.js';
+
+export const MAX_TARGET_LENGTH = 2048;
+
+export type TargetKind = 'IPV4' | 'FQDN' | 'URL';
+
+export interface TargetAddress {
+  /** Normalised form, used for storage and duplicate detection. */
+  value: string;
+  kind: TargetKind;
+  /** The host part: the address or name a scanner connects to. */
+  host: string;
+}
+
+/**
+ * Suffixes reserved for networks that are never public (RFC 6761, RFC 6762,
+ * RFC 7686, RFC 8375, ICANN's .internal): a name under them cannot be a
+ * public server.
+ */
+const NON_PUBLIC_SUFFIXES = ['localhost', 'local', 'internal', 'home.arpa', 'onion'];
+
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+function refuse(raw: string, reason: string): never {
+  throw new InvalidRequestError(`target '${truncate(raw)}' ${reason}`);
+}
+
+function truncate(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** Refuses an IPv4 address in a special-purpose range unless an allowed CIDR covers it. */
+export function assertPublicIpv4(raw: string, address: number, allow: readonly Cidr[]): void {
+  if (isAllowed(address, allow)) return;
+  const range = specialPurposeRange(address);
+  if (range !== undefined) {
+    refuse(raw, `is in the ${range} range; only public IPv4 addresses can be used`);
+  }
+}
+
+function validateIpv4(raw: string, text: string, allow: readonly Cidr[]): number {
+  const address = parseIpv4(text);
+  if (address === undefined) {
+    refuse(raw, 'is not a valid IPv4 address: write four decimal numbers 0-255 without leading zeros, such as 93.184.216.34');
+  }
+  assertPublicIpv4(raw, address, allow);
+  return address;
+}
+
+function validateHostname(raw: string, host: string): string {
+  const ascii = domainToASCII(host.toLowerCase().replace(/\.$/, ''));
+  if (ascii === '' || ascii.length > 253) refuse(raw, 'is not a valid domain name');
+  const labels = ascii.split('.');
+  if (labels.length < 2) {
+    refuse(raw, 'is not a fully qualified domain name: use a name with a domain, such as www.example.com');
+  }
+  if (!labels.every((label) => LABEL.test(label))) {
+    refuse(raw, 'is not a valid domain name: each label is 1-63 letters, digits or hyphens, not starting or ending with a hyphen');
+  }
+  if (/^\d+$/.test(labels.at(-1)!)) refuse(raw, 'is not a valid domain name: the top-level domain cannot be numeric');
+  const suffix = NON_PUBLIC_SUFFIXES.find((name) => ascii === name || ascii.endsWith(`.${name}`));
+  if (suffix !== undefined) refuse(raw, `is under .${suffix}, which is reserved for non-public networks`);
+  return ascii;
+}
+
+function validateHost(raw: string, host: string, allow: readonly Cidr[]): TargetKind {
+  if (host.includes(':') || host.startsWith('[')) refuse(raw, 'is an IPv6 address; only IPv4 addresses are supported');
+  if (looksLikeIpv4(host)) {
+    validateIpv4(raw, host, allow);
+    return 'IPV4';
+  }
+  validateHostname(raw, host);
+  return 'FQDN';
+}
+
+function parseUrlTarget(raw: string, allow: readonly Cidr[]): TargetAddress {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1]?.toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') {
+    refuse(raw, `uses the scheme '${scheme ?? ''}'; only http:// and https:// URLs are supported`);
+  }
+  if (!URL.canParse(raw) || !/^https?:\/\/[^/?#]/i.test(raw)) refuse(raw, 'is not a valid URL');
+  const url = new URL(raw);
+  if (url.username !== '' || url.password !== '') {
+    refuse(raw, 'contains credentials; remove the user name and password from the URL');
+  }
+  validateHost(raw, url.hostname, allow);
+  const hadPath = /^https?:\/\/[^/?#]+[/?#]/i.test(raw);
+  const rest = hadPath ? `${url.pathname}${url.search}${url.hash}` : '';
+  return { value: `${url.protocol}//${url.host}${rest}`, kind: 'URL', host: url.hostname };
+}
+
+function refuseNonHostForms(raw: string): void {
+  if (/\s/.test(raw)) refuse(raw, 'contains white space');
+  if (raw.includes('/')) {
+    const prefix = raw.slice(0, raw.indexOf('/'));
+    if (looksLikeIpv4(prefix)) refuse(raw, 'is a CIDR range; list individual public IPv4 addresses instead');
+    if (isIPv6(prefix)) refuse(raw, 'is an IPv6 range; only individual IPv4 addresses are supported');
+    refuse(raw, 'is not an IPv4 address or domain name; a URL needs an http:// or https:// scheme');
+  }
+  if (isIPv6(raw) || raw.startsWith('[')) refuse(raw, 'is an IPv6 address; only IPv4 addresses are supported');
+  if (/^[^:]+:\d+$/.test(raw)) refuse(raw, 'includes a port; give the host alone, or an http(s) URL with the port');
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1];
+  if (scheme !== undefined) refuse(raw, `uses the scheme '${scheme.toLowerCase()}'; only http:// and https:// URLs are supported`);
+}
+
+/** Validates and normalises a target string; throws InvalidRequestError saying what to change. */
+export function parseTargetAddress(input: string, allow: readonly Cidr[]): TargetAddress {
+  const raw = input.trim();
+  if (raw === '') throw new InvalidRequestError('target must not be empty');
+  if (input.length > MAX_TARGET_LENGTH) {
+    throw new InvalidRequestError(`target must be at most ${MAX_TARGET_LENGTH} characters (got ${input.length})`);
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) return parseUrlTarget(raw, allow);
+  refuseNonHostForms(raw);
+  if (looksLikeIpv4(raw)) {
+    validateIpv4(raw, raw, allow);
+    return { value: raw, kind: 'IPV4', host: raw };
+  }
+  const host = validateHostname(raw, raw);
+  return { value: host, kind: 'FQDN', host };
+}

@@ -1,0 +1,142 @@
+/**
+ * Routes /v1 requests through openapi-backend: it matches the operation,
+ * runs authentication, validates the request against the OpenAPI document
+ * generated from the zod schemas, and calls the operation handler. Every
+ * failure becomes a typed error for the one error middleware.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { OpenAPIBackend, type Context, type Handler } from 'openapi-backend';
+import addFormats from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
+import { API_KEY_HEADER, type OpenApiDocument } from '../api/openapi.js';
+import type { AccountsService, Principal } from '../app/accounts-service.js';
+import { InvalidRequestError, NotFoundError, UnauthenticatedError } from '../domain/errors.js';
+import { HttpError } from './errors.js';
+import type { RateLimiter } from './rate-limiter.js';
+import type { RequestContext } from './request-context.js';
+
+export interface OperationInput {
+  context: Context;
+  principal: Principal;
+  params: Record<string, string>;
+  query: Record<string, string | undefined>;
+  body: unknown;
+  req: Request;
+  res: Response;
+}
+
+/** An operation returns the JSON body of its 200 response, or undefined when it has written the response itself. */
+export type Operation = (input: OperationInput) => unknown;
+
+export interface ApiRouterOptions {
+  document: OpenApiDocument;
+  accounts: AccountsService;
+  rateLimiter: RateLimiter;
+  operations: Record<string, Operation>;
+  /** Operations that need no API key (the OpenAPI document itself). */
+  publicOperations: Record<string, (req: Request, res: Response) => void>;
+}
+
+type ExpressArgs = [Request, Response];
+
+export async function createApiRouter(options: ApiRouterOptions) {
+  const api = new OpenAPIBackend({
+    definition: options.document as never,
+    strict: true,
+    quick: false,
+    validate: true,
+    ajvOpts: { allErrors: false, coerceTypes: true },
+    customizeAjv: (ajv) => {
+      addFormats.default(ajv);
+      return ajv;
+    },
+  });
+  const handlers: Record<string, Handler> = {
+    notFound: (c) => {
+      throw new HttpError(404, `No API operation at ${c.request.method.toUpperCase()} ${c.request.path}; see /v1/openapi.json for the operations that exist.`);
+    },
+    methodNotAllowed: (c) => {
+      throw new HttpError(405, `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}.`);
+    },
+    postRoutingHandler: (c, _req: Request, res: Response) => {
+      if (c.operation?.operationId !== undefined) (res.locals as RequestContext).route = c.operation.operationId;
+    },
+    unauthorizedHandler: (c) => {
+      const failure = (c.security as Record<string, { error?: unknown }> | undefined)?.ApiKeyAuth?.error;
+      throw failure instanceof UnauthenticatedError ? failure : new UnauthenticatedError();
+    },
+    postSecurityHandler: (c, _req: Request, res: Response) => {
+      const principal = (c.security as Record<string, unknown> | undefined)?.ApiKeyAuth as Principal | undefined;
+      if (c.security?.authorized && principal !== undefined) {
+        (res.locals as RequestContext).principal = principal;
+        options.rateLimiter.take(principal.apiKeyId);
+      }
+    },
+    validationFail: (c) => {
+      throw new InvalidRequestError(describeValidationErrors(c.validation.errors ?? []));
+    },
+  };
+  for (const [operationId, operation] of Object.entries(options.operations)) {
+    handlers[operationId] = (c, req: Request, res: Response) => runOperation(operation, c, req, res);
+  }
+  for (const [operationId, handler] of Object.entries(options.publicOperations)) {
+    handlers[operationId] = (_c, req: Request, res: Response) => handler(req, res);
+  }
+  api.register(handlers);
+  api.registerSecurityHandler('ApiKeyAuth', (c) => options.accounts.authenticate(headerValue(c.request.headers[API_KEY_HEADER.toLowerCase()])));
+  await api.init();
+
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    try {
+      // originalUrl: under app.use('/v1'), req.path has the mount point removed.
+      const queryStart = req.originalUrl.indexOf('?');
+      await api.handleRequest(
+        {
+          method: req.method,
+          path: queryStart === -1 ? req.originalUrl : req.originalUrl.slice(0, queryStart),
+          query: queryStart === -1 ? '' : req.originalUrl.slice(queryStart + 1),
+          body: req.body,
+          headers: req.headers as Record<string, string | string[]>,
+        },
+        ...([req, res] satisfies ExpressArgs),
+      );
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function runOperation(operation: Operation, c: Context, req: Request, res: Response): void {
+  const principal = (res.locals as RequestContext).principal;
+  if (principal === undefined) throw new UnauthenticatedError();
+  const body = operation({
+    context: c,
+    principal,
+    params: c.request.params as Record<string, string>,
+    query: c.request.query as Record<string, string | undefined>,
+    body: c.request.requestBody,
+    req,
+    res,
+  });
+  if (body !== undefined && !res.headersSent) res.status(200).json(body);
+}
+
+/** Turns ajv's errors into one sentence that names the field and what to change. */
+export function describeValidationErrors(errors: readonly ErrorObject[]): string {
+  const error = errors[0];
+  if (error === undefined) return 'The request is not valid.';
+  const [where, ...path] = error.instancePath.split('/').filter(Boolean);
+  const location = where === 'query' ? ' (query parameter)' : where === 'params' ? ' (path parameter)' : where === 'headers' ? ' (header)' : '';
+  if (error.keyword === 'required') {
+    const missing = (error.params as { missingProperty: string }).missingProperty;
+    if (missing === 'requestBody') return 'a JSON request body is required (Content-Type: application/json)';
+    return [...path, missing].join('.') + `${location} is required`;
+  }
+  const field = path.length > 0 ? path.join('.') : where === 'requestBody' ? 'request body' : (where ?? 'request');
+  const allowed = error.keyword === 'enum' ? `: ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : '';
+  return `${field}${location} ${error.message ?? 'is not valid'}${allowed}`;
+}

@@ -1,0 +1,65 @@
+/**
+ * The HTTP edge: health, metrics, the OpenAPI document, and /v1 through
+ * openapi-backend. It calls application services only, never adapters.
+ */
+import express, { type Express, type Request, type Response } from 'express';
+import type { OpenApiDocument } from '../api/openapi.js';
+import type { AccountsService } from '../app/accounts-service.js';
+import type { TargetsService } from '../app/targets-service.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import { createApiRouter } from './api-router.js';
+import { HttpError, errorMiddleware } from './errors.js';
+import { targetOperations } from './handlers/targets.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { requestContext, type RequestContext } from './request-context.js';
+
+export interface HttpAppDeps {
+  document: OpenApiDocument;
+  accounts: AccountsService;
+  targets: TargetsService;
+  rateLimiter: RateLimiter;
+  logger: Logger;
+  metrics: Metrics;
+  /** False while shutting down, so load balancers stop sending traffic. */
+  isAccepting: () => boolean;
+}
+
+export const JSON_BODY_LIMIT = '1mb';
+
+export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestContext(deps.logger, deps.metrics));
+
+  app.get('/healthz', (_req, res) => {
+    (res.locals as RequestContext).route = 'healthz';
+    if (deps.isAccepting()) res.json({ status: 'ok' });
+    else res.status(503).json({ status: 'shutting down' });
+  });
+  app.get('/metrics', async (_req, res) => {
+    (res.locals as RequestContext).route = 'metrics';
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+
+  const documentJson = JSON.stringify(deps.document);
+  const apiRouter = await createApiRouter({
+    document: deps.document,
+    accounts: deps.accounts,
+    rateLimiter: deps.rateLimiter,
+    operations: { ...targetOperations(deps.targets) },
+    publicOperations: {
+      getOpenApiDocument: (_req: Request, res: Response) => {
+        (res.locals as RequestContext).route = 'getOpenApiDocument';
+        res.type('application/json').send(documentJson);
+      },
+    },
+  });
+  app.use('/v1', express.json({ limit: JSON_BODY_LIMIT, strict: false }));
+  app.use('/v1', apiRouter);
+
+  app.use((req, _res, next) => next(new HttpError(404, `Nothing at ${req.method} ${req.path}.`)));
+  app.use(errorMiddleware);
+  return app;
+}

@@ -1,0 +1,65 @@
+/**
+ * The one place errors become HTTP responses: typed errors map to their
+ * status, anything else is a 500 whose details stay in the log.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { VigilError, type ErrorKind } from '../domain/errors.js';
+import type { RequestContext } from './request-context.js';
+
+const STATUS: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  rate_limited: 429,
+  unavailable: 503,
+};
+
+/** An error with an explicit status that no domain rule produces (405, 413, 415). */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+function fromBodyParser(error: BodyParserError): HttpError | undefined {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return new HttpError(400, 'The request body is not valid JSON; send a JSON object with Content-Type: application/json.');
+    case 'entity.too.large':
+      return new HttpError(413, 'The request body is too large; JSON bodies may be at most 1 MiB.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new HttpError(415, 'The request body must be UTF-8 encoded JSON.');
+    default:
+      return undefined;
+  }
+}
+
+export function errorMiddleware(error: unknown, req: Request, res: Response, _next: NextFunction): void {
+  const context = res.locals as RequestContext;
+  const ref = context.requestId;
+  if (error instanceof VigilError) {
+    if (error.kind === 'rate_limited' && 'retryAfterSeconds' in error) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+    res.status(STATUS[error.kind]).json({ error: error.message, ref });
+    return;
+  }
+  const http = error instanceof HttpError ? error : fromBodyParser(error as BodyParserError);
+  if (http !== undefined) {
+    for (const [name, value] of Object.entries(http.headers)) res.setHeader(name, value);
+    res.status(http.status).json({ error: http.message, ref });
+    return;
+  }
+  context.log?.error({ err: error, method: req.method, path: req.path }, 'request failed');
+  if (res.headersSent) return;
+  res.status(500).json({ error: 'Internal server error; quote ref when reporting it.', ref });
+}

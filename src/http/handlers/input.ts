@@ -1,0 +1,21 @@
+/**
+ * Request input after openapi-backend has checked its shape: zod parses it
+ * once more for the rules a JSON schema cannot say (URLs, regular
+ * expressions) and to strip undocumented fields (SPEC.md rule 1).
+ */
+import type { z } from 'zod';
+import { InvalidRequestError } from '../../domain/errors.js';
+import type { ListParams } from '../../app/pagination.js';
+
+export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  const result = schema.safeParse(body ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.join('.');
+  throw new InvalidRequestError(field === '' ? issue.message : `${field} ${issue.message}`);
+}
+
+export function listQuery(query: Record<string, string | undefined>): ListParams {
+  const size = query.page_size === undefined ? undefined : Number(query.page_size);
+  return { page_token: query.page_token, page_size: size, filters: query.filters };
+}

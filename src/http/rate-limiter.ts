@@ -1,0 +1,48 @@
+/**
+ * Token buckets per API key: `perSecond` tokens refill each second up to
+ * `burst`. In memory, because one service process serves the API; buckets of
+ * idle keys are dropped so memory stays bounded.
+ */
+import type { Clock } from '../domain/clock.js';
+import { RateLimitedError } from '../domain/errors.js';
+
+interface Bucket {
+  tokens: number;
+  updatedAt: number;
+}
+
+export class RateLimiter {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(
+    private readonly perSecond: number,
+    private readonly burst: number,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Takes one token for the key or throws RateLimitedError with the seconds until one is available. */
+  take(key: string): void {
+    const now = this.clock.now().getTime();
+    const bucket = this.refilled(key, now);
+    if (bucket.tokens < 1) {
+      throw new RateLimitedError(Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond)));
+    }
+    bucket.tokens -= 1;
+  }
+
+  private refilled(key: string, now: number): Bucket {
+    const bucket = this.buckets.get(key) ?? { tokens: this.burst, updatedAt: now };
+    bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.perSecond);
+    bucket.updatedAt = now;
+    this.buckets.set(key, bucket);
+    if (this.buckets.size > 10_000) this.dropFullBuckets(now);
+    return bucket;
+  }
+
+  /** A bucket that would be full again holds no information: forget it. */
+  private dropFullBuckets(now: number): void {
+    for (const [key, bucket] of this.buckets) {
+      if (bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.perSecond >= this.burst) this.buckets.delete(key);
+    }
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * The one place that knows the concrete adapters (DESIGN.md): it opens the
+ * store, builds the services on it, and hands them to the HTTP edge.
+ */
+import type { Server } from 'node:http';
+import type { Settings } from '../config/settings.js';
+import { buildOpenApiDocument } from '../api/openapi.js';
+import { AccountsService } from '../app/accounts-service.js';
+import { Paginator } from '../app/pagination.js';
+import { TargetsService } from '../app/targets-service.js';
+import { systemClock, type Clock } from '../domain/clock.js';
+import { PageTokenCodec } from '../domain/lists/page-token.js';
+import { createHttpApp } from '../http/app.js';
+import { RateLimiter } from '../http/rate-limiter.js';
+import type { Logger } from '../observability/logger.js';
+import { Metrics } from '../observability/metrics.js';
+import { SqliteAccountRepository } from '../store/accounts-repository.js';
+import { openDatabase, serviceSecret, type Database } from '../store/database.js';
+import { SqliteTargetRepository } from '../store/targets-repository.js';
+
+export interface Vigil {
+  db: Database;
+  accounts: AccountsService;
+  targets: TargetsService;
+  metrics: Metrics;
+  /** Starts listening; resolves with the bound server. */
+  listen(): Promise<Server>;
+  /** Stops accepting, lets in-flight requests finish, closes the store. */
+  close(): Promise<void>;
+}
+
+export interface ComposeOptions {
+  clock?: Clock;
+  defaultMetrics?: boolean;
+}
+
+/** Store and services only: what the CLI needs, without the HTTP edge. */
+export function composeCore(settings: Settings, clock: Clock = systemClock) {
+  const db = openDatabase(settings.dataDir);
+  const accounts = new AccountsService(new SqliteAccountRepository(db), clock);
+  const paginator = new Paginator(new PageTokenCodec(serviceSecret(db, 'page-token-key')));
+  const targets = new TargetsService(new SqliteTargetRepository(db), paginator, clock, settings.allowTargets);
+  return { db, accounts, targets };
+}
+
+export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
+  const clock = options.clock ?? systemClock;
+  const core = composeCore(settings, clock);
+  const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
+  let server: Server | undefined;
+  let accepting = false;
+
+  const listen = async (): Promise<Server> => {
+    const app = await createHttpApp({
+      document: buildOpenApiDocument(),
+      accounts: core.accounts,
+      targets: core.targets,
+      rateLimiter: new RateLimiter(settings.rateLimit.perSecond, settings.rateLimit.burst, clock),
+      logger,
+      metrics,
+      isAccepting: () => accepting,
+    });
+    const bound = app.listen(settings.port, settings.host);
+    await new Promise<void>((resolve, reject) => {
+      bound.once('listening', resolve);
+      bound.once('error', reject);
+    });
+    server = bound;
+    accepting = true;
+    return bound;
+  };
+
+  const close = async (): Promise<void> => {
+    accepting = false;
+    if (server !== undefined) {
+      const closing = new Promise<void>((resolve) => server!.close(() => resolve()));
+      server.closeIdleConnections();
+      await closing;
+    }
+    core.db.close();
+  };
+
+  return { ...core, metrics, listen, close };
+}

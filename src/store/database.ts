@@ -1,0 +1,52 @@
+/**
+ * The SQLite database under VIGIL_DATA_DIR: WAL mode so that the CLI and the
+ * server can share it, full synchronous commits so that a crash loses no
+ * committed write, foreign keys on, and every migration applied at open.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import BetterSqlite3 from 'better-sqlite3';
+import { MIGRATIONS, type Migration } from './migrations/index.js';
+
+export type Database = BetterSqlite3.Database;
+
+export const DATABASE_FILE = 'vigil.db';
+
+export function openDatabase(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Database {
+  mkdirSync(dataDir, { recursive: true });
+  const db = new BetterSqlite3(join(dataDir, DATABASE_FILE));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  applyMigrations(db, migrations);
+  return db;
+}
+
+export function schemaVersion(db: Database): number {
+  const row = db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as { version: number | null };
+  return row.version ?? 0;
+}
+
+export function applyMigrations(db: Database, migrations: readonly Migration[]): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`);
+  // IMMEDIATE: a second process opening the same directory waits instead of
+  // applying the same migration twice.
+  const apply = db.transaction((migration: Migration) => {
+    const done = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(migration.version);
+    if (done) return;
+    db.exec(migration.sql);
+    db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, new Date().toISOString());
+  });
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    apply.immediate(migration);
+  }
+}
+
+/** A random secret generated once per installation and kept in the database. */
+export function serviceSecret(db: Database, name: string): Buffer {
+  db.prepare('INSERT OR IGNORE INTO service_secrets (name, value) VALUES (?, ?)').run(name, randomBytes(32));
+  return (db.prepare('SELECT value FROM service_secrets WHERE name = ?').get(name) as { value: Buffer }).value;
+}

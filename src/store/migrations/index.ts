@@ -1,0 +1,13 @@
+/**
+ * Numbered migrations, applied in order at start-up, each in its own
+ * transaction. Never edit a migration that has shipped; add the next number.
+ */
+import { m0001AccountsAndTargets } from './0001-accounts-and-targets.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets];
