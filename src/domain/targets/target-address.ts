@@ -3,7 +3,6 @@
  * name, or an http/https URL whose host is one of those (SPEC.md, Target).
  * The same rules guard every address the service itself connects to.
  */
-import { isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { InvalidRequestError } from '../errors.js';
 import { isAllowed, looksLikeIpv4, parseIpv4, specialPurposeRange, type Cidr } from './ipv4.js';
@@ -26,6 +25,11 @@ export interface TargetAddress {
  * public server.
  */
 const NON_PUBLIC_SUFFIXES = ['localhost', 'local', 'internal', 'home.arpa', 'onion'];
+
+/** True for an IPv6 literal, by asking the WHATWG URL parser (keeps this module free of socket modules). */
+function isIPv6(text: string): boolean {
+  return text.includes(':') && URL.canParse(`http://[${text}]/`);
+}
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 

@@ -1,0 +1,48 @@
+# Vigil: `make help` lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+NODE_MODULES_STAMP := node_modules/.package-lock.json
+BIN := dist/src/cli/main.js
+
+.PHONY: help
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+$(NODE_MODULES_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+.PHONY: deps
+deps: $(NODE_MODULES_STAMP) ## Install npm dependencies (npm ci) when package files changed
+
+.PHONY: build
+build: deps ## Install dependencies and compile TypeScript to dist/
+	npx tsc -p tsconfig.build.json
+
+.PHONY: run
+run: build ## Build and run `vigil serve` with the embedded runtime (Ctrl-C stops it)
+	node $(BIN) serve
+
+.PHONY: system-deps
+system-deps: ## Install the Debian packages the tests use (nmap, openssl, poppler-utils, chromium) when missing
+	@bash scripts/install-system-deps.sh
+
+.PHONY: typecheck
+typecheck: deps ## Type-check sources, tests and benchmarks
+	npx tsc -p tsconfig.json
+
+.PHONY: openapi
+openapi: deps ## Regenerate src/api/openapi.json from the zod schemas
+	npx tsx scripts/write-openapi.ts
+
+.PHONY: test
+test: build system-deps typecheck ## Install what is missing, build, and run every test
+	npx mocha
+
+.PHONY: bench
+bench: build ## Run the benchmarks in bench/ and print their figures
+	npx tsx bench/targets-list.ts
+
+.PHONY: clean
+clean: ## Remove build output
+	rm -rf dist

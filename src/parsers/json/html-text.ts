@@ -1,0 +1,68 @@
+/**
+ * Turns the HTML fragments scanners put in JSON fields (ZAP's `<p>...</p>`
+ * descriptions) into plain text. Risk texts are shown in the dashboard, PDF
+ * and CSV reports and webhook payloads; none of them should ever receive
+ * markup from a scanned site, so tags are removed, never passed through.
+ */
+
+const COMMENT = /<!--[\s\S]*?(?:-->|$)/g;
+/** Script and style bodies are code, not prose: drop them with their tags. */
+const SCRIPT_OR_STYLE = /<(script|style)\b[^>]*>[\s\S]*?(?:<\/\1\s*>|$)/gi;
+/** Tags that end a paragraph or line in rendered HTML. */
+const BLOCK_BOUNDARY = /<\/?(?:p|div|br|li|ul|ol|h[1-6]|tr|table|pre|blockquote|section|article|header|footer)\b[^>]*>/gi;
+/** Any other tag, declaration or processing instruction; an unterminated one runs to the end. */
+const ANY_TAG = /<(?:\/?[a-zA-Z][^>]*|![^>]*|\?[^>]*)(?:>|$)/g;
+/** '<' that a browser would read as the start of a tag (after entity decoding). */
+const TAG_OPENER = /<(?=[a-zA-Z/!?])/g;
+const ENTITY = /&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]{2,8});/g;
+
+const NAMED_ENTITIES: Readonly<Record<string, string>> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+};
+
+export function htmlToPlainText(html: string): string {
+  const withoutMarkup = html
+    .replace(COMMENT, ' ')
+    .replace(SCRIPT_OR_STYLE, ' ')
+    .replace(BLOCK_BOUNDARY, '\n')
+    .replace(ANY_TAG, '');
+  // Decoding can reveal '<script>' written as '&lt;script&gt;'. A space after
+  // '<' keeps the text readable while no HTML parser can take it for a tag.
+  const decoded = decodeEntities(withoutMarkup).replace(TAG_OPENER, '< ');
+  return normalizeLines(decoded);
+}
+
+function decodeEntities(text: string): string {
+  return text.replace(ENTITY, (entity, body: string) => {
+    if (body.startsWith('#')) {
+      const codePoint = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
+      return isDecodableCodePoint(codePoint) ? String.fromCodePoint(codePoint) : entity;
+    }
+    return NAMED_ENTITIES[body.toLowerCase()] ?? entity;
+  });
+}
+
+function isDecodableCodePoint(codePoint: number): boolean {
+  const isSurrogate = codePoint >= 0xd800 && codePoint <= 0xdfff;
+  return codePoint > 0 && codePoint <= 0x10ffff && !isSurrogate;
+}
+
+/** One paragraph per line: spaces collapsed, blank lines dropped. */
+function normalizeLines(text: string): string {
+  return text
+    .split(/\r\n|\r|\n/)
+    .map((line) => line.replace(/[\s\u00a0]+/g, ' ').trim())
+    .filter((line) => line !== '')
+    .join('\n');
+}
+
+/** The http(s) URLs in a text, in order, without duplicates (ZAP puts one per `<p>` in `reference`). */
+export function urlsInText(text: string): string[] {
+  const urls = text.match(/https?:\/\/[^\s<>"'`]+/g) ?? [];
+  return [...new Set(urls.map((url) => url.replace(/[.,;:)\]]+$/, '')))];
+}

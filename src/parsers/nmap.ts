@@ -1,0 +1,302 @@
+/**
+ * nmap XML (`nmap -oX`): one finding per open port, one more per entry of the
+ * `vulners` NSE script, and the facts (address, hostname, OS) of every host that is up.
+ *
+ * Decisions:
+ * - Only state `open` is reported, for TCP and UDP alike. UDP `open|filtered`
+ *   means "no answer", which nmap cannot tell from a firewall dropping the
+ *   probe; reporting it would open a Risk for most silent UDP ports and close
+ *   it again whenever a probe is answered differently. A UDP service that
+ *   answers (or that -sV identifies) is reported `open` and kept.
+ * - Every protocol in the file is reported whatever the scan type: a TCP+UDP
+ *   file uploaded as NMAP still describes those UDP ports, and the fingerprint
+ *   carries the protocol, so tcp/53 and udp/53 stay two Risks.
+ * - Only tcp and udp ports: FindingLocation has no other protocol, and `-sO`
+ *   lists IP protocol numbers, not ports.
+ */
+import type { Finding, HostFacts, ResultParser } from '../domain/risks/finding.js';
+import { MalformedResultError } from '../domain/errors.js';
+import { parseCvssScore, threatLevelFromCvssScore } from './xml/cvss.js';
+import { ParseResultBuilder } from './xml/parse-result-builder.js';
+import { normaliseText, normaliseTitle, truncateText } from './xml/plain-text.js';
+import { createSafeXmlReader, type XmlElement, type XmlHandlers } from './xml/safe-xml.js';
+
+export type NmapScanType = 'NMAP' | 'NMAP_UDP';
+
+/** Script outputs such as fingerprint-strings run to tens of kilobytes; a Risk needs the gist. */
+const MAX_SCRIPT_OUTPUT_CHARS = 8 * 1024;
+
+interface NmapService {
+  name: string;
+  product: string;
+  version: string;
+  extrainfo: string;
+  tunnel: string;
+  /** "probed" when nmap talked to the service, "table" when it only looked the port number up. */
+  method: string;
+  cpes: string[];
+}
+
+interface VulnersEntry {
+  cpe: string;
+  fields: Map<string, string>;
+}
+
+interface NmapPort {
+  protocol: string;
+  portid: string;
+  state: string;
+  service: NmapService;
+  scripts: Array<{ id: string; output: string }>;
+  vulners: VulnersEntry[];
+}
+
+interface NmapHost {
+  up: boolean;
+  addresses: Array<{ addr: string; addrtype: string }>;
+  hostnames: Array<{ name: string; type: string }>;
+  osMatches: Array<{ name: string; accuracy: number }>;
+  ports: NmapPort[];
+}
+
+export function createNmapParser(scanType: NmapScanType): ResultParser {
+  const builder = new ParseResultBuilder();
+  const reader = createSafeXmlReader(
+    { expected: 'an nmap XML report (nmap -oX)', rootElements: ['nmaprun'] },
+    new NmapDocumentHandlers((host) => addNmapHost(host, scanType, builder)),
+  );
+  return {
+    write: (chunk) => reader.write(chunk),
+    end: () => {
+      reader.end();
+      return builder.result();
+    },
+  };
+}
+
+/** Turns element events into one NmapHost per <host>, handed over when the host closes. */
+class NmapDocumentHandlers implements XmlHandlers {
+  private host: NmapHost | undefined;
+  private port: NmapPort | undefined;
+  private vulnersCpe = '';
+  private vulnersEntry: VulnersEntry | undefined;
+
+  constructor(private readonly onHost: (host: NmapHost) => void) {}
+
+  open({ path, attributes }: XmlElement): void {
+    const where = path.join('/');
+    if (where === 'nmaprun/host') this.host = { up: false, addresses: [], hostnames: [], osMatches: [], ports: [] };
+    const host = this.host;
+    if (host === undefined || !where.startsWith('nmaprun/host/')) return;
+    const name = (key: string): string => attributes[key] ?? '';
+    if (where === 'nmaprun/host/status') host.up = name('state') === 'up';
+    if (where === 'nmaprun/host/address') host.addresses.push({ addr: name('addr'), addrtype: name('addrtype') });
+    if (where === 'nmaprun/host/hostnames/hostname') host.hostnames.push({ name: name('name'), type: name('type') });
+    if (where === 'nmaprun/host/os/osmatch') host.osMatches.push({ name: name('name'), accuracy: Number(name('accuracy')) || 0 });
+    if (where === 'nmaprun/host/ports/port') this.port = newPort(name('protocol'), name('portid'));
+    if (where.startsWith('nmaprun/host/ports/port/')) this.openPortChild(where.slice('nmaprun/host/ports/port/'.length), attributes);
+  }
+
+  close({ path, attributes }: XmlElement, text: string): void {
+    const where = path.join('/');
+    if (where === 'nmaprun/host/ports/port/service/cpe') this.port?.service.cpes.push(text.trim());
+    if (where === 'nmaprun/host/ports/port/script/table/table/elem') {
+      this.vulnersEntry?.fields.set(attributes.key ?? '', text.trim());
+    }
+    if (where === 'nmaprun/host/ports/port/script/table/table' && this.vulnersEntry !== undefined) {
+      this.port?.vulners.push(this.vulnersEntry);
+      this.vulnersEntry = undefined;
+    }
+    if (where === 'nmaprun/host/ports/port' && this.port !== undefined) {
+      this.host?.ports.push(this.port);
+      this.port = undefined;
+    }
+    if (where === 'nmaprun/host' && this.host !== undefined) {
+      this.onHost(this.host);
+      this.host = undefined;
+    }
+  }
+
+  private openPortChild(where: string, attributes: Readonly<Record<string, string>>): void {
+    const port = this.port;
+    if (port === undefined) return;
+    const value = (key: string): string => attributes[key] ?? '';
+    if (where === 'state') port.state = value('state');
+    if (where === 'service') {
+      port.service = {
+        name: value('name'),
+        product: value('product'),
+        version: value('version'),
+        extrainfo: value('extrainfo'),
+        tunnel: value('tunnel'),
+        method: value('method'),
+        cpes: port.service.cpes,
+      };
+    }
+    if (where === 'script') port.scripts.push({ id: value('id'), output: value('output') });
+    const inVulners = port.scripts[port.scripts.length - 1]?.id === 'vulners';
+    if (inVulners && where === 'script/table') this.vulnersCpe = value('key');
+    if (inVulners && where === 'script/table/table') this.vulnersEntry = { cpe: this.vulnersCpe, fields: new Map() };
+  }
+}
+
+function newPort(protocol: string, portid: string): NmapPort {
+  const service = { name: '', product: '', version: '', extrainfo: '', tunnel: '', method: '', cpes: [] };
+  return { protocol, portid, state: '', service, scripts: [], vulners: [] };
+}
+
+function addNmapHost(host: NmapHost, scanType: NmapScanType, builder: ParseResultBuilder): void {
+  const address = primaryAddress(host);
+  if (!host.up || address === undefined) return;
+  builder.addHost(nmapHostFacts(host, address));
+  for (const port of host.ports) {
+    if (port.state !== 'open' || (port.protocol !== 'tcp' && port.protocol !== 'udp')) continue;
+    builder.addFinding(openPortFinding(port, address, scanType));
+    for (const entry of port.vulners) {
+      const finding = vulnersFinding(entry, port, address, scanType);
+      if (finding !== undefined) builder.addFinding(finding);
+    }
+  }
+}
+
+/** The IP address nmap scanned; a MAC address (also an <address>) names no target. */
+function primaryAddress(host: NmapHost): string | undefined {
+  const ip =
+    host.addresses.find((a) => a.addrtype === 'ipv4' && a.addr !== '') ??
+    host.addresses.find((a) => a.addrtype === 'ipv6' && a.addr !== '');
+  return ip?.addr ?? host.hostnames.find((h) => h.name !== '')?.name;
+}
+
+function nmapHostFacts(host: NmapHost, address: string): HostFacts {
+  const facts: HostFacts = { address };
+  const named = host.hostnames.filter((h) => h.name !== '');
+  // The name the user typed is the one they know the target by; PTR is only DNS's opinion.
+  const hostname = named.find((h) => h.type === 'user') ?? named.find((h) => h.type === 'PTR') ?? named[0];
+  if (hostname !== undefined) facts.hostname = hostname.name;
+  const best = host.osMatches.reduce<NmapHost['osMatches'][number] | undefined>(
+    (kept, match) => (kept === undefined || match.accuracy > kept.accuracy ? match : kept),
+    undefined,
+  );
+  if (best !== undefined && best.name !== '') facts.os = best.name;
+  return facts;
+}
+
+function portNumber(port: NmapPort): number {
+  const number = Number(port.portid);
+  if (!Number.isInteger(number) || number < 0 || number > 65535 || port.portid.trim() === '') {
+    throw new MalformedResultError(
+      `The nmap report lists a ${port.protocol} port with portid '${port.portid}', which is not a port number.`,
+    );
+  }
+  return number;
+}
+
+function serviceLabel(service: NmapService): string {
+  return normaliseTitle([service.name, service.product, service.version].filter((part) => part !== '').join(' '));
+}
+
+function describeService(service: NmapService): string {
+  const software = normaliseTitle(
+    [service.product, service.version, service.extrainfo === '' ? '' : `(${service.extrainfo})`].join(' '),
+  );
+  const identified = [service.name, software].filter((part) => part !== '').join(': ');
+  if (identified === '') return '';
+  if (service.method === 'table') return ` From its port number alone, nmap guesses the service is ${identified}.`;
+  return ` nmap identified the service as ${identified}${service.tunnel === '' ? '' : ` over ${service.tunnel}`}.`;
+}
+
+export function fingerprintNmapPort(protocol: string, port: number): string {
+  return `nmap:${protocol}/${port}`;
+}
+
+function openPortFinding(port: NmapPort, address: string, scanType: NmapScanType): Finding {
+  const number = portNumber(port);
+  const protocol = port.protocol as 'tcp' | 'udp';
+  const label = serviceLabel(port.service);
+  return {
+    fingerprint: fingerprintNmapPort(protocol, number),
+    location: { host: address, port: number, protocol },
+    definition: {
+      scan_type: scanType,
+      title: `Open port ${number}/${protocol}${label === '' ? '' : ` (${label})`}`,
+      threat_level: 'INFO',
+      description: `Port ${number}/${protocol} on ${address} is open.${describeService(port.service)}`,
+      solution: `If the service on port ${number}/${protocol} does not need to be reachable from where the scan ran, close the port or restrict access to it with a firewall.`,
+      cvss: '',
+      additional_info: openPortInfo(port, number),
+    },
+  };
+}
+
+function openPortInfo(port: NmapPort, number: number): Record<string, unknown> {
+  const { service } = port;
+  const info: Record<string, unknown> = { port: number, protocol: port.protocol, state: port.state };
+  const serviceFacts = { service_name: service.name, service_product: service.product, service_version: service.version };
+  for (const [key, value] of Object.entries({ ...serviceFacts, service_extrainfo: service.extrainfo, service_tunnel: service.tunnel })) {
+    if (value !== '') info[key] = value;
+  }
+  if (service.cpes.length > 0) info.cpes = service.cpes;
+  if (port.scripts.length > 0) {
+    info.scripts = port.scripts.map((script) => ({
+      id: script.id,
+      output: truncateText(normaliseText(script.output), MAX_SCRIPT_OUTPUT_CHARS),
+    }));
+  }
+  return info;
+}
+
+function vulnersFinding(entry: VulnersEntry, port: NmapPort, address: string, scanType: NmapScanType): Finding | undefined {
+  const id = entry.fields.get('id') ?? '';
+  if (id === '') return undefined;
+  const number = portNumber(port);
+  const protocol = port.protocol as 'tcp' | 'udp';
+  const cvss = entry.fields.get('cvss') ?? '';
+  const score = parseCvssScore(cvss);
+  const type = entry.fields.get('type') ?? '';
+  const software = normaliseTitle(`${port.service.product} ${port.service.version}`) || port.service.name || entry.cpe;
+  return {
+    fingerprint: `${fingerprintNmapPort(protocol, number)}:vulners:${id}`,
+    location: { host: address, port: number, protocol },
+    definition: {
+      scan_type: scanType,
+      title: normaliseTitle(`${id} on port ${number}/${protocol}${software ? ` (${software})` : ''}`),
+      // vulners always sends a score; without one nothing says how bad it is, so it is informational.
+      threat_level: score === undefined ? 'INFO' : threatLevelFromCvssScore(score),
+      description: vulnersDescription(entry, id, `${number}/${protocol}`, address),
+      solution: `Update ${software || 'the service'} to a release that fixes ${id}, or restrict access to port ${number}/${protocol}.`,
+      cvss: score === undefined ? '' : cvss.trim(),
+      additional_info: vulnersInfo(entry, id, type, score, number, protocol),
+    },
+  };
+}
+
+function vulnersDescription(entry: VulnersEntry, id: string, port: string, address: string): string {
+  const type = entry.fields.get('type');
+  const cvss = entry.fields.get('cvss');
+  const facts = [type, cvss ? `CVSS ${cvss}` : undefined].filter(Boolean).join(', ');
+  const exploit = entry.fields.get('is_exploit') === 'true' ? ' A public exploit is listed for it.' : '';
+  return (
+    `The nmap vulners script matched the software nmap identified on port ${port} of ${address}` +
+    `${entry.cpe ? ` (${entry.cpe})` : ''} to ${id}${facts ? ` (${facts})` : ''}.${exploit}` +
+    ' The match is made on the reported version only; the host may carry a backported fix.' +
+    (type ? ` Details: https://vulners.com/${type}/${id}` : '')
+  );
+}
+
+function vulnersInfo(
+  entry: VulnersEntry,
+  id: string,
+  type: string,
+  score: number | undefined,
+  port: number,
+  protocol: string,
+): Record<string, unknown> {
+  const info: Record<string, unknown> = { vulners_id: id, port, protocol };
+  if (type !== '') info.vulners_type = type;
+  if (score !== undefined) info.cvss_score = score;
+  info.is_exploit = entry.fields.get('is_exploit') === 'true';
+  if (entry.cpe !== '') info.cpe = entry.cpe;
+  info.cves = /^CVE-\d{4}-\d+$/i.test(id) ? [id.toUpperCase()] : [];
+  if (type !== '') info.reference = `https://vulners.com/${type}/${id}`;
+  return info;
+}

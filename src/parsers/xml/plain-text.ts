@@ -1,0 +1,38 @@
+/**
+ * Scanner text as plain text: XML formats carry no markup inside their text,
+ * only the indentation and hard wraps of their writers.
+ */
+
+/** Trims every line, collapses runs of spaces and tabs, keeps at most one blank line between paragraphs. */
+export function normaliseText(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((line) => line.replace(/[\t \u00a0]+/g, ' ').trim())
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/** One line: titles are shown in lists and subjects, where a newline breaks the layout. */
+export function normaliseTitle(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** Keeps the first `maxChars` characters, without cutting a surrogate pair, and says that it cut. */
+export function truncateText(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  let end = maxChars;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}\n[truncated: ${text.length - end} more characters]`;
+}
+
+/** Joins labelled sections, leaving out empty ones: "Insight:\n...". An empty label gives the text alone. */
+export function joinSections(sections: ReadonlyArray<readonly [label: string, text: string | undefined]>): string {
+  return sections
+    .map(([label, text]) => [label, normaliseText(text ?? '')] as const)
+    .filter(([, text]) => text !== '')
+    .map(([label, text]) => (label === '' ? text : `${label}:\n${text}`))
+    .join('\n\n');
+}

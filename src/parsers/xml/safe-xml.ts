@@ -1,0 +1,254 @@
+/**
+ * The one way scanner XML is read (DESIGN.md decision 11): a streaming saxes
+ * parser behind strict UTF-8 decoding, a byte cap, a nesting cap, a root
+ * element check and a refusal of DOCTYPE internal subsets. Every problem
+ * surfaces as a MalformedResultError whose message says what is wrong and
+ * what the file was expected to be.
+ */
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { MalformedResultError } from '../../domain/errors.js';
+
+export const DEFAULT_MAX_XML_BYTES = 25 * 1024 * 1024;
+/** Scanner reports nest about 10 levels deep; 64 leaves room and stops nesting bombs early. */
+export const DEFAULT_MAX_XML_DEPTH = 64;
+
+export interface XmlElement {
+  readonly name: string;
+  readonly attributes: Readonly<Record<string, string>>;
+  /** Element names from the root down to and including this element. */
+  readonly path: readonly string[];
+}
+
+export interface XmlHandlers {
+  open?(element: XmlElement): void;
+  /** `text` is the element's own character data (CDATA included), without its children's text. */
+  close?(element: XmlElement, text: string): void;
+}
+
+export interface SafeXmlOptions {
+  /** What the file should be, used in error messages: "an nmap XML report (nmap -oX)". */
+  expected: string;
+  /** Accepted names of the root element. */
+  rootElements: readonly string[];
+  maxBytes?: number;
+  maxDepth?: number;
+}
+
+/** A push reader: bytes in any split, handlers called in document order. */
+export interface SafeXmlReader {
+  write(chunk: Uint8Array): void;
+  /** Checks the document is complete; throws MalformedResultError when it is not. */
+  end(): void;
+}
+
+export function createSafeXmlReader(options: SafeXmlOptions, handlers: XmlHandlers): SafeXmlReader {
+  return new SafeXmlStream(options, handlers);
+}
+
+/** True when `path` ends with the given element names, e.g. pathEndsWith(path, 'results', 'result'). */
+export function pathEndsWith(path: readonly string[], ...suffix: string[]): boolean {
+  if (suffix.length > path.length) return false;
+  const offset = path.length - suffix.length;
+  return suffix.every((name, index) => path[offset + index] === name);
+}
+
+/** The part of `path` below the element at `depth` (0 = root), joined with '/': "nvt/refs/ref". */
+export function relativePath(path: readonly string[], depth: number): string {
+  return path.slice(depth + 1).join('/');
+}
+
+// saxes reports an XML declaration after a comment as an error. secureCodeBox's
+// nmap files put a licence comment before `<?xml ...?>`; users upload such files,
+// and the declaration carries nothing we rely on (we always decode UTF-8).
+const LATE_XML_DECLARATION = 'an XML declaration must be at the start of the document.';
+
+interface OpenElement {
+  element: XmlElement;
+  text: string;
+}
+
+class SafeXmlStream implements SafeXmlReader {
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private readonly parser = new SaxesParser<{ xmlns: false }>({ xmlns: false });
+  private readonly maxBytes: number;
+  private readonly maxDepth: number;
+  private readonly stack: OpenElement[] = [];
+  private bytesRead = 0;
+  private sawMarkup = false;
+  private sawRoot = false;
+  private checkedFirstCharacter = false;
+  private failure: unknown;
+
+  constructor(
+    private readonly options: SafeXmlOptions,
+    private readonly handlers: XmlHandlers,
+  ) {
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_XML_BYTES;
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_XML_DEPTH;
+    this.listen();
+  }
+
+  write(chunk: Uint8Array): void {
+    this.guard(() => {
+      this.bytesRead += chunk.byteLength;
+      if (this.bytesRead > this.maxBytes) {
+        throw new MalformedResultError(
+          `The file is larger than ${describeBytes(this.maxBytes)}, the limit for scanner results.`,
+        );
+      }
+      this.feed(this.decode(chunk, true));
+    });
+  }
+
+  end(): void {
+    this.guard(() => {
+      this.feed(this.decode(new Uint8Array(0), false));
+      this.checkComplete();
+      this.parser.close();
+    });
+  }
+
+  /** Runs `step` unless an earlier step failed; a failure is kept so later calls repeat it. */
+  private guard(step: () => void): void {
+    if (this.failure !== undefined) throw this.failure;
+    try {
+      step();
+    } catch (error) {
+      this.failure = error;
+      throw error;
+    }
+  }
+
+  private decode(chunk: Uint8Array, stream: boolean): string {
+    try {
+      return this.decoder.decode(chunk, { stream });
+    } catch {
+      throw new MalformedResultError(
+        `The file is not valid UTF-8 text (near byte ${this.bytesRead}); expected ${this.options.expected}, which is UTF-8 encoded.`,
+      );
+    }
+  }
+
+  private feed(text: string): void {
+    if (text === '') return;
+    if (!this.checkedFirstCharacter) this.refuseNonXmlStart(text);
+    this.parser.write(text);
+  }
+
+  /** Fails fast on JSON, CSV or binary files instead of after reading them whole. */
+  private refuseNonXmlStart(text: string): void {
+    const first = text.trimStart()[0];
+    if (first === undefined) return;
+    this.checkedFirstCharacter = true;
+    if (first === '<') return;
+    throw new MalformedResultError(
+      `The file does not start with '<', so it is not XML; expected ${this.describeExpected()}.`,
+    );
+  }
+
+  private listen(): void {
+    const parser = this.parser;
+    parser.on('error', (error) => this.onSaxesError(error));
+    parser.on('doctype', (doctype) => this.onDoctype(doctype));
+    parser.on('opentagstart', () => this.onOpenTagStart());
+    parser.on('opentag', (tag) => this.onOpenTag(tag));
+    parser.on('closetag', () => this.onCloseTag());
+    parser.on('text', (text) => this.onText(text));
+    parser.on('cdata', (text) => this.onText(text));
+    parser.on('processinginstruction', () => {
+      this.sawMarkup = true;
+    });
+  }
+
+  private onSaxesError(error: Error): void {
+    const reason = error.message.replace(/^\d+:\d+: /, '');
+    if (reason === LATE_XML_DECLARATION && !this.sawMarkup) return;
+    throw new MalformedResultError(
+      `The file is not well-formed XML: ${reason.replace(/\.$/, '')} (${this.describePosition()}); expected ${this.describeExpected()}.`,
+    );
+  }
+
+  /**
+   * nmap writes `<!DOCTYPE nmaprun>` (older releases with a PUBLIC id), so a
+   * DOCTYPE alone is accepted: saxes never fetches external DTDs. An internal
+   * subset is where entity declarations live; no scanner writes one.
+   */
+  private onDoctype(doctype: string): void {
+    this.sawMarkup = true;
+    if (doctype.includes('[')) {
+      throw new MalformedResultError(
+        `The file declares a DOCTYPE with an internal subset (${this.describePosition()}); scanner reports never contain one, refusing it to avoid entity expansion.`,
+      );
+    }
+  }
+
+  private onOpenTagStart(): void {
+    this.sawMarkup = true;
+    if (this.stack.length >= this.maxDepth) {
+      throw new MalformedResultError(
+        `The file nests elements more than ${this.maxDepth} levels deep (${this.describePosition()}); scanner reports never do, refusing it.`,
+      );
+    }
+  }
+
+  private onOpenTag(tag: SaxesTagPlain): void {
+    const parent = this.stack[this.stack.length - 1];
+    if (parent === undefined) this.checkRoot(tag.name);
+    const path = parent === undefined ? [tag.name] : [...parent.element.path, tag.name];
+    const element: XmlElement = { name: tag.name, attributes: tag.attributes, path };
+    this.stack.push({ element, text: '' });
+    this.handlers.open?.(element);
+  }
+
+  private onCloseTag(): void {
+    const closed = this.stack.pop();
+    if (closed !== undefined) this.handlers.close?.(closed.element, closed.text);
+  }
+
+  private onText(text: string): void {
+    const current = this.stack[this.stack.length - 1];
+    if (current !== undefined) current.text += text;
+    else if (text.trim() !== '') this.sawMarkup = true;
+  }
+
+  private checkRoot(name: string): void {
+    if (this.sawRoot) return; // a second root is reported by saxes itself
+    this.sawRoot = true;
+    if (this.options.rootElements.includes(name)) return;
+    throw new MalformedResultError(
+      `The file's root element is <${name}>, but ${this.options.expected} has the root element ${this.describeRoots()}.`,
+    );
+  }
+
+  private checkComplete(): void {
+    if (this.bytesRead === 0) {
+      throw new MalformedResultError(`The file is empty; expected ${this.describeExpected()}.`);
+    }
+    if (!this.sawRoot) {
+      throw new MalformedResultError(`The file contains no XML element; expected ${this.describeExpected()}.`);
+    }
+    const innermost = this.stack[this.stack.length - 1];
+    if (innermost !== undefined) {
+      throw new MalformedResultError(
+        `The file ends inside <${innermost.element.name}> at line ${this.parser.line}, before the root element is closed; it looks truncated.`,
+      );
+    }
+  }
+
+  private describePosition(): string {
+    return `line ${this.parser.line}, column ${this.parser.column}`;
+  }
+
+  private describeExpected(): string {
+    return `${this.options.expected} with the root element ${this.describeRoots()}`;
+  }
+
+  private describeRoots(): string {
+    return this.options.rootElements.map((name) => `<${name}>`).join(' or ');
+  }
+}
+
+function describeBytes(bytes: number): string {
+  const mebibytes = bytes / (1024 * 1024);
+  return Number.isInteger(mebibytes) ? `${mebibytes} MiB` : `${bytes} bytes`;
+}
