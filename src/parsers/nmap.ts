@@ -88,12 +88,12 @@ class NmapDocumentHandlers implements XmlHandlers {
     if (where === 'nmaprun/host') this.host = { up: false, addresses: [], hostnames: [], osMatches: [], ports: [] };
     const host = this.host;
     if (host === undefined || !where.startsWith('nmaprun/host/')) return;
-    const name = (key: string): string => attributes[key] ?? '';
-    if (where === 'nmaprun/host/status') host.up = name('state') === 'up';
-    if (where === 'nmaprun/host/address') host.addresses.push({ addr: name('addr'), addrtype: name('addrtype') });
-    if (where === 'nmaprun/host/hostnames/hostname') host.hostnames.push({ name: name('name'), type: name('type') });
-    if (where === 'nmaprun/host/os/osmatch') host.osMatches.push({ name: name('name'), accuracy: Number(name('accuracy')) || 0 });
-    if (where === 'nmaprun/host/ports/port') this.port = newPort(name('protocol'), name('portid'));
+    const value = (key: string): string => attributes[key] ?? '';
+    if (where === 'nmaprun/host/status') host.up = value('state') === 'up';
+    if (where === 'nmaprun/host/address') host.addresses.push({ addr: value('addr'), addrtype: value('addrtype') });
+    if (where === 'nmaprun/host/hostnames/hostname') host.hostnames.push({ name: value('name'), type: value('type') });
+    if (where === 'nmaprun/host/os/osmatch') host.osMatches.push({ name: value('name'), accuracy: Number(value('accuracy')) || 0 });
+    if (where === 'nmaprun/host/ports/port') this.port = newPort(value('protocol'), value('portid'));
     if (where.startsWith('nmaprun/host/ports/port/')) this.openPortChild(where.slice('nmaprun/host/ports/port/'.length), attributes);
   }
 

@@ -21,7 +21,7 @@ import { capStrings, mergeFindingsWithSameIdentity, mostSevere } from './json/me
  * are raw traffic (up to ~100 KB per record in real files), the stored result
  * file already holds them, and responses may carry the target's secrets.
  */
-const FORMAT = 'nuclei JSON Lines output';
+const FORMAT = 'nuclei JSON Lines file';
 const MAX_EXTRACTED_RESULTS = 20;
 const MAX_EXTRACTED_CHARS = 500;
 

@@ -44,7 +44,7 @@ import { mergeFindingsWithSameIdentity, mostSevere } from './json/merge-findings
  * verdict of its own trust-store validation at scan time is used ('certificate
  * has expired' / 'certificate is not yet valid').
  */
-const FORMAT = 'sslyze JSON output (--json_out)';
+const FORMAT = 'sslyze JSON report (--json_out)';
 
 type CheckName =
   | 'ssl_2_0_enabled'
@@ -183,12 +183,12 @@ const CHECK_TEXTS: Readonly<Record<CheckName, CheckText>> = {
   },
 };
 
-const integer = z.union([z.number().int(), z.string().regex(/^\d+$/)]).transform(Number);
+const integer = z.union([z.number().int(), z.string().regex(/^\d+$/)], 'must be an integer').transform(Number);
 const optionalText = z.string().nullish();
 const optionalFlag = z.boolean().nullish();
 
 const serverLocationSchema = z
-  .object({ hostname: optionalText, ip_address: optionalText, port: integer.pipe(z.number().min(1).max(65535)) })
+  .object({ hostname: optionalText, ip_address: optionalText, port: integer.pipe(z.number().min(1, 'must be 1 to 65535').max(65535, 'must be 1 to 65535')) })
   .refine((location) => Boolean(location.hostname || location.ip_address), {
     message: "the server location has neither 'hostname' nor 'ip_address'",
   });

@@ -33,7 +33,9 @@ const THREAT_LEVEL_BY_RISKCODE: readonly ThreatLevel[] = ['INFO', 'LOW', 'MEDIUM
 const CONFIDENCE_LABELS = ['False Positive', 'Low', 'Medium', 'High', 'Confirmed'] as const;
 
 /** ZAP writes every scalar as a string ("riskcode": "2"); other generators write numbers. */
-const integerText = z.union([z.number().int(), z.string().regex(/^\s*-?\d+\s*$/, 'expected an integer')]).transform(Number);
+const integerText = z.union([z.number().int(), z.string().regex(/^\s*-?\d+\s*$/)], 'must be an integer').transform(Number);
+const integerBetween = (min: number, max: number) =>
+  integerText.pipe(z.number().min(min, `must be ${min} to ${max}`).max(max, `must be ${min} to ${max}`));
 const optionalText = z.string().optional();
 
 const instanceSchema = z.object({
@@ -48,8 +50,8 @@ const alertSchema = z.object({
   alertRef: optionalText,
   alert: optionalText,
   name: optionalText,
-  riskcode: integerText.pipe(z.number().min(0).max(3)),
-  confidence: integerText.pipe(z.number().min(0).max(4)).optional(),
+  riskcode: integerBetween(0, 3),
+  confidence: integerBetween(0, 4).optional(),
   desc: optionalText,
   solution: optionalText,
   otherinfo: optionalText,
@@ -63,7 +65,7 @@ const alertSchema = z.object({
 const siteSchema = z.object({
   '@name': z.string().min(1),
   '@host': optionalText,
-  '@port': integerText.pipe(z.number().min(1).max(65535)).optional(),
+  '@port': integerBetween(1, 65535).optional(),
   alerts: z.array(alertSchema).optional(),
 });
 

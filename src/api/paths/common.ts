@@ -16,6 +16,12 @@ export const STANDARD_ERRORS: RouteConfig['responses'] = {
   500: errorResponse('Server error; quote `ref` when reporting it.'),
 };
 
+/** Operations that take a JSON body can also refuse it for its size. */
+export const BODY_ERRORS: RouteConfig['responses'] = {
+  ...STANDARD_ERRORS,
+  413: errorResponse('The request body is larger than 1 MiB.'),
+};
+
 export function json<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { 'application/json': { schema } } };
 }

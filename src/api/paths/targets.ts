@@ -2,7 +2,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ListQuery, dataEnvelope, listEnvelope } from '../schemas/common.js';
 import { Target, TargetCreate, TargetUpdate } from '../schemas/targets.js';
-import { Deleted, IdParam, STANDARD_ERRORS, json, jsonBody } from './common.js';
+import { BODY_ERRORS, Deleted, IdParam, STANDARD_ERRORS, json, jsonBody } from './common.js';
 
 const TargetResponse = dataEnvelope(Target).meta({ id: 'TargetResponse' });
 
@@ -27,7 +27,7 @@ export function registerTargetPaths(registry: OpenAPIRegistry): void {
       query: z.object({ upsert: z.enum(['true', 'false']).optional().meta({ description: 'When true, an existing target with the same address is updated and returned instead of giving 400.' }) }),
       body: jsonBody(TargetCreate),
     },
-    responses: { 200: json(TargetResponse, 'The created (or, with upsert, updated) target.'), ...STANDARD_ERRORS },
+    responses: { 200: json(TargetResponse, 'The created (or, with upsert, updated) target.'), ...BODY_ERRORS },
   });
   registry.registerPath({
     method: 'get',
@@ -57,7 +57,7 @@ export function registerTargetPaths(registry: OpenAPIRegistry): void {
       description:
         'Omitted fields keep their values; the address cannot change. An empty tags array removes all tags. Sending any crawl setting replaces all seven crawl settings; headers and cookies are each replaced only when sent. Targets imported from a cloud provider keep its label and tags. Targets created from uploaded scan results give 400.',
       request: { params: IdParam, body: jsonBody(TargetUpdate) },
-      responses: { 200: json(TargetResponse, 'The updated target.'), ...STANDARD_ERRORS },
+      responses: { 200: json(TargetResponse, 'The updated target.'), ...BODY_ERRORS },
     });
   }
   registry.registerPath({

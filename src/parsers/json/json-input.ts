@@ -234,7 +234,8 @@ function describeIssue(root: unknown, issue: Issue): string {
     if (actual === undefined) return `${where} is missing${describeKeys(valueAt(root, path.slice(0, -1)))}`;
     return `${where} is ${describeValue(actual)}, not ${withArticle(issue.expected)}`;
   }
-  return `${where}: ${issue.message}`;
+  // Schemas in this folder phrase their own messages as predicates ("must be 0 to 3"); zod's defaults are sentences.
+  return /^[a-z]/.test(issue.message) ? `${where} ${issue.message}` : `${where}: ${issue.message}`;
 }
 
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
