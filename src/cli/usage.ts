@@ -7,7 +7,9 @@ export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options'
   try {
     return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    throw new UsageError((error as Error).message.replace(/\.$/, ''));
+    // parseArgs explains some mistakes over several lines; stderr gets one sentence.
+    const lines = (error as Error).message.split('\n').map((line) => line.trim().replace(/\.$/, ''));
+    throw new UsageError(lines.filter(Boolean).join('; '));
   }
 }
 

@@ -1,0 +1,138 @@
+import { expect } from 'chai';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { tempDir } from '../support/temp-dir.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+
+function vigil(args: string[], env: Record<string, string>) {
+  const result = spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Starts `vigil serve` and resolves once it logs that it listens, with its port. */
+async function serve(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; stderr: () => string }> {
+  const child = spawn(process.execPath, [...CLI, 'serve'], { cwd: ROOT, env: { ...process.env, VIGIL_PORT: '0', ...env } });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  let stdout = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /"port":(\d+).*"msg":"vigil listening"/.exec(stdout);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+  return { child, port, stderr: () => stderr };
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  child.kill('SIGTERM');
+  const [code] = await once(child, 'exit');
+  return code as number | null;
+}
+
+async function listTargets(port: number, key: string): Promise<number> {
+  return (await fetch(`http://127.0.0.1:${port}/v1/targets`, { headers: { 'X-SERVICE-API-KEY': key } })).status;
+}
+
+describe('the vigil command', function () {
+  this.timeout(60_000);
+  let dir: ReturnType<typeof tempDir>;
+
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => {
+    dir.remove();
+  });
+
+  describe('vigil accounts create', () => {
+    it('prints one JSON line with account_id and api_key', () => {
+      const result = vigil(['accounts', 'create', '--name', 'acme', '--plan', 'paid', '--feature', 'nessus', '--feature', 'csv_export', '--monthly-scan-limit', '50'], { VIGIL_DATA_DIR: dir.path });
+      expect(result.code, result.stderr).to.equal(0);
+      const lines = result.stdout.trim().split('\n');
+      expect(lines).to.have.length(1);
+      const printed = JSON.parse(lines[0]!);
+      expect(Object.keys(printed).sort()).to.deep.equal(['account_id', 'api_key']);
+      expect(printed.api_key).to.match(/^vgl_[A-Za-z0-9_-]{43}$/);
+    });
+
+    const badArguments: Array<[string, string[], RegExp]> = [
+      ['a missing --name', ['accounts', 'create'], /--name is required/],
+      ['an unknown plan', ['accounts', 'create', '--name', 'a', '--plan', 'gold'], /--plan must be one of: free, paid/],
+      ['an unknown feature', ['accounts', 'create', '--name', 'a', '--feature', 'teleport'], /--feature must be one of: nessus, csv_export/],
+      ['a negative scan limit', ['accounts', 'create', '--name', 'a', '--monthly-scan-limit', '-1'], /--monthly-scan-limit/],
+      ['an unknown option', ['accounts', 'create', '--name', 'a', '--colour', 'red'], /colour/],
+      ['an invalid namespace', ['accounts', 'create', '--name', 'a', '--namespace', 'Not_Valid'], /namespace/],
+      ['an unknown command', ['launch'], /unknown command 'launch'/],
+    ];
+    for (const [what, args, message] of badArguments) {
+      it(`exits 2 with one sentence on stderr for ${what}`, () => {
+        const result = vigil(args, { VIGIL_DATA_DIR: dir.path });
+        expect(result.code).to.equal(2);
+        expect(result.stderr.trim().split('\n')).to.have.length(1);
+        expect(result.stderr).to.match(message);
+        expect(result.stdout).to.equal('');
+      });
+    }
+
+    it('exits 2 when the name is taken', () => {
+      expect(vigil(['accounts', 'create', '--name', 'acme'], { VIGIL_DATA_DIR: dir.path }).code).to.equal(0);
+      const again = vigil(['accounts', 'create', '--name', 'acme'], { VIGIL_DATA_DIR: dir.path });
+      expect(again.code).to.equal(2);
+      expect(again.stderr).to.match(/already exists/);
+    });
+
+    it('exits 2 naming the variable when the environment is invalid', () => {
+      const result = vigil(['accounts', 'create', '--name', 'acme'], { VIGIL_DATA_DIR: dir.path, VIGIL_RUNTIME: 'docker' });
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.match(/VIGIL_RUNTIME must be one of: embedded, kubernetes/);
+    });
+  });
+
+  describe('vigil serve', () => {
+    it('creates a default account on first start, prints its key once, and stops cleanly on SIGTERM', async () => {
+      const first = await serve({ VIGIL_DATA_DIR: dir.path });
+      const key = /API key \(shown once, store it now\): (vgl_\S+)/.exec(first.stderr())?.[1];
+      expect(key, first.stderr()).to.be.a('string');
+      expect(await listTargets(first.port, key!)).to.equal(200);
+      expect(await stop(first.child)).to.equal(0);
+
+      const second = await serve({ VIGIL_DATA_DIR: dir.path });
+      expect(second.stderr()).not.to.match(/API key/);
+      expect(await listTargets(second.port, key!)).to.equal(200);
+      expect(await stop(second.child)).to.equal(0);
+    });
+
+    it('accepts VIGIL_BOOTSTRAP_API_KEY as the default account key, across restarts', async () => {
+      const env = { VIGIL_DATA_DIR: dir.path, VIGIL_BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0123456789' };
+      for (let start = 0; start < 2; start++) {
+        const running = await serve(env);
+        expect(running.stderr()).not.to.match(/API key/);
+        expect(await listTargets(running.port, env.VIGIL_BOOTSTRAP_API_KEY)).to.equal(200);
+        expect(await stop(running.child)).to.equal(0);
+      }
+    });
+
+    it('serves keys created by `vigil accounts create` while it runs on the same data directory', async () => {
+      const running = await serve({ VIGIL_DATA_DIR: dir.path, VIGIL_BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0123456789' });
+      try {
+        const created = vigil(['accounts', 'create', '--name', 'late'], { VIGIL_DATA_DIR: dir.path });
+        expect(created.code, created.stderr).to.equal(0);
+        expect(await listTargets(running.port, JSON.parse(created.stdout).api_key)).to.equal(200);
+      } finally {
+        expect(await stop(running.child)).to.equal(0);
+      }
+    });
+
+    it('exits 2 naming the variable for a bad port', () => {
+      const result = vigil(['serve'], { VIGIL_DATA_DIR: dir.path, VIGIL_PORT: 'http' });
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.match(/VIGIL_PORT must be a whole number from 0 to 65535/);
+    });
+  });
+});

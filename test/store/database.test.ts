@@ -1,0 +1,98 @@
+import { expect } from 'chai';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { DATABASE_FILE, applyMigrations, openDatabase, schemaVersion, serviceSecret } from '../../src/store/database.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { tempDir } from '../support/temp-dir.js';
+
+describe('store: the SQLite database', () => {
+  let dir: ReturnType<typeof tempDir>;
+
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => {
+    dir.remove();
+  });
+
+  it('creates a real database file under the data directory, in WAL mode with foreign keys on', () => {
+    const db = openDatabase(join(dir.path, 'nested', 'data'));
+    try {
+      expect(existsSync(join(dir.path, 'nested', 'data', DATABASE_FILE))).to.equal(true);
+      expect(db.pragma('journal_mode', { simple: true })).to.equal('wal');
+      expect(db.pragma('foreign_keys', { simple: true })).to.equal(1);
+      expect(db.pragma('synchronous', { simple: true })).to.equal(2); // FULL
+    } finally {
+      db.close();
+    }
+  });
+
+  it('numbers migrations 1, 2, 3... without gaps or repeats', () => {
+    expect(MIGRATIONS.map((migration) => migration.version)).to.deep.equal(MIGRATIONS.map((_, index) => index + 1));
+  });
+
+  it('applies every migration at open and records each once', () => {
+    const db = openDatabase(dir.path);
+    try {
+      expect(schemaVersion(db)).to.equal(MIGRATIONS.length);
+      const rows = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();
+      expect(rows).to.deep.equal(MIGRATIONS.map(({ version, name }) => ({ version, name })));
+    } finally {
+      db.close();
+    }
+  });
+
+  it('re-opening an up-to-date database applies nothing and keeps the data', () => {
+    const first = openDatabase(dir.path);
+    first.prepare("INSERT INTO service_secrets (name, value) VALUES ('probe', x'01')").run();
+    first.close();
+    const second = openDatabase(dir.path);
+    try {
+      expect(second.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get()).to.deep.equal({ n: MIGRATIONS.length });
+      expect(second.prepare("SELECT value FROM service_secrets WHERE name = 'probe'").get()).to.deep.equal({ value: Buffer.from([1]) });
+    } finally {
+      second.close();
+    }
+  });
+
+  for (const migration of MIGRATIONS) {
+    it(`migration ${migration.version} (${migration.name}) applies on top of the ones before it`, () => {
+      const db = new BetterSqlite3(':memory:');
+      try {
+        applyMigrations(db, MIGRATIONS.filter((m) => m.version < migration.version));
+        expect(schemaVersion(db)).to.equal(migration.version - 1);
+        applyMigrations(db, MIGRATIONS.filter((m) => m.version <= migration.version));
+        expect(schemaVersion(db)).to.equal(migration.version);
+        expect(db.pragma('foreign_key_check')).to.deep.equal([]);
+      } finally {
+        db.close();
+      }
+    });
+  }
+
+  it('rolls a failing migration back whole and leaves the version where it was', () => {
+    const db = new BetterSqlite3(':memory:');
+    try {
+      applyMigrations(db, MIGRATIONS);
+      const broken = { version: MIGRATIONS.length + 1, name: 'broken', sql: 'CREATE TABLE half_done (x INTEGER); SELECT * FROM no_such_table;' };
+      expect(() => applyMigrations(db, [...MIGRATIONS, broken])).to.throw(/no_such_table/);
+      expect(schemaVersion(db)).to.equal(MIGRATIONS.length);
+      expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'half_done'").get()).to.equal(undefined);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('keeps one service secret per name across opens', () => {
+    const db = openDatabase(dir.path);
+    const secret = serviceSecret(db, 'page-token-key');
+    expect(secret).to.have.length(32);
+    expect(serviceSecret(db, 'page-token-key').equals(secret)).to.equal(true);
+    expect(serviceSecret(db, 'another').equals(secret)).to.equal(false);
+    db.close();
+    const reopened = openDatabase(dir.path);
+    expect(serviceSecret(reopened, 'page-token-key').equals(secret)).to.equal(true);
+    reopened.close();
+  });
+});
