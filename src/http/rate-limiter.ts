@@ -11,8 +11,12 @@ interface Bucket {
   updatedAt: number;
 }
 
+/** Above this many buckets, full ones are swept, at most once a second. */
+const SWEEP_ABOVE = 10_000;
+
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
+  private nextSweepAt = 0;
 
   constructor(
     private readonly perSecond: number,
@@ -31,16 +35,17 @@ export class RateLimiter {
   }
 
   private refilled(key: string, now: number): Bucket {
+    if (this.buckets.size >= SWEEP_ABOVE && now >= this.nextSweepAt) this.dropFullBuckets(now);
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, updatedAt: now };
     bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.perSecond);
     bucket.updatedAt = now;
     this.buckets.set(key, bucket);
-    if (this.buckets.size > 10_000) this.dropFullBuckets(now);
     return bucket;
   }
 
-  /** A bucket that would be full again holds no information: forget it. */
+  /** A bucket that would be full again holds no information: forget it. Runs before the current key's bucket is touched. */
   private dropFullBuckets(now: number): void {
+    this.nextSweepAt = now + 1000;
     for (const [key, bucket] of this.buckets) {
       if (bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.perSecond >= this.burst) this.buckets.delete(key);
     }

@@ -35,7 +35,7 @@ const RULES: Array<{ ring: string; folders: string[]; forbidden: (target: string
     folders: INNER,
     forbidden: (target) =>
       !INNER.includes(target) &&
-      !['zod', 'saxes', '@asteasolutions/zod-to-openapi', 'node:crypto', 'node:url', 'node:util'].includes(target),
+      !['zod', 'saxes', '@asteasolutions/zod-to-openapi', 'node:buffer', 'node:crypto', 'node:url', 'node:util'].includes(target),
   },
   {
     ring: 'middle ring (app)',

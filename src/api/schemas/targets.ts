@@ -29,21 +29,26 @@ const regex = z
 
 const domainName = z.string().min(1).max(MAX_TAG_LENGTH);
 
+const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 export const ZapHeader = z
   .object({
-    key: z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/).meta({ description: 'HTTP header name.' }),
-    value: z.string().max(8192).regex(/^[^\r\n]*$/).meta({ description: 'Header value; no line breaks.' }),
+    key: z.string().min(1).max(256).regex(HTTP_TOKEN).meta({ description: 'HTTP header name.' }),
+    value: z.string().max(8192).regex(/^[^\r\n\x00]*$/).meta({ description: 'Header value; no line breaks.' }),
   })
   .meta({ id: 'ZapHeader' });
 
 export const SAME_SITE_VALUES = ['Strict', 'Lax', 'None'] as const;
 
+/** Cookie text ends up in HTTP headers: no control characters and no ';' (which would start another attribute). */
+const COOKIE_TEXT = /^[^\x00-\x1f\x7f;]*$/;
+
 export const ZapCookie = z
   .object({
-    name: z.string().min(1).max(4096),
-    value: z.string().max(4096),
-    domain: z.string().max(MAX_TAG_LENGTH).optional(),
-    path: z.string().max(MAX_TARGET_LENGTH).optional(),
+    name: z.string().regex(HTTP_TOKEN).max(4096).meta({ description: 'Cookie name: an HTTP token.' }),
+    value: z.string().max(4096).regex(COOKIE_TEXT).meta({ description: 'Cookie value; no control characters or semicolons.' }),
+    domain: z.string().max(MAX_TAG_LENGTH).regex(COOKIE_TEXT).optional(),
+    path: z.string().max(MAX_TARGET_LENGTH).regex(COOKIE_TEXT).optional(),
     expiry: z.number().int().min(0).optional().meta({ description: 'Expiry as seconds since the Unix epoch (the WebDriver cookie convention).' }),
     httpOnly: z.boolean().optional(),
     secure: z.boolean().optional(),

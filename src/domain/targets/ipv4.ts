@@ -92,9 +92,12 @@ const SPECIAL_RANGES: SpecialRange[] = [
   ['224.0.0.0/4', 'multicast (RFC 5771)'],
   ['240.0.0.0/4', 'reserved (RFC 1112)'],
   ['255.255.255.255/32', 'limited broadcast (RFC 919)'],
-].map(([text, name]) => ({ cidr: parseCidr(text!), name: name! }));
+]
+  .map(([text, name]) => ({ cidr: parseCidr(text!), name: name! }))
+  // Most specific first, so 255.255.255.255 is named as broadcast, not as 240.0.0.0/4.
+  .sort((a, b) => b.cidr.prefix - a.cidr.prefix);
 
-export const SPECIAL_PURPOSE_RANGES: readonly string[] = SPECIAL_RANGES.map((range) => range.cidr.text);
+export const SPECIAL_PURPOSE_RANGES: readonly string[] = SPECIAL_RANGES.map((range) => range.cidr.text).sort();
 
 /** The name of the special-purpose range the address falls in, or undefined for a public address. */
 export function specialPurposeRange(address: number): string | undefined {

@@ -86,6 +86,8 @@ function validateHost(raw: string, host: string, allow: readonly Cidr[]): Target
 }
 
 function parseUrlTarget(raw: string, allow: readonly Cidr[]): TargetAddress {
+  // The URL parser silently drops tabs and newlines; refuse them instead of scanning something else.
+  if (/[\x00-\x20\x7f]/.test(raw)) refuse(raw, 'contains white space or control characters; percent-encode them');
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1]?.toLowerCase();
   if (scheme !== 'http' && scheme !== 'https') {
     refuse(raw, `uses the scheme '${scheme ?? ''}'; only http:// and https:// URLs are supported`);
@@ -96,9 +98,14 @@ function parseUrlTarget(raw: string, allow: readonly Cidr[]): TargetAddress {
     refuse(raw, 'contains credentials; remove the user name and password from the URL');
   }
   validateHost(raw, url.hostname, allow);
+  const hostname = url.hostname.replace(/\.$/, '');
   const hadPath = /^https?:\/\/[^/?#]+[/?#]/i.test(raw);
   const rest = hadPath ? `${url.pathname}${url.search}${url.hash}` : '';
-  return { value: `${url.protocol}//${url.host}${rest}`, kind: 'URL', host: url.hostname };
+  const value = `${url.protocol}//${hostname}${url.port === '' ? '' : `:${url.port}`}${rest}`;
+  if (value.length > MAX_TARGET_LENGTH) {
+    refuse(raw, `is ${value.length} characters long once percent-encoded; the limit is ${MAX_TARGET_LENGTH}`);
+  }
+  return { value, kind: 'URL', host: hostname };
 }
 
 function refuseNonHostForms(raw: string): void {
