@@ -6,7 +6,8 @@
 import type { Account } from '../domain/accounts/account.js';
 import type { CursorValue } from '../domain/lists/page-token.js';
 import type { Filters, SortField } from '../domain/lists/list-query.js';
-import type { Target } from '../domain/targets/target.js';
+import type { HealthGrade } from '../domain/targets/health-score.js';
+import type { Target, TargetOrigin } from '../domain/targets/target.js';
 
 export interface StoredApiKey {
   id: string;
@@ -50,6 +51,25 @@ export interface TargetListQuery {
   after: CursorValue[] | undefined;
 }
 
+/**
+ * A target as a list reads it: the read model of the hot list path. Its JSON
+ * fields stay as the stored text so that a page can be rendered without
+ * parsing and re-serialising them.
+ */
+export interface TargetListRow {
+  id: string;
+  target: string;
+  label: string;
+  tagsJson: string;
+  zapSettingsJson: string;
+  origin: TargetOrigin;
+  healthScore: number;
+  healthGrade: HealthGrade;
+  authSeleniumFile: string | null;
+  createdAt: string;
+  lastScannedAt: string | null;
+}
+
 export interface TargetRepository {
   /** Inserts a new target; returns false when the account already has this target address. */
   insert(target: Target): boolean;
@@ -58,5 +78,5 @@ export interface TargetRepository {
   update(target: Target): void;
   /** Deletes the target and everything that hangs off it, in one transaction. */
   deleteCascade(accountId: string, id: string): void;
-  list(accountId: string, query: TargetListQuery): Page<Target>;
+  list(accountId: string, query: TargetListQuery): Page<TargetListRow>;
 }

@@ -18,7 +18,7 @@ import {
 } from '../domain/targets/target.js';
 import type { TargetCreateBody, TargetUpdateBody } from '../api/schemas/targets.js';
 import type { ListParams, ListResult, Paginator } from './pagination.js';
-import { TARGET_FILTER_KEYS, TARGET_SORT_FIELDS, type TargetRepository } from './ports.js';
+import { TARGET_FILTER_KEYS, TARGET_SORT_FIELDS, type TargetListRow, type TargetRepository } from './ports.js';
 
 export interface TargetListParams extends ListParams {
   sort?: string | undefined;
@@ -87,7 +87,7 @@ export class TargetsService {
     this.targets.deleteCascade(account.id, target.id);
   }
 
-  list<R>(account: Account, params: TargetListParams, present: (target: Target) => R): ListResult<R> {
+  list<R>(account: Account, params: TargetListParams, present: (row: TargetListRow) => R): ListResult<R> {
     const sort = parseSort(params.sort, TARGET_SORT_FIELDS);
     const order = sort.map((field) => `${field.field}:${field.direction}`).join(',') || 'created_at:desc';
     const scope = `${account.id}:targets`;

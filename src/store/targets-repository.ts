@@ -1,4 +1,4 @@
-import type { Page, TargetListQuery, TargetRepository, TargetSortField } from '../app/ports.js';
+import type { Page, TargetListQuery, TargetListRow, TargetRepository, TargetSortField } from '../app/ports.js';
 import type { CursorValue } from '../domain/lists/page-token.js';
 import type { HealthGrade } from '../domain/targets/health-score.js';
 import type { Target, TargetOrigin } from '../domain/targets/target.js';
@@ -60,6 +60,36 @@ function toParams(target: Target) {
     authSeleniumFile: target.authSeleniumFile ?? null,
     createdAt: target.createdAt,
     lastScannedAt: target.lastScannedAt,
+  };
+}
+
+const LIST_COLUMNS = [
+  'id',
+  'target',
+  'label',
+  'tags',
+  'zap_settings',
+  'origin',
+  'health_score',
+  'health_grade',
+  'auth_selenium_file',
+  'created_at',
+  'last_scanned_at',
+] as const;
+
+function toListRow(row: unknown[]): TargetListRow {
+  return {
+    id: row[0] as string,
+    target: row[1] as string,
+    label: row[2] as string,
+    tagsJson: row[3] as string,
+    zapSettingsJson: row[4] as string,
+    origin: row[5] as TargetOrigin,
+    healthScore: row[6] as number,
+    healthGrade: row[7] as HealthGrade,
+    authSeleniumFile: row[8] as string | null,
+    createdAt: row[9] as string,
+    lastScannedAt: row[10] as string | null,
   };
 }
 
@@ -148,7 +178,7 @@ export class SqliteTargetRepository implements TargetRepository {
     })();
   }
 
-  list(accountId: string, query: TargetListQuery): Page<Target> {
+  list(accountId: string, query: TargetListQuery): Page<TargetListRow> {
     const columns = keysetColumns(query);
     const where: string[] = ['account_id = ?'];
     const params: CursorValue[] = [accountId];
@@ -170,15 +200,17 @@ export class SqliteTargetRepository implements TargetRepository {
       where.push(after.sql);
       params.push(...after.params);
     }
-    const sql = `SELECT *, ${columns.map((column, index) => `${column.expression} AS k${index}`).join(', ')}
+    // Raw rows (arrays) of named columns: building one JS object per row with
+    // every column was the largest cost of a 500-row page (bench/targets-list.ts).
+    const sql = `SELECT ${LIST_COLUMNS.join(', ')}, ${columns.map((column) => column.expression).join(', ')}
       FROM targets WHERE ${where.join(' AND ')} ORDER BY ${orderBy(columns)} LIMIT ?`;
-    const rows = this.prepareCached(sql).all(...params, query.pageSize + 1) as Array<TargetRow & Record<string, CursorValue>>;
+    const rows = this.prepareCached(sql).raw(true).all(...params, query.pageSize + 1) as unknown[][];
     const more = rows.length > query.pageSize;
     const pageRows = more ? rows.slice(0, query.pageSize) : rows;
     const last = pageRows.at(-1);
     return {
-      items: pageRows.map(toTarget),
-      nextCursor: more && last ? columns.map((_, index) => last[`k${index}`]!) : undefined,
+      items: pageRows.map(toListRow),
+      nextCursor: more && last ? (last.slice(LIST_COLUMNS.length) as CursorValue[]) : undefined,
     };
   }
 }

@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { openDatabase, type Database } from '../../src/store/database.js';
+import { SqliteAccountRepository } from '../../src/store/accounts-repository.js';
+import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
+import { AccountsService } from '../../src/app/accounts-service.js';
+import { systemClock } from '../../src/domain/clock.js';
+import { DEFAULT_ZAP_SETTINGS, type Target } from '../../src/domain/targets/target.js';
+import { healthScore } from '../../src/domain/targets/health-score.js';
+import { presentTarget, renderTargetJson } from '../../src/http/presenters/target.js';
+import { tempDir } from '../support/temp-dir.js';
+
+describe('target presenters: the list fast path renders exactly what presentTarget presents', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let db: Database;
+  let repository: SqliteTargetRepository;
+  let accountId: string;
+
+  beforeEach(() => {
+    dir = tempDir();
+    db = openDatabase(dir.path);
+    repository = new SqliteTargetRepository(db);
+    accountId = new AccountsService(new SqliteAccountRepository(db), systemClock).createAccount({ name: 'a' }).account.id;
+  });
+  afterEach(() => {
+    db.close();
+    dir.remove();
+  });
+
+  const variants: Array<[string, Partial<Target>]> = [
+    ['a plain target', {}],
+    ['a label with quotes, backslashes, control characters and non-ASCII', { label: 'He said "hi" \\ \u0001 – 漢字 </script>' }],
+    ['a login recording and a last scan', { authSeleniumFile: 'login "flow".side', lastScannedAt: '2026-02-03T04:05:06.789Z' }],
+    ['tags and every zap setting', {
+      tags: ['prod', 'eu-west'],
+      zap: { ...DEFAULT_ZAP_SETTINGS, seed_urls: ['https://example.com/a?b="c"'], headers: [{ key: 'X-A', value: 'v\u2028' }], cookies: [{ name: 'n', value: 'v', sameSite: 'Lax', expiry: 1 }] },
+    }],
+    ['a lowered health score', { healthScore: healthScore({ HIGH: 1, MEDIUM: 2 }), origin: 'CLOUD_PROVIDER' }],
+  ];
+
+  for (const [what, overrides] of variants) {
+    it(`for ${what}`, () => {
+      const target: Target = {
+        id: randomUUID(),
+        accountId,
+        target: 'https://example.com/x',
+        label: '',
+        tags: [],
+        healthScore: healthScore({}),
+        authSeleniumFile: undefined,
+        zap: { ...DEFAULT_ZAP_SETTINGS },
+        origin: 'MANUAL',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        lastScannedAt: null,
+        ...overrides,
+      };
+      repository.insert(target);
+      const [row] = repository.list(accountId, { filters: {}, sort: [], pageSize: 10, after: undefined }).items;
+      expect(JSON.parse(renderTargetJson(row!))).to.deep.equal(presentTarget(repository.findById(accountId, target.id)!));
+      expect(JSON.parse(renderTargetJson(row!))).to.deep.equal(JSON.parse(JSON.stringify(presentTarget(target))));
+    });
+  }
+});
