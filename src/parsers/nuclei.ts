@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Finding, FindingLocation, ParseResult, ResultParser, ThreatLevel } from '../domain/risks/finding.js';
-import { checkShape, JsonInput, type JsonInputOptions, type JsonRecord } from './json/json-input.js';
+import { JsonInput, type JsonInputOptions, type JsonRecord } from './json/json-input.js';
+import { checkShape } from './json/shape-check.js';
 import { capStrings, mergeFindingsWithSameIdentity, mostSevere } from './json/merge-findings.js';
 
 /**
@@ -11,8 +12,8 @@ import { capStrings, mergeFindingsWithSameIdentity, mostSevere } from './json/me
  *
  * Fingerprint: `nuclei:<template-id>:<matcher-name or ''>:<where it matched>`,
  * where "where" is matched-at as scheme://host[:port]/path (query and
- * fragment dropped: payloads and cache-busters live there) or host[:port] for
- * network, ssl and dns templates. It keeps /phpinfo.php apart from /info.php
+ * fragment dropped: payloads and cache-busters live there), host[:port] for
+ * network and ssl templates, the host alone for dns templates. It keeps /phpinfo.php apart from /info.php
  * and port 8080 apart from 9090 on one target, and stays the same from scan
  * to scan. Records that differ only in extracted results (tls-version once
  * per protocol, deprecated-tls) share it and are merged.
@@ -25,14 +26,15 @@ const FORMAT = 'nuclei JSON Lines file';
 const MAX_EXTRACTED_RESULTS = 20;
 const MAX_EXTRACTED_CHARS = 500;
 
-const THREAT_LEVEL_BY_SEVERITY: Readonly<Record<string, ThreatLevel>> = {
-  critical: 'CRITICAL',
-  high: 'HIGH',
-  medium: 'MEDIUM',
-  low: 'LOW',
-  info: 'INFO',
-  unknown: 'INFO',
-};
+/** A Map, not an object literal: a crafted severity such as 'constructor' must not find a prototype property. */
+const THREAT_LEVEL_BY_SEVERITY: ReadonlyMap<string, ThreatLevel> = new Map([
+  ['critical', 'CRITICAL'],
+  ['high', 'HIGH'],
+  ['medium', 'MEDIUM'],
+  ['low', 'LOW'],
+  ['info', 'INFO'],
+  ['unknown', 'INFO'],
+]);
 
 /** Structure is checked; leaf values vary between nuclei versions and templates and are read tolerantly. */
 const loose = z.unknown().optional();
@@ -86,7 +88,8 @@ export function createNucleiParser(options: JsonInputOptions = {}): ResultParser
   return {
     write: (chunk) => input.write(chunk),
     end: (): ParseResult => {
-      const findings = input.parseRecords().flatMap((record) => recordToFindings(record));
+      const findings: Finding[] = [];
+      for (const record of input.records()) findings.push(...recordToFindings(record));
       return { findings: mergeFindingsWithSameIdentity(findings, mergeMatches), hosts: [] };
     },
   };
@@ -108,7 +111,7 @@ function recordToFindings({ where, value }: JsonRecord): Finding[] {
       definition: {
         scan_type: 'NUCLEI',
         title: titleOf(info, templateId, matcherName),
-        threat_level: THREAT_LEVEL_BY_SEVERITY[text(info.severity).toLowerCase()] ?? 'INFO',
+        threat_level: THREAT_LEVEL_BY_SEVERITY.get(text(info.severity).toLowerCase()) ?? 'INFO',
         description: text(info.description),
         solution: text(info.remediation),
         cvss: cvssScore(info.classification?.['cvss-score']),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Finding, ParseResult, ResultParser, ThreatLevel } from '../domain/risks/finding.js';
-import { checkShape, JsonInput, type JsonInputOptions } from './json/json-input.js';
+import { JsonInput, type JsonInputOptions } from './json/json-input.js';
+import { checkShape } from './json/shape-check.js';
 import { mergeFindingsWithSameIdentity, mostSevere } from './json/merge-findings.js';
 
 /**
@@ -44,7 +45,7 @@ import { mergeFindingsWithSameIdentity, mostSevere } from './json/merge-findings
  * verdict of its own trust-store validation at scan time is used ('certificate
  * has expired' / 'certificate is not yet valid').
  */
-const FORMAT = 'sslyze JSON report (--json_out)';
+const FORMAT = 'JSON report from sslyze --json_out';
 
 type CheckName =
   | 'ssl_2_0_enabled'

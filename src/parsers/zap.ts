@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Finding, ResultParser, ParseResult, ThreatLevel } from '../domain/risks/finding.js';
-import { checkShape, JsonInput, type JsonInputOptions } from './json/json-input.js';
+import { JsonInput, type JsonInputOptions } from './json/json-input.js';
+import { checkShape } from './json/shape-check.js';
 import { htmlToPlainText, urlsInText } from './json/html-text.js';
 import { capText, mergeFindingsWithSameIdentity, mostSevere } from './json/merge-findings.js';
 
@@ -166,7 +167,11 @@ function siteLocation(site: ZapSite): Finding['location'] {
   const url = parseUrl(site['@name']);
   const host = site['@host']?.trim() || url?.hostname.replace(/^\[|\]$/g, '') || site['@name'];
   const port = site['@port'] ?? defaultPort(url);
-  return { host, ...(port === undefined ? {} : { port }), protocol: 'tcp', url: site['@name'] };
+  const location: Finding['location'] = { host, protocol: 'tcp' };
+  if (port !== undefined) location.port = port;
+  // Only a web origin becomes a URL: the dashboard links it, and a crafted file could name 'javascript:...'.
+  if (url?.protocol === 'http:' || url?.protocol === 'https:') location.url = site['@name'].trim();
+  return location;
 }
 
 /** scheme://host[:port] in canonical form, so 'https://Example.com:443' and 'https://example.com' are one site. */

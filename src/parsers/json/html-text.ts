@@ -5,25 +5,27 @@
  * markup from a scanned site, so tags are removed, never passed through.
  */
 
+// Every pattern ends in (?:>|$) or similar, so it cannot fail after scanning
+// ahead: an unterminated tag runs to the end of the text, and hostile input
+// such as '<p <p <p ...' without any '>' stays linear instead of backtracking.
 const COMMENT = /<!--[\s\S]*?(?:-->|$)/g;
 /** Script and style bodies are code, not prose: drop them with their tags. */
-const SCRIPT_OR_STYLE = /<(script|style)\b[^>]*>[\s\S]*?(?:<\/\1\s*>|$)/gi;
+const SCRIPT_OR_STYLE = /<(script|style)\b[^>]*(?:>|$)[\s\S]*?(?:<\/\1\s*>|$)/gi;
 /** Tags that end a paragraph or line in rendered HTML. */
-const BLOCK_BOUNDARY = /<\/?(?:p|div|br|li|ul|ol|h[1-6]|tr|table|pre|blockquote|section|article|header|footer)\b[^>]*>/gi;
-/** Any other tag, declaration or processing instruction; an unterminated one runs to the end. */
+const BLOCK_BOUNDARY = /<\/?(?:p|div|br|li|ul|ol|h[1-6]|tr|table|pre|blockquote|section|article|header|footer)\b[^>]*(?:>|$)/gi;
+/** Any other tag, declaration or processing instruction. */
 const ANY_TAG = /<(?:\/?[a-zA-Z][^>]*|![^>]*|\?[^>]*)(?:>|$)/g;
-/** '<' that a browser would read as the start of a tag (after entity decoding). */
 const TAG_OPENER = /<(?=[a-zA-Z/!?])/g;
 const ENTITY = /&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]{2,8});/g;
 
-const NAMED_ENTITIES: Readonly<Record<string, string>> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: ' ',
-};
+const NAMED_ENTITIES: ReadonlyMap<string, string> = new Map([
+  ['amp', '&'],
+  ['lt', '<'],
+  ['gt', '>'],
+  ['quot', '"'],
+  ['apos', "'"],
+  ['nbsp', ' '],
+]);
 
 export function htmlToPlainText(html: string): string {
   const withoutMarkup = html
@@ -43,7 +45,7 @@ function decodeEntities(text: string): string {
       const codePoint = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
       return isDecodableCodePoint(codePoint) ? String.fromCodePoint(codePoint) : entity;
     }
-    return NAMED_ENTITIES[body.toLowerCase()] ?? entity;
+    return NAMED_ENTITIES.get(body.toLowerCase()) ?? entity;
   });
 }
 
@@ -64,5 +66,12 @@ function normalizeLines(text: string): string {
 /** The http(s) URLs in a text, in order, without duplicates (ZAP puts one per `<p>` in `reference`). */
 export function urlsInText(text: string): string[] {
   const urls = text.match(/https?:\/\/[^\s<>"'`]+/g) ?? [];
-  return [...new Set(urls.map((url) => url.replace(/[.,;:)\]]+$/, '')))];
+  return [...new Set(urls.map(withoutTrailingPunctuation))];
+}
+
+/** 'https://a.example/x.' at the end of a sentence means 'https://a.example/x'. */
+function withoutTrailingPunctuation(url: string): string {
+  let end = url.length;
+  while (end > 0 && '.,;:)]'.includes(url.charAt(end - 1))) end--;
+  return url.slice(0, end);
 }

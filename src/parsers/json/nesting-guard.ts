@@ -1,0 +1,64 @@
+import { Buffer } from 'node:buffer';
+
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Tracks how deeply a JSON text nests arrays and objects, over raw bytes in
+ * any chunking: JSON's structural characters are ASCII and never occur inside
+ * a UTF-8 multi-byte sequence. Strings, where most of a scanner report's bytes
+ * are, are skipped with native indexOf instead of byte by byte.
+ */
+export class JsonNestingGuard {
+  private depth = 0;
+  private inString = false;
+  /** The previous chunk ended on a backslash inside a string, so this chunk's first byte is escaped. */
+  private escapePending = false;
+
+  constructor(private readonly maxDepth: number) {}
+
+  /** Scans the next chunk; false as soon as the nesting exceeds the limit. */
+  accept(chunk: Uint8Array): boolean {
+    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const length = bytes.length;
+    let index = 0;
+    if (this.escapePending && length > 0) {
+      this.escapePending = false;
+      index = 1;
+    }
+    // Next quote and backslash at or after `index` (length when none), searched again only once passed,
+    // so each byte of string content is looked at by native code about twice.
+    let quote = -1;
+    let backslash = -1;
+    while (index < length) {
+      if (!this.inString) {
+        const byte = bytes[index++];
+        if (byte === QUOTE) this.inString = true;
+        else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
+          if (++this.depth > this.maxDepth) return false;
+        } else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) this.depth--;
+        continue;
+      }
+      if (quote < index) quote = nextIndexOf(bytes, QUOTE, index);
+      if (backslash < index) backslash = nextIndexOf(bytes, BACKSLASH, index);
+      if (backslash < quote) {
+        // An escape before the closing quote: skip the backslash and the character it escapes.
+        if (backslash + 1 >= length) this.escapePending = true;
+        index = backslash + 2;
+      } else {
+        if (quote < length) this.inString = false;
+        index = quote + 1;
+      }
+    }
+    return true;
+  }
+}
+
+function nextIndexOf(bytes: Buffer, byte: number, from: number): number {
+  const found = bytes.indexOf(byte, from);
+  return found === -1 ? bytes.length : found;
+}

@@ -1,0 +1,165 @@
+import { expect } from 'chai';
+import { createZapParser } from '../../src/parsers/zap.js';
+import { expectMatchesExpected, fixtureFiles, parseWhole, readExpected, readFixture } from './fixture-expectations.js';
+import {
+  expectDeepNestingRefused,
+  expectMalformed,
+  expectRefusedWhileWriting,
+  offsetsInsideMultiByteCharacters,
+  parseInRandomChunks,
+  parseSplitAt,
+  utf8,
+  withInvalidUtf8,
+  XML_DOCUMENT,
+} from './json-parser-checks.js';
+
+const zap = () => createZapParser('OWASP_ZAP');
+
+function reportWith(alert: Record<string, unknown>, site: Record<string, unknown> = {}): Uint8Array {
+  const fullSite = { '@name': 'https://shop.example', '@host': 'shop.example', '@port': '443', '@ssl': 'true', alerts: [alert], ...site };
+  return utf8(JSON.stringify({ '@version': '2.14.0', site: [fullSite] }));
+}
+
+const BASE_ALERT = {
+  pluginid: '10020',
+  alertRef: '10020-1',
+  alert: 'Missing Anti-clickjacking Header',
+  riskcode: '2',
+  confidence: '2',
+  desc: '<p>The response does not protect against clickjacking.</p>',
+  solution: '<p>Set X-Frame-Options.</p>',
+  reference: '<p>https://developer.mozilla.org/docs/Web/HTTP/Headers/X-Frame-Options</p>',
+  cweid: '1021',
+  wascid: '15',
+  count: '1',
+  instances: [{ uri: 'https://shop.example/', method: 'GET', param: 'x-frame-options', attack: '', evidence: '' }],
+};
+
+describe('ZAP Traditional JSON parser', () => {
+  describe('on real ZAP reports', () => {
+    for (const name of fixtureFiles('zap')) {
+      it(`finds the expected risks in ${name}`, () => {
+        expectMatchesExpected(parseWhole(zap(), readFixture('zap', name)), readExpected('zap', name));
+      });
+
+      it(`gives the same result for ${name} written in random chunks`, () => {
+        const bytes = readFixture('zap', name);
+        const whole = parseWhole(zap(), bytes);
+        const maxChunk = Math.max(64, Math.ceil(bytes.length / 500));
+        for (const seed of [1, 2]) expect(parseInRandomChunks(zap(), bytes, seed, maxChunk)).to.deep.equal(whole);
+        for (const offset of offsetsInsideMultiByteCharacters(bytes, 8)) expect(parseSplitAt(zap(), bytes, offset)).to.deep.equal(whole);
+      });
+    }
+  });
+
+  it('maps riskcode 3, 2, 1, 0 to HIGH, MEDIUM, LOW, INFO', () => {
+    const levels = ['3', '2', '1', '0'].map(
+      (riskcode) => parseWhole(zap(), reportWith({ ...BASE_ALERT, riskcode })).findings[0]?.definition.threat_level,
+    );
+    expect(levels).to.deep.equal(['HIGH', 'MEDIUM', 'LOW', 'INFO']);
+  });
+
+  it('builds the fingerprint from plugin id, alert name and site, and the location from the site', () => {
+    const [finding] = parseWhole(createZapParser('OWASP_ZAP_ACTIVE'), reportWith(BASE_ALERT)).findings;
+    expect(finding?.fingerprint).to.equal('zap:10020:missing-anti-clickjacking-header@https://shop.example');
+    expect(finding?.location).to.deep.equal({ host: 'shop.example', port: 443, protocol: 'tcp', url: 'https://shop.example' });
+    expect(finding?.definition.scan_type).to.equal('OWASP_ZAP_ACTIVE');
+    expect(finding?.definition.additional_info).to.include({ plugin_id: '10020', alert_ref: '10020-1', cwe_id: 1021, wasc_id: 15 });
+  });
+
+  it('keeps an alert on the http and the https site of one host apart', () => {
+    const report = {
+      site: [
+        { '@name': 'http://shop.example', '@host': 'shop.example', '@port': '80', alerts: [BASE_ALERT] },
+        { '@name': 'https://shop.example', '@host': 'shop.example', '@port': '443', alerts: [BASE_ALERT] },
+      ],
+    };
+    const findings = parseWhole(zap(), utf8(JSON.stringify(report))).findings;
+    expect(findings.map((finding) => finding.location.port)).to.deep.equal([80, 443]);
+  });
+
+  it('gives no URL for a site that is not http or https', () => {
+    const [finding] = parseWhole(zap(), reportWith(BASE_ALERT, { '@name': 'javascript:alert(1)', '@host': 'shop.example' })).findings;
+    expect(finding?.location).to.deep.equal({ host: 'shop.example', port: 443, protocol: 'tcp' });
+  });
+
+  it('caps the instance list and keeps the total count', () => {
+    const instances = Array.from({ length: 80 }, (_, index) => ({ uri: `https://shop.example/${index}`, method: 'GET', evidence: 'x'.repeat(2000) }));
+    const info = parseWhole(zap(), reportWith({ ...BASE_ALERT, count: '80', instances })).findings[0]?.definition.additional_info;
+    expect(info?.['instances']).to.have.length(50);
+    expect(info?.['instance_count']).to.equal(80);
+    expect((info?.['instances'] as Array<{ evidence: string }>)[0]?.evidence.length).to.be.at.most(500);
+  });
+
+  it('turns hostile HTML in descriptions into text without tags', () => {
+    const hostile = {
+      ...BASE_ALERT,
+      alert: 'XSS <script>alert(0)</script>',
+      desc: '<p>Intro</p><script>alert(1)</script><img src=x onerror=alert(2)><p>&lt;script&gt;alert(3)&lt;/script&gt;</p>',
+      solution: '<p>Fix<iframe src="javascript:alert(4)"></iframe></p><p>Now</p>',
+      otherinfo: '<svg onload=alert(5)>evidence',
+    };
+    const { definition } = parseWhole(zap(), reportWith(hostile)).findings[0]!;
+    const texts = [definition.title, definition.description, definition.solution, String(definition.additional_info['other_info'])];
+    for (const text of texts) expect(text).not.to.match(/<[a-zA-Z/!?]/);
+    expect(definition.description).to.equal('Intro\n< script>alert(3)< /script>');
+    expect(definition.solution).to.equal('Fix\nNow');
+  });
+
+  it('merges an alert listed twice on one site with the higher risk and all instances', () => {
+    const report = reportWith(BASE_ALERT, {
+      alerts: [
+        { ...BASE_ALERT, riskcode: '0', count: '3' },
+        { ...BASE_ALERT, riskcode: '2', count: '6' },
+      ],
+    });
+    const findings = parseWhole(zap(), report).findings;
+    expect(findings).to.have.length(1);
+    expect(findings[0]?.definition.threat_level).to.equal('MEDIUM');
+    expect(findings[0]?.definition.additional_info['instance_count']).to.equal(9);
+  });
+
+  describe('refuses files that are not a ZAP JSON report', () => {
+    it('an empty file', () => {
+      expectMalformed(zap(), new Uint8Array(0), /^The file is empty; expected a ZAP Traditional JSON report\.$/);
+    });
+
+    it('truncated JSON', () => {
+      const bytes = readFixture('zap', 'securecodebox-zap-example.com.json');
+      expectMalformed(zap(), bytes.subarray(0, bytes.length / 2), /not valid JSON \(expected a ZAP Traditional JSON report\)/);
+    });
+
+    it('bytes that are not UTF-8', () => {
+      expectMalformed(zap(), withInvalidUtf8(JSON.stringify({ site: [] })), /not UTF-8 text/);
+    });
+
+    it('an XML file', () => {
+      expectMalformed(zap(), XML_DOCUMENT, /looks like XML/);
+    });
+
+    it('a nuclei result', () => {
+      const nucleiLine = readFixture('nuclei', 'securecodebox-nuclei-log4shell.jsonl');
+      expectMalformed(zap(), nucleiLine, /^Expected an object with a 'site' array \(ZAP Traditional JSON report\); 'site' is missing \(the object has template-id, info/);
+    });
+
+    it("an object whose 'site' is a string", () => {
+      expectMalformed(zap(), utf8('{"site": "x"}'), /'site' is a string, not an array/);
+    });
+
+    it('an empty array', () => {
+      expectMalformed(zap(), utf8('[]'), /^Expected an object with a 'site' array \(ZAP Traditional JSON report\); got an empty array\.$/);
+    });
+
+    it('a riskcode outside 0..3', () => {
+      expectMalformed(zap(), reportWith({ ...BASE_ALERT, riskcode: '7' }), /'site\[0\]\.alerts\[0\]\.riskcode'/);
+    });
+
+    it('a file over the byte cap, while it is written', () => {
+      expectRefusedWhileWriting((maxBytes) => createZapParser('OWASP_ZAP', { maxBytes }));
+    });
+
+    it('100k nested arrays', () => {
+      expectDeepNestingRefused(zap());
+    });
+  });
+});
