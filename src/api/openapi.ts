@@ -5,6 +5,7 @@
  */
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { registerScanPaths } from './paths/scans.js';
 import { registerTargetPaths } from './paths/targets.js';
 
 export const API_KEY_HEADER = 'X-SERVICE-API-KEY';
@@ -30,6 +31,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
   registry.registerComponent('securitySchemes', 'ApiKeyAuth', { type: 'apiKey', in: 'header', name: API_KEY_HEADER });
   registerMetaPaths(registry);
   registerTargetPaths(registry);
+  registerScanPaths(registry);
   return new OpenApiGeneratorV3(registry.definitions).generateDocument({
     openapi: '3.0.3',
     info: {

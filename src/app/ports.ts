@@ -6,6 +6,10 @@
 import type { Account } from '../domain/accounts/account.js';
 import type { CursorValue } from '../domain/lists/page-token.js';
 import type { Filters, SortField } from '../domain/lists/list-query.js';
+import type { Readable } from 'node:stream';
+import type { OutboxEvent } from '../domain/events/event.js';
+import type { ScanType } from '../domain/risks/finding.js';
+import type { Scan, ScanState } from '../domain/scans/scan.js';
 import type { HealthGrade } from '../domain/targets/health-score.js';
 import type { Target, TargetOrigin } from '../domain/targets/target.js';
 
@@ -79,4 +83,58 @@ export interface TargetRepository {
   /** Deletes the target and everything that hangs off it, in one transaction. */
   deleteCascade(accountId: string, id: string): void;
   list(accountId: string, query: TargetListQuery): Page<TargetListRow>;
+  findByIds(accountId: string, ids: readonly string[]): Target[];
+  /** Targets carrying any of the (lowercase) tags, oldest first. */
+  findByTags(accountId: string, tags: readonly string[]): Target[];
 }
+
+export const SCAN_FILTER_KEYS = ['state', 'type', 'scheduled_by'] as const;
+export type ScanFilterKey = (typeof SCAN_FILTER_KEYS)[number];
+
+export interface ScanListQuery {
+  filters: Filters<ScanFilterKey>;
+  pageSize: number;
+  after: CursorValue[] | undefined;
+}
+
+export interface StoredResultFile {
+  id: string;
+  scanId: string;
+  accountId: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+  createdAt: string;
+}
+
+/**
+ * Where Scan objects live in the embedded runtime. Every write that changes
+ * what the API shows also records its events, in the same transaction.
+ */
+export interface ScanRepository {
+  insert(scans: readonly Scan[], events: readonly OutboxEvent[]): void;
+  findById(accountId: string, id: string): Scan | undefined;
+  /** For the controller, which reconciles by id across accounts. */
+  findByIdUnscoped(id: string): Scan | undefined;
+  /** Writes the scan's mutable fields and its events; returns false when the row is gone. */
+  save(scan: Scan, events: readonly OutboxEvent[]): boolean;
+  delete(accountId: string, id: string): boolean;
+  list(accountId: string, query: ScanListQuery): Page<Scan>;
+  idsInStates(states: readonly ScanState[]): string[];
+  countInState(state: ScanState): number;
+  /** Scans created since `since` that count against the monthly limit (all but OVER_LIMIT). */
+  countCountedSince(accountId: string, since: string): number;
+  insertResult(file: StoredResultFile): void;
+  findResult(accountId: string, id: string): StoredResultFile | undefined;
+  eventsFor(accountId: string): OutboxEvent[];
+}
+
+/** Where raw scanner output files live (the data directory, in both runtimes). */
+export interface ResultFileStore {
+  save(scanId: string, fileName: string, content: Uint8Array): Promise<{ size: number; sha256: string }>;
+  open(scanId: string, fileName: string): Readable;
+  removeScan(scanId: string): Promise<void>;
+}
+
+export type { ScanType };

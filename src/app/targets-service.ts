@@ -65,6 +65,16 @@ export class TargetsService {
     return this.save(existing, body);
   }
 
+  validateAddress(input: string): void {
+    parseTargetAddress(input, this.allowTargets);
+  }
+
+  /** The account's target for an address, created (MANUAL) when it does not exist yet; for scans of new addresses. */
+  findOrCreate(account: Account, input: string): Target {
+    const address = parseTargetAddress(input, this.allowTargets);
+    return this.targets.findByAddress(account.id, address.value) ?? this.create(account, { target: address.value }, true);
+  }
+
   get(account: Account, id: string): Target {
     const target = this.targets.findById(account.id, id);
     if (target === undefined) throw new NotFoundError('target', id);

@@ -5,11 +5,13 @@
 import express, { type Express, type Request, type Response } from 'express';
 import type { OpenApiDocument } from '../api/openapi.js';
 import type { AccountsService } from '../app/accounts-service.js';
+import type { ScansService } from '../app/scans-service.js';
 import type { TargetsService } from '../app/targets-service.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createApiRouter } from './api-router.js';
 import { HttpError, errorMiddleware } from './errors.js';
+import { scanOperations } from './handlers/scans.js';
 import { targetOperations } from './handlers/targets.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { requestContext, type RequestContext } from './request-context.js';
@@ -18,6 +20,7 @@ export interface HttpAppDeps {
   document: OpenApiDocument;
   accounts: AccountsService;
   targets: TargetsService;
+  scans: ScansService;
   rateLimiter: RateLimiter;
   logger: Logger;
   metrics: Metrics;
@@ -48,7 +51,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
     document: deps.document,
     accounts: deps.accounts,
     rateLimiter: deps.rateLimiter,
-    operations: { ...targetOperations(deps.targets) },
+    operations: { ...targetOperations(deps.targets), ...scanOperations(deps.scans) },
     publicOperations: {
       getOpenApiDocument: (_req: Request, res: Response) => {
         (res.locals as RequestContext).route = 'getOpenApiDocument';

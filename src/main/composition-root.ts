@@ -17,11 +17,16 @@ import { Metrics } from '../observability/metrics.js';
 import { SqliteAccountRepository } from '../store/accounts-repository.js';
 import { openDatabase, serviceSecret, type Database } from '../store/database.js';
 import { SqliteTargetRepository } from '../store/targets-repository.js';
+import { SqliteScanRepository } from '../store/scans-repository.js';
+import { FileSystemResultFiles } from '../store/result-files.js';
+import { ScansService } from '../app/scans-service.js';
+import { join } from 'node:path';
 
 export interface Vigil {
   db: Database;
   accounts: AccountsService;
   targets: TargetsService;
+  scans: ScansService;
   metrics: Metrics;
   /** Starts listening; resolves with the bound server. */
   listen(): Promise<Server>;
@@ -39,8 +44,12 @@ export function composeCore(settings: Settings, clock: Clock = systemClock) {
   const db = openDatabase(settings.dataDir);
   const accounts = new AccountsService(new SqliteAccountRepository(db), clock);
   const paginator = new Paginator(new PageTokenCodec(serviceSecret(db, 'page-token-key')));
-  const targets = new TargetsService(new SqliteTargetRepository(db), paginator, clock, settings.allowTargets);
-  return { db, accounts, targets };
+  const targetRepository = new SqliteTargetRepository(db);
+  const targets = new TargetsService(targetRepository, paginator, clock, settings.allowTargets);
+  const scanRepository = new SqliteScanRepository(db);
+  const resultFiles = new FileSystemResultFiles(join(settings.dataDir, 'results'));
+  const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles);
+  return { db, accounts, targets, scans, scanRepository, resultFiles };
 }
 
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
@@ -55,6 +64,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
       document: buildOpenApiDocument(),
       accounts: core.accounts,
       targets: core.targets,
+      scans: core.scans,
       rateLimiter: new RateLimiter(settings.rateLimit.perSecond, settings.rateLimit.burst, clock),
       logger,
       metrics,

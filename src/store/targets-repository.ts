@@ -162,6 +162,20 @@ export class SqliteTargetRepository implements TargetRepository {
     return row && toTarget(row);
   }
 
+  findByIds(accountId: string, ids: readonly string[]): Target[] {
+    if (ids.length === 0) return [];
+    const rows = this.db.prepare(`SELECT * FROM targets WHERE account_id = ? AND id IN (${placeholders(ids)}) ORDER BY seq`).all(accountId, ...ids) as TargetRow[];
+    return rows.map(toTarget);
+  }
+
+  findByTags(accountId: string, tags: readonly string[]): Target[] {
+    if (tags.length === 0) return [];
+    const rows = this.db
+      .prepare(`SELECT * FROM targets WHERE account_id = ? AND seq IN (SELECT target_seq FROM target_tags WHERE account_id = ? AND tag IN (${placeholders(tags)})) ORDER BY seq`)
+      .all(accountId, accountId, ...tags) as TargetRow[];
+    return rows.map(toTarget);
+  }
+
   findByAddress(accountId: string, address: string): Target | undefined {
     const row = this.statements.byAddress.get(accountId, address) as TargetRow | undefined;
     return row && toTarget(row);

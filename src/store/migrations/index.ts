@@ -3,6 +3,7 @@
  * transaction. Never edit a migration that has shipped; add the next number.
  */
 import { m0001AccountsAndTargets } from './0001-accounts-and-targets.js';
+import { m0002ScansResultsEvents } from './0002-scans-results-events.js';
 
 export interface Migration {
   version: number;
@@ -10,4 +11,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets];
+export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents];

@@ -1,0 +1,162 @@
+/** Scans (SPEC.md, Scans): starting, listing, stopping and deleting them, and their result files. */
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { presentScan } from '../api/present/scan.js';
+import type { Account } from '../domain/accounts/account.js';
+import type { Clock } from '../domain/clock.js';
+import { InvalidRequestError, NotFoundError } from '../domain/errors.js';
+import { newEvent, type OutboxEvent } from '../domain/events/event.js';
+import { pageSizeFrom, parseFilters } from '../domain/lists/list-query.js';
+import { isTerminal, splitTargets, type Scan } from '../domain/scans/scan.js';
+import { assertTypeAllowed, isAuthenticated, monthStart, selectorOf, type StartScanRequest } from '../domain/scans/start-scan.js';
+import type { Target } from '../domain/targets/target.js';
+import type { ListParams, ListResult, Paginator } from './pagination.js';
+import { SCAN_FILTER_KEYS, type ResultFileStore, type ScanRepository, type StoredResultFile, type TargetRepository } from './ports.js';
+import type { TargetsService } from './targets-service.js';
+
+/** Told about every Scan the controller should look at (new, stopping). */
+export type ScanNotifier = (scanId: string) => void;
+
+export class ScansService {
+  private notify: ScanNotifier = () => undefined;
+
+  constructor(
+    private readonly scans: ScanRepository,
+    private readonly targetRepository: TargetRepository,
+    private readonly targets: TargetsService,
+    private readonly paginator: Paginator,
+    private readonly clock: Clock,
+    private readonly resultFiles: ResultFileStore,
+  ) {}
+
+  /** The controller registers here; the service never knows which runtime runs scans. */
+  onScanChanged(notify: ScanNotifier): void {
+    this.notify = notify;
+  }
+
+  /** Creates one Scan per chunk of the type's target limit and returns them all; the API answers with the first. */
+  start(account: Account, request: StartScanRequest, scheduledBy: string | null = null): Scan[] {
+    assertTypeAllowed(account, request);
+    const selected = this.selectTargets(account, request);
+    const now = this.clock.now();
+    const counted = this.scans.countCountedSince(account.id, monthStart(now).toISOString());
+    const scans = splitTargets(request.type, selected).map((chunk, index) => {
+      const overLimit = account.monthlyScanLimit !== null && counted + index >= account.monthlyScanLimit;
+      return this.newScan(account, request, chunk, overLimit, scheduledBy, now);
+    });
+    const events = scans.map((scan) => newEvent(account.id, 'scan.created', presentScan(scan), now));
+    this.scans.insert(scans, events);
+    for (const scan of scans) if (scan.state === 'QUEUED') this.notify(scan.id);
+    return scans;
+  }
+
+  private newScan(account: Account, request: StartScanRequest, targets: Target[], overLimit: boolean, scheduledBy: string | null, now: Date): Scan {
+    const id = randomUUID();
+    return {
+      id,
+      accountId: account.id,
+      name: `scan-${id}`,
+      type: request.type,
+      state: overLimit ? 'OVER_LIMIT' : 'QUEUED',
+      progress: 0,
+      isAuthenticated: isAuthenticated(request.type, request.use_authentication, targets.some((t) => t.authSeleniumFile !== undefined)),
+      requestedTargets: targets.map((target) => ({ targetId: target.id, target: target.target })),
+      resolvedTargets: [],
+      skippedTargets: [],
+      conditions: overLimit
+        ? [{ type: 'Admitted', status: 'False', reason: 'MonthlyScanLimitReached', message: `the account's monthly limit of ${account.monthlyScanLimit} scans is reached`, lastTransitionTime: now.toISOString() }]
+        : [],
+      results: [],
+      risks: { newOpen: [], stillOpen: [], closed: [] },
+      scheduledBy,
+      reportId: null,
+      createdAt: now.toISOString(),
+      startedAt: null,
+      finishedAt: overLimit ? now.toISOString() : null,
+    };
+  }
+
+  private selectTargets(account: Account, request: StartScanRequest): Target[] {
+    const selector = selectorOf(request);
+    switch (selector.kind) {
+      case 'targets':
+        // Validate every address before creating any target, so a bad item leaves nothing behind.
+        selector.values.forEach((value, index) => this.withIndex(index, () => this.targets.validateAddress(value)));
+        return uniqueById(selector.values.map((value, index) => this.withIndex(index, () => this.targets.findOrCreate(account, value))));
+      case 'target_ids': {
+        const found = this.targetRepository.findByIds(account.id, [...new Set(selector.values)]);
+        if (found.length === 0) throw new InvalidRequestError('none of target_ids is a target of this account');
+        return found;
+      }
+      case 'tags': {
+        const found = this.targetRepository.findByTags(account.id, [...new Set(selector.values.map((tag) => tag.trim().toLowerCase()))]);
+        if (found.length === 0) throw new InvalidRequestError(`no target of this account has any of the tags ${selector.values.join(', ')}`);
+        return found;
+      }
+    }
+  }
+
+  private withIndex<T>(index: number, fn: () => T): T {
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof InvalidRequestError) throw new InvalidRequestError(`targets[${index}]: ${error.message}`);
+      throw error;
+    }
+  }
+
+  get(account: Account, id: string): Scan {
+    const scan = this.scans.findById(account.id, id);
+    if (scan === undefined) throw new NotFoundError('scan', id);
+    return scan;
+  }
+
+  list<R>(account: Account, params: ListParams, present: (scan: Scan) => R): ListResult<R> {
+    const scope = `${account.id}:scans`;
+    const page = this.scans.list(account.id, {
+      filters: parseFilters(params.filters, SCAN_FILTER_KEYS),
+      pageSize: pageSizeFrom(params.page_size),
+      after: this.paginator.cursorFrom(scope, 'created_at:desc', params.page_token),
+    });
+    return this.paginator.resultOf(scope, 'created_at:desc', page, present);
+  }
+
+  /** QUEUED stops at once; RUNNING moves to STOPPING until the controller has removed the workload. */
+  stop(account: Account, id: string): Scan {
+    const scan = this.get(account, id);
+    if (isTerminal(scan.state)) throw new InvalidRequestError(`scan ${id} is already ${scan.state} and cannot be stopped`);
+    if (scan.state === 'STOPPING') return scan;
+    const now = this.clock.now();
+    const stopped: Scan = scan.state === 'QUEUED' ? { ...scan, state: 'STOPPED', finishedAt: now.toISOString() } : { ...scan, state: 'STOPPING' };
+    this.saveWithEvent(stopped, now);
+    this.notify(scan.id);
+    return stopped;
+  }
+
+  delete(account: Account, id: string): void {
+    const scan = this.get(account, id);
+    if (!isTerminal(scan.state)) {
+      throw new InvalidRequestError(`scan ${id} is ${scan.state}; only SUCCEEDED, STOPPED, FAILED or OVER_LIMIT scans can be deleted (stop it first)`);
+    }
+    this.scans.delete(account.id, id);
+    void this.resultFiles.removeScan(id);
+  }
+
+  /** A result file of a SUCCEEDED scan of the account, and a stream of its bytes. */
+  openResult(account: Account, resultId: string): { file: StoredResultFile; content: Readable } {
+    const file = this.scans.findResult(account.id, resultId);
+    if (file === undefined) throw new NotFoundError('result', resultId);
+    const scan = this.scans.findById(account.id, file.scanId);
+    if (scan?.state !== 'SUCCEEDED') throw new NotFoundError('result', resultId);
+    return { file, content: this.resultFiles.open(file.scanId, file.fileName) };
+  }
+
+  private saveWithEvent(scan: Scan, now: Date): void {
+    const events: OutboxEvent[] = [newEvent(scan.accountId, 'scan.updated', presentScan(scan), now)];
+    if (!this.scans.save(scan, events)) throw new NotFoundError('scan', scan.id);
+  }
+}
+
+function uniqueById(targets: Target[]): Target[] {
+  return [...new Map(targets.map((target) => [target.id, target])).values()];
+}

@@ -1,0 +1,31 @@
+import { pipeline } from 'node:stream/promises';
+import { presentScan } from '../../api/present/scan.js';
+import { StartScan } from '../../api/schemas/scans.js';
+import type { ScansService } from '../../app/scans-service.js';
+import type { Operation } from '../api-router.js';
+import { listQuery, parseBody } from './input.js';
+
+export function scanOperations(scans: ScansService): Record<string, Operation> {
+  return {
+    startScan: ({ principal, body }) => ({ data: presentScan(scans.start(principal.account, parseBody(StartScan, body))[0]!) }),
+    listScans: ({ principal, query }) => {
+      const page = scans.list(principal.account, listQuery(query), presentScan);
+      return { data: page.items, ...(page.nextPageToken === undefined ? {} : { next_page_token: page.nextPageToken }) };
+    },
+    getScan: ({ principal, params }) => ({ data: presentScan(scans.get(principal.account, params.id!)) }),
+    stopScan: ({ principal, params }) => ({ data: presentScan(scans.stop(principal.account, params.id!)) }),
+    deleteScan: ({ principal, params }) => {
+      scans.delete(principal.account, params.id!);
+      return { data: { id: params.id!, deleted: true } };
+    },
+    getResultFile: ({ principal, params, res }) => {
+      const { file, content } = scans.openResult(principal.account, params.id!);
+      res.status(200);
+      res.setHeader('Content-Type', file.contentType);
+      res.setHeader('Content-Length', String(file.size));
+      res.setHeader('Content-Disposition', `attachment; filename="${file.fileName.replace(/[^\w.-]/g, '_')}"`);
+      void pipeline(content, res).catch(() => res.destroy());
+      return undefined;
+    },
+  };
+}

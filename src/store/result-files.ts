@@ -1,0 +1,43 @@
+/**
+ * Raw scanner output files under VIGIL_DATA_DIR/results/<scan id>/. Each is
+ * written to a temporary name, synced, and renamed, so a crash never leaves a
+ * half-written file under its final name.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { ResultFileStore } from '../app/ports.js';
+
+export class FileSystemResultFiles implements ResultFileStore {
+  constructor(private readonly root: string) {}
+
+  private pathOf(scanId: string, fileName: string): string {
+    // basename: a scanner-chosen name can never climb out of the scan's folder.
+    return join(this.root, basename(scanId), basename(fileName));
+  }
+
+  async save(scanId: string, fileName: string, content: Uint8Array): Promise<{ size: number; sha256: string }> {
+    const path = this.pathOf(scanId, fileName);
+    await mkdir(join(this.root, basename(scanId)), { recursive: true });
+    const temporary = `${path}.partial`;
+    const handle = await open(temporary, 'w');
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, path);
+    return { size: content.byteLength, sha256: createHash('sha256').update(content).digest('hex') };
+  }
+
+  open(scanId: string, fileName: string): Readable {
+    return createReadStream(this.pathOf(scanId, fileName));
+  }
+
+  async removeScan(scanId: string): Promise<void> {
+    await rm(join(this.root, basename(scanId)), { recursive: true, force: true });
+  }
+}

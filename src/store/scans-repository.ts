@@ -1,0 +1,212 @@
+import type { Page, ScanListQuery, ScanRepository, StoredResultFile } from '../app/ports.js';
+import type { OutboxEvent, EventType } from '../domain/events/event.js';
+import type { CursorValue } from '../domain/lists/page-token.js';
+import type { ScanType } from '../domain/risks/finding.js';
+import type { Scan, ScanState } from '../domain/scans/scan.js';
+import type { Database } from './database.js';
+
+interface ScanRow {
+  seq: number;
+  id: string;
+  account_id: string;
+  name: string;
+  type: ScanType;
+  state: ScanState;
+  progress: number;
+  is_authenticated: number;
+  requested_targets: string;
+  resolved_targets: string;
+  skipped_targets: string;
+  conditions: string;
+  risks: string;
+  scheduled_by: string | null;
+  report_id: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+interface ResultRow {
+  id: string;
+  scan_id: string;
+  account_id: string;
+  file_name: string;
+  content_type: string;
+  size: number;
+  sha256: string;
+  created_at: string;
+}
+
+function toScan(row: ScanRow, results: StoredResultFile[]): Scan {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    type: row.type,
+    state: row.state,
+    progress: row.progress,
+    isAuthenticated: row.is_authenticated === 1,
+    requestedTargets: JSON.parse(row.requested_targets),
+    resolvedTargets: JSON.parse(row.resolved_targets),
+    skippedTargets: JSON.parse(row.skipped_targets),
+    conditions: JSON.parse(row.conditions),
+    results: results.map((file) => ({ resultId: file.id, contentType: file.contentType })),
+    risks: JSON.parse(row.risks),
+    scheduledBy: row.scheduled_by,
+    reportId: row.report_id,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+function toResult(row: ResultRow): StoredResultFile {
+  return {
+    id: row.id,
+    scanId: row.scan_id,
+    accountId: row.account_id,
+    fileName: row.file_name,
+    contentType: row.content_type,
+    size: row.size,
+    sha256: row.sha256,
+    createdAt: row.created_at,
+  };
+}
+
+function toParams(scan: Scan) {
+  return {
+    id: scan.id,
+    accountId: scan.accountId,
+    name: scan.name,
+    type: scan.type,
+    state: scan.state,
+    progress: scan.progress,
+    isAuthenticated: scan.isAuthenticated ? 1 : 0,
+    requestedTargets: JSON.stringify(scan.requestedTargets),
+    resolvedTargets: JSON.stringify(scan.resolvedTargets),
+    skippedTargets: JSON.stringify(scan.skippedTargets),
+    conditions: JSON.stringify(scan.conditions),
+    risks: JSON.stringify(scan.risks),
+    scheduledBy: scan.scheduledBy,
+    reportId: scan.reportId,
+    createdAt: scan.createdAt,
+    startedAt: scan.startedAt,
+    finishedAt: scan.finishedAt,
+  };
+}
+
+const COUNTED_STATES = "state <> 'OVER_LIMIT'";
+
+export class SqliteScanRepository implements ScanRepository {
+  private readonly statements;
+
+  constructor(private readonly db: Database) {
+    this.statements = {
+      insert: db.prepare(`INSERT INTO scans (id, account_id, name, type, state, progress, is_authenticated, requested_targets, resolved_targets,
+          skipped_targets, conditions, risks, scheduled_by, report_id, created_at, started_at, finished_at)
+        VALUES (@id, @accountId, @name, @type, @state, @progress, @isAuthenticated, @requestedTargets, @resolvedTargets,
+          @skippedTargets, @conditions, @risks, @scheduledBy, @reportId, @createdAt, @startedAt, @finishedAt)`),
+      save: db.prepare(`UPDATE scans SET state = @state, progress = @progress, resolved_targets = @resolvedTargets, skipped_targets = @skippedTargets,
+          conditions = @conditions, risks = @risks, report_id = @reportId, started_at = @startedAt, finished_at = @finishedAt
+        WHERE id = @id AND account_id = @accountId`),
+      byId: db.prepare('SELECT * FROM scans WHERE account_id = ? AND id = ?'),
+      byIdUnscoped: db.prepare('SELECT * FROM scans WHERE id = ?'),
+      delete: db.prepare('DELETE FROM scans WHERE account_id = ? AND id = ?'),
+      countInState: db.prepare('SELECT COUNT(*) AS n FROM scans WHERE state = ?'),
+      countedSince: db.prepare(`SELECT COUNT(*) AS n FROM scans WHERE account_id = ? AND created_at >= ? AND ${COUNTED_STATES}`),
+      insertEvent: db.prepare('INSERT INTO events (id, account_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?)'),
+      eventsFor: db.prepare('SELECT * FROM events WHERE account_id = ? ORDER BY seq'),
+      insertResult: db.prepare(`INSERT INTO scan_results (id, scan_id, account_id, file_name, content_type, size, sha256, created_at)
+        VALUES (@id, @scanId, @accountId, @fileName, @contentType, @size, @sha256, @createdAt)`),
+      resultsOf: db.prepare('SELECT * FROM scan_results WHERE scan_id = ? ORDER BY created_at, id'),
+      result: db.prepare('SELECT * FROM scan_results WHERE account_id = ? AND id = ?'),
+    };
+  }
+
+  private hydrate(row: ScanRow | undefined): Scan | undefined {
+    if (row === undefined) return undefined;
+    return toScan(row, (this.statements.resultsOf.all(row.id) as ResultRow[]).map(toResult));
+  }
+
+  private recordEvents(events: readonly OutboxEvent[]): void {
+    for (const event of events) {
+      this.statements.insertEvent.run(event.id, event.accountId, event.type, JSON.stringify(event.data), event.createdAt.toISOString());
+    }
+  }
+
+  insert(scans: readonly Scan[], events: readonly OutboxEvent[]): void {
+    this.db.transaction(() => {
+      for (const scan of scans) this.statements.insert.run(toParams(scan));
+      this.recordEvents(events);
+    })();
+  }
+
+  save(scan: Scan, events: readonly OutboxEvent[]): boolean {
+    return this.db.transaction(() => {
+      if (this.statements.save.run(toParams(scan)).changes === 0) return false;
+      this.recordEvents(events);
+      return true;
+    })();
+  }
+
+  findById(accountId: string, id: string): Scan | undefined {
+    return this.hydrate(this.statements.byId.get(accountId, id) as ScanRow | undefined);
+  }
+
+  findByIdUnscoped(id: string): Scan | undefined {
+    return this.hydrate(this.statements.byIdUnscoped.get(id) as ScanRow | undefined);
+  }
+
+  delete(accountId: string, id: string): boolean {
+    return this.statements.delete.run(accountId, id).changes > 0;
+  }
+
+  list(accountId: string, query: ScanListQuery): Page<Scan> {
+    const where = ['account_id = ?'];
+    const params: CursorValue[] = [accountId];
+    const columns = { state: 'state', type: 'type', scheduled_by: 'scheduled_by' } as const;
+    for (const [key, column] of Object.entries(columns) as Array<[keyof typeof columns, string]>) {
+      const values = query.filters[key];
+      if (values === undefined) continue;
+      where.push(`${column} IN (${values.map(() => '?').join(', ')})`);
+      params.push(...values);
+    }
+    if (query.after !== undefined) {
+      where.push('seq < ?');
+      params.push(query.after[0]!);
+    }
+    const rows = this.db
+      .prepare(`SELECT * FROM scans WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`)
+      .all(...params, query.pageSize + 1) as ScanRow[];
+    const more = rows.length > query.pageSize;
+    const page = more ? rows.slice(0, query.pageSize) : rows;
+    return { items: page.map((row) => this.hydrate(row)!), nextCursor: more ? [page.at(-1)!.seq] : undefined };
+  }
+
+  idsInStates(states: readonly ScanState[]): string[] {
+    const rows = this.db.prepare(`SELECT id FROM scans WHERE state IN (${states.map(() => '?').join(', ')}) ORDER BY seq`).all(...states) as Array<{ id: string }>;
+    return rows.map((row) => row.id);
+  }
+
+  countInState(state: ScanState): number {
+    return (this.statements.countInState.get(state) as { n: number }).n;
+  }
+
+  countCountedSince(accountId: string, since: string): number {
+    return (this.statements.countedSince.get(accountId, since) as { n: number }).n;
+  }
+
+  insertResult(file: StoredResultFile): void {
+    this.statements.insertResult.run(file);
+  }
+
+  findResult(accountId: string, id: string): StoredResultFile | undefined {
+    const row = this.statements.result.get(accountId, id) as ResultRow | undefined;
+    return row && toResult(row);
+  }
+
+  eventsFor(accountId: string): OutboxEvent[] {
+    const rows = this.statements.eventsFor.all(accountId) as Array<{ id: string; account_id: string; type: EventType; payload: string; created_at: string }>;
+    return rows.map((row) => ({ id: row.id, accountId: row.account_id, type: row.type, data: JSON.parse(row.payload), createdAt: new Date(row.created_at) }));
+  }
+}
