@@ -117,15 +117,20 @@ export interface ScanRepository {
   findById(accountId: string, id: string): Scan | undefined;
   /** For the controller, which reconciles by id across accounts. */
   findByIdUnscoped(id: string): Scan | undefined;
-  /** Writes the scan's mutable fields and its events; returns false when the row is gone. */
-  save(scan: Scan, events: readonly OutboxEvent[]): boolean;
+  /**
+   * Writes the scan's mutable fields and its events; returns false when the
+   * row is gone or, with `expectedState`, when its state changed meanwhile
+   * (a compare-and-set, so a stop request is never overwritten).
+   */
+  save(scan: Scan, events: readonly OutboxEvent[], expectedState?: ScanState): boolean;
   delete(accountId: string, id: string): boolean;
   list(accountId: string, query: ScanListQuery): Page<Scan>;
   idsInStates(states: readonly ScanState[]): string[];
   countInState(state: ScanState): number;
   /** Scans created since `since` that count against the monthly limit (all but OVER_LIMIT). */
   countCountedSince(accountId: string, since: string): number;
-  insertResult(file: StoredResultFile): void;
+  /** Records the scan's result files together with its new state and events, in one transaction. */
+  saveWithResults(scan: Scan, files: readonly StoredResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean;
   findResult(accountId: string, id: string): StoredResultFile | undefined;
   eventsFor(accountId: string): OutboxEvent[];
 }
@@ -135,6 +140,45 @@ export interface ResultFileStore {
   save(scanId: string, fileName: string, content: Uint8Array): Promise<{ size: number; sha256: string }>;
   open(scanId: string, fileName: string): Readable;
   removeScan(scanId: string): Promise<void>;
+}
+
+export type WorkloadPhase = 'Running' | 'Succeeded' | 'Failed' | 'Missing';
+
+export interface WorkloadOutput {
+  file: string;
+  contentType: string;
+  content: Uint8Array;
+}
+
+export interface WorkloadStatus {
+  phase: WorkloadPhase;
+  /** The scanner's latest progress report, 0..100, when it reports one. */
+  progress?: number;
+  /** Failed: a CamelCase reason and a sentence saying what happened and what to do. */
+  reason?: string;
+  message?: string;
+  /** Succeeded: the files the scanner wrote. */
+  outputs?: WorkloadOutput[];
+}
+
+/**
+ * Where scanner workloads run: child processes in the embedded runtime,
+ * Jobs on Kubernetes. Start is idempotent; a workload the runner does not
+ * know (lost in a restart) is Missing.
+ */
+export interface WorkloadRunner {
+  start(scan: Scan, hosts: string[]): Promise<void>;
+  observe(scanId: string): Promise<WorkloadStatus>;
+  stop(scanId: string): Promise<void>;
+  /** Frees what the workload left behind once its outputs are stored. */
+  release(scanId: string): Promise<void>;
+  /** Tells the controller that a workload changed (progress, exit) so it reconciles without waiting for a poll. */
+  onChange(listener: (scanId: string) => void): void;
+}
+
+/** DNS, as the controller needs it: the IPv4 addresses of a host name. */
+export interface HostResolver {
+  resolve4(host: string): Promise<string[]>;
 }
 
 export type { ScanType };

@@ -108,7 +108,7 @@ export class SqliteScanRepository implements ScanRepository {
           @skippedTargets, @conditions, @risks, @scheduledBy, @reportId, @createdAt, @startedAt, @finishedAt)`),
       save: db.prepare(`UPDATE scans SET state = @state, progress = @progress, resolved_targets = @resolvedTargets, skipped_targets = @skippedTargets,
           conditions = @conditions, risks = @risks, report_id = @reportId, started_at = @startedAt, finished_at = @finishedAt
-        WHERE id = @id AND account_id = @accountId`),
+        WHERE id = @id AND account_id = @accountId AND (@expectedState IS NULL OR state = @expectedState)`),
       byId: db.prepare('SELECT * FROM scans WHERE account_id = ? AND id = ?'),
       byIdUnscoped: db.prepare('SELECT * FROM scans WHERE id = ?'),
       delete: db.prepare('DELETE FROM scans WHERE account_id = ? AND id = ?'),
@@ -141,9 +141,9 @@ export class SqliteScanRepository implements ScanRepository {
     })();
   }
 
-  save(scan: Scan, events: readonly OutboxEvent[]): boolean {
+  save(scan: Scan, events: readonly OutboxEvent[], expectedState?: ScanState): boolean {
     return this.db.transaction(() => {
-      if (this.statements.save.run(toParams(scan)).changes === 0) return false;
+      if (this.statements.save.run({ ...toParams(scan), expectedState: expectedState ?? null }).changes === 0) return false;
       this.recordEvents(events);
       return true;
     })();
@@ -196,8 +196,12 @@ export class SqliteScanRepository implements ScanRepository {
     return (this.statements.countedSince.get(accountId, since) as { n: number }).n;
   }
 
-  insertResult(file: StoredResultFile): void {
-    this.statements.insertResult.run(file);
+  saveWithResults(scan: Scan, files: readonly StoredResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean {
+    return this.db.transaction(() => {
+      if (!this.save(scan, events, expectedState)) return false;
+      for (const file of files) this.statements.insertResult.run(file);
+      return true;
+    })();
   }
 
   findResult(accountId: string, id: string): StoredResultFile | undefined {

@@ -1,0 +1,217 @@
+/**
+ * The Scan controller (DESIGN.md): reconciles each Scan by id. It admits
+ * QUEUED scans under the concurrency and plan limits, resolves and checks
+ * their targets, starts a workload, follows its progress, stores its result
+ * files, and writes state back with a scan.updated event. The same logic
+ * serves both runtimes; only the WorkloadRunner differs.
+ */
+import { randomUUID } from 'node:crypto';
+import { presentScan } from '../../api/present/scan.js';
+import type { Clock } from '../../domain/clock.js';
+import { newEvent } from '../../domain/events/event.js';
+import { classifyResolution, hostOf, type Resolution } from '../../domain/scans/resolve-targets.js';
+import { advanceProgress, type Condition, type Scan } from '../../domain/scans/scan.js';
+import type { Cidr } from '../../domain/targets/ipv4.js';
+import type { HostResolver, ResultFileStore, ScanRepository, StoredResultFile, WorkloadRunner, WorkloadStatus } from '../ports.js';
+import type { Timers } from './timer.js';
+import { WorkQueue, type ReconcileResult } from './work-queue.js';
+
+export interface ScanControllerOptions {
+  scans: ScanRepository;
+  runner: WorkloadRunner;
+  resolver: HostResolver;
+  resultFiles: ResultFileStore;
+  clock: Clock;
+  timers: Timers;
+  maxConcurrentScans: number;
+  allowTargets: readonly Cidr[];
+  onError: (scanId: string, error: unknown) => void;
+  /** How often a running workload is polled besides the runner's own change notices. */
+  pollMs?: number;
+  workers?: number;
+}
+
+const ACTIVE_STATES = ['QUEUED', 'RUNNING', 'STOPPING'] as const;
+
+export class ScanController {
+  readonly queue: WorkQueue;
+  /** Scans admitted whose workload start is still in progress: they hold a slot before they are RUNNING. */
+  private readonly starting = new Set<string>();
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly options: ScanControllerOptions) {
+    this.queue = new WorkQueue({ timers: options.timers, onError: options.onError });
+    options.runner.onChange((scanId) => this.queue.add(scanId));
+  }
+
+  /** Lists every unfinished scan (adopting what a previous process left) and starts the workers. */
+  start(): void {
+    for (const id of this.options.scans.idsInStates(ACTIVE_STATES)) this.queue.add(id);
+    this.running = this.queue.run(this.options.workers ?? 4, (id) => this.reconcile(id));
+  }
+
+  enqueue(scanId: string): void {
+    this.queue.add(scanId);
+  }
+
+  async stop(): Promise<void> {
+    await this.queue.shutDown();
+    await this.running;
+  }
+
+  async reconcile(scanId: string): Promise<ReconcileResult> {
+    const scan = this.options.scans.findByIdUnscoped(scanId);
+    if (scan === undefined) return this.options.runner.stop(scanId);
+    switch (scan.state) {
+      case 'QUEUED':
+        return this.admit(scan);
+      case 'RUNNING':
+        return this.follow(scan);
+      case 'STOPPING':
+        return this.finishStopping(scan);
+      default:
+        return undefined;
+    }
+  }
+
+  private get pollMs(): number {
+    return this.options.pollMs ?? 2000;
+  }
+
+  private slotsInUse(): number {
+    return this.options.scans.countInState('RUNNING') + this.options.scans.countInState('STOPPING') + this.starting.size;
+  }
+
+  /** Takes a slot synchronously (no await between the count and the claim), so the limit holds however many scans arrive. */
+  private async admit(scan: Scan): Promise<ReconcileResult> {
+    if (this.starting.has(scan.id)) return undefined;
+    if (this.slotsInUse() >= this.options.maxConcurrentScans) return { requeueAfterMs: this.pollMs };
+    this.starting.add(scan.id);
+    try {
+      return await this.startWorkload(scan);
+    } finally {
+      this.starting.delete(scan.id);
+    }
+  }
+
+  private async startWorkload(scan: Scan): Promise<ReconcileResult> {
+    const { resolved, skipped } = await this.resolveTargets(scan);
+    const now = this.options.clock.now().toISOString();
+    if (resolved.length === 0) {
+      this.write({ ...scan, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', condition('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets', now));
+      return this.wakeQueued();
+    }
+    await this.options.runner.start(scan, resolved.map((target) => target.target));
+    const started = this.write(
+      { ...scan, state: 'RUNNING', resolvedTargets: resolved, skippedTargets: skipped, startedAt: now },
+      'QUEUED',
+      condition('Running', 'WorkloadStarted', `the ${scan.type} scanner started on ${resolved.length} target(s)`, now),
+    );
+    if (!started) {
+      // Stopped or deleted while its targets were resolved: the workload must not outlive it.
+      await this.options.runner.stop(scan.id);
+      await this.options.runner.release(scan.id);
+      return this.wakeQueued();
+    }
+    return { requeueAfterMs: this.pollMs };
+  }
+
+  private async resolveTargets(scan: Scan) {
+    const outcomes = await Promise.all(
+      scan.requestedTargets.map(async (requested) => classifyResolution(requested, await this.resolve(hostOf(requested.target)), this.options.allowTargets)),
+    );
+    return {
+      resolved: outcomes.flatMap((outcome) => ('resolved' in outcome ? [outcome.resolved] : [])),
+      skipped: outcomes.flatMap((outcome) => ('skipped' in outcome ? [outcome.skipped] : [])),
+    };
+  }
+
+  private async resolve(host: string): Promise<Resolution> {
+    if (/^[\d.]+$/.test(host)) return { ok: true, addresses: [host] };
+    try {
+      return { ok: true, addresses: await this.options.resolver.resolve4(host) };
+    } catch (error) {
+      return { ok: false, error: (error as { code?: string }).code ?? (error as Error).message };
+    }
+  }
+
+  private async follow(scan: Scan): Promise<ReconcileResult> {
+    const status = await this.options.runner.observe(scan.id);
+    const now = this.options.clock.now().toISOString();
+    switch (status.phase) {
+      case 'Running': {
+        const progress = advanceProgress(scan.progress, status.progress ?? 0);
+        if (progress !== scan.progress) this.write({ ...scan, progress }, 'RUNNING');
+        return { requeueAfterMs: this.pollMs };
+      }
+      case 'Succeeded':
+        await this.complete(scan, status, now);
+        return this.wakeQueued();
+      case 'Failed':
+      case 'Missing':
+        this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status, now));
+        await this.options.runner.release(scan.id);
+        return this.wakeQueued();
+    }
+  }
+
+  private async complete(scan: Scan, status: WorkloadStatus, now: string): Promise<void> {
+    const files: StoredResultFile[] = [];
+    for (const output of status.outputs ?? []) {
+      const { size, sha256 } = await this.options.resultFiles.save(scan.id, output.file, output.content);
+      files.push({ id: randomUUID(), scanId: scan.id, accountId: scan.accountId, fileName: output.file, contentType: output.contentType, size, sha256, createdAt: now });
+    }
+    const done: Scan = {
+      ...scan,
+      state: 'SUCCEEDED',
+      progress: 100,
+      finishedAt: now,
+      results: files.map((file) => ({ resultId: file.id, contentType: file.contentType })),
+      conditions: mergeCondition(scan.conditions, condition('Succeeded', 'ScannerFinished', 'the scanner finished and its results are stored', now)),
+    };
+    this.options.scans.saveWithResults(done, files, [newEvent(scan.accountId, 'scan.updated', presentScan(done), this.options.clock.now())], 'RUNNING');
+    await this.options.runner.release(scan.id);
+  }
+
+  private async finishStopping(scan: Scan): Promise<ReconcileResult> {
+    await this.options.runner.stop(scan.id);
+    const now = this.options.clock.now().toISOString();
+    this.write({ ...scan, state: 'STOPPED', finishedAt: now }, 'STOPPING', condition('Stopped', 'StopRequested', 'the scan was stopped on request', now));
+    await this.options.runner.release(scan.id);
+    return this.wakeQueued();
+  }
+
+  /** A slot freed: give waiting scans their turn, oldest first. */
+  private wakeQueued(): undefined {
+    for (const id of this.options.scans.idsInStates(['QUEUED'])) this.queue.add(id);
+    return undefined;
+  }
+
+  /**
+   * Saves the scan (with a new condition when given) and its scan.updated
+   * event in one transaction, only if it is still in `expectedState`; when
+   * the API changed it meanwhile (a stop), the scan is reconciled again.
+   */
+  private write(scan: Scan, expectedState: Scan['state'], newCondition?: Condition): boolean {
+    const updated = newCondition === undefined ? scan : { ...scan, conditions: mergeCondition(scan.conditions, newCondition) };
+    const saved = this.options.scans.save(updated, [newEvent(scan.accountId, 'scan.updated', presentScan(updated), this.options.clock.now())], expectedState);
+    if (!saved) this.queue.add(scan.id);
+    return saved;
+  }
+}
+
+function condition(type: string, reason: string, message: string, at: string): Condition {
+  return { type, status: 'True', reason, message, lastTransitionTime: at };
+}
+
+function failure(status: WorkloadStatus, at: string): Condition {
+  if (status.phase === 'Missing') {
+    return condition('Failed', 'WorkloadLost', 'the scanner process was lost (the service restarted or it was killed); start the scan again', at);
+  }
+  return condition('Failed', status.reason ?? 'ScannerFailed', status.message ?? 'the scanner failed', at);
+}
+
+/** One condition per type: a new one replaces the old of the same type. */
+function mergeCondition(conditions: readonly Condition[], next: Condition): Condition[] {
+  return [...conditions.filter((existing) => existing.type !== next.type), next];
+}

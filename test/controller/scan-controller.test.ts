@@ -1,0 +1,225 @@
+import { expect } from 'chai';
+import type { Scan } from '../../src/domain/scans/scan.js';
+import type { HostResolver, WorkloadRunner, WorkloadStatus } from '../../src/app/ports.js';
+import { ScanController } from '../../src/app/controller/scan-controller.js';
+import { FakeTimers } from '../../src/app/controller/timer.js';
+import { parseCidrList } from '../../src/domain/targets/ipv4.js';
+import { composeCore } from '../../src/main/composition-root.js';
+import { loadSettings } from '../../src/config/settings.js';
+import type { Account } from '../../src/domain/accounts/account.js';
+import { tempDir } from '../support/temp-dir.js';
+
+/** A fake cluster: records every action in order and answers observe() with a scripted status. */
+class FakeRunner implements WorkloadRunner {
+  readonly actions: string[] = [];
+  readonly statuses = new Map<string, WorkloadStatus>();
+  private listener: (scanId: string) => void = () => undefined;
+
+  async start(scan: Scan, targets: string[]): Promise<void> {
+    this.actions.push(`start ${scan.id} ${targets.join(',')}`);
+    this.statuses.set(scan.id, { phase: 'Running', progress: 0 });
+  }
+  async observe(scanId: string): Promise<WorkloadStatus> {
+    this.actions.push(`observe ${scanId}`);
+    return this.statuses.get(scanId) ?? { phase: 'Missing' };
+  }
+  async stop(scanId: string): Promise<void> {
+    this.actions.push(`stop ${scanId}`);
+  }
+  async release(scanId: string): Promise<void> {
+    this.actions.push(`release ${scanId}`);
+    this.statuses.delete(scanId);
+  }
+  onChange(listener: (scanId: string) => void): void {
+    this.listener = listener;
+  }
+  notify(scanId: string): void {
+    this.listener(scanId);
+  }
+}
+
+const resolver: HostResolver = {
+  async resolve4(host: string) {
+    const table: Record<string, string[]> = { 'public.example.com': ['93.184.216.34'], 'internal.example.com': ['10.0.0.7'] };
+    if (table[host] === undefined) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+    return table[host];
+  },
+};
+
+describe('the Scan controller (one reconcile at a time, against a fake runner)', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let core: ReturnType<typeof composeCore>;
+  let runner: FakeRunner;
+  let timers: FakeTimers;
+  let controller: ScanController;
+  let account: Account;
+
+  function build(maxConcurrentScans = 10): void {
+    controller = new ScanController({
+      scans: core.scanRepository,
+      runner,
+      resolver,
+      resultFiles: core.resultFiles,
+      clock: { now: () => new Date(timers.now()) },
+      timers,
+      maxConcurrentScans,
+      allowTargets: parseCidrList('127.0.0.0/8'),
+      onError: (key, error) => {
+        throw new Error(`reconcile of ${key} failed: ${String(error)}`);
+      },
+      pollMs: 1000,
+    });
+  }
+
+  beforeEach(() => {
+    dir = tempDir();
+    core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }));
+    account = core.accounts.createAccount({ name: 'acme' }).account;
+    runner = new FakeRunner();
+    timers = new FakeTimers();
+    build();
+  });
+  afterEach(() => {
+    core.db.close();
+    dir.remove();
+  });
+
+  const startScan = (targets: string[], type: Scan['type'] = 'NMAP') => core.scans.start(account, { type, targets })[0]!;
+  const stateOf = (id: string) => core.scans.get(account, id);
+  const eventTypes = () => core.scanRepository.eventsFor(account.id).map((event) => `${event.type}:${(event.data as { state: string }).state}`);
+
+  it('starts the workload of a QUEUED scan with its resolved targets and moves it to RUNNING', async () => {
+    const scan = startScan(['127.0.0.1', 'public.example.com']);
+    const result = await controller.reconcile(scan.id);
+    expect(runner.actions).to.deep.equal([`start ${scan.id} 127.0.0.1,public.example.com`]);
+    expect(result).to.deep.equal({ requeueAfterMs: 1000 });
+    const running = stateOf(scan.id);
+    expect(running.state).to.equal('RUNNING');
+    expect(running.startedAt).to.be.a('string');
+    expect(running.resolvedTargets.map((t) => t.addresses)).to.deep.equal([['127.0.0.1'], ['93.184.216.34']]);
+    expect(eventTypes()).to.deep.equal(['scan.created:QUEUED', 'scan.updated:RUNNING']);
+  });
+
+  it('skips targets that resolve to private addresses or fail DNS, and scans the rest', async () => {
+    const scan = startScan(['internal.example.com', 'missing.example.com', 'public.example.com']);
+    await controller.reconcile(scan.id);
+    const running = stateOf(scan.id);
+    expect(running.resolvedTargets.map((t) => t.target)).to.deep.equal(['public.example.com']);
+    expect(running.skippedTargets.map((t) => t.skippedReason)).to.deep.equal([
+      'resolves to 10.0.0.7 in the 10.0.0.0/8 private-use (RFC 1918) range; only public addresses are scanned',
+      'DNS lookup failed: ENOTFOUND',
+    ]);
+    expect(runner.actions).to.deep.equal([`start ${scan.id} public.example.com`]);
+  });
+
+  it('fails a scan whose every target is skipped, without starting anything', async () => {
+    const scan = startScan(['internal.example.com']);
+    await controller.reconcile(scan.id);
+    expect(runner.actions).to.deep.equal([]);
+    const failed = stateOf(scan.id);
+    expect(failed.state).to.equal('FAILED');
+    expect(failed.conditions.at(-1)).to.include({ reason: 'NoScannableTargets' });
+  });
+
+  it('keeps a scan QUEUED while the concurrency limit is used up, and admits it when a slot frees', async () => {
+    build(1);
+    const first = startScan(['127.0.0.1']);
+    const second = startScan(['127.0.0.2']);
+    await controller.reconcile(first.id);
+    expect(await controller.reconcile(second.id)).to.deep.equal({ requeueAfterMs: 1000 });
+    expect(stateOf(second.id).state).to.equal('QUEUED');
+    runner.statuses.set(first.id, { phase: 'Succeeded', outputs: [] });
+    await controller.reconcile(first.id);
+    await controller.reconcile(second.id);
+    expect(stateOf(second.id).state).to.equal('RUNNING');
+    expect(runner.actions.filter((a) => a.startsWith('start'))).to.have.length(2);
+  });
+
+  it('never admits more scans than the limit when many are reconciled at once', async () => {
+    build(3);
+    const scans = Array.from({ length: 12 }, (_, i) => startScan([`127.0.1.${i + 1}`]));
+    await Promise.all(scans.map((scan) => controller.reconcile(scan.id)));
+    expect(scans.filter((scan) => stateOf(scan.id).state === 'RUNNING')).to.have.length(3);
+    expect(runner.actions.filter((a) => a.startsWith('start'))).to.have.length(3);
+  });
+
+  it('records progress from the workload, never going backwards', async () => {
+    const scan = startScan(['127.0.0.1']);
+    await controller.reconcile(scan.id);
+    runner.statuses.set(scan.id, { phase: 'Running', progress: 40.7 });
+    await controller.reconcile(scan.id);
+    expect(stateOf(scan.id).progress).to.equal(40);
+    runner.statuses.set(scan.id, { phase: 'Running', progress: 12 });
+    await controller.reconcile(scan.id);
+    expect(stateOf(scan.id).progress).to.equal(40);
+    expect(eventTypes()).to.deep.equal(['scan.created:QUEUED', 'scan.updated:RUNNING', 'scan.updated:RUNNING']);
+  });
+
+  it('stores result files and moves a finished scan to SUCCEEDED with progress 100', async () => {
+    const scan = startScan(['127.0.0.1']);
+    await controller.reconcile(scan.id);
+    runner.statuses.set(scan.id, { phase: 'Succeeded', outputs: [{ file: 'nmap.xml', contentType: 'application/xml', content: Buffer.from('<nmaprun/>') }] });
+    await controller.reconcile(scan.id);
+    const done = stateOf(scan.id);
+    expect(done).to.include({ state: 'SUCCEEDED', progress: 100 });
+    expect(done.results).to.have.length(1);
+    const { file, content } = core.scans.openResult(account, done.results[0]!.resultId);
+    expect(file).to.include({ fileName: 'nmap.xml', contentType: 'application/xml', size: 10 });
+    const chunks: Buffer[] = [];
+    for await (const chunk of content) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString()).to.equal('<nmaprun/>');
+    expect(runner.actions.at(-1)).to.equal(`release ${scan.id}`);
+  });
+
+  for (const [what, status, reason] of [
+    ['a scanner that exits non-zero', { phase: 'Failed', reason: 'ScannerExited', message: 'nmap exited with code 1' }, 'ScannerExited'],
+    ['a scanner that is not installed', { phase: 'Failed', reason: 'ScannerNotInstalled', message: 'nuclei is not installed' }, 'ScannerNotInstalled'],
+    ['a workload lost in a restart', { phase: 'Missing' }, 'WorkloadLost'],
+  ] as const) {
+    it(`fails the scan with a condition saying why for ${what}`, async () => {
+      const scan = startScan(['127.0.0.1']);
+      await controller.reconcile(scan.id);
+      runner.statuses.set(scan.id, status as WorkloadStatus);
+      await controller.reconcile(scan.id);
+      const failed = stateOf(scan.id);
+      expect(failed.state).to.equal('FAILED');
+      expect(failed.conditions.at(-1)).to.include({ type: 'Failed', reason });
+      expect(failed.finishedAt).to.be.a('string');
+    });
+  }
+
+  it('stops the workload of a STOPPING scan and then marks it STOPPED', async () => {
+    const scan = startScan(['127.0.0.1']);
+    await controller.reconcile(scan.id);
+    expect(core.scans.stop(account, scan.id).state).to.equal('STOPPING');
+    await controller.reconcile(scan.id);
+    expect(runner.actions.slice(-2)).to.deep.equal([`stop ${scan.id}`, `release ${scan.id}`]);
+    expect(stateOf(scan.id).state).to.equal('STOPPED');
+  });
+
+  it('does not overwrite a stop that arrives while the workload reports progress', async () => {
+    const scan = startScan(['127.0.0.1']);
+    await controller.reconcile(scan.id);
+    const slowRunner = runner;
+    const originalObserve = slowRunner.observe.bind(slowRunner);
+    slowRunner.observe = async (id) => {
+      core.scans.stop(account, id); // the API stops it while the controller waits for the runner
+      return { ...(await originalObserve(id)), progress: 50 };
+    };
+    await controller.reconcile(scan.id);
+    expect(stateOf(scan.id).state).to.equal('STOPPING');
+  });
+
+  it('adopts unfinished scans at start: a RUNNING scan whose workload is unknown fails as lost', async () => {
+    const scan = startScan(['127.0.0.1']);
+    await controller.reconcile(scan.id);
+    runner.statuses.clear(); // a new process: the runner knows nothing
+    build();
+    controller.start();
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    await controller.stop();
+    expect(stateOf(scan.id).state).to.equal('FAILED');
+    expect(stateOf(scan.id).conditions.at(-1)).to.include({ reason: 'WorkloadLost' });
+  });
+});
