@@ -24,6 +24,8 @@ export interface Settings {
   smtpFrom: string;
   logLevel: LogLevel;
   rateLimit: { perSecond: number; burst: number };
+  /** A scanner still running after this many seconds is stopped and its Scan fails. */
+  scanTimeoutSeconds: number;
 }
 
 export class SettingsError extends Error {}
@@ -96,6 +98,7 @@ export function loadSettings(env: Env = process.env): Settings {
     smtpUrl: optional(env.VIGIL_SMTP_URL) === undefined ? undefined : field('VIGIL_SMTP_URL', smtpUrl, optional(env.VIGIL_SMTP_URL)!),
     smtpFrom: field('VIGIL_SMTP_FROM', email, optional(env.VIGIL_SMTP_FROM) ?? 'vigil@localhost'),
     logLevel: field('LOG_LEVEL', oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), optional(env.LOG_LEVEL) ?? 'info'),
+    scanTimeoutSeconds: field('VIGIL_SCAN_TIMEOUT_SECONDS', integer('VIGIL_SCAN_TIMEOUT_SECONDS', 10, 7 * 24 * 3600), optional(env.VIGIL_SCAN_TIMEOUT_SECONDS) ?? '7200'),
     rateLimit: {
       perSecond: field('VIGIL_RATE_LIMIT_PER_SECOND', integer('VIGIL_RATE_LIMIT_PER_SECOND', 1, 1_000_000), optional(env.VIGIL_RATE_LIMIT_PER_SECOND) ?? '50'),
       burst: field('VIGIL_RATE_LIMIT_BURST', integer('VIGIL_RATE_LIMIT_BURST', 1, 1_000_000), optional(env.VIGIL_RATE_LIMIT_BURST) ?? '200'),

@@ -21,6 +21,12 @@ import { SqliteScanRepository } from '../store/scans-repository.js';
 import { FileSystemResultFiles } from '../store/result-files.js';
 import { ScansService } from '../app/scans-service.js';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ScanController } from '../app/controller/scan-controller.js';
+import { systemTimers } from '../app/controller/timer.js';
+import { scannerFor } from '../domain/scanners/index.js';
+import { systemResolver } from '../runtime/dns-resolver.js';
+import { ProcessWorkloadRunner } from '../runtime/embedded/process-runner.js';
 
 export interface Vigil {
   db: Database;
@@ -77,8 +83,28 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     });
     server = bound;
     accepting = true;
+    controller.start();
     return bound;
   };
+
+  const runner = new ProcessWorkloadRunner({
+    workDir: join(settings.dataDir, 'work'),
+    scannerFor,
+    deadlineMs: settings.scanTimeoutSeconds * 1000,
+    cliPath: fileURLToPath(new URL('../cli/main.js', import.meta.url)),
+  });
+  const controller = new ScanController({
+    scans: core.scanRepository,
+    runner,
+    resolver: systemResolver,
+    resultFiles: core.resultFiles,
+    clock,
+    timers: systemTimers(clock),
+    maxConcurrentScans: settings.maxConcurrentScans,
+    allowTargets: settings.allowTargets,
+    onError: (scanId, error) => logger.error({ scan_id: scanId, err: error }, 'scan reconcile failed'),
+  });
+  core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
 
   const close = async (): Promise<void> => {
     accepting = false;
@@ -87,6 +113,8 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
       server.closeIdleConnections();
       await closing;
     }
+    await controller.stop();
+    await runner.stopAll();
     core.db.close();
   };
 

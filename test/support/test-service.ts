@@ -41,8 +41,9 @@ export class TestService {
     private readonly removeDir: () => void,
   ) {}
 
-  static async start(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestService> {
-    const dir = tempDir();
+  /** Starts a service; with `dataDir`, on an existing data directory (a restart), which stop() then leaves in place. */
+  static async start(options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; accountName?: string } = {}): Promise<TestService> {
+    const dir = options.dataDir === undefined ? tempDir() : { path: options.dataDir, remove: () => undefined };
     const settings = loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_PORT: '0', LOG_LEVEL: 'info', ...options.env });
     const lines: string[] = [];
     const sink = new Writable({
@@ -52,7 +53,7 @@ export class TestService {
       },
     });
     const vigil = composeVigil(settings, createLogger(settings.logLevel, sink), { clock: options.clock, defaultMetrics: false });
-    const { account, apiKey } = vigil.accounts.createAccount({ name: 'test-account' });
+    const { account, apiKey } = vigil.accounts.createAccount({ name: options.accountName ?? 'test-account' });
     const server = await vigil.listen();
     const address = server.address() as { port: number };
     const baseUrl = `http://127.0.0.1:${address.port}`;

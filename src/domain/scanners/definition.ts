@@ -1,0 +1,85 @@
+/**
+ * How each scan type is run: one ScannerDefinition per type says which
+ * program or container image runs, with which arguments, which files it
+ * writes and how its output lines tell progress. Pure functions: the
+ * Kubernetes Job builder and the embedded child-process runner (outer ring)
+ * do the I/O.
+ */
+import type { ScanType } from '../risks/finding.js';
+
+export interface ScannerInput {
+  /**
+   * The Scan's targets as stored (public IPv4, host name or http(s) URL),
+   * already within the type's per-Scan limit. Each definition reshapes them
+   * into what its scanner takes (nmap: hosts, sslyze: host:port, ZAP: a URL).
+   */
+  targets: string[];
+  /** Directory the scanner writes its outputs into (an emptyDir in Kubernetes, a scan work directory locally). */
+  outputDir: string;
+  /** A login script to replay before a web scan (OWASP_ZAP types only). */
+  authScriptFile?: string;
+  /** Type-specific settings; for the ZAP types, the target's scanner_settings.zap. */
+  settings?: unknown;
+  /** Path of Vigil's CLI entry point, for the types Vigil runs itself (OPENVAS, NESSUS) in the embedded runtime. */
+  cliPath?: string;
+}
+
+export interface ScannerContainer {
+  /** Image with a pinned version tag. */
+  image: string;
+  /** Overrides the image's entrypoint when set. */
+  command?: string[];
+  args: string[];
+  /** Linux capabilities to add; everything else stays dropped. */
+  capabilities?: string[];
+}
+
+export interface LocalCommand {
+  program: string;
+  args: string[];
+}
+
+export interface ScannerOutput {
+  /** File name relative to outputDir. */
+  file: string;
+  contentType: string;
+}
+
+/** A file the runner writes into outputDir before starting the scanner (ZAP's plan, nuclei's target list). */
+export interface ScannerInputFile {
+  file: string;
+  content: string;
+}
+
+export interface ScannerDefinition {
+  type: ScanType;
+  /** Kubernetes: container image with a pinned tag, and args, writing outputs under outputDir. */
+  container(input: ScannerInput): ScannerContainer;
+  /** Embedded runtime: the local program and its args, or undefined when this type cannot run locally as a plain program. */
+  local(input: ScannerInput): LocalCommand | undefined;
+  /**
+   * Files the runner must write into outputDir before starting the scanner,
+   * in both runtimes; none when absent. They are inputs, never uploaded as results.
+   */
+  inputs?(input: ScannerInput): ScannerInputFile[];
+  /** Output files the scanner writes, relative to outputDir, with content types (e.g. nmap.xml application/xml). */
+  outputs: Array<{ file: string; contentType: string }>;
+  /**
+   * Parses one line of scanner stdout/stderr into a progress percentage, or
+   * undefined. Some scanners restart their percentage per phase: the caller
+   * keeps progress monotonic (advanceProgress in scans/scan.ts).
+   */
+  progressFrom(line: string): number | undefined;
+}
+
+/** outputDir joined with a file name, POSIX style (scanner containers and local runs are Linux). */
+export function outputPath(outputDir: string, file: string): string {
+  return `${outputDir.replace(/\/+$/, '')}/${file}`;
+}
+
+/** A reported percentage within 0..100, or undefined when the text is not a number. */
+export function percentage(text: string | number | undefined): number | undefined {
+  const value = typeof text === 'number' ? text : Number.parseFloat(text ?? '');
+  if (!Number.isFinite(value)) return undefined;
+  return Math.min(100, Math.max(0, value));
+}

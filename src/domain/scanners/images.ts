@@ -1,0 +1,17 @@
+/**
+ * Scanner images, each pinned to a release: an unpinned tag would change the
+ * scanner, its output format and so the risk fingerprints under a running
+ * service. Bump them deliberately, with the parser fixtures.
+ */
+
+/** Vigil's own version; test/unit/scanner-definitions.test.ts keeps it equal to package.json's. */
+export const VIGIL_VERSION = '0.1.0';
+
+export const SCANNER_IMAGES = {
+  nmap: 'instrumentisto/nmap:7.95',
+  nuclei: 'projectdiscovery/nuclei:v3.11.1',
+  sslyze: 'nablac0d3/sslyze:6.1.0',
+  zap: 'ghcr.io/zaproxy/zaproxy:2.16.1',
+  /** OPENVAS and NESSUS run through Vigil's own CLI, which drives the scanner's API. */
+  vigil: `ghcr.io/vigil-dev/vigil:${VIGIL_VERSION}`,
+} as const;

@@ -1,0 +1,246 @@
+/**
+ * The ZAP Automation Framework plan for one web scan, as YAML text
+ * (`zap.sh -cmd -autorun plan.yaml`). Pure: the runner writes the text into
+ * the scan's directory.
+ *
+ * Jobs, in order: passive scan settings; the target's headers and cookies as
+ * replacer rules; seed URLs requested so they are in the site tree; the
+ * spider; waiting for the passive scanner; the active scan (OWASP_ZAP_ACTIVE
+ * only); the Traditional JSON report that the ZAP parser reads.
+ *
+ * ZAP replaces `${NAME}` in plan values with its environment variables, so a
+ * header value `${SECRET}` would send ZAP's environment to the target. Values
+ * from the target's settings that contain `${` are refused.
+ */
+import { InvalidRequestError } from '../errors.js';
+import type { ZapSettingsInputValue } from '../../api/schemas/targets.js';
+
+export const ZAP_CONTEXT = 'vigil';
+export const ZAP_USER = 'vigil';
+export const ZAP_REPORT_TEMPLATE = 'traditional-json';
+
+/** Time boxes, in minutes: a web scan must end even on a site that never stops producing URLs. */
+export const ZAP_TIME_LIMITS = { spiderMinutes: 10, passiveWaitMinutes: 10, activeScanMinutes: 60, activeRuleMinutes: 10 } as const;
+
+export interface ZapPlanInput {
+  /** The http(s) URL to scan. */
+  targetUrl: string;
+  /** OWASP_ZAP_ACTIVE: add the active scan (attack requests). */
+  active: boolean;
+  reportDir: string;
+  reportFile: string;
+  /** The target's scanner_settings.zap; missing fields take their defaults. */
+  settings?: ZapSettingsInputValue;
+  /** A ZAP client (Zest) login script to replay before crawling. */
+  authScriptFile?: string;
+}
+
+type Yaml = string | number | boolean | Yaml[] | { [key: string]: Yaml };
+
+export function zapAutomationPlan(input: ZapPlanInput): string {
+  const plan: Yaml = { env: environment(input), jobs: jobs(input) };
+  return ['# ZAP Automation Framework plan written by Vigil for one Scan.', ...yamlBlock(plan, ''), ''].join('\n');
+}
+
+function environment(input: ZapPlanInput): Yaml {
+  const settings = input.settings ?? {};
+  const authenticated = input.authScriptFile !== undefined;
+  const context: Record<string, Yaml> = {
+    name: ZAP_CONTEXT,
+    urls: [checked(input.targetUrl, 'the target URL'), ...(settings.seed_urls ?? []).map((url) => checked(url, 'seed_urls'))],
+    includePaths: includePaths(input.targetUrl, settings),
+    excludePaths: excludePaths(settings),
+  };
+  if (authenticated) Object.assign(context, authentication(input.authScriptFile!));
+  return {
+    contexts: [context],
+    parameters: { failOnError: true, failOnWarning: false, progressToStdout: true },
+  };
+}
+
+function authentication(scriptFile: string): Record<string, Yaml> {
+  return {
+    authentication: {
+      method: 'client',
+      parameters: { script: checked(scriptFile, 'the login script path'), scriptEngine: 'Mozilla Zest', diagnostics: false, loginPageWait: 5 },
+      verification: { method: 'autodetect' },
+    },
+    sessionManagement: { method: 'autodetect' },
+    users: [{ name: ZAP_USER, credentials: {} }],
+  };
+}
+
+function jobs(input: ZapPlanInput): Yaml[] {
+  const settings = input.settings ?? {};
+  const user: Record<string, Yaml> = input.authScriptFile === undefined ? {} : { user: ZAP_USER };
+  const list: Yaml[] = [
+    {
+      type: 'passiveScan-config',
+      // Third-party scripts are never in scope (they are not the customer's to
+      // attack); passively scanning out-of-scope responses is how they are checked.
+      parameters: { maxAlertsPerRule: 10, scanOnlyInScope: settings.scan_third_party_javascript !== true },
+    },
+  ];
+  const rules = replacerRules(input.targetUrl, settings);
+  if (rules.length > 0) list.push({ type: 'replacer', parameters: { deleteAllRules: true }, rules });
+  const seeds = settings.seed_urls ?? [];
+  if (seeds.length > 0) list.push({ type: 'requestor', parameters: { ...user }, requests: seeds.map((url) => ({ url: checked(url, 'seed_urls'), method: 'GET' })) });
+  list.push(
+    { type: 'spider', parameters: { context: ZAP_CONTEXT, ...user, url: input.targetUrl, maxDuration: ZAP_TIME_LIMITS.spiderMinutes } },
+    { type: 'passiveScan-wait', parameters: { maxDuration: ZAP_TIME_LIMITS.passiveWaitMinutes } },
+  );
+  if (input.active) {
+    list.push({
+      type: 'activeScan',
+      parameters: { context: ZAP_CONTEXT, ...user, maxRuleDurationInMins: ZAP_TIME_LIMITS.activeRuleMinutes, maxScanDurationInMins: ZAP_TIME_LIMITS.activeScanMinutes },
+    });
+  }
+  list.push({
+    type: 'report',
+    parameters: { template: ZAP_REPORT_TEMPLATE, reportDir: input.reportDir, reportFile: input.reportFile, reportTitle: 'Vigil web scan' },
+  });
+  return list;
+}
+
+function includePaths(targetUrl: string, settings: ZapSettingsInputValue): string[] {
+  const host = new URL(targetUrl).hostname;
+  return [
+    hostPattern({ host, subdomains: settings.scan_discovered_subdomains === true }),
+    ...(settings.included_domains ?? []).map((domain) => hostPattern(domainOf(domain, 'included_domains'))),
+  ];
+}
+
+function excludePaths(settings: ZapSettingsInputValue): string[] {
+  return [
+    ...(settings.excluded_domains ?? []).map((domain) => hostPattern(domainOf(domain, 'excluded_domains'))),
+    // Already regular expressions over the whole URL, as ZAP takes them.
+    ...(settings.excluded_urls ?? []).map((pattern) => checked(String(pattern), 'excluded_urls')),
+  ];
+}
+
+/** Headers and cookies go only to the target and its included domains, never to third parties. */
+function replacerRules(targetUrl: string, settings: ZapSettingsInputValue): Yaml[] {
+  const inScope = includePaths(targetUrl, settings);
+  const scopeUrl = inScope.length === 1 ? inScope[0]! : `(?:${inScope.join(')|(?:')})`;
+  const headerRules: Yaml[] = (settings.headers ?? []).map((header) => ({
+    description: `Vigil: header ${checkedHeaderText(header.key, 'headers')}`,
+    url: scopeUrl,
+    matchType: 'req_header',
+    matchString: header.key,
+    matchRegex: false,
+    replacementString: checkedHeaderText(header.value, 'headers'),
+    tokenProcessing: false,
+  }));
+  return [...headerRules, ...cookieRules(targetUrl, settings)];
+}
+
+/**
+ * Cookies as Cookie headers. A cookie without a domain goes to the target host
+ * only; one with a domain goes to that domain and its subdomains. ZAP's
+ * replacer sets the header once per matching rule, the last rule winning, so
+ * the rules run from the widest domain to the narrowest and each carries
+ * every cookie that applies to its hosts. Path, expiry and the browser-only
+ * attributes do not apply to ZAP's requests.
+ */
+function cookieRules(targetUrl: string, settings: ZapSettingsInputValue): Yaml[] {
+  const cookies = (settings.cookies ?? []).map((cookie) => ({
+    domain: cookie.domain === undefined || cookie.domain === '' ? undefined : domainOf(cookie.domain, 'cookies').host,
+    pair: `${checkedHeaderText(cookie.name, 'cookies')}=${checkedHeaderText(cookie.value, 'cookies')}`,
+  }));
+  if (cookies.length === 0) return [];
+  const targetHost = new URL(targetUrl).hostname;
+  const covers = (domain: string, host: string) => host === domain || host.endsWith(`.${domain}`);
+  const domains = [...new Set(cookies.flatMap((cookie) => (cookie.domain === undefined ? [] : [cookie.domain])))].sort((a, b) => a.length - b.length);
+  const domainRules = domains.map((domain) => ({
+    scope: domain,
+    url: hostPattern({ host: domain, subdomains: true }),
+    pairs: cookies.filter((cookie) => cookie.domain !== undefined && covers(cookie.domain, domain)).map((cookie) => cookie.pair),
+  }));
+  const hostRule = {
+    scope: 'the target host',
+    url: hostPattern({ host: targetHost }),
+    pairs: cookies.filter((cookie) => cookie.domain === undefined || covers(cookie.domain, targetHost)).map((cookie) => cookie.pair),
+  };
+  return [...domainRules, hostRule]
+    .filter((rule) => rule.pairs.length > 0)
+    .map((rule) => ({
+      description: `Vigil: cookies for ${rule.scope}`,
+      url: rule.url,
+      matchType: 'req_header',
+      matchString: 'Cookie',
+      matchRegex: false,
+      replacementString: rule.pairs.join('; '),
+      tokenProcessing: false,
+    }));
+}
+
+interface DomainScope {
+  host: string;
+  subdomains?: boolean;
+}
+
+/** A domain setting: a host name, `*.example.com` or `.example.com` for the domain and its subdomains. */
+function domainOf(raw: string, setting: string): DomainScope {
+  const text = checked(raw.trim(), setting);
+  const wildcard = /^\*?\./.test(text);
+  const name = text.replace(/^\*?\./, '').replace(/^https?:\/\//i, '').replace(/[/?#].*$/, '');
+  const host = !/[@:\s]/.test(name) && URL.canParse(`http://${name}/`) ? new URL(`http://${name}/`).hostname : '';
+  if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(host)) {
+    throw new InvalidRequestError(`scanner_settings.zap.${setting}: '${raw.slice(0, 80)}' is not a domain name; write it as example.com or *.example.com`);
+  }
+  return { host, subdomains: wildcard };
+}
+
+/** ZAP matches include and exclude patterns against the whole URL. */
+function hostPattern({ host, subdomains = false }: DomainScope): string {
+  return `^https?://${subdomains ? '(?:[^/?#@:]+\\.)?' : ''}${escapeRegex(host)}(?::\\d+)?(?:[/?#].*)?$`;
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+/** Header and cookie text: also no line breaks or NUL, which would start another header. */
+function checkedHeaderText(value: string, setting: string): string {
+  if (/[\r\n\x00]/.test(value)) {
+    throw new InvalidRequestError(`scanner_settings.zap.${setting}: values must not contain line breaks; remove them`);
+  }
+  return checked(value, setting);
+}
+
+function checked(value: string, setting: string): string {
+  if (value.includes('${')) {
+    throw new InvalidRequestError(`scanner_settings.zap.${setting}: values must not contain '\${' (ZAP would replace it with an environment variable); remove it`);
+  }
+  return value;
+}
+
+// --- YAML text: block style, every string double-quoted (JSON string syntax is valid YAML). ---
+
+const PLAIN_KEY = /^[A-Za-z][A-Za-z0-9_-]*$/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+function isInline(value: Yaml): boolean {
+  return typeof value !== 'object' || (Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0);
+}
+
+function inline(value: Yaml): string {
+  if (typeof value === 'string') return JSON.stringify(value.replace(LONE_SURROGATE, '\uFFFD'));
+  if (typeof value !== 'object') return String(value);
+  return Array.isArray(value) ? '[]' : '{}';
+}
+
+function yamlBlock(value: Yaml, indent: string): string[] {
+  if (Array.isArray(value)) {
+    return value.flatMap((item) => {
+      if (isInline(item)) return [`${indent}- ${inline(item)}`];
+      const lines = yamlBlock(item, `${indent}  `);
+      return [`${indent}- ${lines[0]!.slice(indent.length + 2)}`, ...lines.slice(1)];
+    });
+  }
+  if (typeof value !== 'object') return [`${indent}${inline(value)}`];
+  return Object.entries(value).flatMap(([key, child]) => {
+    const name = PLAIN_KEY.test(key) ? key : JSON.stringify(key);
+    return isInline(child) ? [`${indent}${name}: ${inline(child)}`] : [`${indent}${name}:`, ...yamlBlock(child, `${indent}  `)];
+  });
+}

@@ -1,0 +1,117 @@
+/**
+ * ZAP for OWASP_ZAP (spider and passive scan) and OWASP_ZAP_ACTIVE (the same
+ * plus the active scan), run by the Automation Framework from a plan the
+ * runner writes first (inputs()). One URL per Scan. Locally it needs a ZAP
+ * installation with zap.sh on PATH; each run gets its own ZAP home directory
+ * under outputDir so that two scans do not share (and lock) ~/.ZAP.
+ */
+import { InvalidRequestError } from '../errors.js';
+import { ZapSettingsInput, type ZapSettingsInputValue } from '../../api/schemas/targets.js';
+import type { ScannerDefinition, ScannerInput } from './definition.js';
+import { outputPath } from './definition.js';
+import { SCANNER_IMAGES } from './images.js';
+import { checkTargetCount, webUrlOf } from './targets.js';
+import { zapAutomationPlan } from './zap-plan.js';
+
+export const ZAP_PLAN = 'zap-plan.yaml';
+export const ZAP_REPORT = 'zap-report.json';
+const ZAP_HOME = 'zap-home';
+
+/**
+ * ZAP's built-in anti-CSRF token names. Setting token(0..n) on the command
+ * line replaces list entries by index, so the defaults are written first and
+ * the target's names appended, never overwriting them.
+ */
+const DEFAULT_ANTI_CSRF_TOKENS = [
+  'anticsrf',
+  'CSRFToken',
+  '__RequestVerificationToken',
+  'csrfmiddlewaretoken',
+  'authenticity_token',
+  'OWASP_CSRFTOKEN',
+  'anoncsrf',
+  'csrf_token',
+  '_csrf',
+  '_csrfSecret',
+  '__csrf_magic',
+  'CSRF',
+  '_token',
+  '_csrf_token',
+  '_csrfToken',
+];
+
+type ZapType = 'OWASP_ZAP' | 'OWASP_ZAP_ACTIVE';
+
+/** Job start lines ("Job spider started") mapped to the share of the scan done when they appear. */
+const PHASES: Record<ZapType, Record<string, number>> = {
+  OWASP_ZAP: { requestor: 2, spider: 5, 'passiveScan-wait': 70, report: 95 },
+  OWASP_ZAP_ACTIVE: { requestor: 2, spider: 5, 'passiveScan-wait': 25, activeScan: 30, report: 95 },
+};
+const JOB_STARTED = /\bJob (\S+) started\s*$/;
+const PLAN_SUCCEEDED = /\bAutomation plan succeeded\b/;
+
+export function zapSettingsFrom(settings: unknown): ZapSettingsInputValue {
+  if (settings === undefined || settings === null) return {};
+  const result = ZapSettingsInput.safeParse(settings);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new InvalidRequestError(`scanner_settings.zap.${issue.path.join('.')}: ${issue.message}`);
+  }
+  return result.data;
+}
+
+function antiCsrfOptions(settings: ZapSettingsInputValue): string[] {
+  const extra = (settings.anti_csrf_tokens ?? []).filter((name) => !DEFAULT_ANTI_CSRF_TOKENS.includes(name));
+  if (extra.length === 0) return [];
+  return [...DEFAULT_ANTI_CSRF_TOKENS, ...extra].flatMap((name, index) => [
+    '-config',
+    `anticsrf.tokens.token(${index}).name=${name}`,
+    '-config',
+    `anticsrf.tokens.token(${index}).enabled=true`,
+  ]);
+}
+
+function zapArgs(type: ZapType, input: ScannerInput, ownHome: boolean): string[] {
+  checkTargetCount(type, input.targets);
+  const settings = zapSettingsFrom(input.settings);
+  return [
+    '-cmd',
+    // No update checks or other calls home: ZAP only talks to the target.
+    '-silent',
+    ...(ownHome ? ['-dir', outputPath(input.outputDir, ZAP_HOME)] : []),
+    ...antiCsrfOptions(settings),
+    '-autorun',
+    outputPath(input.outputDir, ZAP_PLAN),
+  ];
+}
+
+export function zapProgress(type: ZapType, line: string): number | undefined {
+  if (PLAN_SUCCEEDED.test(line)) return 100;
+  const job = JOB_STARTED.exec(line)?.[1];
+  return job === undefined ? undefined : PHASES[type][job];
+}
+
+function zapDefinition(type: ZapType): ScannerDefinition {
+  return {
+    type,
+    container: (input) => ({ image: SCANNER_IMAGES.zap, command: ['zap.sh'], args: zapArgs(type, input, false) }),
+    local: (input) => ({ program: 'zap.sh', args: zapArgs(type, input, true) }),
+    inputs(input) {
+      checkTargetCount(type, input.targets);
+      const plan = zapAutomationPlan({
+        targetUrl: webUrlOf(input.targets[0]!),
+        active: type === 'OWASP_ZAP_ACTIVE',
+        reportDir: input.outputDir,
+        reportFile: ZAP_REPORT,
+        settings: zapSettingsFrom(input.settings),
+        ...(input.authScriptFile === undefined ? {} : { authScriptFile: input.authScriptFile }),
+      });
+      return [{ file: ZAP_PLAN, content: plan }];
+    },
+    outputs: [{ file: ZAP_REPORT, contentType: 'application/json' }],
+    progressFrom: (line) => zapProgress(type, line),
+  };
+}
+
+export const zap = zapDefinition('OWASP_ZAP');
+export const zapActive = zapDefinition('OWASP_ZAP_ACTIVE');
