@@ -1,8 +1,6 @@
 import { expect } from 'chai';
-import { randomUUID } from 'node:crypto';
 import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
-import { DEFAULT_ZAP_SETTINGS, type Target } from '../../src/domain/targets/target.js';
-import { PERFECT_HEALTH } from '../../src/domain/targets/health-score.js';
+import { aTarget } from '../support/targets.js';
 import { TestService } from '../support/test-service.js';
 
 describe('HTTP common list behaviour (GET /v1/targets)', () => {
@@ -26,20 +24,7 @@ describe('HTTP common list behaviour (GET /v1/targets)', () => {
     const repository = new SqliteTargetRepository(service.vigil.db);
     service.vigil.db.transaction(() => {
       for (let i = 0; i < count; i++) {
-        const target: Target = {
-          id: randomUUID(),
-          accountId: service.accountId,
-          target: `host-${String(i).padStart(4, '0')}.example.com`,
-          label: '',
-          tags: [],
-          healthScore: PERFECT_HEALTH,
-          authSeleniumFile: undefined,
-          zap: { ...DEFAULT_ZAP_SETTINGS },
-          origin: 'MANUAL',
-          createdAt: new Date().toISOString(),
-          lastScannedAt: null,
-        };
-        repository.insert(target);
+        repository.insert(aTarget(service.accountId, `host-${String(i).padStart(4, '0')}.example.com`));
       }
     })();
   }

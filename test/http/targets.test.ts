@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
 import { DEFAULT_ZAP_SETTINGS, type Target, type TargetOrigin } from '../../src/domain/targets/target.js';
-import { PERFECT_HEALTH } from '../../src/domain/targets/health-score.js';
+import { aTarget } from '../support/targets.js';
 import { TestService } from '../support/test-service.js';
 
 describe('HTTP /v1/targets', () => {
@@ -16,21 +16,8 @@ describe('HTTP /v1/targets', () => {
   });
 
   /** Inserts a target of any origin straight into the store: the API only creates MANUAL ones. */
-  function seedTarget(origin: TargetOrigin, address: string, overrides: Partial<Target> = {}): Target {
-    const target: Target = {
-      id: randomUUID(),
-      accountId: service.accountId,
-      target: address,
-      label: 'seeded',
-      tags: ['seeded'],
-      healthScore: PERFECT_HEALTH,
-      authSeleniumFile: undefined,
-      zap: { ...DEFAULT_ZAP_SETTINGS },
-      origin,
-      createdAt: new Date().toISOString(),
-      lastScannedAt: null,
-      ...overrides,
-    };
+  function seedTarget(origin: TargetOrigin, address: string): Target {
+    const target = aTarget(service.accountId, address, { origin, label: 'seeded', tags: ['seeded'] });
     new SqliteTargetRepository(service.vigil.db).insert(target);
     return target;
   }

@@ -1,12 +1,11 @@
 import { expect } from 'chai';
-import { randomUUID } from 'node:crypto';
 import { SqliteAccountRepository } from '../../src/store/accounts-repository.js';
 import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { AccountsService } from '../../src/app/accounts-service.js';
 import { systemClock } from '../../src/domain/clock.js';
-import { DEFAULT_ZAP_SETTINGS, type Target } from '../../src/domain/targets/target.js';
-import { PERFECT_HEALTH } from '../../src/domain/targets/health-score.js';
+import type { Target } from '../../src/domain/targets/target.js';
+import { aTarget } from '../support/targets.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('store: repositories on a real SQLite file', () => {
@@ -28,22 +27,7 @@ describe('store: repositories on a real SQLite file', () => {
     dir.remove();
   });
 
-  function target(address: string, overrides: Partial<Target> = {}): Target {
-    return {
-      id: randomUUID(),
-      accountId,
-      target: address,
-      label: '',
-      tags: [],
-      healthScore: PERFECT_HEALTH,
-      authSeleniumFile: undefined,
-      zap: { ...DEFAULT_ZAP_SETTINGS },
-      origin: 'MANUAL',
-      createdAt: new Date().toISOString(),
-      lastScannedAt: null,
-      ...overrides,
-    };
-  }
+  const target = (address: string, overrides: Partial<Target> = {}): Target => aTarget(accountId, address, overrides);
 
   const tagRows = () => db.prepare('SELECT tag FROM target_tags ORDER BY tag').all().map((row) => (row as { tag: string }).tag);
 
