@@ -113,6 +113,7 @@ export interface StoredResultFile {
  * what the API shows also records its events, in the same transaction.
  */
 export interface ScanRepository {
+  /** Inserts scans with their events, adding the non-OVER_LIMIT ones to the month's usage, in one transaction. */
   insert(scans: readonly Scan[], events: readonly OutboxEvent[]): void;
   findById(accountId: string, id: string): Scan | undefined;
   /** For the controller, which reconciles by id across accounts. */
@@ -125,10 +126,11 @@ export interface ScanRepository {
   save(scan: Scan, events: readonly OutboxEvent[], expectedState?: ScanState): boolean;
   delete(accountId: string, id: string): boolean;
   list(accountId: string, query: ScanListQuery): Page<Scan>;
-  idsInStates(states: readonly ScanState[]): string[];
+  /** Ids of scans in the states, oldest first, at most `limit` of them. */
+  idsInStates(states: readonly ScanState[], limit?: number): string[];
   countInState(state: ScanState): number;
-  /** Scans created since `since` that count against the monthly limit (all but OVER_LIMIT). */
-  countCountedSince(accountId: string, since: string): number;
+  /** Scans started in the month (YYYY-MM, UTC) that count against the monthly limit; deleting a scan does not lower it. */
+  monthlyUsage(accountId: string, month: string): number;
   /** Records the scan's result files together with its new state and events, in one transaction. */
   saveWithResults(scan: Scan, files: readonly StoredResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean;
   findResult(accountId: string, id: string): StoredResultFile | undefined;

@@ -8,7 +8,7 @@ import { InvalidRequestError, NotFoundError } from '../domain/errors.js';
 import { newEvent, type OutboxEvent } from '../domain/events/event.js';
 import { pageSizeFrom, parseFilters } from '../domain/lists/list-query.js';
 import { isTerminal, splitTargets, type Scan } from '../domain/scans/scan.js';
-import { assertTypeAllowed, isAuthenticated, monthStart, selectorOf, type StartScanRequest } from '../domain/scans/start-scan.js';
+import { assertTypeAllowed, isAuthenticated, selectorOf, type StartScanRequest } from '../domain/scans/start-scan.js';
 import type { Target } from '../domain/targets/target.js';
 import type { ListParams, ListResult, Paginator } from './pagination.js';
 import { SCAN_FILTER_KEYS, type ResultFileStore, type ScanRepository, type StoredResultFile, type TargetRepository } from './ports.js';
@@ -39,7 +39,7 @@ export class ScansService {
     assertTypeAllowed(account, request);
     const selected = this.selectTargets(account, request);
     const now = this.clock.now();
-    const counted = this.scans.countCountedSince(account.id, monthStart(now).toISOString());
+    const counted = this.scans.monthlyUsage(account.id, now.toISOString().slice(0, 7));
     const scans = splitTargets(request.type, selected).map((chunk, index) => {
       const overLimit = account.monthlyScanLimit !== null && counted + index >= account.monthlyScanLimit;
       return this.newScan(account, request, chunk, overLimit, scheduledBy, now);

@@ -95,8 +95,6 @@ function toParams(scan: Scan) {
   };
 }
 
-const COUNTED_STATES = "state <> 'OVER_LIMIT'";
-
 export class SqliteScanRepository implements ScanRepository {
   private readonly statements;
 
@@ -113,7 +111,9 @@ export class SqliteScanRepository implements ScanRepository {
       byIdUnscoped: db.prepare('SELECT * FROM scans WHERE id = ?'),
       delete: db.prepare('DELETE FROM scans WHERE account_id = ? AND id = ?'),
       countInState: db.prepare('SELECT COUNT(*) AS n FROM scans WHERE state = ?'),
-      countedSince: db.prepare(`SELECT COUNT(*) AS n FROM scans WHERE account_id = ? AND created_at >= ? AND ${COUNTED_STATES}`),
+      usage: db.prepare('SELECT scans FROM scan_usage WHERE account_id = ? AND month = ?'),
+      addUsage: db.prepare(`INSERT INTO scan_usage (account_id, month, scans) VALUES (?, ?, ?)
+        ON CONFLICT (account_id, month) DO UPDATE SET scans = scans + excluded.scans`),
       insertEvent: db.prepare('INSERT INTO events (id, account_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?)'),
       eventsFor: db.prepare('SELECT * FROM events WHERE account_id = ? ORDER BY seq'),
       insertResult: db.prepare(`INSERT INTO scan_results (id, scan_id, account_id, file_name, content_type, size, sha256, created_at)
@@ -136,7 +136,10 @@ export class SqliteScanRepository implements ScanRepository {
 
   insert(scans: readonly Scan[], events: readonly OutboxEvent[]): void {
     this.db.transaction(() => {
-      for (const scan of scans) this.statements.insert.run(toParams(scan));
+      for (const scan of scans) {
+        this.statements.insert.run(toParams(scan));
+        if (scan.state !== 'OVER_LIMIT') this.statements.addUsage.run(scan.accountId, scan.createdAt.slice(0, 7), 1);
+      }
       this.recordEvents(events);
     })();
   }
@@ -183,8 +186,10 @@ export class SqliteScanRepository implements ScanRepository {
     return { items: page.map((row) => this.hydrate(row)!), nextCursor: more ? [page.at(-1)!.seq] : undefined };
   }
 
-  idsInStates(states: readonly ScanState[]): string[] {
-    const rows = this.db.prepare(`SELECT id FROM scans WHERE state IN (${states.map(() => '?').join(', ')}) ORDER BY seq`).all(...states) as Array<{ id: string }>;
+  idsInStates(states: readonly ScanState[], limit = -1): string[] {
+    const rows = this.db
+      .prepare(`SELECT id FROM scans WHERE state IN (${states.map(() => '?').join(', ')}) ORDER BY seq LIMIT ?`)
+      .all(...states, limit) as Array<{ id: string }>;
     return rows.map((row) => row.id);
   }
 
@@ -192,8 +197,8 @@ export class SqliteScanRepository implements ScanRepository {
     return (this.statements.countInState.get(state) as { n: number }).n;
   }
 
-  countCountedSince(accountId: string, since: string): number {
-    return (this.statements.countedSince.get(accountId, since) as { n: number }).n;
+  monthlyUsage(accountId: string, month: string): number {
+    return (this.statements.usage.get(accountId, month) as { scans: number } | undefined)?.scans ?? 0;
   }
 
   saveWithResults(scan: Scan, files: readonly StoredResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean {

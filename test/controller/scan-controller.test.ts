@@ -68,6 +68,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
         throw new Error(`reconcile of ${key} failed: ${String(error)}`);
       },
       pollMs: 1000,
+      admissionRetryMs: 5000,
     });
   }
 
@@ -126,7 +127,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     const first = startScan(['127.0.0.1']);
     const second = startScan(['127.0.0.2']);
     await controller.reconcile(first.id);
-    expect(await controller.reconcile(second.id)).to.deep.equal({ requeueAfterMs: 1000 });
+    expect(await controller.reconcile(second.id)).to.deep.equal({ requeueAfterMs: 5000 });
     expect(stateOf(second.id).state).to.equal('QUEUED');
     runner.statuses.set(first.id, { phase: 'Succeeded', outputs: [] });
     await controller.reconcile(first.id);
@@ -141,6 +142,22 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     await Promise.all(scans.map((scan) => controller.reconcile(scan.id)));
     expect(scans.filter((scan) => stateOf(scan.id).state === 'RUNNING')).to.have.length(3);
     expect(runner.actions.filter((a) => a.startsWith('start'))).to.have.length(3);
+  });
+
+  it('wakes only as many queued scans as slots freed when a scan finishes', async () => {
+    build(2);
+    const running = [startScan(['127.0.0.1']), startScan(['127.0.0.2'])];
+    for (const scan of running) await controller.reconcile(scan.id);
+    const waiting = [startScan(['127.0.0.3']), startScan(['127.0.0.4']), startScan(['127.0.0.5'])];
+    runner.statuses.set(running[0]!.id, { phase: 'Succeeded', outputs: [] });
+    const queued: string[] = [];
+    const add = controller.queue.add.bind(controller.queue);
+    controller.queue.add = (key: string) => {
+      queued.push(key);
+      add(key);
+    };
+    await controller.reconcile(running[0]!.id);
+    expect(queued).to.deep.equal([waiting[0]!.id]);
   });
 
   it('records progress from the workload, never going backwards', async () => {

@@ -412,6 +412,14 @@ describe('HTTP /v1/scans', function () {
       expect((await startScan({ type: 'NMAP', targets: [nowhere(3)] }, capped.apiKey)).state).to.equal('OVER_LIMIT');
     });
 
+    it('does not hand a slot back when a counted scan is deleted', async () => {
+      const capped = service.createAccount('capped', { monthlyScanLimit: 1 });
+      const counted = await startScan({ type: 'NMAP', targets: [nowhere(1)] }, capped.apiKey);
+      await waitForTerminal(counted.id, capped.apiKey);
+      expect((await service.delete(`/v1/scans/${counted.id}`, { key: capped.apiKey })).status).to.equal(200);
+      expect((await startScan({ type: 'NMAP', targets: [nowhere(2)] }, capped.apiKey)).state).to.equal('OVER_LIMIT');
+    });
+
     it('gives a split request that straddles the limit QUEUED first scans and OVER_LIMIT for the rest, each with a scan.created event', async () => {
       const capped = service.createAccount('capped', { monthlyScanLimit: 2 });
       const earlier = await startScan({ type: 'NMAP', targets: [nowhere(0)] }, capped.apiKey);

@@ -28,6 +28,11 @@ export interface ScanControllerOptions {
   onError: (scanId: string, error: unknown) => void;
   /** How often a running workload is polled besides the runner's own change notices. */
   pollMs?: number;
+  /**
+   * When a QUEUED scan finds no free slot it is looked at again after this
+   * long, as a safety net: a finishing scan wakes the next ones at once.
+   */
+  admissionRetryMs?: number;
   workers?: number;
 }
 
@@ -85,7 +90,7 @@ export class ScanController {
   /** Takes a slot synchronously (no await between the count and the claim), so the limit holds however many scans arrive. */
   private async admit(scan: Scan): Promise<ReconcileResult> {
     if (this.starting.has(scan.id)) return undefined;
-    if (this.slotsInUse() >= this.options.maxConcurrentScans) return { requeueAfterMs: this.pollMs };
+    if (this.slotsInUse() >= this.options.maxConcurrentScans) return { requeueAfterMs: this.options.admissionRetryMs ?? 10_000 };
     this.starting.add(scan.id);
     try {
       return await this.startWorkload(scan);
@@ -181,9 +186,14 @@ export class ScanController {
     return this.wakeQueued();
   }
 
-  /** A slot freed: give waiting scans their turn, oldest first. */
+  /**
+   * A slot freed: give waiting scans their turn, oldest first, only as many
+   * as there are free slots (waking every queued scan made each completion
+   * cost a reconcile per waiting scan; bench/scans.ts).
+   */
   private wakeQueued(): undefined {
-    for (const id of this.options.scans.idsInStates(['QUEUED'])) this.queue.add(id);
+    const free = this.options.maxConcurrentScans - this.slotsInUse();
+    if (free > 0) for (const id of this.options.scans.idsInStates(['QUEUED'], free)) this.queue.add(id);
     return undefined;
   }
 

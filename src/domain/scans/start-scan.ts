@@ -46,8 +46,3 @@ export function assertTypeAllowed(account: Account, request: StartScanRequest): 
 export function isAuthenticated(type: ScanType, useAuthentication: boolean | undefined, anyRecording: boolean): boolean {
   return WEB_SCAN_TYPES.has(type) && useAuthentication !== false && anyRecording;
 }
-
-/** The first instant of the calendar month (UTC) that `at` falls in: monthly scan limits count from there. */
-export function monthStart(at: Date): Date {
-  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
-}

@@ -29,6 +29,15 @@ CREATE INDEX scans_by_account ON scans (account_id, seq);
 CREATE INDEX scans_by_state ON scans (state, seq);
 CREATE INDEX scans_by_account_created ON scans (account_id, created_at);
 
+-- Scans that count against the monthly limit, per account and UTC month.
+-- Kept apart from scans so that deleting a scan does not hand its slot back.
+CREATE TABLE scan_usage (
+  account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  month      TEXT NOT NULL,
+  scans      INTEGER NOT NULL,
+  PRIMARY KEY (account_id, month)
+) STRICT;
+
 CREATE TABLE scan_results (
   id           TEXT PRIMARY KEY,
   scan_id      TEXT NOT NULL REFERENCES scans (id) ON DELETE CASCADE,

@@ -1,0 +1,285 @@
+/**
+ * Benchmark: 200 Scans from POST /v1/scans to workload start and to
+ * SUCCEEDED, against a fast fake scanner, with the concurrency limit at 10;
+ * side by side with the bare cost of starting the same 200 child processes,
+ * 10 at a time, in the same run. Prints scans per second, the admission
+ * delay's p50/p99 and the ratio to the bare process rate. Speed is printed,
+ * never asserted; only wrong answers fail (a POST that is not 200, a scan
+ * that does not succeed, more than the limit RUNNING at once).
+ *
+ * Vigil runs in this process (bench/support/scan-service.ts: composeVigil's
+ * pieces with the fake nmap), and the POSTs go to it over loopback HTTP.
+ *
+ * Environment:
+ *   BENCH_SCANS    scans, and bare processes per round (default 200)
+ *   BENCH_LIMIT    VIGIL_MAX_CONCURRENT_SCANS, and the bare pool size (default 10)
+ *   BENCH_FAKE     the fake scanner: sh (/bin/sh, default) or node (a Node process: its start-up
+ *                  CPU, not Vigil, then bounds both sides on a small machine)
+ *   BENCH_TIMEOUT  seconds the Vigil run may take before the benchmark gives up (default 90)
+ */
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { loadSettings } from '../src/config/settings.js';
+import { describeFake, runBare, type BareRun, type FakeKind } from './support/fake-scanner.js';
+import { cleanup, tempDirectory } from './support/processes.js';
+import { startBenchService } from './support/scan-service.js';
+
+const API_KEY_HEADER = 'X-SERVICE-API-KEY';
+/** The controller's default poll interval (ScanController.pollMs) and worker count (ScanController.start). */
+const CONTROLLER_POLL_MS = 2000;
+const CONTROLLER_WORKERS = 4;
+
+function envInteger(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number >= ${min} (got '${raw}')`);
+  return value;
+}
+
+function fakeKind(): FakeKind {
+  const raw = process.env.BENCH_FAKE?.trim() || 'sh';
+  if (raw !== 'node' && raw !== 'sh') throw new Error(`BENCH_FAKE must be node or sh (got '${raw}')`);
+  return raw;
+}
+
+const config = {
+  scans: envInteger('BENCH_SCANS', 200, 1),
+  limit: envInteger('BENCH_LIMIT', 10, 1),
+  fake: fakeKind(),
+  timeoutSeconds: envInteger('BENCH_TIMEOUT', 90, 1),
+};
+if (config.scans > 254) throw new Error('BENCH_SCANS must be at most 254 (one target 127.0.0.N per scan)');
+
+const log = (line = '') => process.stdout.write(`${line}\n`);
+
+function percentile(values: readonly number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))]!;
+}
+
+/** "p50 12 ms, p99 34 ms, max 56 ms" */
+function spread(values: readonly number[]): string {
+  const ms = (value: number) => `${value.toFixed(0)} ms`;
+  return `p50 ${ms(percentile(values, 0.5))}, p99 ${ms(percentile(values, 0.99))}, max ${ms(Math.max(...values))}`;
+}
+
+/** performance.now() as epoch milliseconds, comparable with the service's ISO timestamps (which have ms resolution). */
+const epochMs = (perf: number) => performance.timeOrigin + perf;
+
+interface Posted {
+  id: string;
+  index: number;
+  /** Epoch ms and performance.now() just before the request was sent. */
+  sentAt: number;
+  sentPerf: number;
+  responseMs: number;
+}
+
+interface VigilRun {
+  wallMs: number;
+  postsMs: number;
+  responseMs: number[];
+  admissionMs: number[];
+  decisionMs: number[];
+  toSucceededMs: number[];
+  inSlotMs: number[];
+  exitToSucceededMs: number[];
+  handoverMs: number[];
+  maxRunning: number;
+  maxRunningSampled: number;
+  maxQueueDepth: number;
+  reconciles: number;
+  /** Share of the run this process's event loop was busy (HTTP edge, controller, runner and the load generator alike). */
+  eventLoopUtilization: number;
+}
+
+async function postScan(baseUrl: string, apiKey: string, index: number): Promise<Posted> {
+  const body = JSON.stringify({ type: 'NMAP', targets: [`127.0.0.${index + 1}`] });
+  const sentAt = Date.now();
+  const sentPerf = performance.now();
+  const response = await fetch(`${baseUrl}/v1/scans`, { method: 'POST', headers: { [API_KEY_HEADER]: apiKey, 'Content-Type': 'application/json' }, body });
+  const text = await response.text();
+  const responseMs = performance.now() - sentPerf;
+  if (response.status !== 200) throw new Error(`POST /v1/scans #${index} answered ${response.status}: ${text.slice(0, 500)}`);
+  const scan = (JSON.parse(text) as { data: { id: string; state: string } }).data;
+  if (scan.state !== 'QUEUED') throw new Error(`POST /v1/scans #${index} answered a scan in state ${scan.state}, expected QUEUED`);
+  return { id: scan.id, index, sentAt, sentPerf, responseMs };
+}
+
+async function runVigil(dataDir: string): Promise<VigilRun> {
+  const settings = loadSettings({
+    VIGIL_DATA_DIR: dataDir,
+    VIGIL_HOST: '127.0.0.1',
+    VIGIL_PORT: '0',
+    VIGIL_ALLOW_TARGETS: '127.0.0.0/8',
+    VIGIL_MAX_CONCURRENT_SCANS: String(config.limit),
+    VIGIL_RATE_LIMIT_PER_SECOND: '1000000',
+    VIGIL_RATE_LIMIT_BURST: '1000000',
+    LOG_LEVEL: 'silent',
+  });
+  const service = await startBenchService(settings, config.fake);
+  const { observations, controller, core } = service;
+  let sampler: NodeJS.Timeout | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const countRunning = core.db.prepare("SELECT COUNT(*) AS n FROM scans WHERE state = 'RUNNING'");
+    let maxRunningSampled = 0;
+    let maxQueueDepth = 0;
+    sampler = setInterval(() => {
+      maxRunningSampled = Math.max(maxRunningSampled, (countRunning.get() as { n: number }).n);
+      maxQueueDepth = Math.max(maxQueueDepth, controller.queue.depth);
+    }, 5);
+
+    let finish: () => void = () => undefined;
+    const allTerminal = new Promise<void>((resolve) => (finish = resolve));
+    observations.onTerminal = () => {
+      if (observations.succeededAt.size + observations.failed.size >= config.scans) finish();
+    };
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the Vigil run did not finish within ${config.timeoutSeconds} s (BENCH_TIMEOUT)`)), config.timeoutSeconds * 1000);
+    });
+
+    const eluStart = performance.eventLoopUtilization();
+    const firstSent = performance.now();
+    const postsPromise = Promise.all(Array.from({ length: config.scans }, (_, index) => postScan(service.baseUrl, service.apiKey, index)));
+    postsPromise.catch(() => undefined); // when the timeout wins the race, the POSTs' own failure is not news
+    const posted = await Promise.race([postsPromise, timeout]);
+    const postsMs = performance.now() - firstSent;
+    await Promise.race([allTerminal, timeout]);
+    clearTimeout(timer);
+    clearInterval(sampler);
+    const eventLoopUtilization = performance.eventLoopUtilization(eluStart).utilization;
+    const reconciles = observations.reconciles;
+
+    if (observations.failed.size > 0) {
+      const [id, state] = [...observations.failed.entries()][0]!;
+      const scan = core.scanRepository.findByIdUnscoped(id);
+      throw new Error(`${observations.failed.size} scan(s) did not succeed; ${id} is ${state}: ${JSON.stringify(scan?.conditions)}`);
+    }
+    if (observations.maxRunning > config.limit || maxRunningSampled > config.limit) {
+      throw new Error(`the concurrency limit did not hold: ${Math.max(observations.maxRunning, maxRunningSampled)} scans were RUNNING at once, limit ${config.limit}`);
+    }
+
+    const rows = core.db.prepare('SELECT id, state, started_at, finished_at FROM scans').all() as Array<{ id: string; state: string; started_at: string | null; finished_at: string | null }>;
+    const scans = new Map(rows.map((row) => [row.id, row]));
+    const runningEvents = core.db
+      .prepare(
+        `SELECT json_extract(payload, '$.id') AS id, MIN(created_at) AS at FROM events
+         WHERE type = 'scan.updated' AND json_extract(payload, '$.state') = 'RUNNING' GROUP BY 1`,
+      )
+      .all() as Array<{ id: string; at: string }>;
+    const runningAt = new Map(runningEvents.map((row) => [row.id, Date.parse(row.at)]));
+
+    const lastSucceeded = Math.max(...observations.succeededAt.values());
+    const run: VigilRun = {
+      wallMs: lastSucceeded - firstSent,
+      postsMs,
+      responseMs: posted.map((p) => p.responseMs),
+      admissionMs: [],
+      decisionMs: [],
+      toSucceededMs: [],
+      inSlotMs: [],
+      exitToSucceededMs: [],
+      handoverMs: [],
+      maxRunning: observations.maxRunning,
+      maxRunningSampled,
+      maxQueueDepth,
+      reconciles,
+      eventLoopUtilization,
+    };
+    for (const p of posted) {
+      const row = scans.get(p.id);
+      const running = runningAt.get(p.id);
+      const succeeded = observations.succeededAt.get(p.id);
+      const notice = observations.lastNoticeAt.get(p.id);
+      if (row?.state !== 'SUCCEEDED' || row.started_at === null || running === undefined || succeeded === undefined || notice === undefined) {
+        throw new Error(`scan ${p.id} (#${p.index}) is ${row?.state ?? 'missing'} without a full record: ${JSON.stringify(row)}`);
+      }
+      run.admissionMs.push(running - p.sentAt);
+      run.decisionMs.push(Date.parse(row.started_at) - p.sentAt);
+      run.toSucceededMs.push(succeeded - p.sentPerf);
+      run.inSlotMs.push(epochMs(succeeded) - Date.parse(row.started_at));
+      run.exitToSucceededMs.push(succeeded - notice);
+    }
+    // With the limit full, the i-th scan to finish frees the slot the (limit + i)-th scan to start takes.
+    const starts = posted.map((p) => Date.parse(scans.get(p.id)!.started_at!)).sort((a, b) => a - b);
+    const finishes = [...observations.succeededAt.values()].map(epochMs).sort((a, b) => a - b);
+    for (let i = 0; config.limit + i < starts.length; i++) run.handoverMs.push(starts[config.limit + i]! - finishes[i]!);
+    return run;
+  } finally {
+    clearTimeout(timer);
+    clearInterval(sampler);
+    await service.close();
+  }
+}
+
+function bareSummary(runs: readonly BareRun[]) {
+  const processes = runs.reduce((sum, run) => sum + run.processes, 0);
+  const ms = runs.reduce((sum, run) => sum + run.ms, 0);
+  return { processes, ms, perSecond: (processes / ms) * 1000, lifetimesMs: runs.flatMap((run) => run.lifetimesMs) };
+}
+
+async function main(): Promise<void> {
+  const cpuList = cpus();
+  log(`Scans benchmark: ${config.scans} NMAP scans through POST /v1/scans to SUCCEEDED, VIGIL_MAX_CONCURRENT_SCANS=${config.limit}`);
+  log(`machine: node ${process.version}, ${cpuList.length} CPUs (${cpuList[0]?.model.trim() ?? 'unknown model'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ${process.platform}/${process.arch}`);
+  log(`fake scanner: ${describeFake(config.fake)}; prints one progress line, writes nmap.xml, exits 0`);
+  log(
+    `vigil: in this process, composeVigil's pieces with the fake nmap (bench/support/scan-service.ts), HTTP over loopback; ` +
+      `controller: ${CONTROLLER_WORKERS} workers, poll ${CONTROLLER_POLL_MS} ms besides the runner's change notices`,
+  );
+  log(`bare: child_process.spawn of the same command, ${config.limit} at a time; warm-up, bare, vigil, bare`);
+  log();
+
+  const dir = tempDirectory('vigil-bench-scans-');
+  await runBare(config.fake, join(dir, 'warm-up'), config.limit, config.limit);
+  const bareRuns: BareRun[] = [await runBare(config.fake, join(dir, 'bare-1'), config.scans, config.limit)];
+  const vigil = await runVigil(join(dir, 'data'));
+  bareRuns.push(await runBare(config.fake, join(dir, 'bare-2'), config.scans, config.limit));
+  const bare = bareSummary(bareRuns);
+  const vigilPerSecond = (config.scans / vigil.wallMs) * 1000;
+
+  log(`vigil:`);
+  log(`  ${config.scans} POSTs sent at once, all answered 200 QUEUED within ${vigil.postsMs.toFixed(0)} ms; response time ${spread(vigil.responseMs)}`);
+  log(`  wall time, first POST sent to last SUCCEEDED: ${(vigil.wallMs / 1000).toFixed(2)} s = ${vigilPerSecond.toFixed(1)} scans/s to SUCCEEDED`);
+  log(`  admission delay, POST sent to workload started (RUNNING event): ${spread(vigil.admissionMs)}`);
+  log(`    (POST sent to started_at, the admission decision before spawn: ${spread(vigil.decisionMs)})`);
+  log(`  time to SUCCEEDED, POST sent to SUCCEEDED: ${spread(vigil.toSucceededMs)}`);
+  log(`  where the time goes:`);
+  log(`    in a slot, started_at to SUCCEEDED: ${spread(vigil.inSlotMs)}`);
+  log(`    scanner exit (last runner change notice) to SUCCEEDED: ${spread(vigil.exitToSucceededMs)}`);
+  log(`    slot handover, a scan SUCCEEDED to the next scan's started_at: ${spread(vigil.handoverMs)}`);
+  log(`    controller: ${vigil.reconciles} reconciles (${(vigil.reconciles / config.scans).toFixed(1)} per scan), ready-queue depth up to ${vigil.maxQueueDepth} (sampled every 5 ms)`);
+  log(`    this process's event loop was busy ${(100 * vigil.eventLoopUtilization).toFixed(0)}% of the run (HTTP edge, controller, runner and the POSTing client share it)`);
+  log(
+    `  max RUNNING at once: ${vigil.maxRunning} counted after every controller write, ${vigil.maxRunningSampled} sampled every 5 ms ` +
+      `(limit ${config.limit}: held)`,
+  );
+  log(`bare: ${bareRuns.length} rounds x ${config.scans} processes in ${(bare.ms / 1000).toFixed(2)} s = ${bare.perSecond.toFixed(1)} processes/s; ` + `per process, spawn to close: ${spread(bare.lifetimesMs)}`);
+  log();
+  log(`ratio (vigil scans/s / bare processes/s): ${(vigilPerSecond / bare.perSecond).toFixed(2)}`);
+}
+
+const watchdog = setTimeout(
+  () => {
+    process.stderr.write(`bench: still running after ${config.timeoutSeconds + 60} s, giving up\n`);
+    void cleanup().finally(() => process.exit(1));
+  },
+  (config.timeoutSeconds + 60) * 1000,
+);
+watchdog.unref();
+
+main().then(
+  async () => {
+    await cleanup();
+    clearTimeout(watchdog);
+  },
+  async (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    await cleanup();
+    clearTimeout(watchdog);
+    process.exitCode = 1;
+  },
+);
