@@ -21,6 +21,7 @@ build: deps ## Install dependencies and compile TypeScript to dist/
 
 .PHONY: run
 run: build ## Build and run `vigil serve` with the embedded runtime (Ctrl-C stops it)
+	@bash scripts/install-system-deps.sh || echo "warning: scanners such as nmap are missing; scans of those types will fail until they are installed"
 	node $(BIN) serve
 
 .PHONY: system-deps
