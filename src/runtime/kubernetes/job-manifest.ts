@@ -1,0 +1,480 @@
+/**
+ * The Kubernetes objects one Scan runs as, built by pure functions: the Job,
+ * the Secret holding the per-scan upload token, and the Secret holding the
+ * scanner's input files when its type has any.
+ *
+ * Pod layout (DESIGN.md decision 1): the scanner is an init container that
+ * writes its results into the `output` emptyDir; the main container
+ * (`vigil upload-result`) then posts them to the collector. Results never
+ * travel through logs, which kubelet rotates at about 10 MiB.
+ *
+ *   prepare (types with inputs) -> scanner -> upload
+ *
+ * Names derive from the Scan's name (decision 5) and every object is owned by
+ * the Scan, so creating them again is idempotent and deleting the Scan
+ * deletes them. The shapes below are the subset of the Kubernetes API this
+ * module writes, kept as plain interfaces so that the builders stay free of
+ * the client library.
+ */
+import { createHash } from 'node:crypto';
+import type { ScanType } from '../../domain/risks/finding.js';
+import { outputPath } from '../../domain/scanners/definition.js';
+import { SCANNER_IMAGES, scannerFor, type ScannerInput, type ScannerInputFile } from '../../domain/scanners/index.js';
+import { SCAN_API_VERSION, SCAN_KIND } from '../../domain/scans/scan-resource.js';
+import { WEB_SCAN_TYPES } from '../../domain/scans/scan.js';
+import { checkJobSettings, quantityValue, scannerResources, type JobSettings } from './job-settings.js';
+
+// ---- The subset of the Kubernetes API written here ------------------------
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller: boolean;
+  blockOwnerDeletion: boolean;
+}
+
+export interface ObjectMeta {
+  name: string;
+  namespace: string;
+  labels: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences: OwnerReference[];
+}
+
+export interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean }; configMapKeyRef?: { name: string; key: string; optional?: boolean } };
+}
+
+export interface ResourceRequirements {
+  requests?: Record<string, string>;
+  limits?: Record<string, string>;
+}
+
+export interface SeccompProfile {
+  type: 'RuntimeDefault' | 'Localhost' | 'Unconfined';
+}
+
+export interface SecurityContext {
+  allowPrivilegeEscalation: boolean;
+  readOnlyRootFilesystem: boolean;
+  runAsNonRoot: boolean;
+  runAsUser?: number;
+  runAsGroup?: number;
+  capabilities: { drop: string[]; add?: string[] };
+  seccompProfile?: SeccompProfile;
+}
+
+export interface PodSecurityContext {
+  runAsNonRoot: boolean;
+  runAsUser: number;
+  runAsGroup: number;
+  fsGroup: number;
+  seccompProfile: SeccompProfile;
+}
+
+export interface VolumeMount {
+  name: string;
+  mountPath: string;
+  readOnly?: boolean;
+}
+
+export interface Container {
+  name: string;
+  image: string;
+  command?: string[];
+  args: string[];
+  env?: EnvVar[];
+  resources: ResourceRequirements;
+  securityContext: SecurityContext;
+  volumeMounts: VolumeMount[];
+}
+
+export interface Volume {
+  name: string;
+  emptyDir?: { sizeLimit?: string };
+  secret?: { secretName: string; defaultMode?: number };
+}
+
+export interface Toleration {
+  key?: string;
+  operator?: 'Exists' | 'Equal';
+  value?: string;
+  effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  tolerationSeconds?: number;
+}
+
+export interface PodSpec {
+  restartPolicy: 'Never';
+  serviceAccountName: string;
+  automountServiceAccountToken: boolean;
+  enableServiceLinks: boolean;
+  securityContext: PodSecurityContext;
+  initContainers: Container[];
+  containers: Container[];
+  volumes: Volume[];
+  imagePullSecrets?: Array<{ name: string }>;
+  nodeSelector?: Record<string, string>;
+  tolerations?: Toleration[];
+}
+
+export interface Job {
+  apiVersion: 'batch/v1';
+  kind: 'Job';
+  metadata: ObjectMeta;
+  spec: {
+    backoffLimit: number;
+    activeDeadlineSeconds: number;
+    ttlSecondsAfterFinished: number;
+    template: { metadata: { labels: Record<string, string>; annotations: Record<string, string> }; spec: PodSpec };
+  };
+}
+
+export interface Secret {
+  apiVersion: 'v1';
+  kind: 'Secret';
+  metadata: ObjectMeta;
+  type: 'Opaque';
+  immutable: boolean;
+  stringData: Record<string, string>;
+}
+
+// ---- Inputs ------------------------------------------------------------------
+
+/** The Scan a child belongs to. */
+export interface ScanRef {
+  name: string;
+  namespace: string;
+  uid: string;
+  type: ScanType;
+  /** The Scan's id in the /v1 API, which the upload names. */
+  id: string;
+}
+
+/** What the scanner needs besides its targets (the same fields as the embedded runtime's ScannerInput). */
+export interface ScannerOptions {
+  /** Type-specific settings; for the ZAP types, the target's scanner_settings.zap. */
+  settings?: unknown;
+  /** The target's login recording (a Zest script) for authenticated ZAP scans. */
+  authScript?: string;
+}
+
+export interface ScanInputsInput {
+  scan: ScanRef;
+  targets: string[];
+  scanner?: ScannerOptions;
+}
+
+export interface ScanJobInput extends ScanInputsInput {
+  settings: JobSettings;
+  /** The collector's internal upload endpoint. */
+  uploadUrl: string;
+  /** Name of the Secret built by buildUploadTokenSecret; the token itself never enters the Job. */
+  uploadTokenSecretName: string;
+}
+
+// ---- Layout ------------------------------------------------------------------
+
+export const OUTPUT_DIR = '/vigil/output';
+export const INPUT_DIR = '/vigil/input';
+export const TMP_DIR = '/tmp';
+/** The login recording's file name among the inputs; the ZAP plan points at it. */
+export const AUTH_SCRIPT_FILE = 'login.zst';
+export const UPLOAD_TOKEN_KEY = 'token';
+export const UPLOAD_TOKEN_ENV = 'VIGIL_UPLOAD_TOKEN';
+/** Comma-separated result files the uploader sends; inputs share the directory and are never results. */
+export const RESULT_FILES_ENV = 'VIGIL_RESULT_FILES';
+/** The distroless "nonroot" user and group: no entry of any image we run maps to it. */
+export const SCANNER_USER = 65532;
+
+const VOLUMES = { output: 'output', tmp: 'tmp', input: 'input' } as const;
+const MAX_NAME_LENGTH = 63;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const SECRET_KEY = /^[-._a-zA-Z0-9]+$/;
+
+// ---- Names, labels, ownership ------------------------------------------------
+
+function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 8);
+}
+
+/**
+ * `<scan-name>-<suffix>` when that is a DNS-1123 label of at most 63
+ * characters (a Job's name becomes its pods' `job-name` label value, which
+ * is capped at 63). Otherwise the name is shortened, dots become dashes and
+ * a hash of the full Scan name keeps two long names that share a prefix apart.
+ */
+export function childName(scanName: string, suffix: string): string {
+  const wanted = `${scanName}-${suffix}`;
+  if (wanted.length <= MAX_NAME_LENGTH && DNS_LABEL.test(wanted)) return wanted;
+  const room = MAX_NAME_LENGTH - suffix.length - 8 - 2;
+  const base = scanName.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, room).replace(/^-+|-+$/g, '');
+  return [base, shortHash(scanName), suffix].filter((part) => part !== '').join('-');
+}
+
+export const scanJobName = (scanName: string): string => childName(scanName, 'scanner');
+export const uploadTokenSecretName = (scanName: string): string => childName(scanName, 'upload');
+export const scanInputsSecretName = (scanName: string): string => childName(scanName, 'inputs');
+
+/** Label values are capped at 63 characters; Scan names may have 253. The full name is in an annotation. */
+function scanLabelValue(scanName: string): string {
+  if (scanName.length <= MAX_NAME_LENGTH) return scanName;
+  return `${scanName.slice(0, MAX_NAME_LENGTH - 9).replace(/[-.]+$/, '')}-${shortHash(scanName)}`;
+}
+
+export function scanLabels(scan: ScanRef): Record<string, string> {
+  return {
+    'app.kubernetes.io/name': 'vigil-scanner',
+    'app.kubernetes.io/managed-by': 'vigil',
+    'vigil.dev/scan': scanLabelValue(scan.name),
+    'vigil.dev/scan-type': scan.type.toLowerCase(),
+  };
+}
+
+export function scanOwnerReference(scan: ScanRef): OwnerReference {
+  return { apiVersion: SCAN_API_VERSION, kind: SCAN_KIND, name: scan.name, uid: scan.uid, controller: true, blockOwnerDeletion: true };
+}
+
+function childMetadata(scan: ScanRef, name: string): ObjectMeta {
+  return {
+    name,
+    namespace: scan.namespace,
+    labels: scanLabels(scan),
+    annotations: { 'vigil.dev/scan-name': scan.name },
+    ownerReferences: [scanOwnerReference(scan)],
+  };
+}
+
+// ---- Secrets -----------------------------------------------------------------
+
+/**
+ * The per-scan upload token, owned by the Scan. The Job reads it through a
+ * secretKeyRef; it never appears in the Job, the pod spec or `kubectl describe`.
+ */
+export function buildUploadTokenSecret(scan: ScanRef, token: string): Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: childMetadata(scan, uploadTokenSecretName(scan.name)),
+    type: 'Opaque',
+    immutable: true,
+    stringData: { [UPLOAD_TOKEN_KEY]: token },
+  };
+}
+
+function scannerInput(input: ScanInputsInput): ScannerInput {
+  const { settings, authScript } = input.scanner ?? {};
+  return {
+    targets: input.targets,
+    outputDir: OUTPUT_DIR,
+    ...(settings === undefined ? {} : { settings }),
+    // `prepare` copies every input into OUTPUT_DIR, the login script included.
+    ...(authScript === undefined ? {} : { authScriptFile: outputPath(OUTPUT_DIR, AUTH_SCRIPT_FILE) }),
+  };
+}
+
+/** The files `prepare` writes before the scanner starts: the definition's inputs and the login script. */
+export function scanInputFiles(input: ScanInputsInput): ScannerInputFile[] {
+  const files = scannerFor(input.scan.type).inputs?.(scannerInput(input)) ?? [];
+  const authScript = input.scanner?.authScript;
+  return authScript === undefined ? files : [...files, { file: AUTH_SCRIPT_FILE, content: authScript }];
+}
+
+/**
+ * The scanner's input files as a Secret, or undefined when the type has none.
+ * A Secret rather than a ConfigMap: the ZAP plan carries the target's headers
+ * and cookies (session tokens, API keys) and the login script carries
+ * credentials, and ConfigMaps are readable under far broader RBAC.
+ */
+export function buildScanInputsSecret(input: ScanInputsInput): Secret | undefined {
+  const files = scanInputFiles(input);
+  if (files.length === 0) return undefined;
+  const stringData: Record<string, string> = {};
+  for (const { file, content } of files) {
+    if (!SECRET_KEY.test(file) || file in stringData) throw new Error(`scanner input file name '${file}' cannot be a Secret key`);
+    stringData[file] = content;
+  }
+  return { apiVersion: 'v1', kind: 'Secret', metadata: childMetadata(input.scan, scanInputsSecretName(input.scan.name)), type: 'Opaque', immutable: true, stringData };
+}
+
+// ---- Security contexts -------------------------------------------------------
+
+/**
+ * Nothing runs privileged, escalates, writes its root filesystem or keeps a
+ * capability it did not ask for.
+ *
+ * A container that asks for capabilities (NMAP_UDP: NET_RAW for raw UDP
+ * sockets) runs as root. Kubernetes has no ambient capabilities: capabilities
+ * added to a non-root container stay out of its effective set, and file
+ * capabilities cannot help because allowPrivilegeEscalation: false sets
+ * no_new_privs. Root here is still confined: every other capability is
+ * dropped, the root filesystem is read-only and seccomp is RuntimeDefault.
+ * Such pods fit the Pod Security "baseline" level, not "restricted".
+ */
+function containerSecurityContext(capabilities: readonly string[] = []): SecurityContext {
+  const base = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true };
+  if (capabilities.length === 0) return { ...base, runAsNonRoot: true, capabilities: { drop: ['ALL'] } };
+  return { ...base, runAsNonRoot: false, runAsUser: 0, capabilities: { drop: ['ALL'], add: [...capabilities] } };
+}
+
+function podSecurityContext(): PodSecurityContext {
+  return {
+    runAsNonRoot: true,
+    runAsUser: SCANNER_USER,
+    runAsGroup: SCANNER_USER,
+    // The emptyDirs become group-writable by this group: every container, root or not, shares the files.
+    fsGroup: SCANNER_USER,
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
+}
+
+// ---- Containers --------------------------------------------------------------
+
+const outputMount: VolumeMount = { name: VOLUMES.output, mountPath: OUTPUT_DIR };
+
+/** Images that are Vigil's own CLI follow settings.vigilImage (a registry mirror) unless overridden per type. */
+function scannerImage(settings: JobSettings, type: ScanType, definitionImage: string): string {
+  const override = settings.images[type];
+  if (override !== undefined) return override;
+  return definitionImage === SCANNER_IMAGES.vigil ? settings.vigilImage : definitionImage;
+}
+
+/**
+ * zap.sh sizes the heap at a quarter of /proc/meminfo, which in a container
+ * is the node's memory, not the limit: on a large node the JVM would grow
+ * past the limit and be OOM-killed. An -Xmx argument overrides it (zap.sh
+ * takes it out of ZAP's arguments); three quarters of the limit leaves room
+ * for metaspace and threads.
+ */
+function zapHeapArgs(type: ScanType, resources: ResourceRequirements): string[] {
+  const limit = resources.limits?.memory;
+  const bytes = limit === undefined ? undefined : quantityValue(limit);
+  if (!WEB_SCAN_TYPES.has(type) || bytes === undefined) return [];
+  return [`-Xmx${Math.floor((bytes * 0.75) / 2 ** 20)}m`];
+}
+
+/**
+ * The images' own users have home directories on the read-only root
+ * filesystem, and our user has none: nuclei keeps its templates and config
+ * under $HOME, and Java reads user.home (ZAP's ~/.ZAP) from the password
+ * database, not from $HOME.
+ */
+function scannerEnv(settings: JobSettings, type: ScanType): EnvVar[] {
+  const env: EnvVar[] = [{ name: 'HOME', value: TMP_DIR }];
+  if (WEB_SCAN_TYPES.has(type)) env.push({ name: 'JAVA_TOOL_OPTIONS', value: `-Duser.home=${TMP_DIR}` });
+  return [...env, ...(settings.scannerEnv?.[type] ?? [])];
+}
+
+function scannerContainer(input: ScanJobInput): Container {
+  const { type } = input.scan;
+  const definition = scannerFor(type).container(scannerInput(input));
+  const resources = scannerResources(input.settings, type);
+  return {
+    name: 'scanner',
+    image: scannerImage(input.settings, type, definition.image),
+    ...(definition.command === undefined ? {} : { command: [...definition.command] }),
+    args: [...definition.args, ...zapHeapArgs(type, resources)],
+    env: scannerEnv(input.settings, type),
+    resources,
+    securityContext: containerSecurityContext(definition.capabilities),
+    volumeMounts: [outputMount, { name: VOLUMES.tmp, mountPath: TMP_DIR }],
+  };
+}
+
+/** Copies the input Secret's files into the output directory, where the definitions say the scanner finds them. */
+function prepareContainer(settings: JobSettings): Container {
+  return {
+    name: 'prepare',
+    image: settings.vigilImage,
+    command: ['vigil'],
+    args: ['prepare-inputs', '--from', INPUT_DIR, '--to', OUTPUT_DIR],
+    resources: structuredClone(settings.helperResources),
+    securityContext: containerSecurityContext(),
+    volumeMounts: [{ name: VOLUMES.input, mountPath: INPUT_DIR, readOnly: true }, outputMount],
+  };
+}
+
+function uploadContainer(input: ScanJobInput): Container {
+  const results = scannerFor(input.scan.type).outputs.map((output) => output.file);
+  return {
+    name: 'upload',
+    image: input.settings.vigilImage,
+    command: ['vigil'],
+    args: ['upload-result', '--scan', input.scan.id, '--url', input.uploadUrl, '--dir', OUTPUT_DIR],
+    env: [
+      { name: UPLOAD_TOKEN_ENV, valueFrom: { secretKeyRef: { name: input.uploadTokenSecretName, key: UPLOAD_TOKEN_KEY } } },
+      { name: RESULT_FILES_ENV, value: results.join(',') },
+    ],
+    resources: structuredClone(input.settings.helperResources),
+    securityContext: containerSecurityContext(),
+    // Read-only: the uploader has no reason to change what the scanner wrote.
+    volumeMounts: [{ ...outputMount, readOnly: true }],
+  };
+}
+
+// ---- The Job -----------------------------------------------------------------
+
+function volumes(input: ScanJobInput, withInputs: boolean): Volume[] {
+  const list: Volume[] = [
+    { name: VOLUMES.output, emptyDir: { sizeLimit: input.settings.outputSizeLimit } },
+    { name: VOLUMES.tmp, emptyDir: { sizeLimit: input.settings.tmpSizeLimit } },
+  ];
+  // 0440 with fsGroup: readable by the pod's group, by nobody else.
+  if (withInputs) list.push({ name: VOLUMES.input, secret: { secretName: scanInputsSecretName(input.scan.name), defaultMode: 0o440 } });
+  return list;
+}
+
+function schedulingFields(settings: JobSettings): Partial<PodSpec> {
+  return {
+    ...(settings.imagePullSecrets?.length ? { imagePullSecrets: settings.imagePullSecrets.map((name) => ({ name })) } : {}),
+    ...(settings.nodeSelector === undefined ? {} : { nodeSelector: { ...settings.nodeSelector } }),
+    ...(settings.tolerations === undefined ? {} : { tolerations: settings.tolerations.map((toleration) => ({ ...toleration })) }),
+  };
+}
+
+function podSpec(input: ScanJobInput): PodSpec {
+  const withInputs = scanInputFiles(input).length > 0;
+  return {
+    restartPolicy: 'Never',
+    serviceAccountName: input.settings.serviceAccountName,
+    // Scanners run third-party code against untrusted hosts: no API credentials, no service environment variables.
+    automountServiceAccountToken: false,
+    enableServiceLinks: false,
+    securityContext: podSecurityContext(),
+    initContainers: [...(withInputs ? [prepareContainer(input.settings)] : []), scannerContainer(input)],
+    containers: [uploadContainer(input)],
+    volumes: volumes(input, withInputs),
+    ...schedulingFields(input.settings),
+  };
+}
+
+/**
+ * The scanner Job of one Scan. Create the Secrets of buildUploadTokenSecret
+ * and buildScanInputsSecret (when it returns one) first: a pod whose Secret
+ * is missing waits in ContainerCreating. Throws when the settings are unusable
+ * (checkJobSettings) rather than create a Job that would not run as intended.
+ */
+export function buildScanJob(input: ScanJobInput): Job {
+  checkJobSettings(input.settings);
+  const metadata = childMetadata(input.scan, scanJobName(input.scan.name));
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata,
+    spec: {
+      // Never retried blindly: a retry scans the customer's hosts again and
+      // doubles results. The controller sees the failure and decides.
+      backoffLimit: 0,
+      activeDeadlineSeconds: input.settings.activeDeadlineSeconds,
+      ttlSecondsAfterFinished: input.settings.ttlSecondsAfterFinished,
+      template: {
+        // `kubectl logs job/<name>` shows the scanner, where progress and errors are.
+        metadata: { labels: { ...metadata.labels }, annotations: { 'kubectl.kubernetes.io/default-container': 'scanner' } },
+        spec: podSpec(input),
+      },
+    },
+  };
+}
