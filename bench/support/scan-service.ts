@@ -127,6 +127,7 @@ export async function startBenchService(settings: Settings, fake: FakeKind): Pro
     accounts: core.accounts,
     targets: core.targets,
     scans: core.scans,
+    uploads: core.uploads,
     rateLimiter: new RateLimiter(settings.rateLimit.perSecond, settings.rateLimit.burst, clock),
     logger,
     metrics,

@@ -141,6 +141,8 @@ export interface ScanRepository {
 export interface ResultFileStore {
   save(scanId: string, fileName: string, content: Uint8Array): Promise<{ size: number; sha256: string }>;
   open(scanId: string, fileName: string): Readable;
+  /** The whole file, or undefined when it does not exist. */
+  read(scanId: string, fileName: string): Promise<Uint8Array | undefined>;
   removeScan(scanId: string): Promise<void>;
 }
 
@@ -181,6 +183,11 @@ export interface WorkloadRunner {
 /** DNS, as the controller needs it: the IPv4 addresses of a host name. */
 export interface HostResolver {
   resolve4(host: string): Promise<string[]>;
+}
+
+export interface UploadTokenRepository {
+  save(scanId: string, hash: Buffer, createdAt: string): void;
+  find(scanId: string): Buffer | undefined;
 }
 
 export type { ScanType };

@@ -8,11 +8,13 @@ import { InvalidRequestError } from '../domain/errors.js';
 import { runAccountsCommand } from './accounts.js';
 import { UsageError } from './usage.js';
 import { runServe } from './serve.js';
+import { runUploadResult } from './upload-result.js';
 
 const USAGE = `Usage:
   vigil serve
   vigil accounts create --name NAME [--plan free|paid] [--feature nessus] [--feature csv_export]
                         [--monthly-scan-limit N] [--min-qod N] [--namespace NS]
+  vigil upload-result --scan ID --url URL --dir DIR   (in scanner Jobs; reads VIGIL_UPLOAD_TOKEN, VIGIL_RESULT_FILES)
 
 Configuration comes from environment variables (see README.md).`;
 
@@ -23,6 +25,8 @@ async function main(argv: string[]): Promise<number> {
       return runServe(rest);
     case 'accounts':
       return runAccountsCommand(rest);
+    case 'upload-result':
+      return runUploadResult(rest);
     case undefined:
     case 'help':
     case '--help':

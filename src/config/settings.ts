@@ -26,6 +26,8 @@ export interface Settings {
   rateLimit: { perSecond: number; burst: number };
   /** A scanner still running after this many seconds is stopped and its Scan fails. */
   scanTimeoutSeconds: number;
+  /** The largest result file a scanner pod may upload. */
+  resultFileMaxBytes: number;
 }
 
 export class SettingsError extends Error {}
@@ -98,10 +100,26 @@ export function loadSettings(env: Env = process.env): Settings {
     smtpUrl: optional(env.VIGIL_SMTP_URL) === undefined ? undefined : field('VIGIL_SMTP_URL', smtpUrl, optional(env.VIGIL_SMTP_URL)!),
     smtpFrom: field('VIGIL_SMTP_FROM', email, optional(env.VIGIL_SMTP_FROM) ?? 'vigil@localhost'),
     logLevel: field('LOG_LEVEL', oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), optional(env.LOG_LEVEL) ?? 'info'),
+    resultFileMaxBytes: field('VIGIL_RESULT_FILE_MAX_MB', integer('VIGIL_RESULT_FILE_MAX_MB', 1, 4096), optional(env.VIGIL_RESULT_FILE_MAX_MB) ?? '256') * 1024 * 1024,
     scanTimeoutSeconds: field('VIGIL_SCAN_TIMEOUT_SECONDS', integer('VIGIL_SCAN_TIMEOUT_SECONDS', 10, 7 * 24 * 3600), optional(env.VIGIL_SCAN_TIMEOUT_SECONDS) ?? '7200'),
     rateLimit: {
       perSecond: field('VIGIL_RATE_LIMIT_PER_SECOND', integer('VIGIL_RATE_LIMIT_PER_SECOND', 1, 1_000_000), optional(env.VIGIL_RATE_LIMIT_PER_SECOND) ?? '50'),
       burst: field('VIGIL_RATE_LIMIT_BURST', integer('VIGIL_RATE_LIMIT_BURST', 1, 1_000_000), optional(env.VIGIL_RATE_LIMIT_BURST) ?? '200'),
     },
   };
+}
+
+/** What `vigil upload-result` reads from its environment (set by the scanner Job from a Secret). */
+export interface UploadSettings {
+  token: string;
+  /** The files to upload, relative to the output directory; inputs in the same directory are never sent. */
+  resultFiles: string[];
+}
+
+export function loadUploadSettings(env: Env = process.env): UploadSettings {
+  const token = optional(env.VIGIL_UPLOAD_TOKEN);
+  if (token === undefined) throw new SettingsError('VIGIL_UPLOAD_TOKEN must hold the scan\'s upload token');
+  const files = (optional(env.VIGIL_RESULT_FILES) ?? '').split(',').map((file) => file.trim()).filter(Boolean);
+  if (files.length === 0) throw new SettingsError('VIGIL_RESULT_FILES must list the result files to upload, comma-separated');
+  return { token, resultFiles: files };
 }

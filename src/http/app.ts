@@ -6,6 +6,8 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { OpenApiDocument } from '../api/openapi.js';
 import type { AccountsService } from '../app/accounts-service.js';
 import type { ScansService } from '../app/scans-service.js';
+import type { UploadsService } from '../app/uploads-service.js';
+import { internalUploadsRouter } from './internal-uploads.js';
 import type { TargetsService } from '../app/targets-service.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -21,6 +23,7 @@ export interface HttpAppDeps {
   accounts: AccountsService;
   targets: TargetsService;
   scans: ScansService;
+  uploads: UploadsService;
   rateLimiter: RateLimiter;
   logger: Logger;
   metrics: Metrics;
@@ -59,6 +62,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
       },
     },
   });
+  app.use(internalUploadsRouter(deps.uploads));
   app.use('/v1', express.json({ limit: JSON_BODY_LIMIT, strict: false }));
   app.use('/v1', apiRouter);
 

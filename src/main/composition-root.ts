@@ -20,6 +20,8 @@ import { SqliteTargetRepository } from '../store/targets-repository.js';
 import { SqliteScanRepository } from '../store/scans-repository.js';
 import { FileSystemResultFiles } from '../store/result-files.js';
 import { ScansService } from '../app/scans-service.js';
+import { UploadsService } from '../app/uploads-service.js';
+import { SqliteUploadTokenRepository } from '../store/upload-tokens-repository.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScanController } from '../app/controller/scan-controller.js';
@@ -33,6 +35,7 @@ export interface Vigil {
   accounts: AccountsService;
   targets: TargetsService;
   scans: ScansService;
+  uploads: UploadsService;
   metrics: Metrics;
   /** Starts listening; resolves with the bound server. */
   listen(): Promise<Server>;
@@ -55,7 +58,13 @@ export function composeCore(settings: Settings, clock: Clock = systemClock) {
   const scanRepository = new SqliteScanRepository(db);
   const resultFiles = new FileSystemResultFiles(join(settings.dataDir, 'results'));
   const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles);
-  return { db, accounts, targets, scans, scanRepository, resultFiles };
+  const uploads = new UploadsService(
+    new SqliteUploadTokenRepository(db),
+    new FileSystemResultFiles(join(settings.dataDir, 'uploads')),
+    clock,
+    settings.resultFileMaxBytes,
+  );
+  return { db, accounts, targets, scans, scanRepository, resultFiles, uploads };
 }
 
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
@@ -71,6 +80,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
       accounts: core.accounts,
       targets: core.targets,
       scans: core.scans,
+      uploads: core.uploads,
       rateLimiter: new RateLimiter(settings.rateLimit.perSecond, settings.rateLimit.burst, clock),
       logger,
       metrics,

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ResultFileStore } from '../app/ports.js';
@@ -35,6 +35,15 @@ export class FileSystemResultFiles implements ResultFileStore {
 
   open(scanId: string, fileName: string): Readable {
     return createReadStream(this.pathOf(scanId, fileName));
+  }
+
+  async read(scanId: string, fileName: string): Promise<Uint8Array | undefined> {
+    try {
+      return await readFile(this.pathOf(scanId, fileName));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
   }
 
   async removeScan(scanId: string): Promise<void> {

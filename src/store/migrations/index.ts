@@ -4,6 +4,7 @@
  */
 import { m0001AccountsAndTargets } from './0001-accounts-and-targets.js';
 import { m0002ScansResultsEvents } from './0002-scans-results-events.js';
+import { m0003UploadTokens } from './0003-upload-tokens.js';
 
 export interface Migration {
   version: number;
@@ -11,4 +12,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents];
+export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens];

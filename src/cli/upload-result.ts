@@ -1,0 +1,57 @@
+/**
+ * `vigil upload-result --scan ID --url URL --dir DIR`: the main container of
+ * a scanner Job. Sends each result file the scanner wrote (VIGIL_RESULT_FILES)
+ * to the collector with the Scan's upload token (VIGIL_UPLOAD_TOKEN), retrying
+ * transient failures, and exits non-zero when any file could not be sent, so
+ * the Job, and with it the Scan, fails visibly.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadUploadSettings } from '../config/settings.js';
+import { UsageError, parseCommandArgs } from './usage.js';
+
+const ATTEMPTS = 5;
+
+async function sendFile(url: string, token: string, path: string): Promise<void> {
+  const size = (await stat(path)).size;
+  // A Node stream of Buffers: FileHandle.readableWebStream yields ArrayBuffers, which fetch refuses on Node 20.
+  const response = await fetch(url, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/octet-stream', 'Content-Length': String(size) },
+    body: createReadStream(path) as unknown as RequestInit['body'],
+    duplex: 'half',
+  } as RequestInit);
+  if (!response.ok) {
+    const text = (await response.text()).slice(0, 300);
+    const error = new Error(`the collector answered ${response.status}: ${text}`);
+    Object.assign(error, { permanent: response.status >= 400 && response.status < 500 && response.status !== 429 });
+    throw error;
+  }
+}
+
+async function sendWithRetries(url: string, token: string, path: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await sendFile(url, token, path);
+    } catch (error) {
+      if ((error as { permanent?: boolean }).permanent === true || attempt >= ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));
+    }
+  }
+}
+
+export async function runUploadResult(args: string[]): Promise<number> {
+  const values = parseCommandArgs(args, { scan: { type: 'string' }, url: { type: 'string' }, dir: { type: 'string' } });
+  if (values.scan === undefined || values.url === undefined || values.dir === undefined) {
+    throw new UsageError('--scan, --url and --dir are required');
+  }
+  if (!URL.canParse(values.url)) throw new UsageError(`--url '${values.url}' is not a URL`);
+  const { token, resultFiles } = loadUploadSettings();
+  for (const file of resultFiles) {
+    const target = new URL(`internal/v1/scans/${encodeURIComponent(values.scan)}/results/${encodeURIComponent(file)}`, values.url.replace(/\/?$/, '/'));
+    await sendWithRetries(target.toString(), token, join(values.dir, file));
+    process.stdout.write(`uploaded ${file}\n`);
+  }
+  return 0;
+}
