@@ -100,6 +100,8 @@ export const DEFAULT_RESOURCES: readonly ResourceDefinition[] = [
   resourceType({ group: 'vigil.dev', version: 'v1alpha1', plural: 'scheduledscans', kind: 'ScheduledScan', customResource: true }),
   resourceType({ group: 'batch', version: 'v1', plural: 'jobs', kind: 'Job', defaultPropagation: 'Orphan', initialStatus: {}, maxNameLength: 63 }),
   resourceType({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', tracksGeneration: false, initialStatus: { phase: 'Pending' }, returnsDeletedObject: true }),
+  // Secrets have no status subresource; the runner creates and deletes them.
+  resourceType({ group: '', version: 'v1', plural: 'secrets', kind: 'Secret', statusSubresource: false, tracksGeneration: false }),
   resourceType({ group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, tracksGeneration: false, initialStatus: { phase: 'Active' }, maxNameLength: 63 }),
   resourceType({ group: '', version: 'v1', plural: 'events', kind: 'Event', statusSubresource: false, tracksGeneration: false }),
 ];

@@ -1,0 +1,133 @@
+/**
+ * The Kubernetes WorkloadRunner: a Scan's scanner runs as a Job in the
+ * account's namespace (DESIGN.md). Start creates the upload-token Secret,
+ * the inputs Secret and the Job, all owned by the Scan's CR; observe reads
+ * the Job's conditions and, once it completed, the files its uploader sent;
+ * stop deletes the Job with foreground propagation.
+ */
+import * as k8s from '@kubernetes/client-node';
+import type { UploadsService } from '../../app/uploads-service.js';
+import type { WorkloadRunner, WorkloadStatus } from '../../app/ports.js';
+import type { ScanType } from '../../domain/risks/finding.js';
+import { scannerFor } from '../../domain/scanners/index.js';
+import type { Scan } from '../../domain/scans/scan.js';
+import { createIdempotently, isNotFound } from './kube-errors.js';
+import { buildScanInputsSecret, buildScanJob, buildUploadTokenSecret, scanJobName, uploadTokenSecretName, type ScanRef } from './job-manifest.js';
+import type { JobSettings } from './job-settings.js';
+import type { ScanCustomResources } from './scan-resources.js';
+
+export interface ScanLocation {
+  name: string;
+  namespace: string;
+  type: ScanType;
+}
+
+export interface KubernetesJobRunnerOptions {
+  kubeConfig: k8s.KubeConfig;
+  scanResources: ScanCustomResources;
+  uploads: UploadsService;
+  jobSettings: JobSettings;
+  /** The collector's internal upload base URL as seen from scanner pods. */
+  uploadUrl: string;
+  /** Where the Scan with this id lives: its object name, namespace (the account's) and type. */
+  locate: (scanId: string) => ScanLocation | undefined;
+}
+
+type JobCondition = k8s.V1JobCondition;
+
+export class KubernetesJobRunner implements WorkloadRunner {
+  private readonly batch: k8s.BatchV1Api;
+  private readonly core: k8s.CoreV1Api;
+  private readonly listeners: Array<(scanId: string) => void> = [];
+
+  constructor(private readonly options: KubernetesJobRunnerOptions) {
+    this.batch = options.kubeConfig.makeApiClient(k8s.BatchV1Api);
+    this.core = options.kubeConfig.makeApiClient(k8s.CoreV1Api);
+  }
+
+  onChange(listener: (scanId: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Called by the Job informer (or a test) when a scanner Job changed. */
+  jobChanged(scanId: string): void {
+    for (const listener of this.listeners) listener(scanId);
+  }
+
+  async start(scan: Scan, targets: string[]): Promise<void> {
+    const location = this.mustLocate(scan.id);
+    if (await this.readJob(location)) return; // already started: creation is idempotent
+    const owner = await this.options.scanResources.ensure(scan, location.namespace);
+    const ref: ScanRef = { ...owner, type: scan.type, id: scan.id };
+    await this.replaceTokenSecret(ref);
+    const inputs = buildScanInputsSecret({ scan: ref, targets });
+    if (inputs !== undefined) await createIdempotently(() => this.core.createNamespacedSecret({ namespace: ref.namespace, body: inputs as k8s.V1Secret }));
+    const job = buildScanJob({ scan: ref, targets, settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: uploadTokenSecretName(ref.name) });
+    await createIdempotently(() => this.batch.createNamespacedJob({ namespace: ref.namespace, body: job as k8s.V1Job }));
+  }
+
+  /** The token Secret is immutable: a new token (a start after a crash) replaces it whole. */
+  private async replaceTokenSecret(ref: ScanRef): Promise<void> {
+    const secret = buildUploadTokenSecret(ref, this.options.uploads.issueToken(ref.id));
+    try {
+      await this.core.deleteNamespacedSecret({ namespace: ref.namespace, name: secret.metadata.name });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    await this.core.createNamespacedSecret({ namespace: ref.namespace, body: secret as k8s.V1Secret });
+  }
+
+  async observe(scanId: string): Promise<WorkloadStatus> {
+    const location = this.options.locate(scanId);
+    const job = location && (await this.readJob(location));
+    if (location === undefined || job === undefined) return { phase: 'Missing' };
+    const conditions: JobCondition[] = job.status?.conditions ?? [];
+    const failed = conditions.find((condition) => condition.type === 'Failed' && condition.status === 'True');
+    if (failed !== undefined) return jobFailure(failed);
+    if (conditions.some((condition) => condition.type === 'Complete' && condition.status === 'True')) return this.collect(scanId, location.type);
+    return { phase: 'Running' };
+  }
+
+  private async collect(scanId: string, type: ScanType): Promise<WorkloadStatus> {
+    const staged = await this.options.uploads.staged(scanId, scannerFor(type).outputs);
+    if ('missing' in staged) {
+      return { phase: 'Failed', reason: 'OutputMissing', message: `the scanner Job completed but ${staged.missing} was never uploaded` };
+    }
+    return { phase: 'Succeeded', outputs: staged.outputs };
+  }
+
+  async stop(scanId: string): Promise<void> {
+    const location = this.options.locate(scanId);
+    if (location === undefined) return;
+    try {
+      await this.batch.deleteNamespacedJob({ namespace: location.namespace, name: scanJobName(location.name), propagationPolicy: 'Foreground' });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+
+  async release(scanId: string): Promise<void> {
+    await this.options.uploads.discard(scanId);
+  }
+
+  private async readJob(location: ScanLocation): Promise<k8s.V1Job | undefined> {
+    try {
+      return await this.batch.readNamespacedJob({ namespace: location.namespace, name: scanJobName(location.name) });
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  private mustLocate(scanId: string): ScanLocation {
+    const location = this.options.locate(scanId);
+    if (location === undefined) throw new Error(`scan ${scanId} has no location`);
+    return location;
+  }
+}
+
+/** Job failure reasons as the Scan's condition: the deadline gets its own reason, as in the embedded runtime. */
+function jobFailure(condition: JobCondition): WorkloadStatus {
+  const reason = condition.reason === 'DeadlineExceeded' ? 'DeadlineExceeded' : 'JobFailed';
+  return { phase: 'Failed', reason, message: `the scanner Job failed (${condition.reason ?? 'no reason'}): ${condition.message ?? 'no message'}` };
+}

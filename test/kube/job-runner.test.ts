@@ -1,0 +1,144 @@
+/**
+ * The Scan controller driving the Kubernetes runner against the in-process
+ * fake API server through the real client-node: the same reconcile logic as
+ * the embedded runtime, Jobs instead of child processes.
+ */
+import { expect } from 'chai';
+import { ScanController } from '../../src/app/controller/scan-controller.js';
+import { FakeTimers } from '../../src/app/controller/timer.js';
+import { loadSettings } from '../../src/config/settings.js';
+import type { Account } from '../../src/domain/accounts/account.js';
+import type { Scan } from '../../src/domain/scans/scan.js';
+import { composeCore } from '../../src/main/composition-root.js';
+import { KubernetesJobRunner } from '../../src/runtime/kubernetes/job-runner.js';
+import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
+import { scanJobName, uploadTokenSecretName } from '../../src/runtime/kubernetes/job-manifest.js';
+import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
+import { FakeKubeApiServer } from '../support/fake-kube-apiserver.js';
+import { kubeConfig } from '../support/kubeconfig.js';
+import { tempDir } from '../support/temp-dir.js';
+
+describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server', () => {
+  let server: FakeKubeApiServer;
+  let dir: ReturnType<typeof tempDir>;
+  let core: ReturnType<typeof composeCore>;
+  let account: Account;
+  let runner: KubernetesJobRunner;
+  let controller: ScanController;
+
+  beforeEach(async () => {
+    server = new FakeKubeApiServer();
+    await server.start();
+    dir = tempDir();
+    core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }));
+    account = core.accounts.createAccount({ name: 'acme', namespace: 'vigil-acme' }).account;
+    const kc = kubeConfig(server);
+    runner = new KubernetesJobRunner({
+      kubeConfig: kc,
+      scanResources: new ScanCustomResources(kc),
+      uploads: core.uploads,
+      jobSettings: defaultJobSettings('0.1.0'),
+      uploadUrl: 'http://vigil.vigil.svc:8080',
+      locate: (scanId) => {
+        const scan = core.scanRepository.findByIdUnscoped(scanId);
+        return scan && { name: scan.name, namespace: 'vigil-acme', type: scan.type };
+      },
+    });
+    controller = new ScanController({
+      scans: core.scanRepository,
+      runner,
+      resolver: { resolve4: async () => ['93.184.216.34'] },
+      resultFiles: core.resultFiles,
+      clock: { now: () => new Date() },
+      timers: new FakeTimers(),
+      maxConcurrentScans: 10,
+      allowTargets: [],
+      onError: () => undefined,
+    });
+  });
+  afterEach(async () => {
+    await server.stop();
+    core.db.close();
+    dir.remove();
+  });
+
+  const startScan = (): Scan => core.scans.start(account, { type: 'NMAP', targets: ['scanme.example.com'] })[0]!;
+  const jobOf = (scan: Scan) => server.getObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-acme', name: scanJobName(scan.name) });
+  const setJobConditions = (scan: Scan, conditions: unknown[]) => server.setObject({ ...jobOf(scan)!, status: { conditions } } as never);
+  const creations = () => server.requests.filter((request) => request.method === 'POST').map((request) => request.path);
+
+  it('creates the Scan CR, the upload-token Secret and the Job, owned by the CR, and moves the Scan to RUNNING', async () => {
+    const scan = startScan();
+    await controller.reconcile(scan.id);
+    expect(creations()).to.deep.equal([
+      '/apis/vigil.dev/v1alpha1/namespaces/vigil-acme/scans',
+      '/api/v1/namespaces/vigil-acme/secrets',
+      '/apis/batch/v1/namespaces/vigil-acme/jobs',
+    ]);
+    const cr = server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: 'vigil-acme', name: scan.name })!;
+    const job = jobOf(scan) as unknown as { metadata: { ownerReferences: Array<{ uid: string; kind: string }> } };
+    expect(job.metadata.ownerReferences[0]).to.include({ kind: 'Scan', uid: (cr as { metadata: { uid: string } }).metadata.uid });
+    const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } };
+    expect(secret.stringData.token).to.have.length.greaterThan(30);
+    expect(JSON.stringify(jobOf(scan))).not.to.include(secret.stringData.token); // the Job only references the Secret
+    expect(core.scans.get(account, scan.id).state).to.equal('RUNNING');
+  });
+
+  it('does not create anything twice when the start is repeated', async () => {
+    const scan = startScan();
+    await runner.start(scan, ['scanme.example.com']);
+    server.clearRequests();
+    await runner.start(scan, ['scanme.example.com']);
+    expect(creations()).to.deep.equal([]);
+  });
+
+  it('collects the uploaded files once the Job completes and moves the Scan to SUCCEEDED', async () => {
+    const scan = startScan();
+    await controller.reconcile(scan.id);
+    const token = (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } }).stringData.token;
+    await core.uploads.accept(scan.id, token, 'nmap.xml', [Buffer.from('<nmaprun/>')]);
+    setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
+    await controller.reconcile(scan.id);
+    const done = core.scans.get(account, scan.id);
+    expect(done).to.include({ state: 'SUCCEEDED', progress: 100 });
+    expect(done.results).to.have.length(1);
+  });
+
+  it('fails the Scan when the Job completed without uploading its results', async () => {
+    const scan = startScan();
+    await controller.reconcile(scan.id);
+    setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
+    await controller.reconcile(scan.id);
+    expect(core.scans.get(account, scan.id).conditions.at(-1)).to.include({ reason: 'OutputMissing' });
+  });
+
+  it('fails the Scan with DeadlineExceeded when the Job exceeds its deadline', async () => {
+    const scan = startScan();
+    await controller.reconcile(scan.id);
+    setJobConditions(scan, [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' }]);
+    await controller.reconcile(scan.id);
+    const failed = core.scans.get(account, scan.id);
+    expect(failed.state).to.equal('FAILED');
+    expect(failed.conditions.at(-1)).to.include({ reason: 'DeadlineExceeded' });
+    expect(failed.conditions.at(-1)!.message).to.match(/longer than specified deadline/);
+  });
+
+  it('stops a running Scan by deleting its Job with foreground propagation', async () => {
+    const scan = startScan();
+    await controller.reconcile(scan.id);
+    core.scans.stop(account, scan.id);
+    await controller.reconcile(scan.id);
+    expect(server.deletions.filter((deletion) => deletion.kind === 'Job')).to.deep.include.members([
+      { apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-acme', name: scanJobName(scan.name), propagationPolicy: 'Foreground', appliedPolicy: 'Foreground', gracePeriodSeconds: undefined },
+    ]);
+    expect(core.scans.get(account, scan.id).state).to.equal('STOPPED');
+  });
+
+  it('fails the Scan as WorkloadLost when its Job disappears', async () => {
+    const scan = startScan();
+    await controller.reconcile(scan.id);
+    server.deleteObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-acme', name: scanJobName(scan.name) });
+    await controller.reconcile(scan.id);
+    expect(core.scans.get(account, scan.id).conditions.at(-1)).to.include({ reason: 'WorkloadLost' });
+  });
+});
