@@ -35,7 +35,7 @@ export class UploadsService {
   }
 
   /** Stores one uploaded file of the Scan, reading at most maxBytes. */
-  async accept(scanId: string, token: string | undefined, fileName: string, body: AsyncIterable<Uint8Array>): Promise<{ size: number; sha256: string }> {
+  async accept(scanId: string, token: string | undefined, fileName: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<{ size: number; sha256: string }> {
     this.assertToken(scanId, token);
     if (!FILE_NAME.test(fileName)) {
       throw new InvalidRequestError(`'${fileName.slice(0, 100)}' is not an acceptable result file name: letters, digits, '.', '_' and '-' only, at most 100 characters`);
