@@ -29,6 +29,12 @@ import { systemTimers } from '../app/controller/timer.js';
 import { scannerFor } from '../domain/scanners/index.js';
 import { systemResolver } from '../runtime/dns-resolver.js';
 import { ProcessWorkloadRunner } from '../runtime/embedded/process-runner.js';
+import * as k8s from '@kubernetes/client-node';
+import type { WorkloadRunner } from '../app/ports.js';
+import { VIGIL_VERSION } from '../domain/scanners/index.js';
+import { KubernetesJobRunner } from '../runtime/kubernetes/job-runner.js';
+import { defaultJobSettings } from '../runtime/kubernetes/job-settings.js';
+import { ScanCustomResources } from '../runtime/kubernetes/scan-resources.js';
 
 export interface Vigil {
   db: Database;
@@ -46,12 +52,51 @@ export interface Vigil {
 export interface ComposeOptions {
   clock?: Clock;
   defaultMetrics?: boolean;
+  /** The cluster for VIGIL_RUNTIME=kubernetes; by default the in-cluster config or KUBECONFIG. */
+  kubeConfig?: k8s.KubeConfig;
+}
+
+type Core = ReturnType<typeof composeCore>;
+
+/** Where scanners run: child processes (embedded) or Jobs in each account's namespace (kubernetes). */
+function workloadRunner(settings: Settings, core: Core, options: ComposeOptions): { runner: WorkloadRunner; stopAll: () => Promise<void> } {
+  if (settings.runtime === 'kubernetes') {
+    const kubeConfig = options.kubeConfig ?? loadDefaultKubeConfig();
+    const runner = new KubernetesJobRunner({
+      kubeConfig,
+      scanResources: new ScanCustomResources(kubeConfig),
+      uploads: core.uploads,
+      jobSettings: defaultJobSettings(VIGIL_VERSION),
+      uploadUrl: settings.publicUrl,
+      locate: (scanId) => {
+        const scan = core.scanRepository.findByIdUnscoped(scanId);
+        const account = scan && core.accountRepository.findById(scan.accountId);
+        return scan && account && { name: scan.name, namespace: account.namespace, type: scan.type };
+      },
+    });
+    // Jobs outlive the service by design: a restart finds them again.
+    return { runner, stopAll: async () => undefined };
+  }
+  const runner = new ProcessWorkloadRunner({
+    workDir: join(settings.dataDir, 'work'),
+    scannerFor,
+    deadlineMs: settings.scanTimeoutSeconds * 1000,
+    cliPath: fileURLToPath(new URL('../cli/main.js', import.meta.url)),
+  });
+  return { runner, stopAll: () => runner.stopAll() };
+}
+
+function loadDefaultKubeConfig(): k8s.KubeConfig {
+  const kubeConfig = new k8s.KubeConfig();
+  kubeConfig.loadFromDefault(); // in-cluster service account, else KUBECONFIG, else ~/.kube/config
+  return kubeConfig;
 }
 
 /** Store and services only: what the CLI needs, without the HTTP edge. */
 export function composeCore(settings: Settings, clock: Clock = systemClock) {
   const db = openDatabase(settings.dataDir);
-  const accounts = new AccountsService(new SqliteAccountRepository(db), clock);
+  const accountRepository = new SqliteAccountRepository(db);
+  const accounts = new AccountsService(accountRepository, clock);
   const paginator = new Paginator(new PageTokenCodec(serviceSecret(db, 'page-token-key')));
   const targetRepository = new SqliteTargetRepository(db);
   const targets = new TargetsService(targetRepository, paginator, clock, settings.allowTargets);
@@ -64,7 +109,7 @@ export function composeCore(settings: Settings, clock: Clock = systemClock) {
     clock,
     settings.resultFileMaxBytes,
   );
-  return { db, accounts, targets, scans, scanRepository, resultFiles, uploads };
+  return { db, accounts, accountRepository, targets, scans, scanRepository, resultFiles, uploads };
 }
 
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
@@ -97,12 +142,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     return bound;
   };
 
-  const runner = new ProcessWorkloadRunner({
-    workDir: join(settings.dataDir, 'work'),
-    scannerFor,
-    deadlineMs: settings.scanTimeoutSeconds * 1000,
-    cliPath: fileURLToPath(new URL('../cli/main.js', import.meta.url)),
-  });
+  const { runner, stopAll } = workloadRunner(settings, core, options);
   const controller = new ScanController({
     scans: core.scanRepository,
     runner,
@@ -124,7 +164,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
       await closing;
     }
     await controller.stop();
-    await runner.stopAll();
+    await stopAll();
     core.db.close();
   };
 

@@ -17,6 +17,8 @@ import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources
 import { FakeKubeApiServer } from '../support/fake-kube-apiserver.js';
 import { kubeConfig } from '../support/kubeconfig.js';
 import { tempDir } from '../support/temp-dir.js';
+import { TestService } from '../support/test-service.js';
+import { waitFor } from '../support/wait.js';
 
 describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server', () => {
   let server: FakeKubeApiServer;
@@ -140,5 +142,35 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     server.deleteObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-acme', name: scanJobName(scan.name) });
     await controller.reconcile(scan.id);
     expect(core.scans.get(account, scan.id).conditions.at(-1)).to.include({ reason: 'WorkloadLost' });
+  });
+});
+
+describe('VIGIL_RUNTIME=kubernetes, end to end through the API and the upload endpoint', function () {
+  this.timeout(30_000);
+
+  it('runs a Scan as a Job in the account namespace and finishes it from the uploaded results', async () => {
+    const server = new FakeKubeApiServer();
+    await server.start();
+    const service = await TestService.start({ env: { VIGIL_RUNTIME: 'kubernetes', VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }, kubeConfig: kubeConfig(server) });
+    try {
+      const namespace = 'vigil-test-account';
+      const scan = (await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
+      const jobRef = { apiVersion: 'batch/v1', kind: 'Job', namespace, name: scanJobName(`scan-${scan.id}`) };
+      await waitFor(async () => server.getObject(jobRef), (job) => job !== undefined, 'the scanner Job');
+      const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace, name: uploadTokenSecretName(`scan-${scan.id}`) }) as unknown as { stringData: { token: string } };
+      const upload = await fetch(`${service.baseUrl}/internal/v1/scans/${scan.id}/results/nmap.xml`, {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${secret.stringData.token}` },
+        body: '<nmaprun scanner="nmap"/>',
+      });
+      expect(upload.status).to.equal(200);
+      server.setObject({ ...server.getObject(jobRef)!, status: { conditions: [{ type: 'Complete', status: 'True' }] } } as never);
+      const done = await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data, (found) => found.state === 'SUCCEEDED', 'the Scan to succeed');
+      const file = await service.get(`/v1/results/${done.results[0].result_id}`);
+      expect(file.text).to.equal('<nmaprun scanner="nmap"/>');
+    } finally {
+      await service.stop();
+      await server.stop();
+    }
   });
 });

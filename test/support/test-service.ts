@@ -4,6 +4,7 @@
  * OpenAPI document the service itself serves.
  */
 import { Writable } from 'node:stream';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
 import type { NewAccount } from '../../src/app/accounts-service.js';
 import type { Clock } from '../../src/domain/clock.js';
@@ -42,7 +43,9 @@ export class TestService {
   ) {}
 
   /** Starts a service; with `dataDir`, on an existing data directory (a restart), which stop() then leaves in place. */
-  static async start(options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; accountName?: string } = {}): Promise<TestService> {
+  static async start(
+    options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; accountName?: string; kubeConfig?: KubeConfig } = {},
+  ): Promise<TestService> {
     const dir = options.dataDir === undefined ? tempDir() : { path: options.dataDir, remove: () => undefined };
     const settings = loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_PORT: '0', LOG_LEVEL: 'info', ...options.env });
     const lines: string[] = [];
@@ -52,7 +55,7 @@ export class TestService {
         done();
       },
     });
-    const vigil = composeVigil(settings, createLogger(settings.logLevel, sink), { clock: options.clock, defaultMetrics: false });
+    const vigil = composeVigil(settings, createLogger(settings.logLevel, sink), { clock: options.clock, defaultMetrics: false, kubeConfig: options.kubeConfig });
     const { account, apiKey } = vigil.accounts.createAccount({ name: options.accountName ?? 'test-account' });
     const server = await vigil.listen();
     const address = server.address() as { port: number };
