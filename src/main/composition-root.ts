@@ -30,11 +30,13 @@ import { scannerFor } from '../domain/scanners/index.js';
 import { systemResolver } from '../runtime/dns-resolver.js';
 import { ProcessWorkloadRunner } from '../runtime/embedded/process-runner.js';
 import * as k8s from '@kubernetes/client-node';
-import type { WorkloadRunner } from '../app/ports.js';
+import type { ScanRepository, WorkloadRunner } from '../app/ports.js';
 import { VIGIL_VERSION } from '../domain/scanners/index.js';
 import { KubernetesJobRunner } from '../runtime/kubernetes/job-runner.js';
 import { defaultJobSettings } from '../runtime/kubernetes/job-settings.js';
 import { ScanCustomResources } from '../runtime/kubernetes/scan-resources.js';
+import { MirroredScanRepository, ScanStatusMirror } from '../runtime/kubernetes/scan-status-mirror.js';
+import type { ScanLocation } from '../runtime/kubernetes/job-runner.js';
 
 export interface Vigil {
   db: Database;
@@ -58,24 +60,45 @@ export interface ComposeOptions {
 
 type Core = ReturnType<typeof composeCore>;
 
+/** Where a Scan lives in the cluster: its object name and its account's namespace. */
+function locator(core: () => Core) {
+  return (scanId: string): ScanLocation | undefined => {
+    const scan = core().scanRepository.findByIdUnscoped(scanId);
+    const account = scan && core().accountRepository.findById(scan.accountId);
+    return scan && account ? { name: scan.name, namespace: account.namespace, type: scan.type } : undefined;
+  };
+}
+
+/** The cluster side of VIGIL_RUNTIME=kubernetes: the Scan CRs mirror every Scan's status. */
+function kubernetesParts(options: ComposeOptions, logger: Logger, core: () => Core) {
+  const kubeConfig = options.kubeConfig ?? loadDefaultKubeConfig();
+  const scanResources = new ScanCustomResources(kubeConfig);
+  const mirror = new ScanStatusMirror({
+    kubeConfig,
+    scanResources,
+    locate: locator(core),
+    onError: (scanId, error) => logger.warn({ scan_id: scanId, err: error }, 'scan status not written to its custom resource'),
+  });
+  return { kubeConfig, scanResources, mirror, wrapScans: (repository: ScanRepository) => new MirroredScanRepository(repository, mirror) };
+}
+
 /** Where scanners run: child processes (embedded) or Jobs in each account's namespace (kubernetes). */
-function workloadRunner(settings: Settings, core: Core, options: ComposeOptions): { runner: WorkloadRunner; stopAll: () => Promise<void> } {
-  if (settings.runtime === 'kubernetes') {
-    const kubeConfig = options.kubeConfig ?? loadDefaultKubeConfig();
+function workloadRunner(
+  settings: Settings,
+  core: Core,
+  kubernetes: ReturnType<typeof kubernetesParts> | undefined,
+): { runner: WorkloadRunner; stopAll: () => Promise<void> } {
+  if (kubernetes !== undefined) {
     const runner = new KubernetesJobRunner({
-      kubeConfig,
-      scanResources: new ScanCustomResources(kubeConfig),
+      kubeConfig: kubernetes.kubeConfig,
+      scanResources: kubernetes.scanResources,
       uploads: core.uploads,
       jobSettings: defaultJobSettings(VIGIL_VERSION),
       uploadUrl: settings.publicUrl,
-      locate: (scanId) => {
-        const scan = core.scanRepository.findByIdUnscoped(scanId);
-        const account = scan && core.accountRepository.findById(scan.accountId);
-        return scan && account && { name: scan.name, namespace: account.namespace, type: scan.type };
-      },
+      locate: locator(() => core),
     });
     // Jobs outlive the service by design: a restart finds them again.
-    return { runner, stopAll: async () => undefined };
+    return { runner, stopAll: () => kubernetes.mirror.flush() };
   }
   const runner = new ProcessWorkloadRunner({
     workDir: join(settings.dataDir, 'work'),
@@ -93,14 +116,14 @@ function loadDefaultKubeConfig(): k8s.KubeConfig {
 }
 
 /** Store and services only: what the CLI needs, without the HTTP edge. */
-export function composeCore(settings: Settings, clock: Clock = systemClock) {
+export function composeCore(settings: Settings, clock: Clock = systemClock, wrapScans: (repository: ScanRepository) => ScanRepository = (repository) => repository) {
   const db = openDatabase(settings.dataDir);
   const accountRepository = new SqliteAccountRepository(db);
   const accounts = new AccountsService(accountRepository, clock);
   const paginator = new Paginator(new PageTokenCodec(serviceSecret(db, 'page-token-key')));
   const targetRepository = new SqliteTargetRepository(db);
   const targets = new TargetsService(targetRepository, paginator, clock, settings.allowTargets);
-  const scanRepository = new SqliteScanRepository(db);
+  const scanRepository = wrapScans(new SqliteScanRepository(db));
   const resultFiles = new FileSystemResultFiles(join(settings.dataDir, 'results'));
   const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles);
   const uploads = new UploadsService(
@@ -114,7 +137,8 @@ export function composeCore(settings: Settings, clock: Clock = systemClock) {
 
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
   const clock = options.clock ?? systemClock;
-  const core = composeCore(settings, clock);
+  const kubernetes = settings.runtime === 'kubernetes' ? kubernetesParts(options, logger, () => core) : undefined;
+  const core: Core = composeCore(settings, clock, kubernetes?.wrapScans);
   const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
   let server: Server | undefined;
   let accepting = false;
@@ -142,7 +166,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     return bound;
   };
 
-  const { runner, stopAll } = workloadRunner(settings, core, options);
+  const { runner, stopAll } = workloadRunner(settings, core, kubernetes);
   const controller = new ScanController({
     scans: core.scanRepository,
     runner,

@@ -168,6 +168,20 @@ describe('VIGIL_RUNTIME=kubernetes, end to end through the API and the upload en
       const done = await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data, (found) => found.state === 'SUCCEEDED', 'the Scan to succeed');
       const file = await service.get(`/v1/results/${done.results[0].result_id}`);
       expect(file.text).to.equal('<nmaprun scanner="nmap"/>');
+
+      // kubectl get scans shows the same: the CR's status follows the Scan through merge patches on /status.
+      const crRef = { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace, name: `scan-${scan.id}` };
+      const cr = await waitFor(
+        async () => server.getObject(crRef) as unknown as { status?: { state: string; progress: number; scanId: string; counts: object } },
+        (found) => found?.status?.state === 'SUCCEEDED',
+        'the CR status to show SUCCEEDED',
+      );
+      expect(cr.status).to.deep.include({ scanId: scan.id, progress: 100, counts: { newOpen: 0, stillOpen: 0, closed: 0 } });
+      const statusWrites = server.requests.filter((request) => request.path.endsWith(`/scans/scan-${scan.id}/status`));
+      expect(statusWrites.length).to.be.greaterThan(1);
+      expect(statusWrites.every((request) => request.method === 'PATCH' && request.contentType === 'application/merge-patch+json')).to.equal(true);
+      const bodies = statusWrites.map((request) => JSON.stringify(request.body));
+      expect(new Set(bodies).size, 'an unchanged status is never written twice').to.equal(bodies.length);
     } finally {
       await service.stop();
       await server.stop();

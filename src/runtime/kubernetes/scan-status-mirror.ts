@@ -1,0 +1,118 @@
+/**
+ * Keeps each Scan's custom resource in step with the Scan (DESIGN.md
+ * decision 3): the CR exists from the moment the Scan does, and its status
+ * is written with a merge patch on the status subresource, only when it
+ * changed. Writes for one Scan are serialised and coalesced: only the latest
+ * state is sent, so a burst of progress updates costs one request.
+ */
+import * as k8s from '@kubernetes/client-node';
+import type { OutboxEvent } from '../../domain/events/event.js';
+import type { Scan, ScanState } from '../../domain/scans/scan.js';
+import { SCAN_GROUP, SCAN_PLURAL, SCAN_VERSION } from '../../domain/scans/scan-resource.js';
+import { scanStatusOf } from '../../domain/scans/scan-status.js';
+import type { ScanListQuery, ScanRepository, StoredResultFile } from '../../app/ports.js';
+import { isNotFound } from './kube-errors.js';
+import type { ScanLocation } from './job-runner.js';
+import type { ScanCustomResources } from './scan-resources.js';
+
+export interface ScanStatusMirrorOptions {
+  kubeConfig: k8s.KubeConfig;
+  scanResources: ScanCustomResources;
+  locate: (scanId: string) => ScanLocation | undefined;
+  onError: (scanId: string, error: unknown) => void;
+}
+
+export class ScanStatusMirror {
+  private readonly api: k8s.CustomObjectsApi;
+  private readonly lastWritten = new Map<string, string>();
+  private readonly pending = new Map<string, Scan>();
+  private readonly writing = new Set<string>();
+  private idle: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: ScanStatusMirrorOptions) {
+    this.api = options.kubeConfig.makeApiClient(k8s.CustomObjectsApi);
+  }
+
+  /** Asks for the Scan's CR to show this state; returns at once. */
+  update(scan: Scan): void {
+    this.pending.set(scan.id, scan);
+    if (!this.writing.has(scan.id)) this.idle = Promise.all([this.idle, this.drain(scan.id)]).then(() => undefined);
+  }
+
+  /** Resolves once every requested write has been attempted (tests, shutdown). */
+  async flush(): Promise<void> {
+    while (this.writing.size > 0 || this.pending.size > 0) await this.idle;
+  }
+
+  private async drain(scanId: string): Promise<void> {
+    this.writing.add(scanId);
+    try {
+      for (let scan = this.take(scanId); scan !== undefined; scan = this.take(scanId)) {
+        await this.write(scan).catch((error: unknown) => this.options.onError(scanId, error));
+      }
+    } finally {
+      this.writing.delete(scanId);
+    }
+  }
+
+  private take(scanId: string): Scan | undefined {
+    const scan = this.pending.get(scanId);
+    this.pending.delete(scanId);
+    return scan;
+  }
+
+  private async write(scan: Scan): Promise<void> {
+    const location = this.options.locate(scan.id);
+    if (location === undefined) return;
+    const status = scanStatusOf(scan);
+    const text = JSON.stringify(status);
+    if (this.lastWritten.get(scan.id) === text) return;
+    if (!this.lastWritten.has(scan.id)) await this.options.scanResources.ensure(scan, location.namespace);
+    try {
+      await this.api.patchNamespacedCustomObjectStatus(
+        { group: SCAN_GROUP, version: SCAN_VERSION, namespace: location.namespace, plural: SCAN_PLURAL, name: scan.name, body: { status } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      this.lastWritten.delete(scan.id); // deleted with kubectl: nothing to show it on
+      return;
+    }
+    this.lastWritten.set(scan.id, text);
+  }
+}
+
+/** A ScanRepository that tells the mirror about every Scan it writes; reads pass straight through. */
+export class MirroredScanRepository implements ScanRepository {
+  constructor(
+    private readonly inner: ScanRepository,
+    private readonly mirror: ScanStatusMirror,
+  ) {}
+
+  insert(scans: readonly Scan[], events: readonly OutboxEvent[]): void {
+    this.inner.insert(scans, events);
+    for (const scan of scans) this.mirror.update(scan);
+  }
+
+  save(scan: Scan, events: readonly OutboxEvent[], expectedState?: ScanState): boolean {
+    const saved = this.inner.save(scan, events, expectedState);
+    if (saved) this.mirror.update(scan);
+    return saved;
+  }
+
+  saveWithResults(scan: Scan, files: readonly StoredResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean {
+    const saved = this.inner.saveWithResults(scan, files, events, expectedState);
+    if (saved) this.mirror.update(scan);
+    return saved;
+  }
+
+  findById = (accountId: string, id: string) => this.inner.findById(accountId, id);
+  findByIdUnscoped = (id: string) => this.inner.findByIdUnscoped(id);
+  delete = (accountId: string, id: string) => this.inner.delete(accountId, id);
+  list = (accountId: string, query: ScanListQuery) => this.inner.list(accountId, query);
+  idsInStates = (states: readonly ScanState[], limit?: number) => this.inner.idsInStates(states, limit);
+  countInState = (state: ScanState) => this.inner.countInState(state);
+  monthlyUsage = (accountId: string, month: string) => this.inner.monthlyUsage(accountId, month);
+  findResult = (accountId: string, id: string) => this.inner.findResult(accountId, id);
+  eventsFor = (accountId: string) => this.inner.eventsFor(accountId);
+}
