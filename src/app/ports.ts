@@ -116,6 +116,7 @@ export interface ScanRepository {
   /** Inserts scans with their events, adding the non-OVER_LIMIT ones to the month's usage, in one transaction. */
   insert(scans: readonly Scan[], events: readonly OutboxEvent[]): void;
   findById(accountId: string, id: string): Scan | undefined;
+  findByName(accountId: string, name: string): Scan | undefined;
   /** For the controller, which reconciles by id across accounts. */
   findByIdUnscoped(id: string): Scan | undefined;
   /**

@@ -34,15 +34,20 @@ export class ScansService {
     this.notify = notify;
   }
 
-  /** Creates one Scan per chunk of the type's target limit and returns them all; the API answers with the first. */
-  start(account: Account, request: StartScanRequest, scheduledBy: string | null = null): Scan[] {
+  /**
+   * Creates one Scan per chunk of the type's target limit and returns them
+   * all; the API answers with the first. `name` names the first Scan's object
+   * (a Scan applied with kubectl keeps its own name); the rest get generated ones.
+   */
+  start(account: Account, request: StartScanRequest, scheduledBy: string | null = null, name?: string): Scan[] {
     assertTypeAllowed(account, request);
     const selected = this.selectTargets(account, request);
     const now = this.clock.now();
     const counted = this.scans.monthlyUsage(account.id, now.toISOString().slice(0, 7));
     const scans = splitTargets(request.type, selected).map((chunk, index) => {
       const overLimit = account.monthlyScanLimit !== null && counted + index >= account.monthlyScanLimit;
-      return this.newScan(account, request, chunk, overLimit, scheduledBy, now);
+      const scan = this.newScan(account, request, chunk, overLimit, scheduledBy, now);
+      return index === 0 && name !== undefined ? { ...scan, name } : scan;
     });
     const events = scans.map((scan) => newEvent(account.id, 'scan.created', presentScan(scan), now));
     this.scans.insert(scans, events);
@@ -103,6 +108,11 @@ export class ScansService {
       if (error instanceof InvalidRequestError) throw new InvalidRequestError(`targets[${index}]: ${error.message}`);
       throw error;
     }
+  }
+
+  /** The account's Scan whose object has this name (a Scan applied with kubectl), if any. */
+  findByName(account: Account, name: string): Scan | undefined {
+    return this.scans.findByName(account.id, name);
   }
 
   get(account: Account, id: string): Scan {

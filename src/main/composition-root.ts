@@ -37,6 +37,9 @@ import { defaultJobSettings } from '../runtime/kubernetes/job-settings.js';
 import { ScanCustomResources } from '../runtime/kubernetes/scan-resources.js';
 import { MirroredScanRepository, ScanStatusMirror } from '../runtime/kubernetes/scan-status-mirror.js';
 import type { ScanLocation } from '../runtime/kubernetes/job-runner.js';
+import { AppliedScanAdopter } from '../runtime/kubernetes/applied-scans.js';
+import { RestartingInformer } from '../runtime/kubernetes/restarting-informer.js';
+import { SCAN_GROUP, SCAN_PLURAL, SCAN_VERSION } from '../domain/scans/scan-resource.js';
 
 export interface Vigil {
   db: Database;
@@ -109,6 +112,23 @@ function workloadRunner(
   return { runner, stopAll: () => runner.stopAll() };
 }
 
+/** Watches Scan CRs in every namespace so that Scans applied with kubectl are started for their namespace's account. */
+function appliedScansInformer(kubeConfig: k8s.KubeConfig, core: Core, clock: Clock, logger: Logger) {
+  const adopter = new AppliedScanAdopter({ kubeConfig, accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace), scans: core.scans, clock });
+  const customObjects = kubeConfig.makeApiClient(k8s.CustomObjectsApi);
+  return new RestartingInformer<k8s.KubernetesObject>({
+    kubeConfig,
+    path: `/apis/${SCAN_GROUP}/${SCAN_VERSION}/${SCAN_PLURAL}`,
+    list: async () => (await customObjects.listClusterCustomObject({ group: SCAN_GROUP, version: SCAN_VERSION, plural: SCAN_PLURAL })) as k8s.KubernetesListObject<k8s.KubernetesObject>,
+    onObject: (event, object) => {
+      if (event === 'delete') return;
+      adopter.handle(object).catch((error: unknown) => logger.warn({ name: object.metadata?.name, namespace: object.metadata?.namespace, err: error }, 'applied scan not handled'));
+    },
+    onError: (error, restartInMs) => logger.warn({ err: error, restart_in_ms: restartInMs }, 'scan informer stopped; restarting'),
+    timers: systemTimers(clock),
+  });
+}
+
 function loadDefaultKubeConfig(): k8s.KubeConfig {
   const kubeConfig = new k8s.KubeConfig();
   kubeConfig.loadFromDefault(); // in-cluster service account, else KUBECONFIG, else ~/.kube/config
@@ -163,6 +183,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     server = bound;
     accepting = true;
     controller.start();
+    await scanInformer?.start();
     return bound;
   };
 
@@ -179,6 +200,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     onError: (scanId, error) => logger.error({ scan_id: scanId, err: error }, 'scan reconcile failed'),
   });
   core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
+  const scanInformer = kubernetes === undefined ? undefined : appliedScansInformer(kubernetes.kubeConfig, core, clock, logger);
 
   const close = async (): Promise<void> => {
     accepting = false;
@@ -187,6 +209,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
       server.closeIdleConnections();
       await closing;
     }
+    await scanInformer?.stop();
     await controller.stop();
     await stopAll();
     core.db.close();

@@ -109,6 +109,7 @@ export class SqliteScanRepository implements ScanRepository {
         WHERE id = @id AND account_id = @accountId AND (@expectedState IS NULL OR state = @expectedState)`),
       byId: db.prepare('SELECT * FROM scans WHERE account_id = ? AND id = ?'),
       byIdUnscoped: db.prepare('SELECT * FROM scans WHERE id = ?'),
+      byName: db.prepare('SELECT * FROM scans WHERE account_id = ? AND name = ?'),
       delete: db.prepare('DELETE FROM scans WHERE account_id = ? AND id = ?'),
       countInState: db.prepare('SELECT COUNT(*) AS n FROM scans WHERE state = ?'),
       usage: db.prepare('SELECT scans FROM scan_usage WHERE account_id = ? AND month = ?'),
@@ -154,6 +155,10 @@ export class SqliteScanRepository implements ScanRepository {
 
   findById(accountId: string, id: string): Scan | undefined {
     return this.hydrate(this.statements.byId.get(accountId, id) as ScanRow | undefined);
+  }
+
+  findByName(accountId: string, name: string): Scan | undefined {
+    return this.hydrate(this.statements.byName.get(accountId, name) as ScanRow | undefined);
   }
 
   findByIdUnscoped(id: string): Scan | undefined {

@@ -108,6 +108,7 @@ export class MirroredScanRepository implements ScanRepository {
 
   findById = (accountId: string, id: string) => this.inner.findById(accountId, id);
   findByIdUnscoped = (id: string) => this.inner.findByIdUnscoped(id);
+  findByName = (accountId: string, name: string) => this.inner.findByName(accountId, name);
   delete = (accountId: string, id: string) => this.inner.delete(accountId, id);
   list = (accountId: string, query: ScanListQuery) => this.inner.list(accountId, query);
   idsInStates = (states: readonly ScanState[], limit?: number) => this.inner.idsInStates(states, limit);

@@ -1,0 +1,65 @@
+/**
+ * A client-node informer that keeps running. client-node re-lists by itself
+ * after a 410, but on any other error (a broken watch, an API server
+ * restart) it stops for good (STACK.md); this wrapper starts it again with
+ * exponential backoff, and tells a deliberate stop from a failure.
+ */
+import * as k8s from '@kubernetes/client-node';
+import type { TimerHandle, Timers } from '../../app/controller/timer.js';
+
+export interface RestartingInformerOptions<T extends k8s.KubernetesObject> {
+  kubeConfig: k8s.KubeConfig;
+  /** The watch path, e.g. /apis/vigil.dev/v1alpha1/scans */
+  path: string;
+  list: () => Promise<k8s.KubernetesListObject<T>>;
+  onObject: (event: 'add' | 'update' | 'delete', object: T) => void;
+  onError: (error: unknown, restartInMs: number) => void;
+  timers: Timers;
+  backoff?: { baseMs: number; maxMs: number };
+}
+
+export class RestartingInformer<T extends k8s.KubernetesObject> {
+  private readonly informer: k8s.Informer<T>;
+  private stopping = false;
+  private failures = 0;
+  private restartTimer: TimerHandle | undefined;
+
+  constructor(private readonly options: RestartingInformerOptions<T>) {
+    this.informer = k8s.makeInformer(options.kubeConfig, options.path, options.list);
+    for (const event of ['add', 'update', 'delete'] as const) {
+      this.informer.on(event, (object: T) => options.onObject(event, object));
+    }
+    this.informer.on('connect', () => {
+      this.failures = 0;
+    });
+    this.informer.on('error', (error: unknown) => this.failed(error));
+  }
+
+  async start(): Promise<void> {
+    this.stopping = false;
+    try {
+      await this.informer.start();
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.restartTimer !== undefined) this.options.timers.clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
+    await this.informer.stop();
+  }
+
+  private failed(error: unknown): void {
+    if (this.stopping || this.restartTimer !== undefined) return; // stop() itself reports an AbortError
+    const { baseMs, maxMs } = this.options.backoff ?? { baseMs: 500, maxMs: 60_000 };
+    const delay = Math.min(maxMs, baseMs * 2 ** this.failures);
+    this.failures += 1;
+    this.options.onError(error, delay);
+    this.restartTimer = this.options.timers.setTimeout(() => {
+      this.restartTimer = undefined;
+      if (!this.stopping) void this.start();
+    }, delay);
+  }
+}

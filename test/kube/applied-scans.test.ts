@@ -1,0 +1,84 @@
+/**
+ * Tenancy by namespace (DESIGN.md decision 6): Scans applied with kubectl in
+ * a bound namespace run for that account exactly as API-created ones; in an
+ * unbound namespace they get a condition and nothing runs. Real client-node
+ * informers against the fake API server, including a watch that breaks.
+ */
+import { expect } from 'chai';
+import { FakeKubeApiServer } from '../support/fake-kube-apiserver.js';
+import { kubeConfig } from '../support/kubeconfig.js';
+import { TestService } from '../support/test-service.js';
+import { waitFor } from '../support/wait.js';
+
+type ScanObject = { metadata: { labels?: Record<string, string> }; status?: { state?: string; conditions?: Array<{ type: string; status: string; reason: string; message: string }> } };
+
+describe('Scans applied with kubectl (VIGIL_RUNTIME=kubernetes)', function () {
+  this.timeout(30_000);
+  let server: FakeKubeApiServer;
+  let service: TestService;
+
+  beforeEach(async () => {
+    server = new FakeKubeApiServer();
+    await server.start();
+    service = await TestService.start({ env: { VIGIL_RUNTIME: 'kubernetes', VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }, kubeConfig: kubeConfig(server) });
+  });
+  afterEach(async () => {
+    await service.stop();
+    await server.stop();
+  });
+
+  const apply = (namespace: string, name: string, spec: Record<string, unknown>) =>
+    server.setObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name, namespace }, spec } as never);
+  const read = (namespace: string, name: string) => server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace, name }) as unknown as ScanObject;
+
+  it('starts a Scan applied in the bound namespace for its account, visible in GET /v1/scans, and labels the CR with its id', async () => {
+    apply('vigil-test-account', 'nightly-nmap', { type: 'NMAP', targets: ['127.0.0.1'] });
+    const listed = await waitFor(async () => (await service.get('/v1/scans')).body.data as Array<{ id: string; type: string; requested_targets: Array<{ target: string }> }>, (scans) => scans.length === 1, 'the applied scan to be listed');
+    expect(listed[0]).to.include({ type: 'NMAP' });
+    expect(listed[0]!.requested_targets.map((target) => target.target)).to.deep.equal(['127.0.0.1']);
+    const cr = await waitFor(async () => read('vigil-test-account', 'nightly-nmap'), (found) => found.metadata.labels?.['vigil.dev/scan-id'] === listed[0]!.id, 'the CR to be labelled');
+    expect(cr.metadata.labels?.['vigil.dev/scan-id']).to.equal(listed[0]!.id);
+    // created as a Target, as an API request would
+    expect((await service.get('/v1/targets')).body.data.map((target: { target: string }) => target.target)).to.deep.equal(['127.0.0.1']);
+    // and the CR shows its status
+    await waitFor(async () => read('vigil-test-account', 'nightly-nmap'), (found) => typeof found.status?.state === 'string', 'the CR status');
+  });
+
+  it('leaves a Scan in an unbound namespace alone with a condition saying so', async () => {
+    apply('somebody-else', 'stray', { type: 'NMAP', targets: ['127.0.0.1'] });
+    const cr = await waitFor(async () => read('somebody-else', 'stray'), (found) => (found.status?.conditions ?? []).length > 0, 'the refusal condition');
+    expect(cr.status!.conditions![0]).to.include({ type: 'Accepted', status: 'False', reason: 'NamespaceNotBound' });
+    expect(cr.status!.conditions![0]!.message).to.match(/not bound to a Vigil account/);
+    expect((await service.get('/v1/scans')).body.data).to.deep.equal([]);
+    expect(server.listObjects('batch/v1', 'Job')).to.deep.equal([]);
+  });
+
+  it('refuses a Scan whose spec breaks a rule with a condition naming it, and runs nothing', async () => {
+    apply('vigil-test-account', 'two-selectors', { type: 'NMAP', targets: ['127.0.0.1'], tags: ['x'] });
+    apply('vigil-test-account', 'private-target', { type: 'NMAP', targets: ['10.0.0.1'] });
+    const invalid = await waitFor(async () => read('vigil-test-account', 'two-selectors'), (found) => (found.status?.conditions ?? []).length > 0, 'InvalidSpec');
+    expect(invalid.status!.conditions![0]).to.include({ reason: 'InvalidSpec' });
+    const rejected = await waitFor(async () => read('vigil-test-account', 'private-target'), (found) => (found.status?.conditions ?? []).length > 0, 'Rejected');
+    expect(rejected.status!.conditions![0]).to.include({ reason: 'Rejected' });
+    expect(rejected.status!.conditions![0]!.message).to.match(/10\.0\.0\.0\/8/);
+    expect((await service.get('/v1/scans')).body.data).to.deep.equal([]);
+  });
+
+  it('keeps adopting applied Scans after the watch breaks', async () => {
+    apply('vigil-test-account', 'before-break', { type: 'NMAP', targets: ['127.0.0.1'] });
+    await waitFor(async () => (await service.get('/v1/scans')).body.data, (scans) => scans.length === 1, 'the first scan');
+    expect(server.breakWatches()).to.be.greaterThan(0);
+    apply('vigil-test-account', 'after-break', { type: 'NMAP', targets: ['127.0.0.2'] });
+    await waitFor(async () => (await service.get('/v1/scans')).body.data, (scans) => scans.length === 2, 'the scan applied after the break');
+    expect(service.logLines.some((line) => line.includes('scan informer stopped; restarting'))).to.equal(true);
+  });
+
+  it('does not start an applied Scan twice when it is seen again', async () => {
+    apply('vigil-test-account', 'once', { type: 'NMAP', targets: ['127.0.0.1'] });
+    await waitFor(async () => read('vigil-test-account', 'once'), (found) => found.metadata.labels?.['vigil.dev/scan-id'] !== undefined, 'the label');
+    const cr = read('vigil-test-account', 'once');
+    server.setObject({ ...(cr as object), metadata: { ...cr.metadata, labels: {} } } as never); // someone strips the label
+    await waitFor(async () => read('vigil-test-account', 'once'), (found) => found.metadata.labels?.['vigil.dev/scan-id'] !== undefined, 'the label again');
+    expect((await service.get('/v1/scans')).body.data).to.have.length(1);
+  });
+});
