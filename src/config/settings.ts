@@ -123,3 +123,125 @@ export function loadUploadSettings(env: Env = process.env): UploadSettings {
   if (files.length === 0) throw new SettingsError('VIGIL_RESULT_FILES must list the result files to upload, comma-separated');
   return { token, resultFiles: files };
 }
+
+/** Where `vigil scanner openvas` reaches the Greenbone manager (gvmd) over GMP. */
+export type GmpEndpoint = { kind: 'tls'; host: string; port: number } | { kind: 'unix'; path: string };
+
+/** What `vigil scanner openvas` reads: the manager, its login, and the objects a scan task uses. */
+export interface OpenVasSettings {
+  endpoint: GmpEndpoint;
+  /** As written in VIGIL_OPENVAS_GMP, for messages. */
+  endpointText: string;
+  username: string;
+  password: string;
+  /** A PEM file with the CA that signed gvmd's certificate; without it, the system's trusted CAs. */
+  caFile: string | undefined;
+  scanConfigId: string;
+  scannerId: string;
+  portListId: string;
+}
+
+/** Greenbone's built-in objects, present on every installation. */
+export const OPENVAS_DEFAULTS = {
+  /** Scan config "Full and fast". */
+  scanConfigId: 'daba56c8-73ec-11df-a475-002264764cea',
+  /** Scanner "OpenVAS Default". */
+  scannerId: '08b69003-5fc2-4037-a479-93b440211c73',
+  /** Port list "All IANA assigned TCP". */
+  portListId: '33d0cd82-57c6-11e1-8ed1-406186ea4fc5',
+} as const;
+
+const GREENBONE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function listOfNames(names: string[]): string {
+  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+function gmpEndpoint(raw: string): GmpEndpoint {
+  const invalid = new SettingsError(`VIGIL_OPENVAS_GMP must be tls://host:9390 or unix:///path/to/gvmd.sock`);
+  if (!URL.canParse(raw)) throw invalid;
+  const url = new URL(raw);
+  if (url.protocol === 'unix:' && url.host === '' && url.pathname.length > 1 && url.search === '' && url.hash === '') {
+    return { kind: 'unix', path: decodeURIComponent(url.pathname) };
+  }
+  const onlyHostAndPort = url.username === '' && url.password === '' && ['', '/'].includes(url.pathname) && url.search === '' && url.hash === '';
+  if (url.protocol === 'tls:' && url.hostname !== '' && url.port !== '0' && onlyHostAndPort) {
+    return { kind: 'tls', host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port === '' ? 9390 : Number(url.port) };
+  }
+  throw invalid;
+}
+
+function greenboneId(name: string, what: string, raw: string | undefined, fallback: string): string {
+  if (raw === undefined) return fallback;
+  if (!GREENBONE_ID.test(raw)) throw new SettingsError(`${name} must be the UUID of a ${what}, for example ${fallback}`);
+  return raw.toLowerCase();
+}
+
+/**
+ * Reads the OpenVAS (Greenbone) connection. Throws SettingsError with one
+ * sentence naming the variables to set; secrets never appear in messages.
+ */
+export function loadOpenVasSettings(env: Env = process.env): OpenVasSettings {
+  const gmp = optional(env.VIGIL_OPENVAS_GMP);
+  const username = optional(env.VIGIL_OPENVAS_USERNAME);
+  const password = env.VIGIL_OPENVAS_PASSWORD === undefined || env.VIGIL_OPENVAS_PASSWORD === '' ? undefined : env.VIGIL_OPENVAS_PASSWORD;
+  const missing = [
+    ...(gmp === undefined ? ['VIGIL_OPENVAS_GMP (tls://host:9390 or unix:///path/gvmd.sock)'] : []),
+    ...(username === undefined ? ['VIGIL_OPENVAS_USERNAME'] : []),
+    ...(password === undefined ? ['VIGIL_OPENVAS_PASSWORD'] : []),
+  ];
+  if (missing.length > 0) throw new SettingsError(`OPENVAS scans need a Greenbone manager: set ${listOfNames(missing)}`);
+  return {
+    endpoint: gmpEndpoint(gmp!),
+    endpointText: gmp!,
+    username: username!,
+    password: password!,
+    caFile: optional(env.VIGIL_OPENVAS_CA_FILE),
+    scanConfigId: greenboneId('VIGIL_OPENVAS_SCAN_CONFIG', 'scan config', optional(env.VIGIL_OPENVAS_SCAN_CONFIG), OPENVAS_DEFAULTS.scanConfigId),
+    scannerId: greenboneId('VIGIL_OPENVAS_SCANNER', 'scanner', optional(env.VIGIL_OPENVAS_SCANNER), OPENVAS_DEFAULTS.scannerId),
+    portListId: greenboneId('VIGIL_OPENVAS_PORT_LIST', 'port list', optional(env.VIGIL_OPENVAS_PORT_LIST), OPENVAS_DEFAULTS.portListId),
+  };
+}
+
+/** What `vigil scanner nessus` reads: the Nessus (or Tenable) REST API and its API keys. */
+export interface NessusSettings {
+  /** https://host:8834, without a trailing slash. */
+  url: string;
+  accessKey: string;
+  secretKey: string;
+  /** The scan template; undefined means "look up the Basic Network Scan template by its name 'basic'". */
+  templateUuid: string | undefined;
+}
+
+function nessusUrl(raw: string): string {
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (url === undefined || url.protocol !== 'https:' || url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    throw new SettingsError('VIGIL_NESSUS_URL must be an https:// URL such as https://nessus.example.com:8834');
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/**
+ * Reads the Nessus connection. Throws SettingsError with one sentence naming
+ * the variables to set; the keys never appear in messages.
+ */
+export function loadNessusSettings(env: Env = process.env): NessusSettings {
+  const url = optional(env.VIGIL_NESSUS_URL);
+  const accessKey = optional(env.VIGIL_NESSUS_ACCESS_KEY);
+  const secretKey = optional(env.VIGIL_NESSUS_SECRET_KEY);
+  const missing = [
+    ...(url === undefined ? ['VIGIL_NESSUS_URL (https://host:8834)'] : []),
+    ...(accessKey === undefined ? ['VIGIL_NESSUS_ACCESS_KEY'] : []),
+    ...(secretKey === undefined ? ['VIGIL_NESSUS_SECRET_KEY'] : []),
+  ];
+  if (missing.length > 0) throw new SettingsError(`NESSUS scans need a Nessus server: set ${listOfNames(missing)}`);
+  // The keys go into an HTTP header: a stray ';' or line break would forge or break it.
+  for (const [name, value] of [['VIGIL_NESSUS_ACCESS_KEY', accessKey!], ['VIGIL_NESSUS_SECRET_KEY', secretKey!]] as const) {
+    if (!/^[\x21-\x7e]+$/.test(value) || value.includes(';')) throw new SettingsError(`${name} must be an API key of printable characters without ';'`);
+  }
+  const template = optional(env.VIGIL_NESSUS_TEMPLATE_UUID);
+  if (template !== undefined && !/^[0-9a-f-]{8,128}$/i.test(template)) {
+    throw new SettingsError('VIGIL_NESSUS_TEMPLATE_UUID must be the uuid of a Nessus scan template (hexadecimal digits and dashes)');
+  }
+  return { url: nessusUrl(url!), accessKey: accessKey!, secretKey: secretKey!, templateUuid: template };
+}

@@ -90,7 +90,8 @@ function workloadRunner(
   settings: Settings,
   core: Core,
   kubernetes: ReturnType<typeof kubernetesParts> | undefined,
-): { runner: WorkloadRunner; stopAll: () => Promise<void> } {
+  logger: Logger,
+): { runner: WorkloadRunner; stopAll: () => Promise<void>; informer?: RestartingInformer<k8s.V1Job> } {
   if (kubernetes !== undefined) {
     const runner = new KubernetesJobRunner({
       kubeConfig: kubernetes.kubeConfig,
@@ -101,7 +102,7 @@ function workloadRunner(
       locate: locator(() => core),
     });
     // Jobs outlive the service by design: a restart finds them again.
-    return { runner, stopAll: () => kubernetes.mirror.flush() };
+    return { runner, stopAll: () => kubernetes.mirror.flush(), informer: scannerJobInformer(kubernetes.kubeConfig, runner, logger) };
   }
   const runner = new ProcessWorkloadRunner({
     workDir: join(settings.dataDir, 'work'),
@@ -110,6 +111,25 @@ function workloadRunner(
     cliPath: fileURLToPath(new URL('../cli/main.js', import.meta.url)),
   });
   return { runner, stopAll: () => runner.stopAll() };
+}
+
+const MANAGED_JOBS = 'app.kubernetes.io/managed-by=vigil';
+
+/** Watches Vigil's scanner Jobs so that a Job's progress or end is reconciled at once, not at the next poll. */
+function scannerJobInformer(kubeConfig: k8s.KubeConfig, runner: KubernetesJobRunner, logger: Logger) {
+  const batch = kubeConfig.makeApiClient(k8s.BatchV1Api);
+  return new RestartingInformer<k8s.V1Job>({
+    kubeConfig,
+    path: '/apis/batch/v1/jobs',
+    labelSelector: MANAGED_JOBS,
+    list: () => batch.listJobForAllNamespaces({ labelSelector: MANAGED_JOBS }),
+    onObject: (_event, job) => {
+      const scanId = job.metadata?.labels?.['vigil.dev/scan-id'];
+      if (scanId !== undefined) runner.jobChanged(scanId);
+    },
+    onError: (error, restartInMs) => logger.warn({ err: error, restart_in_ms: restartInMs }, 'job informer stopped; restarting'),
+    timers: systemTimers(),
+  });
 }
 
 /** Watches Scan CRs in every namespace so that Scans applied with kubectl are started for their namespace's account. */
@@ -184,10 +204,11 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     accepting = true;
     controller.start();
     await scanInformer?.start();
+    await jobInformer?.start();
     return bound;
   };
 
-  const { runner, stopAll } = workloadRunner(settings, core, kubernetes);
+  const { runner, stopAll, informer: jobInformer } = workloadRunner(settings, core, kubernetes, logger);
   const controller = new ScanController({
     scans: core.scanRepository,
     runner,
@@ -210,6 +231,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
       await closing;
     }
     await scanInformer?.stop();
+    await jobInformer?.stop();
     await controller.stop();
     await stopAll();
     core.db.close();

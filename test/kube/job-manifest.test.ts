@@ -335,13 +335,14 @@ describe('scanner Job manifest', () => {
     });
 
     it('labels the Job, its pods and the Secrets with the scanner, the manager, the Scan and its type', () => {
+      const input = jobInput('OWASP_ZAP_ACTIVE');
       const expected = {
         'app.kubernetes.io/name': 'vigil-scanner',
         'app.kubernetes.io/managed-by': 'vigil',
         'vigil.dev/scan': 'nightly-nmap',
         'vigil.dev/scan-type': 'owasp_zap_active',
+        'vigil.dev/scan-id': input.scan.id,
       };
-      const input = jobInput('OWASP_ZAP_ACTIVE');
       const job = buildScanJob(input);
       expect(job.metadata.labels).to.deep.equal(expected);
       expect(job.spec.template.metadata.labels).to.deep.equal(expected);

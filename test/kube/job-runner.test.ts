@@ -125,6 +125,17 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     expect(failed.conditions.at(-1)!.message).to.match(/longer than specified deadline/);
   });
 
+  it("reads progress from the scanner container's log lines while the Job runs", async () => {
+    const scan = startScan();
+    await controller.reconcile(scan.id);
+    server.setObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'scanner-pod-1', namespace: 'vigil-acme', labels: { 'vigil.dev/scan-id': scan.id } } } as never);
+    server.setPodLog('vigil-acme', 'scanner-pod-1', 'Starting Nmap\nConnect Scan Timing: About 12.00% done\nService scan Timing: About 42.50% done; ETC: 10:42\n', 'scanner');
+    await controller.reconcile(scan.id);
+    expect(core.scans.get(account, scan.id).progress).to.equal(42);
+    const logRead = server.requests.find((request) => request.path.endsWith('/pods/scanner-pod-1/log'));
+    expect(logRead?.query).to.include({ container: 'scanner', tailLines: '50' });
+  });
+
   it('stops a running Scan by deleting its Job with foreground propagation', async () => {
     const scan = startScan();
     await controller.reconcile(scan.id);

@@ -231,6 +231,8 @@ export function scanLabels(scan: ScanRef): Record<string, string> {
     'app.kubernetes.io/managed-by': 'vigil',
     'vigil.dev/scan': scanLabelValue(scan.name),
     'vigil.dev/scan-type': scan.type.toLowerCase(),
+    // The /v1 id (a UUID, a valid label value): the Job informer maps Job events back to the Scan with it.
+    'vigil.dev/scan-id': scan.id,
   };
 }
 

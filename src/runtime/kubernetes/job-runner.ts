@@ -85,7 +85,29 @@ export class KubernetesJobRunner implements WorkloadRunner {
     const failed = conditions.find((condition) => condition.type === 'Failed' && condition.status === 'True');
     if (failed !== undefined) return jobFailure(failed);
     if (conditions.some((condition) => condition.type === 'Complete' && condition.status === 'True')) return this.collect(scanId, location.type);
-    return { phase: 'Running' };
+    return { phase: 'Running', progress: await this.progressFromLogs(scanId, location) };
+  }
+
+  /**
+   * Progress from the scanner container's latest log lines (nmap --stats-every
+   * and the like). Logs carry progress only, never results (DESIGN.md 1); a log
+   * that cannot be read yet (pod pending) simply reports no progress.
+   */
+  private async progressFromLogs(scanId: string, location: ScanLocation): Promise<number | undefined> {
+    try {
+      const pods = await this.core.listNamespacedPod({ namespace: location.namespace, labelSelector: `vigil.dev/scan-id=${scanId}` });
+      const pod = pods.items[0]?.metadata?.name;
+      if (pod === undefined) return undefined;
+      const log = await this.core.readNamespacedPodLog({ namespace: location.namespace, name: pod, container: 'scanner', tailLines: 50 });
+      const definition = scannerFor(location.type);
+      return String(log)
+        .split('\n')
+        .map((line) => definition.progressFrom(line))
+        .filter((progress): progress is number => progress !== undefined)
+        .at(-1);
+    } catch {
+      return undefined;
+    }
   }
 
   private async collect(scanId: string, type: ScanType): Promise<WorkloadStatus> {

@@ -12,6 +12,8 @@ export interface RestartingInformerOptions<T extends k8s.KubernetesObject> {
   /** The watch path, e.g. /apis/vigil.dev/v1alpha1/scans */
   path: string;
   list: () => Promise<k8s.KubernetesListObject<T>>;
+  /** Must be the same selector the list function uses (client-node's makeInformer takes it separately). */
+  labelSelector?: string;
   onObject: (event: 'add' | 'update' | 'delete', object: T) => void;
   onError: (error: unknown, restartInMs: number) => void;
   timers: Timers;
@@ -25,7 +27,7 @@ export class RestartingInformer<T extends k8s.KubernetesObject> {
   private restartTimer: TimerHandle | undefined;
 
   constructor(private readonly options: RestartingInformerOptions<T>) {
-    this.informer = k8s.makeInformer(options.kubeConfig, options.path, options.list);
+    this.informer = k8s.makeInformer(options.kubeConfig, options.path, options.list, options.labelSelector);
     for (const event of ['add', 'update', 'delete'] as const) {
       this.informer.on(event, (object: T) => options.onObject(event, object));
     }
