@@ -7,14 +7,18 @@ import { SettingsError } from '../config/settings.js';
 import { InvalidRequestError } from '../domain/errors.js';
 import { runAccountsCommand } from './accounts.js';
 import { UsageError } from './usage.js';
+import { runScannerCommand } from './scanner.js';
 import { runServe } from './serve.js';
 import { runUploadResult } from './upload-result.js';
+import { runPrepareInputs } from './prepare-inputs.js';
 
 const USAGE = `Usage:
   vigil serve
   vigil accounts create --name NAME [--plan free|paid] [--feature nessus] [--feature csv_export]
                         [--monthly-scan-limit N] [--min-qod N] [--namespace NS]
   vigil upload-result --scan ID --url URL --dir DIR   (in scanner Jobs; reads VIGIL_UPLOAD_TOKEN, VIGIL_RESULT_FILES)
+  vigil scanner openvas|nessus --output FILE [--timeout SECONDS] -- HOST [HOST...]   (in scanner Jobs; reads VIGIL_OPENVAS_*, VIGIL_NESSUS_*)
+  vigil prepare-inputs --from DIR --to DIR            (in scanner Jobs: copies input files next to the outputs)
 
 Configuration comes from environment variables (see README.md).`;
 
@@ -27,6 +31,10 @@ async function main(argv: string[]): Promise<number> {
       return runAccountsCommand(rest);
     case 'upload-result':
       return runUploadResult(rest);
+    case 'scanner':
+      return runScannerCommand(rest);
+    case 'prepare-inputs':
+      return runPrepareInputs(rest);
     case undefined:
     case 'help':
     case '--help':
