@@ -1,6 +1,8 @@
 /**
  * The one place that knows the concrete adapters (DESIGN.md): it opens the
- * store, builds the services on it, and hands them to the HTTP edge.
+ * store, builds the services on it, picks the runtime, and hands the
+ * services to the HTTP edge. The Kubernetes half lives beside it in
+ * kubernetes-runtime.ts.
  */
 import type { Server } from 'node:http';
 import type { Settings } from '../config/settings.js';
@@ -29,17 +31,9 @@ import { systemTimers } from '../app/controller/timer.js';
 import { scannerFor } from '../domain/scanners/index.js';
 import { systemResolver } from '../runtime/dns-resolver.js';
 import { ProcessWorkloadRunner } from '../runtime/embedded/process-runner.js';
-import * as k8s from '@kubernetes/client-node';
 import type { ScanRepository, WorkloadRunner } from '../app/ports.js';
-import { VIGIL_VERSION } from '../domain/scanners/index.js';
-import { KubernetesJobRunner } from '../runtime/kubernetes/job-runner.js';
-import { defaultJobSettings } from '../runtime/kubernetes/job-settings.js';
-import { ScanCustomResources } from '../runtime/kubernetes/scan-resources.js';
-import { MirroredScanRepository, ScanStatusMirror } from '../runtime/kubernetes/scan-status-mirror.js';
-import type { ScanLocation } from '../runtime/kubernetes/job-runner.js';
-import { AppliedScanAdopter } from '../runtime/kubernetes/applied-scans.js';
-import { RestartingInformer } from '../runtime/kubernetes/restarting-informer.js';
-import { SCAN_GROUP, SCAN_PLURAL, SCAN_VERSION } from '../domain/scans/scan-resource.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { clusterMirror, kubernetesRuntime } from './kubernetes-runtime.js';
 
 export interface Vigil {
   db: Database;
@@ -58,101 +52,27 @@ export interface ComposeOptions {
   clock?: Clock;
   defaultMetrics?: boolean;
   /** The cluster for VIGIL_RUNTIME=kubernetes; by default the in-cluster config or KUBECONFIG. */
-  kubeConfig?: k8s.KubeConfig;
+  kubeConfig?: KubeConfig;
 }
 
-type Core = ReturnType<typeof composeCore>;
+export type Core = ReturnType<typeof composeCore>;
 
-/** Where a Scan lives in the cluster: its object name and its account's namespace. */
-function locator(core: () => Core) {
-  return (scanId: string): ScanLocation | undefined => {
-    const scan = core().scanRepository.findByIdUnscoped(scanId);
-    const account = scan && core().accountRepository.findById(scan.accountId);
-    return scan && account ? { name: scan.name, namespace: account.namespace, type: scan.type } : undefined;
-  };
+/** Where scanners run and what keeps following them: started after the HTTP edge listens, stopped after it closes. */
+export interface WorkloadRuntime {
+  runner: WorkloadRunner;
+  start(): Promise<void>;
+  stop(): Promise<void>;
 }
 
-/** The cluster side of VIGIL_RUNTIME=kubernetes: the Scan CRs mirror every Scan's status. */
-function kubernetesParts(options: ComposeOptions, logger: Logger, core: () => Core) {
-  const kubeConfig = options.kubeConfig ?? loadDefaultKubeConfig();
-  const scanResources = new ScanCustomResources(kubeConfig);
-  const mirror = new ScanStatusMirror({
-    kubeConfig,
-    scanResources,
-    locate: locator(core),
-    onError: (scanId, error) => logger.warn({ scan_id: scanId, err: error }, 'scan status not written to its custom resource'),
-  });
-  return { kubeConfig, scanResources, mirror, wrapScans: (repository: ScanRepository) => new MirroredScanRepository(repository, mirror) };
-}
-
-/** Where scanners run: child processes (embedded) or Jobs in each account's namespace (kubernetes). */
-function workloadRunner(
-  settings: Settings,
-  core: Core,
-  kubernetes: ReturnType<typeof kubernetesParts> | undefined,
-  logger: Logger,
-): { runner: WorkloadRunner; stopAll: () => Promise<void>; informer?: RestartingInformer<k8s.V1Job> } {
-  if (kubernetes !== undefined) {
-    const runner = new KubernetesJobRunner({
-      kubeConfig: kubernetes.kubeConfig,
-      scanResources: kubernetes.scanResources,
-      uploads: core.uploads,
-      jobSettings: defaultJobSettings(VIGIL_VERSION),
-      uploadUrl: settings.publicUrl,
-      locate: locator(() => core),
-    });
-    // Jobs outlive the service by design: a restart finds them again.
-    return { runner, stopAll: () => kubernetes.mirror.flush(), informer: scannerJobInformer(kubernetes.kubeConfig, runner, logger) };
-  }
+/** The embedded runtime: scanners as child processes, none outliving the service. */
+function embeddedRuntime(settings: Settings): WorkloadRuntime {
   const runner = new ProcessWorkloadRunner({
     workDir: join(settings.dataDir, 'work'),
     scannerFor,
     deadlineMs: settings.scanTimeoutSeconds * 1000,
     cliPath: fileURLToPath(new URL('../cli/main.js', import.meta.url)),
   });
-  return { runner, stopAll: () => runner.stopAll() };
-}
-
-const MANAGED_JOBS = 'app.kubernetes.io/managed-by=vigil';
-
-/** Watches Vigil's scanner Jobs so that a Job's progress or end is reconciled at once, not at the next poll. */
-function scannerJobInformer(kubeConfig: k8s.KubeConfig, runner: KubernetesJobRunner, logger: Logger) {
-  const batch = kubeConfig.makeApiClient(k8s.BatchV1Api);
-  return new RestartingInformer<k8s.V1Job>({
-    kubeConfig,
-    path: '/apis/batch/v1/jobs',
-    labelSelector: MANAGED_JOBS,
-    list: () => batch.listJobForAllNamespaces({ labelSelector: MANAGED_JOBS }),
-    onObject: (_event, job) => {
-      const scanId = job.metadata?.labels?.['vigil.dev/scan-id'];
-      if (scanId !== undefined) runner.jobChanged(scanId);
-    },
-    onError: (error, restartInMs) => logger.warn({ err: error, restart_in_ms: restartInMs }, 'job informer stopped; restarting'),
-    timers: systemTimers(),
-  });
-}
-
-/** Watches Scan CRs in every namespace so that Scans applied with kubectl are started for their namespace's account. */
-function appliedScansInformer(kubeConfig: k8s.KubeConfig, core: Core, clock: Clock, logger: Logger) {
-  const adopter = new AppliedScanAdopter({ kubeConfig, accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace), scans: core.scans, clock });
-  const customObjects = kubeConfig.makeApiClient(k8s.CustomObjectsApi);
-  return new RestartingInformer<k8s.KubernetesObject>({
-    kubeConfig,
-    path: `/apis/${SCAN_GROUP}/${SCAN_VERSION}/${SCAN_PLURAL}`,
-    list: async () => (await customObjects.listClusterCustomObject({ group: SCAN_GROUP, version: SCAN_VERSION, plural: SCAN_PLURAL })) as k8s.KubernetesListObject<k8s.KubernetesObject>,
-    onObject: (event, object) => {
-      if (event === 'delete') return;
-      adopter.handle(object).catch((error: unknown) => logger.warn({ name: object.metadata?.name, namespace: object.metadata?.namespace, err: error }, 'applied scan not handled'));
-    },
-    onError: (error, restartInMs) => logger.warn({ err: error, restart_in_ms: restartInMs }, 'scan informer stopped; restarting'),
-    timers: systemTimers(clock),
-  });
-}
-
-function loadDefaultKubeConfig(): k8s.KubeConfig {
-  const kubeConfig = new k8s.KubeConfig();
-  kubeConfig.loadFromDefault(); // in-cluster service account, else KUBECONFIG, else ~/.kube/config
-  return kubeConfig;
+  return { runner, start: async () => undefined, stop: () => runner.stopAll() };
 }
 
 /** Store and services only: what the CLI needs, without the HTTP edge. */
@@ -177,8 +97,8 @@ export function composeCore(settings: Settings, clock: Clock = systemClock, wrap
 
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
   const clock = options.clock ?? systemClock;
-  const kubernetes = settings.runtime === 'kubernetes' ? kubernetesParts(options, logger, () => core) : undefined;
-  const core: Core = composeCore(settings, clock, kubernetes?.wrapScans);
+  const cluster = settings.runtime === 'kubernetes' ? clusterMirror(options.kubeConfig, logger, () => core) : undefined;
+  const core: Core = composeCore(settings, clock, cluster?.wrapScans);
   const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
   let server: Server | undefined;
   let accepting = false;
@@ -203,15 +123,14 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     server = bound;
     accepting = true;
     controller.start();
-    await scanInformer?.start();
-    await jobInformer?.start();
+    await runtime.start();
     return bound;
   };
 
-  const { runner, stopAll, informer: jobInformer } = workloadRunner(settings, core, kubernetes, logger);
+  const runtime = cluster === undefined ? embeddedRuntime(settings) : kubernetesRuntime(settings, core, cluster, clock, logger);
   const controller = new ScanController({
     scans: core.scanRepository,
-    runner,
+    runner: runtime.runner,
     resolver: systemResolver,
     resultFiles: core.resultFiles,
     clock,
@@ -221,7 +140,6 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     onError: (scanId, error) => logger.error({ scan_id: scanId, err: error }, 'scan reconcile failed'),
   });
   core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
-  const scanInformer = kubernetes === undefined ? undefined : appliedScansInformer(kubernetes.kubeConfig, core, clock, logger);
 
   const close = async (): Promise<void> => {
     accepting = false;
@@ -230,10 +148,8 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
       server.closeIdleConnections();
       await closing;
     }
-    await scanInformer?.stop();
-    await jobInformer?.stop();
     await controller.stop();
-    await stopAll();
+    await runtime.stop();
     core.db.close();
   };
 

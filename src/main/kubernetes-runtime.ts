@@ -1,0 +1,110 @@
+/**
+ * The composition root's Kubernetes half (VIGIL_RUNTIME=kubernetes): Scan
+ * CRs mirror every Scan, scanners run as Jobs in each account's namespace,
+ * an informer on Vigil's Jobs wakes the controller, and an informer on Scan
+ * CRs starts Scans applied with kubectl.
+ */
+import * as k8s from '@kubernetes/client-node';
+import type { ScanRepository } from '../app/ports.js';
+import { systemTimers } from '../app/controller/timer.js';
+import type { Settings } from '../config/settings.js';
+import type { Clock } from '../domain/clock.js';
+import { VIGIL_VERSION } from '../domain/scanners/index.js';
+import { SCAN_GROUP, SCAN_PLURAL, SCAN_VERSION } from '../domain/scans/scan-resource.js';
+import type { Logger } from '../observability/logger.js';
+import { AppliedScanAdopter } from '../runtime/kubernetes/applied-scans.js';
+import { KubernetesJobRunner, type ScanLocation } from '../runtime/kubernetes/job-runner.js';
+import { defaultJobSettings } from '../runtime/kubernetes/job-settings.js';
+import { RestartingInformer } from '../runtime/kubernetes/restarting-informer.js';
+import { ScanCustomResources } from '../runtime/kubernetes/scan-resources.js';
+import { MirroredScanRepository, ScanStatusMirror } from '../runtime/kubernetes/scan-status-mirror.js';
+import type { Core, WorkloadRuntime } from './composition-root.js';
+
+export type ClusterMirror = ReturnType<typeof clusterMirror>;
+
+/** Where a Scan lives in the cluster: its object name and its account's namespace. */
+function locator(core: () => Core) {
+  return (scanId: string): ScanLocation | undefined => {
+    const scan = core().scanRepository.findByIdUnscoped(scanId);
+    const account = scan && core().accountRepository.findById(scan.accountId);
+    return scan && account ? { name: scan.name, namespace: account.namespace, type: scan.type } : undefined;
+  };
+}
+
+function loadDefaultKubeConfig(): k8s.KubeConfig {
+  const kubeConfig = new k8s.KubeConfig();
+  kubeConfig.loadFromDefault(); // in-cluster service account, else KUBECONFIG, else ~/.kube/config
+  return kubeConfig;
+}
+
+/** Built before the store's services: the scan repository they use tells the mirror about every Scan written. */
+export function clusterMirror(given: k8s.KubeConfig | undefined, logger: Logger, core: () => Core) {
+  const kubeConfig = given ?? loadDefaultKubeConfig();
+  const scanResources = new ScanCustomResources(kubeConfig);
+  const mirror = new ScanStatusMirror({
+    kubeConfig,
+    scanResources,
+    locate: locator(core),
+    onError: (scanId, error) => logger.warn({ scan_id: scanId, err: error }, 'scan status not written to its custom resource'),
+  });
+  return { kubeConfig, scanResources, mirror, wrapScans: (repository: ScanRepository) => new MirroredScanRepository(repository, mirror) };
+}
+
+export function kubernetesRuntime(settings: Settings, core: Core, cluster: ClusterMirror, clock: Clock, logger: Logger): WorkloadRuntime {
+  const runner = new KubernetesJobRunner({
+    kubeConfig: cluster.kubeConfig,
+    scanResources: cluster.scanResources,
+    uploads: core.uploads,
+    jobSettings: defaultJobSettings(VIGIL_VERSION),
+    uploadUrl: settings.publicUrl,
+    locate: locator(() => core),
+  });
+  const informers = [scannerJobInformer(cluster.kubeConfig, runner, clock, logger), appliedScansInformer(cluster.kubeConfig, core, clock, logger)];
+  return {
+    runner,
+    start: async () => {
+      for (const informer of informers) await informer.start();
+    },
+    // Jobs outlive the service by design: the next process finds them again.
+    stop: async () => {
+      for (const informer of informers) await informer.stop();
+      await cluster.mirror.flush();
+    },
+  };
+}
+
+const MANAGED_JOBS = 'app.kubernetes.io/managed-by=vigil';
+
+/** Watches Vigil's scanner Jobs so that a Job's progress or end is reconciled at once, not at the next poll. */
+function scannerJobInformer(kubeConfig: k8s.KubeConfig, runner: KubernetesJobRunner, clock: Clock, logger: Logger) {
+  const batch = kubeConfig.makeApiClient(k8s.BatchV1Api);
+  return new RestartingInformer<k8s.V1Job>({
+    kubeConfig,
+    path: '/apis/batch/v1/jobs',
+    labelSelector: MANAGED_JOBS,
+    list: () => batch.listJobForAllNamespaces({ labelSelector: MANAGED_JOBS }),
+    onObject: (_event, job) => {
+      const scanId = job.metadata?.labels?.['vigil.dev/scan-id'];
+      if (scanId !== undefined) runner.jobChanged(scanId);
+    },
+    onError: (error, restartInMs) => logger.warn({ err: error, restart_in_ms: restartInMs }, 'job informer stopped; restarting'),
+    timers: systemTimers(clock),
+  });
+}
+
+/** Watches Scan CRs in every namespace so that Scans applied with kubectl are started for their namespace's account. */
+function appliedScansInformer(kubeConfig: k8s.KubeConfig, core: Core, clock: Clock, logger: Logger) {
+  const adopter = new AppliedScanAdopter({ kubeConfig, accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace), scans: core.scans, clock });
+  const customObjects = kubeConfig.makeApiClient(k8s.CustomObjectsApi);
+  return new RestartingInformer<k8s.KubernetesObject>({
+    kubeConfig,
+    path: `/apis/${SCAN_GROUP}/${SCAN_VERSION}/${SCAN_PLURAL}`,
+    list: async () => (await customObjects.listClusterCustomObject({ group: SCAN_GROUP, version: SCAN_VERSION, plural: SCAN_PLURAL })) as k8s.KubernetesListObject<k8s.KubernetesObject>,
+    onObject: (event, object) => {
+      if (event === 'delete') return;
+      adopter.handle(object).catch((error: unknown) => logger.warn({ name: object.metadata?.name, namespace: object.metadata?.namespace, err: error }, 'applied scan not handled'));
+    },
+    onError: (error, restartInMs) => logger.warn({ err: error, restart_in_ms: restartInMs }, 'scan informer stopped; restarting'),
+    timers: systemTimers(clock),
+  });
+}
