@@ -135,7 +135,7 @@ export class GmpConnection {
       const socket =
         endpoint.kind === 'unix'
           ? createConnection({ path: endpoint.path })
-          : connectTls({ host: endpoint.host, port: endpoint.port, ca: options.ca, ...(isIP(endpoint.host) === 0 ? { servername: endpoint.host } : {}) });
+          : connectTls({ host: endpoint.host, port: endpoint.port, ca: options.ca, rejectUnauthorized: true, ...(isIP(endpoint.host) === 0 ? { servername: endpoint.host } : {}) });
       socket.setTimeout(timeoutMs);
       const fail = (reason: string, code?: string) => {
         socket.destroy();

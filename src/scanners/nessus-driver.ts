@@ -52,12 +52,13 @@ export async function runNessusScan(request: NessusScanRequest): Promise<void> {
   const api = new NessusApi(request.settings, request.polling.signal);
   const templateUuid = request.settings.templateUuid ?? (await basicTemplateUuid(api));
   const scanId = await createScan(api, templateUuid, request);
-  let state: 'created' | 'launched' | 'completed' = 'created';
+  let state: 'created' | 'launched' | 'ended' = 'created';
   try {
     await api.send('POST', `/scans/${scanId}/launch`);
     state = 'launched';
-    await waitForScan(api, scanId, request);
-    state = 'completed';
+    const ended = await waitForScan(api, scanId, request);
+    state = 'ended';
+    if (ended !== 'completed') throw new NessusError(`the Nessus scan ${scanId} ended as '${ended}' before it completed`);
     const fileId = await exportReport(api, scanId);
     await waitForExport(api, scanId, fileId, request.polling);
     const download = await api.request('GET', `/scans/${scanId}/export/${fileId}/download`, { timeoutMs: DOWNLOAD_TIMEOUT_MS });
@@ -85,15 +86,16 @@ async function createScan(api: NessusApi, templateUuid: string, request: NessusS
   return numericId(answer.scan?.id, 'POST /scans', 'scan.id');
 }
 
-async function waitForScan(api: NessusApi, scanId: string, request: NessusScanRequest): Promise<void> {
+/** Follows the scan until it ends; resolves with its final status. */
+async function waitForScan(api: NessusApi, scanId: string, request: NessusScanRequest): Promise<string> {
   for (let poll = 0; ; poll++) {
     const details = (await api.json('GET', `/scans/${scanId}`)) as ScanDetails;
     const status = typeof details.info?.status === 'string' ? details.info.status : '';
     if (status === 'completed') {
       request.onProgress(100);
-      return;
+      return status;
     }
-    if (FAILED_SCAN_STATUSES.has(status)) throw new NessusError(`the Nessus scan ${scanId} ended as '${status}' before it completed`);
+    if (FAILED_SCAN_STATUSES.has(status)) return status;
     const progress = scanProgress(details);
     if (progress !== undefined) request.onProgress(progress);
     await request.polling.waitBeforeNextPoll(SCAN_POLL_DELAYS_MS[Math.min(poll, SCAN_POLL_DELAYS_MS.length - 1)]!, 'the Nessus scan');

@@ -152,16 +152,22 @@ async function fetchReport(session: GreenboneSession, reportId: string): Promise
   return answer.kept;
 }
 
+/**
+ * Best effort: a refusal (say, a task not running any more) moves on to the
+ * next object; a manager that cannot be reached ends the cleanup, rather
+ * than waiting for a connection timeout once per object.
+ */
 async function deleteCreatedObjects(session: GreenboneSession, created: CreatedObjects): Promise<void> {
-  const bestEffort = (name: string, attributes: Record<string, string>) => session.send(name, attributes).then(
-    () => undefined,
-    () => undefined,
-  );
+  const attempt = (name: string, attributes: Record<string, string>): Promise<boolean> =>
+    session.send(name, attributes).then(
+      () => true,
+      (error: unknown) => error instanceof GmpStatusError,
+    );
   if (created.taskId !== undefined) {
-    if (created.finished !== true) await bestEffort('stop_task', { task_id: created.taskId });
-    await bestEffort('delete_task', { task_id: created.taskId, ultimate: '1' });
+    if (created.finished !== true && !(await attempt('stop_task', { task_id: created.taskId }))) return;
+    if (!(await attempt('delete_task', { task_id: created.taskId, ultimate: '1' }))) return;
   }
-  if (created.targetId !== undefined) await bestEffort('delete_target', { target_id: created.targetId, ultimate: '1' });
+  if (created.targetId !== undefined) await attempt('delete_target', { target_id: created.targetId, ultimate: '1' });
 }
 
 /**
