@@ -28,6 +28,8 @@ export interface Settings {
   scanTimeoutSeconds: number;
   /** The largest result file a scanner pod may upload. */
   resultFileMaxBytes: number;
+  /** A JSON file of scanner Job settings (images, resources, service account, scheduling) for the kubernetes runtime. */
+  jobSettingsFile: string | undefined;
 }
 
 export class SettingsError extends Error {}
@@ -100,6 +102,7 @@ export function loadSettings(env: Env = process.env): Settings {
     smtpUrl: optional(env.VIGIL_SMTP_URL) === undefined ? undefined : field('VIGIL_SMTP_URL', smtpUrl, optional(env.VIGIL_SMTP_URL)!),
     smtpFrom: field('VIGIL_SMTP_FROM', email, optional(env.VIGIL_SMTP_FROM) ?? 'vigil@localhost'),
     logLevel: field('LOG_LEVEL', oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), optional(env.LOG_LEVEL) ?? 'info'),
+    jobSettingsFile: optional(env.VIGIL_JOB_SETTINGS_FILE),
     resultFileMaxBytes: field('VIGIL_RESULT_FILE_MAX_MB', integer('VIGIL_RESULT_FILE_MAX_MB', 1, 4096), optional(env.VIGIL_RESULT_FILE_MAX_MB) ?? '256') * 1024 * 1024,
     scanTimeoutSeconds: field('VIGIL_SCAN_TIMEOUT_SECONDS', integer('VIGIL_SCAN_TIMEOUT_SECONDS', 10, 7 * 24 * 3600), optional(env.VIGIL_SCAN_TIMEOUT_SECONDS) ?? '7200'),
     rateLimit: {

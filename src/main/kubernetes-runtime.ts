@@ -7,14 +7,15 @@
 import * as k8s from '@kubernetes/client-node';
 import type { ScanRepository } from '../app/ports.js';
 import { systemTimers } from '../app/controller/timer.js';
-import type { Settings } from '../config/settings.js';
 import type { Clock } from '../domain/clock.js';
 import { VIGIL_VERSION } from '../domain/scanners/index.js';
 import { SCAN_GROUP, SCAN_PLURAL, SCAN_VERSION } from '../domain/scans/scan-resource.js';
 import type { Logger } from '../observability/logger.js';
 import { AppliedScanAdopter } from '../runtime/kubernetes/applied-scans.js';
 import { KubernetesJobRunner, type ScanLocation } from '../runtime/kubernetes/job-runner.js';
-import { defaultJobSettings } from '../runtime/kubernetes/job-settings.js';
+import { checkJobSettings, defaultJobSettings, jobSettingsFrom, type JobSettings } from '../runtime/kubernetes/job-settings.js';
+import { readFileSync } from 'node:fs';
+import { SettingsError, type Settings } from '../config/settings.js';
 import { RestartingInformer } from '../runtime/kubernetes/restarting-informer.js';
 import { ScanCustomResources } from '../runtime/kubernetes/scan-resources.js';
 import { MirroredScanRepository, ScanStatusMirror } from '../runtime/kubernetes/scan-status-mirror.js';
@@ -50,12 +51,29 @@ export function clusterMirror(given: k8s.KubeConfig | undefined, logger: Logger,
   return { kubeConfig, scanResources, mirror, wrapScans: (repository: ScanRepository) => new MirroredScanRepository(repository, mirror) };
 }
 
+/** Defaults, with the operator's VIGIL_JOB_SETTINGS_FILE laid over them; a bad file stops start-up with the reason. */
+function jobSettings(file: string | undefined): JobSettings {
+  const defaults = defaultJobSettings(VIGIL_VERSION);
+  if (file === undefined) return checkJobSettings(defaults);
+  let overrides: unknown;
+  try {
+    overrides = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new SettingsError(`VIGIL_JOB_SETTINGS_FILE ${file} could not be read as JSON: ${(error as Error).message}`);
+  }
+  try {
+    return jobSettingsFrom(overrides, defaults);
+  } catch (error) {
+    throw new SettingsError(`VIGIL_JOB_SETTINGS_FILE ${file}: ${(error as Error).message}`);
+  }
+}
+
 export function kubernetesRuntime(settings: Settings, core: Core, cluster: ClusterMirror, clock: Clock, logger: Logger): WorkloadRuntime {
   const runner = new KubernetesJobRunner({
     kubeConfig: cluster.kubeConfig,
     scanResources: cluster.scanResources,
     uploads: core.uploads,
-    jobSettings: defaultJobSettings(VIGIL_VERSION),
+    jobSettings: jobSettings(settings.jobSettingsFile),
     uploadUrl: settings.publicUrl,
     locate: locator(() => core),
   });

@@ -150,3 +150,33 @@ export function quantityValue(quantity: string): number | undefined {
   if (suffix in DECIMAL_SUFFIX) return number * DECIMAL_SUFFIX[suffix]!;
   return number * 10 ** Number.parseInt(suffix.slice(1), 10);
 }
+
+const SETTING_KEYS: ReadonlyArray<keyof JobSettings> = [
+  'vigilImage',
+  'images',
+  'serviceAccountName',
+  'activeDeadlineSeconds',
+  'ttlSecondsAfterFinished',
+  'resources',
+  'helperResources',
+  'outputSizeLimit',
+  'tmpSizeLimit',
+  'scannerEnv',
+  'imagePullSecrets',
+  'nodeSelector',
+  'tolerations',
+];
+
+/**
+ * The operator's overrides (VIGIL_JOB_SETTINGS_FILE, a JSON object) laid over
+ * the defaults, then checked. An unknown key is refused rather than ignored:
+ * a misspelt `resoures` would otherwise silently keep the defaults.
+ */
+export function jobSettingsFrom(overrides: unknown, defaults: JobSettings): JobSettings {
+  if (overrides === null || typeof overrides !== 'object' || Array.isArray(overrides)) {
+    throw new Error('scanner Job settings must be a JSON object');
+  }
+  const unknown = Object.keys(overrides).filter((key) => !(SETTING_KEYS as readonly string[]).includes(key));
+  if (unknown.length > 0) throw new Error(`scanner Job settings have unknown keys ${unknown.join(', ')}; allowed: ${SETTING_KEYS.join(', ')}`);
+  return checkJobSettings({ ...defaults, ...(overrides as Partial<JobSettings>) });
+}

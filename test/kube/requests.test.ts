@@ -1,0 +1,129 @@
+/**
+ * The exact requests the Kubernetes adapters send, pinned with nock: paths,
+ * the merge-patch content type, bodies, and how 404 and 409 answers are
+ * handled.
+ */
+import { expect } from 'chai';
+import nock from 'nock';
+import * as k8s from '@kubernetes/client-node';
+import type { Scan } from '../../src/domain/scans/scan.js';
+import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
+import { ScanStatusMirror } from '../../src/runtime/kubernetes/scan-status-mirror.js';
+import { KubernetesJobRunner } from '../../src/runtime/kubernetes/job-runner.js';
+import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
+import type { UploadsService } from '../../src/app/uploads-service.js';
+
+const SERVER = 'http://kube.test:6443';
+
+function kubeConfig(): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'test', server: SERVER, skipTLSVerify: true }],
+    users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'c', cluster: 'test', user: 'u', namespace: 'vigil-acme' }],
+    currentContext: 'c',
+  });
+  return kc;
+}
+
+const scan: Scan = {
+  id: 'a1b2c3d4-0000-4000-8000-000000000001',
+  accountId: 'acc',
+  name: 'scan-a1b2',
+  type: 'NMAP',
+  state: 'RUNNING',
+  progress: 40,
+  isAuthenticated: false,
+  requestedTargets: [{ targetId: 't1', target: 'scanme.example.com' }],
+  resolvedTargets: [],
+  skippedTargets: [],
+  conditions: [],
+  results: [],
+  risks: { newOpen: [], stillOpen: [], closed: [] },
+  scheduledBy: null,
+  reportId: null,
+  createdAt: '2026-11-21T00:00:00.000Z',
+  startedAt: '2026-11-21T00:00:01.000Z',
+  finishedAt: null,
+};
+
+const SCANS = '/apis/vigil.dev/v1alpha1/namespaces/vigil-acme/scans';
+
+describe('Kubernetes adapters: exact requests (nock)', () => {
+  before(() => nock.disableNetConnect());
+  after(() => {
+    nock.cleanAll();
+    nock.enableNetConnect();
+  });
+  afterEach(() => {
+    expect(nock.pendingMocks(), 'requests expected but not sent').to.deep.equal([]);
+    nock.cleanAll();
+  });
+
+  it('ScanCustomResources.ensure creates the CR and, on 409 AlreadyExists, reads it for its uid', async () => {
+    nock(SERVER)
+      .post(SCANS, (body) => body.metadata.name === 'scan-a1b2' && body.spec.type === 'NMAP' && body.metadata.labels['vigil.dev/scan-id'] === scan.id)
+      .reply(409, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'AlreadyExists', code: 409 })
+      .get(`${SCANS}/scan-a1b2`)
+      .reply(200, { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name: 'scan-a1b2', namespace: 'vigil-acme', uid: 'uid-42' } });
+    const ref = await new ScanCustomResources(kubeConfig()).ensure(scan, 'vigil-acme');
+    expect(ref).to.deep.equal({ name: 'scan-a1b2', namespace: 'vigil-acme', uid: 'uid-42' });
+  });
+
+  it('the status mirror sends a merge patch to the status subresource, once per change', async () => {
+    let contentType: string | undefined;
+    nock(SERVER)
+      .post(SCANS)
+      .reply(201, { metadata: { name: 'scan-a1b2', uid: 'uid-42' } })
+      .patch(`${SCANS}/scan-a1b2/status`, (body) => body.status.state === 'RUNNING' && body.status.progress === 40 && body.status.scanId === scan.id)
+      .reply(function () {
+        contentType = this.req.headers['content-type'] as string;
+        return [200, {}];
+      });
+    const kc = kubeConfig();
+    const mirror = new ScanStatusMirror({ kubeConfig: kc, scanResources: new ScanCustomResources(kc), locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NMAP' }), onError: (_id, error) => { throw error; } });
+    mirror.update(scan);
+    await mirror.flush();
+    mirror.update({ ...scan }); // unchanged: nothing is sent (nock would refuse an unexpected request)
+    await mirror.flush();
+    expect(contentType).to.equal('application/merge-patch+json');
+  });
+
+  it('the status mirror treats a 404 (CR deleted with kubectl) as nothing to write', async () => {
+    const errors: unknown[] = [];
+    nock(SERVER).post(SCANS).reply(201, { metadata: { uid: 'uid-42' } }).patch(`${SCANS}/scan-a1b2/status`).reply(404, { kind: 'Status', code: 404, reason: 'NotFound' });
+    const kc = kubeConfig();
+    const mirror = new ScanStatusMirror({ kubeConfig: kc, scanResources: new ScanCustomResources(kc), locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NMAP' }), onError: (_id, error) => errors.push(error) });
+    mirror.update(scan);
+    await mirror.flush();
+    expect(errors).to.deep.equal([]);
+  });
+
+  it('stop deletes the Job with foreground propagation, and a 404 counts as already gone', async () => {
+    let body: unknown;
+    nock(SERVER)
+      .delete('/apis/batch/v1/namespaces/vigil-acme/jobs/scan-a1b2-scanner')
+      .query(true)
+      .reply(function (_uri, requestBody) {
+        body = { query: new URL(this.req.path, SERVER).searchParams.get('propagationPolicy'), requestBody };
+        return [200, { kind: 'Status', status: 'Success' }];
+      })
+      .delete('/apis/batch/v1/namespaces/vigil-acme/jobs/scan-a1b2-scanner')
+      .query(true)
+      .reply(404, { kind: 'Status', code: 404, reason: 'NotFound' });
+    const kc = kubeConfig();
+    const runner = new KubernetesJobRunner({
+      kubeConfig: kc,
+      scanResources: new ScanCustomResources(kc),
+      uploads: {} as UploadsService,
+      jobSettings: defaultJobSettings('0.1.0'),
+      uploadUrl: 'http://vigil:8080',
+      locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NMAP' }),
+    });
+    await runner.stop(scan.id);
+    await runner.stop(scan.id);
+    const sent = body as { query: string | null; requestBody: unknown };
+    const inBody = typeof sent.requestBody === 'object' && sent.requestBody !== null ? (sent.requestBody as { propagationPolicy?: string }).propagationPolicy : undefined;
+    expect(sent.query ?? inBody).to.equal('Foreground');
+  });
+});
