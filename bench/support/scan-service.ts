@@ -111,6 +111,7 @@ export async function startBenchService(settings: Settings, fake: FakeKind): Pro
     runner,
     resolver: systemResolver,
     resultFiles: core.resultFiles,
+    history: core.history,
     clock,
     timers: systemTimers(clock),
     maxConcurrentScans: settings.maxConcurrentScans,

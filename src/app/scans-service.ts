@@ -11,7 +11,8 @@ import { isTerminal, splitTargets, type Scan } from '../domain/scans/scan.js';
 import { assertTypeAllowed, isAuthenticated, selectorOf, type StartScanRequest } from '../domain/scans/start-scan.js';
 import type { Target } from '../domain/targets/target.js';
 import type { ListParams, ListResult, Paginator } from './pagination.js';
-import { SCAN_FILTER_KEYS, type ResultFileStore, type ScanRepository, type StoredResultFile, type TargetRepository } from './ports.js';
+import type { RiskHistory } from './risk-history.js';
+import { SCAN_FILTER_KEYS, type EventOutbox, type ResultFileStore, type ScanRepository, type StoredResultFile, type TargetRepository } from './ports.js';
 import type { TargetsService } from './targets-service.js';
 
 /** Told about every Scan the controller should look at (new, stopping). */
@@ -27,6 +28,8 @@ export class ScansService {
     private readonly paginator: Paginator,
     private readonly clock: Clock,
     private readonly resultFiles: ResultFileStore,
+    private readonly history: RiskHistory,
+    private readonly outbox: EventOutbox,
   ) {}
 
   /** The controller registers here; the service never knows which runtime runs scans. */
@@ -148,7 +151,12 @@ export class ScansService {
     if (!isTerminal(scan.state)) {
       throw new InvalidRequestError(`scan ${id} is ${scan.state}; only SUCCEEDED, STOPPED, FAILED or OVER_LIMIT scans can be deleted (stop it first)`);
     }
-    this.scans.delete(account.id, id);
+    // SPEC.md: the Scan's findings are no longer considered; every risk it touched is recomputed from what remains.
+    this.history.transaction(() => {
+      const covered = this.history.coveredBy(id);
+      this.scans.delete(account.id, id);
+      this.outbox.append(this.history.forgetScan(account.id, covered));
+    });
     void this.resultFiles.removeScan(id);
   }
 

@@ -24,6 +24,9 @@ import { FileSystemResultFiles } from '../store/result-files.js';
 import { ScansService } from '../app/scans-service.js';
 import { UploadsService } from '../app/uploads-service.js';
 import { SqliteUploadTokenRepository } from '../store/upload-tokens-repository.js';
+import { SqliteRiskRepository } from '../store/risks-repository.js';
+import { SqliteEventOutbox } from '../store/event-outbox.js';
+import { RiskHistory } from '../app/risk-history.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScanController } from '../app/controller/scan-controller.js';
@@ -85,14 +88,17 @@ export function composeCore(settings: Settings, clock: Clock = systemClock, wrap
   const targets = new TargetsService(targetRepository, paginator, clock, settings.allowTargets);
   const scanRepository = wrapScans(new SqliteScanRepository(db));
   const resultFiles = new FileSystemResultFiles(join(settings.dataDir, 'results'));
-  const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles);
+  const riskRepository = new SqliteRiskRepository(db);
+  const history = new RiskHistory(riskRepository, targetRepository, clock);
+  const outbox = new SqliteEventOutbox(db);
+  const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles, history, outbox);
   const uploads = new UploadsService(
     new SqliteUploadTokenRepository(db),
     new FileSystemResultFiles(join(settings.dataDir, 'uploads')),
     clock,
     settings.resultFileMaxBytes,
   );
-  return { db, accounts, accountRepository, targets, scans, scanRepository, resultFiles, uploads };
+  return { db, accounts, accountRepository, targets, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox };
 }
 
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
@@ -133,6 +139,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     runner: runtime.runner,
     resolver: systemResolver,
     resultFiles: core.resultFiles,
+    history: core.history,
     clock,
     timers: systemTimers(clock),
     maxConcurrentScans: settings.maxConcurrentScans,

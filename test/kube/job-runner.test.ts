@@ -51,6 +51,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
       runner,
       resolver: { resolve4: async () => ['93.184.216.34'] },
       resultFiles: core.resultFiles,
+      history: core.history,
       clock: { now: () => new Date() },
       timers: new FakeTimers(),
       maxConcurrentScans: 10,

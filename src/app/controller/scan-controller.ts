@@ -14,6 +14,10 @@ import { advanceProgress, type Condition, type Scan } from '../../domain/scans/s
 import type { Cidr } from '../../domain/targets/ipv4.js';
 import type { HostResolver, ResultFileStore, ScanRepository, StoredResultFile, WorkloadRunner, WorkloadStatus } from '../ports.js';
 import type { Timers } from './timer.js';
+import { collectFindings } from '../collector.js';
+import type { RiskHistory } from '../risk-history.js';
+import { MalformedResultError } from '../../domain/errors.js';
+import type { Finding } from '../../domain/risks/finding.js';
 import { WorkQueue, type ReconcileResult } from './work-queue.js';
 
 export interface ScanControllerOptions {
@@ -21,6 +25,7 @@ export interface ScanControllerOptions {
   runner: WorkloadRunner;
   resolver: HostResolver;
   resultFiles: ResultFileStore;
+  history: RiskHistory;
   clock: Clock;
   timers: Timers;
   maxConcurrentScans: number;
@@ -161,21 +166,49 @@ export class ScanController {
   }
 
   private async complete(scan: Scan, status: WorkloadStatus, now: string): Promise<void> {
+    let findings: Map<string, Finding[]>;
+    try {
+      findings = collectFindings(scan, status.outputs ?? []);
+    } catch (error) {
+      if (!(error instanceof MalformedResultError)) throw error;
+      this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', condition('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`, now));
+      return this.options.runner.release(scan.id);
+    }
     const files: StoredResultFile[] = [];
     for (const output of status.outputs ?? []) {
       const { size, sha256 } = await this.options.resultFiles.save(scan.id, output.file, output.content);
       files.push({ id: randomUUID(), scanId: scan.id, accountId: scan.accountId, fileName: output.file, contentType: output.contentType, size, sha256, createdAt: now });
     }
-    const done: Scan = {
-      ...scan,
-      state: 'SUCCEEDED',
-      progress: 100,
-      finishedAt: now,
-      results: files.map((file) => ({ resultId: file.id, contentType: file.contentType })),
-      conditions: mergeCondition(scan.conditions, condition('Succeeded', 'ScannerFinished', 'the scanner finished and its results are stored', now)),
-    };
-    this.options.scans.saveWithResults(done, files, [newEvent(scan.accountId, 'scan.updated', presentScan(done), this.options.clock.now())], 'RUNNING');
+    this.recordCompletion(scan, files, findings, now);
     await this.options.runner.release(scan.id);
+  }
+
+  /**
+   * One transaction: the risk history, the Scan's final state with its risk
+   * lists and result files, and every event. If the Scan was stopped
+   * meanwhile, all of it is rolled back and the stop wins.
+   */
+  private recordCompletion(scan: Scan, files: StoredResultFile[], findings: Map<string, Finding[]>, now: string): void {
+    const history = this.options.history;
+    try {
+      history.transaction(() => {
+        const { risks, events } = history.recordScan(scan, findings);
+        const done: Scan = {
+          ...scan,
+          state: 'SUCCEEDED',
+          progress: 100,
+          finishedAt: now,
+          risks,
+          results: files.map((file) => ({ resultId: file.id, contentType: file.contentType })),
+          conditions: mergeCondition(scan.conditions, condition('Succeeded', 'ScannerFinished', 'the scanner finished and its results are recorded', now)),
+        };
+        const scanEvent = newEvent(scan.accountId, 'scan.updated', presentScan(done), this.options.clock.now());
+        if (!this.options.scans.saveWithResults(done, files, [scanEvent, ...events], 'RUNNING')) throw new StateChanged();
+      });
+    } catch (error) {
+      if (!(error instanceof StateChanged)) throw error;
+      this.queue.add(scan.id);
+    }
   }
 
   private async finishStopping(scan: Scan): Promise<ReconcileResult> {
@@ -209,6 +242,9 @@ export class ScanController {
     return saved;
   }
 }
+
+/** Rolls a completion back when the Scan left RUNNING while it was being recorded. */
+class StateChanged extends Error {}
 
 function condition(type: string, reason: string, message: string, at: string): Condition {
   return { type, status: 'True', reason, message, lastTransitionTime: at };

@@ -1,0 +1,154 @@
+/**
+ * The risk history (SPEC.md Risk status; DESIGN.md 7): what a finished scan
+ * adds to it, and what deleting a scan takes away. Both run in one store
+ * transaction together with the scan's own write and the events they cause.
+ */
+import { randomUUID } from 'node:crypto';
+import { presentRisk } from '../api/present/risk.js';
+import type { Clock } from '../domain/clock.js';
+import { newEvent, type OutboxEvent } from '../domain/events/event.js';
+import type { Finding, ScanType } from '../domain/risks/finding.js';
+import { diffScan, historyOf, type Risk } from '../domain/risks/risk.js';
+import type { Scan } from '../domain/scans/scan.js';
+import { healthScore } from '../domain/targets/health-score.js';
+import type { Target } from '../domain/targets/target.js';
+import type { RiskRepository, TargetRepository } from './ports.js';
+
+export interface ScanRisks {
+  newOpen: string[];
+  stillOpen: string[];
+  closed: string[];
+}
+
+export class RiskHistory {
+  constructor(
+    private readonly risks: RiskRepository,
+    private readonly targets: TargetRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Runs fn in the store's transaction (the caller adds the scan's own write). */
+  transaction<T>(fn: () => T): T {
+    return this.risks.transaction(fn);
+  }
+
+  /**
+   * Records what the scan found on each target it covered; returns the
+   * scan's risk lists and the risk events. Skipped targets are not covered,
+   * so they close nothing. Call inside transaction().
+   */
+  recordScan(scan: Scan, findingsByTarget: ReadonlyMap<string, readonly Finding[]>): { risks: ScanRisks; events: OutboxEvent[] } {
+    const lists: ScanRisks = { newOpen: [], stillOpen: [], closed: [] };
+    const events: OutboxEvent[] = [];
+    const at = this.clock.now().toISOString();
+    for (const resolved of scan.resolvedTargets) {
+      const target = this.targets.findById(scan.accountId, resolved.targetId);
+      if (target === undefined) continue; // deleted while the scan ran
+      this.risks.recordCoverage(scan.id, target.id, scan.type, at);
+      this.recordTarget(scan, target, uniqueFindings(findingsByTarget.get(target.id) ?? []), at, lists, events);
+      this.refreshTarget(target, at);
+    }
+    return { risks: lists, events };
+  }
+
+  private recordTarget(scan: Scan, target: Target, findings: Map<string, Finding>, at: string, lists: ScanRisks, events: OutboxEvent[]): void {
+    const diff = diffScan(this.risks.risksOf(target.id, scan.type), new Set(findings.keys()));
+    for (const fingerprint of diff.newFingerprints) {
+      const risk = this.newRisk(scan, target, findings.get(fingerprint)!, at);
+      this.risks.insert(risk);
+      this.risks.recordDetection(scan.id, risk.id);
+      lists.newOpen.push(risk.id);
+      events.push(this.event('risk.created', risk, target));
+    }
+    for (const existing of this.risks.risksOf(target.id, scan.type)) {
+      if (diff.stillOpen.some((risk) => risk.id === existing.id)) {
+        const updated: Risk = { ...existing, status: 'OPEN', lastDetectedAt: at, definition: findings.get(existing.fingerprint)!.definition };
+        this.risks.update(updated);
+        this.risks.recordDetection(scan.id, existing.id);
+        lists.stillOpen.push(existing.id);
+        events.push(this.event('risk.updated', updated, target));
+      } else if (diff.closed.some((risk) => risk.id === existing.id)) {
+        const closed: Risk = { ...existing, status: 'CLOSED' };
+        this.risks.update(closed);
+        lists.closed.push(existing.id);
+        events.push(this.event('risk.updated', closed, target));
+      }
+    }
+  }
+
+  private newRisk(scan: Scan, target: Target, finding: Finding, at: string): Risk {
+    return {
+      id: randomUUID(),
+      accountId: scan.accountId,
+      targetId: target.id,
+      scanType: scan.type,
+      fingerprint: finding.fingerprint,
+      status: 'OPEN',
+      firstDetectedAt: at,
+      lastDetectedAt: at,
+      isAccepted: false,
+      acceptedBy: [],
+      definition: { ...finding.definition, scan_type: scan.type },
+      createdAt: at,
+    };
+  }
+
+  /**
+   * Before a scan is deleted: the (target, type) pairs it covered. After the
+   * delete, forgetScan() recomputes their risks from what remains.
+   */
+  coveredBy(scanId: string): Array<{ targetId: string; scanType: ScanType }> {
+    return this.risks.coveredBy(scanId);
+  }
+
+  /** Recomputes every risk of the pairs from the detections that remain; a risk no scan detected any more goes away. */
+  forgetScan(accountId: string, pairs: ReadonlyArray<{ targetId: string; scanType: ScanType }>): OutboxEvent[] {
+    const events: OutboxEvent[] = [];
+    for (const { targetId, scanType } of pairs) {
+      const target = this.targets.findById(accountId, targetId);
+      if (target === undefined) continue;
+      const coverage = this.risks.coverageOf(targetId, scanType);
+      for (const risk of this.risks.risksOf(targetId, scanType)) {
+        const history = historyOf(risk.fingerprint, coverage);
+        if (history === undefined) {
+          this.risks.delete(risk.id);
+        } else if (history.status !== risk.status || history.firstDetectedAt !== risk.firstDetectedAt || history.lastDetectedAt !== risk.lastDetectedAt) {
+          const updated = { ...risk, ...history };
+          this.risks.update(updated);
+          events.push(this.event('risk.updated', updated, target));
+        }
+      }
+      this.refreshTarget(target, undefined);
+    }
+    return events;
+  }
+
+  /** Accepting and un-accepting (CONTRACT.md): one acceptance entry per accept, a risk.updated event each time. */
+  setAccepted(risk: Risk, target: Target, note: string | undefined): OutboxEvent {
+    const at = this.clock.now().toISOString();
+    const updated: Risk =
+      note === undefined
+        ? { ...risk, isAccepted: false }
+        : { ...risk, isAccepted: true, acceptedBy: [...risk.acceptedBy, { note, created_at: at, last_updated_at: at }] };
+    this.risks.update(updated);
+    this.refreshTarget(target, undefined);
+    return this.event('risk.updated', updated, target);
+  }
+
+  /** The target's health from its open, unaccepted risks, and its last scan time when a scan covered it. */
+  private refreshTarget(target: Target, scannedAt: string | undefined): void {
+    const current = this.targets.findById(target.accountId, target.id) ?? target;
+    this.targets.update({ ...current, healthScore: healthScore(this.risks.openCounts(target.id)), lastScannedAt: scannedAt ?? current.lastScannedAt });
+  }
+
+  private event(type: 'risk.created' | 'risk.updated', risk: Risk, target: Target): OutboxEvent {
+    return newEvent(risk.accountId, type, presentRisk({ ...risk, target: target.target, targetLabel: target.label, tags: target.tags }), this.clock.now());
+  }
+}
+
+/** One finding per fingerprint on a target: the first, in the scanner's order. */
+function uniqueFindings(findings: readonly Finding[]): Map<string, Finding> {
+  const unique = new Map<string, Finding>();
+  for (const finding of findings) if (!unique.has(finding.fingerprint)) unique.set(finding.fingerprint, finding);
+  return unique;
+}

@@ -1,0 +1,184 @@
+import type { Page, RiskListQuery, RiskRepository } from '../app/ports.js';
+import type { RiskDefinition, ScanType, ThreatLevel } from '../domain/risks/finding.js';
+import type { Acceptance, Coverage, Risk, RiskStatus, RiskView } from '../domain/risks/risk.js';
+import type { CursorValue } from '../domain/lists/page-token.js';
+import type { OpenRiskCounts } from '../domain/targets/health-score.js';
+import type { Database } from './database.js';
+
+interface RiskRow {
+  seq: number;
+  id: string;
+  account_id: string;
+  target_id: string;
+  scan_type: ScanType;
+  fingerprint: string;
+  status: RiskStatus;
+  first_detected_at: string;
+  last_detected_at: string;
+  is_accepted: number;
+  accepted_by: string;
+  definition: string;
+  created_at: string;
+}
+
+interface RiskViewRow extends RiskRow {
+  target: string;
+  target_label: string;
+  target_tags: string;
+}
+
+function toRisk(row: RiskRow): Risk {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    targetId: row.target_id,
+    scanType: row.scan_type,
+    fingerprint: row.fingerprint,
+    status: row.status,
+    firstDetectedAt: row.first_detected_at,
+    lastDetectedAt: row.last_detected_at,
+    isAccepted: row.is_accepted === 1,
+    acceptedBy: JSON.parse(row.accepted_by) as Acceptance[],
+    definition: JSON.parse(row.definition) as RiskDefinition,
+    createdAt: row.created_at,
+  };
+}
+
+function toView(row: RiskViewRow): RiskView {
+  return { ...toRisk(row), target: row.target, targetLabel: row.target_label, tags: JSON.parse(row.target_tags) as string[] };
+}
+
+function toParams(risk: Risk) {
+  const qod = risk.definition.additional_info.qod;
+  return {
+    id: risk.id,
+    accountId: risk.accountId,
+    targetId: risk.targetId,
+    scanType: risk.scanType,
+    fingerprint: risk.fingerprint,
+    status: risk.status,
+    firstDetectedAt: risk.firstDetectedAt,
+    lastDetectedAt: risk.lastDetectedAt,
+    isAccepted: risk.isAccepted ? 1 : 0,
+    acceptedBy: JSON.stringify(risk.acceptedBy),
+    title: risk.definition.title,
+    threatLevel: risk.definition.threat_level,
+    qod: typeof qod === 'number' ? Math.round(qod) : null,
+    definition: JSON.stringify(risk.definition),
+    createdAt: risk.createdAt,
+  };
+}
+
+const VIEW = `SELECT r.*, t.target AS target, t.label AS target_label, t.tags AS target_tags FROM risks r JOIN targets t ON t.id = r.target_id`;
+
+/** Filter keys and the SQL each tests, with '?' placeholders for its values. */
+const FILTER_SQL: Record<string, (count: number) => string> = {
+  target_id: (n) => `r.target_id IN (${marks(n)})`,
+  status: (n) => `r.status IN (${marks(n)})`,
+  tags: (n) => `r.target_id IN (SELECT t2.id FROM targets t2 JOIN target_tags g ON g.target_seq = t2.seq WHERE g.tag IN (${marks(n)}))`,
+  'risk_definition.scan_type': (n) => `r.scan_type IN (${marks(n)})`,
+  'risk_definition.threat_level': (n) => `r.threat_level IN (${marks(n)})`,
+  'risk_definition.title': (n) => `r.title IN (${marks(n)})`,
+};
+
+function marks(count: number): string {
+  return Array.from({ length: count }, () => '?').join(', ');
+}
+
+export class SqliteRiskRepository implements RiskRepository {
+  private readonly statements;
+
+  constructor(private readonly db: Database) {
+    this.statements = {
+      of: db.prepare('SELECT * FROM risks WHERE target_id = ? AND scan_type = ? ORDER BY seq'),
+      insert: db.prepare(`INSERT INTO risks (id, account_id, target_id, scan_type, fingerprint, status, first_detected_at, last_detected_at,
+          is_accepted, accepted_by, title, threat_level, qod, definition, created_at)
+        VALUES (@id, @accountId, @targetId, @scanType, @fingerprint, @status, @firstDetectedAt, @lastDetectedAt,
+          @isAccepted, @acceptedBy, @title, @threatLevel, @qod, @definition, @createdAt)`),
+      update: db.prepare(`UPDATE risks SET status = @status, first_detected_at = @firstDetectedAt, last_detected_at = @lastDetectedAt,
+          is_accepted = @isAccepted, accepted_by = @acceptedBy, title = @title, threat_level = @threatLevel, qod = @qod, definition = @definition
+        WHERE id = @id AND account_id = @accountId`),
+      delete: db.prepare('DELETE FROM risks WHERE id = ?'),
+      coverage: db.prepare('INSERT OR REPLACE INTO scan_coverage (scan_id, target_id, scan_type, covered_at) VALUES (?, ?, ?, ?)'),
+      detection: db.prepare('INSERT OR IGNORE INTO detections (scan_id, risk_id) VALUES (?, ?)'),
+      coverageOf: db.prepare(`SELECT c.scan_id, c.covered_at, r.fingerprint FROM scan_coverage c
+          LEFT JOIN detections d ON d.scan_id = c.scan_id
+          LEFT JOIN risks r ON r.id = d.risk_id AND r.target_id = c.target_id AND r.scan_type = c.scan_type
+        WHERE c.target_id = ? AND c.scan_type = ? ORDER BY c.covered_at, c.scan_id`),
+      coveredBy: db.prepare('SELECT target_id, scan_type FROM scan_coverage WHERE scan_id = ?'),
+      view: db.prepare(`${VIEW} WHERE r.account_id = ? AND r.id = ?`),
+      openCounts: db.prepare(`SELECT threat_level, COUNT(*) AS n FROM risks WHERE target_id = ? AND status = 'OPEN' AND is_accepted = 0 GROUP BY threat_level`),
+    };
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  risksOf(targetId: string, scanType: ScanType): Risk[] {
+    return (this.statements.of.all(targetId, scanType) as RiskRow[]).map(toRisk);
+  }
+
+  insert(risk: Risk): void {
+    this.statements.insert.run(toParams(risk));
+  }
+
+  update(risk: Risk): void {
+    this.statements.update.run(toParams(risk));
+  }
+
+  delete(riskId: string): void {
+    this.statements.delete.run(riskId);
+  }
+
+  recordCoverage(scanId: string, targetId: string, scanType: ScanType, coveredAt: string): void {
+    this.statements.coverage.run(scanId, targetId, scanType, coveredAt);
+  }
+
+  recordDetection(scanId: string, riskId: string): void {
+    this.statements.detection.run(scanId, riskId);
+  }
+
+  coverageOf(targetId: string, scanType: ScanType): Coverage[] {
+    const rows = this.statements.coverageOf.all(targetId, scanType) as Array<{ scan_id: string; covered_at: string; fingerprint: string | null }>;
+    const byScan = new Map<string, { scanId: string; coveredAt: string; fingerprints: Set<string> }>();
+    for (const row of rows) {
+      const entry = byScan.get(row.scan_id) ?? { scanId: row.scan_id, coveredAt: row.covered_at, fingerprints: new Set<string>() };
+      if (row.fingerprint !== null) entry.fingerprints.add(row.fingerprint);
+      byScan.set(row.scan_id, entry);
+    }
+    return [...byScan.values()];
+  }
+
+  coveredBy(scanId: string): Array<{ targetId: string; scanType: ScanType }> {
+    return (this.statements.coveredBy.all(scanId) as Array<{ target_id: string; scan_type: ScanType }>).map((row) => ({ targetId: row.target_id, scanType: row.scan_type }));
+  }
+
+  findView(accountId: string, id: string): RiskView | undefined {
+    const row = this.statements.view.get(accountId, id) as RiskViewRow | undefined;
+    return row && toView(row);
+  }
+
+  list(accountId: string, query: RiskListQuery): Page<RiskView> {
+    const where = ['r.account_id = ?', "(r.scan_type <> 'OPENVAS' OR r.qod IS NULL OR r.qod >= ?)"];
+    const params: CursorValue[] = [accountId, query.minOpenvasQod];
+    for (const [key, values] of Object.entries(query.filters) as Array<[string, string[]]>) {
+      where.push(FILTER_SQL[key]!(values.length));
+      params.push(...(key === 'tags' ? values.map((value) => value.toLowerCase()) : values));
+    }
+    if (query.after !== undefined) {
+      where.push('r.seq < ?');
+      params.push(query.after[0]!);
+    }
+    const rows = this.db.prepare(`${VIEW} WHERE ${where.join(' AND ')} ORDER BY r.seq DESC LIMIT ?`).all(...params, query.pageSize + 1) as RiskViewRow[];
+    const more = rows.length > query.pageSize;
+    const page = more ? rows.slice(0, query.pageSize) : rows;
+    return { items: page.map(toView), nextCursor: more ? [page.at(-1)!.seq] : undefined };
+  }
+
+  openCounts(targetId: string): OpenRiskCounts {
+    const counts: OpenRiskCounts = {};
+    for (const row of this.statements.openCounts.all(targetId) as Array<{ threat_level: ThreatLevel; n: number }>) counts[row.threat_level] = row.n;
+    return counts;
+  }
+}
