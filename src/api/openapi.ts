@@ -5,6 +5,7 @@
  */
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { registerRiskPaths } from './paths/risks.js';
 import { registerScanPaths } from './paths/scans.js';
 import { registerTargetPaths } from './paths/targets.js';
 
@@ -32,6 +33,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
   registerMetaPaths(registry);
   registerTargetPaths(registry);
   registerScanPaths(registry);
+  registerRiskPaths(registry);
   return new OpenApiGeneratorV3(registry.definitions).generateDocument({
     openapi: '3.0.3',
     info: {

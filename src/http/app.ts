@@ -14,6 +14,8 @@ import type { Metrics } from '../observability/metrics.js';
 import { createApiRouter } from './api-router.js';
 import { HttpError, errorMiddleware } from './errors.js';
 import { scanOperations } from './handlers/scans.js';
+import { riskOperations } from './handlers/risks.js';
+import type { RisksService } from '../app/risks-service.js';
 import { targetOperations } from './handlers/targets.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { requestContext, type RequestContext } from './request-context.js';
@@ -23,6 +25,7 @@ export interface HttpAppDeps {
   accounts: AccountsService;
   targets: TargetsService;
   scans: ScansService;
+  risks: RisksService;
   uploads: UploadsService;
   rateLimiter: RateLimiter;
   logger: Logger;
@@ -54,7 +57,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
     document: deps.document,
     accounts: deps.accounts,
     rateLimiter: deps.rateLimiter,
-    operations: { ...targetOperations(deps.targets), ...scanOperations(deps.scans) },
+    operations: { ...targetOperations(deps.targets), ...scanOperations(deps.scans), ...riskOperations(deps.risks) },
     publicOperations: {
       getOpenApiDocument: (_req: Request, res: Response) => {
         (res.locals as RequestContext).route = 'getOpenApiDocument';

@@ -27,6 +27,7 @@ import { SqliteUploadTokenRepository } from '../store/upload-tokens-repository.j
 import { SqliteRiskRepository } from '../store/risks-repository.js';
 import { SqliteEventOutbox } from '../store/event-outbox.js';
 import { RiskHistory } from '../app/risk-history.js';
+import { RisksService } from '../app/risks-service.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScanController } from '../app/controller/scan-controller.js';
@@ -43,6 +44,7 @@ export interface Vigil {
   accounts: AccountsService;
   targets: TargetsService;
   scans: ScansService;
+  risks: RisksService;
   uploads: UploadsService;
   metrics: Metrics;
   /** Starts listening; resolves with the bound server. */
@@ -98,7 +100,8 @@ export function composeCore(settings: Settings, clock: Clock = systemClock, wrap
     clock,
     settings.resultFileMaxBytes,
   );
-  return { db, accounts, accountRepository, targets, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox };
+  const risks = new RisksService(riskRepository, targetRepository, history, outbox, paginator);
+  return { db, accounts, accountRepository, targets, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks };
 }
 
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
@@ -115,6 +118,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
       accounts: core.accounts,
       targets: core.targets,
       scans: core.scans,
+      risks: core.risks,
       uploads: core.uploads,
       rateLimiter: new RateLimiter(settings.rateLimit.perSecond, settings.rateLimit.burst, clock),
       logger,

@@ -3,6 +3,9 @@ import type { RiskDefinition, ScanType } from './finding.js';
 
 export type RiskStatus = 'OPEN' | 'CLOSED';
 
+/** The longest note an acceptance may carry. */
+export const MAX_ACCEPT_NOTE_LENGTH = 1000;
+
 export interface Acceptance {
   note: string;
   created_at: string;
