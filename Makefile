@@ -44,6 +44,7 @@ test: build system-deps typecheck ## Install what is missing, build, and run eve
 bench: build ## Run the benchmarks in bench/ and print their figures
 	npx tsx bench/targets-list.ts
 	npx tsx bench/scans.ts
+	npx tsx bench/ingest.ts
 
 .PHONY: clean
 clean: ## Remove build output

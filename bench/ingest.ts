@@ -1,0 +1,103 @@
+/**
+ * Benchmark: parse and ingest throughput and peak memory for a 25 MB nmap
+ * XML (real <host> blocks from the fixtures, repeated with distinct public
+ * addresses) and a 25 MB ZAP JSON (real sites, repeated under distinct
+ * names), side by side with a bare saxes / JSON.parse pass over the same
+ * bytes, the practical limit. Each measurement runs in its own child process
+ * so that peak memory is its own. Aim: within 3x the bare pass, and peak
+ * memory under 4x the file size. Prints figures; asserts nothing.
+ *
+ *   npx tsx bench/ingest.ts            (make bench runs it)
+ *   BENCH_INGEST_MB=25                 size of each generated file
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const MEGABYTE = 1024 * 1024;
+/** Just under the size: the parsers refuse files over 25 MiB, the upload limit. */
+const targetBytes = Number(process.env.BENCH_INGEST_MB ?? '25') * MEGABYTE - 64 * 1024;
+
+/** A public-looking address for host n, outside every special-purpose range. */
+function addressOf(n: number): string {
+  return `45.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+}
+
+function buildNmap(): string {
+  const source = readFileSync(join(ROOT, 'test/fixtures/nmap/defectdojo-nmap-issue4406.xml'), 'utf8');
+  const host = source.slice(source.indexOf('<host '), source.indexOf('</host>') + '</host>'.length);
+  const head = '<?xml version="1.0" encoding="UTF-8"?>\n<nmaprun scanner="nmap" args="nmap -sV" version="7.91">\n';
+  const parts = [head];
+  let size = head.length;
+  for (let n = 1; ; n++) {
+    const block = host.replace(/addr="10\.250\.195\.71"/g, `addr="${addressOf(n)}"`).replace(/ip-10-250-195-71[^"]*/g, `host-${n}.bench.example.com`);
+    if (size + block.length + 1 > targetBytes) break;
+    parts.push(block, '\n');
+    size += block.length + 1;
+  }
+  parts.push('</nmaprun>\n');
+  return parts.join('');
+}
+
+function buildZap(): string {
+  const source = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/zap/securecodebox-zap-demo-juice-shop-full-scan-zap-results.json'), 'utf8')) as { site: Array<Record<string, unknown>> };
+  const sites: unknown[] = [];
+  let size = 0;
+  for (let n = 0; ; n++) {
+    for (const site of source.site) {
+      const copy = { ...site, '@name': `https://site-${n}.bench.example.com`, '@host': `site-${n}.bench.example.com` };
+      const length = JSON.stringify(copy).length + 1;
+      if (size + length > targetBytes) return JSON.stringify({ '@version': '2.11.0', '@generated': 'bench', site: sites });
+      sites.push(copy);
+      size += length;
+    }
+  }
+}
+
+interface Measurement {
+  mode: string;
+  seconds: number;
+  findings: number;
+  peakRssMb: number;
+  baselineRssMb: number;
+}
+
+function measure(format: string, mode: string, file: string): Measurement {
+  const child = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/support/ingest-child.ts'), format, mode, file], { cwd: ROOT, encoding: 'utf8', maxBuffer: 16 * MEGABYTE });
+  if (child.status !== 0) throw new Error(`${format} ${mode} failed: ${child.stderr}`);
+  return JSON.parse(child.stdout.trim().split('\n').at(-1)!) as Measurement;
+}
+
+function report(format: string, bytes: number, results: Measurement[]): void {
+  const mb = bytes / MEGABYTE;
+  const bare = results.find((result) => result.mode === 'bare')!;
+  console.log(`\n${format}: ${mb.toFixed(1)} MB`);
+  console.log('mode        seconds    MB/s   findings   findings/s   peak RSS over baseline (MB)   x file size');
+  for (const result of results) {
+    const over = result.peakRssMb - result.baselineRssMb;
+    console.log(
+      `${result.mode.padEnd(10)} ${result.seconds.toFixed(2).padStart(8)} ${(mb / result.seconds).toFixed(1).padStart(7)} ${String(result.findings).padStart(10)} ${(result.findings / result.seconds).toFixed(0).padStart(12)} ${over.toFixed(0).padStart(29)} ${(over / mb).toFixed(2).padStart(13)}`,
+    );
+  }
+  for (const result of results.filter((r) => r.mode !== 'bare')) {
+    const ratio = result.seconds / bare.seconds;
+    const memory = (result.peakRssMb - result.baselineRssMb) / mb;
+    console.log(`${result.mode}: ${ratio.toFixed(2)}x the bare pass (aim <= 3: ${ratio <= 3 ? 'met' : 'NOT met'}), peak memory ${memory.toFixed(2)}x the file (aim < 4: ${memory < 4 ? 'met' : 'NOT met'})`);
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'vigil-bench-ingest-'));
+try {
+  console.log(`node ${process.version}; each measurement in its own process`);
+  for (const [format, build] of [['nmap', buildNmap], ['zap', buildZap]] as const) {
+    const file = join(dir, `${format}.${format === 'nmap' ? 'xml' : 'json'}`);
+    const text = build();
+    writeFileSync(file, text);
+    report(format, Buffer.byteLength(text), ['bare', 'parse', 'ingest'].map((mode) => measure(format, mode, file)));
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,82 @@
+/**
+ * One measurement of bench/ingest.ts, in its own process: `bare` (saxes or
+ * JSON.parse over the bytes), `parse` (Vigil's streaming parser), `ingest`
+ * (parse, then record every finding into the risk history on a real SQLite
+ * database). Prints one JSON line.
+ */
+import { createReadStream } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SaxesParser } from 'saxes';
+import { loadSettings } from '../../src/config/settings.js';
+import type { Finding, ScanType } from '../../src/domain/risks/finding.js';
+import { assignFindings } from '../../src/domain/risks/assign-findings.js';
+import type { Scan } from '../../src/domain/scans/scan.js';
+import { composeCore } from '../../src/main/composition-root.js';
+import { parserFor } from '../../src/parsers/index.js';
+
+const [format, mode, file] = process.argv.slice(2) as [string, string, string];
+const scanType: ScanType = format === 'nmap' ? 'NMAP' : 'OWASP_ZAP';
+let peakRss = process.memoryUsage().rss;
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 5);
+
+async function chunks(): Promise<Buffer[]> {
+  const list: Buffer[] = [];
+  for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) list.push(chunk as Buffer);
+  return list;
+}
+
+async function bare(): Promise<number> {
+  if (format === 'zap') {
+    const parts: Buffer[] = [];
+    for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) parts.push(chunk as Buffer);
+    const parsed = JSON.parse(Buffer.concat(parts).toString('utf8')) as { site: unknown[] };
+    return parsed.site.length;
+  }
+  const sax = new SaxesParser();
+  let elements = 0;
+  sax.on('opentag', () => elements++);
+  for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024, encoding: 'utf8' })) sax.write(chunk as string);
+  sax.close();
+  return elements;
+}
+
+async function parse(): Promise<Finding[]> {
+  const parser = parserFor(scanType);
+  for (const chunk of await chunks()) parser.write(chunk);
+  return parser.end().findings;
+}
+
+async function ingest(): Promise<number> {
+  const findings = await parse();
+  const dir = mkdtempSync(join(tmpdir(), 'vigil-bench-db-'));
+  try {
+    const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir }));
+    const account = core.accounts.createAccount({ name: 'bench', monthlyScanLimit: null }).account;
+    const hosts = [...new Set(findings.map((finding) => (finding.location.url !== undefined ? new URL(finding.location.url).hostname : finding.location.host)))];
+    const resolvedTargets = hosts.map((host) => {
+      const target = core.targets.findOrCreate(account, host);
+      return { targetId: target.id, target: target.target, addresses: [host] };
+    });
+    const scan: Scan = {
+      id: crypto.randomUUID(), accountId: account.id, name: 'bench', type: scanType, state: 'RUNNING', progress: 0, isAuthenticated: false,
+      requestedTargets: resolvedTargets.map(({ targetId, target }) => ({ targetId, target })), resolvedTargets, skippedTargets: [], conditions: [],
+      results: [], risks: { newOpen: [], stillOpen: [], closed: [] }, scheduledBy: null, reportId: null, createdAt: new Date().toISOString(), startedAt: null, finishedAt: null,
+    };
+    core.scanRepository.insert([scan], []);
+    const recorded = core.history.transaction(() => core.history.recordScan(scan, assignFindings(resolvedTargets, findings)));
+    core.db.close();
+    return recorded.risks.newOpen.length;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const baselineRss = process.memoryUsage().rss;
+const started = process.hrtime.bigint();
+const count = mode === 'bare' ? await bare() : mode === 'parse' ? (await parse()).length : await ingest();
+const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+clearInterval(sampler);
+peakRss = Math.max(peakRss, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
+console.log(JSON.stringify({ mode, seconds, findings: mode === 'bare' ? 0 : count, peakRssMb: peakRss / 1024 / 1024, baselineRssMb: baselineRss / 1024 / 1024 }));
