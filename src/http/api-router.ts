@@ -23,9 +23,17 @@ export interface OperationInput {
   body: unknown;
   req: Request;
   res: Response;
+  /**
+   * For operations that read their own body (multipart): checks the fields
+   * they read against the document, as openapi-backend does for JSON bodies.
+   */
+  validateBody: (body: Record<string, unknown>) => void;
 }
 
-/** An operation returns the JSON body of its 200 response, or undefined when it has written the response itself. */
+/**
+ * An operation returns (or resolves to) the JSON body of its 200 response,
+ * or undefined when it has written the response itself.
+ */
 export type Operation = (input: OperationInput) => unknown;
 
 export interface ApiRouterOptions {
@@ -35,19 +43,26 @@ export interface ApiRouterOptions {
   operations: Record<string, Operation>;
   /** Operations that need no API key (the OpenAPI document itself). */
   publicOperations: Record<string, (req: Request, res: Response) => void>;
+  /**
+   * Operations that stream their own request body (multipart uploads): it is
+   * read only after authentication, and checked with validateBody once read.
+   */
+  streamingOperations?: readonly string[];
 }
 
 type ExpressArgs = [Request, Response];
 
 export async function createApiRouter(options: ApiRouterOptions) {
+  const streaming = new Set(options.streamingOperations ?? []);
   const api = new OpenAPIBackend({
     definition: options.document as never,
     strict: true,
     // Validators compile lazily per operation: start-up stays fast as the API
     // grows. The document itself is checked against the OpenAPI 3.0 schema by a test.
     quick: true,
-    validate: true,
-    ajvOpts: { allErrors: false, coerceTypes: true },
+    validate: (c) => !streaming.has(c.operation?.operationId ?? ''),
+    // No coerceTypes here: it would turn a JSON body's 42 into "42". openapi-backend coerces query and path parameters itself.
+    ajvOpts: { allErrors: false },
     customizeAjv: (ajv) => {
       addFormats.default(ajv);
       return ajv;
@@ -112,10 +127,10 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function runOperation(operation: Operation, c: Context, req: Request, res: Response): void {
+async function runOperation(operation: Operation, c: Context, req: Request, res: Response): Promise<void> {
   const principal = (res.locals as RequestContext).principal;
   if (principal === undefined) throw new UnauthenticatedError();
-  const body = operation({
+  const body = await operation({
     context: c,
     principal,
     params: c.request.params as Record<string, string>,
@@ -123,8 +138,14 @@ function runOperation(operation: Operation, c: Context, req: Request, res: Respo
     body: c.request.requestBody,
     req,
     res,
+    validateBody: (fields) => validateReadBody(c, fields),
   });
   if (body !== undefined && !res.headersSent) res.status(200).json(body);
+}
+
+function validateReadBody(c: Context, body: Record<string, unknown>): void {
+  const result = c.api.validateRequest({ ...c.request, body }, c.operation);
+  if (!result.valid) throw new InvalidRequestError(describeValidationErrors(result.errors ?? []));
 }
 
 /** Turns ajv's errors into one sentence that names the field and what to change. */

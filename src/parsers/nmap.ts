@@ -149,12 +149,15 @@ function addNmapHost(host: NmapHost, scanType: NmapScanType, builder: ParseResul
   const address = primaryAddress(host);
   if (!host.up || address === undefined) return;
   builder.addHost(nmapHostFacts(host, address));
+  // The name the user asked nmap to scan tells apart targets that share this address.
+  const scannedName = host.hostnames.find((h) => h.type === 'user' && h.name !== '')?.name;
+  const named = (finding: Finding): Finding => (scannedName === undefined ? finding : { ...finding, location: { ...finding.location, hostname: scannedName } });
   for (const port of host.ports) {
     if (port.state !== 'open' || (port.protocol !== 'tcp' && port.protocol !== 'udp')) continue;
-    builder.addFinding(openPortFinding(port, address, scanType));
+    builder.addFinding(named(openPortFinding(port, address, scanType)));
     for (const entry of port.vulners) {
       const finding = vulnersFinding(entry, port, address, scanType);
-      if (finding !== undefined) builder.addFinding(finding);
+      if (finding !== undefined) builder.addFinding(named(finding));
     }
   }
 }

@@ -14,14 +14,20 @@ function hostOfLocation(finding: Finding): string[] {
   return hosts.map((host) => host.toLowerCase().replace(/\.$/, ''));
 }
 
+/** The target the finding belongs to: by the name the scanner was given first, then by host or resolved address. */
+function ownerOf(targets: readonly ResolvedTarget[], finding: Finding): ResolvedTarget | undefined {
+  if (targets.length === 1) return targets[0];
+  const name = finding.location.hostname?.toLowerCase().replace(/\.$/, '');
+  const byName = name === undefined ? undefined : targets.find((target) => hostOf(target.target).toLowerCase() === name);
+  if (byName !== undefined) return byName;
+  const hosts = hostOfLocation(finding);
+  return targets.find((target) => hosts.includes(hostOf(target.target).toLowerCase()) || target.addresses.some((address) => hosts.includes(address)));
+}
+
 export function assignFindings(targets: readonly ResolvedTarget[], findings: readonly Finding[]): Map<string, Finding[]> {
   const byTarget = new Map<string, Finding[]>(targets.map((target) => [target.targetId, []]));
   for (const finding of findings) {
-    const hosts = hostOfLocation(finding);
-    const owner =
-      targets.length === 1
-        ? targets[0]
-        : targets.find((target) => hosts.includes(hostOf(target.target).toLowerCase()) || target.addresses.some((address) => hosts.includes(address)));
+    const owner = ownerOf(targets, finding);
     if (owner !== undefined) byTarget.get(owner.targetId)!.push(finding);
   }
   return byTarget;

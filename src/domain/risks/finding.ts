@@ -37,6 +37,12 @@ export interface RiskDefinition {
 export interface FindingLocation {
   /** IPv4/IPv6 address or host name the scanner reported; never empty. */
   host: string;
+  /**
+   * The name the scanner was asked to scan, when it reports one beside the
+   * address (nmap's hostname type="user"): two targets sharing one address
+   * are told apart by it.
+   */
+  hostname?: string;
   port?: number;
   protocol?: 'tcp' | 'udp';
   /** For web scanners: the URL of the site (scheme://host[:port]) the alert belongs to. */

@@ -12,7 +12,7 @@ export class ParseResultBuilder {
   private readonly hosts = new Map<string, HostFacts>();
 
   addFinding(finding: Finding): void {
-    const key = `${finding.location.host}\u0000${finding.fingerprint}`;
+    const key = `${finding.location.host}\u0000${finding.location.hostname ?? ''}\u0000${finding.fingerprint}`;
     if (this.seenFindings.has(key)) return;
     this.seenFindings.add(key);
     this.findings.push(finding);
