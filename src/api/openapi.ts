@@ -5,8 +5,10 @@
  */
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { registerImportPaths } from './paths/imports.js';
 import { registerRiskPaths } from './paths/risks.js';
 import { registerScanPaths } from './paths/scans.js';
+import { registerSourcePaths } from './paths/sources.js';
 import { registerTargetPaths } from './paths/targets.js';
 
 export const API_KEY_HEADER = 'X-SERVICE-API-KEY';
@@ -34,6 +36,8 @@ export function buildOpenApiDocument(): OpenApiDocument {
   registerTargetPaths(registry);
   registerScanPaths(registry);
   registerRiskPaths(registry);
+  registerSourcePaths(registry);
+  registerImportPaths(registry);
   return new OpenApiGeneratorV3(registry.definitions).generateDocument({
     openapi: '3.0.3',
     info: {

@@ -13,6 +13,7 @@ import type { Scan, ScanState } from '../domain/scans/scan.js';
 import type { HealthGrade, OpenRiskCounts } from '../domain/targets/health-score.js';
 import type { Coverage, Risk, RiskView } from '../domain/risks/risk.js';
 import type { Target, TargetOrigin } from '../domain/targets/target.js';
+import type { Source } from '../domain/sources/source.js';
 
 export interface StoredApiKey {
   id: string;
@@ -73,6 +74,8 @@ export interface TargetListRow {
   authSeleniumFile: string | null;
   createdAt: string;
   lastScannedAt: string | null;
+  os: string | null;
+  hostname: string | null;
 }
 
 export interface TargetRepository {
@@ -116,6 +119,8 @@ export interface StoredResultFile {
 export interface ScanRepository {
   /** Inserts scans with their events, adding the non-OVER_LIMIT ones to the month's usage, in one transaction. */
   insert(scans: readonly Scan[], events: readonly OutboxEvent[]): void;
+  /** Inserts a Scan that ran elsewhere (an uploaded result) with its result files; it does not count against the monthly usage. */
+  insertImported(scan: Scan, files: readonly StoredResultFile[]): void;
   findById(accountId: string, id: string): Scan | undefined;
   findByName(accountId: string, name: string): Scan | undefined;
   /** For the controller, which reconciles by id across accounts. */
@@ -235,3 +240,21 @@ export interface RiskRepository {
 }
 
 export type { ScanType };
+
+export const SOURCE_FILTER_KEYS = ['source_type', 'name'] as const;
+export type SourceFilterKey = (typeof SOURCE_FILTER_KEYS)[number];
+
+export interface SourceListQuery {
+  filters: Filters<SourceFilterKey>;
+  pageSize: number;
+  after: CursorValue[] | undefined;
+}
+
+/** Sources of uploaded results, and which import Scan came from which source. */
+export interface SourceRepository {
+  insert(source: Source): void;
+  findById(accountId: string, id: string): Source | undefined;
+  list(accountId: string, query: SourceListQuery): Page<Source>;
+  /** Records that the Scan was uploaded into the source; runs in the caller's transaction. */
+  linkScan(scanId: string, sourceId: string): void;
+}

@@ -40,10 +40,17 @@ export class TargetsService {
     const address = parseTargetAddress(body.target, this.allowTargets);
     const existing = this.targets.findByAddress(account.id, address.value);
     if (existing !== undefined) return this.upsertExisting(existing, body, upsert);
-    const target: Target = {
+    const target = this.newTarget(account, address.value, body, origin);
+    if (this.targets.insert(target)) return target;
+    // Lost a race with a concurrent create of the same address.
+    return this.upsertExisting(this.targets.findByAddress(account.id, address.value)!, body, upsert);
+  }
+
+  private newTarget(account: Account, address: string, body: TargetCreateBody, origin: TargetOrigin): Target {
+    return {
       id: randomUUID(),
       accountId: account.id,
-      target: address.value,
+      target: address,
       label: body.label ?? '',
       tags: normaliseTags(body.tags ?? []),
       healthScore: PERFECT_HEALTH,
@@ -53,9 +60,33 @@ export class TargetsService {
       createdAt: this.clock.now().toISOString(),
       lastScannedAt: null,
     };
-    if (this.targets.insert(target)) return target;
-    // Lost a race with a concurrent create of the same address.
-    return this.upsertExisting(this.targets.findByAddress(account.id, address.value)!, body, upsert);
+  }
+
+  /**
+   * Uploaded results may only land on targets that uploads own (CONTRACT.md):
+   * an address the account already has from another origin is refused.
+   */
+  assertUploadable(account: Account, address: string): void {
+    const existing = this.targets.findByAddress(account.id, address);
+    if (existing !== undefined) assertCreatedFromUploads(existing);
+  }
+
+  /**
+   * The target an uploaded result names (a normalised address): the one an
+   * earlier upload created, with the file's host facts laid over its own, or
+   * a new UPLOADED_RESULTS target. Call inside the upload's transaction.
+   */
+  recordUploaded(account: Account, address: string, facts: { os?: string; hostname?: string }): Target {
+    const existing = this.targets.findByAddress(account.id, address);
+    if (existing !== undefined) {
+      assertCreatedFromUploads(existing);
+      const updated: Target = { ...existing, os: facts.os ?? existing.os, hostname: facts.hostname ?? existing.hostname };
+      this.targets.update(updated);
+      return updated;
+    }
+    const target: Target = { ...this.newTarget(account, address, { target: address }, 'UPLOADED_RESULTS'), os: facts.os, hostname: facts.hostname };
+    if (!this.targets.insert(target)) return this.recordUploaded(account, address, facts); // created meanwhile
+    return target;
   }
 
   private upsertExisting(existing: Target, body: TargetCreateBody, upsert: boolean): Target {
@@ -108,5 +139,13 @@ export class TargetsService {
       after: this.paginator.cursorFrom(scope, order, params.page_token),
     });
     return this.paginator.resultOf(scope, order, page, present);
+  }
+}
+
+function assertCreatedFromUploads(existing: Target): void {
+  if (existing.origin !== 'UPLOADED_RESULTS') {
+    throw new InvalidRequestError(
+      `target '${existing.target}' already exists (id ${existing.id}, origin ${existing.origin}); results can only be uploaded for targets that do not exist yet or were created from uploaded results`,
+    );
   }
 }

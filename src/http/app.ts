@@ -9,6 +9,8 @@ import type { ScansService } from '../app/scans-service.js';
 import type { UploadsService } from '../app/uploads-service.js';
 import { internalUploadsRouter } from './internal-uploads.js';
 import type { TargetsService } from '../app/targets-service.js';
+import type { SourcesService } from '../app/sources-service.js';
+import type { ImportsService } from '../app/imports-service.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createApiRouter } from './api-router.js';
@@ -17,6 +19,8 @@ import { scanOperations } from './handlers/scans.js';
 import { riskOperations } from './handlers/risks.js';
 import type { RisksService } from '../app/risks-service.js';
 import { targetOperations } from './handlers/targets.js';
+import { sourceOperations } from './handlers/sources.js';
+import { STREAMING_OPERATIONS, importOperations } from './handlers/imports.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { requestContext, type RequestContext } from './request-context.js';
 
@@ -26,6 +30,8 @@ export interface HttpAppDeps {
   targets: TargetsService;
   scans: ScansService;
   risks: RisksService;
+  sources: SourcesService;
+  imports: ImportsService;
   uploads: UploadsService;
   rateLimiter: RateLimiter;
   logger: Logger;
@@ -57,7 +63,14 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
     document: deps.document,
     accounts: deps.accounts,
     rateLimiter: deps.rateLimiter,
-    operations: { ...targetOperations(deps.targets), ...scanOperations(deps.scans), ...riskOperations(deps.risks) },
+    operations: {
+      ...targetOperations(deps.targets),
+      ...scanOperations(deps.scans),
+      ...riskOperations(deps.risks),
+      ...sourceOperations(deps.sources),
+      ...importOperations(deps.imports),
+    },
+    streamingOperations: STREAMING_OPERATIONS,
     publicOperations: {
       getOpenApiDocument: (_req: Request, res: Response) => {
         (res.locals as RequestContext).route = 'getOpenApiDocument';

@@ -28,6 +28,9 @@ import { SqliteRiskRepository } from '../store/risks-repository.js';
 import { SqliteEventOutbox } from '../store/event-outbox.js';
 import { RiskHistory } from '../app/risk-history.js';
 import { RisksService } from '../app/risks-service.js';
+import { SourcesService } from '../app/sources-service.js';
+import { ImportsService } from '../app/imports-service.js';
+import { SqliteSourceRepository } from '../store/sources-repository.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScanController } from '../app/controller/scan-controller.js';
@@ -45,6 +48,8 @@ export interface Vigil {
   targets: TargetsService;
   scans: ScansService;
   risks: RisksService;
+  sources: SourcesService;
+  imports: ImportsService;
   uploads: UploadsService;
   metrics: Metrics;
   /** Starts listening; resolves with the bound server. */
@@ -101,7 +106,9 @@ export function composeCore(settings: Settings, clock: Clock = systemClock, wrap
     settings.resultFileMaxBytes,
   );
   const risks = new RisksService(riskRepository, targetRepository, history, outbox, paginator);
-  return { db, accounts, accountRepository, targets, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks };
+  const sources = new SourcesService(new SqliteSourceRepository(db), paginator, clock);
+  const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets);
+  return { db, accounts, accountRepository, targets, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, sources, imports };
 }
 
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
@@ -119,6 +126,8 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
       targets: core.targets,
       scans: core.scans,
       risks: core.risks,
+      sources: core.sources,
+      imports: core.imports,
       uploads: core.uploads,
       rateLimiter: new RateLimiter(settings.rateLimit.perSecond, settings.rateLimit.burst, clock),
       logger,

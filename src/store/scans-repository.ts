@@ -145,6 +145,13 @@ export class SqliteScanRepository implements ScanRepository {
     })();
   }
 
+  insertImported(scan: Scan, files: readonly StoredResultFile[]): void {
+    this.db.transaction(() => {
+      this.statements.insert.run(toParams(scan));
+      for (const file of files) this.statements.insertResult.run(file);
+    })();
+  }
+
   save(scan: Scan, events: readonly OutboxEvent[], expectedState?: ScanState): boolean {
     return this.db.transaction(() => {
       if (this.statements.save.run({ ...toParams(scan), expectedState: expectedState ?? null }).changes === 0) return false;

@@ -21,6 +21,8 @@ interface TargetRow {
   auth_selenium_file: string | null;
   created_at: string;
   last_scanned_at: string | null;
+  os: string | null;
+  hostname: string | null;
 }
 
 const SORT_EXPRESSIONS: Record<TargetSortField, string> = {
@@ -43,6 +45,8 @@ function toTarget(row: TargetRow): Target {
     origin: row.origin,
     createdAt: row.created_at,
     lastScannedAt: row.last_scanned_at,
+    ...(row.os === null ? {} : { os: row.os }),
+    ...(row.hostname === null ? {} : { hostname: row.hostname }),
   };
 }
 
@@ -60,6 +64,8 @@ function toParams(target: Target) {
     authSeleniumFile: target.authSeleniumFile ?? null,
     createdAt: target.createdAt,
     lastScannedAt: target.lastScannedAt,
+    os: target.os ?? null,
+    hostname: target.hostname ?? null,
   };
 }
 
@@ -75,6 +81,8 @@ const LIST_COLUMNS = [
   'auth_selenium_file',
   'created_at',
   'last_scanned_at',
+  'os',
+  'hostname',
 ] as const;
 
 function toListRow(row: unknown[]): TargetListRow {
@@ -90,6 +98,8 @@ function toListRow(row: unknown[]): TargetListRow {
     authSeleniumFile: row[8] as string | null,
     createdAt: row[9] as string,
     lastScannedAt: row[10] as string | null,
+    os: row[11] as string | null,
+    hostname: row[12] as string | null,
   };
 }
 
@@ -108,11 +118,12 @@ export class SqliteTargetRepository implements TargetRepository {
 
   constructor(private readonly db: Database) {
     this.statements = {
-      insert: db.prepare(`INSERT INTO targets (id, account_id, target, label, tags, zap_settings, origin, health_score, health_grade, auth_selenium_file, created_at, last_scanned_at)
-        VALUES (@id, @accountId, @target, @label, @tags, @zapSettings, @origin, @healthScore, @healthGrade, @authSeleniumFile, @createdAt, @lastScannedAt)
+      insert: db.prepare(`INSERT INTO targets (id, account_id, target, label, tags, zap_settings, origin, health_score, health_grade, auth_selenium_file, created_at, last_scanned_at, os, hostname)
+        VALUES (@id, @accountId, @target, @label, @tags, @zapSettings, @origin, @healthScore, @healthGrade, @authSeleniumFile, @createdAt, @lastScannedAt, @os, @hostname)
         ON CONFLICT (account_id, target) DO NOTHING`),
       update: db.prepare(`UPDATE targets SET label = @label, tags = @tags, zap_settings = @zapSettings, health_score = @healthScore,
-        health_grade = @healthGrade, auth_selenium_file = @authSeleniumFile, last_scanned_at = @lastScannedAt
+        health_grade = @healthGrade, auth_selenium_file = @authSeleniumFile, last_scanned_at = @lastScannedAt,
+        os = @os, hostname = @hostname
         WHERE id = @id AND account_id = @accountId`),
       byId: db.prepare('SELECT * FROM targets WHERE account_id = ? AND id = ?'),
       byAddress: db.prepare('SELECT * FROM targets WHERE account_id = ? AND target = ?'),

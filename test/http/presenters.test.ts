@@ -36,6 +36,8 @@ describe('target presenters: the list fast path renders exactly what presentTarg
       zap: { ...DEFAULT_ZAP_SETTINGS, seed_urls: ['https://example.com/a?b="c"'], headers: [{ key: 'X-A', value: 'v\u2028' }], cookies: [{ name: 'n', value: 'v', sameSite: 'Lax', expiry: 1 }] },
     }],
     ['a lowered health score', { healthScore: healthScore({ HIGH: 1, MEDIUM: 2 }), origin: 'CLOUD_PROVIDER' }],
+    ['host facts from an uploaded result', { origin: 'UPLOADED_RESULTS', os: 'Linux 3.0 "x"', hostname: 'scanme.nmap.org' }],
+    ['a host name without an OS', { origin: 'UPLOADED_RESULTS', hostname: 'example.com' }],
   ];
 
   for (const [what, overrides] of variants) {

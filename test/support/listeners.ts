@@ -26,9 +26,10 @@ export interface TcpListener {
 /**
  * A TCP service in nmap's top ports. `silent` holds connections without
  * answering, which keeps nmap's service detection busy for many seconds:
- * a scan that runs long enough to be stopped or lost.
+ * a scan that runs long enough to be stopped or lost. `port` binds that port
+ * only (to bring a closed listener back where a scanner saw it before).
  */
-export async function tcpListener(options: { silent?: boolean } = {}): Promise<TcpListener> {
+export async function tcpListener(options: { silent?: boolean; port?: number } = {}): Promise<TcpListener> {
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     sockets.add(socket);
@@ -36,7 +37,7 @@ export async function tcpListener(options: { silent?: boolean } = {}): Promise<T
     socket.on('error', () => undefined);
     if (!options.silent) socket.end('220 vigil-test ready\r\n');
   });
-  const port = await listenOnFirstFree(server, TCP_TOP_PORTS);
+  const port = await listenOnFirstFree(server, options.port === undefined ? TCP_TOP_PORTS : [options.port]);
   return {
     port,
     close: () =>

@@ -23,8 +23,10 @@ export interface TestResponse<T = any> {
 export interface RequestOptions {
   key?: string | null;
   body?: unknown;
-  rawBody?: string;
+  rawBody?: string | Uint8Array;
   contentType?: string;
+  /** A multipart/form-data body; fetch writes its Content-Type with the boundary. */
+  formData?: FormData;
   query?: Record<string, string | number | undefined>;
   headers?: Record<string, string>;
 }
@@ -77,7 +79,7 @@ export class TestService {
     const headers: Record<string, string> = { ...options.headers };
     const key = options.key === undefined ? this.apiKey : options.key;
     if (key !== null) headers['X-SERVICE-API-KEY'] = key;
-    let body: string | undefined;
+    let body: string | Uint8Array | FormData | undefined = options.formData;
     if (options.rawBody !== undefined || options.body !== undefined) {
       headers['Content-Type'] = options.contentType ?? 'application/json';
       body = options.rawBody ?? JSON.stringify(options.body);
@@ -88,6 +90,11 @@ export class TestService {
     const parsed = isJson && text !== '' ? JSON.parse(text) : undefined;
     if (isJson && url.pathname.startsWith('/v1/')) this.validator.validate(method, url.pathname, response.status, parsed);
     return { status: response.status, headers: response.headers, body: parsed as T, text };
+  }
+
+  /** Checks a response read some other way (a raw socket) against the OpenAPI document. */
+  validateResponse(method: string, path: string, status: number, body: unknown): void {
+    this.validator.validate(method, path, status, body);
   }
 
   get<T = any>(path: string, options?: RequestOptions) {

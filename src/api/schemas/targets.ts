@@ -102,6 +102,8 @@ export const Target = z
     origin: z.enum(TARGET_ORIGINS).meta({ description: 'How the target came to exist. Only MANUAL and INTERNAL_SCANNER targets can be deleted; UPLOADED_RESULTS targets cannot be updated.' }),
     created_at: DateTime,
     last_scanned_at: DateTime.nullable().meta({ description: 'When a scan of this target last finished; null before the first.' }),
+    os: z.string().optional().meta({ description: 'Best operating-system match of the latest uploaded scanner file that reported one (nmap OS detection); absent when none did.' }),
+    hostname: z.string().optional().meta({ description: 'Host name the latest uploaded scanner file reported for the target; absent when none did.' }),
   })
   .meta({ id: 'Target' });
 

@@ -21,6 +21,10 @@ export interface Target {
   origin: TargetOrigin;
   createdAt: string;
   lastScannedAt: string | null;
+  /** Best operating-system match an uploaded port-scanner file reported; absent when none did. */
+  os?: string | undefined;
+  /** Host name an uploaded scanner file reported for the target; absent when none did. */
+  hostname?: string | undefined;
 }
 
 export const DEFAULT_ZAP_SETTINGS: Readonly<ZapSettingsValue> = Object.freeze({

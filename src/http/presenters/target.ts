@@ -14,6 +14,8 @@ export function presentTarget(target: Target) {
     origin: target.origin,
     created_at: target.createdAt,
     last_scanned_at: target.lastScannedAt,
+    ...(target.os === undefined ? {} : { os: target.os }),
+    ...(target.hostname === undefined ? {} : { hostname: target.hostname }),
   };
 }
 
@@ -31,6 +33,9 @@ export function renderTargetJson(row: TargetListRow): string {
     `"health_score":{"score":${row.healthScore},"grade":${text(row.healthGrade)}},` +
     (row.authSeleniumFile === null ? '' : `"auth_selenium_file":${text(row.authSeleniumFile)},`) +
     `"scanner_settings":{"zap":${row.zapSettingsJson}},"origin":${text(row.origin)},` +
-    `"created_at":${text(row.createdAt)},"last_scanned_at":${row.lastScannedAt === null ? 'null' : text(row.lastScannedAt)}}`
+    `"created_at":${text(row.createdAt)},"last_scanned_at":${row.lastScannedAt === null ? 'null' : text(row.lastScannedAt)}` +
+    (row.os === null ? '' : `,"os":${text(row.os)}`) +
+    (row.hostname === null ? '' : `,"hostname":${text(row.hostname)}`) +
+    '}'
   );
 }

@@ -94,6 +94,11 @@ export class MirroredScanRepository implements ScanRepository {
     for (const scan of scans) this.mirror.update(scan);
   }
 
+  insertImported(scan: Scan, files: readonly StoredResultFile[]): void {
+    this.inner.insertImported(scan, files);
+    this.mirror.update(scan);
+  }
+
   save(scan: Scan, events: readonly OutboxEvent[], expectedState?: ScanState): boolean {
     const saved = this.inner.save(scan, events, expectedState);
     if (saved) this.mirror.update(scan);

@@ -1,0 +1,130 @@
+/**
+ * Reads a multipart/form-data request with busboy (DESIGN.md decision 11).
+ * Limits hold while the body streams: an oversized file, a second file part
+ * or a bad field is refused at the byte that breaks the rule, the rest of
+ * the body is not read, and the connection closes after the error response.
+ * Fields are small strings; the one file part goes to the caller chunk by
+ * chunk and is never buffered here.
+ */
+import busboy from 'busboy';
+import type { Request, Response } from 'express';
+import { Buffer } from 'node:buffer';
+import { InvalidRequestError } from '../domain/errors.js';
+
+export interface MultipartLimits {
+  /** Name of the one file part. */
+  fileField: string;
+  maxFileBytes: number;
+  maxFields: number;
+  maxFieldBytes: number;
+}
+
+export interface MultipartCallbacks {
+  /** Each field as it arrives; throw to refuse the request at once. */
+  onField(name: string, value: string): void;
+  /** Each chunk of the file part as it arrives; throw to refuse the request at once. */
+  onFileChunk(chunk: Buffer): void;
+}
+
+export interface MultipartForm {
+  fields: Record<string, string>;
+  /** True when the form had the file part. */
+  hasFile: boolean;
+}
+
+export function readMultipartForm(req: Request, res: Response, limits: MultipartLimits, callbacks: MultipartCallbacks): Promise<MultipartForm> {
+  return new Promise((resolve, reject) => new MultipartFormReader(req, res, limits, callbacks, resolve, reject).start());
+}
+
+class MultipartFormReader {
+  /** No prototype: a field named '__proto__' is just a field. */
+  private readonly fields: Record<string, string> = Object.create(null) as Record<string, string>;
+  private hasFile = false;
+  private settled = false;
+  private parser: busboy.Busboy | undefined;
+
+  constructor(
+    private readonly req: Request,
+    private readonly res: Response,
+    private readonly limits: MultipartLimits,
+    private readonly callbacks: MultipartCallbacks,
+    private readonly resolve: (form: MultipartForm) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  start(): void {
+    try {
+      this.parser = busboy({ headers: this.req.headers, defParamCharset: 'utf8', limits: this.busboyLimits() });
+    } catch (error) {
+      this.fail(new InvalidRequestError(`the request body must be multipart/form-data with a boundary (${(error as Error).message})`));
+      return;
+    }
+    this.parser.on('field', (name, value, info) => this.guard(() => this.field(name, value, info.valueTruncated)));
+    this.parser.on('file', (name, stream) => this.file(name, stream));
+    this.parser.on('filesLimit', () => this.fail(new InvalidRequestError(`send exactly one file part '${this.limits.fileField}'; this form has more than one file`)));
+    this.parser.on('fieldsLimit', () => this.fail(new InvalidRequestError(`the form has more than ${this.limits.maxFields} fields`)));
+    this.parser.on('partsLimit', () => this.fail(new InvalidRequestError(`the form has more than ${this.limits.maxFields + 1} parts`)));
+    this.parser.on('error', (error: Error) => this.fail(new InvalidRequestError(`the multipart body is malformed: ${error.message}`)));
+    this.parser.on('close', () => this.succeed());
+    this.req.on('error', (error) => this.fail(error));
+    this.req.pipe(this.parser);
+  }
+
+  private busboyLimits(): busboy.Limits {
+    return {
+      // busboy reports 'limit' once a file reaches fileSize bytes, so one more byte than allowed.
+      fileSize: this.limits.maxFileBytes + 1,
+      files: 1,
+      fields: this.limits.maxFields,
+      fieldSize: this.limits.maxFieldBytes,
+      parts: this.limits.maxFields + 1,
+    };
+  }
+
+  private field(name: string, value: string, truncated: boolean): void {
+    if (truncated) throw new InvalidRequestError(`field '${name.slice(0, 40)}' is longer than ${this.limits.maxFieldBytes} bytes`);
+    if (Object.hasOwn(this.fields, name)) throw new InvalidRequestError(`field '${name.slice(0, 40)}' is sent more than once`);
+    this.fields[name] = value;
+    this.callbacks.onField(name, value);
+  }
+
+  private file(name: string, stream: NodeJS.ReadableStream): void {
+    if (name !== this.limits.fileField) {
+      this.fail(new InvalidRequestError(`the file part must be named '${this.limits.fileField}', not '${name.slice(0, 40)}'`));
+      return;
+    }
+    this.hasFile = true;
+    stream.on('error', (error: Error) => this.fail(new InvalidRequestError(`the multipart body is malformed: ${error.message}`)));
+    stream.on('data', (chunk: Buffer) => this.guard(() => this.callbacks.onFileChunk(chunk)));
+    stream.on('limit', () => this.fail(new InvalidRequestError(`the file is larger than ${this.limits.maxFileBytes / 1024 / 1024} MiB, the limit for an uploaded result`)));
+  }
+
+  private guard(step: () => void): void {
+    if (this.settled) return;
+    try {
+      step();
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private succeed(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolve({ fields: this.fields, hasFile: this.hasFile });
+  }
+
+  /** Stops reading: what the client has not sent yet is refused, not drained. */
+  private fail(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    const parser = this.parser;
+    if (parser !== undefined) {
+      this.req.unpipe(parser);
+      // Not at once: this may run inside busboy's own write, which still uses its state.
+      setImmediate(() => parser.destroy());
+    }
+    this.res.setHeader('Connection', 'close');
+    this.reject(error);
+  }
+}
