@@ -157,6 +157,11 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
   });
 });
 
+/** What the scanner Job's nmap would upload: one open port on the scanned host. */
+const NMAP_REPORT =
+  '<?xml version="1.0"?><nmaprun scanner="nmap"><host><status state="up"/><address addr="127.0.0.1" addrtype="ipv4"/>' +
+  '<ports><port protocol="tcp" portid="22"><state state="open"/><service name="ssh"/></port></ports></host></nmaprun>';
+
 describe('VIGIL_RUNTIME=kubernetes, end to end through the API and the upload endpoint', function () {
   this.timeout(30_000);
 
@@ -173,13 +178,19 @@ describe('VIGIL_RUNTIME=kubernetes, end to end through the API and the upload en
       const upload = await fetch(`${service.baseUrl}/internal/v1/scans/${scan.id}/results/nmap.xml`, {
         method: 'PUT',
         headers: { Authorization: `Bearer ${secret.stringData.token}` },
-        body: '<nmaprun scanner="nmap"/>',
+        body: NMAP_REPORT,
       });
       expect(upload.status).to.equal(200);
       server.setObject({ ...server.getObject(jobRef)!, status: { conditions: [{ type: 'Complete', status: 'True' }] } } as never);
       const done = await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data, (found) => found.state === 'SUCCEEDED', 'the Scan to succeed');
       const file = await service.get(`/v1/results/${done.results[0].result_id}`);
-      expect(file.text).to.equal('<nmaprun scanner="nmap"/>');
+      expect(file.text).to.equal(NMAP_REPORT);
+
+      // ...and parsed by the collector into the risk history, as in the embedded runtime.
+      expect(done.risks.new_open).to.have.length(1);
+      const risk = (await service.get(`/v1/risks/${done.risks.new_open[0].risk_id}`)).body.data;
+      expect(risk).to.deep.include({ status: 'OPEN', target: '127.0.0.1' });
+      expect(risk.risk_definition).to.include({ scan_type: 'NMAP', title: 'Open port 22/tcp (ssh)' });
 
       // kubectl get scans shows the same: the CR's status follows the Scan through merge patches on /status.
       const crRef = { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace, name: `scan-${scan.id}` };
@@ -188,7 +199,7 @@ describe('VIGIL_RUNTIME=kubernetes, end to end through the API and the upload en
         (found) => found?.status?.state === 'SUCCEEDED',
         'the CR status to show SUCCEEDED',
       );
-      expect(cr.status).to.deep.include({ scanId: scan.id, progress: 100, counts: { newOpen: 0, stillOpen: 0, closed: 0 } });
+      expect(cr.status).to.deep.include({ scanId: scan.id, progress: 100, counts: { newOpen: 1, stillOpen: 0, closed: 0 } });
       const statusWrites = server.requests.filter((request) => request.path.endsWith(`/scans/scan-${scan.id}/status`));
       expect(statusWrites.length).to.be.greaterThan(1);
       expect(statusWrites.every((request) => request.method === 'PATCH' && request.contentType === 'application/merge-patch+json')).to.equal(true);
