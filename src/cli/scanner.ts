@@ -20,7 +20,8 @@ import { systemClock, type Clock } from '../domain/clock.js';
 import { checkTargetCount, uniqueHosts } from '../domain/scanners/targets.js';
 import { formatVigilProgress } from '../domain/scanners/vigil-cli.js';
 import { runNessusScan } from '../scanners/nessus-driver.js';
-import { runOpenVasScan, type ScanPolling } from '../scanners/openvas-driver.js';
+import { runOpenVasScan } from '../scanners/openvas-driver.js';
+import type { ScanPolling } from '../scanners/scanner-polling.js';
 import { UsageError, parseCommandArgs, wholeNumber } from './usage.js';
 
 const USAGE = 'vigil scanner openvas|nessus --output FILE [--timeout SECONDS] -- HOST [HOST...]';

@@ -5,6 +5,7 @@
  * downloaded. The scan is deleted afterwards, also after a failure (best
  * effort). TLS is verified with the system's CAs plus NODE_EXTRA_CA_CERTS.
  */
+import { UNTRUSTED_CERTIFICATE_CODES, type ScanPolling } from './scanner-polling.js';
 import type { NessusSettings } from '../config/settings.js';
 
 /** .nessus exports of large networks reach tens of MB; this bounds the file. */
@@ -17,22 +18,6 @@ const CLEANUP_TIMEOUT_MS = 30_000;
 const SCAN_POLL_DELAYS_MS = [1_000, 2_000, 5_000, 10_000];
 const EXPORT_POLL_DELAYS_MS = [1_000, 2_000, 5_000];
 const FAILED_SCAN_STATUSES = new Set(['canceled', 'aborted', 'stopped']);
-const UNTRUSTED_CERTIFICATE_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-]);
-
-/** Waits between polls and keeps the deadline (the CLI's --timeout); injected so that tests move time instead of sleeping. */
-export interface ScanPolling {
-  now(): Date;
-  /** Throws once the deadline has passed; otherwise waits `delayMs`, never past the deadline. */
-  waitBeforeNextPoll(delayMs: number, what: string): Promise<void>;
-  /** Aborted when the command is asked to stop (SIGTERM); also cancels requests in flight. */
-  signal?: AbortSignal;
-}
 
 export interface NessusScanRequest {
   settings: NessusSettings;

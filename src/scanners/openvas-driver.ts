@@ -6,6 +6,7 @@
  * afterwards, also after a failure (best effort: a scan result matters more
  * than tidiness in gvmd).
  */
+import { UNTRUSTED_CERTIFICATE_CODES, type ScanPolling } from './scanner-polling.js';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { OpenVasSettings } from '../config/settings.js';
@@ -23,23 +24,6 @@ const REPORT_FILTER = 'apply_overrides=0 min_qod=0 rows=-1 first=1 sort-reverse=
 /** Polls come quickly at first, for short scans, then every 10 s. */
 const POLL_DELAYS_MS = [1_000, 2_000, 5_000, 10_000];
 const FAILED_TASK_STATUSES = new Set(['Stopped', 'Stop Requested', 'Interrupted', 'Delete Requested', 'Ultimate Delete Requested']);
-const UNTRUSTED_CERTIFICATE_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-]);
-
-/** Waits between polls and keeps the deadline (the CLI's --timeout); injected so that tests move time instead of sleeping. */
-export interface ScanPolling {
-  now(): Date;
-  /** Throws once the deadline has passed; otherwise waits `delayMs`, never past the deadline. */
-  waitBeforeNextPoll(delayMs: number, what: string): Promise<void>;
-  /** Aborted when the command is asked to stop (SIGTERM). */
-  signal?: AbortSignal;
-}
-
 export interface OpenVasScanRequest {
   settings: OpenVasSettings;
   hosts: string[];

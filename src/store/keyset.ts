@@ -29,3 +29,33 @@ export function afterCursor(columns: readonly KeysetColumn[], values: readonly C
   });
   return { sql: `(${disjuncts.join(' OR ')})`, params };
 }
+
+/**
+ * A newest-first page of one account's rows filtered by exact column values:
+ * the shape of every list ordered by seq alone (scans, sources, risks use
+ * their own joins). Reads one row more than the page to know whether more follow.
+ */
+export function newestFirstPage<Row extends { seq: number }>(
+  db: { prepare(sql: string): { all(...params: unknown[]): unknown[] } },
+  table: string,
+  accountId: string,
+  filters: ReadonlyArray<[column: string, values: readonly string[] | undefined]>,
+  pageSize: number,
+  after: readonly CursorValue[] | undefined,
+): { rows: Row[]; nextCursor: CursorValue[] | undefined } {
+  const where = ['account_id = ?'];
+  const params: CursorValue[] = [accountId];
+  for (const [column, values] of filters) {
+    if (values === undefined) continue;
+    where.push(`${column} IN (${values.map(() => '?').join(', ')})`);
+    params.push(...values);
+  }
+  if (after !== undefined) {
+    where.push('seq < ?');
+    params.push(after[0]!);
+  }
+  const rows = db.prepare(`SELECT * FROM ${table} WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`).all(...params, pageSize + 1) as Row[];
+  const more = rows.length > pageSize;
+  const page = more ? rows.slice(0, pageSize) : rows;
+  return { rows: page, nextCursor: more ? [page.at(-1)!.seq] : undefined };
+}

@@ -1,9 +1,9 @@
 import type { Page, ScanListQuery, ScanRepository, StoredResultFile } from '../app/ports.js';
 import type { OutboxEvent, EventType } from '../domain/events/event.js';
-import type { CursorValue } from '../domain/lists/page-token.js';
 import type { ScanType } from '../domain/risks/finding.js';
 import type { Scan, ScanState } from '../domain/scans/scan.js';
 import type { Database } from './database.js';
+import { newestFirstPage } from './keyset.js';
 
 interface ScanRow {
   seq: number;
@@ -177,25 +177,9 @@ export class SqliteScanRepository implements ScanRepository {
   }
 
   list(accountId: string, query: ScanListQuery): Page<Scan> {
-    const where = ['account_id = ?'];
-    const params: CursorValue[] = [accountId];
-    const columns = { state: 'state', type: 'type', scheduled_by: 'scheduled_by' } as const;
-    for (const [key, column] of Object.entries(columns) as Array<[keyof typeof columns, string]>) {
-      const values = query.filters[key];
-      if (values === undefined) continue;
-      where.push(`${column} IN (${values.map(() => '?').join(', ')})`);
-      params.push(...values);
-    }
-    if (query.after !== undefined) {
-      where.push('seq < ?');
-      params.push(query.after[0]!);
-    }
-    const rows = this.db
-      .prepare(`SELECT * FROM scans WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`)
-      .all(...params, query.pageSize + 1) as ScanRow[];
-    const more = rows.length > query.pageSize;
-    const page = more ? rows.slice(0, query.pageSize) : rows;
-    return { items: page.map((row) => this.hydrate(row)!), nextCursor: more ? [page.at(-1)!.seq] : undefined };
+    const { filters } = query;
+    const page = newestFirstPage<ScanRow>(this.db, 'scans', accountId, [['state', filters.state], ['type', filters.type], ['scheduled_by', filters.scheduled_by]], query.pageSize, query.after);
+    return { items: page.rows.map((row) => this.hydrate(row)!), nextCursor: page.nextCursor };
   }
 
   idsInStates(states: readonly ScanState[], limit = -1): string[] {

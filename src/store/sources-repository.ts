@@ -1,7 +1,7 @@
 import type { Page, SourceListQuery, SourceRepository } from '../app/ports.js';
-import type { CursorValue } from '../domain/lists/page-token.js';
 import type { Source, SourceType } from '../domain/sources/source.js';
 import type { Database } from './database.js';
+import { newestFirstPage } from './keyset.js';
 
 interface SourceRow {
   seq: number;
@@ -38,25 +38,8 @@ export class SqliteSourceRepository implements SourceRepository {
   }
 
   list(accountId: string, query: SourceListQuery): Page<Source> {
-    const where = ['account_id = ?'];
-    const params: CursorValue[] = [accountId];
-    const columns = { source_type: 'source_type', name: 'name' } as const;
-    for (const [key, column] of Object.entries(columns) as Array<[keyof typeof columns, string]>) {
-      const values = query.filters[key];
-      if (values === undefined) continue;
-      where.push(`${column} IN (${values.map(() => '?').join(', ')})`);
-      params.push(...values);
-    }
-    if (query.after !== undefined) {
-      where.push('seq < ?');
-      params.push(query.after[0]!);
-    }
-    const rows = this.db
-      .prepare(`SELECT * FROM sources WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`)
-      .all(...params, query.pageSize + 1) as SourceRow[];
-    const more = rows.length > query.pageSize;
-    const page = more ? rows.slice(0, query.pageSize) : rows;
-    return { items: page.map(toSource), nextCursor: more ? [page.at(-1)!.seq] : undefined };
+    const page = newestFirstPage<SourceRow>(this.db, 'sources', accountId, [['source_type', query.filters.source_type], ['name', query.filters.name]], query.pageSize, query.after);
+    return { items: page.rows.map(toSource), nextCursor: page.nextCursor };
   }
 
   linkScan(scanId: string, sourceId: string): void {
