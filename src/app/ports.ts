@@ -239,6 +239,20 @@ export interface RiskRepository {
   openCounts(targetId: string): OpenRiskCounts;
 }
 
+export interface WebhookEndpoint {
+  id: string;
+  accountId: string;
+  url: string;
+  secret: string;
+  createdAt: string;
+}
+
+export interface WebhookEndpointRepository {
+  insert(endpoint: WebhookEndpoint): void;
+  listFor(accountId: string): WebhookEndpoint[];
+  delete(accountId: string, id: string): boolean;
+}
+
 export type { ScanType };
 
 export const SOURCE_FILTER_KEYS = ['source_type', 'name'] as const;

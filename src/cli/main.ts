@@ -10,12 +10,14 @@ import { UsageError } from './usage.js';
 import { runScannerCommand } from './scanner.js';
 import { runServe } from './serve.js';
 import { runUploadResult } from './upload-result.js';
+import { runWebhooksCommand } from './webhooks.js';
 import { runPrepareInputs } from './prepare-inputs.js';
 
 const USAGE = `Usage:
   vigil serve
   vigil accounts create --name NAME [--plan free|paid] [--feature nessus] [--feature csv_export]
                         [--monthly-scan-limit N] [--min-qod N] [--namespace NS]
+  vigil webhooks add --account ID --url URL           (registers an https endpoint; prints its signing secret)
   vigil upload-result --scan ID --url URL --dir DIR   (in scanner Jobs; reads VIGIL_UPLOAD_TOKEN, VIGIL_RESULT_FILES)
   vigil scanner openvas|nessus --output FILE [--timeout SECONDS] -- HOST [HOST...]   (in scanner Jobs; reads VIGIL_OPENVAS_*, VIGIL_NESSUS_*)
   vigil prepare-inputs --from DIR --to DIR            (in scanner Jobs: copies input files next to the outputs)
@@ -29,6 +31,8 @@ async function main(argv: string[]): Promise<number> {
       return runServe(rest);
     case 'accounts':
       return runAccountsCommand(rest);
+    case 'webhooks':
+      return runWebhooksCommand(rest);
     case 'upload-result':
       return runUploadResult(rest);
     case 'scanner':

@@ -28,6 +28,8 @@ import { SqliteRiskRepository } from '../store/risks-repository.js';
 import { SqliteEventOutbox } from '../store/event-outbox.js';
 import { RiskHistory } from '../app/risk-history.js';
 import { RisksService } from '../app/risks-service.js';
+import { WebhookEndpointsService } from '../app/webhook-endpoints-service.js';
+import { SqliteWebhookEndpointRepository } from '../store/webhook-endpoints-repository.js';
 import { SourcesService } from '../app/sources-service.js';
 import { ImportsService } from '../app/imports-service.js';
 import { SqliteSourceRepository } from '../store/sources-repository.js';
@@ -105,10 +107,11 @@ export function composeCore(settings: Settings, clock: Clock = systemClock, wrap
     clock,
     settings.resultFileMaxBytes,
   );
+  const webhookEndpoints = new WebhookEndpointsService(new SqliteWebhookEndpointRepository(db), accountRepository, clock, settings.allowTargets);
   const risks = new RisksService(riskRepository, targetRepository, history, outbox, paginator);
   const sources = new SourcesService(new SqliteSourceRepository(db), paginator, clock);
   const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets);
-  return { db, accounts, accountRepository, targets, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, sources, imports };
+  return { db, accounts, accountRepository, targets, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, sources, imports, webhookEndpoints };
 }
 
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {

@@ -136,3 +136,55 @@ describe('the vigil command', function () {
     });
   });
 });
+
+describe('vigil webhooks add', function () {
+  this.timeout(60_000);
+  let dir: ReturnType<typeof tempDir>;
+
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => {
+    dir.remove();
+  });
+
+  function accountId(): string {
+    const created = vigil(['accounts', 'create', '--name', 'hooks'], { VIGIL_DATA_DIR: dir.path });
+    return JSON.parse(created.stdout).account_id as string;
+  }
+
+  it('registers an https endpoint and prints one JSON line with its id and signing secret', () => {
+    const result = vigil(['webhooks', 'add', '--account', accountId(), '--url', 'https://hooks.example.com/vigil'], { VIGIL_DATA_DIR: dir.path });
+    expect(result.code, result.stderr).to.equal(0);
+    const printed = JSON.parse(result.stdout.trim());
+    expect(Object.keys(printed).sort()).to.deep.equal(['id', 'signing_secret']);
+    expect(printed.signing_secret).to.match(/^whsec_[A-Za-z0-9_-]{43}$/);
+  });
+
+  const refused: Array<[string, string, RegExp]> = [
+    ['a plain http URL', 'http://hooks.example.com/vigil', /https/],
+    ['a private address', 'https://10.0.0.5/hook', /10\.0\.0\.0\/8/],
+    ['loopback', 'https://127.0.0.1/hook', /127\.0\.0\.0\/8/],
+    ['another scheme', 'ftp://hooks.example.com/', /https/],
+  ];
+  for (const [what, url, message] of refused) {
+    it(`refuses ${what} with exit code 2 and a sentence saying why`, () => {
+      const result = vigil(['webhooks', 'add', '--account', accountId(), '--url', url], { VIGIL_DATA_DIR: dir.path });
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.match(message);
+      expect(result.stderr.trim().split('\n')).to.have.length(1);
+      expect(result.stdout).to.equal('');
+    });
+  }
+
+  it('accepts a loopback endpoint inside VIGIL_ALLOW_TARGETS', () => {
+    const result = vigil(['webhooks', 'add', '--account', accountId(), '--url', 'https://127.0.0.1:8443/hook'], { VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' });
+    expect(result.code, result.stderr).to.equal(0);
+  });
+
+  it('exits 1 for an unknown account', () => {
+    const result = vigil(['webhooks', 'add', '--account', 'no-such-account', '--url', 'https://hooks.example.com/'], { VIGIL_DATA_DIR: dir.path });
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.match(/No account/);
+  });
+});

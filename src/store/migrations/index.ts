@@ -7,6 +7,7 @@ import { m0002ScansResultsEvents } from './0002-scans-results-events.js';
 import { m0003UploadTokens } from './0003-upload-tokens.js';
 import { m0004Risks } from './0004-risks.js';
 import { m0005Sources } from './0005-sources.js';
+import { m0006Webhooks } from './0006-webhooks.js';
 
 export interface Migration {
   version: number;
@@ -14,4 +15,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens, m0004Risks, m0005Sources];
+export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens, m0004Risks, m0005Sources, m0006Webhooks];
