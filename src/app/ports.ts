@@ -253,6 +253,32 @@ export interface WebhookEndpointRepository {
   delete(accountId: string, id: string): boolean;
 }
 
+export interface DueDelivery {
+  event: OutboxEvent;
+  endpoint: WebhookEndpoint;
+  attempts: number;
+}
+
+export interface DeliveryAttempt {
+  eventId: string;
+  endpointId: string;
+  attemptedAt: string;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+  /** The delivery's state after this attempt, and when to try again while PENDING. */
+  state: 'PENDING' | 'DELIVERED' | 'FAILED';
+  nextAttemptAt: string;
+}
+
+/** Delivery state of webhook events, kept in the database so that a restart loses nothing (DESIGN.md 8). */
+export interface WebhookDeliveryRepository {
+  /** Creates a PENDING delivery for every new outbox event and every endpoint its account had when it was recorded. */
+  fanOut(): number;
+  due(now: string, limit: number): DueDelivery[];
+  recordAttempt(attempt: DeliveryAttempt): void;
+}
+
 export type { ScanType };
 
 export const SOURCE_FILTER_KEYS = ['source_type', 'name'] as const;

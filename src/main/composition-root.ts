@@ -30,6 +30,10 @@ import { RiskHistory } from '../app/risk-history.js';
 import { RisksService } from '../app/risks-service.js';
 import { WebhookEndpointsService } from '../app/webhook-endpoints-service.js';
 import { SqliteWebhookEndpointRepository } from '../store/webhook-endpoints-repository.js';
+import { SqliteWebhookDeliveryRepository } from '../store/webhook-deliveries-repository.js';
+import { WebhookDispatcher } from '../app/webhook-dispatcher.js';
+import { createWebhookAgent, deliverWebhook } from '../runtime/webhooks/https-delivery.js';
+import { readFileSync } from 'node:fs';
 import { SourcesService } from '../app/sources-service.js';
 import { ImportsService } from '../app/imports-service.js';
 import { SqliteSourceRepository } from '../store/sources-repository.js';
@@ -53,6 +57,7 @@ export interface Vigil {
   sources: SourcesService;
   imports: ImportsService;
   uploads: UploadsService;
+  webhookEndpoints: WebhookEndpointsService;
   metrics: Metrics;
   /** Starts listening; resolves with the bound server. */
   listen(): Promise<Server>;
@@ -85,6 +90,20 @@ function embeddedRuntime(settings: Settings): WorkloadRuntime {
     cliPath: fileURLToPath(new URL('../cli/main.js', import.meta.url)),
   });
   return { runner, start: async () => undefined, stop: () => runner.stopAll() };
+}
+
+/** Signed webhook delivery over the guarded HTTPS agent (public addresses only, TLS verified, plus VIGIL_WEBHOOK_CA_FILE). */
+function webhookDispatcher(settings: Settings, core: Core, clock: Clock): WebhookDispatcher {
+  const agent = createWebhookAgent({
+    extraCaPem: settings.webhookCaFile === undefined ? undefined : readFileSync(settings.webhookCaFile, 'utf8'),
+    allow: settings.allowTargets,
+  });
+  return new WebhookDispatcher({
+    deliveries: new SqliteWebhookDeliveryRepository(core.db),
+    deliver: (endpoint, body, timestampMs) => deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent }),
+    clock,
+    timers: systemTimers(clock),
+  });
 }
 
 /** Store and services only: what the CLI needs, without the HTTP edge. */
@@ -145,6 +164,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     server = bound;
     accepting = true;
     controller.start();
+    dispatcher.start();
     await runtime.start();
     return bound;
   };
@@ -163,6 +183,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     onError: (scanId, error) => logger.error({ scan_id: scanId, err: error }, 'scan reconcile failed'),
   });
   core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
+  const dispatcher = webhookDispatcher(settings, core, clock);
 
   const close = async (): Promise<void> => {
     accepting = false;
@@ -172,6 +193,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
       await closing;
     }
     await controller.stop();
+    await dispatcher.stop();
     await runtime.stop();
     core.db.close();
   };

@@ -8,6 +8,7 @@ import { m0003UploadTokens } from './0003-upload-tokens.js';
 import { m0004Risks } from './0004-risks.js';
 import { m0005Sources } from './0005-sources.js';
 import { m0006Webhooks } from './0006-webhooks.js';
+import { m0007WebhookCursor } from './0007-webhook-cursor.js';
 
 export interface Migration {
   version: number;
@@ -15,4 +16,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens, m0004Risks, m0005Sources, m0006Webhooks];
+export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens, m0004Risks, m0005Sources, m0006Webhooks, m0007WebhookCursor];
