@@ -130,6 +130,7 @@ export async function startBenchService(settings: Settings, fake: FakeKind): Pro
     scans: core.scans,
     risks: core.risks,
     sources: core.sources,
+    scheduledScans: core.scheduledScans,
     imports: core.imports,
     uploads: core.uploads,
     rateLimiter: new RateLimiter(settings.rateLimit.perSecond, settings.rateLimit.burst, clock),

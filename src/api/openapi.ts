@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { registerImportPaths } from './paths/imports.js';
 import { registerRiskPaths } from './paths/risks.js';
 import { registerScanPaths } from './paths/scans.js';
+import { registerScheduledScanPaths } from './paths/scheduled-scans.js';
 import { registerSourcePaths } from './paths/sources.js';
 import { registerTargetPaths } from './paths/targets.js';
 
@@ -35,6 +36,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
   registerMetaPaths(registry);
   registerTargetPaths(registry);
   registerScanPaths(registry);
+  registerScheduledScanPaths(registry);
   registerRiskPaths(registry);
   registerSourcePaths(registry);
   registerImportPaths(registry);

@@ -20,6 +20,8 @@ import { riskOperations } from './handlers/risks.js';
 import type { RisksService } from '../app/risks-service.js';
 import { targetOperations } from './handlers/targets.js';
 import { sourceOperations } from './handlers/sources.js';
+import { scheduledScanOperations } from './handlers/scheduled-scans.js';
+import type { ScheduledScansService } from '../app/scheduled-scans-service.js';
 import { STREAMING_OPERATIONS, importOperations } from './handlers/imports.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { requestContext, type RequestContext } from './request-context.js';
@@ -29,6 +31,7 @@ export interface HttpAppDeps {
   accounts: AccountsService;
   targets: TargetsService;
   scans: ScansService;
+  scheduledScans: ScheduledScansService;
   risks: RisksService;
   sources: SourcesService;
   imports: ImportsService;
@@ -66,6 +69,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
     operations: {
       ...targetOperations(deps.targets),
       ...scanOperations(deps.scans),
+      ...scheduledScanOperations(deps.scheduledScans),
       ...riskOperations(deps.risks),
       ...sourceOperations(deps.sources),
       ...importOperations(deps.imports),

@@ -37,6 +37,8 @@ import { readFileSync } from 'node:fs';
 import { SourcesService } from '../app/sources-service.js';
 import { ImportsService } from '../app/imports-service.js';
 import { SqliteSourceRepository } from '../store/sources-repository.js';
+import { ScheduledScansService } from '../app/scheduled-scans-service.js';
+import { SqliteScheduledScanRepository } from '../store/scheduled-scans-repository.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScanController } from '../app/controller/scan-controller.js';
@@ -55,6 +57,7 @@ export interface Vigil {
   scans: ScansService;
   risks: RisksService;
   sources: SourcesService;
+  scheduledScans: ScheduledScansService;
   imports: ImportsService;
   uploads: UploadsService;
   webhookEndpoints: WebhookEndpointsService;
@@ -129,8 +132,9 @@ export function composeCore(settings: Settings, clock: Clock = systemClock, wrap
   const webhookEndpoints = new WebhookEndpointsService(new SqliteWebhookEndpointRepository(db), accountRepository, clock, settings.allowTargets);
   const risks = new RisksService(riskRepository, targetRepository, history, outbox, paginator);
   const sources = new SourcesService(new SqliteSourceRepository(db), paginator, clock);
+  const scheduledScans = new ScheduledScansService(new SqliteScheduledScanRepository(db), paginator, clock);
   const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets);
-  return { db, accounts, accountRepository, targets, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, sources, imports, webhookEndpoints };
+  return { db, accounts, accountRepository, targets, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, sources, scheduledScans, imports, webhookEndpoints };
 }
 
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
@@ -149,6 +153,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
       scans: core.scans,
       risks: core.risks,
       sources: core.sources,
+      scheduledScans: core.scheduledScans,
       imports: core.imports,
       uploads: core.uploads,
       rateLimiter: new RateLimiter(settings.rateLimit.perSecond, settings.rateLimit.burst, clock),

@@ -131,6 +131,10 @@ export class SqliteTargetRepository implements TargetRepository {
       deleteTags: db.prepare('DELETE FROM target_tags WHERE target_seq = ?'),
       insertTag: db.prepare('INSERT OR IGNORE INTO target_tags (account_id, tag, target_seq) VALUES (?, ?, ?)'),
       delete: db.prepare('DELETE FROM targets WHERE account_id = ? AND id = ?'),
+      // Schedules that select the target by id stop selecting it (SPEC.md, Delete a target).
+      unscheduleTarget: db.prepare(`UPDATE scheduled_scans
+        SET filter_target_ids = (SELECT COALESCE(json_group_array(value), '[]') FROM json_each(scheduled_scans.filter_target_ids) WHERE value <> @id)
+        WHERE account_id = @accountId AND EXISTS (SELECT 1 FROM json_each(scheduled_scans.filter_target_ids) WHERE value = @id)`),
     };
   }
 
@@ -200,6 +204,7 @@ export class SqliteTargetRepository implements TargetRepository {
   deleteCascade(accountId: string, id: string): void {
     this.db.transaction(() => {
       this.statements.delete.run(accountId, id);
+      this.statements.unscheduleTarget.run({ accountId, id });
     })();
   }
 

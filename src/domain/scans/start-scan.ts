@@ -30,13 +30,18 @@ export function selectorOf(request: StartScanRequest): TargetSelector {
 }
 
 /** SPEC.md rules 3 and 4 and the authenticated-scanning rule 3. */
-export function assertTypeAllowed(account: Account, request: StartScanRequest): void {
-  if (request.type === 'NESSUS' && !hasFeature(account, 'nessus')) {
+/** SPEC.md rules 3 and 4: the account must have what the type needs (shared by scans and scheduled scans). */
+export function assertAccountMayRun(account: Account, type: ScanType): void {
+  if (type === 'NESSUS' && !hasFeature(account, 'nessus')) {
     throw new InvalidRequestError('NESSUS scans need the Nessus third-party scanner option enabled on the account');
   }
-  if (request.type === 'OWASP_ZAP_ACTIVE' && account.plan !== 'paid') {
+  if (type === 'OWASP_ZAP_ACTIVE' && account.plan !== 'paid') {
     throw new InvalidRequestError('OWASP_ZAP_ACTIVE scans need a paid plan; use OWASP_ZAP for a passive web scan');
   }
+}
+
+export function assertTypeAllowed(account: Account, request: StartScanRequest): void {
+  assertAccountMayRun(account, request.type);
   if (request.use_authentication === true && !WEB_SCAN_TYPES.has(request.type)) {
     throw new InvalidRequestError(`use_authentication is only for OWASP_ZAP and OWASP_ZAP_ACTIVE scans, not ${request.type}`);
   }
