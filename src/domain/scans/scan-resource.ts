@@ -5,6 +5,7 @@
  * schemas, so both refuse the same objects with the same messages.
  * test/unit/scan-crd.test.ts walks both schemas and fails when they drift.
  */
+import { parseResource } from '../resources/parse.js';
 import { z } from 'zod';
 import { SCAN_TYPES, type ScanType } from '../risks/finding.js';
 import { InvalidRequestError } from '../errors.js';
@@ -195,27 +196,14 @@ const statusShapesMatchDomain: [
 ] = [true, true, true];
 void statusShapesMatchDomain;
 
-function describeIssues(error: z.ZodError, prefix: string): string {
-  return error.issues
-    .map((issue) => {
-      const path = [prefix, ...issue.path.map(String)].filter((part) => part !== '').join('.');
-      return path === '' ? issue.message : `${path}: ${issue.message}`;
-    })
-    .join('; ');
-}
-
 /** Validates a spec as the API server would at creation; throws InvalidRequestError saying what to change. */
 export function parseScanSpec(input: unknown): ScanSpec {
-  const result = ScanSpecSchema.safeParse(input);
-  if (!result.success) throw new InvalidRequestError(describeIssues(result.error, 'spec'));
-  return result.data;
+  return parseResource(ScanSpecSchema, input, 'spec');
 }
 
 /** Validates a whole Scan object (for example one read back from the embedded store or a manifest). */
 export function parseScanResource(input: unknown): ScanResource {
-  const result = ScanResourceSchema.safeParse(input);
-  if (!result.success) throw new InvalidRequestError(describeIssues(result.error, ''));
-  return result.data;
+  return parseResource(ScanResourceSchema, input, '');
 }
 
 /** The CRD's immutability rule (`self == oldSelf` on spec), for the embedded runtime's updates. */

@@ -5,8 +5,8 @@
  * the CEL rules' messages word for word. test/unit/scheduledscan-crd.test.ts
  * walks both schemas and fails when they drift.
  */
+import { parseResource } from '../resources/parse.js';
 import { z } from 'zod';
-import { InvalidRequestError } from '../errors.js';
 import { SCAN_TYPES } from '../risks/finding.js';
 import { ConditionSchema, ScanMetadataSchema } from '../scans/scan-resource.js';
 import { calendarQuarterOf, isValidTimeZone, SCHEDULE_KINDS, SCHEDULE_LIMITS, type ScheduleSpec } from './schedule.js';
@@ -130,27 +130,14 @@ export type ScheduledScanSpec = z.infer<typeof ScheduledScanSpecSchema>;
 export type ScheduledScanStatus = z.infer<typeof ScheduledScanStatusSchema>;
 export type ScheduledScanResource = z.infer<typeof ScheduledScanResourceSchema>;
 
-function describeIssues(error: z.ZodError, prefix: string): string {
-  return error.issues
-    .map((issue) => {
-      const path = [prefix, ...issue.path.map(String)].filter((part) => part !== '').join('.');
-      return path === '' ? issue.message : `${path}: ${issue.message}`;
-    })
-    .join('; ');
-}
-
 /** Validates a spec as the API server would; throws InvalidRequestError saying what to change. */
 export function parseScheduledScanSpec(input: unknown): ScheduledScanSpec {
-  const result = ScheduledScanSpecSchema.safeParse(input);
-  if (!result.success) throw new InvalidRequestError(describeIssues(result.error, 'spec'));
-  return result.data;
+  return parseResource(ScheduledScanSpecSchema, input, 'spec');
 }
 
 /** Validates a whole ScheduledScan object (a manifest, or one read back from the embedded store). */
 export function parseScheduledScanResource(input: unknown): ScheduledScanResource {
-  const result = ScheduledScanResourceSchema.safeParse(input);
-  if (!result.success) throw new InvalidRequestError(describeIssues(result.error, ''));
-  return result.data;
+  return parseResource(ScheduledScanResourceSchema, input, '');
 }
 
 /**
