@@ -8,10 +8,10 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { Account } from '../../src/domain/accounts/account.js';
-import { PERFECT_HEALTH } from '../../src/domain/targets/health-score.js';
-import { DEFAULT_ZAP_SETTINGS, type Target } from '../../src/domain/targets/target.js';
+import type { Target } from '../../src/domain/targets/target.js';
 import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
 import { tcpListener, type TcpListener } from '../support/listeners.js';
+import { aTarget } from '../support/targets.js';
 import { TestService, type TestResponse } from '../support/test-service.js';
 import { waitFor } from '../support/wait.js';
 
@@ -101,20 +101,7 @@ function accountOf(key: string): Account {
 
 /** Inserts a target straight into the store, for fields the API cannot set yet (a login recording). */
 function seedTarget(accountId: string, address: string, overrides: Partial<Target> = {}): Target {
-  const target: Target = {
-    id: randomUUID(),
-    accountId,
-    target: address,
-    label: '',
-    tags: [],
-    healthScore: PERFECT_HEALTH,
-    authSeleniumFile: undefined,
-    zap: { ...DEFAULT_ZAP_SETTINGS },
-    origin: 'MANUAL',
-    createdAt: new Date().toISOString(),
-    lastScannedAt: null,
-    ...overrides,
-  };
+  const target = aTarget(accountId, address, overrides);
   new SqliteTargetRepository(service.vigil.db).insert(target);
   return target;
 }
