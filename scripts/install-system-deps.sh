@@ -6,6 +6,7 @@ needed=()
 command -v nmap >/dev/null || needed+=(nmap)
 command -v openssl >/dev/null || needed+=(openssl)
 command -v pdftotext >/dev/null || needed+=(poppler-utils)
+command -v chromium >/dev/null || needed+=(chromium)
 [ ${#needed[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
   echo "missing Debian packages: ${needed[*]}; install them with: sudo apt-get install ${needed[*]}" >&2
