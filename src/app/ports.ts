@@ -14,6 +14,8 @@ import type { HealthGrade, OpenRiskCounts } from '../domain/targets/health-score
 import type { Coverage, Risk, RiskView } from '../domain/risks/risk.js';
 import type { Target, TargetOrigin } from '../domain/targets/target.js';
 import type { Source } from '../domain/sources/source.js';
+import type { EmailNotification } from '../domain/schedules/scheduled-scan-resource.js';
+import type { ScheduleKind } from '../domain/schedules/schedule.js';
 
 export interface StoredApiKey {
   id: string;
@@ -297,4 +299,43 @@ export interface SourceRepository {
   list(accountId: string, query: SourceListQuery): Page<Source>;
   /** Records that the Scan was uploaded into the source; runs in the caller's transaction. */
   linkScan(scanId: string, sourceId: string): void;
+}
+
+export interface ScheduledScan {
+  id: string;
+  accountId: string;
+  name: string | null;
+  schedule: ScheduleKind;
+  scanTypes: ScanType[];
+  filterTargetIds: string[];
+  filterTags: string[];
+  emailNotification: EmailNotification;
+  emailTo: string[];
+  /** The first run (ONCE to MONTHLY) or the earliest moment a run may happen (QUARTERLY, CUSTOM). */
+  startTime: string;
+  scheduleDates: string[] | null;
+  timeZone: string | null;
+  disabled: boolean;
+  /** Null when no run is left (disabled, ONCE already ran, CUSTOM dates used up). */
+  nextRun: string | null;
+  lastRan: string | null;
+  createdAt: string;
+}
+
+export interface ScheduledScanRepository {
+  insert(scheduledScan: ScheduledScan): void;
+  update(scheduledScan: ScheduledScan): void;
+  findById(accountId: string, id: string): ScheduledScan | undefined;
+  delete(accountId: string, id: string): boolean;
+  list(accountId: string, pageSize: number, after: readonly CursorValue[] | undefined): Page<ScheduledScan>;
+  /** For the controller, which reconciles by id across accounts. */
+  findByIdUnscoped(id: string): ScheduledScan | undefined;
+  /** Ids of the schedules that have a run left (next_run set), for the controller's start. */
+  idsWithNextRun(): string[];
+  /**
+   * Records that a run happened: sets last_ran and next_run only when next_run
+   * is still `expectedNextRun` (a compare-and-set, so two controllers never
+   * record the same run twice); false when it changed meanwhile or the row is gone.
+   */
+  recordRun(id: string, expectedNextRun: string, lastRan: string, nextRun: string | null): boolean;
 }

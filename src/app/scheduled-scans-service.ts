@@ -14,36 +14,9 @@ import { SCAN_TYPES, type ScanType } from '../domain/risks/finding.js';
 import { EMAIL_NOTIFICATIONS, SCHEDULED_SCAN_LIMITS, type EmailNotification } from '../domain/schedules/scheduled-scan-resource.js';
 import { SCHEDULE_KINDS, assertValidSchedule, nextRunOnSave, type ScheduleKind, type ScheduleSpec } from '../domain/schedules/schedule.js';
 import type { ListParams, ListResult, Paginator } from './pagination.js';
-import type { Page } from './ports.js';
+import type { ScheduledScan, ScheduledScanRepository } from './ports.js';
 
-export interface ScheduledScan {
-  id: string;
-  accountId: string;
-  name: string | null;
-  schedule: ScheduleKind;
-  scanTypes: ScanType[];
-  filterTargetIds: string[];
-  filterTags: string[];
-  emailNotification: EmailNotification;
-  emailTo: string[];
-  /** The first run (ONCE to MONTHLY) or the earliest moment a run may happen (QUARTERLY, CUSTOM). */
-  startTime: string;
-  scheduleDates: string[] | null;
-  timeZone: string | null;
-  disabled: boolean;
-  /** Null when no run is left (disabled, ONCE already ran, CUSTOM dates used up). */
-  nextRun: string | null;
-  lastRan: string | null;
-  createdAt: string;
-}
-
-export interface ScheduledScanRepository {
-  insert(scheduledScan: ScheduledScan): void;
-  update(scheduledScan: ScheduledScan): void;
-  findById(accountId: string, id: string): ScheduledScan | undefined;
-  delete(accountId: string, id: string): boolean;
-  list(accountId: string, pageSize: number, after: readonly CursorValue[] | undefined): Page<ScheduledScan>;
-}
+export type { ScheduledScan } from './ports.js';
 
 /** The request body of create and update, after the OpenAPI shape check. */
 export interface ScheduledScanInput {
@@ -63,11 +36,18 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const ORDER = 'created_at:desc';
 
 export class ScheduledScansService {
+  private notify: (id: string) => void = () => undefined;
+
   constructor(
     private readonly scheduledScans: ScheduledScanRepository,
     private readonly paginator: Paginator,
     private readonly clock: Clock,
   ) {}
+
+  /** Called with the id of every schedule created or updated, so the controller requeues it at its new next_run. */
+  onChanged(notify: (id: string) => void): void {
+    this.notify = notify;
+  }
 
   create(account: Account, body: ScheduledScanInput): ScheduledScan {
     const now = this.clock.now();
@@ -90,6 +70,7 @@ export class ScheduledScansService {
       createdAt: now.toISOString(),
     };
     this.scheduledScans.insert(scheduledScan);
+    this.notify(scheduledScan.id);
     return scheduledScan;
   }
 
@@ -127,6 +108,7 @@ export class ScheduledScansService {
       nextRun: nextRunOf(base, now, { startTimeSent: body.start_time !== undefined, ...(lastRan === undefined ? {} : { lastRan }) }),
     };
     this.scheduledScans.update(updated);
+    this.notify(updated.id);
     return updated;
   }
 

@@ -1,4 +1,4 @@
-import type { ScheduledScan, ScheduledScanRepository } from '../app/scheduled-scans-service.js';
+import type { ScheduledScan, ScheduledScanRepository } from '../app/ports.js';
 import type { Page } from '../app/ports.js';
 import type { CursorValue } from '../domain/lists/page-token.js';
 import type { Database } from './database.js';
@@ -81,6 +81,9 @@ export class SqliteScheduledScanRepository implements ScheduledScanRepository {
         WHERE account_id = @accountId AND id = @id`),
       byId: db.prepare('SELECT * FROM scheduled_scans WHERE account_id = ? AND id = ?'),
       delete: db.prepare('DELETE FROM scheduled_scans WHERE account_id = ? AND id = ?'),
+      byIdUnscoped: db.prepare('SELECT * FROM scheduled_scans WHERE id = ?'),
+      withNextRun: db.prepare('SELECT id FROM scheduled_scans WHERE next_run IS NOT NULL ORDER BY next_run').pluck(),
+      recordRun: db.prepare('UPDATE scheduled_scans SET last_ran = @lastRan, next_run = @nextRun WHERE id = @id AND next_run = @expectedNextRun'),
     };
   }
 
@@ -99,6 +102,19 @@ export class SqliteScheduledScanRepository implements ScheduledScanRepository {
 
   delete(accountId: string, id: string): boolean {
     return this.statements.delete.run(accountId, id).changes > 0;
+  }
+
+  findByIdUnscoped(id: string): ScheduledScan | undefined {
+    const row = this.statements.byIdUnscoped.get(id) as ScheduledScanRow | undefined;
+    return row && toScheduledScan(row);
+  }
+
+  idsWithNextRun(): string[] {
+    return this.statements.withNextRun.all() as string[];
+  }
+
+  recordRun(id: string, expectedNextRun: string, lastRan: string, nextRun: string | null): boolean {
+    return this.statements.recordRun.run({ id, expectedNextRun, lastRan, nextRun }).changes > 0;
   }
 
   list(accountId: string, pageSize: number, after: readonly CursorValue[] | undefined): Page<ScheduledScan> {
