@@ -304,6 +304,8 @@ export interface SourceRepository {
 export interface ScheduledScan {
   id: string;
   accountId: string;
+  /** The object name: the custom resource's on Kubernetes; the stem of the names of the Scans its runs create. */
+  objectName: string;
   name: string | null;
   schedule: ScheduleKind;
   scanTypes: ScanType[];
@@ -338,4 +340,50 @@ export interface ScheduledScanRepository {
    * record the same run twice); false when it changed meanwhile or the row is gone.
    */
   recordRun(id: string, expectedNextRun: string, lastRan: string, nextRun: string | null): boolean;
+}
+
+export type RunNotificationState = 'PENDING' | 'SENT' | 'NOT_NEEDED' | 'FAILED';
+
+/** One run of a ScheduledScan: the Scans it created and the e-mail it owes once they are all finished. */
+export interface ScheduledRun {
+  scheduledScanId: string;
+  /** The scheduled instant this run stands for (the key, with the schedule's id). */
+  runAt: string;
+  accountId: string;
+  /** The schedule's name, or its object name when it has none, as it was at run time. */
+  scheduleName: string;
+  startedAt: string;
+  scanIds: string[];
+  /** Scan types that created no Scan, and why (no target selected, the plan does not include the type). */
+  skipped: Array<{ scanType: ScanType; reason: string }>;
+  emailNotification: EmailNotification;
+  emailTo: string[];
+  notification: RunNotificationState;
+  emailAttempts: number;
+  nextEmailAt: string;
+  lastError: string | null;
+}
+
+export interface ScheduledRunRepository {
+  /** Runs `fn` in one immediate transaction: a run's record, its Scans and the schedule's new next_run commit together. */
+  transaction<T>(fn: () => T): T;
+  /** Inserts the run; false when a run of this schedule at this instant exists already. */
+  insert(run: ScheduledRun): boolean;
+  /** Runs whose notification is PENDING and due at `now`, oldest first. */
+  pendingNotifications(now: string, limit: number): ScheduledRun[];
+  /** Records the outcome of a notification attempt. */
+  saveNotification(run: Pick<ScheduledRun, 'scheduledScanId' | 'runAt' | 'notification' | 'emailAttempts' | 'nextEmailAt' | 'lastError'>): void;
+  runsOf(scheduledScanId: string): ScheduledRun[];
+}
+
+export interface EmailMessage {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** Sends e-mail (SMTP through nodemailer; or the log, when no server is set). Throws when the message was not accepted. */
+export interface Mailer {
+  send(message: EmailMessage): Promise<void>;
 }

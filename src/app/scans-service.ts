@@ -39,10 +39,12 @@ export class ScansService {
 
   /**
    * Creates one Scan per chunk of the type's target limit and returns them
-   * all; the API answers with the first. `name` names the first Scan's object
-   * (a Scan applied with kubectl keeps its own name); the rest get generated ones.
+   * all; the API answers with the first. A string `name` names the first
+   * Scan's object (a Scan applied with kubectl keeps its own name) and the rest
+   * get generated ones; a function names each chunk (the deterministic names
+   * of scheduled runs).
    */
-  start(account: Account, request: StartScanRequest, scheduledBy: string | null = null, name?: string): Scan[] {
+  start(account: Account, request: StartScanRequest, scheduledBy: string | null = null, name?: string | ((index: number) => string)): Scan[] {
     assertTypeAllowed(account, request);
     const selected = this.selectTargets(account, request);
     const now = this.clock.now();
@@ -50,6 +52,7 @@ export class ScansService {
     const scans = splitTargets(request.type, selected).map((chunk, index) => {
       const overLimit = account.monthlyScanLimit !== null && counted + index >= account.monthlyScanLimit;
       const scan = this.newScan(account, request, chunk, overLimit, scheduledBy, now);
+      if (typeof name === 'function') return { ...scan, name: name(index) };
       return index === 0 && name !== undefined ? { ...scan, name } : scan;
     });
     const events = scans.map((scan) => newEvent(account.id, 'scan.created', presentScan(scan), now));

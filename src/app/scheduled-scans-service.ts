@@ -12,7 +12,8 @@ import type { CursorValue } from '../domain/lists/page-token.js';
 import { pageSizeFrom } from '../domain/lists/list-query.js';
 import { SCAN_TYPES, type ScanType } from '../domain/risks/finding.js';
 import { EMAIL_NOTIFICATIONS, SCHEDULED_SCAN_LIMITS, type EmailNotification } from '../domain/schedules/scheduled-scan-resource.js';
-import { SCHEDULE_KINDS, assertValidSchedule, nextRunOnSave, type ScheduleKind, type ScheduleSpec } from '../domain/schedules/schedule.js';
+import { SCHEDULE_KINDS, assertValidSchedule, nextRunOnSave, type ScheduleKind } from '../domain/schedules/schedule.js';
+import { specOf, type ScheduleFields } from '../domain/schedules/scheduled-run.js';
 import type { ListParams, ListResult, Paginator } from './pagination.js';
 import type { ScheduledScan, ScheduledScanRepository } from './ports.js';
 
@@ -49,8 +50,10 @@ export class ScheduledScansService {
     this.notify = notify;
   }
 
-  create(account: Account, body: ScheduledScanInput): ScheduledScan {
+  /** `objectName` names the object (a ScheduledScan applied with kubectl keeps its own); by default `scheduledscan-<id>`. */
+  create(account: Account, body: ScheduledScanInput, objectName?: string): ScheduledScan {
     const now = this.clock.now();
+    const id = randomUUID();
     const scanTypes = scanTypesOf(account, body.scan_types);
     // An omitted start_time means "runs immediately": the schedule starts now.
     const startTime = body.start_time ?? now.toISOString();
@@ -62,8 +65,9 @@ export class ScheduledScansService {
       disabled: body.disabled ?? false,
     };
     const scheduledScan: ScheduledScan = {
-      id: randomUUID(),
+      id,
       accountId: account.id,
+      objectName: objectName ?? `scheduledscan-${id}`,
       ...base,
       nextRun: nextRunOf(base, now, { startTimeSent: true }),
       lastRan: null,
@@ -177,20 +181,8 @@ function emailToOf(emailTo: string[] | undefined): string[] | undefined {
   return emailTo;
 }
 
-type Configuration = Pick<ScheduledScan, 'schedule' | 'startTime' | 'scheduleDates' | 'timeZone' | 'disabled'>;
-
-function specOf(configuration: Configuration): ScheduleSpec {
-  return {
-    kind: configuration.schedule,
-    startTime: configuration.startTime,
-    ...(configuration.scheduleDates === null ? {} : { scheduleDates: configuration.scheduleDates }),
-    ...(configuration.timeZone === null ? {} : { timeZone: configuration.timeZone }),
-    disabled: configuration.disabled,
-  };
-}
-
 /** Validates the schedule (schedule_dates, time_zone, start_time) and computes the run to store. */
-function nextRunOf(configuration: Configuration, now: Date, options: { startTimeSent: boolean; lastRan?: Date }): string | null {
+function nextRunOf(configuration: ScheduleFields, now: Date, options: { startTimeSent: boolean; lastRan?: Date }): string | null {
   const spec = specOf(configuration);
   assertValidSchedule(spec);
   return nextRunOnSave(spec, now, options)?.toISOString() ?? null;

@@ -8,6 +8,7 @@ interface ScheduledScanRow {
   seq: number;
   id: string;
   account_id: string;
+  object_name: string;
   name: string | null;
   schedule: ScheduledScan['schedule'];
   scan_types: string;
@@ -28,6 +29,7 @@ function toScheduledScan(row: ScheduledScanRow): ScheduledScan {
   return {
     id: row.id,
     accountId: row.account_id,
+    objectName: row.object_name,
     name: row.name,
     schedule: row.schedule,
     scanTypes: JSON.parse(row.scan_types),
@@ -49,6 +51,7 @@ function toParams(scheduledScan: ScheduledScan) {
   return {
     id: scheduledScan.id,
     accountId: scheduledScan.accountId,
+    objectName: scheduledScan.objectName,
     name: scheduledScan.name,
     schedule: scheduledScan.schedule,
     scanTypes: JSON.stringify(scheduledScan.scanTypes),
@@ -71,9 +74,9 @@ export class SqliteScheduledScanRepository implements ScheduledScanRepository {
 
   constructor(private readonly db: Database) {
     this.statements = {
-      insert: db.prepare(`INSERT INTO scheduled_scans (id, account_id, name, schedule, scan_types, filter_target_ids, filter_tags, email_notification,
+      insert: db.prepare(`INSERT INTO scheduled_scans (id, account_id, object_name, name, schedule, scan_types, filter_target_ids, filter_tags, email_notification,
           email_to, start_time, schedule_dates, time_zone, disabled, next_run, last_ran, created_at)
-        VALUES (@id, @accountId, @name, @schedule, @scanTypes, @filterTargetIds, @filterTags, @emailNotification,
+        VALUES (@id, @accountId, @objectName, @name, @schedule, @scanTypes, @filterTargetIds, @filterTags, @emailNotification,
           @emailTo, @startTime, @scheduleDates, @timeZone, @disabled, @nextRun, @lastRan, @createdAt)`),
       update: db.prepare(`UPDATE scheduled_scans SET name = @name, schedule = @schedule, scan_types = @scanTypes, filter_target_ids = @filterTargetIds,
           filter_tags = @filterTags, email_notification = @emailNotification, email_to = @emailTo, start_time = @startTime,

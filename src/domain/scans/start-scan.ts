@@ -29,7 +29,6 @@ export function selectorOf(request: StartScanRequest): TargetSelector {
   return { kind, values: request[kind]! } as TargetSelector;
 }
 
-/** SPEC.md rules 3 and 4 and the authenticated-scanning rule 3. */
 /** SPEC.md rules 3 and 4: the account must have what the type needs (shared by scans and scheduled scans). */
 export function assertAccountMayRun(account: Account, type: ScanType): void {
   if (type === 'NESSUS' && !hasFeature(account, 'nessus')) {
@@ -40,6 +39,7 @@ export function assertAccountMayRun(account: Account, type: ScanType): void {
   }
 }
 
+/** SPEC.md rules 3 and 4 and the authenticated-scanning rule 3. */
 export function assertTypeAllowed(account: Account, request: StartScanRequest): void {
   assertAccountMayRun(account, request.type);
   if (request.use_authentication === true && !WEB_SCAN_TYPES.has(request.type)) {
