@@ -259,6 +259,8 @@ export interface DueDelivery {
   event: OutboxEvent;
   endpoint: WebhookEndpoint;
   attempts: number;
+  /** Its next_attempt_at before it was claimed: where `release` puts it back. */
+  dueAt: string;
 }
 
 export interface DeliveryAttempt {
@@ -277,8 +279,20 @@ export interface DeliveryAttempt {
 export interface WebhookDeliveryRepository {
   /** Creates a PENDING delivery for every new outbox event and every endpoint its account had when it was recorded. */
   fanOut(): number;
-  due(now: string, limit: number): DueDelivery[];
+  /** The endpoints that have a PENDING delivery due at `now` or earlier. */
+  endpointsWithDue(now: string): string[];
+  /**
+   * Takes up to `rooms.get(endpoint)` due deliveries of each endpoint, oldest
+   * first, and moves their next_attempt_at to `until`, so that no later claim
+   * selects them while their attempt runs; should the process die, they are
+   * due again at `until`. An attempt recorded, or `release`, ends the claim.
+   */
+  claimDue(now: string, until: string, rooms: ReadonlyMap<string, number>): DueDelivery[];
+  /** Gives claimed deliveries that were never attempted their due time back. */
+  release(deliveries: readonly DueDelivery[]): void;
   recordAttempt(attempt: DeliveryAttempt): void;
+  /** Records several attempts in one transaction. */
+  recordAttempts(attempts: readonly DeliveryAttempt[]): void;
 }
 
 export type { ScanType };

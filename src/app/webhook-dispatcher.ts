@@ -2,14 +2,22 @@
  * The dispatcher (DESIGN.md): reads the outbox, fans each event out to the
  * endpoints its account had when it was recorded, and delivers it signed,
  * retrying on SPEC.md's schedule. State lives in the database, so a restart
- * resumes where it stopped; deliveries in flight run in parallel up to a
- * bound, so one slow endpoint does not hold back the others.
+ * resumes where it stopped.
+ *
+ * Deliveries flow as a pipeline: when one ends, the next due one starts at
+ * once. At most `concurrency` are in flight in all and at most `perEndpoint`
+ * to one endpoint, so a slow or dead endpoint holds only its own slots while
+ * the others keep flowing. Each endpoint's due deliveries are claimed from the
+ * store a batch at a time, a few slots ahead; a claim moves their
+ * next_attempt_at forward, so nothing in hand is selected twice and, should
+ * the process die, they are simply due again later. The outcomes of attempts
+ * that end together are written in one transaction.
  */
 import type { Clock } from '../domain/clock.js';
 import { eventBody } from '../domain/events/event.js';
 import { MAX_DELIVERY_ATTEMPTS, nextAttemptAt } from '../domain/webhooks/retry-schedule.js';
 import type { TimerHandle, Timers } from './controller/timer.js';
-import type { DueDelivery, WebhookDeliveryRepository, WebhookEndpoint } from './ports.js';
+import type { DeliveryAttempt, DueDelivery, WebhookDeliveryRepository, WebhookEndpoint } from './ports.js';
 
 export interface DeliveryOutcome {
   ok: boolean;
@@ -26,72 +34,269 @@ export interface WebhookDispatcherOptions {
   deliver: DeliverWebhook;
   clock: Clock;
   timers: Timers;
-  /** Deliveries in flight at once. */
+  /** Deliveries in flight at once, over all endpoints. */
   concurrency?: number;
-  /** How often the outbox is looked at. */
+  /** Deliveries in flight at once to one endpoint. */
+  perEndpoint?: number;
+  /** How often the outbox is looked at besides wake(). */
   intervalMs?: number;
+  /** How long a claim lasts: when a claimed delivery is due again if this process dies before recording its attempt. */
+  claimMs?: number;
+  /** A store error; the dispatcher carries on and tries again at its next poll. Without it the error is thrown. */
+  onError?: (error: unknown) => void;
+}
+
+export const DISPATCHER_DEFAULTS = { concurrency: 32, perEndpoint: 4, intervalMs: 1000, claimMs: 60_000 } as const;
+
+/**
+ * An endpoint holds (runs or has claimed) up to this many times its slots, and
+ * claims again once it is down to one slot's worth: a claim is a batch rather
+ * than one row per attempt that ends. All endpoints together hold at most
+ * `concurrency * (CLAIM_AHEAD + 1)`: room for every slot, for the batches of
+ * endpoints whose slots are all busy, and for more.
+ */
+const CLAIM_AHEAD = 4;
+
+/** One endpoint's deliveries in hand. */
+interface Lane {
+  waiting: DueDelivery[];
+  running: number;
+  /** Its last claim got fewer than it asked for: nothing more is due until a poll says otherwise. */
+  drained: boolean;
 }
 
 export class WebhookDispatcher {
+  private readonly concurrency: number;
+  private readonly perEndpoint: number;
+  private readonly lanes = new Map<string, Lane>();
+  /** Keys of the deliveries in hand, waiting or running. */
+  private readonly held = new Set<string>();
   private readonly inFlight = new Map<string, Promise<void>>();
-  private timer: TimerHandle | undefined;
-  private stopped = true;
+  private unrecorded: DeliveryAttempt[] = [];
+  /** Where the next pass starts handing out claims when they did not go round last time. */
+  private resumeAfter = '';
+  private pollTimer: TimerHandle | undefined;
+  private wakeTimer: TimerHandle | undefined;
+  private flushTimer: TimerHandle | undefined;
+  private polling = false;
+  private stopping = false;
 
-  constructor(private readonly options: WebhookDispatcherOptions) {}
+  constructor(private readonly options: WebhookDispatcherOptions) {
+    this.concurrency = options.concurrency ?? DISPATCHER_DEFAULTS.concurrency;
+    this.perEndpoint = options.perEndpoint ?? DISPATCHER_DEFAULTS.perEndpoint;
+  }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.stopping = false;
+    this.polling = true;
+    this.schedulePoll(0);
   }
 
+  /** New events were recorded: look at the outbox now rather than at the next poll, once the recording transaction has committed. */
+  wake(): void {
+    if (!this.polling || this.wakeTimer !== undefined) return;
+    this.wakeTimer = this.options.timers.setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.pass();
+    }, 0);
+  }
+
+  /** Lets the attempts in flight end and records them; claimed deliveries not yet attempted are given back. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer !== undefined) this.options.timers.clearTimeout(this.timer);
+    this.polling = false;
+    this.stopping = true;
+    for (const handle of [this.pollTimer, this.wakeTimer]) if (handle !== undefined) this.options.timers.clearTimeout(handle);
+    this.pollTimer = this.wakeTimer = undefined;
     await Promise.all(this.inFlight.values());
+    const waiting = [...this.lanes.values()].flatMap((lane) => lane.waiting.splice(0));
+    for (const delivery of waiting) this.held.delete(keyOf(delivery));
+    this.lanes.clear();
+    this.flush();
+    this.guard(() => this.options.deliveries.release(waiting));
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = this.options.timers.setTimeout(() => {
-      void this.tick().finally(() => this.schedule(this.options.intervalMs ?? 1000));
+  /** Fans new events out and delivers everything due now, then records the outcomes; tests drive the dispatcher with it. */
+  async tick(): Promise<void> {
+    this.pass();
+    while (this.inFlight.size > 0) await Promise.race(this.inFlight.values());
+    this.flush();
+  }
+
+  private schedulePoll(delayMs: number): void {
+    this.pollTimer = this.options.timers.setTimeout(() => {
+      this.pollTimer = undefined;
+      this.pass();
+      if (this.unrecorded.length > 0) this.flush();
+      if (this.polling) this.schedulePoll(this.options.intervalMs ?? DISPATCHER_DEFAULTS.intervalMs);
     }, delayMs);
   }
 
-  /** One pass: fan new events out, then start every due delivery that fits; resolves when they are all done. */
-  async tick(): Promise<void> {
-    this.options.deliveries.fanOut();
-    const free = (this.options.concurrency ?? 8) - this.inFlight.size;
-    if (free <= 0) return;
-    const due = this.options.deliveries.due(this.options.clock.now().toISOString(), free + this.inFlight.size);
-    const started = due.filter((delivery) => !this.inFlight.has(keyOf(delivery))).slice(0, free);
-    await Promise.all(started.map((delivery) => this.track(delivery)));
-  }
-
-  private track(delivery: DueDelivery): Promise<void> {
-    const key = keyOf(delivery);
-    const running = this.attempt(delivery).finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, running);
-    return running;
-  }
-
-  private async attempt(delivery: DueDelivery): Promise<void> {
-    // The same event id, and the same body, on every endpoint and every attempt.
-    const body = JSON.stringify(eventBody(delivery.event));
-    const outcome = await this.options.deliver(delivery.endpoint, body, this.options.clock.now().getTime());
-    const at = this.options.clock.now();
-    const attemptNumber = delivery.attempts + 1;
-    const retryAt = outcome.ok ? undefined : nextAttemptAt(at, attemptNumber);
-    this.options.deliveries.recordAttempt({
-      eventId: delivery.event.id,
-      endpointId: delivery.endpoint.id,
-      attemptedAt: at.toISOString(),
-      status: outcome.status ?? null,
-      error: outcome.error ?? null,
-      durationMs: Math.round(outcome.durationMs),
-      state: outcome.ok ? 'DELIVERED' : retryAt === undefined || attemptNumber >= MAX_DELIVERY_ATTEMPTS ? 'FAILED' : 'PENDING',
-      nextAttemptAt: (retryAt ?? at).toISOString(),
+  /** Fans new events out, claims for every endpoint with deliveries due and room for more, and starts what fits. */
+  private pass(): void {
+    if (this.stopping) return;
+    this.guard(() => {
+      this.options.deliveries.fanOut();
+      const due = this.options.deliveries.endpointsWithDue(this.now().toISOString());
+      this.claim(this.roomsFor(due));
     });
+    this.startWaiting();
   }
+
+  /** How many each endpoint may claim: its batch, within what all endpoints may hold, handed out in turns that resume where the last pass stopped. */
+  private roomsFor(endpointIds: readonly string[]): Map<string, number> {
+    const rooms = new Map<string, number>();
+    let budget = this.concurrency * (CLAIM_AHEAD + 1) - this.held.size;
+    const from = endpointIds.findIndex((id) => id > this.resumeAfter);
+    const turns = from <= 0 ? endpointIds : [...endpointIds.slice(from), ...endpointIds.slice(0, from)];
+    this.resumeAfter = '';
+    for (const endpointId of turns) {
+      const room = this.roomOf(endpointId);
+      if (room === 0) continue;
+      if (budget <= 0) break;
+      rooms.set(endpointId, Math.min(room, budget));
+      budget -= room;
+      if (budget <= 0) this.resumeAfter = endpointId;
+    }
+    return rooms;
+  }
+
+  /** Nothing while the endpoint holds more than a slot's worth; otherwise enough to hold CLAIM_AHEAD times its slots. */
+  private roomOf(endpointId: string): number {
+    const lane = this.lanes.get(endpointId);
+    const holding = lane === undefined ? 0 : lane.waiting.length + lane.running;
+    return holding > this.perEndpoint ? 0 : this.perEndpoint * CLAIM_AHEAD - holding;
+  }
+
+  private claim(rooms: ReadonlyMap<string, number>): void {
+    if (rooms.size === 0) return;
+    const now = this.now();
+    const until = new Date(now.getTime() + (this.options.claimMs ?? DISPATCHER_DEFAULTS.claimMs)).toISOString();
+    const claimed = this.options.deliveries.claimDue(now.toISOString(), until, rooms);
+    const counts = new Map<string, number>();
+    for (const delivery of claimed) {
+      const endpointId = delivery.endpoint.id;
+      counts.set(endpointId, (counts.get(endpointId) ?? 0) + 1);
+      const key = keyOf(delivery);
+      // Only when an attempt outlived its claim: the delivery is in hand already.
+      if (this.held.has(key)) continue;
+      this.held.add(key);
+      this.laneOf(endpointId).waiting.push(delivery);
+    }
+    for (const [endpointId, room] of rooms) {
+      const lane = this.lanes.get(endpointId);
+      if (lane !== undefined) lane.drained = (counts.get(endpointId) ?? 0) < room;
+    }
+  }
+
+  private laneOf(endpointId: string): Lane {
+    let lane = this.lanes.get(endpointId);
+    if (lane === undefined) {
+      lane = { waiting: [], running: 0, drained: false };
+      this.lanes.set(endpointId, lane);
+    }
+    return lane;
+  }
+
+  /** Starts waiting deliveries while slots are free, one endpoint after another so that each gets its turn. */
+  private startWaiting(): void {
+    while (!this.stopping && this.inFlight.size < this.concurrency) {
+      const next = [...this.lanes].find(([, lane]) => lane.waiting.length > 0 && lane.running < this.perEndpoint);
+      if (next === undefined) return;
+      const [endpointId, lane] = next;
+      // To the back of the line.
+      this.lanes.delete(endpointId);
+      this.lanes.set(endpointId, lane);
+      this.run(lane.waiting.shift()!, lane);
+    }
+  }
+
+  private run(delivery: DueDelivery, lane: Lane): void {
+    lane.running += 1;
+    this.inFlight.set(keyOf(delivery), this.attempt(delivery, lane));
+  }
+
+  private async attempt(delivery: DueDelivery, lane: Lane): Promise<void> {
+    const outcome = await this.send(delivery);
+    this.unrecorded.push(attemptRecord(delivery, outcome, this.now()));
+    this.scheduleFlush();
+    const key = keyOf(delivery);
+    lane.running -= 1;
+    this.held.delete(key);
+    this.inFlight.delete(key);
+    this.afterAttempt(delivery.endpoint.id, lane);
+  }
+
+  private async send(delivery: DueDelivery): Promise<DeliveryOutcome> {
+    try {
+      // The same event id, and the same body, on every endpoint and every attempt.
+      const body = JSON.stringify(eventBody(delivery.event));
+      return await this.options.deliver(delivery.endpoint, body, this.now().getTime());
+    } catch (error) {
+      return { ok: false, error: error instanceof Error ? error.message : String(error), durationMs: 0 };
+    }
+  }
+
+  /** The slot passes on: the endpoint claims its next batch when it is running low, then the next waiting delivery starts. */
+  private afterAttempt(endpointId: string, lane: Lane): void {
+    if (this.stopping) return;
+    if (!lane.drained) {
+      const room = this.roomOf(endpointId);
+      if (room > 0) this.guard(() => this.claim(new Map([[endpointId, room]])));
+    }
+    if (lane.waiting.length === 0 && lane.running === 0) this.lanes.delete(endpointId);
+    this.startWaiting();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushTimer !== undefined) return;
+    this.flushTimer = this.options.timers.setTimeout(() => {
+      this.flushTimer = undefined;
+      this.flush();
+    }, 0);
+  }
+
+  /** Writes the outcomes of the attempts that ended since the last flush, in one transaction. */
+  private flush(): void {
+    if (this.flushTimer !== undefined) this.options.timers.clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const attempts = this.unrecorded;
+    if (attempts.length === 0) return;
+    this.unrecorded = [];
+    this.guard(
+      () => this.options.deliveries.recordAttempts(attempts),
+      // Kept for the next poll; until then their claims keep them from being sent again.
+      () => this.unrecorded.unshift(...attempts),
+    );
+  }
+
+  private guard(work: () => void, onFailure?: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      onFailure?.();
+      if (this.options.onError === undefined) throw error;
+      this.options.onError(error);
+    }
+  }
+
+  private now(): Date {
+    return this.options.clock.now();
+  }
+}
+
+function attemptRecord(delivery: DueDelivery, outcome: DeliveryOutcome, at: Date): DeliveryAttempt {
+  const attemptNumber = delivery.attempts + 1;
+  const retryAt = outcome.ok ? undefined : nextAttemptAt(at, attemptNumber);
+  return {
+    eventId: delivery.event.id,
+    endpointId: delivery.endpoint.id,
+    attemptedAt: at.toISOString(),
+    status: outcome.status ?? null,
+    error: outcome.error ?? null,
+    durationMs: Math.round(outcome.durationMs),
+    state: outcome.ok ? 'DELIVERED' : retryAt === undefined || attemptNumber >= MAX_DELIVERY_ATTEMPTS ? 'FAILED' : 'PENDING',
+    nextAttemptAt: (retryAt ?? at).toISOString(),
+  };
 }
 
 function keyOf(delivery: DueDelivery): string {

@@ -39,6 +39,10 @@ import { ImportsService } from '../app/imports-service.js';
 import { SqliteSourceRepository } from '../store/sources-repository.js';
 import { ScheduledScansService } from '../app/scheduled-scans-service.js';
 import { SqliteScheduledScanRepository } from '../store/scheduled-scans-repository.js';
+import { SqliteScheduledRunRepository } from '../store/scheduled-runs-repository.js';
+import { ScheduledScanController } from '../app/controller/scheduled-scan-controller.js';
+import { RunNotifier } from '../app/run-notifier.js';
+import { loggingMailer, smtpMailer } from '../runtime/email/mailers.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScanController } from '../app/controller/scan-controller.js';
@@ -109,6 +113,41 @@ function webhookDispatcher(settings: Settings, core: Core, clock: Clock): Webhoo
   });
 }
 
+/** Creates the Scans of ScheduledScans when they are due (DESIGN.md 9). */
+function scheduledScanController(core: Core, clock: Clock, logger: Logger): ScheduledScanController {
+  return new ScheduledScanController({
+    scheduledScans: core.scheduledScanRepository,
+    runs: core.scheduledRuns,
+    accounts: core.accountRepository,
+    targets: core.targetRepository,
+    scans: core.scans,
+    clock,
+    timers: systemTimers(clock),
+    onError: (id, error) => logger.error({ scheduled_scan_id: id, err: error }, 'scheduled scan reconcile failed'),
+    onRun: (run) =>
+      logger.info({ scheduled_scan_id: run.scheduledScanId, run_at: run.runAt, scan_ids: run.scanIds, skipped: run.skipped }, 'scheduled run created its scans'),
+  });
+}
+
+/** E-mails each scheduled run's summary once its Scans are done: over SMTP, or into the log when VIGIL_SMTP_URL is unset. */
+function runNotifier(settings: Settings, core: Core, clock: Clock, logger: Logger): RunNotifier {
+  return new RunNotifier({
+    runs: core.scheduledRuns,
+    scans: core.scanRepository,
+    risks: core.riskRepository,
+    mailer: settings.smtpUrl === undefined ? loggingMailer(logger, settings.smtpFrom) : smtpMailer(settings.smtpUrl, settings.smtpFrom),
+    clock,
+    timers: systemTimers(clock),
+    publicUrl: settings.publicUrl,
+    onSent: (run) => logger.info({ scheduled_scan_id: run.scheduledScanId, run_at: run.runAt, to: run.emailTo }, 'scheduled run e-mail sent'),
+    onFailed: (run, error, willRetry) =>
+      logger[willRetry ? 'warn' : 'error'](
+        { scheduled_scan_id: run.scheduledScanId, run_at: run.runAt, attempts: run.emailAttempts, err: error },
+        willRetry ? 'scheduled run e-mail not sent; will retry' : 'scheduled run e-mail not sent; giving up',
+      ),
+  });
+}
+
 /** Store and services only: what the CLI needs, without the HTTP edge. */
 export function composeCore(settings: Settings, clock: Clock = systemClock, wrapScans: (repository: ScanRepository) => ScanRepository = (repository) => repository) {
   const db = openDatabase(settings.dataDir);
@@ -132,9 +171,11 @@ export function composeCore(settings: Settings, clock: Clock = systemClock, wrap
   const webhookEndpoints = new WebhookEndpointsService(new SqliteWebhookEndpointRepository(db), accountRepository, clock, settings.allowTargets);
   const risks = new RisksService(riskRepository, targetRepository, history, outbox, paginator);
   const sources = new SourcesService(new SqliteSourceRepository(db), paginator, clock);
-  const scheduledScans = new ScheduledScansService(new SqliteScheduledScanRepository(db), paginator, clock);
+  const scheduledScanRepository = new SqliteScheduledScanRepository(db);
+  const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
+  const scheduledRuns = new SqliteScheduledRunRepository(db);
   const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets);
-  return { db, accounts, accountRepository, targets, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, sources, scheduledScans, imports, webhookEndpoints };
+  return { db, accounts, accountRepository, targets, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
@@ -169,6 +210,8 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     server = bound;
     accepting = true;
     controller.start();
+    scheduler.start();
+    notifier.start();
     dispatcher.start();
     await runtime.start();
     return bound;
@@ -189,6 +232,9 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   });
   core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
   const dispatcher = webhookDispatcher(settings, core, clock);
+  const scheduler = scheduledScanController(core, clock, logger);
+  core.scheduledScans.onChanged((id) => scheduler.enqueue(id));
+  const notifier = runNotifier(settings, core, clock, logger);
 
   const close = async (): Promise<void> => {
     accepting = false;
@@ -197,7 +243,9 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
       server.closeIdleConnections();
       await closing;
     }
+    await scheduler.stop();
     await controller.stop();
+    await notifier.stop();
     await dispatcher.stop();
     await runtime.stop();
     core.db.close();

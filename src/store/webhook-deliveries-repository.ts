@@ -13,10 +13,12 @@ interface DueRow {
   secret: string;
   endpoint_created_at: string;
   attempts: number;
+  next_attempt_at: string;
 }
 
 export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepository {
   private readonly statements;
+  private readonly transactions;
 
   constructor(private readonly db: Database) {
     this.statements = {
@@ -27,14 +29,50 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
         JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.created_at <= e.created_at
         WHERE e.seq > ? AND e.seq <= ?`),
       advance: db.prepare('UPDATE webhook_cursor SET event_seq = ? WHERE id = 1'),
-      due: db.prepare(`SELECT d.event_id, e.account_id, e.type, e.payload, e.created_at AS event_created_at,
-          w.id AS endpoint_id, w.url, w.secret, w.created_at AS endpoint_created_at, d.attempts
+      // Walks the pending-by-endpoint index from one endpoint to the next
+      // (a loose index scan): one probe per endpoint, however long its queue.
+      endpointsWithDue: db.prepare(`WITH RECURSIVE pending (endpoint_id) AS (
+          SELECT (SELECT MIN(endpoint_id) FROM webhook_deliveries INDEXED BY webhook_deliveries_pending_by_endpoint WHERE state = 'PENDING')
+          UNION ALL
+          SELECT (SELECT MIN(d.endpoint_id) FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending_by_endpoint
+            WHERE d.state = 'PENDING' AND d.endpoint_id > p.endpoint_id)
+          FROM pending p WHERE p.endpoint_id IS NOT NULL)
+        SELECT endpoint_id FROM pending p WHERE p.endpoint_id IS NOT NULL
+          AND (SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending_by_endpoint
+            WHERE d.state = 'PENDING' AND d.endpoint_id = p.endpoint_id) <= ?`).pluck(),
+      dueFor: db.prepare(`SELECT d.event_id, e.account_id, e.type, e.payload, e.created_at AS event_created_at,
+          w.id AS endpoint_id, w.url, w.secret, w.created_at AS endpoint_created_at, d.attempts, d.next_attempt_at
         FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
-        WHERE d.state = 'PENDING' AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at, e.seq LIMIT ?`),
+        WHERE d.endpoint_id = ? AND d.state = 'PENDING' AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at, d.event_id LIMIT ?`),
+      // One statement for a whole batch; keys are a JSON array of [event_id, endpoint_id] pairs.
+      claim: db.prepare(`UPDATE webhook_deliveries SET next_attempt_at = ?
+        WHERE state = 'PENDING' AND (event_id, endpoint_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`),
+      release: db.prepare(`UPDATE webhook_deliveries SET next_attempt_at = @dueAt
+        WHERE event_id = @eventId AND endpoint_id = @endpointId AND state = 'PENDING'`),
+      // An endpoint deleted while its delivery was in flight takes the delivery with it: nothing to record then.
       attempt: db.prepare(`INSERT INTO webhook_attempts (event_id, endpoint_id, attempted_at, status, error, duration_ms)
-        VALUES (@eventId, @endpointId, @attemptedAt, @status, @error, @durationMs)`),
+        SELECT @eventId, @endpointId, @attemptedAt, @status, @error, @durationMs
+        WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE event_id = @eventId AND endpoint_id = @endpointId)`),
       update: db.prepare(`UPDATE webhook_deliveries SET state = @state, attempts = attempts + 1, next_attempt_at = @nextAttemptAt
         WHERE event_id = @eventId AND endpoint_id = @endpointId`),
+    };
+    const { dueFor, claim, release, attempt, update } = this.statements;
+    this.transactions = {
+      claimDue: db.transaction((now: string, until: string, rooms: ReadonlyMap<string, number>): DueDelivery[] => {
+        const rows: DueRow[] = [];
+        for (const [endpointId, room] of rooms) if (room > 0) rows.push(...(dueFor.all(endpointId, now, room) as DueRow[]));
+        if (rows.length > 0) claim.run(until, JSON.stringify(rows.map((row) => [row.event_id, row.endpoint_id])));
+        return rows.map(dueDelivery);
+      }),
+      release: db.transaction((deliveries: readonly DueDelivery[]) => {
+        for (const { event, endpoint, dueAt } of deliveries) release.run({ eventId: event.id, endpointId: endpoint.id, dueAt });
+      }),
+      recordAttempts: db.transaction((attempts: readonly DeliveryAttempt[]) => {
+        for (const one of attempts) {
+          attempt.run(one);
+          update.run(one);
+        }
+      }),
     };
   }
 
@@ -49,18 +87,33 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     }).immediate();
   }
 
-  due(now: string, limit: number): DueDelivery[] {
-    return (this.statements.due.all(now, limit) as DueRow[]).map((row) => ({
-      event: { id: row.event_id, accountId: row.account_id, type: row.type, data: JSON.parse(row.payload), createdAt: new Date(row.event_created_at) },
-      endpoint: { id: row.endpoint_id, accountId: row.account_id, url: row.url, secret: row.secret, createdAt: row.endpoint_created_at },
-      attempts: row.attempts,
-    }));
+  endpointsWithDue(now: string): string[] {
+    return this.statements.endpointsWithDue.all(now) as string[];
+  }
+
+  claimDue(now: string, until: string, rooms: ReadonlyMap<string, number>): DueDelivery[] {
+    // IMMEDIATE: read and claim under one write lock, never a read lock upgraded.
+    return this.transactions.claimDue.immediate(now, until, rooms);
+  }
+
+  release(deliveries: readonly DueDelivery[]): void {
+    this.transactions.release(deliveries);
   }
 
   recordAttempt(attempt: DeliveryAttempt): void {
-    this.db.transaction(() => {
-      this.statements.attempt.run(attempt);
-      this.statements.update.run(attempt);
-    })();
+    this.transactions.recordAttempts([attempt]);
   }
+
+  recordAttempts(attempts: readonly DeliveryAttempt[]): void {
+    if (attempts.length > 0) this.transactions.recordAttempts(attempts);
+  }
+}
+
+function dueDelivery(row: DueRow): DueDelivery {
+  return {
+    event: { id: row.event_id, accountId: row.account_id, type: row.type, data: JSON.parse(row.payload), createdAt: new Date(row.event_created_at) },
+    endpoint: { id: row.endpoint_id, accountId: row.account_id, url: row.url, secret: row.secret, createdAt: row.endpoint_created_at },
+    attempts: row.attempts,
+    dueAt: row.next_attempt_at,
+  };
 }

@@ -18,60 +18,7 @@ import { InvalidRequestError, NotFoundError } from '../../src/domain/errors.js';
 import type { RiskView } from '../../src/domain/risks/risk.js';
 import type { Target } from '../../src/domain/targets/target.js';
 import { tempDir } from '../support/temp-dir.js';
-
-/** Finishes a workload with whatever outputs the test scripted for it. */
-class FakeRunner implements WorkloadRunner {
-  readonly statuses = new Map<string, WorkloadStatus>();
-  async start(scan: Scan): Promise<void> {
-    this.statuses.set(scan.id, { phase: 'Running', progress: 0 });
-  }
-  async observe(scanId: string): Promise<WorkloadStatus> {
-    return this.statuses.get(scanId) ?? { phase: 'Missing' };
-  }
-  async stop(): Promise<void> {}
-  async release(scanId: string): Promise<void> {
-    this.statuses.delete(scanId);
-  }
-  onChange(): void {}
-}
-
-interface OpenPort {
-  port: number;
-  protocol?: 'tcp' | 'udp';
-  service?: string;
-  /** vulners script entries matched to the port's software. */
-  vulners?: Array<{ id: string; cvss: string }>;
-}
-
-interface NmapHostSpec {
-  address: string;
-  ports: OpenPort[];
-}
-
-const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
-
-function portXml({ port, protocol = 'tcp', service = 'http', vulners = [] }: OpenPort): string {
-  const script =
-    vulners.length === 0
-      ? ''
-      : `<script id="vulners" output="vulners"><table key="cpe:/a:acme:${service}:1.0">` +
-        vulners
-          .map((entry) => `<table><elem key="cvss">${entry.cvss}</elem><elem key="id">${escapeXml(entry.id)}</elem><elem key="is_exploit">false</elem><elem key="type">cve</elem></table>`)
-          .join('') +
-        '</table></script>';
-  return (
-    `<port protocol="${protocol}" portid="${port}"><state state="open" reason="syn-ack"/>` +
-    `<service name="${service}" product="acme-${service}" version="1.0" method="probed"/>${script}</port>`
-  );
-}
-
-/** An nmap -oX report: one up host per entry, with the given open ports. */
-function nmapXml(hosts: NmapHostSpec[]): string {
-  const body = hosts
-    .map((host) => `<host><status state="up"/><address addr="${host.address}" addrtype="ipv4"/><ports>${host.ports.map(portXml).join('')}</ports></host>`)
-    .join('');
-  return `<?xml version="1.0"?><nmaprun scanner="nmap">${body}</nmaprun>`;
-}
+import { FakeRunner, escapeXml, nmapXml, portXml, xmlOutput, type NmapHostSpec, type OpenPort } from '../support/scripted-scans.js';
 
 /** A Greenbone report with one result per entry, all on 127.0.0.1. */
 function openVasXml(results: Array<{ oid: string; name: string; port: string; severity: string; qod: number }>): string {
@@ -85,7 +32,6 @@ function openVasXml(results: Array<{ oid: string; name: string; port: string; se
   return `<report><results>${body}</results></report>`;
 }
 
-const xmlOutput = (content: string): WorkloadOutput => ({ file: 'result.xml', contentType: 'application/xml', content: Buffer.from(content) });
 
 /** Names the fake resolver answers; the test changes them to make a target resolve, fail or turn private. */
 const dnsTable = new Map<string, string[]>();

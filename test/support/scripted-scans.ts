@@ -1,0 +1,64 @@
+/**
+ * Scripted scanner output for controller tests: a runner whose workloads end
+ * with whatever nmap XML the test writes, so rules are driven by scanner
+ * output rather than by poking the store.
+ */
+import type { Scan } from '../../src/domain/scans/scan.js';
+import type { WorkloadOutput, WorkloadRunner, WorkloadStatus } from '../../src/app/ports.js';
+
+/** Finishes a workload with whatever outputs the test scripted for it. */
+export class FakeRunner implements WorkloadRunner {
+  readonly statuses = new Map<string, WorkloadStatus>();
+  async start(scan: Scan): Promise<void> {
+    this.statuses.set(scan.id, { phase: 'Running', progress: 0 });
+  }
+  async observe(scanId: string): Promise<WorkloadStatus> {
+    return this.statuses.get(scanId) ?? { phase: 'Missing' };
+  }
+  async stop(): Promise<void> {}
+  async release(scanId: string): Promise<void> {
+    this.statuses.delete(scanId);
+  }
+  onChange(): void {}
+}
+
+export interface OpenPort {
+  port: number;
+  protocol?: 'tcp' | 'udp';
+  service?: string;
+  /** vulners script entries matched to the port's software. */
+  vulners?: Array<{ id: string; cvss: string }>;
+}
+
+export interface NmapHostSpec {
+  address: string;
+  ports: OpenPort[];
+}
+
+export const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
+
+export function portXml({ port, protocol = 'tcp', service = 'http', vulners = [] }: OpenPort): string {
+  const script =
+    vulners.length === 0
+      ? ''
+      : `<script id="vulners" output="vulners"><table key="cpe:/a:acme:${service}:1.0">` +
+        vulners
+          .map((entry) => `<table><elem key="cvss">${entry.cvss}</elem><elem key="id">${escapeXml(entry.id)}</elem><elem key="is_exploit">false</elem><elem key="type">cve</elem></table>`)
+          .join('') +
+        '</table></script>';
+  return (
+    `<port protocol="${protocol}" portid="${port}"><state state="open" reason="syn-ack"/>` +
+    `<service name="${service}" product="acme-${service}" version="1.0" method="probed"/>${script}</port>`
+  );
+}
+
+/** An nmap -oX report: one up host per entry, with the given open ports. */
+export function nmapXml(hosts: NmapHostSpec[]): string {
+  const body = hosts
+    .map((host) => `<host><status state="up"/><address addr="${host.address}" addrtype="ipv4"/><ports>${host.ports.map(portXml).join('')}</ports></host>`)
+    .join('');
+  return `<?xml version="1.0"?><nmaprun scanner="nmap">${body}</nmaprun>`;
+}
+
+
+export const xmlOutput = (content: string): WorkloadOutput => ({ file: 'result.xml', contentType: 'application/xml', content: Buffer.from(content) });
