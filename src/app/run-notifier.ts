@@ -9,7 +9,6 @@ import type { Clock } from '../domain/clock.js';
 import { isTerminal, type Scan } from '../domain/scans/scan.js';
 import {
   MAX_EMAIL_ATTEMPTS,
-  byThreat,
   countByThreat,
   nextEmailAttemptAt,
   shouldSendEmail,
@@ -110,14 +109,9 @@ export class RunNotifier {
       collect(scan.risks.newOpen, 'newRisks');
       collect(scan.risks.closed, 'closedRisks');
     }
-    const sorted = [...targets.values()].sort((a, b) => a.target.localeCompare(b.target));
-    for (const entry of sorted) {
-      entry.newRisks.sort(byThreat);
-      entry.closedRisks.sort(byThreat);
-    }
-    const all = (kind: 'newRisks' | 'closedRisks'): RunRisk[] => sorted.flatMap((entry) => entry[kind]);
+    const all = (kind: 'newRisks' | 'closedRisks'): RunRisk[] => [...targets.values()].flatMap((entry) => entry[kind]);
     return {
-      targets: sorted,
+      targets: [...targets.values()],
       newCounts: countByThreat(all('newRisks')),
       closedCounts: countByThreat(all('closedRisks')),
       scans: scans.map((scan) => ({ id: scan.id, type: scan.type, state: scan.state })),

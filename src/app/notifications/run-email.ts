@@ -5,13 +5,20 @@
  * escaped.
  */
 import { THREAT_LEVELS } from '../../domain/risks/finding.js';
-import { hasChanges, type RunRisk, type RunSummary, type ThreatCounts } from '../../domain/schedules/scheduled-run.js';
+import { byThreat, hasChanges, type RunRisk, type RunSummary, type ThreatCounts } from '../../domain/schedules/scheduled-run.js';
 import type { EmailMessage, ScheduledRun } from '../ports.js';
 
 /** At most this many risks are listed per target and kind; the rest are counted. */
 export const MAX_LISTED_RISKS = 50;
 
-export function renderRunEmail(run: ScheduledRun, summary: RunSummary, publicUrl: string): EmailMessage {
+export function renderRunEmail(run: ScheduledRun, given: RunSummary, publicUrl: string): EmailMessage {
+  // Targets by address, each one's risks worst first.
+  const summary: RunSummary = {
+    ...given,
+    targets: [...given.targets]
+      .sort((a, b) => a.target.localeCompare(b.target))
+      .map((target) => ({ ...target, newRisks: [...target.newRisks].sort(byThreat), closedRisks: [...target.closedRisks].sort(byThreat) })),
+  };
   const dashboard = `${publicUrl.replace(/\/+$/, '')}/dashboard/risks`;
   const newTotal = total(summary.newCounts);
   const closedTotal = total(summary.closedCounts);
