@@ -346,6 +346,8 @@ export interface ScheduledScanRepository {
   list(accountId: string, pageSize: number, after: readonly CursorValue[] | undefined): Page<ScheduledScan>;
   /** For the controller, which reconciles by id across accounts. */
   findByIdUnscoped(id: string): ScheduledScan | undefined;
+  /** The one with this object name: a ScheduledScan custom resource's row (names are unique per account). */
+  findByObjectName(accountId: string, objectName: string): ScheduledScan | undefined;
   /** Ids of the schedules that have a run left (next_run set), for the controller's start. */
   idsWithNextRun(): string[];
   /**

@@ -50,7 +50,7 @@ import { systemTimers } from '../app/controller/timer.js';
 import { scannerFor } from '../domain/scanners/index.js';
 import { systemResolver } from '../runtime/dns-resolver.js';
 import { ProcessWorkloadRunner } from '../runtime/embedded/process-runner.js';
-import type { ScanRepository, WorkloadRunner } from '../app/ports.js';
+import type { ScanRepository, ScheduledScanRepository, WorkloadRunner } from '../app/ports.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { clusterMirror, kubernetesRuntime } from './kubernetes-runtime.js';
 
@@ -148,8 +148,16 @@ function runNotifier(settings: Settings, core: Core, clock: Clock, logger: Logge
   });
 }
 
+/** Hands a repository back as it is: the embedded runtime mirrors nothing. */
+const unwrapped = <T>(repository: T): T => repository;
+
 /** Store and services only: what the CLI needs, without the HTTP edge. */
-export function composeCore(settings: Settings, clock: Clock = systemClock, wrapScans: (repository: ScanRepository) => ScanRepository = (repository) => repository) {
+export function composeCore(
+  settings: Settings,
+  clock: Clock = systemClock,
+  wrapScans: (repository: ScanRepository) => ScanRepository = unwrapped,
+  wrapScheduledScans: (repository: ScheduledScanRepository) => ScheduledScanRepository = unwrapped,
+) {
   const db = openDatabase(settings.dataDir);
   const accountRepository = new SqliteAccountRepository(db);
   const accounts = new AccountsService(accountRepository, clock);
@@ -171,7 +179,7 @@ export function composeCore(settings: Settings, clock: Clock = systemClock, wrap
   const webhookEndpoints = new WebhookEndpointsService(new SqliteWebhookEndpointRepository(db), accountRepository, clock, settings.allowTargets);
   const risks = new RisksService(riskRepository, targetRepository, history, outbox, paginator);
   const sources = new SourcesService(new SqliteSourceRepository(db), paginator, clock);
-  const scheduledScanRepository = new SqliteScheduledScanRepository(db);
+  const scheduledScanRepository = wrapScheduledScans(new SqliteScheduledScanRepository(db));
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
   const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets);
@@ -180,8 +188,8 @@ export function composeCore(settings: Settings, clock: Clock = systemClock, wrap
 
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
   const clock = options.clock ?? systemClock;
-  const cluster = settings.runtime === 'kubernetes' ? clusterMirror(options.kubeConfig, logger, () => core) : undefined;
-  const core: Core = composeCore(settings, clock, cluster?.wrapScans);
+  const cluster = settings.runtime === 'kubernetes' ? clusterMirror(options.kubeConfig, logger, () => core, clock) : undefined;
+  const core: Core = composeCore(settings, clock, cluster?.wrapScans, cluster?.wrapScheduledScans);
   const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
   let server: Server | undefined;
   let accepting = false;

@@ -85,6 +85,7 @@ export class SqliteScheduledScanRepository implements ScheduledScanRepository {
       byId: db.prepare('SELECT * FROM scheduled_scans WHERE account_id = ? AND id = ?'),
       delete: db.prepare('DELETE FROM scheduled_scans WHERE account_id = ? AND id = ?'),
       byIdUnscoped: db.prepare('SELECT * FROM scheduled_scans WHERE id = ?'),
+      byObjectName: db.prepare('SELECT * FROM scheduled_scans WHERE account_id = ? AND object_name = ?'),
       withNextRun: db.prepare('SELECT id FROM scheduled_scans WHERE next_run IS NOT NULL ORDER BY next_run').pluck(),
       recordRun: db.prepare('UPDATE scheduled_scans SET last_ran = @lastRan, next_run = @nextRun WHERE id = @id AND next_run = @expectedNextRun'),
     };
@@ -109,6 +110,11 @@ export class SqliteScheduledScanRepository implements ScheduledScanRepository {
 
   findByIdUnscoped(id: string): ScheduledScan | undefined {
     const row = this.statements.byIdUnscoped.get(id) as ScheduledScanRow | undefined;
+    return row && toScheduledScan(row);
+  }
+
+  findByObjectName(accountId: string, objectName: string): ScheduledScan | undefined {
+    const row = this.statements.byObjectName.get(accountId, objectName) as ScheduledScanRow | undefined;
     return row && toScheduledScan(row);
   }
 

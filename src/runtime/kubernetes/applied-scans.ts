@@ -13,6 +13,7 @@ import type { Clock } from '../../domain/clock.js';
 import { InvalidRequestError } from '../../domain/errors.js';
 import { SCAN_GROUP, SCAN_PLURAL, SCAN_VERSION, parseScanSpec, type ScanSpec } from '../../domain/scans/scan-resource.js';
 import type { Condition } from '../../domain/scans/scan.js';
+import { namespaceNotBoundMessage, refusedCondition, writeRefusal } from './refusals.js';
 
 export const SCAN_ID_LABEL = 'vigil.dev/scan-id';
 
@@ -42,7 +43,7 @@ export class AppliedScanAdopter {
     if (name === undefined || namespace === undefined || labels?.[SCAN_ID_LABEL] !== undefined) return;
     const account = this.options.accountForNamespace(namespace);
     if (account === undefined) {
-      return this.refuse(object, 'NamespaceNotBound', `namespace ${namespace} is not bound to a Vigil account; create one with vigil accounts create --namespace ${namespace}`);
+      return this.refuse(object, 'NamespaceNotBound', namespaceNotBoundMessage(namespace));
     }
     const existing = this.options.scans.findByName(account, name);
     if (existing !== undefined) return this.label(namespace, name, existing.id);
@@ -65,15 +66,9 @@ export class AppliedScanAdopter {
     await this.refuse(object, reason, error.message);
   }
 
-  /** Writes the refusal once; an unchanged reason and message is not written again. */
   private async refuse(object: AppliedScan, reason: string, message: string): Promise<void> {
-    const current = object.status?.conditions?.find((condition) => condition.type === 'Accepted');
-    if (current?.reason === reason && current.message === message) return;
-    const condition: Condition = { type: 'Accepted', status: 'False', reason, message, lastTransitionTime: this.options.clock.now().toISOString() };
-    await this.api.patchNamespacedCustomObjectStatus(
-      { ...this.ref(object.metadata!.namespace!, object.metadata!.name!), body: { status: { conditions: [condition] } } },
-      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-    );
+    const ref = this.ref(object.metadata!.namespace!, object.metadata!.name!);
+    await writeRefusal(this.api, ref, object.status?.conditions, refusedCondition(reason, message, this.options.clock.now()));
   }
 
   private async label(namespace: string, name: string, scanId: string): Promise<void> {

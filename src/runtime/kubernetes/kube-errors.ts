@@ -15,3 +15,13 @@ export async function createIdempotently(create: () => Promise<unknown>): Promis
     if (!isAlreadyExists(error)) throw error;
   }
 }
+
+/** Runs a create; when the object exists already (applied with kubectl, or created before a restart), reads it instead. */
+export async function createOrRead<T>(create: () => Promise<T>, read: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+    return read();
+  }
+}

@@ -21,7 +21,7 @@ export interface RestartingInformerOptions<T extends k8s.KubernetesObject> {
 }
 
 export class RestartingInformer<T extends k8s.KubernetesObject> {
-  private readonly informer: k8s.Informer<T>;
+  private readonly informer: k8s.Informer<T> & k8s.ObjectCache<T>;
   private stopping = false;
   private failures = 0;
   private restartTimer: TimerHandle | undefined;
@@ -44,6 +44,11 @@ export class RestartingInformer<T extends k8s.KubernetesObject> {
     } catch (error) {
       this.failed(error);
     }
+  }
+
+  /** The object as the informer last saw it (a lister's read, as in sample-controller); undefined when it is gone or not listed yet. */
+  cached(namespace: string, name: string): T | undefined {
+    return this.informer.get(name, namespace);
   }
 
   async stop(): Promise<void> {

@@ -11,6 +11,7 @@ import type { Scan, ScanState } from '../../domain/scans/scan.js';
 import { SCAN_GROUP, SCAN_PLURAL, SCAN_VERSION } from '../../domain/scans/scan-resource.js';
 import { scanStatusOf } from '../../domain/scans/scan-status.js';
 import type { ScanListQuery, ScanRepository, StoredResultFile } from '../../app/ports.js';
+import { CoalescedWrites } from './coalesced-writes.js';
 import { isNotFound } from './kube-errors.js';
 import type { ScanLocation } from './job-runner.js';
 import type { ScanCustomResources } from './scan-resources.js';
@@ -25,40 +26,21 @@ export interface ScanStatusMirrorOptions {
 export class ScanStatusMirror {
   private readonly api: k8s.CustomObjectsApi;
   private readonly lastWritten = new Map<string, string>();
-  private readonly pending = new Map<string, Scan>();
-  private readonly writing = new Set<string>();
-  private idle: Promise<void> = Promise.resolve();
+  private readonly writes: CoalescedWrites<Scan>;
 
   constructor(private readonly options: ScanStatusMirrorOptions) {
     this.api = options.kubeConfig.makeApiClient(k8s.CustomObjectsApi);
+    this.writes = new CoalescedWrites({ write: (_scanId, scan) => this.write(scan), onError: options.onError });
   }
 
   /** Asks for the Scan's CR to show this state; returns at once. */
   update(scan: Scan): void {
-    this.pending.set(scan.id, scan);
-    if (!this.writing.has(scan.id)) this.idle = Promise.all([this.idle, this.drain(scan.id)]).then(() => undefined);
+    this.writes.request(scan.id, scan);
   }
 
   /** Resolves once every requested write has been attempted (tests, shutdown). */
   async flush(): Promise<void> {
-    while (this.writing.size > 0 || this.pending.size > 0) await this.idle;
-  }
-
-  private async drain(scanId: string): Promise<void> {
-    this.writing.add(scanId);
-    try {
-      for (let scan = this.take(scanId); scan !== undefined; scan = this.take(scanId)) {
-        await this.write(scan).catch((error: unknown) => this.options.onError(scanId, error));
-      }
-    } finally {
-      this.writing.delete(scanId);
-    }
-  }
-
-  private take(scanId: string): Scan | undefined {
-    const scan = this.pending.get(scanId);
-    this.pending.delete(scanId);
-    return scan;
+    await this.writes.flush();
   }
 
   private async write(scan: Scan): Promise<void> {

@@ -1,0 +1,154 @@
+/**
+ * ScheduledScans applied with kubectl (DESIGN.md decisions 4 and 6). Informer
+ * events enqueue `namespace/name`; a reconcile reads the CR from the
+ * informer's cache and the row by object name, and converges the row on the
+ * CR: a CR without a row creates one for the namespace's account, a spec that
+ * says something else than the row updates it, and a CR that is gone deletes
+ * its row. The row stays the record: the CR's own writes by the mirror are
+ * recognised by generation (and by comparing the spec with the row), so
+ * nothing Vigil writes comes back as a change to apply.
+ */
+import * as k8s from '@kubernetes/client-node';
+import type { Timers } from '../../app/controller/timer.js';
+import { WorkQueue } from '../../app/controller/work-queue.js';
+import type { ScheduledScan, ScheduledScanRepository } from '../../app/ports.js';
+import type { ScheduledScansService } from '../../app/scheduled-scans-service.js';
+import type { Account } from '../../domain/accounts/account.js';
+import type { Clock } from '../../domain/clock.js';
+import { InvalidRequestError, NotFoundError } from '../../domain/errors.js';
+import {
+  SCHEDULED_SCAN_GROUP,
+  SCHEDULED_SCAN_PLURAL,
+  SCHEDULED_SCAN_VERSION,
+  parseScheduledScanSpec,
+} from '../../domain/schedules/scheduled-scan-resource.js';
+import { namespaceNotBoundMessage, refusedCondition, writeRefusal } from './refusals.js';
+import { SCHEDULED_SCAN_ID_LABEL, scheduledScanInputOf, specMatchesRow, type Refusal } from './scheduled-scan-object.js';
+import type { ScheduledScanMirror, ScheduledScanObject } from './scheduled-scan-mirror.js';
+
+export interface AppliedScheduledScansOptions {
+  kubeConfig: k8s.KubeConfig;
+  accountForNamespace: (namespace: string) => Account | undefined;
+  service: ScheduledScansService;
+  /** Reads only: the row by object name, and by id for the CR's link. */
+  repository: Pick<ScheduledScanRepository, 'findByObjectName' | 'findByIdUnscoped'>;
+  mirror: ScheduledScanMirror;
+  /** The CR as the informer last saw it. */
+  cached: (namespace: string, name: string) => ScheduledScanObject | undefined;
+  clock: Clock;
+  timers: Timers;
+  onError: (key: string, error: unknown) => void;
+}
+
+type Outcome<T> = { value: T } | { refusal: Refusal };
+
+/** Runs a parse or a service call; the InvalidRequestError it throws (a 400 through the API) becomes the reason the CR shows. */
+function refusing<T>(reason: string, call: () => T): Outcome<T> {
+  try {
+    return { value: call() };
+  } catch (error) {
+    if (!(error instanceof InvalidRequestError)) throw error;
+    return { refusal: { reason, message: error.message } };
+  }
+}
+
+export class AppliedScheduledScans {
+  readonly queue: WorkQueue;
+  private readonly api: k8s.CustomObjectsApi;
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly options: AppliedScheduledScansOptions) {
+    this.api = options.kubeConfig.makeApiClient(k8s.CustomObjectsApi);
+    this.queue = new WorkQueue({ timers: options.timers, onError: options.onError });
+  }
+
+  /** Called for every informer event (added, updated, deleted): only the key is kept. */
+  enqueue(object: ScheduledScanObject): void {
+    const { namespace, name } = object.metadata ?? {};
+    if (namespace !== undefined && name !== undefined) this.queue.add(`${namespace}/${name}`);
+  }
+
+  start(): void {
+    this.running = this.queue.run(1, (key) => this.reconcile(key));
+  }
+
+  async stop(): Promise<void> {
+    await this.queue.shutDown();
+    await this.running;
+  }
+
+  async reconcile(key: string): Promise<void> {
+    const [namespace, name] = key.split('/') as [string, string];
+    const account = this.options.accountForNamespace(namespace);
+    if (account === undefined) {
+      const object = this.current(namespace, name);
+      if (object !== undefined) await this.refuse(object, { reason: 'NamespaceNotBound', message: namespaceNotBoundMessage(namespace) });
+      return;
+    }
+    // The mirror's own writes first, so that what it wrote is known before the CR is compared with the row.
+    const before = this.options.repository.findByObjectName(account.id, name);
+    if (before !== undefined) await this.options.mirror.settled(before.id);
+    const object = this.current(namespace, name);
+    const row = this.options.repository.findByObjectName(account.id, name);
+    if (object === undefined) return row === undefined ? undefined : this.deleteRow(account, row);
+    if (row === undefined) return this.adopt(account, object);
+    return this.follow(account, row, object);
+  }
+
+  /** The CR from the cache; one being deleted counts as gone. */
+  private current(namespace: string, name: string): ScheduledScanObject | undefined {
+    const object = this.options.cached(namespace, name);
+    return object?.metadata?.deletionTimestamp === undefined ? object : undefined;
+  }
+
+  /** The CR was deleted with kubectl: so is the schedule. */
+  private deleteRow(account: Account, row: ScheduledScan): void {
+    this.options.mirror.objectGone(row.id);
+    try {
+      this.options.service.delete(account, row.id);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+  }
+
+  /** A CR with no row: applied with kubectl, so a new schedule; or left over from one deleted through the API. */
+  private async adopt(account: Account, object: ScheduledScanObject): Promise<void> {
+    const linkedId = object.metadata?.labels?.[SCHEDULED_SCAN_ID_LABEL] ?? object.status?.scheduledScanId;
+    if (linkedId !== undefined && this.options.repository.findByIdUnscoped(linkedId) === undefined) {
+      return this.options.mirror.deleteLeftover(linkedId, object);
+    }
+    const parsed = refusing('InvalidSpec', () => parseScheduledScanSpec(object.spec));
+    if ('refusal' in parsed) return this.refuse(object, parsed.refusal);
+    const created = refusing('Rejected', () => this.options.service.create(account, scheduledScanInputOf(parsed.value), object.metadata!.name!));
+    if ('refusal' in created) return this.refuse(object, created.refusal);
+    this.options.mirror.accepted(created.value.id, object);
+  }
+
+  /** A CR with a row: a spec changed since the row was last compared with it is applied with update's rules. */
+  private follow(account: Account, row: ScheduledScan, object: ScheduledScanObject): void {
+    const { uid, generation = 1 } = object.metadata ?? {};
+    const observed = Math.max(this.options.mirror.observedGeneration(row.id, uid) ?? 0, object.status?.observedGeneration ?? 0);
+    if (generation <= observed) return this.options.mirror.saw(row.id, object);
+    const parsed = refusing('InvalidSpec', () => parseScheduledScanSpec(object.spec));
+    if ('refusal' in parsed) return this.options.mirror.refused(row.id, object, keptRefusal(parsed.refusal));
+    if (specMatchesRow(parsed.value, row)) return this.options.mirror.accepted(row.id, object);
+    const updated = refusing('Rejected', () => this.options.service.update(account, row.id, scheduledScanInputOf(parsed.value)));
+    if ('refusal' in updated) return this.options.mirror.refused(row.id, object, keptRefusal(updated.refusal));
+    this.options.mirror.accepted(row.id, object);
+  }
+
+  private async refuse(object: ScheduledScanObject, refusal: Refusal): Promise<void> {
+    const condition = refusedCondition(refusal.reason, refusal.message, this.options.clock.now());
+    await writeRefusal(this.api, this.ref(object), object.status?.conditions, condition);
+  }
+
+  private ref(object: ScheduledScanObject) {
+    const { namespace, name } = object.metadata as { namespace: string; name: string };
+    return { group: SCHEDULED_SCAN_GROUP, version: SCHEDULED_SCAN_VERSION, plural: SCHEDULED_SCAN_PLURAL, namespace, name };
+  }
+}
+
+/** A refused change to a schedule that exists: it keeps running as it was. */
+function keptRefusal(refusal: Refusal): Refusal {
+  return { reason: refusal.reason, message: `${refusal.message}; the schedule keeps its previous configuration` };
+}

@@ -1,0 +1,34 @@
+/**
+ * How a custom resource applied with kubectl is told that Vigil will not act
+ * on it (DESIGN.md decision 6): an `Accepted=False` condition whose reason and
+ * message say what to change. Scans and ScheduledScans are refused alike.
+ */
+import * as k8s from '@kubernetes/client-node';
+import type { Condition } from '../../domain/scans/scan.js';
+
+export interface CustomObjectRef {
+  group: string;
+  version: string;
+  plural: string;
+  namespace: string;
+  name: string;
+}
+
+export function refusedCondition(reason: string, message: string, at: Date): Condition {
+  return { type: 'Accepted', status: 'False', reason, message, lastTransitionTime: at.toISOString() };
+}
+
+/** The refusal of an object in a namespace no account is bound to: nothing of it runs. */
+export function namespaceNotBoundMessage(namespace: string): string {
+  return `namespace ${namespace} is not bound to a Vigil account; create one with vigil accounts create --namespace ${namespace}`;
+}
+
+/** Writes the refusal with a merge patch on /status; an unchanged reason and message is not written again. */
+export async function writeRefusal(api: k8s.CustomObjectsApi, ref: CustomObjectRef, current: readonly Condition[] | undefined, refusal: Condition): Promise<void> {
+  const accepted = current?.find((condition) => condition.type === 'Accepted');
+  if (accepted?.status === 'False' && accepted.reason === refusal.reason && accepted.message === refusal.message) return;
+  await api.patchNamespacedCustomObjectStatus(
+    { ...ref, body: { status: { conditions: [refusal] } } },
+    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+  );
+}
