@@ -6,20 +6,21 @@ import { RunnableScanType } from './scans.js';
 
 export const SCHEDULE_DESCRIPTION = [
   'When the scheduled scan runs. start_time is an instant; its wall-clock time in time_zone (default UTC) is what repeats, so 09:00 Europe/Berlin stays 09:00 local across daylight saving changes.',
-  'ONCE: runs once, at start_time.',
+  'ONCE: runs once, at start_time (at once when start_time is omitted).',
   'DAILY: runs at start_time, then every day at the same local time.',
   'WEEKLY: runs at start_time, then every 7 days on the same weekday and local time.',
   'MONTHLY: runs at start_time, then every month on the same day of month, clamped to shorter months without drifting (Jan 31 -> Feb 28/29 -> Mar 31).',
   'QUARTERLY: repeats the month, day and time of its four schedule_dates (one per calendar quarter) every year, each from its own date on (Feb 29 falls on Feb 28 in other years); start_time is the earliest moment a run may happen, not a run of its own.',
   'CUSTOM: runs on its schedule_dates (1 to 100) only; start_time is the earliest moment a run may happen.',
   'A local time that does not exist (spring-forward gap) moves forward by the gap; one that exists twice (autumn overlap) runs once, at its first occurrence. Missed runs collapse into one run.',
+  'Each run creates one Scan per scan type (split by the type\'s target limit) for the Targets filter_set selects at that moment, with scheduled_by set; disabled stops runs and keeps the configuration.',
 ].join(' ');
 
 export const Schedule = z.enum(SCHEDULE_KINDS).meta({ id: 'Schedule', description: SCHEDULE_DESCRIPTION });
 
 export const EmailNotification = z
   .enum(EMAIL_NOTIFICATIONS)
-  .meta({ id: 'EmailNotification', description: 'NEVER: no e-mail. ON_CHANGES: e-mail when a run finds new or closed risks. ALWAYS: e-mail after every run.' });
+  .meta({ id: 'EmailNotification', description: 'Sent to email_to once every Scan of a run is finished. NEVER: no e-mail. ON_CHANGES: only when the run opened or closed risks. ALWAYS: a summary after every run. The mail (plain text and HTML) lists per target the new and closed risks by threat level and links to the dashboard; a failed send is retried.' });
 
 const StringList = z.array(z.string().min(1).max(SCHEDULED_SCAN_LIMITS.maxFilterItemLength)).max(SCHEDULED_SCAN_LIMITS.maxFilterItems);
 
