@@ -26,6 +26,8 @@ export interface NewAccount {
   namespace?: string;
 }
 
+export const MAX_API_KEY_NAME_LENGTH = 100;
+
 export interface Principal {
   account: Account;
   apiKeyId: string;
@@ -63,8 +65,12 @@ export class AccountsService {
 
   /** Adds a key to an account; returns its id and the key, shown once. */
   createApiKey(accountId: string, name: string): { id: string; apiKey: string } {
+    const trimmed = name.trim();
+    if (trimmed === '' || trimmed.length > MAX_API_KEY_NAME_LENGTH) {
+      throw new InvalidRequestError(`A key needs a name of 1 to ${MAX_API_KEY_NAME_LENGTH} characters that says where it is used.`);
+    }
     const apiKey = generateApiKey();
-    return { id: this.storeKey(accountId, apiKey, name), apiKey };
+    return { id: this.storeKey(accountId, apiKey, trimmed), apiKey };
   }
 
   revokeApiKey(accountId: string, keyId: string): boolean {

@@ -220,6 +220,10 @@ export interface RiskListQuery {
   after: CursorValue[] | undefined;
   /** OpenVAS risks below this Quality of Detection are left out (the account's setting). */
   minOpenvasQod: number;
+  /** Only accepted (true) or only unaccepted (false) risks. */
+  accepted?: boolean | undefined;
+  /** Only risks whose target address or label contains this text, ignoring case. */
+  targetContains?: string | undefined;
 }
 
 /** Risks, their detections and which scans covered which targets. Every method runs in the caller's transaction when there is one. */
@@ -251,6 +255,7 @@ export interface WebhookEndpoint {
 
 export interface WebhookEndpointRepository {
   insert(endpoint: WebhookEndpoint): void;
+  find(accountId: string, id: string): WebhookEndpoint | undefined;
   listFor(accountId: string): WebhookEndpoint[];
   delete(accountId: string, id: string): boolean;
 }
@@ -293,6 +298,48 @@ export interface WebhookDeliveryRepository {
   recordAttempt(attempt: DeliveryAttempt): void;
   /** Records several attempts in one transaction. */
   recordAttempts(attempts: readonly DeliveryAttempt[]): void;
+}
+
+/** One delivery attempt as the dashboard's delivery log shows it. */
+export interface LoggedAttempt {
+  eventId: string;
+  eventType: string;
+  attemptedAt: string;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface DeliveryCounts {
+  pending: number;
+  delivered: number;
+  failed: number;
+}
+
+/** The read side of delivery state, per endpoint: what the dashboard shows. */
+export interface WebhookDeliveryLog {
+  /** The endpoint's latest attempts, newest first. */
+  attemptsFor(endpointId: string, limit: number): LoggedAttempt[];
+  countsFor(endpointId: string): DeliveryCounts;
+}
+
+/** A dashboard sign-in; only the SHA-256 hash of its token is stored. */
+export interface DashboardSession {
+  tokenHash: Buffer;
+  accountId: string;
+  apiKeyId: string;
+  csrfToken: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface DashboardSessionRepository {
+  insert(session: DashboardSession): void;
+  /** The session when it has not expired and the API key it was opened with is not revoked. */
+  findLive(tokenHash: Buffer, now: string): DashboardSession | undefined;
+  delete(tokenHash: Buffer): void;
+  /** Removes expired sessions and those of revoked keys; returns how many. */
+  deleteEnded(now: string): number;
 }
 
 export type { ScanType };

@@ -1,11 +1,20 @@
 /** Risks (SPEC.md, Risks; CONTRACT.md accept/unaccept): listing, reading and accepting them. */
 import type { Account } from '../domain/accounts/account.js';
 import { InvalidRequestError, NotFoundError } from '../domain/errors.js';
-import { pageSizeFrom, parseFilters } from '../domain/lists/list-query.js';
+import { pageSizeFrom, parseFilters, type Filters } from '../domain/lists/list-query.js';
 import { MAX_ACCEPT_NOTE_LENGTH, type RiskView } from '../domain/risks/risk.js';
 import type { ListParams, ListResult, Paginator } from './pagination.js';
-import { RISK_FILTER_KEYS, type EventOutbox, type RiskRepository, type TargetRepository } from './ports.js';
+import { RISK_FILTER_KEYS, type EventOutbox, type RiskFilterKey, type RiskListQuery, type RiskRepository, type TargetRepository } from './ports.js';
 import type { RiskHistory } from './risk-history.js';
+
+/** The dashboard's list: the API's filters, plus accepted or not and a piece of the target's address or label. */
+export interface RiskSearch {
+  filters: Filters<RiskFilterKey>;
+  accepted?: boolean | undefined;
+  targetContains?: string | undefined;
+  pageSize: number;
+  pageToken?: string | undefined;
+}
 
 export class RisksService {
   constructor(
@@ -18,13 +27,19 @@ export class RisksService {
 
   /** Newest first by creation; CLOSED risks included; OpenVAS risks below the account's minimum QoD left out. */
   list<R>(account: Account, params: ListParams, present: (risk: RiskView) => R): ListResult<R> {
+    const query = { filters: parseFilters(params.filters, RISK_FILTER_KEYS), pageSize: pageSizeFrom(params.page_size) };
+    return this.page(account, query, params.page_token, present);
+  }
+
+  search<R>(account: Account, search: RiskSearch, present: (risk: RiskView) => R): ListResult<R> {
+    const { pageToken, ...query } = search;
+    return this.page(account, query, pageToken, present);
+  }
+
+  private page<R>(account: Account, query: Omit<RiskListQuery, 'after' | 'minOpenvasQod'>, pageToken: string | undefined, present: (risk: RiskView) => R): ListResult<R> {
     const scope = `${account.id}:risks`;
-    const page = this.risks.list(account.id, {
-      filters: parseFilters(params.filters, RISK_FILTER_KEYS),
-      pageSize: pageSizeFrom(params.page_size),
-      after: this.paginator.cursorFrom(scope, 'created_at:desc', params.page_token),
-      minOpenvasQod: account.minOpenvasQod,
-    });
+    const after = this.paginator.cursorFrom(scope, 'created_at:desc', pageToken);
+    const page = this.risks.list(account.id, { ...query, after, minOpenvasQod: account.minOpenvasQod });
     return this.paginator.resultOf(scope, 'created_at:desc', page, present);
   }
 

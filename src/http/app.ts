@@ -25,6 +25,7 @@ import type { ScheduledScansService } from '../app/scheduled-scans-service.js';
 import { STREAMING_OPERATIONS, importOperations } from './handlers/imports.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { requestContext, type RequestContext } from './request-context.js';
+import { createDashboardRouter, type DashboardDeps } from './dashboard/router.js';
 
 export interface HttpAppDeps {
   document: OpenApiDocument;
@@ -41,6 +42,8 @@ export interface HttpAppDeps {
   metrics: Metrics;
   /** False while shutting down, so load balancers stop sending traffic. */
   isAccepting: () => boolean;
+  /** The account dashboard at /dashboard; left out where only the API is wanted (benchmarks). */
+  dashboard?: DashboardDeps;
 }
 
 export const JSON_BODY_LIMIT = '1mb';
@@ -85,6 +88,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
   app.use(internalUploadsRouter(deps.uploads));
   app.use('/v1', express.json({ limit: JSON_BODY_LIMIT, strict: false }));
   app.use('/v1', apiRouter);
+  if (deps.dashboard !== undefined) app.use('/dashboard', createDashboardRouter(deps.dashboard));
 
   app.use((req, _res, next) => next(new HttpError(404, `Nothing at ${req.method} ${req.path}.`)));
   app.use(errorMiddleware);

@@ -26,12 +26,21 @@ export class RateLimiter {
 
   /** Takes one token for the key or throws RateLimitedError with the seconds until one is available. */
   take(key: string): void {
+    this.available(key).tokens -= 1;
+  }
+
+  /** Throws as take() would, without taking a token: for limits that count only failures. */
+  check(key: string): void {
+    this.available(key);
+  }
+
+  private available(key: string): Bucket {
     const now = this.clock.now().getTime();
     const bucket = this.refilled(key, now);
     if (bucket.tokens < 1) {
       throw new RateLimitedError(Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond)));
     }
-    bucket.tokens -= 1;
+    return bucket;
   }
 
   private refilled(key: string, now: number): Bucket {

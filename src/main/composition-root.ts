@@ -31,6 +31,10 @@ import { RisksService } from '../app/risks-service.js';
 import { WebhookEndpointsService } from '../app/webhook-endpoints-service.js';
 import { SqliteWebhookEndpointRepository } from '../store/webhook-endpoints-repository.js';
 import { SqliteWebhookDeliveryRepository } from '../store/webhook-deliveries-repository.js';
+import { SqliteWebhookDeliveryLog } from '../store/webhook-delivery-log.js';
+import { DashboardSessionsService } from '../app/dashboard-sessions.js';
+import { SqliteDashboardSessionRepository } from '../store/dashboard-sessions-repository.js';
+import type { DashboardDeps } from '../http/dashboard/router.js';
 import { WebhookDispatcher } from '../app/webhook-dispatcher.js';
 import { createWebhookAgent, deliverWebhook } from '../runtime/webhooks/https-delivery.js';
 import { readFileSync } from 'node:fs';
@@ -97,6 +101,18 @@ function embeddedRuntime(settings: Settings): WorkloadRuntime {
     cliPath: fileURLToPath(new URL('../cli/main.js', import.meta.url)),
   });
   return { runner, start: async () => undefined, stop: () => runner.stopAll() };
+}
+
+/** The dashboard's sessions on the store; failed sign-ins throttled per client address (10 at once, then one per 10 s). */
+function dashboardDeps(settings: Settings, core: Core, clock: Clock): DashboardDeps {
+  return {
+    sessions: new DashboardSessionsService(new SqliteDashboardSessionRepository(core.db), core.accounts, core.accountRepository, clock),
+    accounts: core.accounts,
+    webhookEndpoints: core.webhookEndpoints,
+    risks: core.risks,
+    publicUrl: settings.publicUrl,
+    signInLimiter: new RateLimiter(0.1, 10, clock),
+  };
 }
 
 /** Signed webhook delivery over the guarded HTTPS agent (public addresses only, TLS verified, plus VIGIL_WEBHOOK_CA_FILE). */
@@ -176,7 +192,14 @@ export function composeCore(
     clock,
     settings.resultFileMaxBytes,
   );
-  const webhookEndpoints = new WebhookEndpointsService(new SqliteWebhookEndpointRepository(db), accountRepository, clock, settings.allowTargets);
+  const webhookEndpoints = new WebhookEndpointsService(
+    new SqliteWebhookEndpointRepository(db),
+    accountRepository,
+    clock,
+    settings.allowTargets,
+    outbox,
+    new SqliteWebhookDeliveryLog(db),
+  );
   const risks = new RisksService(riskRepository, targetRepository, history, outbox, paginator);
   const sources = new SourcesService(new SqliteSourceRepository(db), paginator, clock);
   const scheduledScanRepository = wrapScheduledScans(new SqliteScheduledScanRepository(db));
@@ -209,6 +232,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
       logger,
       metrics,
       isAccepting: () => accepting,
+      dashboard: dashboardDeps(settings, core, clock),
     });
     const bound = app.listen(settings.port, settings.host);
     await new Promise<void>((resolve, reject) => {

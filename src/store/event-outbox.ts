@@ -6,10 +6,12 @@ export class SqliteEventOutbox implements EventOutbox {
   private readonly insert;
 
   constructor(db: Database) {
-    this.insert = db.prepare('INSERT INTO events (id, account_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?)');
+    this.insert = db.prepare('INSERT INTO events (id, account_id, type, payload, created_at, endpoint_id) VALUES (?, ?, ?, ?, ?, ?)');
   }
 
   append(events: readonly OutboxEvent[]): void {
-    for (const event of events) this.insert.run(event.id, event.accountId, event.type, JSON.stringify(event.data), event.createdAt.toISOString());
+    for (const event of events) {
+      this.insert.run(event.id, event.accountId, event.type, JSON.stringify(event.data), event.createdAt.toISOString(), event.endpointId ?? null);
+    }
   }
 }

@@ -166,6 +166,14 @@ export class SqliteRiskRepository implements RiskRepository {
       where.push(FILTER_SQL[key]!(values.length));
       params.push(...(key === 'tags' ? values.map((value) => value.toLowerCase()) : values));
     }
+    if (query.accepted !== undefined) {
+      where.push('r.is_accepted = ?');
+      params.push(query.accepted ? 1 : 0);
+    }
+    if (query.targetContains !== undefined && query.targetContains !== '') {
+      where.push('(instr(lower(t.target), ?) > 0 OR instr(lower(t.label), ?) > 0)');
+      params.push(query.targetContains.toLowerCase(), query.targetContains.toLowerCase());
+    }
     if (query.after !== undefined) {
       where.push('r.seq < ?');
       params.push(query.after[0]!);

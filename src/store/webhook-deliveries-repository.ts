@@ -27,6 +27,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
       fanOut: db.prepare(`INSERT OR IGNORE INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_attempt_at)
         SELECT e.id, w.id, 'PENDING', 0, e.created_at FROM events e
         JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.created_at <= e.created_at
+          AND (e.endpoint_id IS NULL OR e.endpoint_id = w.id)
         WHERE e.seq > ? AND e.seq <= ?`),
       advance: db.prepare('UPDATE webhook_cursor SET event_seq = ? WHERE id = 1'),
       // Walks the pending-by-endpoint index from one endpoint to the next

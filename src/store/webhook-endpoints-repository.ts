@@ -17,6 +17,7 @@ export class SqliteWebhookEndpointRepository implements WebhookEndpointRepositor
   constructor(db: Database) {
     this.statements = {
       insert: db.prepare('INSERT INTO webhook_endpoints (id, account_id, url, secret, created_at) VALUES (@id, @accountId, @url, @secret, @createdAt)'),
+      find: db.prepare('SELECT * FROM webhook_endpoints WHERE account_id = ? AND id = ?'),
       listFor: db.prepare('SELECT * FROM webhook_endpoints WHERE account_id = ? ORDER BY seq'),
       delete: db.prepare('DELETE FROM webhook_endpoints WHERE account_id = ? AND id = ?'),
     };
@@ -24,6 +25,11 @@ export class SqliteWebhookEndpointRepository implements WebhookEndpointRepositor
 
   insert(endpoint: WebhookEndpoint): void {
     this.statements.insert.run(endpoint);
+  }
+
+  find(accountId: string, id: string): WebhookEndpoint | undefined {
+    const row = this.statements.find.get(accountId, id) as EndpointRow | undefined;
+    return row && toEndpoint(row);
   }
 
   listFor(accountId: string): WebhookEndpoint[] {

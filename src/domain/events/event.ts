@@ -2,7 +2,12 @@
 import { randomUUID } from 'node:crypto';
 
 export const EVENT_TYPES = ['scan.created', 'scan.updated', 'risk.created', 'risk.updated'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+/**
+ * Sent only by the dashboard's "Send test event" button, to one endpoint. It
+ * is not one of SPEC.md's types: clients ignore types they do not know.
+ */
+export const TEST_EVENT_TYPE = 'webhook.test';
+export type EventType = (typeof EVENT_TYPES)[number] | typeof TEST_EVENT_TYPE;
 
 export interface OutboxEvent {
   id: string;
@@ -11,10 +16,18 @@ export interface OutboxEvent {
   /** The Scan or Risk object as the API presents it at the moment of the change. */
   data: unknown;
   createdAt: Date;
+  /** Only for a test event: the one endpoint it goes to. Every other event goes to every endpoint of its account. */
+  endpointId?: string;
 }
 
 export function newEvent(accountId: string, type: EventType, data: unknown, at: Date): OutboxEvent {
   return { id: randomUUID(), accountId, type, data, createdAt: at };
+}
+
+/** A `webhook.test` event for one endpoint: signed, retried and logged like any other. */
+export function testEvent(accountId: string, endpointId: string, at: Date): OutboxEvent {
+  const data = { endpoint_id: endpointId, message: 'This is a test event sent from the Vigil dashboard; no action is needed.' };
+  return { ...newEvent(accountId, TEST_EVENT_TYPE, data, at), endpointId };
 }
 
 /** The Event object of SPEC.md, as delivered: the same id on every endpoint and attempt. */

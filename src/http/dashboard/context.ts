@@ -1,0 +1,40 @@
+/** What the dashboard keeps per request beside the common request context. */
+import type { Request, Response } from 'express';
+import type { ActiveSession } from '../../app/dashboard-sessions.js';
+import type { RequestContext } from '../request-context.js';
+
+export interface DashboardLocals extends RequestContext {
+  session?: ActiveSession;
+  /** The cookie's token of the live session, to end it on sign-out. */
+  sessionToken?: string;
+}
+
+export const localsOf = (res: Response): DashboardLocals => res.locals as DashboardLocals;
+
+/** The signed-in session; routes behind requireSession always have one. */
+export function sessionOf(res: Response): ActiveSession {
+  const session = localsOf(res).session;
+  if (session === undefined) throw new Error('dashboard route reached without a session');
+  return session;
+}
+
+/** A field of the url-encoded form, or undefined when it is absent or repeated. */
+export function formField(req: Request, name: string): string | undefined {
+  const body = req.body as Record<string, unknown> | undefined;
+  const value = body?.[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A query parameter as a single string ('' when absent or repeated). */
+export function queryText(req: Request, name: string): string {
+  const value = req.query[name];
+  return typeof value === 'string' ? value : '';
+}
+
+/** Names the route for metrics and logs: a fixed word, so labels stay bounded. */
+export function named(route: string) {
+  return (_req: Request, res: Response, next: () => void): void => {
+    localsOf(res).route = route;
+    next();
+  };
+}

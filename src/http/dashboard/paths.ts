@@ -1,0 +1,27 @@
+/** Every dashboard address in one place; ids are always URL-encoded. */
+const id = (value: string) => encodeURIComponent(value);
+
+export const PATHS = {
+  home: '/dashboard',
+  signIn: '/dashboard/sign-in',
+  signOut: '/dashboard/sign-out',
+  keys: '/dashboard/keys',
+  revokeKey: (keyId: string) => `/dashboard/keys/${id(keyId)}/revoke`,
+  webhooks: '/dashboard/webhooks',
+  webhook: (endpointId: string) => `/dashboard/webhooks/${id(endpointId)}`,
+  revealSecret: (endpointId: string) => `/dashboard/webhooks/${id(endpointId)}/reveal`,
+  testWebhook: (endpointId: string) => `/dashboard/webhooks/${id(endpointId)}/test`,
+  deleteWebhook: (endpointId: string) => `/dashboard/webhooks/${id(endpointId)}/delete`,
+  risks: '/dashboard/risks',
+  risk: (riskId: string) => `/dashboard/risks/${id(riskId)}`,
+  acceptRisk: (riskId: string) => `/dashboard/risks/${id(riskId)}/accept`,
+  unacceptRisk: (riskId: string) => `/dashboard/risks/${id(riskId)}/unaccept`,
+} as const;
+
+/** A path with query parameters; empty values are left out. */
+export function withQuery(path: string, params: Record<string, string | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') query.set(name, value);
+  const text = query.toString();
+  return text === '' ? path : `${path}?${text}`;
+}

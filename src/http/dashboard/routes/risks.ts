@@ -1,0 +1,72 @@
+/** Risks: the filtered, paginated list, a risk's page, accepting with a note and un-accepting. */
+import type { Request, Response, Router } from 'express';
+import type { RiskSearch, RisksService } from '../../../app/risks-service.js';
+import { InvalidRequestError } from '../../../domain/errors.js';
+import { THREAT_LEVELS } from '../../../domain/risks/finding.js';
+import { formField, named, queryText, sessionOf } from '../context.js';
+import { asSentence, noticeFrom, withNotice } from '../notices.js';
+import { PATHS } from '../paths.js';
+import { riskPage, risksPage, type RiskFilterForm } from '../views/risks.js';
+
+export const RISKS_PER_PAGE = 25;
+
+/** The form's values, each kept only when it is one the form offers. */
+function filterForm(req: Request): RiskFilterForm {
+  const oneOf = (name: string, allowed: readonly string[]) => (allowed.includes(queryText(req, name)) ? queryText(req, name) : '');
+  return {
+    threat_level: oneOf('threat_level', THREAT_LEVELS),
+    status: oneOf('status', ['OPEN', 'CLOSED']),
+    accepted: oneOf('accepted', ['yes', 'no']),
+    target: queryText(req, 'target').trim().slice(0, 2048),
+  };
+}
+
+function searchOf(form: RiskFilterForm, pageToken: string): RiskSearch {
+  return {
+    filters: {
+      ...(form.threat_level === '' ? {} : { 'risk_definition.threat_level': [form.threat_level] }),
+      ...(form.status === '' ? {} : { status: [form.status] }),
+    },
+    accepted: form.accepted === '' ? undefined : form.accepted === 'yes',
+    targetContains: form.target === '' ? undefined : form.target,
+    pageSize: RISKS_PER_PAGE,
+    pageToken: pageToken === '' ? undefined : pageToken,
+  };
+}
+
+export function riskRoutes(router: Router, risks: RisksService): void {
+  router.get('/risks', named('dashboard.risks'), (req, res) => {
+    const session = sessionOf(res);
+    const filters = filterForm(req);
+    const pageToken = queryText(req, 'page_token');
+    const page = risks.search(session.account, searchOf(filters, pageToken), (risk) => risk);
+    res.type('html').send(
+      risksPage({ session, filters, risks: page.items, nextPageToken: page.nextPageToken, onLaterPage: pageToken !== '', notice: noticeFrom(req) }),
+    );
+  });
+
+  router.get('/risks/:id', named('dashboard.risk'), (req, res) => {
+    const session = sessionOf(res);
+    res.type('html').send(riskPage({ session, risk: risks.get(session.account, String(req.params.id)), notice: noticeFrom(req) }));
+  });
+
+  router.post('/risks/:id/accept', named('dashboard.acceptRisk'), (req, res) => {
+    const session = sessionOf(res);
+    const id = String(req.params.id);
+    const note = formField(req, 'note') ?? '';
+    try {
+      risks.accept(session.account, id, note);
+      res.redirect(303, withNotice(PATHS.risk(id), 'risk-accepted'));
+    } catch (error) {
+      if (!(error instanceof InvalidRequestError)) throw error;
+      res.status(400).type('html').send(riskPage({ session, risk: risks.get(session.account, id), noteError: { note, error: asSentence(error.message) } }));
+    }
+  });
+
+  router.post('/risks/:id/unaccept', named('dashboard.unacceptRisk'), (req, res) => {
+    const id = String(req.params.id);
+    risks.unaccept(sessionOf(res).account, id);
+    res.redirect(303, withNotice(PATHS.risk(id), 'risk-unaccepted'));
+  });
+}
+

@@ -1,0 +1,49 @@
+/**
+ * Response headers of every dashboard page, and the checks every POST
+ * passes: it must come from the service's own origin, and (once signed in)
+ * carry the session's synchronizer token.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { secretsEqual } from '../../app/dashboard-sessions.js';
+import { HttpError } from '../errors.js';
+import { formField, localsOf } from './context.js';
+
+export const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+  next();
+}
+
+const FOREIGN_POST = 'This form was sent from another site, so it was refused. Open the dashboard directly and try again.';
+
+/**
+ * Refuses a POST whose Origin names another site. The service's own origin
+ * is VIGIL_PUBLIC_URL's, or the one the request was addressed to (a browser
+ * on another site cannot send our Host with its own Origin). Without an
+ * Origin header, Sec-Fetch-Site, when sent, must say same-origin.
+ */
+export function sameOriginPosts(publicUrl: string) {
+  const publicOrigin = new URL(publicUrl).origin;
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    if (req.method !== 'POST') return next();
+    const origin = req.get('origin');
+    const addressed = `${req.protocol}://${req.get('host') ?? ''}`;
+    const allowed =
+      origin === undefined ? [undefined, 'same-origin'].includes(req.get('sec-fetch-site')) : origin === publicOrigin || origin === addressed;
+    next(allowed ? undefined : new HttpError(403, FOREIGN_POST));
+  };
+}
+
+/** Every signed-in POST carries the session's token in the hidden field `csrf`; compared in constant time. */
+export function requireCsrfToken(req: Request, res: Response, next: NextFunction): void {
+  if (req.method !== 'POST') return next();
+  const session = localsOf(res).session;
+  const valid = session !== undefined && secretsEqual(session.csrfToken, formField(req, 'csrf'));
+  next(valid ? undefined : new HttpError(403, 'This form has expired or did not come from this dashboard. Reload the page and try again.'));
+}

@@ -1,0 +1,102 @@
+/** Small pieces every page uses: notices, CSRF-carrying buttons, times and badges. */
+import { html, type HtmlValue, type SafeHtml } from '../html.js';
+
+export interface Notice {
+  kind: 'ok' | 'error';
+  text: string;
+}
+
+/** Success as a polite status message; an error as an alert, read out at once. */
+export function notice(message: Notice | undefined): SafeHtml | undefined {
+  if (message === undefined) return undefined;
+  return message.kind === 'ok'
+    ? html`<p class="notice notice-ok" role="status">${message.text}</p>`
+    : html`<p class="notice notice-error" role="alert">${message.text}</p>`;
+}
+
+export function csrfField(token: string): SafeHtml {
+  return html`<input type="hidden" name="csrf" value="${token}">`;
+}
+
+export interface PostButton {
+  action: string;
+  csrf: string;
+  label: HtmlValue;
+  variant?: 'primary' | 'secondary' | 'danger' | 'quiet';
+  small?: boolean;
+}
+
+/** A one-button form: every state change is a POST with the session's CSRF token. */
+export function postButton(button: PostButton): SafeHtml {
+  const classes = ['button', button.variant === undefined || button.variant === 'primary' ? '' : `button-${button.variant}`, button.small ? 'button-small' : '']
+    .filter(Boolean)
+    .join(' ');
+  return html`<form method="post" action="${button.action}">${csrfField(button.csrf)}<button type="submit" class="${classes}">${button.label}</button></form>`;
+}
+
+/** Text only assistive technology reads, to tell apart buttons that look alike ("Revoke" of which key). */
+export function hidden(text: string): SafeHtml {
+  return html`<span class="visually-hidden">${text}</span>`;
+}
+
+/** An ISO time shown in UTC, to the minute, with the exact value in datetime. */
+export function time(iso: string | null | undefined): SafeHtml {
+  if (iso === null || iso === undefined) return html`<span class="empty">never</span>`;
+  const shown = iso.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, ' UTC');
+  return html`<time datetime="${iso}">${shown}</time>`;
+}
+
+export function badge(kind: string, text: string): SafeHtml {
+  return html`<span class="badge badge-${kind.toLowerCase()}">${text}</span>`;
+}
+
+export interface InputField {
+  label: string;
+  name: string;
+  type?: 'text' | 'password' | 'url' | 'search';
+  value?: string;
+  hint?: string;
+  /** A sentence saying what is wrong with the value; marks the control invalid and describes it. */
+  error?: string | undefined;
+  required?: boolean;
+  maxLength?: number;
+  autocomplete?: string;
+  placeholder?: string;
+  multiline?: boolean;
+}
+
+/** A labelled control with its hint and error linked by aria-describedby. */
+export function inputField(input: InputField): SafeHtml {
+  const id = `field-${input.name}`;
+  const described = [input.hint === undefined ? '' : `${id}-hint`, input.error === undefined ? '' : `${id}-error`].filter(Boolean).join(' ');
+  const attributes = html`id="${id}" name="${input.name}"${input.required ? html` required` : ''}${
+    input.maxLength === undefined ? '' : html` maxlength="${input.maxLength}"`}${input.autocomplete === undefined ? '' : html` autocomplete="${input.autocomplete}"`}${
+    input.placeholder === undefined ? '' : html` placeholder="${input.placeholder}"`}${described === '' ? '' : html` aria-describedby="${described}"`}${
+    input.error === undefined ? '' : html` aria-invalid="true"`}`;
+  const control = input.multiline
+    ? html`<textarea ${attributes}>${input.value ?? ''}</textarea>`
+    : html`<input type="${input.type ?? 'text'}" ${attributes} value="${input.value ?? ''}">`;
+  return html`<div class="field">
+    <label for="${id}">${input.label}</label>
+    ${input.hint === undefined ? '' : html`<span class="hint" id="${id}-hint">${input.hint}</span>`}
+    ${control}
+    ${input.error === undefined ? '' : html`<span class="hint field-error" id="${id}-error" role="alert">${input.error}</span>`}
+  </div>`;
+}
+
+export interface SelectField {
+  label: string;
+  name: string;
+  options: ReadonlyArray<{ value: string; text: string }>;
+  selected: string;
+}
+
+export function selectField(select: SelectField): SafeHtml {
+  const id = `field-${select.name}`;
+  return html`<div class="field">
+    <label for="${id}">${select.label}</label>
+    <select id="${id}" name="${select.name}">${select.options.map(
+      (option) => html`<option value="${option.value}"${option.value === select.selected ? html` selected` : ''}>${option.text}</option>`,
+    )}</select>
+  </div>`;
+}

@@ -1,0 +1,141 @@
+import type { ActiveSession } from '../../../app/dashboard-sessions.js';
+import { THREAT_LEVELS } from '../../../domain/risks/finding.js';
+import { MAX_ACCEPT_NOTE_LENGTH, type RiskView } from '../../../domain/risks/risk.js';
+import { html, type SafeHtml } from '../html.js';
+import { PATHS, withQuery } from '../paths.js';
+import { badge, csrfField, inputField, postButton, selectField, time, type Notice } from './components.js';
+import { page } from './layout.js';
+
+/** The filter form's values as sent; '' means any. */
+export interface RiskFilterForm {
+  threat_level: string;
+  status: string;
+  accepted: string;
+  target: string;
+}
+
+export interface RisksView {
+  session: ActiveSession;
+  filters: RiskFilterForm;
+  risks: readonly RiskView[];
+  nextPageToken: string | undefined;
+  onLaterPage: boolean;
+  notice?: Notice | undefined;
+}
+
+const ANY = { value: '', text: 'Any' };
+
+function filterForm(filters: RiskFilterForm): SafeHtml {
+  return html`<form class="panel" method="get" action="${PATHS.risks}" role="search" aria-label="Filter risks">
+  <div class="field-row">
+    ${selectField({ label: 'Threat level', name: 'threat_level', selected: filters.threat_level, options: [ANY, ...THREAT_LEVELS.map((level) => ({ value: level, text: level }))] })}
+    ${selectField({ label: 'Status', name: 'status', selected: filters.status, options: [ANY, { value: 'OPEN', text: 'Open' }, { value: 'CLOSED', text: 'Closed' }] })}
+    ${selectField({ label: 'Accepted', name: 'accepted', selected: filters.accepted, options: [ANY, { value: 'yes', text: 'Accepted' }, { value: 'no', text: 'Not accepted' }] })}
+    ${inputField({ label: 'Target', name: 'target', type: 'search', value: filters.target, maxLength: 2048, placeholder: 'address or label' })}
+    <div class="actions"><button type="submit" class="button">Apply filters</button><a href="${PATHS.risks}">Clear</a></div>
+  </div>
+</form>`;
+}
+
+export function riskBadges(risk: RiskView): SafeHtml {
+  return html`${badge(risk.status, risk.status === 'OPEN' ? 'Open' : 'Closed')}${risk.isAccepted ? html` ${badge('accepted', 'Accepted')}` : ''}`;
+}
+
+function targetText(risk: RiskView): SafeHtml {
+  return risk.targetLabel === '' ? html`<span class="mono">${risk.target}</span>` : html`${risk.targetLabel}<br><span class="hint mono">${risk.target}</span>`;
+}
+
+function risksTable(risks: readonly RiskView[]): SafeHtml {
+  if (risks.length === 0) return html`<p class="empty">No risks match these filters.</p>`;
+  return html`<div class="table-wrap"><table>
+  <caption>Risks, newest first</caption>
+  <thead><tr><th scope="col">Title</th><th scope="col">Threat level</th><th scope="col">Status</th><th scope="col">Target</th><th scope="col">First detected</th></tr></thead>
+  <tbody>${risks.map(
+    (risk) => html`<tr>
+    <th scope="row"><a href="${PATHS.risk(risk.id)}">${risk.definition.title}</a></th>
+    <td>${badge(risk.definition.threat_level, risk.definition.threat_level)}</td>
+    <td>${riskBadges(risk)}</td>
+    <td>${targetText(risk)}</td>
+    <td>${time(risk.firstDetectedAt)}</td>
+  </tr>`,
+  )}</tbody>
+</table></div>`;
+}
+
+export function risksPage(view: RisksView): string {
+  const filterParams = { ...view.filters };
+  const pagination = html`<nav class="pagination" aria-label="Pages">
+  ${view.onLaterPage ? html`<a href="${withQuery(PATHS.risks, filterParams)}">First page</a>` : ''}
+  ${view.nextPageToken === undefined ? '' : html`<a href="${withQuery(PATHS.risks, { ...filterParams, page_token: view.nextPageToken })}">Next page</a>`}
+</nav>`;
+  return page(
+    { title: 'Risks', session: view.session, section: 'risks', notice: view.notice },
+    html`<h1>Risks</h1>
+<p class="lead">Findings on your targets, tracked across scans. Accept a risk that is a false positive or there by design: it then no longer lowers its target's health score.</p>
+${filterForm(view.filters)}
+${risksTable(view.risks)}
+${pagination}`,
+  );
+}
+
+export interface RiskPageView {
+  session: ActiveSession;
+  risk: RiskView;
+  noteError?: { note: string; error: string } | undefined;
+  notice?: Notice | undefined;
+}
+
+function acceptance(view: RiskPageView): SafeHtml {
+  const { risk, session } = view;
+  const history =
+    risk.acceptedBy.length === 0
+      ? html`<p class="empty">This risk has never been accepted.</p>`
+      : html`<div class="table-wrap"><table>
+  <caption>Acceptance notes, oldest first</caption>
+  <thead><tr><th scope="col">Accepted</th><th scope="col">Note</th></tr></thead>
+  <tbody>${risk.acceptedBy.map((entry) => html`<tr><th scope="row">${time(entry.created_at)}</th><td>${entry.note}</td></tr>`)}</tbody>
+</table></div>`;
+  const control = risk.isAccepted
+    ? html`<div class="actions">${postButton({ action: PATHS.unacceptRisk(risk.id), csrf: session.csrfToken, label: 'Un-accept risk', variant: 'secondary' })}</div>`
+    : html`<form class="stack" method="post" action="${PATHS.acceptRisk(risk.id)}">
+  ${csrfField(session.csrfToken)}
+  ${inputField({ label: 'Note', name: 'note', multiline: true, required: true, maxLength: MAX_ACCEPT_NOTE_LENGTH, hint: 'Why is this risk accepted? For example “false positive: the port is filtered upstream”.', value: view.noteError?.note, error: view.noteError?.error })}
+  <div><button type="submit" class="button">Accept risk</button></div>
+</form>`;
+  return html`<section class="panel" aria-labelledby="acceptance-heading">
+  <h2 id="acceptance-heading">Acceptance</h2>
+  <p>${risk.isAccepted ? 'This risk is accepted.' : 'This risk is not accepted.'}</p>
+  ${control}
+  ${history}
+</section>`;
+}
+
+export function riskPage(view: RiskPageView): string {
+  const { risk } = view;
+  const definition = risk.definition;
+  return page(
+    { title: definition.title, session: view.session, section: 'risks', notice: view.notice },
+    html`<p class="breadcrumb"><a href="${PATHS.risks}">Risks</a></p>
+<h1>${definition.title}</h1>
+<section class="panel" aria-labelledby="facts-heading">
+  <h2 id="facts-heading" class="visually-hidden">Facts</h2>
+  <dl class="facts">
+    <dt>Threat level</dt><dd>${badge(definition.threat_level, definition.threat_level)}</dd>
+    <dt>Status</dt><dd>${riskBadges(risk)}</dd>
+    <dt>Target</dt><dd>${targetText(risk)}</dd>
+    <dt>Tags</dt><dd>${risk.tags.length === 0 ? html`<span class="empty">none</span>` : risk.tags.join(', ')}</dd>
+    <dt>Scan type</dt><dd>${definition.scan_type}</dd>
+    <dt>CVSS</dt><dd>${definition.cvss === '' ? html`<span class="empty">not given</span>` : definition.cvss}</dd>
+    <dt>First detected</dt><dd>${time(risk.firstDetectedAt)}</dd>
+    <dt>Last detected</dt><dd>${time(risk.lastDetectedAt)}</dd>
+  </dl>
+</section>
+${acceptance(view)}
+<h2>Description</h2>
+<p>${definition.description === '' ? html`<span class="empty">none</span>` : definition.description}</p>
+<h2>Solution</h2>
+<p>${definition.solution === '' ? html`<span class="empty">none</span>` : definition.solution}</p>
+<h2>Additional information</h2>
+<pre>${JSON.stringify(definition.additional_info, null, 2)}</pre>`,
+  );
+}
