@@ -44,13 +44,13 @@ import { SqliteSourceRepository } from '../store/sources-repository.js';
 import { ScheduledScansService } from '../app/scheduled-scans-service.js';
 import { SqliteScheduledScanRepository } from '../store/scheduled-scans-repository.js';
 import { SqliteScheduledRunRepository } from '../store/scheduled-runs-repository.js';
-import { ScheduledScanController } from '../app/controller/scheduled-scan-controller.js';
+import { ScheduledScanController, type ScheduledScanControllerOptions } from '../app/controller/scheduled-scan-controller.js';
 import { RunNotifier } from '../app/run-notifier.js';
 import { loggingMailer, smtpMailer } from '../runtime/email/mailers.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScanController } from '../app/controller/scan-controller.js';
-import { systemTimers } from '../app/controller/timer.js';
+import { systemTimers, type Timers } from '../app/controller/timer.js';
 import { scannerFor } from '../domain/scanners/index.js';
 import { systemResolver } from '../runtime/dns-resolver.js';
 import { ProcessWorkloadRunner } from '../runtime/embedded/process-runner.js';
@@ -129,8 +129,13 @@ function webhookDispatcher(settings: Settings, core: Core, clock: Clock): Webhoo
   });
 }
 
-/** Creates the Scans of ScheduledScans when they are due (DESIGN.md 9). */
-function scheduledScanController(core: Core, clock: Clock, logger: Logger): ScheduledScanController {
+/** Creates the Scans of ScheduledScans when they are due (DESIGN.md 9); tests build it the same way with their own clock and hooks. */
+export function scheduledScanController(
+  core: Core,
+  clock: Clock,
+  timers: Timers,
+  hooks: Pick<ScheduledScanControllerOptions, 'onError' | 'onRun'>,
+): ScheduledScanController {
   return new ScheduledScanController({
     scheduledScans: core.scheduledScanRepository,
     runs: core.scheduledRuns,
@@ -138,10 +143,8 @@ function scheduledScanController(core: Core, clock: Clock, logger: Logger): Sche
     targets: core.targetRepository,
     scans: core.scans,
     clock,
-    timers: systemTimers(clock),
-    onError: (id, error) => logger.error({ scheduled_scan_id: id, err: error }, 'scheduled scan reconcile failed'),
-    onRun: (run) =>
-      logger.info({ scheduled_scan_id: run.scheduledScanId, run_at: run.runAt, scan_ids: run.scanIds, skipped: run.skipped }, 'scheduled run created its scans'),
+    timers,
+    ...hooks,
   });
 }
 
@@ -264,7 +267,11 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   });
   core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
   const dispatcher = webhookDispatcher(settings, core, clock);
-  const scheduler = scheduledScanController(core, clock, logger);
+  const scheduler = scheduledScanController(core, clock, systemTimers(clock), {
+    onError: (id, error) => logger.error({ scheduled_scan_id: id, err: error }, 'scheduled scan reconcile failed'),
+    onRun: (run) =>
+      logger.info({ scheduled_scan_id: run.scheduledScanId, run_at: run.runAt, scan_ids: run.scanIds, skipped: run.skipped }, 'scheduled run created its scans'),
+  });
   core.scheduledScans.onChanged((id) => scheduler.enqueue(id));
   const notifier = runNotifier(settings, core, clock, logger);
 

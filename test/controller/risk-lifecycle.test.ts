@@ -7,10 +7,8 @@
  */
 import { expect } from 'chai';
 import type { Scan } from '../../src/domain/scans/scan.js';
-import type { HostResolver, WorkloadOutput, WorkloadRunner, WorkloadStatus } from '../../src/app/ports.js';
-import { ScanController } from '../../src/app/controller/scan-controller.js';
-import { FakeTimers } from '../../src/app/controller/timer.js';
-import { parseCidrList } from '../../src/domain/targets/ipv4.js';
+import type { HostResolver, WorkloadOutput } from '../../src/app/ports.js';
+import type { ScanController } from '../../src/app/controller/scan-controller.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
@@ -18,7 +16,7 @@ import { InvalidRequestError, NotFoundError } from '../../src/domain/errors.js';
 import type { RiskView } from '../../src/domain/risks/risk.js';
 import type { Target } from '../../src/domain/targets/target.js';
 import { tempDir } from '../support/temp-dir.js';
-import { FakeRunner, escapeXml, nmapXml, portXml, xmlOutput, type NmapHostSpec, type OpenPort } from '../support/scripted-scans.js';
+import { FakeRunner, scriptedScanController, escapeXml, nmapXml, portXml, xmlOutput, type NmapHostSpec, type OpenPort } from '../support/scripted-scans.js';
 
 /** A Greenbone report with one result per entry, all on 127.0.0.1. */
 function openVasXml(results: Array<{ oid: string; name: string; port: string; severity: string; qod: number }>): string {
@@ -62,20 +60,7 @@ describe('the risk lifecycle (real controller and store, scripted nmap output)',
     runner = new FakeRunner();
     dnsTable.clear();
     dnsTable.set('public.example.com', ['93.184.216.34']);
-    controller = new ScanController({
-      scans: core.scanRepository,
-      runner,
-      resolver,
-      resultFiles: core.resultFiles,
-      history: core.history,
-      clock,
-      timers: new FakeTimers(),
-      maxConcurrentScans: 10,
-      allowTargets: parseCidrList('127.0.0.0/8'),
-      onError: (key, error) => {
-        throw new Error(`reconcile of ${key} failed: ${String(error)}`);
-      },
-    });
+    controller = scriptedScanController(core, runner, resolver, clock);
   });
   afterEach(() => {
     core.db.close();

@@ -6,12 +6,12 @@
  * run time.
  */
 import { expect } from 'chai';
-import { ScheduledScanController } from '../../src/app/controller/scheduled-scan-controller.js';
+import type { ScheduledScanController } from '../../src/app/controller/scheduled-scan-controller.js';
 import { FakeTimers } from '../../src/app/controller/timer.js';
 import type { ScheduledScanInput } from '../../src/app/scheduled-scans-service.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
-import { composeCore } from '../../src/main/composition-root.js';
+import { composeCore, scheduledScanController } from '../../src/main/composition-root.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const START = Date.parse('2026-03-01T08:00:00.000Z');
@@ -27,18 +27,7 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
 
   const clock = { now: () => new Date(timers.now()) };
 
-  function controller(): ScheduledScanController {
-    return new ScheduledScanController({
-      scheduledScans: core.scheduledScanRepository,
-      runs: core.scheduledRuns,
-      accounts: core.accountRepository,
-      targets: core.targetRepository,
-      scans: core.scans,
-      clock,
-      timers,
-      onError: (_id, error) => errors.push(error),
-    });
-  }
+  const controller = (): ScheduledScanController => scheduledScanController(core, clock, timers, { onError: (_id, error) => errors.push(error) });
 
   function schedule(body: Partial<ScheduledScanInput> = {}) {
     return core.scheduledScans.create(account, {

@@ -33,7 +33,8 @@ describe('scheduled scans, end to end with real nmap and a real SMTP server', fu
     await sink.close();
   });
 
-  it('a ONCE schedule without start_time runs now: an NMAP Scan with scheduled_by, then one e-mail with the open port', async () => {
+  /** A tagged loopback Target and a ONCE schedule of it without start_time (it runs now); returns the schedule's id. */
+  async function scheduleLabCheckNow(): Promise<string> {
     const target = await service.post('/v1/targets', { target: '127.0.0.1', tags: ['lab'] });
     expect(target.status, target.text).to.equal(200);
     const created = await service.post('/v1/scans/scheduled', {
@@ -45,7 +46,11 @@ describe('scheduled scans, end to end with real nmap and a real SMTP server', fu
       email_to: ['sec@example.com'],
     });
     expect(created.status, created.text).to.equal(200);
-    const id = created.body.data.id as string;
+    return created.body.data.id as string;
+  }
+
+  it('a ONCE schedule without start_time runs now: an NMAP Scan with scheduled_by, then one e-mail with the open port', async () => {
+    const id = await scheduleLabCheckNow();
 
     const scan = await waitFor(
       async () => ((await service.get('/v1/scans')).body.data as Array<{ id: string; scheduled_by?: string; state: string }>).find((s) => s.scheduled_by === id),
@@ -75,15 +80,7 @@ describe('scheduled scans, end to end with real nmap and a real SMTP server', fu
   it('without VIGIL_SMTP_URL the e-mail is written to the log instead', async () => {
     await service.stop();
     service = await TestService.start({ env: { VIGIL_ALLOW_TARGETS: '127.0.0.0/8' } });
-    await service.post('/v1/targets', { target: '127.0.0.1', tags: ['lab'] });
-    const created = await service.post('/v1/scans/scheduled', {
-      schedule: 'ONCE',
-      scan_types: ['NMAP'],
-      filter_set: { tags: ['lab'] },
-      email_notification: 'ALWAYS',
-      email_to: ['sec@example.com'],
-    });
-    expect(created.status, created.text).to.equal(200);
+    await scheduleLabCheckNow();
     const line = await waitFor(
       async () => service.logLines.map((text) => JSON.parse(text) as { msg: string; email?: { to: string[]; text: string } }).find((entry) => entry.msg === 'e-mail not sent: VIGIL_SMTP_URL is unset'),
       (found) => found !== undefined,

@@ -5,8 +5,8 @@
  * received message parsed into its MIME parts. Time is a hand-moved clock.
  */
 import { expect } from 'chai';
-import { ScanController } from '../../src/app/controller/scan-controller.js';
-import { ScheduledScanController } from '../../src/app/controller/scheduled-scan-controller.js';
+import type { ScanController } from '../../src/app/controller/scan-controller.js';
+import type { ScheduledScanController } from '../../src/app/controller/scheduled-scan-controller.js';
 import { FakeTimers } from '../../src/app/controller/timer.js';
 import type { HostResolver, ScheduledRun } from '../../src/app/ports.js';
 import { RunNotifier } from '../../src/app/run-notifier.js';
@@ -14,10 +14,9 @@ import type { ScheduledScanInput } from '../../src/app/scheduled-scans-service.j
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import { MAX_EMAIL_ATTEMPTS } from '../../src/domain/schedules/scheduled-run.js';
-import { parseCidrList } from '../../src/domain/targets/ipv4.js';
-import { composeCore } from '../../src/main/composition-root.js';
+import { composeCore, scheduledScanController } from '../../src/main/composition-root.js';
 import { smtpMailer } from '../../src/runtime/email/mailers.js';
-import { FakeRunner, nmapXml, xmlOutput, type NmapHostSpec } from '../support/scripted-scans.js';
+import { FakeRunner, nmapXml, scriptedScanController, xmlOutput, type NmapHostSpec } from '../support/scripted-scans.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 import { tcpListener } from '../support/listeners.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -63,32 +62,12 @@ describe('scheduled run e-mails (real SMTP server on loopback)', () => {
     account = core.accounts.createAccount({ name: 'acme' }).account;
     core.targets.create(account, { target: '127.0.0.1', label: 'web-1', tags: ['prod'] }, false);
     runner = new FakeRunner();
-    scheduler = new ScheduledScanController({
-      scheduledScans: core.scheduledScanRepository,
-      runs: core.scheduledRuns,
-      accounts: core.accountRepository,
-      targets: core.targetRepository,
-      scans: core.scans,
-      clock,
-      timers,
+    scheduler = scheduledScanController(core, clock, timers, {
       onError: (_id, error) => {
         throw error;
       },
     });
-    scanController = new ScanController({
-      scans: core.scanRepository,
-      runner,
-      resolver,
-      resultFiles: core.resultFiles,
-      history: core.history,
-      clock,
-      timers: new FakeTimers(),
-      maxConcurrentScans: 10,
-      allowTargets: parseCidrList('127.0.0.0/8'),
-      onError: (_id, error) => {
-        throw error;
-      },
-    });
+    scanController = scriptedScanController(core, runner, resolver, clock);
   });
 
   afterEach(async () => {

@@ -4,7 +4,12 @@
  * output rather than by poking the store.
  */
 import type { Scan } from '../../src/domain/scans/scan.js';
-import type { WorkloadOutput, WorkloadRunner, WorkloadStatus } from '../../src/app/ports.js';
+import type { HostResolver, WorkloadOutput, WorkloadRunner, WorkloadStatus } from '../../src/app/ports.js';
+import { ScanController } from '../../src/app/controller/scan-controller.js';
+import { FakeTimers } from '../../src/app/controller/timer.js';
+import type { Clock } from '../../src/domain/clock.js';
+import { parseCidrList } from '../../src/domain/targets/ipv4.js';
+import type { Core } from '../../src/main/composition-root.js';
 
 /** Finishes a workload with whatever outputs the test scripted for it. */
 export class FakeRunner implements WorkloadRunner {
@@ -62,3 +67,21 @@ export function nmapXml(hosts: NmapHostSpec[]): string {
 
 
 export const xmlOutput = (content: string): WorkloadOutput => ({ file: 'result.xml', contentType: 'application/xml', content: Buffer.from(content) });
+
+/** The real Scan controller on a core store, driving the scripted runner; loopback allowed; a failed reconcile fails the test. */
+export function scriptedScanController(core: Core, runner: FakeRunner, resolver: HostResolver, clock: Clock): ScanController {
+  return new ScanController({
+    scans: core.scanRepository,
+    runner,
+    resolver,
+    resultFiles: core.resultFiles,
+    history: core.history,
+    clock,
+    timers: new FakeTimers(),
+    maxConcurrentScans: 10,
+    allowTargets: parseCidrList('127.0.0.0/8'),
+    onError: (key, error) => {
+      throw new Error(`reconcile of ${key} failed: ${String(error)}`);
+    },
+  });
+}
