@@ -73,8 +73,10 @@ export class WebhookDispatcher {
   private readonly held = new Set<string>();
   private readonly inFlight = new Map<string, Promise<void>>();
   private unrecorded: DeliveryAttempt[] = [];
-  /** Where the next pass starts handing out claims when they did not go round last time. */
+  /** The last endpoint that got a claim when they did not go round: the next turns start after it. */
   private resumeAfter = '';
+  /** The last claims did not go round: an ended attempt makes room for the endpoints left waiting before its own gets more. */
+  private starved = false;
   private pollTimer: TimerHandle | undefined;
   private wakeTimer: TimerHandle | undefined;
   private flushTimer: TimerHandle | undefined;
@@ -131,32 +133,43 @@ export class WebhookDispatcher {
     }, delayMs);
   }
 
-  /** Fans new events out, claims for every endpoint with deliveries due and room for more, and starts what fits. */
+  /** Fans new events out, claims for the endpoints with deliveries due, and starts what fits. */
   private pass(): void {
     if (this.stopping) return;
     this.guard(() => {
       this.options.deliveries.fanOut();
-      const due = this.options.deliveries.endpointsWithDue(this.now().toISOString());
-      this.claim(this.roomsFor(due));
+      this.claimForAll();
     });
     this.startWaiting();
   }
 
-  /** How many each endpoint may claim: its batch, within what all endpoints may hold, handed out in turns that resume where the last pass stopped. */
+  /** Claims for every endpoint with deliveries due and room for more. */
+  private claimForAll(): void {
+    const due = this.options.deliveries.endpointsWithDue(this.now().toISOString());
+    const dueNow = new Set(due);
+    for (const [endpointId, lane] of this.lanes) if (!dueNow.has(endpointId)) lane.drained = true;
+    this.claim(this.roomsFor(due));
+  }
+
+  /** How many each endpoint may claim: its batch, in turns, within what all endpoints together may hold. */
   private roomsFor(endpointIds: readonly string[]): Map<string, number> {
     const rooms = new Map<string, number>();
     let budget = this.concurrency * (CLAIM_AHEAD + 1) - this.held.size;
     const from = endpointIds.findIndex((id) => id > this.resumeAfter);
     const turns = from <= 0 ? endpointIds : [...endpointIds.slice(from), ...endpointIds.slice(0, from)];
-    this.resumeAfter = '';
+    this.starved = false;
     for (const endpointId of turns) {
       const room = this.roomOf(endpointId);
       if (room === 0) continue;
-      if (budget <= 0) break;
+      if (budget <= 0) {
+        this.starved = true;
+        break;
+      }
       rooms.set(endpointId, Math.min(room, budget));
       budget -= room;
-      if (budget <= 0) this.resumeAfter = endpointId;
+      this.resumeAfter = endpointId;
     }
+    if (!this.starved) this.resumeAfter = '';
     return rooms;
   }
 
@@ -236,14 +249,12 @@ export class WebhookDispatcher {
     }
   }
 
-  /** The slot passes on: the endpoint claims its next batch when it is running low, then the next waiting delivery starts. */
+  /** The slot passes on: claims go round again when the endpoint runs low or others were left waiting, then the next delivery starts. */
   private afterAttempt(endpointId: string, lane: Lane): void {
     if (this.stopping) return;
-    if (!lane.drained) {
-      const room = this.roomOf(endpointId);
-      if (room > 0) this.guard(() => this.claim(new Map([[endpointId, room]])));
-    }
+    const runningLow = !lane.drained && this.roomOf(endpointId) > 0;
     if (lane.waiting.length === 0 && lane.running === 0) this.lanes.delete(endpointId);
+    if (runningLow || this.starved) this.guard(() => this.claimForAll());
     this.startWaiting();
   }
 

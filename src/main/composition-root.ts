@@ -36,6 +36,7 @@ import { DashboardSessionsService } from '../app/dashboard-sessions.js';
 import { SqliteDashboardSessionRepository } from '../store/dashboard-sessions-repository.js';
 import type { DashboardDeps } from '../http/dashboard/router.js';
 import { WebhookDispatcher } from '../app/webhook-dispatcher.js';
+import { NotifyingOutbox } from '../app/notifying-outbox.js';
 import { createWebhookAgent, deliverWebhook } from '../runtime/webhooks/https-delivery.js';
 import { readFileSync } from 'node:fs';
 import { SourcesService } from '../app/sources-service.js';
@@ -116,7 +117,7 @@ function dashboardDeps(settings: Settings, core: Core, clock: Clock): DashboardD
 }
 
 /** Signed webhook delivery over the guarded HTTPS agent (public addresses only, TLS verified, plus VIGIL_WEBHOOK_CA_FILE). */
-function webhookDispatcher(settings: Settings, core: Core, clock: Clock): WebhookDispatcher {
+function webhookDispatcher(settings: Settings, core: Core, clock: Clock, logger: Logger): WebhookDispatcher {
   const agent = createWebhookAgent({
     extraCaPem: settings.webhookCaFile === undefined ? undefined : readFileSync(settings.webhookCaFile, 'utf8'),
     allow: settings.allowTargets,
@@ -126,6 +127,7 @@ function webhookDispatcher(settings: Settings, core: Core, clock: Clock): Webhoo
     deliver: (endpoint, body, timestampMs) => deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent }),
     clock,
     timers: systemTimers(clock),
+    onError: (error) => logger.error({ err: error }, 'webhook dispatch failed; trying again at the next poll'),
   });
 }
 
@@ -187,7 +189,7 @@ export function composeCore(
   const resultFiles = new FileSystemResultFiles(join(settings.dataDir, 'results'));
   const riskRepository = new SqliteRiskRepository(db);
   const history = new RiskHistory(riskRepository, targetRepository, clock);
-  const outbox = new SqliteEventOutbox(db);
+  const outbox = new NotifyingOutbox(new SqliteEventOutbox(db));
   const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles, history, outbox);
   const uploads = new UploadsService(
     new SqliteUploadTokenRepository(db),
@@ -266,7 +268,8 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     onError: (scanId, error) => logger.error({ scan_id: scanId, err: error }, 'scan reconcile failed'),
   });
   core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
-  const dispatcher = webhookDispatcher(settings, core, clock);
+  const dispatcher = webhookDispatcher(settings, core, clock, logger);
+  core.outbox.onAppended(() => dispatcher.wake());
   const scheduler = scheduledScanController(core, clock, systemTimers(clock), {
     onError: (id, error) => logger.error({ scheduled_scan_id: id, err: error }, 'scheduled scan reconcile failed'),
     onRun: (run) =>

@@ -2,19 +2,23 @@
  * The webhook dispatcher on a real SQLite store: fan-out, signed delivery,
  * retries on SPEC.md's schedule with an injected clock (no sleeping), giving
  * up after 10 attempts, a restart that loses nothing, accounts never
- * crossing; and one run end to end from a real scan to a real HTTPS receiver.
+ * crossing; bounded concurrency in all and per endpoint, with a slow endpoint
+ * holding back only itself; and one run end to end from a real scan to a real
+ * HTTPS receiver.
  */
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeTimers } from '../../src/app/controller/timer.js';
-import { WebhookDispatcher, type DeliveryOutcome } from '../../src/app/webhook-dispatcher.js';
+import { WebhookDispatcher, type DeliveryOutcome, type DeliverWebhook, type WebhookDispatcherOptions } from '../../src/app/webhook-dispatcher.js';
 import type { WebhookEndpoint } from '../../src/app/ports.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { newEvent } from '../../src/domain/events/event.js';
 import { verifyWebhook } from '../../src/domain/webhooks/signature.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { SqliteWebhookDeliveryRepository } from '../../src/store/webhook-deliveries-repository.js';
+import { parseCidrList } from '../../src/domain/targets/ipv4.js';
+import { createWebhookAgent, deliverWebhook } from '../../src/runtime/webhooks/https-delivery.js';
 import { makeCertificates, startReceiver } from '../support/https-receiver.js';
 import { tcpListener } from '../support/listeners.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -29,7 +33,7 @@ describe('webhook dispatcher', () => {
   let answer: (endpoint: WebhookEndpoint) => DeliveryOutcome;
 
   const clock = () => ({ now: () => new Date(timers.now()) });
-  const dispatcher = () =>
+  const dispatcher = (options: Partial<WebhookDispatcherOptions> = {}) =>
     new WebhookDispatcher({
       deliveries: new SqliteWebhookDeliveryRepository(core.db),
       deliver: async (endpoint, body, timestampMs) => {
@@ -38,12 +42,13 @@ describe('webhook dispatcher', () => {
       },
       clock: clock(),
       timers,
+      ...options,
     });
 
   beforeEach(() => {
     dir = tempDir();
     timers = new FakeTimers(Date.parse('2026-11-21T10:00:00.000Z'));
-    core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path }), clock());
+    core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }), clock());
     sent = [];
     answer = () => ({ ok: true, status: 200, durationMs: 3 });
   });
@@ -134,6 +139,178 @@ describe('webhook dispatcher', () => {
     await restarted.tick();
     expect(sent).to.have.length(2);
     expect(deliveryState()[0]).to.deep.include({ state: 'DELIVERED', attempts: 2 });
+  });
+
+  describe('in flight', () => {
+    /** deliver() calls that stay open until the test answers them; counts what is open at once. */
+    class OpenCalls {
+      readonly open: Array<{ url: string; answer: () => void }> = [];
+      answered = 0;
+      maxOpen = 0;
+      readonly maxOpenPerEndpoint = new Map<string, number>();
+      readonly deliver: DeliverWebhook = (endpoint) =>
+        new Promise((resolve) => {
+          const call = {
+            url: endpoint.url,
+            answer: () => {
+              this.open.splice(this.open.indexOf(call), 1);
+              this.answered += 1;
+              resolve({ ok: true, status: 204, durationMs: 1 });
+            },
+          };
+          this.open.push(call);
+          this.maxOpen = Math.max(this.maxOpen, this.open.length);
+          this.maxOpenPerEndpoint.set(endpoint.url, Math.max(this.maxOpenPerEndpoint.get(endpoint.url) ?? 0, this.openTo(endpoint.url)));
+        });
+
+      openTo(url: string): number {
+        return this.open.filter((call) => call.url === url).length;
+      }
+
+      answer(calls: ReadonlyArray<{ answer: () => void }>): void {
+        for (const call of [...calls]) call.answer();
+      }
+    }
+    /** One turn of the event loop: lets answered deliveries finish and the next ones start. No timer moves. */
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const endpoints = (accountId: string, names: string[]) =>
+      names.map((name) => core.webhookEndpoints.add(accountId, name.startsWith('https:') ? name : `https://${name}.example.com/hook`).url);
+    const states = () =>
+      core.db.prepare('SELECT w.url, d.state, COUNT(*) AS n FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id GROUP BY 1, 2 ORDER BY 1, 2').all();
+
+    it('keeps at most `concurrency` deliveries in flight in all and at most `perEndpoint` to one endpoint', async () => {
+      const acme = account('acme');
+      const urls = endpoints(acme.id, ['a', 'b', 'c', 'd', 'e', 'f']);
+      for (let n = 0; n < 30; n++) record(acme.id, { n });
+      const calls = new OpenCalls();
+      const ticking = dispatcher({ deliver: calls.deliver, concurrency: 8, perEndpoint: 3 }).tick();
+      for (let turns = 0; calls.answered < 180 && turns < 1000; turns++) {
+        await turn();
+        // Holds back the calls to one endpoint for a few turns, so that they pile up to their bound.
+        calls.answer(calls.open.filter((call) => call.url !== urls[Math.floor(turns / 4) % 6]));
+      }
+      await ticking;
+      expect(calls.maxOpen).to.equal(8);
+      const perEndpoint = urls.map((url) => calls.maxOpenPerEndpoint.get(url)!);
+      expect(Math.max(...perEndpoint)).to.equal(3);
+      expect(states()).to.deep.equal(urls.map((url) => ({ url, state: 'DELIVERED', n: 30 })));
+    });
+
+    it('lets a slow endpoint hold only its own slots while deliveries to the others keep flowing', async () => {
+      const acme = account('acme');
+      const [slow, fast] = endpoints(acme.id, ['slow', 'fast']);
+      for (let n = 0; n < 20; n++) record(acme.id, { n });
+      const calls = new OpenCalls();
+      const ticking = dispatcher({ deliver: calls.deliver, concurrency: 6, perEndpoint: 4 }).tick();
+      for (let turns = 0; calls.answered < 20 && turns < 1000; turns++) {
+        await turn();
+        expect(calls.openTo(slow!)).to.be.at.most(4);
+        calls.answer(calls.open.filter((call) => call.url === fast));
+      }
+      await turn();
+      expect(calls.openTo(slow!)).to.equal(4); // never answered, still open
+      timers.advance(0); // the outcomes are written in batches, on a zero-delay timer
+      expect(states()).to.deep.equal([
+        { url: fast, state: 'DELIVERED', n: 20 },
+        { url: slow, state: 'PENDING', n: 20 },
+      ]);
+      for (let turns = 0; calls.answered < 40 && turns < 1000; turns++) {
+        await turn();
+        calls.answer(calls.open);
+      }
+      await ticking;
+      expect(states()).to.deep.equal([
+        { url: fast, state: 'DELIVERED', n: 20 },
+        { url: slow, state: 'DELIVERED', n: 20 },
+      ]);
+    });
+
+    it('starts on new events when woken, without waiting for the next poll', async () => {
+      const acme = account('acme');
+      endpoints(acme.id, ['one']);
+      const run = dispatcher({ intervalMs: 60_000 });
+      run.start();
+      timers.advance(0); // the first poll: nothing yet
+      record(acme.id, {});
+      run.wake();
+      timers.advance(0);
+      await turn();
+      expect(sent).to.have.length(1);
+      await run.stop();
+      expect(deliveryState()[0]).to.deep.include({ state: 'DELIVERED', attempts: 1 });
+    });
+
+    it('on stop, lets the attempts in flight end and gives the claimed ones not yet attempted back, to be sent after a restart', async () => {
+      const acme = account('acme');
+      endpoints(acme.id, ['one']);
+      for (let n = 0; n < 5; n++) record(acme.id, { n });
+      const calls = new OpenCalls();
+      const run = dispatcher({ deliver: calls.deliver, perEndpoint: 1 });
+      run.start();
+      timers.advance(0);
+      expect(calls.open).to.have.length(1);
+      const stopping = run.stop();
+      calls.answer(calls.open);
+      await stopping;
+      expect(calls.answered).to.equal(1);
+      expect(deliveryState().map((row) => [row.state, row.next_attempt_at])).to.have.deep.members([
+        ['DELIVERED', '2026-11-21T10:00:00.000Z'],
+        ...Array.from({ length: 4 }, () => ['PENDING', '2026-11-21T10:00:00.000Z']),
+      ]);
+      await dispatcher().tick();
+      expect(sent).to.have.length(4);
+      expect(deliveryState().every((row) => row.state === 'DELIVERED')).to.equal(true);
+    });
+
+    it('sends a delivery whose attempt was cut short by a crash again once its claim lapses, and not before', async () => {
+      const acme = account('acme');
+      endpoints(acme.id, ['one']);
+      record(acme.id, {});
+      const calls = new OpenCalls();
+      void dispatcher({ deliver: calls.deliver, claimMs: 60_000 }).tick(); // never answered: the process "dies" here
+      await turn();
+      expect(calls.open).to.have.length(1);
+      timers.advance(59_000);
+      await dispatcher().tick();
+      expect(sent).to.have.length(0);
+      timers.advance(1_000);
+      await dispatcher().tick();
+      expect(sent).to.have.length(1);
+      expect(deliveryState()[0]).to.deep.include({ state: 'DELIVERED', attempts: 1 });
+    });
+
+    it('over real HTTPS: a receiver that does not answer holds its own connections only, while another gets every event', async () => {
+      const certs = tempDir();
+      const pems = makeCertificates(certs.path);
+      const unanswered: Array<() => void> = [];
+      const answerHeld = () => unanswered.splice(0).forEach((respond) => respond());
+      const slow = await startReceiver(pems.serverKey, pems.serverCert, (_request, response) => unanswered.push(() => response.writeHead(204).end()));
+      const fast = await startReceiver(pems.serverKey, pems.serverCert, (_request, response) => response.writeHead(204).end());
+      const agent = createWebhookAgent({ extraCaPem: pems.caCert, allow: parseCidrList('127.0.0.0/8') });
+      try {
+        const acme = account('acme');
+        endpoints(acme.id, [slow.url, fast.url]);
+        for (let n = 0; n < 12; n++) record(acme.id, { n });
+        const deliver: DeliverWebhook = (endpoint, body, timestampMs) => deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent });
+        const ticking = dispatcher({ deliver, concurrency: 6, perEndpoint: 4 }).tick();
+        await waitFor(async () => fast.requests.length, (count) => count === 12, 'every event at the answering receiver');
+        expect(slow.requests).to.have.length(4);
+        expect(slow.connections).to.equal(4);
+        const answerAndCount = async () => {
+          answerHeld();
+          return slow.requests.length;
+        };
+        await waitFor(answerAndCount, (count) => count === 12, 'every event at the slow receiver');
+        answerHeld();
+        await ticking;
+        expect(states()).to.deep.equal([fast.url, slow.url].sort().map((url) => ({ url, state: 'DELIVERED', n: 12 })));
+      } finally {
+        answerHeld();
+        await agent.destroy();
+        await Promise.all([slow.close(), fast.close()]);
+        certs.remove();
+      }
+    });
   });
 });
 
