@@ -51,7 +51,7 @@ export interface Receiver {
 
 export type Respond = (request: IncomingMessage, response: ServerResponse) => void;
 
-export async function startReceiver(key: string, cert: string, respond: Respond): Promise<Receiver> {
+export async function startReceiver(key: string, cert: string, respond: Respond, port = 0): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const server: Server = createServer({ key, cert }, (request, response) => {
     const chunks: Buffer[] = [];
@@ -65,7 +65,7 @@ export async function startReceiver(key: string, cert: string, respond: Respond)
   const receiver = { connections: 0, requests } as Receiver;
   server.on('connection', () => (receiver.connections += 1));
   server.on('tlsClientError', () => undefined);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   receiver.port = (server.address() as AddressInfo).port;
   receiver.url = `https://127.0.0.1:${receiver.port}/hooks/vigil`;
   receiver.close = () =>
