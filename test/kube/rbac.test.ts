@@ -1,7 +1,9 @@
 /**
  * The operator's ClusterRole grants every verb the Kubernetes adapters use,
  * checked against the requests they actually sent to the fake API server in
- * a whole Scan's life (API scan, kubectl-applied scan, stop).
+ * a whole Scan's life (API scan, kubectl-applied scan, stop) and a
+ * ScheduledScan's (API create with a run, update, delete; kubectl apply,
+ * refusal, delete).
  */
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
@@ -42,10 +44,28 @@ function permissionOf(method: string, path: string, watch: boolean): [string, st
   return [group, subresource === undefined ? resource! : `${resource}/${subresource}`, verbOf(method, watch, name === undefined)];
 }
 
+/** A ScheduledScan through the API (a run included, whose Scan it owns) and one applied, edited, refused and deleted with kubectl. */
+async function scheduledScanLife(server: FakeKubeApiServer, service: TestService): Promise<void> {
+  const scheduledScan = (await service.post('/v1/scans/scheduled', { schedule: 'DAILY', scan_types: ['NMAP'], filter_set: { tags: ['prod'] }, email_notification: 'NEVER' })).body.data;
+  const name = `scheduledscan-${scheduledScan.id}`;
+  const crOf = (objectName: string, namespace = 'vigil-test-account') => server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', namespace, name: objectName });
+  await waitFor(async () => crOf(name), (cr) => (cr?.status as { lastRan?: string } | undefined)?.lastRan !== undefined, 'the run on the CR');
+  await service.put(`/v1/scans/scheduled/${scheduledScan.id}`, { schedule: 'WEEKLY', filter_set: { tags: ['prod'] }, email_notification: 'NEVER' });
+  await waitFor(async () => crOf(name), (cr) => cr?.spec !== undefined && (cr.spec as { schedule: string }).schedule === 'WEEKLY', 'the replaced spec');
+  await service.delete(`/v1/scans/scheduled/${scheduledScan.id}`);
+  const spec = { schedule: 'DAILY', scanTypes: ['NMAP'], filterSet: { tags: ['prod'] }, emailNotification: 'NEVER', startTime: '2099-01-01T00:00:00Z' };
+  server.setObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', metadata: { name: 'applied', namespace: 'vigil-test-account' }, spec } as never);
+  server.setObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', metadata: { name: 'stray', namespace: 'elsewhere' }, spec } as never);
+  await waitFor(async () => crOf('stray', 'elsewhere')?.status, (status) => status !== undefined, 'the refusal');
+  await waitFor(async () => (await service.get('/v1/scans/scheduled')).body.data, (rows) => rows.length === 1, 'the applied schedule');
+  server.deleteObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', namespace: 'vigil-test-account', name: 'applied' });
+  await waitFor(async () => (await service.get('/v1/scans/scheduled')).body.data, (rows) => rows.length === 0, 'the schedule deleted with its CR');
+}
+
 describe('config/rbac/operator.yaml', function () {
   this.timeout(30_000);
 
-  it('allows every request the operator makes in a Scan life', async () => {
+  it("allows every request the operator makes in a Scan's and a ScheduledScan's life", async () => {
     const rules = parseAllDocuments(readFileSync(new URL('../../config/rbac/operator.yaml', import.meta.url), 'utf8'))
       .map((document) => document.toJS())
       .find((object) => object.kind === 'ClusterRole').rules as Rule[];
@@ -61,12 +81,15 @@ describe('config/rbac/operator.yaml', function () {
       await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.progress, (progress) => progress >= 10, 'progress from the log');
       await service.post(`/v1/scans/${scan.id}/stop`);
       await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.state, (state) => state === 'STOPPED', 'STOPPED');
+      await scheduledScanLife(server, service);
     } finally {
       await service.stop();
       await server.stop();
     }
     const used = new Set(server.requests.map((request) => permissionOf(request.method, request.path, request.watch).join(' ')));
     expect(used.size).to.be.greaterThan(8);
+    for (const verb of ['list', 'watch', 'create', 'patch', 'delete']) expect(used, 'the ScheduledScan life was exercised').to.include(`vigil.dev scheduledscans ${verb}`);
+    expect(used).to.include('vigil.dev scheduledscans/status patch');
     const denied = [...used].filter((permission) => {
       const [group, resource, verb] = permission.split(' ');
       return !rules.some((rule) => rule.apiGroups.includes(group!) && rule.resources.includes(resource!) && rule.verbs.includes(verb!));
