@@ -23,19 +23,24 @@ export function securityHeaders(_req: Request, res: Response, next: NextFunction
 const FOREIGN_POST = 'This form was sent from another site, so it was refused. Open the dashboard directly and try again.';
 
 /**
- * Refuses a POST whose Origin names another site. The service's own origin
- * is VIGIL_PUBLIC_URL's, or the one the request was addressed to (a browser
- * on another site cannot send our Host with its own Origin). Without an
- * Origin header, Sec-Fetch-Site, when sent, must say same-origin.
+ * Refuses a POST from another site. The service's own origin is
+ * VIGIL_PUBLIC_URL's, or the one the request was addressed to (a browser on
+ * another site cannot send our Host with its own Origin). Browsers send
+ * `Origin: null` for same-origin form posts from pages with
+ * `Referrer-Policy: no-referrer`, as ours are; then Sec-Fetch-Site, which
+ * pages cannot set, must say same-origin. A client that sends neither header
+ * still needs the form's token.
  */
 export function sameOriginPosts(publicUrl: string) {
   const publicOrigin = new URL(publicUrl).origin;
   return (req: Request, _res: Response, next: NextFunction): void => {
     if (req.method !== 'POST') return next();
     const origin = req.get('origin');
-    const addressed = `${req.protocol}://${req.get('host') ?? ''}`;
-    const allowed =
-      origin === undefined ? [undefined, 'same-origin'].includes(req.get('sec-fetch-site')) : origin === publicOrigin || origin === addressed;
+    const site = req.get('sec-fetch-site');
+    let allowed: boolean;
+    if (origin !== undefined && origin !== 'null') allowed = origin === publicOrigin || origin === `${req.protocol}://${req.get('host') ?? ''}`;
+    else if (site !== undefined) allowed = site === 'same-origin';
+    else allowed = origin === undefined;
     next(allowed ? undefined : new HttpError(403, FOREIGN_POST));
   };
 }

@@ -30,6 +30,7 @@ h1, h2, h3 { line-height: 1.25; margin: 0 0 .75rem; }
 h1 { font-size: 1.6rem; }
 h2 { font-size: 1.2rem; margin-top: 2rem; }
 p { margin: 0 0 1rem; }
+.prose { white-space: pre-line; max-width: 60rem; }
 a { color: var(--accent); }
 a:hover { color: var(--accent-dark); }
 code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em; }
@@ -100,7 +101,7 @@ thead th { background: #eef1f5; font-size: .85rem; text-transform: uppercase; le
 tbody th { font-weight: 600; }
 tbody tr:last-child > * { border-bottom: none; }
 td form { margin: 0; }
-.table-wrap { overflow-x: auto; }
+.table-wrap { overflow-x: auto; margin-bottom: 1.5rem; }
 .empty { color: var(--ink-muted); font-style: italic; }
 
 .badge { display: inline-block; border-radius: 999px; padding: .05rem .6rem; font-size: .8rem; font-weight: 700; letter-spacing: .02em; white-space: nowrap; border: 1px solid transparent; }

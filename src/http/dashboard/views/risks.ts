@@ -132,9 +132,9 @@ export function riskPage(view: RiskPageView): string {
 </section>
 ${acceptance(view)}
 <h2>Description</h2>
-<p>${definition.description === '' ? html`<span class="empty">none</span>` : definition.description}</p>
+<p class="prose">${definition.description === '' ? html`<span class="empty">none</span>` : definition.description}</p>
 <h2>Solution</h2>
-<p>${definition.solution === '' ? html`<span class="empty">none</span>` : definition.solution}</p>
+<p class="prose">${definition.solution === '' ? html`<span class="empty">none</span>` : definition.solution}</p>
 <h2>Additional information</h2>
 <pre>${JSON.stringify(definition.additional_info, null, 2)}</pre>`,
   );

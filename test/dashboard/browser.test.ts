@@ -1,0 +1,193 @@
+/**
+ * The dashboard in a real browser: Debian's Chromium driven by
+ * playwright-core through a whole session. Elements are found by role and
+ * label, as assistive technology finds them, so markup that loses its labels
+ * or landmarks fails here. Screenshots of each page go to
+ * test-artifacts/screenshots for CI to keep.
+ */
+import { expect } from 'chai';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { importNmapReport, nmapReport } from '../support/dashboard-client.js';
+import { makeCertificates, startReceiver, type Receiver } from '../support/https-receiver.js';
+import { tempDir } from '../support/temp-dir.js';
+import { TestService } from '../support/test-service.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = 'test-artifacts/screenshots';
+const BOUND_MS = 30_000;
+
+describe('dashboard in a real browser (Chromium)', function () {
+  this.timeout(120_000);
+
+  let browser: Browser;
+  let page: Page;
+  let service: TestService;
+  let receiver: Receiver;
+  let certs: ReturnType<typeof tempDir>;
+  const problems: string[] = [];
+
+  before(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`Chromium is not installed at ${CHROMIUM}; install it with \`make system-deps\` (scripts/install-system-deps.sh) or \`apt-get install chromium\``);
+    }
+    certs = tempDir();
+    const pems = makeCertificates(certs.path);
+    const caFile = join(certs.path, 'ca.pem');
+    writeFileSync(caFile, pems.caCert);
+    receiver = await startReceiver(pems.serverKey, pems.serverCert, (_request, response) => {
+      response.writeHead(204);
+      response.end();
+    });
+    service = await TestService.start({ env: { VIGIL_ALLOW_TARGETS: '127.0.0.0/8', VIGIL_WEBHOOK_CA_FILE: caFile } });
+    await importNmapReport(service, service.apiKey, nmapReport('93.184.216.34', [
+      { port: 22, product: 'OpenSSH 7.4', cves: [{ id: 'CVE-2024-6387', cvss: '9.8' }, { id: 'CVE-2018-15919', cvss: '5.0' }] },
+      { port: 80, product: 'nginx 1.18.0' },
+      { port: 443, product: 'nginx 1.18.0' },
+    ]));
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // A CSP violation or a script error is a bug in the pages; 4xx answers to wrong input are not.
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 40[01]/.test(message.text())) problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await service?.stop();
+    await receiver?.close();
+    certs?.remove();
+  });
+
+  const screenshot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const main = () => page.getByRole('main');
+  const navLink = (name: string) => page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name });
+  const status = () => page.getByRole('status');
+
+  /** Reloads the page until the locator shows up: the dispatcher delivers on its own schedule. */
+  async function reloadUntilVisible(locator: Locator, what: string): Promise<void> {
+    const giveUpAt = Date.now() + BOUND_MS;
+    while ((await locator.count()) === 0) {
+      if (Date.now() > giveUpAt) throw new Error(`gave up waiting for ${what}`);
+      await page.waitForTimeout(250);
+      await page.reload();
+    }
+  }
+
+  it('signs in with the API key, behind a skip link and labelled fields', async () => {
+    await page.goto(`${service.baseUrl}/dashboard`);
+    expect(new URL(page.url()).pathname).to.equal('/dashboard/sign-in');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).to.equal('Skip to main content');
+    await screenshot('01-sign-in');
+
+    await page.getByLabel('API key').fill('vgl_not-the-right-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    expect(await page.getByRole('alert').textContent()).to.equal('That API key is not valid, or it has been revoked.');
+
+    await page.getByLabel('API key').fill(service.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/dashboard/risks');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).to.equal('Risks');
+    expect(await navLink('Risks').getAttribute('aria-current')).to.equal('page');
+    expect(await page.getByRole('banner').getByText('test-account').count()).to.equal(1);
+    expect(await main().getByRole('row').count()).to.equal(1 + 5); // header and five risks
+    await screenshot('02-risks');
+  });
+
+  it('creates an API key, shows it once, and revokes it', async () => {
+    await navLink('API keys').click();
+    await page.waitForURL('**/dashboard/keys');
+    expect(await navLink('API keys').getAttribute('aria-current')).to.equal('page');
+    await page.getByLabel('Key name').fill('browser test key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = await page.getByLabel('New API key').inputValue();
+    expect(shown).to.match(/^vgl_[A-Za-z0-9_-]{43}$/);
+    expect((await service.get('/v1/risks', { key: shown })).status).to.equal(200);
+    await screenshot('03-api-key-created');
+
+    await navLink('API keys').click();
+    expect(await page.getByLabel('New API key').count(), 'the key is shown only once').to.equal(0);
+    const row = main().getByRole('row', { name: /browser test key/ });
+    await row.getByRole('button', { name: 'Revoke key browser test key' }).click();
+    expect(await status().textContent()).to.include('The key is revoked.');
+    expect(await main().getByRole('row', { name: /browser test key/ }).getByText('Revoked').count()).to.equal(1);
+    expect((await service.get('/v1/risks', { key: shown })).status).to.equal(401);
+    await screenshot('04-api-keys');
+  });
+
+  it('adds a webhook endpoint, reveals its secret, sends a test event and sees it in the delivery log', async () => {
+    await navLink('Webhooks').click();
+    await page.getByLabel('Endpoint URL').fill('http://hooks.example.com/vigil');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    expect(await page.getByRole('alert').textContent()).to.match(/https/);
+
+    await page.getByLabel('Endpoint URL').fill(receiver.url);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).to.equal('Webhook endpoint');
+    expect(await status().textContent()).to.include('Endpoint added.');
+    expect(await page.getByRole('textbox', { name: 'Signing secret' }).count()).to.equal(0);
+    await page.getByRole('button', { name: 'Reveal signing secret' }).click();
+    const secret = await page.getByRole('textbox', { name: 'Signing secret' }).inputValue();
+    expect(secret).to.match(/^whsec_/);
+
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    expect(await status().textContent()).to.include('Test event queued.');
+    const delivered = main().getByRole('table').getByRole('row').filter({ hasText: 'HTTP 204' });
+    await reloadUntilVisible(delivered, 'the test event in the delivery log');
+    expect(await delivered.first().textContent()).to.include('webhook.test');
+    const received = receiver.requests.map((request) => JSON.parse(request.body));
+    expect(received.map((event) => event.type)).to.deep.equal(['webhook.test']);
+    expect(await delivered.first().textContent()).to.include(received[0].id);
+    await screenshot('05-webhook-endpoint');
+
+    await navLink('Webhooks').click();
+    expect(await main().getByRole('link', { name: receiver.url }).count()).to.equal(1);
+    await screenshot('06-webhooks');
+  });
+
+  it('filters risks, accepts one with a note, and un-accepts it', async () => {
+    await navLink('Risks').click();
+    await page.getByLabel('Threat level').selectOption('CRITICAL');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    const rows = main().getByRole('table').getByRole('row');
+    expect(await rows.count()).to.equal(2);
+    await rows.nth(1).getByRole('link').click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).to.match(/^CVE-2024-6387/);
+
+    await page.getByRole('button', { name: 'Accept risk' }).click();
+    const missing = await page.getByLabel('Note').evaluate((element) => (element as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing);
+    expect(missing, 'the browser asks for the note first').to.equal(true);
+    await page.getByLabel('Note').fill('Compensating control: SSH only reachable over the VPN.');
+    await page.getByRole('button', { name: 'Accept risk' }).click();
+    expect(await status().textContent()).to.equal('Risk accepted.');
+    expect(await main().getByText('This risk is accepted.').count()).to.equal(1);
+    expect(await main().getByRole('cell', { name: 'Compensating control: SSH only reachable over the VPN.' }).count()).to.equal(1);
+    await screenshot('07-risk-accepted');
+
+    await page.getByRole('button', { name: 'Un-accept risk' }).click();
+    expect(await status().textContent()).to.equal('Risk no longer accepted.');
+    expect(await main().getByText('This risk is not accepted.').count()).to.equal(1);
+
+    await navLink('Risks').click();
+    await page.getByLabel('Accepted').selectOption('no');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    expect(await main().getByRole('table').getByRole('row').count()).to.equal(1 + 5);
+  });
+
+  it('signs out, and the pages ran without script errors or CSP violations', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL('**/dashboard/sign-in?notice=signed-out');
+    expect(await status().textContent()).to.equal('You are signed out.');
+    await page.goto(`${service.baseUrl}/dashboard/keys`);
+    expect(new URL(page.url()).pathname).to.equal('/dashboard/sign-in');
+    expect(problems).to.deep.equal([]);
+  });
+});
