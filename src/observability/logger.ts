@@ -22,9 +22,11 @@ export const REDACTED_PATHS = [
   'req.headers["x-service-api-key"]',
   'req.headers.authorization',
   'req.headers.cookie',
+  'res.headers["set-cookie"]',
   'headers["x-service-api-key"]',
   'headers.authorization',
   'headers.cookie',
+  'headers["set-cookie"]',
 ];
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {

@@ -6,6 +6,8 @@
  */
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/observability/logger.js';
 import { DashboardClient } from '../support/dashboard-client.js';
 import { TestService } from '../support/test-service.js';
 
@@ -234,6 +236,15 @@ describe('dashboard: security headers', () => {
     expect(css.text).to.include(':focus-visible');
     expect((await client().get(icon)).headers.get('content-type')).to.match(/^image\/svg\+xml/);
     expect(page).to.not.match(/https?:\/\//);
+  });
+
+  it('redacts cookie headers, should a request or response ever be logged whole', () => {
+    const lines: string[] = [];
+    const logger = createLogger('info', new Writable({ write: (chunk, _encoding, done) => done(undefined, lines.push(String(chunk))) }));
+    logger.info({ req: { headers: { cookie: 'vigil_session=secret-token' } }, res: { headers: { 'set-cookie': ['vigil_session=secret-token; HttpOnly'] } } }, 'request');
+    logger.info({ headers: { cookie: 'vigil_sign_in=form-token', 'set-cookie': 'vigil_sign_in=form-token' } }, 'headers');
+    expect(lines.join('')).to.not.match(/secret-token|form-token/);
+    expect(lines.join('').match(/\[redacted\]/g)).to.have.length(4);
   });
 
   it('never logs keys, session tokens, CSRF tokens or cookies', async () => {
