@@ -5,9 +5,9 @@
  * informers against the fake API server, including a watch that breaks.
  */
 import { expect } from 'chai';
-import { FakeKubeApiServer } from '../support/fake-kube-apiserver.js';
-import { kubeConfig } from '../support/kubeconfig.js';
-import { TestService } from '../support/test-service.js';
+import type { FakeKubeApiServer } from '../support/fake-kube-apiserver.js';
+import { startKubeService, stopKubeService } from '../support/kube-service.js';
+import type { TestService } from '../support/test-service.js';
 import { waitFor } from '../support/wait.js';
 
 type ScanObject = { metadata: { labels?: Record<string, string> }; status?: { state?: string; conditions?: Array<{ type: string; status: string; reason: string; message: string }> } };
@@ -17,15 +17,8 @@ describe('Scans applied with kubectl (VIGIL_RUNTIME=kubernetes)', function () {
   let server: FakeKubeApiServer;
   let service: TestService;
 
-  beforeEach(async () => {
-    server = new FakeKubeApiServer();
-    await server.start();
-    service = await TestService.start({ env: { VIGIL_RUNTIME: 'kubernetes', VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }, kubeConfig: kubeConfig(server) });
-  });
-  afterEach(async () => {
-    await service.stop();
-    await server.stop();
-  });
+  beforeEach(async () => ({ server, service } = await startKubeService()));
+  afterEach(() => stopKubeService({ server, service }));
 
   const apply = (namespace: string, name: string, spec: Record<string, unknown>) =>
     server.setObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name, namespace }, spec } as never);

@@ -11,6 +11,8 @@ import { parse } from 'yaml';
 import { parseScheduledScanResource } from '../../src/domain/schedules/scheduled-scan-resource.js';
 import { FakeKubeApiServer, type KubeObject, type RecordedRequest } from '../support/fake-kube-apiserver.js';
 import { kubeConfig } from '../support/kubeconfig.js';
+import { tempDir } from '../support/temp-dir.js';
+import { startKubeService, stopKubeService } from '../support/kube-service.js';
 import { TestService } from '../support/test-service.js';
 import { waitFor } from '../support/wait.js';
 
@@ -60,15 +62,8 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
   let server: FakeKubeApiServer;
   let service: TestService;
 
-  beforeEach(async () => {
-    server = new FakeKubeApiServer();
-    await server.start();
-    service = await TestService.start({ env: { VIGIL_RUNTIME: 'kubernetes', VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }, kubeConfig: kubeConfig(server) });
-  });
-  afterEach(async () => {
-    await service.stop();
-    await server.stop();
-  });
+  beforeEach(async () => ({ server, service } = await startKubeService()));
+  afterEach(() => stopKubeService({ server, service }));
 
   const read = (name: string, namespace = NS) => server.getObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', namespace, name }) as ScheduledScanCr | undefined;
   /** As kubectl apply: a new spec on the main endpoint; the API server keeps uid and status and counts the generation. */
@@ -86,7 +81,8 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
     startTime: '2099-01-01T06:00:00Z',
     ...overrides,
   });
-  const untilCr = (name: string, done: (cr: ScheduledScanCr | undefined) => boolean, what: string, namespace = NS) => waitFor(async () => read(name, namespace), done, what);
+  const untilCr = async (name: string, done: (cr: ScheduledScanCr | undefined) => boolean, what: string, namespace = NS) =>
+    (await waitFor(async () => read(name, namespace), done, what)) as ScheduledScanCr;
   const listed = async () => (await service.get('/v1/scans/scheduled')).body.data as Array<Record<string, any>>;
 
   const nightly = { schedule: 'DAILY', scan_types: ['NMAP'], filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00.000Z', name: 'Nightly' };
@@ -290,5 +286,39 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
     const cr = await untilCr(`scheduledscan-${created.id}`, (found) => found?.status?.scheduledScanId === created.id, 'the status after the retry');
     expect(cr.status!.nextRun).to.equal(created.next_run);
     expect(service.logLines.some((line) => line.includes('scheduled scan not written to its custom resource; will retry'))).to.equal(true);
+  });
+});
+
+describe('ScheduledScan custom resources across a restart', function () {
+  this.timeout(60_000);
+
+  it('finds its CRs in step with their rows and writes nothing', async () => {
+    const server = new FakeKubeApiServer();
+    await server.start();
+    const dir = tempDir();
+    const options = { env: { VIGIL_RUNTIME: 'kubernetes' }, kubeConfig: kubeConfig(server), dataDir: dir.path };
+    try {
+      const first = await TestService.start(options);
+      const created = (await first.post('/v1/scans/scheduled', { schedule: 'DAILY', scan_types: ['NMAP'], filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00.000Z' })).body.data;
+      const spec = { schedule: 'WEEKLY', scanTypes: ['NMAP'], filterSet: { tags: ['prod'] }, emailNotification: 'NEVER', startTime: '2099-01-01T06:00:00Z' };
+      server.setObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', metadata: { name: 'applied', namespace: NS }, spec });
+      await waitFor(async () => (await first.get('/v1/scans/scheduled')).body.data, (rows) => rows.length === 2, 'both schedules');
+      await quietWrites(server);
+      await first.stop();
+      server.clearRequests();
+
+      const second = await TestService.start({ ...options, accountName: 'second' });
+      try {
+        expect(await quietWrites(server)).to.equal(0);
+        const crs = server.listObjects(API_VERSION, 'ScheduledScan', NS) as ScheduledScanCr[];
+        expect(crs.map((cr) => cr.metadata.name).sort()).to.deep.equal(['applied', `scheduledscan-${created.id}`]);
+        expect(crs.every((cr) => cr.status?.observedGeneration === cr.metadata.generation)).to.equal(true);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await server.stop();
+      dir.remove();
+    }
   });
 });

@@ -140,8 +140,12 @@ export class ScheduledScanMirror {
   /** Remembers a CR the informer saw without acting on it, so that later writes know it exists. */
   saw(id: string, object: ScheduledScanObject): void {
     const known = this.objects.get(id);
-    if (known !== undefined && known.uid === object.metadata?.uid && known.generation >= (object.metadata?.generation ?? 1)) return;
-    this.objects.set(id, knownFrom(object, object.status?.observedGeneration));
+    const same = known !== undefined && known.uid === object.metadata?.uid;
+    if (same && known.generation > (object.metadata?.generation ?? 1)) return; // the cache lags behind the mirror's own write
+    // A status in the cache may lag too: what the mirror observed never goes back.
+    const observed = Math.max(same ? (known.observedGeneration ?? 0) : 0, object.status?.observedGeneration ?? 0);
+    const seen = knownFrom(object, observed === 0 ? undefined : observed);
+    this.objects.set(id, same ? { ...seen, conditions: known.conditions } : seen);
   }
 
   /** The last generation of this CR (by uid) the row was compared with; undefined when the mirror knows none. */
