@@ -240,7 +240,13 @@ describe('dashboard: security headers', () => {
 
   it('redacts cookie headers, should a request or response ever be logged whole', () => {
     const lines: string[] = [];
-    const logger = createLogger('info', new Writable({ write: (chunk, _encoding, done) => done(undefined, lines.push(String(chunk))) }));
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const logger = createLogger('info', sink);
     logger.info({ req: { headers: { cookie: 'vigil_session=secret-token' } }, res: { headers: { 'set-cookie': ['vigil_session=secret-token; HttpOnly'] } } }, 'request');
     logger.info({ headers: { cookie: 'vigil_sign_in=form-token', 'set-cookie': 'vigil_sign_in=form-token' } }, 'headers');
     expect(lines.join('')).to.not.match(/secret-token|form-token/);
