@@ -85,7 +85,7 @@ describe('CoalescedWrites', () => {
     expect(timers.pending).to.equal(0);
   });
 
-  it('cancels waiting retries on stop, and settles one key without waiting for the others', async () => {
+  it('cancels waiting retries on stop and retries nothing after it, and settles one key without waiting for the others', async () => {
     const timers = new FakeTimers();
     const slow = gate();
     const writes = new CoalescedWrites<string>({
@@ -104,7 +104,9 @@ describe('CoalescedWrites', () => {
     expect(timers.pending).to.equal(1);
     writes.stop();
     expect(timers.pending).to.equal(0);
+    writes.request('failing', 'again'); // while shutting down: attempted once, not retried
     slow.open();
     await writes.flush();
+    expect(timers.pending).to.equal(0);
   });
 });

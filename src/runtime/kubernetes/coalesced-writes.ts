@@ -25,6 +25,7 @@ export class CoalescedWrites<T> {
   private readonly writing = new Map<string, Promise<void>>();
   private readonly failures = new Map<string, number>();
   private readonly retries = new Map<string, { handle: TimerHandle; request: T }>();
+  private stopped = false;
 
   constructor(private readonly options: CoalescedWritesOptions<T>) {}
 
@@ -45,8 +46,9 @@ export class CoalescedWrites<T> {
     while (this.writing.size > 0) await Promise.all(this.writing.values());
   }
 
-  /** Cancels the retries still waiting; in-flight writes finish (flush waits for them). */
+  /** Cancels the retries still waiting, and schedules none from now on; in-flight writes finish (flush waits for them). */
   stop(): void {
+    this.stopped = true;
     for (const key of [...this.retries.keys()]) this.cancelRetry(key);
   }
 
@@ -80,7 +82,7 @@ export class CoalescedWrites<T> {
   /** A newer request already queued goes out with the failed one folded in; otherwise the failed one waits for its backoff. */
   private scheduleRetry(key: string, request: T): void {
     const retry = this.options.retry;
-    if (retry === undefined) return;
+    if (retry === undefined || this.stopped) return;
     const queued = this.pending.get(key);
     if (queued !== undefined) {
       this.pending.set(key, this.merged(request, queued));
