@@ -33,7 +33,7 @@ function describe(error: unknown): Omit<ErrorView, 'session'> | undefined {
   return undefined;
 }
 
-export function notFoundPage(req: Request, res: Response): void {
+export function notFoundPage(_req: Request, res: Response): void {
   res.status(404).type('html').send(errorPage({ ...describe(new HttpError(404, 'There is no dashboard page at this address.'))!, session: localsOf(res).session }));
 }
 

@@ -54,7 +54,7 @@ export function createDashboardRouter(deps: DashboardDeps): Router {
 
   router.use(requireSession, requireCsrfToken);
   router.get('/', (_req, res) => res.redirect(303, PATHS.risks));
-  signOutRoute(router, { sessions: deps.sessions, signInLimiter: deps.signInLimiter, secureCookies });
+  signOutRoute(router, { sessions: deps.sessions, secureCookies });
   apiKeyRoutes(router, { accounts: deps.accounts, sessions: deps.sessions, secureCookies });
   webhookRoutes(router, deps.webhookEndpoints);
   riskRoutes(router, deps.risks);

@@ -73,7 +73,7 @@ export function signInRoutes(router: Router, deps: SignInDeps): void {
 }
 
 /** Sign-out sits behind the session and CSRF checks like every other form. */
-export function signOutRoute(router: Router, deps: SignInDeps): void {
+export function signOutRoute(router: Router, deps: Pick<SignInDeps, 'sessions' | 'secureCookies'>): void {
   router.post('/sign-out', named('dashboard.signOut'), (_req, res) => {
     endSession(res, deps.sessions, deps.secureCookies);
     res.redirect(303, withNotice(PATHS.signIn, 'signed-out'));
