@@ -265,6 +265,18 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
       expect((await service.get(`/v1/scans/scheduled/${row!.id}`)).body.data.scan_types).to.deep.equal(['NMAP']);
     });
 
+    it('ends with one schedule shown on the CR when a CR is deleted and applied again at once', async () => {
+      apply('nightly', daily());
+      await untilCr('nightly', (found) => found?.status?.scheduledScanId !== undefined, 'the first status');
+      server.deleteObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', namespace: NS, name: 'nightly' });
+      apply('nightly', daily({ schedule: 'WEEKLY' }));
+      const rows = await waitFor(listed, (found) => found.length === 1 && found[0]!.schedule === 'WEEKLY', 'one WEEKLY schedule');
+      const cr = await untilCr('nightly', (found) => found?.status?.scheduledScanId === rows[0]!.id && found.status.observedGeneration === 1, 'the new CR status');
+      expect(conditionOf(cr, 'Accepted')).to.include({ status: 'True' });
+      await quietWrites(server);
+      expect(await listed()).to.have.length(1);
+    });
+
     it('sends a bounded number of requests however often the CR is seen again (no feedback loop)', async () => {
       apply('nightly', daily());
       await waitFor(listed, (found) => found.length === 1, 'the applied schedule');

@@ -183,8 +183,9 @@ export class ScheduledScanMirror {
   private observe(id: string, object: ScheduledScanObject): void {
     const before = this.objects.get(id);
     const known = knownFrom(object, object.metadata?.generation);
-    if (before?.uid !== known.uid) this.lastWritten.delete(id);
-    this.objects.set(id, { ...known, conditions: before?.conditions ?? known.conditions });
+    const same = before?.uid === known.uid;
+    if (!same) this.lastWritten.delete(id); // a CR deleted and applied again: its status is written afresh
+    this.objects.set(id, same ? { ...known, conditions: before.conditions } : known);
     this.gone.delete(id);
     this.changed(id, false);
   }
@@ -240,7 +241,8 @@ export class ScheduledScanMirror {
     if (this.lastWritten.get(row.id) === text) return;
     await this.api.patchNamespacedCustomObjectStatus({ ...this.ref(location), body: { status } }, MERGE_PATCH);
     this.lastWritten.set(row.id, text);
-    known.conditions = status.conditions ?? [];
+    const current = this.objects.get(row.id); // the informer may have told more about the CR meanwhile
+    if (current !== undefined) current.conditions = status.conditions ?? [];
   }
 
   /** Orphans the Scans of earlier runs: deleting a schedule through the API keeps the Scans it ran, as their rows are kept. */
