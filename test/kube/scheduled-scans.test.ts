@@ -271,7 +271,7 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
       server.deleteObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', namespace: NS, name: 'nightly' });
       apply('nightly', daily({ schedule: 'WEEKLY' }));
       const rows = await waitFor(listed, (found) => found.length === 1 && found[0]!.schedule === 'WEEKLY', 'one WEEKLY schedule');
-      const cr = await untilCr('nightly', (found) => found?.status?.scheduledScanId === rows[0]!.id && found.status.observedGeneration === 1, 'the new CR status');
+      const cr = await untilCr('nightly', (found) => found?.status?.scheduledScanId === rows[0]!.id && found?.status?.observedGeneration === 1, 'the new CR status');
       expect(conditionOf(cr, 'Accepted')).to.include({ status: 'True' });
       await quietWrites(server);
       expect(await listed()).to.have.length(1);
