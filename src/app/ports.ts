@@ -261,7 +261,9 @@ export interface WebhookEndpointRepository {
 }
 
 export interface DueDelivery {
-  event: OutboxEvent;
+  eventId: string;
+  /** The serialized Event object: the same bytes to every endpoint and on every attempt. */
+  body: string;
   endpoint: WebhookEndpoint;
   attempts: number;
   /** Its next_attempt_at before it was claimed: where `release` puts it back. */
@@ -287,17 +289,22 @@ export interface WebhookDeliveryRepository {
   /** The endpoints that have a PENDING delivery due at `now` or earlier. */
   endpointsWithDue(now: string): string[];
   /**
-   * Takes up to `rooms.get(endpoint)` due deliveries of each endpoint, oldest
-   * first, and moves their next_attempt_at to `until`, so that no later claim
-   * selects them while their attempt runs; should the process die, they are
-   * due again at `until`. An attempt recorded, or `release`, ends the claim.
+   * In one transaction, as each commit waits for the disk: records `attempts`,
+   * then, given a claim, takes up to `rooms.get(endpoint)` due deliveries of
+   * each endpoint, oldest first, and moves their next_attempt_at to `until`,
+   * so that no later claim selects them while their attempt runs; should the
+   * process die, they are due again at `until`. An attempt recorded, or
+   * `release`, ends the claim.
    */
-  claimDue(now: string, until: string, rooms: ReadonlyMap<string, number>): DueDelivery[];
+  recordAndClaim(attempts: readonly DeliveryAttempt[], claim?: DueClaim): DueDelivery[];
   /** Gives claimed deliveries that were never attempted their due time back. */
   release(deliveries: readonly DueDelivery[]): void;
-  recordAttempt(attempt: DeliveryAttempt): void;
-  /** Records several attempts in one transaction. */
-  recordAttempts(attempts: readonly DeliveryAttempt[]): void;
+}
+
+export interface DueClaim {
+  now: string;
+  until: string;
+  rooms: ReadonlyMap<string, number>;
 }
 
 /** One delivery attempt as the dashboard's delivery log shows it. */

@@ -14,10 +14,9 @@
  * that end together are written in one transaction.
  */
 import type { Clock } from '../domain/clock.js';
-import { eventBody } from '../domain/events/event.js';
 import { MAX_DELIVERY_ATTEMPTS, nextAttemptAt } from '../domain/webhooks/retry-schedule.js';
 import type { TimerHandle, Timers } from './controller/timer.js';
-import type { DeliveryAttempt, DueDelivery, WebhookDeliveryRepository, WebhookEndpoint } from './ports.js';
+import type { DeliveryAttempt, DueClaim, DueDelivery, WebhookDeliveryRepository, WebhookEndpoint } from './ports.js';
 
 export interface DeliveryOutcome {
   ok: boolean;
@@ -49,13 +48,21 @@ export interface WebhookDispatcherOptions {
 export const DISPATCHER_DEFAULTS = { concurrency: 32, perEndpoint: 4, intervalMs: 1000, claimMs: 60_000 } as const;
 
 /**
- * An endpoint holds (runs or has claimed) up to this many times its slots, and
- * claims again once it is down to one slot's worth: a claim is a batch rather
- * than one row per attempt that ends. All endpoints together hold at most
+ * An endpoint holds (runs or has claimed) up to this many times its slots.
+ * Claims are batches, not a row per attempt that ends: they are made when an
+ * endpoint is down to one slot's worth, and then every endpoint down to half
+ * of what it may hold is topped up in the same transaction (each commit waits
+ * for the disk). All endpoints together hold at most
  * `concurrency * (CLAIM_AHEAD + 1)`: room for every slot, for the batches of
  * endpoints whose slots are all busy, and for more.
  */
-const CLAIM_AHEAD = 4;
+const CLAIM_AHEAD = 8;
+/**
+ * Outcomes wait this long to be written together: every commit is synced to
+ * disk, so one per attempt would bound throughput. Should the process die
+ * meanwhile, those deliveries are sent again once their claims lapse.
+ */
+export const RECORD_DELAY_MS = 20;
 
 /** One endpoint's deliveries in hand. */
 interface Lane {
@@ -173,18 +180,18 @@ export class WebhookDispatcher {
     return rooms;
   }
 
-  /** Nothing while the endpoint holds more than a slot's worth; otherwise enough to hold CLAIM_AHEAD times its slots. */
-  private roomOf(endpointId: string): number {
+  /** Enough to hold CLAIM_AHEAD times its slots, once it holds no more than `atMost`. */
+  private roomOf(endpointId: string, atMost = (this.perEndpoint * CLAIM_AHEAD) / 2): number {
     const lane = this.lanes.get(endpointId);
     const holding = lane === undefined ? 0 : lane.waiting.length + lane.running;
-    return holding > this.perEndpoint ? 0 : this.perEndpoint * CLAIM_AHEAD - holding;
+    return holding > atMost ? 0 : this.perEndpoint * CLAIM_AHEAD - holding;
   }
 
   private claim(rooms: ReadonlyMap<string, number>): void {
     if (rooms.size === 0) return;
     const now = this.now();
     const until = new Date(now.getTime() + (this.options.claimMs ?? DISPATCHER_DEFAULTS.claimMs)).toISOString();
-    const claimed = this.options.deliveries.claimDue(now.toISOString(), until, rooms);
+    const claimed = this.write({ now: now.toISOString(), until, rooms });
     const counts = new Map<string, number>();
     for (const delivery of claimed) {
       const endpointId = delivery.endpoint.id;
@@ -241,9 +248,7 @@ export class WebhookDispatcher {
 
   private async send(delivery: DueDelivery): Promise<DeliveryOutcome> {
     try {
-      // The same event id, and the same body, on every endpoint and every attempt.
-      const body = JSON.stringify(eventBody(delivery.event));
-      return await this.options.deliver(delivery.endpoint, body, this.now().getTime());
+      return await this.options.deliver(delivery.endpoint, delivery.body, this.now().getTime());
     } catch (error) {
       return { ok: false, error: error instanceof Error ? error.message : String(error), durationMs: 0 };
     }
@@ -252,7 +257,7 @@ export class WebhookDispatcher {
   /** The slot passes on: claims go round again when the endpoint runs low or others were left waiting, then the next delivery starts. */
   private afterAttempt(endpointId: string, lane: Lane): void {
     if (this.stopping) return;
-    const runningLow = !lane.drained && this.roomOf(endpointId) > 0;
+    const runningLow = !lane.drained && this.roomOf(endpointId, this.perEndpoint) > 0;
     if (lane.waiting.length === 0 && lane.running === 0) this.lanes.delete(endpointId);
     if (runningLow || this.starved) this.guard(() => this.claimForAll());
     this.startWaiting();
@@ -263,28 +268,32 @@ export class WebhookDispatcher {
     this.flushTimer = this.options.timers.setTimeout(() => {
       this.flushTimer = undefined;
       this.flush();
-    }, 0);
+    }, RECORD_DELAY_MS);
   }
 
-  /** Writes the outcomes of the attempts that ended since the last flush, in one transaction. */
   private flush(): void {
+    if (this.unrecorded.length > 0) this.guard(() => this.write());
+  }
+
+  /** Writes the outcomes of the attempts that ended since the last write, and makes the claim, in one transaction. */
+  private write(claim?: DueClaim): DueDelivery[] {
     if (this.flushTimer !== undefined) this.options.timers.clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     const attempts = this.unrecorded;
-    if (attempts.length === 0) return;
     this.unrecorded = [];
-    this.guard(
-      () => this.options.deliveries.recordAttempts(attempts),
-      // Kept for the next poll; until then their claims keep them from being sent again.
-      () => this.unrecorded.unshift(...attempts),
-    );
+    try {
+      return this.options.deliveries.recordAndClaim(attempts, claim);
+    } catch (error) {
+      // Kept for the next write; until then their claims keep them from being sent again.
+      this.unrecorded.unshift(...attempts);
+      throw error;
+    }
   }
 
-  private guard(work: () => void, onFailure?: () => void): void {
+  private guard(work: () => void): void {
     try {
       work();
     } catch (error) {
-      onFailure?.();
       if (this.options.onError === undefined) throw error;
       this.options.onError(error);
     }
@@ -299,7 +308,7 @@ function attemptRecord(delivery: DueDelivery, outcome: DeliveryOutcome, at: Date
   const attemptNumber = delivery.attempts + 1;
   const retryAt = outcome.ok ? undefined : nextAttemptAt(at, attemptNumber);
   return {
-    eventId: delivery.event.id,
+    eventId: delivery.eventId,
     endpointId: delivery.endpoint.id,
     attemptedAt: at.toISOString(),
     status: outcome.status ?? null,
@@ -311,5 +320,5 @@ function attemptRecord(delivery: DueDelivery, outcome: DeliveryOutcome, at: Date
 }
 
 function keyOf(delivery: DueDelivery): string {
-  return `${delivery.event.id}\u0000${delivery.endpoint.id}`;
+  return `${delivery.eventId}\u0000${delivery.endpoint.id}`;
 }

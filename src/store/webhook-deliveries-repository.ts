@@ -1,5 +1,5 @@
-import type { DeliveryAttempt, DueDelivery, WebhookDeliveryRepository } from '../app/ports.js';
-import type { EventType } from '../domain/events/event.js';
+import type { DeliveryAttempt, DueClaim, DueDelivery, WebhookDeliveryRepository } from '../app/ports.js';
+import { serializedEventBody, type EventType } from '../domain/events/event.js';
 import type { Database } from './database.js';
 
 interface DueRow {
@@ -59,20 +59,19 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     };
     const { dueFor, claim, release, attempt, update } = this.statements;
     this.transactions = {
-      claimDue: db.transaction((now: string, until: string, rooms: ReadonlyMap<string, number>): DueDelivery[] => {
-        const rows: DueRow[] = [];
-        for (const [endpointId, room] of rooms) if (room > 0) rows.push(...(dueFor.all(endpointId, now, room) as DueRow[]));
-        if (rows.length > 0) claim.run(until, JSON.stringify(rows.map((row) => [row.event_id, row.endpoint_id])));
-        return rows.map(dueDelivery);
-      }),
-      release: db.transaction((deliveries: readonly DueDelivery[]) => {
-        for (const { event, endpoint, dueAt } of deliveries) release.run({ eventId: event.id, endpointId: endpoint.id, dueAt });
-      }),
-      recordAttempts: db.transaction((attempts: readonly DeliveryAttempt[]) => {
+      recordAndClaim: db.transaction((attempts: readonly DeliveryAttempt[], due: DueClaim | undefined): DueDelivery[] => {
         for (const one of attempts) {
           attempt.run(one);
           update.run(one);
         }
+        if (due === undefined) return [];
+        const rows: DueRow[] = [];
+        for (const [endpointId, room] of due.rooms) if (room > 0) rows.push(...(dueFor.all(endpointId, due.now, room) as DueRow[]));
+        if (rows.length > 0) claim.run(due.until, JSON.stringify(rows.map((row) => [row.event_id, row.endpoint_id])));
+        return rows.map(dueDelivery);
+      }),
+      release: db.transaction((deliveries: readonly DueDelivery[]) => {
+        for (const { eventId, endpoint, dueAt } of deliveries) release.run({ eventId, endpointId: endpoint.id, dueAt });
       }),
     };
   }
@@ -92,27 +91,21 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     return this.statements.endpointsWithDue.all(now) as string[];
   }
 
-  claimDue(now: string, until: string, rooms: ReadonlyMap<string, number>): DueDelivery[] {
+  recordAndClaim(attempts: readonly DeliveryAttempt[], claim?: DueClaim): DueDelivery[] {
+    if (attempts.length === 0 && claim === undefined) return [];
     // IMMEDIATE: read and claim under one write lock, never a read lock upgraded.
-    return this.transactions.claimDue.immediate(now, until, rooms);
+    return this.transactions.recordAndClaim.immediate(attempts, claim);
   }
 
   release(deliveries: readonly DueDelivery[]): void {
     this.transactions.release(deliveries);
   }
-
-  recordAttempt(attempt: DeliveryAttempt): void {
-    this.transactions.recordAttempts([attempt]);
-  }
-
-  recordAttempts(attempts: readonly DeliveryAttempt[]): void {
-    if (attempts.length > 0) this.transactions.recordAttempts(attempts);
-  }
 }
 
 function dueDelivery(row: DueRow): DueDelivery {
   return {
-    event: { id: row.event_id, accountId: row.account_id, type: row.type, data: JSON.parse(row.payload), createdAt: new Date(row.event_created_at) },
+    eventId: row.event_id,
+    body: serializedEventBody({ id: row.event_id, accountId: row.account_id, type: row.type, createdAt: new Date(row.event_created_at) }, row.payload),
     endpoint: { id: row.endpoint_id, accountId: row.account_id, url: row.url, secret: row.secret, createdAt: row.endpoint_created_at },
     attempts: row.attempts,
     dueAt: row.next_attempt_at,

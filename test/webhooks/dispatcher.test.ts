@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeTimers } from '../../src/app/controller/timer.js';
-import { WebhookDispatcher, type DeliveryOutcome, type DeliverWebhook, type WebhookDispatcherOptions } from '../../src/app/webhook-dispatcher.js';
+import { RECORD_DELAY_MS, WebhookDispatcher, type DeliveryOutcome, type DeliverWebhook, type WebhookDispatcherOptions } from '../../src/app/webhook-dispatcher.js';
 import type { WebhookEndpoint } from '../../src/app/ports.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { newEvent } from '../../src/domain/events/event.js';
@@ -209,7 +209,7 @@ describe('webhook dispatcher', () => {
       }
       await turn();
       expect(calls.openTo(slow!)).to.equal(4); // never answered, still open
-      timers.advance(0); // the outcomes are written in batches, on a zero-delay timer
+      timers.advance(RECORD_DELAY_MS); // outcomes are written in batches, shortly after
       expect(states()).to.deep.equal([
         { url: fast, state: 'DELIVERED', n: 20 },
         { url: slow, state: 'PENDING', n: 20 },

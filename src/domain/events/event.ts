@@ -1,5 +1,5 @@
 /** Webhook events (SPEC.md, Events): recorded in the outbox, delivered later. */
-import { randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from './event-id.js';
 
 export const EVENT_TYPES = ['scan.created', 'scan.updated', 'risk.created', 'risk.updated'] as const;
 /**
@@ -21,7 +21,7 @@ export interface OutboxEvent {
 }
 
 export function newEvent(accountId: string, type: EventType, data: unknown, at: Date): OutboxEvent {
-  return { id: randomUUID(), accountId, type, data, createdAt: at };
+  return { id: timeOrderedUuid(at), accountId, type, data, createdAt: at };
 }
 
 /** A `webhook.test` event for one endpoint: signed, retried and logged like any other. */
@@ -39,4 +39,15 @@ export function eventBody(event: OutboxEvent) {
     type: event.type,
     data: event.data,
   };
+}
+
+/**
+ * JSON.stringify(eventBody(event)), byte for byte, from the data as the
+ * outbox stores it (JSON already): the dispatcher sends each event to every
+ * endpoint and on every attempt, and need not parse and serialize the data
+ * again each time.
+ */
+export function serializedEventBody(event: Omit<OutboxEvent, 'data'>, dataJson: string): string {
+  const head = JSON.stringify({ id: event.id, event_created_at: event.createdAt.toISOString(), created_at: event.createdAt.getTime(), type: event.type });
+  return `${head.slice(0, -1)},"data":${dataJson}}`;
 }

@@ -10,5 +10,9 @@ export const m0011WebhookDueByEndpoint: Migration = {
 -- another's. Partial: delivered and failed rows are most of the table and
 -- are never looked up this way.
 CREATE INDEX webhook_deliveries_pending_by_endpoint ON webhook_deliveries (endpoint_id, next_attempt_at) WHERE state = 'PENDING';
+
+-- Served the dispatcher's one query over all endpoints, which this index
+-- replaces; every claim and every attempt recorded had to move its entries.
+DROP INDEX webhook_deliveries_due;
 `,
 };
