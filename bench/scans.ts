@@ -21,6 +21,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { loadSettings } from '../src/config/settings.js';
 import { describeFake, runBare, type BareRun, type FakeKind } from './support/fake-scanner.js';
+import { envInteger } from './support/env.js';
 import { cleanup, tempDirectory } from './support/processes.js';
 import { startBenchService } from './support/scan-service.js';
 
@@ -28,14 +29,6 @@ const API_KEY_HEADER = 'X-SERVICE-API-KEY';
 /** The controller's default poll interval (ScanController.pollMs) and worker count (ScanController.start). */
 const CONTROLLER_POLL_MS = 2000;
 const CONTROLLER_WORKERS = 4;
-
-function envInteger(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number >= ${min} (got '${raw}')`);
-  return value;
-}
 
 function fakeKind(): FakeKind {
   const raw = process.env.BENCH_FAKE?.trim() || 'sh';

@@ -27,20 +27,13 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatProfile } from './support/cpu-profile.js';
 import { assertClean, combine, formatTable, runLoad, type LoadOptions, type LoadSample } from './support/load.js';
+import { envInteger } from './support/env.js';
 import { cleanup, freePort, newestMtime, startChild, tempDirectory, waitForHttp, type Child } from './support/processes.js';
 import { hostName, seedTargets } from './support/seed.js';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const PAGE_SIZE = 500;
 const API_KEY_HEADER = 'X-SERVICE-API-KEY';
-
-function envInteger(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number >= ${min} (got '${raw}')`);
-  return value;
-}
 
 const config = {
   duration: envInteger('BENCH_DURATION', 10, 1),

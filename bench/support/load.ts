@@ -71,7 +71,8 @@ export function runLoad(options: LoadOptions): Promise<LoadSample> {
   });
 }
 
-function percentile(sorted: readonly number[], fraction: number): number {
+/** The value at `fraction` (0.5 for the median) of ascending `sorted`. */
+export function percentile(sorted: readonly number[], fraction: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
 }

@@ -1,0 +1,293 @@
+/**
+ * Benchmark: webhook delivery. 10,000 events of one account that has 5 HTTPS
+ * endpoints on loopback, so 50,000 deliveries, through Vigil's real path:
+ * events appended to the SQLite outbox of a real store (composeCore on a temp
+ * data directory, every migration applied), the WebhookDispatcher with its
+ * default bounds over SqliteWebhookDeliveryRepository, and deliverWebhook
+ * over createWebhookAgent (the address guard allowing 127.0.0.0/8 as
+ * VIGIL_ALLOW_TARGETS would; TLS verified, the throwaway CA given as the extra
+ * CA), wired as the composition root wires them. Side by side, in the same
+ * run: a bare loop of the same signed POSTs (deliverWebhook over the same
+ * agent, so the same connections, within the same bounds) of bodies held in
+ * memory, with no database. Prints deliveries per second and the delay from
+ * an event's recording to its first attempt (p50/p99), and the ratio. Speed
+ * is printed, never asserted; only wrong answers fail (a delivery that is not
+ * 2xx, counts that do not add up).
+ *
+ * Two phases per run. Burst: the events recorded while delivery goes on, a
+ * transaction of BENCH_WEBHOOK_BATCH at a time, one per turn of the event
+ * loop; its delays are mostly queueing. Trickle: one event every 10 ms, well
+ * below capacity, so the delay is that of an event finding the dispatcher
+ * idle (the wake on append, fan-out, claim). The receivers run in a child
+ * process (bench/support/webhook-receivers.ts) and answer 204 at once.
+ *
+ *   npx tsx bench/webhooks.ts            (make bench runs it)
+ *   BENCH_WEBHOOK_EVENTS=10000  BENCH_WEBHOOK_ENDPOINTS=5  BENCH_WEBHOOK_BATCH=100  BENCH_WEBHOOK_TRICKLE=500
+ *   BENCH_WEBHOOK_RUNS=bare,vigil,bare   which runs, in order (one alone to profile it)
+ */
+import { existsSync, statSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import type { Agent } from 'undici';
+import type { WebhookEndpoint } from '../src/app/ports.js';
+import type { DeliverWebhook } from '../src/app/webhook-dispatcher.js';
+import type { OutboxEvent } from '../src/domain/events/event.js';
+import { makeCertificates } from '../test/support/https-receiver.js';
+import { envInteger } from './support/env.js';
+import { percentile } from './support/load.js';
+import { cleanup, newestMtime, startChild, tempDirectory, type Child } from './support/processes.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// The compiled build when it is up to date (make bench builds first): code run
+// through tsx carries its helpers and would be measured slower than it runs.
+const dist = join(ROOT, 'dist/src/main/composition-root.js');
+const compiled = existsSync(dist) && statSync(dist).mtimeMs >= newestMtime(join(ROOT, 'src'));
+const load = <T>(path: string): Promise<T> => import(join(ROOT, compiled ? `dist/src/${path}.js` : `src/${path}.ts`)) as Promise<T>;
+const { systemTimers } = await load<typeof import('../src/app/controller/timer.js')>('app/controller/timer');
+const { DISPATCHER_DEFAULTS, WebhookDispatcher } = await load<typeof import('../src/app/webhook-dispatcher.js')>('app/webhook-dispatcher');
+const { loadSettings } = await load<typeof import('../src/config/settings.js')>('config/settings');
+const { systemClock } = await load<typeof import('../src/domain/clock.js')>('domain/clock');
+const { eventBody, newEvent } = await load<typeof import('../src/domain/events/event.js')>('domain/events/event');
+const { composeCore } = await load<typeof import('../src/main/composition-root.js')>('main/composition-root');
+const { createWebhookAgent, deliverWebhook } = await load<typeof import('../src/runtime/webhooks/https-delivery.js')>('runtime/webhooks/https-delivery');
+const { SqliteWebhookDeliveryRepository } = await load<typeof import('../src/store/webhook-deliveries-repository.js')>('store/webhook-deliveries-repository');
+
+const config = {
+  events: envInteger('BENCH_WEBHOOK_EVENTS', 10_000, 1),
+  endpoints: envInteger('BENCH_WEBHOOK_ENDPOINTS', 5, 1),
+  batch: envInteger('BENCH_WEBHOOK_BATCH', 100, 1),
+  trickle: envInteger('BENCH_WEBHOOK_TRICKLE', 500, 0),
+  runs: (process.env.BENCH_WEBHOOK_RUNS?.trim() || 'bare,vigil,bare').split(',').map((run) => run.trim()),
+  concurrency: DISPATCHER_DEFAULTS.concurrency,
+  perEndpoint: DISPATCHER_DEFAULTS.perEndpoint,
+};
+for (const run of config.runs) if (run !== 'bare' && run !== 'vigil') throw new Error(`BENCH_WEBHOOK_RUNS lists bare and vigil runs (got '${run}')`);
+const log = (line = '') => process.stdout.write(`${line}\n`);
+
+/** A Scan object as scan.updated carries it: about 600 bytes of JSON, 750 for the whole Event object. */
+function scanPayload(n: number) {
+  return {
+    id: `scan-${n}`, name: `nightly ${n}`, type: 'NMAP', state: 'RUNNING', progress: n % 100, targets: ['203.0.113.10', 'www.example.com'],
+    target_ids: ['1f0c1a52-4b7e-4a8e-9d8e-1d2f3a4b5c6d'], created_at: '2026-11-21T10:00:00.000Z', started_at: '2026-11-21T10:00:01.000Z',
+    finished_at: null, result_files: [], options: { ports: 'top-1000', timing: 'T4' }, tags: ['bench', 'production'],
+    risk_counts: { new_open: 3, still_open: 12, closed: 1 }, skipped_targets: [], scheduled_scan_id: null, source_id: null,
+    description: 'Nightly port scan of the public edge, created by the scheduled scan "nightly"; see the risks tab for what it found.',
+  };
+}
+
+/** Burst: the events recorded as fast as the service could, a transaction of BENCH_WEBHOOK_BATCH per turn of the event loop. Trickle: one event every 10 ms, well below capacity, for the delay of a lone event. */
+const PHASES = [
+  { name: 'burst', events: config.events, batch: config.batch, gapMs: 0 },
+  { name: 'trickle', events: config.trickle, batch: 1, gapMs: 10 },
+].filter((phase) => phase.events > 0);
+type Phase = (typeof PHASES)[number];
+
+interface Measured {
+  run: string;
+  phase: string;
+  ms: number;
+  delaysMs: number[];
+  cpuMs: number;
+  eventLoopBusy: number;
+}
+
+/**
+ * Wraps `send` to note the delay of each POST from its event's recording (the
+ * body's created_at, epoch ms) to the attempt's timestamp, phase by phase.
+ */
+class Meter {
+  readonly deliver: DeliverWebhook;
+  private delaysMs: number[] = [];
+  private expected = 0;
+  private succeeded = 0;
+  private settle = { resolve: (_delays: number[]) => undefined as void, reject: (_error: Error) => undefined as void };
+
+  constructor(send: DeliverWebhook) {
+    this.deliver = async (endpoint, body, timestampMs) => {
+      this.delaysMs.push(timestampMs - Number(/"created_at":(\d+)/.exec(body)![1]));
+      const outcome = await send(endpoint, body, timestampMs);
+      if (!outcome.ok) this.settle.reject(new Error(`a delivery to ${endpoint.url} failed: ${outcome.error ?? outcome.status}`));
+      else if (++this.succeeded === this.expected) this.settle.resolve(this.delaysMs);
+      return outcome;
+    };
+  }
+
+  /** Counts afresh; resolves with the delays once `expected` deliveries succeeded, and fails at the first failure. */
+  phase(expected: number): Promise<number[]> {
+    this.delaysMs = [];
+    this.expected = expected;
+    this.succeeded = 0;
+    return new Promise((resolve, reject) => (this.settle = { resolve, reject }));
+  }
+}
+
+/** Records the phase's events, as the service would while delivering. */
+async function recordPhase(phase: Phase, accountId: string, append: (events: OutboxEvent[]) => void): Promise<void> {
+  for (let first = 0; first < phase.events; first += phase.batch) {
+    const count = Math.min(phase.batch, phase.events - first);
+    const at = new Date();
+    append(Array.from({ length: count }, (_, index) => newEvent(accountId, 'scan.updated', scanPayload(first + index), at)));
+    await (phase.gapMs === 0 ? nextTurn() : sleep(phase.gapMs));
+  }
+}
+
+/** Records each phase's events and waits for all their deliveries, measuring time, CPU and event-loop use. */
+async function measurePhases(run: string, meter: Meter, accountId: string, append: (events: OutboxEvent[]) => void): Promise<Measured[]> {
+  const measured: Measured[] = [];
+  for (const phase of PHASES) {
+    const cpu = process.cpuUsage();
+    const elu = performance.eventLoopUtilization();
+    const started = performance.now();
+    const done = meter.phase(phase.events * config.endpoints);
+    await recordPhase(phase, accountId, append);
+    const delaysMs = await done;
+    const used = process.cpuUsage(cpu);
+    const ms = performance.now() - started;
+    measured.push({ run, phase: phase.name, ms, delaysMs, cpuMs: (used.user + used.system) / 1000, eventLoopBusy: performance.eventLoopUtilization(elu).utilization });
+  }
+  return measured;
+}
+
+/** Vigil's path: the outbox of a real store, the dispatcher, its repository, deliverWebhook. */
+async function runVigil(dataDir: string, agent: Agent, urls: readonly string[]): Promise<Measured[]> {
+  const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dataDir, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }));
+  try {
+    const account = core.accounts.createAccount({ name: 'bench' }).account;
+    for (const url of urls) core.webhookEndpoints.add(account.id, url);
+    const meter = new Meter((endpoint, body, timestampMs) => deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent }));
+    const dispatcher = new WebhookDispatcher({
+      deliveries: new SqliteWebhookDeliveryRepository(core.db),
+      deliver: meter.deliver,
+      clock: systemClock,
+      timers: systemTimers(systemClock),
+      onError: (error) => process.stderr.write(`dispatcher: ${String(error)}\n`),
+    });
+    core.outbox.onAppended(() => dispatcher.wake());
+    dispatcher.start();
+    const measured = await measurePhases('vigil', meter, account.id, (events) => core.db.transaction(() => core.outbox.append(events))());
+    await dispatcher.stop();
+    const total = PHASES.reduce((sum, phase) => sum + phase.events, 0) * config.endpoints;
+    const states = core.db.prepare('SELECT state, COUNT(*) AS n, SUM(attempts) AS attempts FROM webhook_deliveries GROUP BY state').all();
+    if (JSON.stringify(states) !== JSON.stringify([{ state: 'DELIVERED', n: total, attempts: total }])) {
+      throw new Error(`vigil: expected ${total} deliveries DELIVERED at the first attempt, found ${JSON.stringify(states)}`);
+    }
+    return measured;
+  } finally {
+    core.db.close();
+  }
+}
+
+/** The practical limit: the same signed POSTs within the same bounds, bodies in memory, no database. */
+async function runBare(name: string, agent: Agent, urls: readonly string[]): Promise<Measured[]> {
+  const endpoints: WebhookEndpoint[] = urls.map((url, index) => ({ id: `bare-${index}`, accountId: 'bare', url, secret: `whsec_bare_${index}`, createdAt: '' }));
+  const queues = endpoints.map(() => [] as string[]);
+  const running = endpoints.map(() => 0);
+  let inFlight = 0;
+  let turn = 0;
+  const meter = new Meter((endpoint, body, timestampMs) => deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent }));
+  const pump = () => {
+    for (let idle = 0; inFlight < config.concurrency && idle < endpoints.length; turn = (turn + 1) % endpoints.length) {
+      if (queues[turn]!.length === 0 || running[turn]! >= config.perEndpoint) {
+        idle += 1;
+        continue;
+      }
+      idle = 0;
+      const index = turn;
+      inFlight += 1;
+      running[index]! += 1;
+      void meter.deliver(endpoints[index]!, queues[index]!.shift()!, Date.now()).then(() => {
+        inFlight -= 1;
+        running[index]! -= 1;
+        pump();
+      });
+    }
+  };
+  return measurePhases(name, meter, 'bare', (events) => {
+    for (const event of events) {
+      const body = JSON.stringify(eventBody(event));
+      for (const queue of queues) queue.push(body);
+    }
+    pump();
+  });
+}
+
+async function startReceivers(certDir: string): Promise<{ child: Child; urls: string[] }> {
+  const child = startChild('receivers', process.execPath, ['--import', 'tsx', join(ROOT, 'bench/support/webhook-receivers.ts'), join(certDir, 'server.key'), join(certDir, 'server.crt'), String(config.endpoints)], process.env, ROOT);
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
+    const ports = /listening ([\d ]+)\n/.exec(child.output())?.[1];
+    if (ports !== undefined) return { child, urls: ports.split(' ').map((port, index) => `https://127.0.0.1:${port}/hooks/${index}`) };
+    if (child.process.exitCode !== null) break;
+  }
+  throw new Error(`the receivers did not start:\n${child.output()}`);
+}
+
+/** The connections the runs use (as many per endpoint as it may have in flight), TLS and the JIT, for whichever run comes first. */
+async function warmUp(agent: Agent, urls: readonly string[]): Promise<void> {
+  const chain = async (url: string) => {
+    for (let n = 0; n < 200; n++) {
+      const outcome = await deliverWebhook({ url, secret: 'warm-up', body: `{"n":${n}}`, timestampMs: Date.now(), agent });
+      if (!outcome.ok) throw new Error(`warm-up POST to ${url} failed: ${outcome.error ?? outcome.status}`);
+    }
+  };
+  await Promise.all(urls.flatMap((url) => Array.from({ length: config.perEndpoint }, () => chain(url))));
+}
+
+function report(measured: readonly Measured[]): void {
+  const header = ['run', 'phase', 'deliveries', 'seconds', 'deliveries/s', 'delay p50 ms', 'delay p99 ms', 'CPU s', 'event loop busy'];
+  const rows = measured.map((m) => {
+    const sorted = [...m.delaysMs].sort((a, b) => a - b);
+    const perSecond = ((m.delaysMs.length / m.ms) * 1000).toFixed(0);
+    return [m.run, m.phase, String(m.delaysMs.length), (m.ms / 1000).toFixed(2), m.phase === 'burst' ? perSecond : `(paced) ${perSecond}`, percentile(sorted, 0.5).toFixed(0), percentile(sorted, 0.99).toFixed(0), (m.cpuMs / 1000).toFixed(2), `${(100 * m.eventLoopBusy).toFixed(0)}%`];
+  });
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (row: readonly string[]) => row.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  log([line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n'));
+  const burstRate = (run: string) => {
+    const bursts = measured.filter((m) => m.phase === 'burst' && m.run.startsWith(run));
+    return bursts.length === 0 ? undefined : bursts.reduce((sum, m) => sum + m.delaysMs.length, 0) / bursts.reduce((sum, m) => sum + m.ms / 1000, 0);
+  };
+  const [vigil, bare] = [burstRate('vigil'), burstRate('bare')];
+  if (vigil !== undefined && bare !== undefined) log(`\nratio of burst deliveries/s, vigil / bare (bare runs pooled): ${(vigil / bare).toFixed(2)}`);
+}
+
+async function main(): Promise<void> {
+  const cpuList = cpus();
+  log(`Webhooks benchmark: events of one account with ${config.endpoints} HTTPS endpoints on loopback, each event to every endpoint`);
+  log(`  burst: ${config.events} events (${config.events * config.endpoints} deliveries), recorded ${config.batch} per transaction, one transaction per event-loop turn`);
+  log(`  trickle: ${config.trickle} events (${config.trickle * config.endpoints} deliveries), one every 10 ms: the delay of events that find the dispatcher idle`);
+  log(`machine: node ${process.version}, ${cpuList.length} CPUs (${cpuList[0]?.model.trim() ?? 'unknown model'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ${process.platform}/${process.arch}`);
+  log(`code: ${compiled ? 'dist/ (compiled)' : 'src/ through tsx (dist/ missing or older than src/; make build for the compiled one)'}`);
+  log(`bounds: ${config.concurrency} in flight in all, ${config.perEndpoint} per endpoint (the dispatcher's defaults), in both runs; receivers in a child process answer 204 at once`);
+  log(`vigil: outbox of a real SQLite store (synchronous=FULL), WebhookDispatcher + SqliteWebhookDeliveryRepository, deliverWebhook over createWebhookAgent`);
+  log(`bare: deliverWebhook over the same agent (same signing, same connections), bodies in memory, no database`);
+  log(`delay: from the event's created_at to the attempt's X-SERVICE-TIMESTAMP (both ms)`);
+  log();
+  const dir = tempDirectory('vigil-bench-webhooks-');
+  const pems = makeCertificates(dir);
+  const { child, urls } = await startReceivers(dir);
+  const agent = createWebhookAgent({ extraCaPem: pems.caCert, allow: loadSettings({ VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }).allowTargets });
+  try {
+    await warmUp(agent, urls);
+    const measured: Measured[] = [];
+    for (const [index, run] of config.runs.entries()) {
+      const bareRuns = config.runs.slice(0, index + 1).filter((name) => name === 'bare').length;
+      measured.push(...(run === 'vigil' ? await runVigil(join(dir, `data-${index}`), agent, urls) : await runBare(`bare #${bareRuns}`, agent, urls)));
+    }
+    report(measured);
+  } finally {
+    await agent.close();
+    await child.stop();
+    log(`receivers: ${/received (.*)/.exec(child.output())?.[1] ?? 'no count'}`);
+  }
+}
+
+main().then(
+  () => cleanup(),
+  async (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    await cleanup();
+    process.exitCode = 1;
+  },
+);
