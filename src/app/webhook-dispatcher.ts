@@ -39,7 +39,11 @@ export interface WebhookDispatcherOptions {
   perEndpoint?: number;
   /** How often the outbox is looked at besides wake(). */
   intervalMs?: number;
-  /** How long a claim lasts: when a claimed delivery is due again if this process dies before recording its attempt. */
+  /**
+   * How long a claim lasts: when a claimed delivery is due again if this process
+   * dies before recording its attempt. It must outlast a claimed delivery's wait
+   * for a slot and its attempt: with the defaults and 5 s attempts, 45 s at most.
+   */
   claimMs?: number;
   /** A store error; the dispatcher carries on and tries again at its next poll. Without it the error is thrown. */
   onError?: (error: unknown) => void;
