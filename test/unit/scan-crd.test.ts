@@ -5,13 +5,8 @@
  * sample manifests against both.
  */
 import { expect } from 'chai';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parse, parseAllDocuments } from 'yaml';
 import { z } from 'zod';
-import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
+import { crdValidator, loadCrd, samplesOfKind, structuralProblems, zodDriftProblems, type Schema } from '../support/crd-schema.js';
 import { InvalidRequestError } from '../../src/domain/errors.js';
 import { SCAN_TYPES } from '../../src/domain/risks/finding.js';
 import { SCAN_STATES, TARGETS_PER_SCAN } from '../../src/domain/scans/scan.js';
@@ -28,48 +23,9 @@ import {
   targetLimitGroups,
 } from '../../src/domain/scans/scan-resource.js';
 
-type Schema = Record<string, any>;
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const crd = parse(readFileSync(join(ROOT, 'crds/scan.yaml'), 'utf8')) as Schema;
-const version = crd.spec.versions[0] as Schema;
-const crdSchema = version.schema.openAPIV3Schema as Schema;
+const { crd, version, crdSchema } = loadCrd('scan.yaml');
 const zodSchema = z.toJSONSchema(ScanResourceSchema, { io: 'output', unrepresentable: 'any' }) as Schema;
-
-const SAMPLES_DIR = join(ROOT, 'config/samples');
-const samples = readdirSync(SAMPLES_DIR)
-  .filter((name) => name.endsWith('.yaml'))
-  .flatMap((name) =>
-    parseAllDocuments(readFileSync(join(SAMPLES_DIR, name), 'utf8')).map((document, index) => ({
-      name: `${name}#${index}`,
-      manifest: document.toJS() as Schema,
-    })),
-  )
-  // config/samples also holds ScheduledScans, checked by scheduledscan-crd.test.ts.
-  .filter(({ manifest }) => manifest.kind === 'Scan');
-
-/** Every node of a schema with its path, depth first. */
-function* nodes(schema: Schema, path = ''): Generator<{ path: string; node: Schema }> {
-  yield { path: path || '.', node: schema };
-  for (const [key, child] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) yield* nodes(child, `${path}.${key}`);
-  if (schema.items) yield* nodes(schema.items as Schema, `${path}[]`);
-}
-
-function withoutKubernetesExtensions(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutKubernetesExtensions);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([key]) => !key.startsWith('x-kubernetes-'))
-      .map(([key, child]) => [key, withoutKubernetesExtensions(child)]),
-  );
-}
-
-function crdValidator() {
-  const ajv = new Ajv({ strict: false, allErrors: true });
-  addFormats.default(ajv);
-  return ajv.compile(withoutKubernetesExtensions(crdSchema) as object);
-}
+const samples = samplesOfKind('Scan');
 
 function zodMessages(input: unknown): string[] {
   const result = ScanSpecSchema.safeParse(input);
@@ -90,53 +46,13 @@ describe('Scan custom resource definition (crds/scan.yaml)', () => {
   });
 
   it('is structural: every node has a type, objects say what they hold, arrays have items', () => {
-    const problems: string[] = [];
-    for (const { path, node } of nodes(crdSchema)) {
-      if (typeof node.type !== 'string') problems.push(`${path} has no type`);
-      if (node.type === 'object' && path !== '.metadata') {
-        const describes = 'properties' in node || 'additionalProperties' in node || node['x-kubernetes-preserve-unknown-fields'] === true;
-        if (!describes) problems.push(`${path} is an object without properties`);
-      }
-      if (node.type === 'array' && node.items === undefined) problems.push(`${path} is an array without items`);
-      for (const forbidden of ['$ref', 'anyOf', 'oneOf', 'allOf', 'not', 'uniqueItems']) {
-        if (forbidden in node) problems.push(`${path} uses ${forbidden}`);
-      }
-    }
+    const problems = structuralProblems(crdSchema);
     expect(problems).to.deep.equal([]);
     expect(crdSchema.properties.metadata).to.deep.equal({ type: 'object' });
   });
 
   it('agrees with the zod schema on field names, required fields, types, enums and bounds', () => {
-    const problems: string[] = [];
-    const COMPARED = ['type', 'enum', 'format', 'pattern', 'minItems', 'maxItems', 'minLength', 'maxLength', 'minimum', 'maximum'] as const;
-    const SAFE_INTEGER = 9007199254740991;
-    const walk = (fromCrd: Schema, fromZod: Schema, path: string): void => {
-      for (const keyword of COMPARED) {
-        const a = fromCrd[keyword];
-        let b = fromZod[keyword];
-        if ((keyword === 'minimum' || keyword === 'maximum') && Math.abs(b) === SAFE_INTEGER) b = undefined;
-        if (keyword === 'pattern' && fromZod.format === 'date-time') b = undefined;
-        // JavaScript writes '/' as '\/' in RegExp.source; both mean the same.
-        if (keyword === 'pattern' && typeof b === 'string') b = b.replaceAll('\\/', '/');
-        if (keyword === 'format' && a === 'int64') continue;
-        if (JSON.stringify(a) !== JSON.stringify(b)) problems.push(`${path} ${keyword}: CRD ${JSON.stringify(a)}, zod ${JSON.stringify(b)}`);
-      }
-      if (fromCrd.properties) {
-        const crdKeys = Object.keys(fromCrd.properties).sort();
-        const zodKeys = Object.keys(fromZod.properties ?? {}).sort();
-        if (JSON.stringify(crdKeys) !== JSON.stringify(zodKeys)) problems.push(`${path} fields: CRD ${crdKeys}, zod ${zodKeys}`);
-        if (path !== '') {
-          const crdRequired = [...(fromCrd.required ?? [])].sort();
-          const zodRequired = [...(fromZod.required ?? [])].sort();
-          if (JSON.stringify(crdRequired) !== JSON.stringify(zodRequired)) problems.push(`${path} required: CRD ${crdRequired}, zod ${zodRequired}`);
-        }
-        for (const key of crdKeys) {
-          if (fromZod.properties?.[key] && key !== 'metadata') walk(fromCrd.properties[key], fromZod.properties[key], `${path}.${key}`);
-        }
-      }
-      if (fromCrd.items) walk(fromCrd.items, fromZod.items ?? {}, `${path}[]`);
-    };
-    walk(crdSchema, zodSchema, '');
+    const problems = zodDriftProblems(crdSchema, zodSchema);
     expect(problems).to.deep.equal([]);
   });
 
@@ -198,7 +114,7 @@ describe('Scan custom resource definition (crds/scan.yaml)', () => {
 });
 
 describe('Scan sample manifests (config/samples)', () => {
-  const validate = crdValidator();
+  const validate = crdValidator(crdSchema);
 
   it('holds the three samples: targets, tags and an authenticated ZAP scan', () => {
     const selectors = samples.map(({ manifest }) => Object.keys(manifest.spec).filter((key) => ['targets', 'targetIds', 'tags'].includes(key)));
