@@ -15,18 +15,15 @@
  */
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { buildOpenApiDocument } from '../../src/api/openapi.js';
 import type { ScanRepository } from '../../src/app/ports.js';
 import { ScanController } from '../../src/app/controller/scan-controller.js';
 import { systemTimers } from '../../src/app/controller/timer.js';
 import type { Settings } from '../../src/config/settings.js';
 import { systemClock } from '../../src/domain/clock.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
-import { createHttpApp } from '../../src/http/app.js';
-import { RateLimiter } from '../../src/http/rate-limiter.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Metrics } from '../../src/observability/metrics.js';
-import { composeCore } from '../../src/main/composition-root.js';
+import { composeCore, composeHttpApp } from '../../src/main/composition-root.js';
 import { systemResolver } from '../../src/runtime/dns-resolver.js';
 import { ProcessWorkloadRunner } from '../../src/runtime/embedded/process-runner.js';
 import { scannerForWithFakeNmap, type FakeKind } from './fake-scanner.js';
@@ -123,21 +120,7 @@ export async function startBenchService(settings: Settings, fake: FakeKind): Pro
   core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
 
   let accepting = false;
-  const app = await createHttpApp({
-    document: buildOpenApiDocument(),
-    accounts: core.accounts,
-    targets: core.targets,
-    scans: core.scans,
-    risks: core.risks,
-    sources: core.sources,
-    scheduledScans: core.scheduledScans,
-    imports: core.imports,
-    uploads: core.uploads,
-    rateLimiter: new RateLimiter(settings.rateLimit.perSecond, settings.rateLimit.burst, clock),
-    logger,
-    metrics,
-    isAccepting: () => accepting,
-  });
+  const app = await composeHttpApp(settings, core, clock, logger, metrics, () => accepting);
   const server: Server = app.listen(settings.port, settings.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -214,6 +214,26 @@ export function composeCore(
   return { db, accounts, accountRepository, targets, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 
+/** The HTTP edge on the core's services: /v1, the dashboard, health and metrics (benchmarks build it the same way). */
+export function composeHttpApp(settings: Settings, core: Core, clock: Clock, logger: Logger, metrics: Metrics, isAccepting: () => boolean) {
+  return createHttpApp({
+    document: buildOpenApiDocument(),
+    accounts: core.accounts,
+    targets: core.targets,
+    scans: core.scans,
+    risks: core.risks,
+    sources: core.sources,
+    scheduledScans: core.scheduledScans,
+    imports: core.imports,
+    uploads: core.uploads,
+    rateLimiter: new RateLimiter(settings.rateLimit.perSecond, settings.rateLimit.burst, clock),
+    logger,
+    metrics,
+    isAccepting,
+    dashboard: dashboardDeps(settings, core, clock),
+  });
+}
+
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
   const clock = options.clock ?? systemClock;
   const cluster = settings.runtime === 'kubernetes' ? clusterMirror(options.kubeConfig, logger, () => core, clock) : undefined;
@@ -223,22 +243,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   let accepting = false;
 
   const listen = async (): Promise<Server> => {
-    const app = await createHttpApp({
-      document: buildOpenApiDocument(),
-      accounts: core.accounts,
-      targets: core.targets,
-      scans: core.scans,
-      risks: core.risks,
-      sources: core.sources,
-      scheduledScans: core.scheduledScans,
-      imports: core.imports,
-      uploads: core.uploads,
-      rateLimiter: new RateLimiter(settings.rateLimit.perSecond, settings.rateLimit.burst, clock),
-      logger,
-      metrics,
-      isAccepting: () => accepting,
-      dashboard: dashboardDeps(settings, core, clock),
-    });
+    const app = await composeHttpApp(settings, core, clock, logger, metrics, () => accepting);
     const bound = app.listen(settings.port, settings.host);
     await new Promise<void>((resolve, reject) => {
       bound.once('listening', resolve);
