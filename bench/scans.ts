@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { loadSettings } from '../src/config/settings.js';
 import { describeFake, runBare, type BareRun, type FakeKind } from './support/fake-scanner.js';
 import { envInteger } from './support/env.js';
-import { cleanup, tempDirectory } from './support/processes.js';
+import { cleanup, runBenchmark, tempDirectory } from './support/processes.js';
 import { startBenchService } from './support/scan-service.js';
 
 const API_KEY_HEADER = 'X-SERVICE-API-KEY';
@@ -255,24 +255,4 @@ async function main(): Promise<void> {
   log(`ratio (vigil scans/s / bare processes/s): ${(vigilPerSecond / bare.perSecond).toFixed(2)}`);
 }
 
-const watchdog = setTimeout(
-  () => {
-    process.stderr.write(`bench: still running after ${config.timeoutSeconds + 60} s, giving up\n`);
-    void cleanup().finally(() => process.exit(1));
-  },
-  (config.timeoutSeconds + 60) * 1000,
-);
-watchdog.unref();
-
-main().then(
-  async () => {
-    await cleanup();
-    clearTimeout(watchdog);
-  },
-  async (error: unknown) => {
-    process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    await cleanup();
-    clearTimeout(watchdog);
-    process.exitCode = 1;
-  },
-);
+runBenchmark(main, cleanup, config.timeoutSeconds + 60);

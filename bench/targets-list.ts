@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { formatProfile } from './support/cpu-profile.js';
 import { assertClean, combine, formatTable, runLoad, type LoadOptions, type LoadSample } from './support/load.js';
 import { envInteger } from './support/env.js';
-import { cleanup, freePort, newestMtime, startChild, tempDirectory, waitForHttp, type Child } from './support/processes.js';
+import { cleanup, freePort, newestMtime, runBenchmark, startChild, tempDirectory, waitForHttp, type Child } from './support/processes.js';
 import { hostName, seedTargets } from './support/seed.js';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -238,21 +238,4 @@ function expressVersion(): string {
 }
 
 const budgetSeconds = 2 * (config.warmup + config.duration + config.rounds) + 120;
-const watchdog = setTimeout(() => {
-  process.stderr.write(`bench: still running after ${budgetSeconds} s, giving up\n`);
-  void cleanup().finally(() => process.exit(1));
-}, budgetSeconds * 1000);
-watchdog.unref();
-
-main().then(
-  async () => {
-    await cleanup();
-    clearTimeout(watchdog);
-  },
-  async (error: unknown) => {
-    process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    await cleanup();
-    clearTimeout(watchdog);
-    process.exitCode = 1;
-  },
-);
+runBenchmark(main, cleanup, budgetSeconds);

@@ -37,7 +37,7 @@ import type { OutboxEvent } from '../src/domain/events/event.js';
 import { makeCertificates } from '../test/support/https-receiver.js';
 import { envInteger } from './support/env.js';
 import { percentile } from './support/load.js';
-import { cleanup, newestMtime, startChild, tempDirectory, type Child } from './support/processes.js';
+import { cleanup, newestMtime, runBenchmark, startChild, tempDirectory, type Child } from './support/processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // The compiled build when it is up to date (make bench builds first): code run
@@ -283,11 +283,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => cleanup(),
-  async (error: unknown) => {
-    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    await cleanup();
-    process.exitCode = 1;
-  },
-);
+runBenchmark(main, cleanup);

@@ -136,3 +136,31 @@ export function newestMtime(directory: string): number {
   }
   return newest;
 }
+
+/**
+ * Runs a benchmark's main, then its cleanup, also when main fails (exit code
+ * 1, the error on stderr). With a budget, a run still going after it is
+ * cleaned up and ended, so a hung benchmark never blocks `make bench`.
+ */
+export function runBenchmark(main: () => Promise<void>, cleanup: () => Promise<void>, budgetSeconds?: number): void {
+  const watchdog =
+    budgetSeconds === undefined
+      ? undefined
+      : setTimeout(() => {
+          process.stderr.write(`bench: still running after ${budgetSeconds} s, giving up\n`);
+          void cleanup().finally(() => process.exit(1));
+        }, budgetSeconds * 1000);
+  watchdog?.unref();
+  main().then(
+    async () => {
+      await cleanup();
+      clearTimeout(watchdog);
+    },
+    async (error: unknown) => {
+      process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      await cleanup();
+      clearTimeout(watchdog);
+      process.exitCode = 1;
+    },
+  );
+}
