@@ -10,6 +10,7 @@ import { loadSettings } from '../../src/config/settings.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { DEFAULT_ZAP_SETTINGS, type Target } from '../../src/domain/targets/target.js';
 import { PERFECT_HEALTH, healthScore } from '../../src/domain/targets/health-score.js';
+import { toParams } from '../../src/store/targets-repository.js';
 
 export interface Seeded {
   apiKey: string;
@@ -34,7 +35,7 @@ export function seedTargets(dataDir: string, count: number): Seeded {
     // Seeding connection only: a large page cache keeps the random-UUID index writes in memory.
     core.db.pragma('cache_size = -262144');
     const insertTarget = core.db.prepare(`INSERT INTO targets (id, account_id, target, label, tags, zap_settings, origin, health_score, health_grade, auth_selenium_file, created_at, last_scanned_at)
-      VALUES (@id, @accountId, @target, @label, @tags, @zapSettings, @origin, @healthScore, @healthGrade, NULL, @createdAt, @lastScannedAt)`);
+      VALUES (@id, @accountId, @target, @label, @tags, @zapSettings, @origin, @healthScore, @healthGrade, @authSeleniumFile, @createdAt, @lastScannedAt)`);
     const insertTag = core.db.prepare('INSERT INTO target_tags (account_id, tag, target_seq) VALUES (?, ?, ?)');
     const start = Date.now() - count * 1_000;
     core.db.transaction(() => {
@@ -55,19 +56,7 @@ export function seedTargets(dataDir: string, count: number): Seeded {
           createdAt: new Date(start + i * 1_000).toISOString(),
           lastScannedAt: scanned ? new Date(start + i * 1_000 + 600_000).toISOString() : null,
         };
-        const { lastInsertRowid } = insertTarget.run({
-          id: target.id,
-          accountId: target.accountId,
-          target: target.target,
-          label: target.label,
-          tags: JSON.stringify(target.tags),
-          zapSettings: JSON.stringify(target.zap),
-          origin: target.origin,
-          healthScore: target.healthScore.score,
-          healthGrade: target.healthScore.grade,
-          createdAt: target.createdAt,
-          lastScannedAt: target.lastScannedAt,
-        });
+        const { lastInsertRowid } = insertTarget.run(toParams(target));
         for (const tag of target.tags) insertTag.run(target.accountId, tag, lastInsertRowid);
       }
     })();

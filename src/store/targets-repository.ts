@@ -50,7 +50,8 @@ function toTarget(row: TargetRow): Target {
   };
 }
 
-function toParams(target: Target) {
+/** The named parameters of a targets row (bench/support/seed.ts writes rows in bulk with them). */
+export function toParams(target: Target) {
   return {
     id: target.id,
     accountId: target.accountId,
