@@ -16,15 +16,13 @@
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { ScanRepository } from '../../src/app/ports.js';
-import { ScanController } from '../../src/app/controller/scan-controller.js';
-import { systemTimers } from '../../src/app/controller/timer.js';
+import type { ScanController } from '../../src/app/controller/scan-controller.js';
 import type { Settings } from '../../src/config/settings.js';
 import { systemClock } from '../../src/domain/clock.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Metrics } from '../../src/observability/metrics.js';
-import { composeCore, composeHttpApp } from '../../src/main/composition-root.js';
-import { systemResolver } from '../../src/runtime/dns-resolver.js';
+import { composeCore, composeHttpApp, scanController } from '../../src/main/composition-root.js';
 import { ProcessWorkloadRunner } from '../../src/runtime/embedded/process-runner.js';
 import { scannerForWithFakeNmap, type FakeKind } from './fake-scanner.js';
 
@@ -103,18 +101,7 @@ export async function startBenchService(settings: Settings, fake: FakeKind): Pro
     scannerFor: scannerForWithFakeNmap(fake),
     deadlineMs: settings.scanTimeoutSeconds * 1000,
   });
-  const controller = new ScanController({
-    scans: observed(core.scanRepository, observations),
-    runner,
-    resolver: systemResolver,
-    resultFiles: core.resultFiles,
-    history: core.history,
-    clock,
-    timers: systemTimers(clock),
-    maxConcurrentScans: settings.maxConcurrentScans,
-    allowTargets: settings.allowTargets,
-    onError: (scanId, error) => logger.error({ scan_id: scanId, err: error }, 'scan reconcile failed'),
-  });
+  const controller = scanController(settings, core, observed(core.scanRepository, observations), runner, clock, logger);
   // Registered after the controller's own listener, so it never delays it.
   runner.onChange((scanId) => observations.lastNoticeAt.set(scanId, performance.now()));
   core.scans.onScanChanged((scanId) => controller.enqueue(scanId));

@@ -131,6 +131,22 @@ function webhookDispatcher(settings: Settings, core: Core, clock: Clock, logger:
   });
 }
 
+/** The Scan controller over a scan repository and a runner (benchmarks pass an observed repository and their own runner). */
+export function scanController(settings: Settings, core: Core, scans: ScanRepository, runner: WorkloadRunner, clock: Clock, logger: Logger): ScanController {
+  return new ScanController({
+    scans,
+    runner,
+    resolver: systemResolver,
+    resultFiles: core.resultFiles,
+    history: core.history,
+    clock,
+    timers: systemTimers(clock),
+    maxConcurrentScans: settings.maxConcurrentScans,
+    allowTargets: settings.allowTargets,
+    onError: (scanId, error) => logger.error({ scan_id: scanId, err: error }, 'scan reconcile failed'),
+  });
+}
+
 /** Creates the Scans of ScheduledScans when they are due (DESIGN.md 9); tests build it the same way with their own clock and hooks. */
 export function scheduledScanController(
   core: Core,
@@ -260,18 +276,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   };
 
   const runtime = cluster === undefined ? embeddedRuntime(settings) : kubernetesRuntime(settings, core, cluster, clock, logger);
-  const controller = new ScanController({
-    scans: core.scanRepository,
-    runner: runtime.runner,
-    resolver: systemResolver,
-    resultFiles: core.resultFiles,
-    history: core.history,
-    clock,
-    timers: systemTimers(clock),
-    maxConcurrentScans: settings.maxConcurrentScans,
-    allowTargets: settings.allowTargets,
-    onError: (scanId, error) => logger.error({ scan_id: scanId, err: error }, 'scan reconcile failed'),
-  });
+  const controller = scanController(settings, core, core.scanRepository, runtime.runner, clock, logger);
   core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
   const dispatcher = webhookDispatcher(settings, core, clock, logger);
   core.outbox.onAppended(() => dispatcher.wake());

@@ -3,6 +3,7 @@
  * its samples, whether its schema is structural, and whether it says the
  * same as the zod schema the embedded runtime validates with.
  */
+import { expect } from 'chai';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -109,4 +110,11 @@ export function zodDriftProblems(crdSchema: Schema, zodSchema: Schema): string[]
   };
   walk(crdSchema, zodSchema, '');
   return problems;
+}
+
+/** The messages with which a zod schema refuses the input; fails the test when it accepts it. */
+export function refusalMessages(schema: { safeParse(input: unknown): { success: true } | { success: false; error: { issues: Array<{ message: string }> } } }, input: unknown): string[] {
+  const result = schema.safeParse(input);
+  expect(result.success, `expected ${JSON.stringify(input)} to be refused`).to.equal(false);
+  return result.success ? [] : result.error.issues.map((issue) => issue.message);
 }

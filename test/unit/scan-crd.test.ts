@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { z } from 'zod';
-import { crdValidator, loadCrd, samplesOfKind, structuralProblems, zodDriftProblems, type Schema } from '../support/crd-schema.js';
+import { crdValidator, loadCrd, refusalMessages, samplesOfKind, structuralProblems, zodDriftProblems, type Schema } from '../support/crd-schema.js';
 import { InvalidRequestError } from '../../src/domain/errors.js';
 import { SCAN_TYPES } from '../../src/domain/risks/finding.js';
 import { SCAN_STATES, TARGETS_PER_SCAN } from '../../src/domain/scans/scan.js';
@@ -27,11 +27,7 @@ const { crd, version, crdSchema } = loadCrd('scan.yaml');
 const zodSchema = z.toJSONSchema(ScanResourceSchema, { io: 'output', unrepresentable: 'any' }) as Schema;
 const samples = samplesOfKind('Scan');
 
-function zodMessages(input: unknown): string[] {
-  const result = ScanSpecSchema.safeParse(input);
-  expect(result.success, `expected ${JSON.stringify(input)} to be refused`).to.equal(false);
-  return result.success ? [] : result.error.issues.map((issue) => issue.message);
-}
+const zodMessages = (input: unknown): string[] => refusalMessages(ScanSpecSchema, input);
 
 describe('Scan custom resource definition (crds/scan.yaml)', () => {
   it('names the resource as the controller addresses it', () => {

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { z } from 'zod';
-import { crdValidator, loadCrd, samplesOfKind, structuralProblems, zodDriftProblems, type Schema } from '../support/crd-schema.js';
+import { crdValidator, loadCrd, refusalMessages, samplesOfKind, structuralProblems, zodDriftProblems, type Schema } from '../support/crd-schema.js';
 import { InvalidRequestError } from '../../src/domain/errors.js';
 import { SCAN_TYPES } from '../../src/domain/risks/finding.js';
 import { nextRunAfter, SCHEDULE_KINDS } from '../../src/domain/schedules/schedule.js';
@@ -38,11 +38,7 @@ const valid = {
 
 const quarterDates = ['2026-02-15T06:00:00Z', '2026-05-15T06:00:00Z', '2026-08-15T06:00:00Z', '2026-11-15T06:00:00Z'];
 
-function zodMessages(input: unknown): string[] {
-  const result = ScheduledScanSpecSchema.safeParse(input);
-  expect(result.success, `expected ${JSON.stringify(input)} to be refused`).to.equal(false);
-  return result.success ? [] : result.error.issues.map((issue) => issue.message);
-}
+const zodMessages = (input: unknown): string[] => refusalMessages(ScheduledScanSpecSchema, input);
 
 describe('ScheduledScan custom resource definition (crds/scheduledscan.yaml)', () => {
   it('names the resource as the controller addresses it', () => {
