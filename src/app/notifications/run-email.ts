@@ -7,6 +7,7 @@
 import { THREAT_LEVELS } from '../../domain/risks/finding.js';
 import { byThreat, hasChanges, type RunRisk, type RunSummary, type ThreatCounts } from '../../domain/schedules/scheduled-run.js';
 import type { EmailMessage, ScheduledRun } from '../ports.js';
+import { escapeHtml as escape } from '../../api/present/html.js';
 
 /** At most this many risks are listed per target and kind; the rest are counted. */
 export const MAX_LISTED_RISKS = 50;
@@ -115,10 +116,4 @@ function plural(count: number, noun: string): string {
 /** Header and text lines must not carry line breaks from user-given names. */
 function oneLine(value: string): string {
   return value.replace(/[\r\n\t]+/g, ' ');
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-function escape(value: string): string {
-  return value.replace(/[&<>"']/g, (character) => ESCAPES[character]!);
 }

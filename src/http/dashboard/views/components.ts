@@ -1,5 +1,5 @@
 /** Small pieces every page uses: notices, CSRF-carrying buttons, times and badges. */
-import { html, type HtmlValue, type SafeHtml } from '../html.js';
+import { html, type HtmlValue, type SafeHtml } from '../../../api/present/html.js';
 
 export interface Notice {
   kind: 'ok' | 'error';

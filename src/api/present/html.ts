@@ -1,6 +1,7 @@
 /**
- * HTML that escapes by default. Every value interpolated into an `html`
- * template is escaped unless it is already SafeHtml: a nested template, or
+ * HTML that escapes by default, for the dashboard's pages and the run
+ * e-mails. Every value interpolated into an `html` template is escaped
+ * unless it is already SafeHtml: a nested template, or
  * a fragment wrapped in raw() on purpose. Templates quote every attribute,
  * so escaping quotes is enough to keep a value inside its attribute.
  */
