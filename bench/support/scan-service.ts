@@ -22,7 +22,7 @@ import { systemClock } from '../../src/domain/clock.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Metrics } from '../../src/observability/metrics.js';
-import { composeCore, composeHttpApp, scanController } from '../../src/main/composition-root.js';
+import { composeCore, composeHttpApp, launchOptions, scanController } from '../../src/main/composition-root.js';
 import { ProcessWorkloadRunner } from '../../src/runtime/embedded/process-runner.js';
 import { scannerForWithFakeNmap, type FakeKind } from './fake-scanner.js';
 
@@ -100,6 +100,7 @@ export async function startBenchService(settings: Settings, fake: FakeKind): Pro
     workDir: join(settings.dataDir, 'work'),
     scannerFor: scannerForWithFakeNmap(fake),
     deadlineMs: settings.scanTimeoutSeconds * 1000,
+    launch: launchOptions(settings),
   });
   const controller = scanController(settings, core, observed(core.scanRepository, observations), runner, clock, logger);
   // Registered after the controller's own listener, so it never delays it.

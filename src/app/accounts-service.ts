@@ -63,6 +63,22 @@ export class AccountsService {
     return { account, apiKey };
   }
 
+  /** Every account, for operators (`vigil accounts list`). */
+  listAccounts(): Account[] {
+    return this.accounts.list();
+  }
+
+  /**
+   * The account an operator names by id or by name (`--account`). Ids are
+   * UUIDs and names are free text, so an id is tried first: a name that
+   * looks like another account's id cannot shadow it.
+   */
+  findAccount(idOrName: string): Account {
+    const account = this.accounts.findById(idOrName) ?? this.accounts.findByName(idOrName);
+    if (account === undefined) throw new InvalidRequestError(`no account has the id or name '${idOrName}'; 'vigil accounts list' shows them`);
+    return account;
+  }
+
   /** Adds a key to an account; returns its id and the key, shown once. */
   createApiKey(accountId: string, name: string): { id: string; apiKey: string } {
     const trimmed = name.trim();

@@ -31,6 +31,8 @@ export interface AccountRepository {
   findById(id: string): Account | undefined;
   findByName(name: string): Account | undefined;
   findByNamespace(namespace: string): Account | undefined;
+  /** Every account, oldest first (operators' listing; accounts are few). */
+  list(): Account[];
   count(): number;
   insertApiKey(key: { id: string; accountId: string; name: string; lookup: string; hash: Buffer; createdAt: string }): void;
   /** Active (not revoked) keys whose hash starts with the lookup prefix, with their accounts. */

@@ -1,6 +1,7 @@
 import { loadSettings } from '../config/settings.js';
 import { composeVigil } from '../main/composition-root.js';
 import { createLogger } from '../observability/logger.js';
+import { firstKeyBanner } from './first-key-banner.js';
 import { UsageError } from './usage.js';
 
 export async function runServe(args: string[]): Promise<number> {
@@ -9,14 +10,12 @@ export async function runServe(args: string[]): Promise<number> {
   const logger = createLogger(settings.logLevel);
   const vigil = composeVigil(settings, logger);
   const { createdKey } = vigil.accounts.bootstrap(settings.bootstrapApiKey, settings.namespace);
-  if (createdKey !== undefined) {
-    // Printed once, outside the log stream, so that it never lands in log storage by accident.
-    process.stderr.write(`Created account 'default'. Its API key (shown once, store it now): ${createdKey}\n`);
-  }
   const server = await vigil.listen();
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : settings.port;
   logger.info({ host: settings.host, port, runtime: settings.runtime, data_dir: settings.dataDir }, 'vigil listening');
+  // After the start-up lines, so that it is the last thing on the screen, not lost among them.
+  if (createdKey !== undefined) process.stderr.write(firstKeyBanner(createdKey, `${settings.publicUrl}/dashboard`));
 
   return new Promise<number>((resolve) => {
     let stopping = false;

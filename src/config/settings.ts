@@ -3,10 +3,14 @@
  * table is validated here; a bad value stops start-up with one sentence that
  * names the variable and what is allowed.
  */
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCidrList, type Cidr } from '../domain/targets/ipv4.js';
 
 export type Runtime = 'embedded' | 'kubernetes';
+/** How the embedded runtime runs a scanner: its local program, its pinned image in docker or podman, or the first that is there. */
+export type EmbeddedScanners = 'auto' | 'local' | 'container';
+export type ContainerEngine = 'docker' | 'podman';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Settings {
@@ -30,6 +34,12 @@ export interface Settings {
   resultFileMaxBytes: number;
   /** A JSON file of scanner Job settings (images, resources, service account, scheduling) for the kubernetes runtime. */
   jobSettingsFile: string | undefined;
+  /** Embedded runtime: local programs, containers, or local first and containers for what is missing. */
+  embeddedScanners: EmbeddedScanners;
+  /** Embedded runtime: the container engine to run scanner images with; undefined means docker, else podman, whichever is on PATH. */
+  containerEngine: ContainerEngine | undefined;
+  /** The directories searched for scanner programs and the container engine (PATH). */
+  searchPath: string;
 }
 
 export class SettingsError extends Error {}
@@ -37,6 +47,13 @@ export class SettingsError extends Error {}
 type Env = Record<string, string | undefined>;
 
 const optional = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());
+
+/**
+ * Paths are made absolute once, here, against the directory `vigil` was
+ * started in (CONTRACT.md): scanners run with their work directory as the
+ * working directory, so a relative path handed to them would point elsewhere.
+ */
+const absolutePath = (value: string | undefined) => (value === undefined ? undefined : resolve(value));
 
 function integer(name: string, min: number, max: number) {
   return z
@@ -91,18 +108,22 @@ export function loadSettings(env: Env = process.env): Settings {
   return {
     host,
     port,
-    dataDir: optional(env.VIGIL_DATA_DIR) ?? './data',
+    dataDir: resolve(optional(env.VIGIL_DATA_DIR) ?? './data'),
     bootstrapApiKey: optional(env.VIGIL_BOOTSTRAP_API_KEY),
     allowTargets: allowTargets(optional(env.VIGIL_ALLOW_TARGETS)),
     maxConcurrentScans: field('VIGIL_MAX_CONCURRENT_SCANS', integer('VIGIL_MAX_CONCURRENT_SCANS', 1, 10_000), optional(env.VIGIL_MAX_CONCURRENT_SCANS) ?? '10'),
-    webhookCaFile: optional(env.VIGIL_WEBHOOK_CA_FILE),
+    webhookCaFile: absolutePath(optional(env.VIGIL_WEBHOOK_CA_FILE)),
     runtime: field('VIGIL_RUNTIME', oneOf('VIGIL_RUNTIME', ['embedded', 'kubernetes']), optional(env.VIGIL_RUNTIME) ?? 'embedded'),
     namespace: field('VIGIL_NAMESPACE', namespace, optional(env.VIGIL_NAMESPACE) ?? 'vigil'),
     publicUrl: publicUrl(optional(env.VIGIL_PUBLIC_URL), host, port),
     smtpUrl: optional(env.VIGIL_SMTP_URL) === undefined ? undefined : field('VIGIL_SMTP_URL', smtpUrl, optional(env.VIGIL_SMTP_URL)!),
     smtpFrom: field('VIGIL_SMTP_FROM', email, optional(env.VIGIL_SMTP_FROM) ?? 'vigil@localhost'),
     logLevel: field('LOG_LEVEL', oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), optional(env.LOG_LEVEL) ?? 'info'),
-    jobSettingsFile: optional(env.VIGIL_JOB_SETTINGS_FILE),
+    jobSettingsFile: absolutePath(optional(env.VIGIL_JOB_SETTINGS_FILE)),
+    embeddedScanners: field('VIGIL_EMBEDDED_SCANNERS', oneOf('VIGIL_EMBEDDED_SCANNERS', ['auto', 'local', 'container']), optional(env.VIGIL_EMBEDDED_SCANNERS) ?? 'auto'),
+    containerEngine:
+      optional(env.VIGIL_CONTAINER_ENGINE) === undefined ? undefined : field('VIGIL_CONTAINER_ENGINE', oneOf('VIGIL_CONTAINER_ENGINE', ['docker', 'podman']), optional(env.VIGIL_CONTAINER_ENGINE)!),
+    searchPath: env.PATH ?? '',
     resultFileMaxBytes: field('VIGIL_RESULT_FILE_MAX_MB', integer('VIGIL_RESULT_FILE_MAX_MB', 1, 4096), optional(env.VIGIL_RESULT_FILE_MAX_MB) ?? '256') * 1024 * 1024,
     scanTimeoutSeconds: field('VIGIL_SCAN_TIMEOUT_SECONDS', integer('VIGIL_SCAN_TIMEOUT_SECONDS', 10, 7 * 24 * 3600), optional(env.VIGIL_SCAN_TIMEOUT_SECONDS) ?? '7200'),
     rateLimit: {
@@ -199,7 +220,7 @@ export function loadOpenVasSettings(env: Env = process.env): OpenVasSettings {
     endpointText: gmp!,
     username: username!,
     password: password!,
-    caFile: optional(env.VIGIL_OPENVAS_CA_FILE),
+    caFile: absolutePath(optional(env.VIGIL_OPENVAS_CA_FILE)),
     scanConfigId: greenboneId('VIGIL_OPENVAS_SCAN_CONFIG', 'scan config', optional(env.VIGIL_OPENVAS_SCAN_CONFIG), OPENVAS_DEFAULTS.scanConfigId),
     scannerId: greenboneId('VIGIL_OPENVAS_SCANNER', 'scanner', optional(env.VIGIL_OPENVAS_SCANNER), OPENVAS_DEFAULTS.scannerId),
     portListId: greenboneId('VIGIL_OPENVAS_PORT_LIST', 'port list', optional(env.VIGIL_OPENVAS_PORT_LIST), OPENVAS_DEFAULTS.portListId),

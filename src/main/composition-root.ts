@@ -55,6 +55,7 @@ import { systemTimers, type Timers } from '../app/controller/timer.js';
 import { scannerFor } from '../domain/scanners/index.js';
 import { systemResolver } from '../runtime/dns-resolver.js';
 import { ProcessWorkloadRunner } from '../runtime/embedded/process-runner.js';
+import { CONTAINER_USER, type LaunchOptions } from '../runtime/embedded/scanner-launch.js';
 import type { ScanRepository, ScheduledScanRepository, WorkloadRunner } from '../app/ports.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { clusterMirror, kubernetesRuntime } from './kubernetes-runtime.js';
@@ -93,6 +94,17 @@ export interface WorkloadRuntime {
   stop(): Promise<void>;
 }
 
+/** How the embedded runtime finds and starts scanners: local programs, or images in docker or podman. */
+export function launchOptions(settings: Settings): LaunchOptions {
+  return {
+    mode: settings.embeddedScanners,
+    engine: settings.containerEngine,
+    searchPath: settings.searchPath,
+    uid: process.getuid?.() ?? CONTAINER_USER,
+    gid: process.getgid?.() ?? CONTAINER_USER,
+  };
+}
+
 /** The embedded runtime: scanners as child processes, none outliving the service. */
 function embeddedRuntime(settings: Settings): WorkloadRuntime {
   const runner = new ProcessWorkloadRunner({
@@ -100,6 +112,7 @@ function embeddedRuntime(settings: Settings): WorkloadRuntime {
     scannerFor,
     deadlineMs: settings.scanTimeoutSeconds * 1000,
     cliPath: fileURLToPath(new URL('../cli/main.js', import.meta.url)),
+    launch: launchOptions(settings),
   });
   return { runner, start: async () => undefined, stop: () => runner.stopAll() };
 }

@@ -50,6 +50,7 @@ export class SqliteAccountRepository implements AccountRepository {
       byName: db.prepare('SELECT * FROM accounts WHERE name = ?'),
       byNamespace: db.prepare('SELECT * FROM accounts WHERE namespace = ?'),
       count: db.prepare('SELECT COUNT(*) AS n FROM accounts'),
+      all: db.prepare('SELECT * FROM accounts ORDER BY created_at, name'),
       insertKey: db.prepare(`INSERT INTO api_keys (id, account_id, name, lookup, hash, created_at)
         VALUES (@id, @accountId, @name, @lookup, @hash, @createdAt)`),
       keysByLookup: db.prepare(`SELECT k.id AS key_id, k.account_id, k.name AS key_name, k.hash, k.created_at AS key_created_at, k.revoked_at, a.*
@@ -76,6 +77,10 @@ export class SqliteAccountRepository implements AccountRepository {
   findByNamespace(namespace: string): Account | undefined {
     const row = this.statements.byNamespace.get(namespace) as AccountRow | undefined;
     return row && toAccount(row);
+  }
+
+  list(): Account[] {
+    return (this.statements.all.all() as AccountRow[]).map(toAccount);
   }
 
   count(): number {

@@ -1,39 +1,16 @@
 import { expect } from 'chai';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import { tempDir } from '../support/temp-dir.js';
+import { ROOT, VIGIL_COMMAND, startVigil } from '../support/vigil-process.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
-
-function vigil(args: string[], env: Record<string, string>) {
-  const result = spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+function vigil(args: string[], env: Record<string, string>, cwd = ROOT) {
+  const [node, ...cli] = VIGIL_COMMAND;
+  const result = spawnSync(node, [...cli, ...args], { cwd, env: { ...process.env, ...env }, encoding: 'utf8' });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Starts `vigil serve` and resolves once it logs that it listens, with its port. */
-async function serve(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; stderr: () => string }> {
-  const child = spawn(process.execPath, [...CLI, 'serve'], { cwd: ROOT, env: { ...process.env, VIGIL_PORT: '0', ...env } });
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  let stdout = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.on('data', (chunk) => {
-      stdout += chunk;
-      const match = /"port":(\d+).*"msg":"vigil listening"/.exec(stdout);
-      if (match) resolve(Number(match[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
-  });
-  return { child, port, stderr: () => stderr };
-}
-
-async function stop(child: ChildProcess): Promise<number | null> {
-  child.kill('SIGTERM');
-  const [code] = await once(child, 'exit');
-  return code as number | null;
-}
+const serve = (env: Record<string, string>) => startVigil({ env });
+const stop = (running: { stop(): Promise<number | null> }) => running.stop();
 
 async function listTargets(port: number, key: string): Promise<number> {
   return (await fetch(`http://127.0.0.1:${port}/v1/targets`, { headers: { 'X-SERVICE-API-KEY': key } })).status;
@@ -80,6 +57,12 @@ describe('the vigil command', function () {
       });
     }
 
+    it('exits 2 for an unknown accounts command, naming the ones there are', () => {
+      const result = vigil(['accounts', 'delete'], { VIGIL_DATA_DIR: dir.path });
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.match(/unknown accounts command 'delete'; use create, list or create-key/);
+    });
+
     it('exits 2 when the name is taken', () => {
       expect(vigil(['accounts', 'create', '--name', 'acme'], { VIGIL_DATA_DIR: dir.path }).code).to.equal(0);
       const again = vigil(['accounts', 'create', '--name', 'acme'], { VIGIL_DATA_DIR: dir.path });
@@ -97,15 +80,18 @@ describe('the vigil command', function () {
   describe('vigil serve', () => {
     it('creates a default account on first start, prints its key once, and stops cleanly on SIGTERM', async () => {
       const first = await serve({ VIGIL_DATA_DIR: dir.path });
-      const key = /API key \(shown once, store it now\): (vgl_\S+)/.exec(first.stderr())?.[1];
+      const key = /^│\s+(vgl_\S+)\s+│$/m.exec(first.stderr())?.[1];
       expect(key, first.stderr()).to.be.a('string');
+      // Framed, after the line that says the service listens, with the way to make another key.
+      expect(first.stderr()).to.include("Vigil created the account 'default'. Its API key, shown only this once:");
+      expect(first.stderr()).to.include('vigil accounts create-key --account default');
       expect(await listTargets(first.port, key!)).to.equal(200);
-      expect(await stop(first.child)).to.equal(0);
+      expect(await stop(first)).to.equal(0);
 
       const second = await serve({ VIGIL_DATA_DIR: dir.path });
       expect(second.stderr()).not.to.match(/API key/);
       expect(await listTargets(second.port, key!)).to.equal(200);
-      expect(await stop(second.child)).to.equal(0);
+      expect(await stop(second)).to.equal(0);
     });
 
     it('accepts VIGIL_BOOTSTRAP_API_KEY as the default account key, across restarts', async () => {
@@ -114,7 +100,7 @@ describe('the vigil command', function () {
         const running = await serve(env);
         expect(running.stderr()).not.to.match(/API key/);
         expect(await listTargets(running.port, env.VIGIL_BOOTSTRAP_API_KEY)).to.equal(200);
-        expect(await stop(running.child)).to.equal(0);
+        expect(await stop(running)).to.equal(0);
       }
     });
 
@@ -125,7 +111,7 @@ describe('the vigil command', function () {
         expect(created.code, created.stderr).to.equal(0);
         expect(await listTargets(running.port, JSON.parse(created.stdout).api_key)).to.equal(200);
       } finally {
-        expect(await stop(running.child)).to.equal(0);
+        expect(await stop(running)).to.equal(0);
       }
     });
 
@@ -134,6 +120,63 @@ describe('the vigil command', function () {
       expect(result.code).to.equal(2);
       expect(result.stderr).to.match(/VIGIL_PORT must be a whole number from 0 to 65535/);
     });
+  });
+});
+
+describe('vigil accounts list and create-key', function () {
+  this.timeout(60_000);
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => dir.remove());
+
+  const create = (args: string[]) => JSON.parse(vigil(['accounts', 'create', ...args], { VIGIL_DATA_DIR: dir.path }).stdout);
+
+  it('lists every account with id, name, plan, features and namespace, as a table and as JSON lines', () => {
+    const acme = create(['--name', 'acme', '--plan', 'paid', '--feature', 'csv_export', '--feature', 'nessus']);
+    const lab = create(['--name', 'lab', '--namespace', 'security-lab']);
+    const table = vigil(['accounts', 'list'], { VIGIL_DATA_DIR: dir.path });
+    expect(table.code, table.stderr).to.equal(0);
+    const rows = table.stdout.trim().split('\n').map((line) => line.split(/\s{3,}/));
+    expect(rows).to.deep.equal([
+      ['ID', 'NAME', 'PLAN', 'FEATURES', 'NAMESPACE'],
+      [acme.account_id, 'acme', 'paid', 'csv_export,nessus', 'vigil-acme'],
+      [lab.account_id, 'lab', 'free', '-', 'security-lab'],
+    ]);
+    const json = vigil(['accounts', 'list', '--json'], { VIGIL_DATA_DIR: dir.path });
+    const accounts = json.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(accounts.map((account) => [account.id, account.name, account.plan, account.features, account.namespace])).to.deep.equal([
+      [acme.account_id, 'acme', 'paid', ['csv_export', 'nessus'], 'vigil-acme'],
+      [lab.account_id, 'lab', 'free', [], 'security-lab'],
+    ]);
+  });
+
+  it('prints only the header for a data directory without accounts', () => {
+    expect(vigil(['accounts', 'list'], { VIGIL_DATA_DIR: dir.path }).stdout.trim()).to.equal('ID   NAME   PLAN   FEATURES   NAMESPACE');
+  });
+
+  it('create-key makes a new working key for an account named by name or id, and the old key keeps working', async () => {
+    const first = create(['--name', 'acme']);
+    const byName = JSON.parse(vigil(['accounts', 'create-key', '--account', 'acme'], { VIGIL_DATA_DIR: dir.path }).stdout);
+    const byId = JSON.parse(vigil(['accounts', 'create-key', '--account', first.account_id, '--name', 'ci'], { VIGIL_DATA_DIR: dir.path }).stdout);
+    expect(Object.keys(byName).sort()).to.deep.equal(['account_id', 'api_key', 'key_id']);
+    expect(byName.account_id).to.equal(first.account_id);
+    expect(byId.account_id).to.equal(first.account_id);
+    expect(new Set([first.api_key, byName.api_key, byId.api_key]).size).to.equal(3);
+    const running = await serve({ VIGIL_DATA_DIR: dir.path });
+    try {
+      for (const key of [first.api_key, byName.api_key, byId.api_key]) expect(await listTargets(running.port, key)).to.equal(200);
+    } finally {
+      await stop(running);
+    }
+  });
+
+  it('create-key exits 2 without --account or for an unknown one', () => {
+    expect(vigil(['accounts', 'create-key'], { VIGIL_DATA_DIR: dir.path })).to.deep.include({ code: 2 });
+    const unknown = vigil(['accounts', 'create-key', '--account', 'nobody'], { VIGIL_DATA_DIR: dir.path });
+    expect(unknown.code).to.equal(2);
+    expect(unknown.stderr).to.match(/no account has the id or name 'nobody'/);
   });
 });
 
@@ -182,9 +225,15 @@ describe('vigil webhooks add', function () {
     expect(result.code, result.stderr).to.equal(0);
   });
 
-  it('exits 1 for an unknown account', () => {
+  it('takes the account by name as well as by id', () => {
+    accountId();
+    const result = vigil(['webhooks', 'add', '--account', 'hooks', '--url', 'https://hooks.example.com/vigil'], { VIGIL_DATA_DIR: dir.path });
+    expect(result.code, result.stderr).to.equal(0);
+  });
+
+  it('exits 2 for an unknown account, pointing at vigil accounts list', () => {
     const result = vigil(['webhooks', 'add', '--account', 'no-such-account', '--url', 'https://hooks.example.com/'], { VIGIL_DATA_DIR: dir.path });
-    expect(result.code).to.equal(1);
-    expect(result.stderr).to.match(/No account/);
+    expect(result.code).to.equal(2);
+    expect(result.stderr.trim()).to.equal("vigil: no account has the id or name 'no-such-account'; 'vigil accounts list' shows them");
   });
 });

@@ -49,7 +49,8 @@ export class TestService {
     options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; accountName?: string; kubeConfig?: KubeConfig } = {},
   ): Promise<TestService> {
     const dir = options.dataDir === undefined ? tempDir() : { path: options.dataDir, remove: () => undefined };
-    const settings = loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_PORT: '0', LOG_LEVEL: 'info', ...options.env });
+    // PATH as the test process has it, so scanners are found as `make run` finds them, unless a test sets its own.
+    const settings = loadSettings({ PATH: process.env.PATH ?? '', VIGIL_DATA_DIR: dir.path, VIGIL_PORT: '0', LOG_LEVEL: 'info', ...options.env });
     const lines: string[] = [];
     const sink = new Writable({
       write(chunk, _encoding, done) {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { resolve } from 'node:path';
 import { loadSettings, SettingsError } from '../../src/config/settings.js';
 
 describe('loadSettings', () => {
@@ -7,7 +8,7 @@ describe('loadSettings', () => {
     const defaults: ReadonlyArray<[string, unknown, unknown]> = [
       ['VIGIL_HOST defaults to 127.0.0.1', settings.host, '127.0.0.1'],
       ['VIGIL_PORT defaults to 8080', settings.port, 8080],
-      ['VIGIL_DATA_DIR defaults to ./data', settings.dataDir, './data'],
+      ['VIGIL_DATA_DIR defaults to ./data, made absolute against the working directory', settings.dataDir, resolve(process.cwd(), 'data')],
       ['VIGIL_BOOTSTRAP_API_KEY is unset by default', settings.bootstrapApiKey, undefined],
       ['VIGIL_ALLOW_TARGETS is empty by default', settings.allowTargets, []],
       ['VIGIL_MAX_CONCURRENT_SCANS defaults to 10', settings.maxConcurrentScans, 10],
@@ -22,6 +23,13 @@ describe('loadSettings', () => {
     for (const [name, actual, expected] of defaults) {
       it(name, () => expect(actual).to.deep.equal(expected));
     }
+
+    it('makes every relative path absolute once, against the working directory', () => {
+      const settings = loadSettings({ VIGIL_DATA_DIR: 'var/vigil', VIGIL_WEBHOOK_CA_FILE: 'certs/ca.pem', VIGIL_JOB_SETTINGS_FILE: './jobs.json' });
+      expect(settings.dataDir).to.equal(resolve(process.cwd(), 'var/vigil'));
+      expect(settings.webhookCaFile).to.equal(resolve(process.cwd(), 'certs/ca.pem'));
+      expect(settings.jobSettingsFile).to.equal(resolve(process.cwd(), 'jobs.json'));
+    });
 
     it('treats blank values as unset', () => {
       expect(loadSettings({ VIGIL_PORT: '  ', VIGIL_RUNTIME: '', VIGIL_SMTP_URL: ' ' })).to.deep.include({ port: 8080, runtime: 'embedded', smtpUrl: undefined });

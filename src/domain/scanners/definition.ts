@@ -58,6 +58,11 @@ export interface ScannerDefinition {
   /** Embedded runtime: the local program and its args, or undefined when this type cannot run locally as a plain program. */
   local(input: ScannerInput): LocalCommand | undefined;
   /**
+   * How a person installs the local program, named in the condition of a
+   * Scan whose scanner is missing; absent for the types Vigil runs itself.
+   */
+  installHint?: string;
+  /**
    * Files the runner must write into outputDir before starting the scanner,
    * in both runtimes; none when absent. They are inputs, never uploaded as results.
    */

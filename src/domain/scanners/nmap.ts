@@ -58,6 +58,7 @@ function nmapDefinition(type: NmapType): ScannerDefinition {
     local(input): LocalCommand {
       return { program: 'nmap', args: nmapArgs(type, input) };
     },
+    installHint: 'apt-get install nmap',
     outputs: [{ file: NMAP_OUTPUT, contentType: 'application/xml' }],
     progressFrom: nmapProgress,
   };

@@ -63,6 +63,7 @@ export const nuclei: ScannerDefinition = {
   type: 'NUCLEI',
   container: (input) => ({ image: SCANNER_IMAGES.nuclei, command: ['nuclei'], args: nucleiArgs(input) }),
   local: (input) => ({ program: 'nuclei', args: nucleiArgs(input) }),
+  installHint: 'go install github.com/projectdiscovery/nuclei/v3/cmd/nuclei@v3.11.1, or a release binary from github.com/projectdiscovery/nuclei/releases',
   inputs(input) {
     checkTargetCount('NUCLEI', input.targets);
     return [{ file: NUCLEI_TARGET_LIST, content: `${input.targets.map(nucleiTarget).join('\n')}\n` }];

@@ -22,6 +22,7 @@ export const sslyze: ScannerDefinition = {
   container: (input) => ({ image: SCANNER_IMAGES.sslyze, args: sslyzeArgs(input) }),
   // `pip install sslyze` puts the `sslyze` command (the python module's CLI) on PATH.
   local: (input) => ({ program: 'sslyze', args: sslyzeArgs(input) }),
+  installHint: 'pip install sslyze==6.1.0',
   outputs: [{ file: SSLYZE_OUTPUT, contentType: 'application/json' }],
   progressFrom: () => undefined,
 };

@@ -96,6 +96,7 @@ function zapDefinition(type: ZapType): ScannerDefinition {
     type,
     container: (input) => ({ image: SCANNER_IMAGES.zap, command: ['zap.sh'], args: zapArgs(type, input, false) }),
     local: (input) => ({ program: 'zap.sh', args: zapArgs(type, input, true) }),
+    installHint: 'the ZAP 2.16.1 Linux package from zaproxy.org/download, with its directory (holding zap.sh) on PATH',
     inputs(input) {
       checkTargetCount(type, input.targets);
       const plan = zapAutomationPlan({

@@ -3,16 +3,19 @@
  * process of the service, in its own work directory under the data dir.
  * Progress comes from the scanner's output lines; results are the files it
  * writes. A process that cannot start, exits non-zero, outlives its deadline
- * or is unknown after a restart is a failed workload.
+ * or is unknown after a restart is a failed workload. A scanner whose program
+ * is not installed runs from its pinned image in docker or podman instead
+ * (scanner-launch.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { WorkloadOutput, WorkloadRunner, WorkloadStatus } from '../../app/ports.js';
 import type { Scan } from '../../domain/scans/scan.js';
 import type { ScannerDefinition } from '../../domain/scanners/definition.js';
 import type { ScanType } from '../../domain/risks/finding.js';
+import { decideLaunch, type Launch, type LaunchOptions } from './scanner-launch.js';
 
 export interface ProcessRunnerOptions {
   workDir: string;
@@ -21,6 +24,8 @@ export interface ProcessRunnerOptions {
   deadlineMs: number;
   /** Path of the vigil CLI, for the types Vigil drives itself (OPENVAS, NESSUS). */
   cliPath?: string;
+  /** Local programs or containers, where to look for them, and as whom containers run. */
+  launch: LaunchOptions;
 }
 
 type Outcome = { phase: 'Succeeded' } | { phase: 'Failed'; reason: string; message: string };
@@ -28,6 +33,7 @@ type Outcome = { phase: 'Succeeded' } | { phase: 'Failed'; reason: string; messa
 interface Workload {
   definition: ScannerDefinition;
   dir: string;
+  launch?: Launch;
   child?: ChildProcess;
   progress?: number;
   stderrTail: string[];
@@ -38,6 +44,8 @@ interface Workload {
 
 const STDERR_LINES_KEPT = 20;
 const KILL_GRACE_MS = 5000;
+/** docker and podman run exit with 125 when the engine itself failed (no daemon, image not pulled, bad option). */
+const ENGINE_FAILED_EXIT = 125;
 
 export class ProcessWorkloadRunner implements WorkloadRunner {
   private readonly workloads = new Map<string, Workload>();
@@ -63,36 +71,57 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     await mkdir(dir, { recursive: true });
     const input = { targets, outputDir: dir, cliPath: this.options.cliPath };
     for (const file of definition.inputs?.(input) ?? []) await writeFile(join(dir, file.file), file.content);
-    const command = definition.local(input);
-    if (command === undefined) {
+    const local = definition.local(input);
+    if (local === undefined) {
       this.finish(scan.id, workload, { phase: 'Failed', reason: 'NotRunnableLocally', message: `${scan.type} scans cannot run in the embedded runtime; run Vigil with VIGIL_RUNTIME=kubernetes` });
       markExited();
       return;
     }
-    this.spawnScanner(scan.id, workload, command, markExited);
+    const decision = decideLaunch({ definition, local, container: definition.container(input), scanId: scan.id, workDir: dir, options: this.options.launch });
+    if ('missing' in decision) {
+      this.finish(scan.id, workload, { phase: 'Failed', reason: 'ScannerNotInstalled', message: decision.missing });
+      markExited();
+      return;
+    }
+    workload.launch = decision.launch;
+    await this.handOverWorkDir(decision.launch, dir);
+    this.spawnScanner(scan.id, workload, decision.launch, markExited);
   }
 
-  private spawnScanner(scanId: string, workload: Workload, command: { program: string; args: string[] }, markExited: () => void): void {
-    const child = spawn(command.program, command.args, { cwd: workload.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  /** A container user other than the service's own (65532 when the service is root) must be able to write the work directory. */
+  private async handOverWorkDir(launch: Launch, dir: string): Promise<void> {
+    const user = launch.container?.user;
+    if (user === undefined || user.uid === this.options.launch.uid || this.options.launch.uid !== 0) return;
+    await chown(dir, user.uid, user.gid);
+    for (const entry of await readdir(dir)) await chown(join(dir, entry), user.uid, user.gid);
+  }
+
+  private spawnScanner(scanId: string, workload: Workload, launch: Launch, markExited: () => void): void {
+    const child = spawn(launch.program, launch.args, { cwd: workload.dir, stdio: ['ignore', 'pipe', 'pipe'] });
     workload.child = child;
     this.followLines(scanId, workload, child);
     workload.deadline = setTimeout(() => this.kill(scanId, workload, { phase: 'Failed', reason: 'DeadlineExceeded', message: `the scanner ran longer than ${Math.round(this.options.deadlineMs / 1000)} s and was stopped` }), this.options.deadlineMs);
     child.once('error', (error: NodeJS.ErrnoException) => {
-      const message = error.code === 'ENOENT' ? `${command.program} is not installed on this machine; install it (nmap: apt-get install nmap) or run Vigil on Kubernetes` : `${command.program} could not start: ${error.message}`;
-      this.finish(scanId, workload, { phase: 'Failed', reason: error.code === 'ENOENT' ? 'ScannerNotInstalled' : 'ScannerNotStarted', message });
+      this.finish(scanId, workload, { phase: 'Failed', reason: 'ScannerNotStarted', message: `${launch.program} could not start: ${error.message}` });
       markExited();
     });
     child.once('close', (code, signal) => {
-      this.finish(scanId, workload, this.outcomeOfExit(command.program, workload, code, signal));
+      this.finish(scanId, workload, this.outcomeOfExit(launch, workload, code, signal));
       markExited();
     });
   }
 
-  private outcomeOfExit(program: string, workload: Workload, code: number | null, signal: NodeJS.Signals | null): Outcome {
+  private outcomeOfExit(launch: Launch, workload: Workload, code: number | null, signal: NodeJS.Signals | null): Outcome {
     if (code === 0) return { phase: 'Succeeded' };
     const tail = workload.stderrTail.slice(-3).join(' | ');
+    const said = tail === '' ? '' : `: ${tail}`;
+    const container = launch.container;
+    if (container !== undefined && code === ENGINE_FAILED_EXIT) {
+      return { phase: 'Failed', reason: 'ContainerEngineFailed', message: `${container.engine} could not run the image ${container.image}${said}` };
+    }
     const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
-    return { phase: 'Failed', reason: 'ScannerExited', message: `${program} ${how}${tail === '' ? '' : `: ${tail}`}` };
+    const program = container === undefined ? launch.program : `${container.image} (in ${container.engine})`;
+    return { phase: 'Failed', reason: 'ScannerExited', message: `${program} ${how}${said}` };
   }
 
   private followLines(scanId: string, workload: Workload, child: ChildProcess): void {
@@ -149,7 +178,21 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     const workload = this.workloads.get(scanId);
     if (workload === undefined) return;
     this.kill(scanId, workload, { phase: 'Failed', reason: 'Stopped', message: 'the scan was stopped' });
-    await workload.exited;
+    await Promise.all([workload.exited, this.removeContainer(workload)]);
+  }
+
+  /**
+   * The engine's client forwards SIGTERM to the container, but a client
+   * killed for good (or lost) leaves it running: `rm -f` makes sure.
+   */
+  private async removeContainer(workload: Workload): Promise<void> {
+    const container = workload.launch?.container;
+    if (container === undefined || (workload.child !== undefined && workload.child.exitCode !== null)) return;
+    await new Promise<void>((resolve) => {
+      const remover = spawn(container.engine, ['rm', '--force', container.name], { stdio: 'ignore' });
+      remover.once('error', () => resolve());
+      remover.once('close', () => resolve());
+    });
   }
 
   async release(scanId: string): Promise<void> {
