@@ -46,6 +46,13 @@ after(async () => {
 const idsIn = (page: string, prefix: string) => [...page.matchAll(new RegExp(`href="${prefix}/([0-9a-f-]{36})"`, 'g'))].map((match) => match[1]!);
 
 describe('dashboard: API keys', () => {
+  it('shows the account\'s name and id, which the vigil command takes as --account', async () => {
+    const listed = await user.get('/dashboard/keys');
+    expect(listed.text).to.include(`<dt>Account id</dt><dd><code>${service.accountId}</code></dd>`);
+    expect(listed.text).to.match(/<dt>Name<\/dt><dd>[^<]+<\/dd>/);
+    expect(listed.text).to.include('vigil accounts create-key --account');
+  });
+
   it('creates a key shown exactly once, which then works on the API, and lists it without the secret', async () => {
     const created = await user.post('/dashboard/keys', { name: '  deploy bot  ' });
     expect(created.status).to.equal(200);

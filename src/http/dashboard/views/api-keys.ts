@@ -49,6 +49,16 @@ ${view.created === undefined
   <tbody>${view.keys.map((key) => keyRow(key, view))}</tbody>
 </table>
 </div>
+<section class="panel" aria-labelledby="account-heading">
+  <h2 id="account-heading">This account</h2>
+  <dl class="facts">
+    <dt>Name</dt><dd>${view.session.account.name}</dd>
+    <dt>Account id</dt><dd><code>${view.session.account.id}</code></dd>
+    <dt>Plan</dt><dd>${view.session.account.plan}</dd>
+    <dt>Kubernetes namespace</dt><dd><code>${view.session.account.namespace}</code></dd>
+  </dl>
+  <p class="hint">The <code>vigil</code> command takes the id or the name wherever it asks for <code>--account</code>, for example <code>vigil accounts create-key --account ${view.session.account.name}</code>.</p>
+</section>
 <section class="panel" aria-labelledby="create-key-heading">
   <h2 id="create-key-heading">Create a key</h2>
   <form class="stack" method="post" action="${PATHS.keys}">
