@@ -25,6 +25,12 @@ const receiver = await startReceiver(read('server.key'), read('server.crt'), (re
   const latest = receiver.requests.at(-1)!;
   const timestamp = String(latest.headers['x-service-timestamp'] ?? '');
   const signature = String(latest.headers['x-service-signature'] ?? '');
+  if (request.method !== 'POST' || signature === '') {
+    // Anything on this port is printed, and a scan of 127.0.0.1 probes it too (nmap's service detection): say it is no delivery.
+    process.stdout.write(`${new Date().toISOString()} ${request.method} ${request.url} ignored: not a webhook delivery (no X-SERVICE-SIGNATURE)\n`);
+    response.writeHead(404).end();
+    return;
+  }
   let event: { id?: string; type?: string; data?: { id?: string; state?: string; status?: string } } = {};
   try {
     event = JSON.parse(latest.body);
