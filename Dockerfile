@@ -5,19 +5,23 @@
 # takes them from src/domain/scanners/images.ts and package.json.
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# Production dependencies only. better-sqlite3 has no prebuilt binary that
-# works here, so it compiles from source: python3, make and g++ stay in this
-# stage and never reach the runtime image.
-FROM ${NODE_IMAGE} AS deps
+# better-sqlite3 has no prebuilt binary that works here, so it compiles
+# from source: python3, make and g++ stay in the build stages and never
+# reach the runtime image.
+FROM ${NODE_IMAGE} AS toolchain
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+
+# Production dependencies only: what the runtime image ships.
+FROM toolchain AS deps
 RUN npm ci --omit=dev --no-audit --no-fund
 
-# The TypeScript compiler is a dev dependency: compile in a stage of its own.
-FROM deps AS build
+# The TypeScript compiler is a dev dependency: compile in a stage of its own
+# (BuildKit runs it beside deps).
+FROM toolchain AS build
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
