@@ -159,7 +159,9 @@ describe('charts/vigil', function () {
     expect(renderChart().filter((object) => optional.includes(object.kind))).to.deep.equal([]);
     const full = renderChart(FULL_VALUES);
     const policy = find(full, 'NetworkPolicy')!;
-    expect(policy.spec.ingress[0].from[0].namespaceSelector.matchExpressions[0].values).to.deep.equal(['vigil-acme', 'vigil-udp', 'vigil-existing', 'vigil']);
+    expect(policy.spec.ingress[0].from[0].namespaceSelector.matchExpressions[0].values).to.deep.equal(['vigil-acme', 'vigil-udp', 'vigil-existing']);
+    const closed = find(renderChart({ networkPolicy: { enabled: true, from: [] }, tenants: { releaseNamespace: false, namespaces: [] } }), 'NetworkPolicy')!;
+    expect(closed.spec.ingress, 'no peer: nobody, not everybody').to.deep.equal([]);
     expect(find(full, 'ServiceMonitor')!.spec.endpoints).to.deep.equal([{ port: 'http', path: '/metrics', interval: '15s' }]);
     expect(find(full, 'Ingress')!.spec.tls).to.deep.equal([{ hosts: ['vigil.example.com'], secretName: 'vigil-tls' }]);
   });
