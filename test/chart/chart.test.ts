@@ -13,6 +13,8 @@ import { CHART_DIR, ROOT, expectedChartFiles } from '../../scripts/chart-files.j
 import { SCANNER_IMAGES, VIGIL_VERSION } from '../../src/domain/scanners/index.js';
 import { VIGIL_IMAGE_REPOSITORY } from '../../src/domain/scanners/images.js';
 import { defaultJobSettings, jobSettingsFrom } from '../../src/runtime/kubernetes/job-settings.js';
+import { buildScanJob } from '../../src/runtime/kubernetes/job-manifest.js';
+import { SCAN_TYPES } from '../../src/domain/risks/finding.js';
 import { chartRefusal, helmWithValues, renderChart, renderNotes, type RenderedObject } from '../support/chart.js';
 
 /** Every value the chart has, set to something other than its default. */
@@ -62,6 +64,7 @@ const MODELS: Record<string, Record<string, unknown>> = {
   'rbac.authorization.k8s.io/v1': models.rbacAuthorizationK8sIo.v1,
   'networking.k8s.io/v1': models.networkingK8sIo.v1,
   'apiextensions.k8s.io/v1': models.apiextensionsK8sIo.v1,
+  'batch/v1': models.batch.v1,
 };
 
 /** Validates one object against its Kubernetes schema; throws naming the object and the failing field. */
@@ -102,6 +105,20 @@ describe('charts/vigil', function () {
       });
     });
   }
+
+  it("builds, from the chart's job settings, scanner Jobs valid against the Kubernetes schemas whose Vigil containers run the chart's image", () => {
+    const configMap = find(renderChart(FULL_VALUES), 'ConfigMap')!;
+    const settings = jobSettingsFrom(JSON.parse(configMap.data['job-settings.json']), defaultJobSettings(VIGIL_VERSION));
+    for (const type of SCAN_TYPES) {
+      const scan = { name: 'nightly', namespace: 'vigil-acme', uid: 'uid-1', type, id: '3f1c2a9e-7b4d-4c1e-9a53-2d0f6b8e4a17' };
+      const targets = type.startsWith('OWASP_ZAP') || type === 'NUCLEI' ? ['https://shop.example.com/'] : ['93.184.216.34'];
+      const job = buildScanJob({ scan, targets, settings, uploadUrl: 'http://vigil.vigil.svc:8080', uploadTokenSecretName: 'nightly-upload' });
+      validateObject(job as unknown as RenderedObject);
+      const pod = job.spec.template.spec;
+      expect(pod.serviceAccountName).to.equal('scanner');
+      expect(pod.containers.find((container) => container.name === 'upload')!.image).to.equal('registry.example.com/vigil:0.1.0-rc1');
+    }
+  });
 
   it('runs one vigil serve, replaced with Recreate, non-root on a read-only root filesystem, probed on /healthz', () => {
     const deployment = find(renderChart(), 'Deployment')!;
