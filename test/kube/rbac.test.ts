@@ -114,13 +114,21 @@ describe('the chart RBAC', function () {
 
   it('fails a Scan whose namespace Vigil may not write to, with a condition naming the namespace and the value to change', async () => {
     const rbac = renderChart({ tenants: { releaseNamespace: true, namespaces: [] } }).filter((object) => rbacKinds.has(object.kind));
-    const { result: scan } = await withService(rbac, async (_server, service) => {
+    type Conditions = Array<{ type: string; reason: string; message: string }>;
+    const { result } = await withService(rbac, async (server, service) => {
       const created = (await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
-      return waitFor(async () => (await service.get(`/v1/scans/${created.id}`)).body.data, (current) => current.state === 'FAILED', 'FAILED');
+      const scan = await waitFor(async () => (await service.get(`/v1/scans/${created.id}`)).body.data, (current) => current.state === 'FAILED', 'FAILED');
+      // A Scan applied with kubectl there exists already: its status shows the same condition.
+      const crRef = { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: TENANT, name: 'applied' };
+      server.setObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name: 'applied', namespace: TENANT }, spec: { type: 'NMAP', targets: ['127.0.0.2'] } } as never);
+      const cr = await waitFor(async () => server.getObject(crRef) as unknown as { status?: { state: string; conditions: Conditions } }, (found) => found?.status?.state === 'FAILED', 'the applied CR to show FAILED');
+      return { conditions: scan.conditions as Conditions, crConditions: cr.status!.conditions };
     });
-    const failed = (scan.conditions as Array<{ type: string; reason: string; message: string }>).find((condition) => condition.type === 'Failed');
-    expect(failed?.reason).to.equal('NamespaceNotWritable');
-    expect(failed?.message).to.match(new RegExp(`namespace ${TENANT} .*add ${TENANT} to tenants\\.namespaces in the Helm chart's values and run helm upgrade`));
+    for (const conditions of [result.conditions, result.crConditions]) {
+      const failed = conditions.find((condition) => condition.type === 'Failed');
+      expect(failed?.reason).to.equal('NamespaceNotWritable');
+      expect(failed?.message).to.match(new RegExp(`namespace ${TENANT} .*add ${TENANT} to tenants\\.namespaces in the Helm chart's values and run helm upgrade`));
+    }
   });
 });
 
