@@ -4,7 +4,7 @@
  * expect, `vigil` as the entry point, and production dependencies only.
  */
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { SCANNER_USER } from '../../src/runtime/kubernetes/job-manifest.js';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -41,5 +41,21 @@ describe('Dockerfile', () => {
   it('keeps the build context to what the image needs', () => {
     const ignore = readFileSync(new URL('.dockerignore', ROOT), 'utf8').split('\n').filter((line) => line !== '' && !line.startsWith('#'));
     expect(ignore).to.deep.equal(['*', '!package.json', '!package-lock.json', '!tsconfig.json', '!tsconfig.build.json', '!src/']);
+  });
+
+  it('ships every package the compiled code imports: src uses production dependencies only (npm ci --omit=dev)', () => {
+    const pkg = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { dependencies: Record<string, string> };
+    const sources = (readdirSync(new URL('src', ROOT), { recursive: true }) as string[]).filter((file) => file.endsWith('.ts'));
+    const imported = new Set<string>();
+    for (const file of sources) {
+      const text = readFileSync(new URL(`src/${file}`, ROOT), 'utf8');
+      // Type-only imports are erased by the compiler and need nothing at run time.
+      for (const match of text.matchAll(/^import (?!type )[^;]*?from '([^'.][^']*)'|import\('([^'.][^']*)'\)/gm)) {
+        const specifier = match[1] ?? match[2]!;
+        if (!specifier.startsWith('node:')) imported.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!);
+      }
+    }
+    expect(imported.size).to.be.greaterThan(5);
+    expect([...imported].filter((name) => !(name in pkg.dependencies))).to.deep.equal([]);
   });
 });
