@@ -175,11 +175,6 @@ export interface WorkloadStatus {
 }
 
 /**
- * Where scanner workloads run: child processes in the embedded runtime,
- * Jobs on Kubernetes. Start is idempotent; a workload the runner does not
- * know (lost in a restart) is Missing.
- */
-/**
  * Thrown by WorkloadRunner.start when the platform refuses the workload for a
  * reason no retry can fix (the service may not write where the Scan must run):
  * the Scan fails with this reason and message instead of being retried.
@@ -193,6 +188,11 @@ export class WorkloadRefusedError extends Error {
   }
 }
 
+/**
+ * Where scanner workloads run: child processes in the embedded runtime,
+ * Jobs on Kubernetes. Start is idempotent; a workload the runner does not
+ * know (lost in a restart) is Missing.
+ */
 export interface WorkloadRunner {
   start(scan: Scan, hosts: string[]): Promise<void>;
   observe(scanId: string): Promise<WorkloadStatus>;
