@@ -169,6 +169,8 @@ describe('charts/vigil', function () {
       ['vigil-udp', 'privileged'],
     ]);
     for (const namespace of namespaces) expect(namespace.metadata.annotations).to.deep.equal({ 'helm.sh/resource-policy': 'keep' });
+    const unlabelled = renderChart({ tenants: { releaseNamespace: true, namespaces: [{ name: 'vigil-acme', create: true }] } }).find((object) => object.kind === 'Namespace')!;
+    expect(unlabelled.metadata.labels!['pod-security.kubernetes.io/enforce'], 'the default level').to.equal('restricted');
   });
 
   it('renders the optional NetworkPolicy, ServiceMonitor and Ingress only when enabled', () => {
