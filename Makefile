@@ -3,6 +3,12 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 NODE_MODULES_STAMP := node_modules/.package-lock.json
 BIN := dist/src/cli/main.js
+# Vigil's image: the repository is written once, in src/domain/scanners/images.ts
+# (the Job settings' vigilImage default and the chart's values agree with it,
+# test/chart checks), and the tag is package.json's version.
+IMAGE_REPOSITORY := $(shell sed -n "s/^export const VIGIL_IMAGE_REPOSITORY = '\(.*\)';/\1/p" src/domain/scanners/images.ts)
+IMAGE_TAG := $(shell sed -n 's/^  "version": "\(.*\)",/\1/p' package.json)
+IMAGE ?= $(IMAGE_REPOSITORY):$(IMAGE_TAG)
 
 .PHONY: help
 help: ## List the targets
@@ -39,6 +45,18 @@ openapi: deps ## Regenerate src/api/openapi.json from the zod schemas
 .PHONY: test
 test: build system-deps typecheck ## Install what is missing, build, and run every test
 	npx mocha
+
+.PHONY: image
+image: ## Build Vigil's container image (needs a running Docker daemon); IMAGE=name:tag overrides the name
+	docker build --tag $(IMAGE) .
+
+.PHONY: print-image
+print-image: ## Print the image name and tag that `make image` builds and the chart deploys by default
+	@echo $(IMAGE)
+
+.PHONY: chart-files
+chart-files: deps ## Copy crds/ into charts/vigil/crds and regenerate config/rbac/operator.yaml from the chart
+	npx tsx scripts/write-chart-files.ts
 
 .PHONY: bench
 bench: build ## Run the benchmarks in bench/ and print their figures

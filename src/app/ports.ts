@@ -177,6 +177,20 @@ export interface WorkloadStatus {
 }
 
 /**
+ * Thrown by WorkloadRunner.start when the platform refuses the workload for a
+ * reason no retry can fix (the service may not write where the Scan must run):
+ * the Scan fails with this reason and message instead of being retried.
+ */
+export class WorkloadRefusedError extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * Where scanner workloads run: child processes in the embedded runtime,
  * Jobs on Kubernetes. Start is idempotent; a workload the runner does not
  * know (lost in a restart) is Missing.

@@ -5,13 +5,7 @@
  */
 import { SettingsError } from '../config/settings.js';
 import { InvalidRequestError } from '../domain/errors.js';
-import { runAccountsCommand } from './accounts.js';
 import { UsageError } from './usage.js';
-import { runScannerCommand } from './scanner.js';
-import { runServe } from './serve.js';
-import { runUploadResult } from './upload-result.js';
-import { runWebhooksCommand } from './webhooks.js';
-import { runPrepareInputs } from './prepare-inputs.js';
 
 const USAGE = `Usage:
   vigil serve
@@ -24,21 +18,27 @@ const USAGE = `Usage:
 
 Configuration comes from environment variables (see README.md).`;
 
+/**
+ * Each subcommand is imported only when it runs: the upload and prepare
+ * containers of every scanner Job start `vigil`, and loading the whole
+ * service (express, SQLite, the Kubernetes client) there would cost most of
+ * their start-up time and memory.
+ */
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      return runServe(rest);
+      return (await import('./serve.js')).runServe(rest);
     case 'accounts':
-      return runAccountsCommand(rest);
+      return (await import('./accounts.js')).runAccountsCommand(rest);
     case 'webhooks':
-      return runWebhooksCommand(rest);
+      return (await import('./webhooks.js')).runWebhooksCommand(rest);
     case 'upload-result':
-      return runUploadResult(rest);
+      return (await import('./upload-result.js')).runUploadResult(rest);
     case 'scanner':
-      return runScannerCommand(rest);
+      return (await import('./scanner.js')).runScannerCommand(rest);
     case 'prepare-inputs':
-      return runPrepareInputs(rest);
+      return (await import('./prepare-inputs.js')).runPrepareInputs(rest);
     case undefined:
     case 'help':
     case '--help':

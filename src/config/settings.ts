@@ -24,6 +24,8 @@ export interface Settings {
   runtime: Runtime;
   namespace: string;
   publicUrl: string;
+  /** Kubernetes runtime: where scanner pods upload results (the in-cluster Service), which is rarely the address people use. */
+  uploadUrl: string;
   smtpUrl: string | undefined;
   smtpFrom: string;
   logLevel: LogLevel;
@@ -93,18 +95,24 @@ function allowTargets(raw: string | undefined): Cidr[] {
   }
 }
 
-function publicUrl(raw: string | undefined, host: string, port: number): string {
-  if (raw === undefined) return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+function httpUrl(name: string, raw: string, example: string): string {
   if (!/^https?:\/\//.test(raw) || !URL.canParse(raw)) {
-    throw new SettingsError('VIGIL_PUBLIC_URL must be an http:// or https:// URL, for example https://vigil.example.com');
+    throw new SettingsError(`${name} must be an http:// or https:// URL, for example ${example}`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+function publicUrl(raw: string | undefined, host: string, port: number): string {
+  if (raw === undefined) return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return httpUrl('VIGIL_PUBLIC_URL', raw, 'https://vigil.example.com');
 }
 
 /** Reads and validates the environment. Throws SettingsError with one sentence on the first bad value. */
 export function loadSettings(env: Env = process.env): Settings {
   const host = optional(env.VIGIL_HOST) ?? '127.0.0.1';
   const port = field('VIGIL_PORT', integer('VIGIL_PORT', 0, 65535), optional(env.VIGIL_PORT) ?? '8080');
+  const people = publicUrl(optional(env.VIGIL_PUBLIC_URL), host, port);
+  const uploadUrl = optional(env.VIGIL_UPLOAD_URL);
   return {
     host,
     port,
@@ -115,7 +123,8 @@ export function loadSettings(env: Env = process.env): Settings {
     webhookCaFile: absolutePath(optional(env.VIGIL_WEBHOOK_CA_FILE)),
     runtime: field('VIGIL_RUNTIME', oneOf('VIGIL_RUNTIME', ['embedded', 'kubernetes']), optional(env.VIGIL_RUNTIME) ?? 'embedded'),
     namespace: field('VIGIL_NAMESPACE', namespace, optional(env.VIGIL_NAMESPACE) ?? 'vigil'),
-    publicUrl: publicUrl(optional(env.VIGIL_PUBLIC_URL), host, port),
+    publicUrl: people,
+    uploadUrl: uploadUrl === undefined ? people : httpUrl('VIGIL_UPLOAD_URL', uploadUrl, 'http://vigil.vigil.svc:8080'),
     smtpUrl: optional(env.VIGIL_SMTP_URL) === undefined ? undefined : field('VIGIL_SMTP_URL', smtpUrl, optional(env.VIGIL_SMTP_URL)!),
     smtpFrom: field('VIGIL_SMTP_FROM', email, optional(env.VIGIL_SMTP_FROM) ?? 'vigil@localhost'),
     logLevel: field('LOG_LEVEL', oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), optional(env.LOG_LEVEL) ?? 'info'),

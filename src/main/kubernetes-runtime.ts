@@ -94,7 +94,7 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     scanResources: cluster.scanResources,
     uploads: core.uploads,
     jobSettings: jobSettings(settings.jobSettingsFile),
-    uploadUrl: settings.publicUrl,
+    uploadUrl: settings.uploadUrl,
     locate: locator(() => core),
   });
   const scheduled = appliedScheduledScans(cluster, core, clock, logger);

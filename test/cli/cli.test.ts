@@ -45,6 +45,10 @@ describe('the vigil command', function () {
       ['a negative scan limit', ['accounts', 'create', '--name', 'a', '--monthly-scan-limit', '-1'], /--monthly-scan-limit/],
       ['an unknown option', ['accounts', 'create', '--name', 'a', '--colour', 'red'], /colour/],
       ['an invalid namespace', ['accounts', 'create', '--name', 'a', '--namespace', 'Not_Valid'], /namespace/],
+      ['a namespace longer than a DNS-1123 label', ['accounts', 'create', '--name', 'a', '--namespace', 'a'.repeat(64)], /not a valid Kubernetes namespace name/],
+      ['the kube-system namespace', ['accounts', 'create', '--name', 'a', '--namespace', 'kube-system'], /'kube-system' is a Kubernetes system namespace/],
+      ['the kube-public namespace', ['accounts', 'create', '--name', 'a', '--namespace', 'kube-public'], /'kube-public' is a Kubernetes system namespace/],
+      ['the kube-node-lease namespace', ['accounts', 'create', '--name', 'a', '--namespace', 'kube-node-lease'], /'kube-node-lease' is a Kubernetes system namespace/],
       ['an unknown command', ['launch'], /unknown command 'launch'/],
     ];
     for (const [what, args, message] of badArguments) {

@@ -74,6 +74,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     const scan = startScan();
     await controller.reconcile(scan.id);
     expect(creations()).to.deep.equal([
+      '/api/v1/namespaces/vigil-acme/serviceaccounts',
       '/apis/vigil.dev/v1alpha1/namespaces/vigil-acme/scans',
       '/api/v1/namespaces/vigil-acme/secrets',
       '/apis/batch/v1/namespaces/vigil-acme/jobs',
@@ -85,6 +86,42 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     expect(secret.stringData.token).to.have.length.greaterThan(30);
     expect(JSON.stringify(jobOf(scan))).not.to.include(secret.stringData.token); // the Job only references the Secret
     expect(core.scans.get(account, scan.id).state).to.equal('RUNNING');
+  });
+
+  it('creates the scanner ServiceAccount the Job runs under in the tenant namespace: no token mounted, nothing bound to it', async () => {
+    const scan = startScan();
+    await controller.reconcile(scan.id);
+    const account = server.getObject({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'vigil-acme', name: 'vigil-scanner' }) as unknown as { automountServiceAccountToken: boolean };
+    expect(account.automountServiceAccountToken).to.equal(false);
+    expect((jobOf(scan) as unknown as { spec: { template: { spec: { serviceAccountName: string } } } }).spec.template.spec.serviceAccountName).to.equal('vigil-scanner');
+    expect(server.requests.filter((request) => request.path.includes('rbac.authorization.k8s.io'))).to.deep.equal([]);
+  });
+
+  it('takes a scanner ServiceAccount that already exists (AlreadyExists is success)', async () => {
+    server.setObject({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'vigil-scanner', namespace: 'vigil-acme' }, automountServiceAccountToken: false } as never);
+    const scan = startScan();
+    await controller.reconcile(scan.id);
+    expect(core.scans.get(account, scan.id).state).to.equal('RUNNING');
+  });
+
+  it('fails the Scan with NamespaceNotWritable, naming the namespace and the chart value, when the API server answers 403', async () => {
+    server.failNext((request) => request.path.endsWith('/serviceaccounts'), 403, { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 403, reason: 'Forbidden', message: 'serviceaccounts is forbidden: User "system:serviceaccount:vigil:vigil" cannot create resource "serviceaccounts" in the namespace "vigil-acme"' });
+    const scan = startScan();
+    await controller.reconcile(scan.id);
+    const failed = core.scans.get(account, scan.id);
+    expect(failed.state).to.equal('FAILED');
+    expect(failed.conditions.at(-1)).to.include({ type: 'Failed', reason: 'NamespaceNotWritable' });
+    expect(failed.conditions.at(-1)!.message).to.include('namespace vigil-acme').and.to.include('cannot create resource "serviceaccounts"').and.to.include('add vigil-acme to tenants.namespaces');
+    expect(jobOf(scan)).to.equal(undefined);
+  });
+
+  it('retries any other refusal of the API server instead of failing the Scan', async () => {
+    server.failNext((request) => request.path.endsWith('/serviceaccounts'), 500);
+    const scan = startScan();
+    let thrown: unknown;
+    await controller.reconcile(scan.id).catch((error: unknown) => (thrown = error));
+    expect(thrown).to.be.instanceOf(Error);
+    expect(core.scans.get(account, scan.id).state).to.equal('QUEUED');
   });
 
   it('does not create anything twice when the start is repeated', async () => {
@@ -205,6 +242,23 @@ describe('VIGIL_RUNTIME=kubernetes, end to end through the API and the upload en
       expect(statusWrites.every((request) => request.method === 'PATCH' && request.contentType === 'application/merge-patch+json')).to.equal(true);
       const bodies = statusWrites.map((request) => JSON.stringify(request.body));
       expect(new Set(bodies).size, 'an unchanged status is never written twice').to.equal(bodies.length);
+    } finally {
+      await service.stop();
+      await server.stop();
+    }
+  });
+
+  it('tells scanner pods to upload to VIGIL_UPLOAD_URL, not to the public URL people use', async () => {
+    const server = new FakeKubeApiServer();
+    await server.start();
+    const env = { VIGIL_RUNTIME: 'kubernetes', VIGIL_ALLOW_TARGETS: '127.0.0.0/8', VIGIL_PUBLIC_URL: 'https://vigil.example.com', VIGIL_UPLOAD_URL: 'http://vigil.vigil.svc:8080' };
+    const service = await TestService.start({ env, kubeConfig: kubeConfig(server) });
+    try {
+      const scan = (await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
+      const jobRef = { apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-test-account', name: scanJobName(`scan-${scan.id}`) };
+      const job = (await waitFor(async () => server.getObject(jobRef), (found) => found !== undefined, 'the scanner Job')) as unknown as { spec: { template: { spec: { containers: Array<{ name: string; args: string[] }> } } } };
+      const upload = job.spec.template.spec.containers.find((container) => container.name === 'upload')!;
+      expect(upload.args[upload.args.indexOf('--url') + 1]).to.equal('http://vigil.vigil.svc:8080');
     } finally {
       await service.stop();
       await server.stop();

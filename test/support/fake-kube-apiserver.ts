@@ -104,6 +104,8 @@ export const DEFAULT_RESOURCES: readonly ResourceDefinition[] = [
   resourceType({ group: '', version: 'v1', plural: 'secrets', kind: 'Secret', statusSubresource: false, tracksGeneration: false }),
   resourceType({ group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, tracksGeneration: false, initialStatus: { phase: 'Active' }, maxNameLength: 63 }),
   resourceType({ group: '', version: 'v1', plural: 'events', kind: 'Event', statusSubresource: false, tracksGeneration: false }),
+  // The runner creates the scanner's ServiceAccount in a tenant namespace before its first Job.
+  resourceType({ group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', statusSubresource: false, tracksGeneration: false }),
 ];
 
 export interface RecordedRequest {
@@ -156,6 +158,12 @@ export interface FakeKubeApiServerOptions {
   now?: () => Date;
   /** Extra resource types, served next to DEFAULT_RESOURCES. */
   resources?: ResourceDefinition[];
+  /**
+   * RBAC in tests: a sentence refuses the request with 403 Forbidden, as the
+   * API server's authorizer would; undefined lets it through. Refused
+   * requests are recorded too.
+   */
+  authorize?: (request: RecordedRequest) => string | undefined;
 }
 
 export const DEFAULT_TOKEN = 'vigil-fake-apiserver-token';
@@ -479,6 +487,7 @@ export class FakeKubeApiServer {
 
   private readonly resources: ResourceDefinition[];
   private readonly now: () => Date;
+  private readonly authorize: FakeKubeApiServerOptions['authorize'];
   private readonly objects = new Map<string, { resource: ResourceDefinition; object: KubeObject }>();
   private readonly podLogs = new Map<string, string>();
   private readonly watchers = new Set<Watcher>();
@@ -493,6 +502,7 @@ export class FakeKubeApiServer {
     this.token = options.token ?? DEFAULT_TOKEN;
     this.now = options.now ?? (() => new Date());
     this.resources = [...DEFAULT_RESOURCES, ...(options.resources ?? [])];
+    this.authorize = options.authorize;
   }
 
   async start(): Promise<void> {
@@ -623,6 +633,8 @@ export class FakeKubeApiServer {
       const recorded = this.record(request, url, await readBody(request));
       this.throwInjectedFailure(recorded);
       if (request.headers.authorization !== `Bearer ${this.token}`) throw apiError(401, 'Unauthorized');
+      const refusal = this.authorize?.(recorded);
+      if (refusal !== undefined) throw apiError(403, refusal, 'Forbidden');
       this.dispatch(recorded, response);
     } catch (error) {
       const failure = error instanceof ApiError ? error : new ApiError(500, failureStatus(500, String(error)));

@@ -16,6 +16,7 @@ describe('loadSettings', () => {
       ['VIGIL_RUNTIME defaults to embedded', settings.runtime, 'embedded'],
       ['VIGIL_NAMESPACE defaults to vigil', settings.namespace, 'vigil'],
       ['VIGIL_PUBLIC_URL defaults to http://127.0.0.1:8080', settings.publicUrl, 'http://127.0.0.1:8080'],
+      ['VIGIL_UPLOAD_URL defaults to the public URL', settings.uploadUrl, 'http://127.0.0.1:8080'],
       ['VIGIL_SMTP_URL is unset by default', settings.smtpUrl, undefined],
       ['VIGIL_SMTP_FROM defaults to vigil@localhost', settings.smtpFrom, 'vigil@localhost'],
       ['LOG_LEVEL defaults to info', settings.logLevel, 'info'],
@@ -80,6 +81,15 @@ describe('loadSettings', () => {
     for (const [name, env, expected] of publicUrls) {
       it(name, () => expect(loadSettings(env).publicUrl).to.equal(expected));
     }
+
+    it('VIGIL_UPLOAD_URL follows VIGIL_PUBLIC_URL when unset', () => {
+      expect(loadSettings({ VIGIL_PUBLIC_URL: 'https://vigil.example.com/' }).uploadUrl).to.equal('https://vigil.example.com');
+    });
+
+    it('VIGIL_UPLOAD_URL is separate from VIGIL_PUBLIC_URL when set', () => {
+      const settings = loadSettings({ VIGIL_PUBLIC_URL: 'https://vigil.example.com', VIGIL_UPLOAD_URL: 'http://vigil.vigil.svc:8080/' });
+      expect([settings.publicUrl, settings.uploadUrl]).to.deep.equal(['https://vigil.example.com', 'http://vigil.vigil.svc:8080']);
+    });
   });
 
   describe('bad values stop start-up with a SettingsError naming the variable', () => {
@@ -100,6 +110,7 @@ describe('loadSettings', () => {
       ['VIGIL_PUBLIC_URL=ftp://x', { VIGIL_PUBLIC_URL: 'ftp://x' }, 'VIGIL_PUBLIC_URL'],
       ['VIGIL_PUBLIC_URL without a scheme', { VIGIL_PUBLIC_URL: 'vigil.example.com' }, 'VIGIL_PUBLIC_URL'],
       ['VIGIL_PUBLIC_URL=http://', { VIGIL_PUBLIC_URL: 'http://' }, 'VIGIL_PUBLIC_URL'],
+      ['VIGIL_UPLOAD_URL without a scheme', { VIGIL_UPLOAD_URL: 'vigil.vigil.svc:8080' }, 'VIGIL_UPLOAD_URL'],
       ['VIGIL_SMTP_URL=http://x', { VIGIL_SMTP_URL: 'http://x' }, 'VIGIL_SMTP_URL'],
       ['VIGIL_SMTP_URL=smtp://', { VIGIL_SMTP_URL: 'smtp://' }, 'VIGIL_SMTP_URL'],
       ['VIGIL_SMTP_FROM without an @', { VIGIL_SMTP_FROM: 'vigil' }, 'VIGIL_SMTP_FROM'],

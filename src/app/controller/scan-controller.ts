@@ -12,7 +12,7 @@ import { newEvent } from '../../domain/events/event.js';
 import { classifyResolution, hostOf, type Resolution } from '../../domain/scans/resolve-targets.js';
 import { advanceProgress, type Condition, type Scan } from '../../domain/scans/scan.js';
 import type { Cidr } from '../../domain/targets/ipv4.js';
-import type { HostResolver, ResultFileStore, ScanRepository, StoredResultFile, WorkloadRunner, WorkloadStatus } from '../ports.js';
+import { WorkloadRefusedError, type HostResolver, type ResultFileStore, type ScanRepository, type StoredResultFile, type WorkloadRunner, type WorkloadStatus } from '../ports.js';
 import type { Timers } from './timer.js';
 import { collectFindings } from '../collector.js';
 import type { RiskHistory } from '../risk-history.js';
@@ -111,7 +111,13 @@ export class ScanController {
       this.write({ ...scan, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', condition('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets', now));
       return this.wakeQueued();
     }
-    await this.options.runner.start(scan, resolved.map((target) => target.target));
+    try {
+      await this.options.runner.start(scan, resolved.map((target) => target.target));
+    } catch (error) {
+      if (!(error instanceof WorkloadRefusedError)) throw error;
+      this.write({ ...scan, resolvedTargets: resolved, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', condition('Failed', error.reason, error.message, now));
+      return this.wakeQueued();
+    }
     const started = this.write(
       { ...scan, state: 'RUNNING', resolvedTargets: resolved, skippedTargets: skipped, startedAt: now },
       'QUEUED',

@@ -41,9 +41,19 @@ export function defaultNamespaceFor(name: string): string {
   return safe;
 }
 
+/**
+ * The cluster's own namespaces: scanner Jobs, their Secrets and the scanner
+ * ServiceAccount have no place among the control plane's objects, and a
+ * tenant bound there could read what Vigil writes next to them.
+ */
+export const SYSTEM_NAMESPACES: readonly string[] = ['kube-system', 'kube-public', 'kube-node-lease'];
+
 export function assertValidNamespace(namespace: string): void {
   if (!NAMESPACE.test(namespace)) {
     throw new InvalidRequestError(`namespace '${namespace}' is not a valid Kubernetes namespace name (lowercase letters, digits and -, at most 63 characters)`);
+  }
+  if (SYSTEM_NAMESPACES.includes(namespace)) {
+    throw new InvalidRequestError(`namespace '${namespace}' is a Kubernetes system namespace; bind the account to a namespace of its own, such as vigil-${namespace.replace(/^kube-/, '')}`);
   }
 }
 

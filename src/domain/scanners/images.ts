@@ -7,11 +7,18 @@
 /** Vigil's own version; test/unit/scanner-definitions.test.ts keeps it equal to package.json's. */
 export const VIGIL_VERSION = '0.1.0';
 
+/**
+ * Where Vigil's own image is published. The one place its name is written in
+ * code; the Makefile's `image` target, the chart's values and Chart.yaml's
+ * appVersion are checked against it and VIGIL_VERSION by test/chart.
+ */
+export const VIGIL_IMAGE_REPOSITORY = 'ghcr.io/vigil-dev/vigil';
+
 export const SCANNER_IMAGES = {
   nmap: 'instrumentisto/nmap:7.95',
   nuclei: 'projectdiscovery/nuclei:v3.11.1',
   sslyze: 'nablac0d3/sslyze:6.1.0',
   zap: 'ghcr.io/zaproxy/zaproxy:2.16.1',
   /** OPENVAS and NESSUS run through Vigil's own CLI, which drives the scanner's API. */
-  vigil: `ghcr.io/vigil-dev/vigil:${VIGIL_VERSION}`,
+  vigil: `${VIGIL_IMAGE_REPOSITORY}:${VIGIL_VERSION}`,
 } as const;

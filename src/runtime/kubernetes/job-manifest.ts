@@ -250,6 +250,23 @@ function childMetadata(scan: ScanRef, name: string): ObjectMeta {
   };
 }
 
+// ---- The scanner's ServiceAccount ------------------------------------------------
+
+/**
+ * The account scanner pods run under in a tenant namespace. Vigil creates it
+ * when a Scan first needs it, so binding an account to a namespace is all a
+ * tenant needs. It has no bindings, and no token is mounted: scanners never
+ * talk to the API server.
+ */
+export function buildScannerServiceAccount(namespace: string, name: string) {
+  return {
+    apiVersion: 'v1' as const,
+    kind: 'ServiceAccount' as const,
+    metadata: { name, namespace, labels: { 'app.kubernetes.io/managed-by': 'vigil' } },
+    automountServiceAccountToken: false,
+  };
+}
+
 // ---- Secrets -----------------------------------------------------------------
 
 /**

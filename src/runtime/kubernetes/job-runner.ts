@@ -7,12 +7,13 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import type { UploadsService } from '../../app/uploads-service.js';
-import type { WorkloadRunner, WorkloadStatus } from '../../app/ports.js';
+import { WorkloadRefusedError, type WorkloadRunner, type WorkloadStatus } from '../../app/ports.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import { scannerFor } from '../../domain/scanners/index.js';
 import type { Scan } from '../../domain/scans/scan.js';
-import { createIdempotently, isNotFound } from './kube-errors.js';
-import { buildScanInputsSecret, buildScanJob, buildUploadTokenSecret, scanJobName, uploadTokenSecretName, type ScanRef } from './job-manifest.js';
+import { apiServerMessageOf, createIdempotently, isForbidden, isNotFound } from './kube-errors.js';
+import { buildScanInputsSecret, buildScanJob, buildScannerServiceAccount, buildUploadTokenSecret, scanJobName, uploadTokenSecretName, type ScanRef } from './job-manifest.js';
+import { namespaceNotWritableMessage } from './refusals.js';
 import type { JobSettings } from './job-settings.js';
 import type { ScanCustomResources } from './scan-resources.js';
 
@@ -54,9 +55,20 @@ export class KubernetesJobRunner implements WorkloadRunner {
     for (const listener of this.listeners) listener(scanId);
   }
 
+  /** A 403 becomes a refusal: the namespace is missing from the chart's tenants, which no retry fixes. */
   async start(scan: Scan, targets: string[]): Promise<void> {
     const location = this.mustLocate(scan.id);
+    try {
+      await this.startJob(scan, targets, location);
+    } catch (error) {
+      if (!isForbidden(error)) throw error;
+      throw new WorkloadRefusedError('NamespaceNotWritable', namespaceNotWritableMessage(location.namespace, apiServerMessageOf(error)));
+    }
+  }
+
+  private async startJob(scan: Scan, targets: string[], location: ScanLocation): Promise<void> {
     if (await this.readJob(location)) return; // already started: creation is idempotent
+    await this.ensureScannerAccount(location.namespace);
     const owner = await this.options.scanResources.ensure(scan, location.namespace);
     const ref: ScanRef = { ...owner, type: scan.type, id: scan.id };
     await this.replaceTokenSecret(ref);
@@ -64,6 +76,15 @@ export class KubernetesJobRunner implements WorkloadRunner {
     if (inputs !== undefined) await createIdempotently(() => this.core.createNamespacedSecret({ namespace: ref.namespace, body: inputs as k8s.V1Secret }));
     const job = buildScanJob({ scan: ref, targets, settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: uploadTokenSecretName(ref.name) });
     await createIdempotently(() => this.batch.createNamespacedJob({ namespace: ref.namespace, body: job as k8s.V1Job }));
+  }
+
+  /**
+   * Created on every start rather than remembered: one cheap request (409 when
+   * it exists), and a ServiceAccount deleted by hand comes back with the next Scan.
+   */
+  private async ensureScannerAccount(namespace: string): Promise<void> {
+    const account = buildScannerServiceAccount(namespace, this.options.jobSettings.serviceAccountName);
+    await createIdempotently(() => this.core.createNamespacedServiceAccount({ namespace, body: account }));
   }
 
   /** The token Secret is immutable: a new token (a start after a crash) replaces it whole. */

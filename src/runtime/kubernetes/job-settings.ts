@@ -6,9 +6,8 @@
  */
 import type { ScanType } from '../../domain/risks/finding.js';
 import { WEB_SCAN_TYPES } from '../../domain/scans/scan.js';
+import { VIGIL_IMAGE_REPOSITORY } from '../../domain/scanners/images.js';
 import type { EnvVar, ResourceRequirements, Toleration } from './job-manifest.js';
-
-export const VIGIL_IMAGE_REPOSITORY = 'ghcr.io/vigil-dev/vigil';
 
 export interface JobSettings {
   /** Vigil's own image: the `prepare` and `upload` containers, and the OPENVAS and NESSUS scanners unless `images` overrides them. */

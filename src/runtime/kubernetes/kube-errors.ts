@@ -6,6 +6,19 @@ export function statusCodeOf(error: unknown): number | undefined {
 
 export const isNotFound = (error: unknown): boolean => statusCodeOf(error) === 404;
 export const isAlreadyExists = (error: unknown): boolean => statusCodeOf(error) === 409;
+export const isForbidden = (error: unknown): boolean => statusCodeOf(error) === 403;
+
+/** The API server's own sentence from an ApiException's JSON Status body, or the error's message. */
+export function apiServerMessageOf(error: unknown): string {
+  const body = (error as { body?: unknown }).body;
+  try {
+    const message = (JSON.parse(String(body)) as { message?: unknown }).message;
+    if (typeof message === 'string' && message !== '') return message;
+  } catch {
+    // not a Status object: fall back to the exception's own message
+  }
+  return (error as Error).message;
+}
 
 /** Runs a create; an object that already exists counts as created (deterministic names make creation idempotent). */
 export async function createIdempotently(create: () => Promise<unknown>): Promise<void> {

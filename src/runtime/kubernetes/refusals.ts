@@ -23,6 +23,15 @@ export function namespaceNotBoundMessage(namespace: string): string {
   return `namespace ${namespace} is not bound to a Vigil account; create one with vigil accounts create --namespace ${namespace}`;
 }
 
+/**
+ * Why a Scan in a namespace Vigil may not write to cannot run: the chart
+ * grants writes only in the tenant namespaces its values list, so the fix is
+ * a values change, not a retry.
+ */
+export function namespaceNotWritableMessage(namespace: string, apiServerMessage: string): string {
+  return `Vigil may not create its scanner objects in namespace ${namespace} (the API server said: ${apiServerMessage}); add ${namespace} to tenants.namespaces in the Helm chart's values and run helm upgrade`;
+}
+
 /** Writes the refusal with a merge patch on /status; an unchanged reason and message is not written again. */
 export async function writeRefusal(api: k8s.CustomObjectsApi, ref: CustomObjectRef, current: readonly Condition[] | undefined, refusal: Condition): Promise<void> {
   const accepted = current?.find((condition) => condition.type === 'Accepted');

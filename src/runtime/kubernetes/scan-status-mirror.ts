@@ -12,7 +12,7 @@ import { SCAN_GROUP, SCAN_PLURAL, SCAN_VERSION } from '../../domain/scans/scan-r
 import { scanStatusOf } from '../../domain/scans/scan-status.js';
 import type { ScanListQuery, ScanRepository, StoredResultFile } from '../../app/ports.js';
 import { CoalescedWrites } from './coalesced-writes.js';
-import { isNotFound } from './kube-errors.js';
+import { isForbidden, isNotFound } from './kube-errors.js';
 import type { ScanLocation } from './job-runner.js';
 import type { ScanCustomResources } from './scan-resources.js';
 
@@ -49,7 +49,7 @@ export class ScanStatusMirror {
     const status = scanStatusOf(scan);
     const text = JSON.stringify(status);
     if (this.lastWritten.get(scan.id) === text) return;
-    if (!this.lastWritten.has(scan.id)) await this.options.scanResources.ensure(scan, location.namespace);
+    if (!this.lastWritten.has(scan.id)) await this.ensureUnlessForbidden(scan, location.namespace);
     try {
       await this.api.patchNamespacedCustomObjectStatus(
         { group: SCAN_GROUP, version: SCAN_VERSION, namespace: location.namespace, plural: SCAN_PLURAL, name: scan.name, body: { status } },
@@ -61,6 +61,19 @@ export class ScanStatusMirror {
       return;
     }
     this.lastWritten.set(scan.id, text);
+  }
+
+  /**
+   * In a namespace Vigil may not write to (missing from the chart's tenants)
+   * the CR cannot be created; but one applied with kubectl exists, and the
+   * cluster-wide status patch still shows its owner why the Scan failed.
+   */
+  private async ensureUnlessForbidden(scan: Scan, namespace: string): Promise<void> {
+    try {
+      await this.options.scanResources.ensure(scan, namespace);
+    } catch (error) {
+      if (!isForbidden(error)) throw error;
+    }
   }
 }
 

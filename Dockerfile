@@ -1,0 +1,48 @@
+# syntax=docker/dockerfile:1
+# Vigil's one image: `vigil serve`, the upload and prepare containers of every
+# scanner Job, and the OPENVAS and NESSUS drivers (`vigil scanner ...`).
+# Build it with `make image`; the name and tag come from the Makefile, which
+# takes them from src/domain/scanners/images.ts and package.json.
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# better-sqlite3 has no prebuilt binary that works here, so it compiles
+# from source: python3, make and g++ stay in the build stages and never
+# reach the runtime image.
+FROM ${NODE_IMAGE} AS toolchain
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+
+# Production dependencies only: what the runtime image ships.
+FROM toolchain AS deps
+RUN npm ci --omit=dev --no-audit --no-fund
+
+# The TypeScript compiler is a dev dependency: compile in a stage of its own
+# (BuildKit runs it beside deps).
+FROM toolchain AS build
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npx tsc -p tsconfig.build.json
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    VIGIL_DATA_DIR=/var/lib/vigil \
+    VIGIL_HOST=0.0.0.0
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+# The data directory is the only place Vigil writes besides /tmp, so the root
+# filesystem can be mounted read-only; uid 65532 is the uid scanner Jobs use.
+RUN chmod 0755 dist/src/cli/main.js \
+ && ln -s /app/dist/src/cli/main.js /usr/local/bin/vigil \
+ && mkdir -p /var/lib/vigil \
+ && chown 65532:65532 /var/lib/vigil
+USER 65532:65532
+VOLUME ["/var/lib/vigil"]
+EXPOSE 8080
+ENTRYPOINT ["vigil"]
+CMD ["serve"]
