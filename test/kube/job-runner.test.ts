@@ -89,9 +89,10 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
 
   it('does not create anything twice when the start is repeated', async () => {
     const scan = startScan();
-    await runner.start(scan, ['scanme.example.com']);
+    const targets = [{ targetId: scan.requestedTargets[0]!.targetId, target: 'scanme.example.com', addresses: ['93.184.216.34'] }];
+    await runner.start(scan, targets);
     server.clearRequests();
-    await runner.start(scan, ['scanme.example.com']);
+    await runner.start(scan, targets);
     expect(creations()).to.deep.equal([]);
   });
 

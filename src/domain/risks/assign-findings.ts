@@ -5,8 +5,8 @@
  * single target there is nothing to choose.
  */
 import { hostOf } from '../scans/resolve-targets.js';
-import type { ResolvedTarget } from '../scans/scan.js';
-import type { Finding } from './finding.js';
+import type { ResolvedTarget, SkippedTarget } from '../scans/scan.js';
+import type { Finding, UnscannedHost } from './finding.js';
 
 function hostOfLocation(finding: Finding): string[] {
   const hosts = [finding.location.host];
@@ -31,4 +31,23 @@ export function assignFindings(targets: readonly ResolvedTarget[], findings: rea
     if (owner !== undefined) byTarget.get(owner.targetId)!.push(finding);
   }
   return byTarget;
+}
+
+/**
+ * Targets the scanner reports it never scanned (UnscannedHost), matched by
+ * host name or checked address, and that yielded no finding: skipped with
+ * the scanner's reason, so that they close none of their risks.
+ */
+export function unscannedTargets(
+  targets: readonly ResolvedTarget[],
+  unscanned: readonly UnscannedHost[],
+  findingsByTarget: ReadonlyMap<string, readonly Finding[]>,
+): SkippedTarget[] {
+  const normalise = (host: string) => host.toLowerCase().replace(/\.$/, '');
+  return targets.flatMap((target) => {
+    if ((findingsByTarget.get(target.targetId) ?? []).length > 0) return [];
+    const names = [normalise(hostOf(target.target)), ...target.addresses];
+    const miss = unscanned.find((entry) => names.includes(normalise(entry.host)));
+    return miss === undefined ? [] : [{ targetId: target.targetId, skippedReason: miss.reason }];
+  });
 }

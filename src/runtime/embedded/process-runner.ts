@@ -2,16 +2,18 @@
  * The embedded runtime's WorkloadRunner: each Scan's scanner runs as a child
  * process of the service, in its own work directory under the data dir.
  * Progress comes from the scanner's output lines; results are the files it
- * writes. A process that cannot start, exits non-zero, outlives its deadline
- * or is unknown after a restart is a failed workload.
+ * writes. A process that cannot start, exits with a code its definition
+ * does not list as complete (completeExitCodes), outlives its deadline or is
+ * unknown after a restart is a failed workload.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { WorkloadOutput, WorkloadRunner, WorkloadStatus } from '../../app/ports.js';
-import type { Scan } from '../../domain/scans/scan.js';
-import type { ScannerDefinition } from '../../domain/scanners/definition.js';
+import type { ResolvedTarget, Scan } from '../../domain/scans/scan.js';
+import { scannerTargets } from '../../domain/scans/resolve-targets.js';
+import { exitedComplete, type LocalCommand, type ScannerDefinition } from '../../domain/scanners/definition.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 
 export interface ProcessRunnerOptions {
@@ -21,6 +23,10 @@ export interface ProcessRunnerOptions {
   deadlineMs: number;
   /** Path of the vigil CLI, for the types Vigil drives itself (OPENVAS, NESSUS). */
   cliPath?: string;
+  /** The environment a scanner that sets variables of its own starts from (scannerEnvironment() in config/settings.ts). */
+  environment?: Readonly<Record<string, string | undefined>>;
+  /** Embedded NUCLEI: the templates directory (VIGIL_NUCLEI_TEMPLATES). */
+  nucleiTemplatesDir?: string;
 }
 
 type Outcome = { phase: 'Succeeded' } | { phase: 'Failed'; reason: string; message: string };
@@ -32,6 +38,8 @@ interface Workload {
   progress?: number;
   stderrTail: string[];
   outcome?: Outcome;
+  /** LocalCommand.contentVersionFile, read when the outputs are collected. */
+  contentVersionFile?: string;
   deadline?: NodeJS.Timeout;
   exited: Promise<void>;
 }
@@ -53,7 +61,7 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     for (const listener of this.listeners) listener(scanId);
   }
 
-  async start(scan: Scan, targets: string[]): Promise<void> {
+  async start(scan: Scan, resolved: readonly ResolvedTarget[]): Promise<void> {
     if (this.workloads.has(scan.id)) return;
     const definition = this.options.scannerFor(scan.type);
     const dir = join(this.options.workDir, scan.id);
@@ -61,7 +69,7 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     const workload: Workload = { definition, dir, stderrTail: [], exited: new Promise((resolve) => (markExited = resolve)) };
     this.workloads.set(scan.id, workload);
     await mkdir(dir, { recursive: true });
-    const input = { targets, outputDir: dir, cliPath: this.options.cliPath };
+    const input = { ...scannerTargets(resolved), outputDir: dir, cliPath: this.options.cliPath, nucleiTemplatesDir: this.options.nucleiTemplatesDir };
     for (const file of definition.inputs?.(input) ?? []) await writeFile(join(dir, file.file), file.content);
     const command = definition.local(input);
     if (command === undefined) {
@@ -69,11 +77,19 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
       markExited();
       return;
     }
+    const missing = await firstMissing(command.requires ?? []);
+    if (missing !== undefined) {
+      this.finish(scan.id, workload, { phase: 'Failed', reason: 'ScannerPrerequisiteMissing', message: missing });
+      markExited();
+      return;
+    }
+    workload.contentVersionFile = command.contentVersionFile;
     this.spawnScanner(scan.id, workload, command, markExited);
   }
 
-  private spawnScanner(scanId: string, workload: Workload, command: { program: string; args: string[] }, markExited: () => void): void {
-    const child = spawn(command.program, command.args, { cwd: workload.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  private spawnScanner(scanId: string, workload: Workload, command: LocalCommand, markExited: () => void): void {
+    const env = command.env === undefined ? undefined : { ...this.options.environment, ...command.env };
+    const child = spawn(command.program, command.args, { cwd: workload.dir, stdio: ['ignore', 'pipe', 'pipe'], ...(env === undefined ? {} : { env }) });
     workload.child = child;
     this.followLines(scanId, workload, child);
     workload.deadline = setTimeout(() => this.kill(scanId, workload, { phase: 'Failed', reason: 'DeadlineExceeded', message: `the scanner ran longer than ${Math.round(this.options.deadlineMs / 1000)} s and was stopped` }), this.options.deadlineMs);
@@ -89,7 +105,7 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
   }
 
   private outcomeOfExit(program: string, workload: Workload, code: number | null, signal: NodeJS.Signals | null): Outcome {
-    if (code === 0) return { phase: 'Succeeded' };
+    if (exitedComplete(workload.definition, code)) return { phase: 'Succeeded' };
     const tail = workload.stderrTail.slice(-3).join(' | ');
     const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
     return { phase: 'Failed', reason: 'ScannerExited', message: `${program} ${how}${tail === '' ? '' : `: ${tail}`}` };
@@ -142,7 +158,8 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
         return { phase: 'Failed', reason: 'OutputMissing', message: `the scanner exited cleanly but did not write ${output.file}` };
       }
     }
-    return { phase: 'Succeeded', outputs };
+    const detail = await contentVersion(workload.contentVersionFile);
+    return { phase: 'Succeeded', outputs, ...(detail === undefined ? {} : { detail }) };
   }
 
   async stop(scanId: string): Promise<void> {
@@ -161,5 +178,28 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
   /** Service shutdown: no scanner outlives the process that follows it. */
   async stopAll(): Promise<void> {
     await Promise.all([...this.workloads.keys()].map((scanId) => this.stop(scanId)));
+  }
+}
+
+/** The first requirement whose path does not exist, as its message. */
+async function firstMissing(requires: ReadonlyArray<{ path: string; missing: string }>): Promise<string | undefined> {
+  for (const requirement of requires) {
+    try {
+      await access(requirement.path);
+    } catch {
+      return requirement.missing;
+    }
+  }
+  return undefined;
+}
+
+/** The first line of the content version file, when there is one (a missing file only means no version to record). */
+async function contentVersion(file: string | undefined): Promise<string | undefined> {
+  if (file === undefined) return undefined;
+  try {
+    const line = (await readFile(file, 'utf8')).split('\n')[0]!.trim().slice(0, 200);
+    return line === '' ? undefined : line;
+  } catch {
+    return undefined;
   }
 }
