@@ -228,7 +228,7 @@ describe('real scans with findings end SUCCEEDED, at the checked addresses (embe
       expect(scan.risks.newOpen).to.have.length(1);
       const finding = JSON.parse((await resultText(scan)).split('\n')[0]!);
       expect(finding).to.include({ 'template-id': 'stand-in-check', ip: '127.0.0.1', host: `http://${LAB_NAME}:${web.port}/` });
-      expect(lastCondition(scan).message).to.equal(`the scanner finished and its results are recorded; it ran with ${NUCLEI_TEMPLATES_VERSION}`);
+      expect(lastCondition(scan).message).to.equal(`the scanner finished and its results are recorded; it ran with nuclei-templates ${NUCLEI_TEMPLATES_VERSION}`);
       expect(resolver.lookups).to.deep.equal([LAB_NAME]);
     });
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { WorkloadStatus } from '../../src/app/ports.js';
 import type { ScannerDefinition } from '../../src/domain/scanners/definition.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
+import { scannerEnvironment } from '../../src/config/settings.js';
 import { ProcessWorkloadRunner } from '../../src/runtime/embedded/process-runner.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait.js';
@@ -25,7 +26,7 @@ function scannerExiting(code: number, completeExitCodes: number[]): ScannerDefin
 }
 
 async function outcome(definition: ScannerDefinition, dir: string): Promise<WorkloadStatus> {
-  const runner = new ProcessWorkloadRunner({ workDir: dir, scannerFor: () => definition, deadlineMs: 60_000 });
+  const runner = new ProcessWorkloadRunner({ workDir: dir, scannerFor: () => definition, deadlineMs: 60_000, environment: scannerEnvironment() });
   const scan = { id: 'scan-1', type: 'NMAP' } as Scan;
   await runner.start(scan, [{ targetId: 't', target: '198.51.100.7', addresses: ['198.51.100.7'] }]);
   return waitFor(() => runner.observe(scan.id), (status) => status.phase !== 'Running', 'the scanner to exit');

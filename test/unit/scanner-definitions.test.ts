@@ -176,7 +176,7 @@ describe('scanner definitions', () => {
       expect(local.requires![0]!.path).to.equal('/srv/templates');
       expect(local.requires![0]!.missing).to.include(`--branch ${NUCLEI_TEMPLATES_VERSION} https://github.com/projectdiscovery/nuclei-templates /srv/templates`);
       expect(local.requires![0]!.missing).to.include('VIGIL_NUCLEI_TEMPLATES');
-      expect(local.contentVersionFile).to.equal('/srv/templates/.vigil-templates-version');
+      expect(local.contentVersion).to.deep.equal({ name: 'nuclei-templates', file: '/srv/templates/.vigil-templates-version' });
       expect(() => scannerFor('NUCLEI').local(input(targets))).to.throw(/nucleiTemplatesDir/);
     });
 

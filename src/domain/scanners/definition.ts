@@ -52,8 +52,8 @@ export interface LocalCommand {
   env?: Record<string, string>;
   /** Files or directories that must exist before the scanner starts, each with the sentence saying how to get it. */
   requires?: Array<{ path: string; missing: string }>;
-  /** A file whose first line names the version of the content the scanner runs with (nuclei's templates); read when present. */
-  contentVersionFile?: string;
+  /** What the scanner runs with that shapes its findings (nuclei's templates): a file whose first line is the version, read when present. */
+  contentVersion?: { name: string; file: string };
 }
 
 export interface ScannerOutput {

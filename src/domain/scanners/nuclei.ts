@@ -89,7 +89,7 @@ function localNuclei(input: ScannerInput): LocalCommand {
           `echo ${NUCLEI_TEMPLATES_VERSION} > ${templatesDir}/${NUCLEI_TEMPLATES_VERSION_FILE}) or set VIGIL_NUCLEI_TEMPLATES to where they are`,
       },
     ],
-    contentVersionFile: outputPath(templatesDir, NUCLEI_TEMPLATES_VERSION_FILE),
+    contentVersion: { name: 'nuclei-templates', file: outputPath(templatesDir, NUCLEI_TEMPLATES_VERSION_FILE) },
   };
 }
 

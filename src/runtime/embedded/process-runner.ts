@@ -23,8 +23,12 @@ export interface ProcessRunnerOptions {
   deadlineMs: number;
   /** Path of the vigil CLI, for the types Vigil drives itself (OPENVAS, NESSUS). */
   cliPath?: string;
-  /** The environment a scanner that sets variables of its own starts from (scannerEnvironment() in config/settings.ts). */
-  environment?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The environment a scanner that sets variables of its own starts from
+   * (scannerEnvironment() in config/settings.ts). Required: without it such a
+   * scanner would start without PATH, or without the variables that pin it.
+   */
+  environment: Readonly<Record<string, string | undefined>>;
   /** Embedded NUCLEI: the templates directory (VIGIL_NUCLEI_TEMPLATES). */
   nucleiTemplatesDir?: string;
 }
@@ -38,8 +42,8 @@ interface Workload {
   progress?: number;
   stderrTail: string[];
   outcome?: Outcome;
-  /** LocalCommand.contentVersionFile, read when the outputs are collected. */
-  contentVersionFile?: string;
+  /** LocalCommand.contentVersion, read when the outputs are collected. */
+  contentVersion?: { name: string; file: string };
   deadline?: NodeJS.Timeout;
   exited: Promise<void>;
 }
@@ -83,7 +87,7 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
       markExited();
       return;
     }
-    workload.contentVersionFile = command.contentVersionFile;
+    workload.contentVersion = command.contentVersion;
     this.spawnScanner(scan.id, workload, command, markExited);
   }
 
@@ -158,7 +162,7 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
         return { phase: 'Failed', reason: 'OutputMissing', message: `the scanner exited cleanly but did not write ${output.file}` };
       }
     }
-    const detail = await contentVersion(workload.contentVersionFile);
+    const detail = await contentVersionOf(workload.contentVersion);
     return { phase: 'Succeeded', outputs, ...(detail === undefined ? {} : { detail }) };
   }
 
@@ -193,12 +197,12 @@ async function firstMissing(requires: ReadonlyArray<{ path: string; missing: str
   return undefined;
 }
 
-/** The first line of the content version file, when there is one (a missing file only means no version to record). */
-async function contentVersion(file: string | undefined): Promise<string | undefined> {
-  if (file === undefined) return undefined;
+/** `<name> <first line of the version file>`, when there is one (a missing file only means no version to record). */
+async function contentVersionOf(content: { name: string; file: string } | undefined): Promise<string | undefined> {
+  if (content === undefined) return undefined;
   try {
-    const line = (await readFile(file, 'utf8')).split('\n')[0]!.trim().slice(0, 200);
-    return line === '' ? undefined : line;
+    const line = (await readFile(content.file, 'utf8')).split('\n')[0]!.trim().slice(0, 200);
+    return line === '' ? undefined : `${content.name} ${line}`;
   } catch {
     return undefined;
   }
