@@ -157,6 +157,10 @@ function replacerRules(targetUrl: string, settings: ZapSettingsInputValue): Yaml
  * the rules run from the widest domain to the narrowest and each carries
  * every cookie that applies to its hosts. Path, expiry and the browser-only
  * attributes do not apply to ZAP's requests.
+ * The rule does not clobber the session ZAP keeps for an authenticated user:
+ * the network add-on runs request listeners (the replacer) before it applies
+ * the user's session (BaseHttpSender: notifyRequestListeners, then
+ * sendAuthenticated), which merges the session tokens into the header set here.
  */
 function cookieRules(targetUrl: string, settings: ZapSettingsInputValue): Yaml[] {
   const cookies = (settings.cookies ?? []).map((cookie) => ({
