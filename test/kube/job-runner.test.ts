@@ -10,6 +10,7 @@ import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { composeCore } from '../../src/main/composition-root.js';
+import { NUCLEI_TEMPLATES_VERSION, SCANNER_IMAGES } from '../../src/domain/scanners/images.js';
 import { KubernetesJobRunner } from '../../src/runtime/kubernetes/job-runner.js';
 import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
 import { scanInputsSecretName, scanJobName, uploadTokenSecretName } from '../../src/runtime/kubernetes/job-manifest.js';
@@ -148,6 +149,20 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     const done = core.scans.get(account, scan.id);
     expect(done).to.include({ state: 'SUCCEEDED', progress: 100 });
     expect(done.results).to.have.length(1);
+  });
+
+  it('records on a NUCLEI Scan the templates release its default image carries', async () => {
+    const scan = core.scans.start(account, { type: 'NUCLEI', targets: ['https://www.example.com/'] })[0]!;
+    await controller.reconcile(scan.id);
+    const token = (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } }).stringData.token;
+    await core.uploads.accept(scan.id, token, 'nuclei.jsonl', [Buffer.from('')]);
+    setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
+    await controller.reconcile(scan.id);
+    const done = core.scans.get(account, scan.id);
+    expect(done.state).to.equal('SUCCEEDED');
+    expect(done.conditions.at(-1)!.message).to.equal(
+      `the scanner finished and its results are recorded; it ran with nuclei-templates ${NUCLEI_TEMPLATES_VERSION} (baked into ${SCANNER_IMAGES.nuclei})`,
+    );
   });
 
   it('fails the Scan when the Job completed without uploading its results', async () => {
