@@ -17,7 +17,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { ScanRepository } from '../../src/app/ports.js';
 import type { ScanController } from '../../src/app/controller/scan-controller.js';
-import type { Settings } from '../../src/config/settings.js';
+import { scannerEnvironment, type Settings } from '../../src/config/settings.js';
 import { systemClock } from '../../src/domain/clock.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -101,6 +101,7 @@ export async function startBenchService(settings: Settings, fake: FakeKind): Pro
     scannerFor: scannerForWithFakeNmap(fake),
     deadlineMs: settings.scanTimeoutSeconds * 1000,
     launch: launchOptions(settings),
+    environment: scannerEnvironment(),
   });
   const controller = scanController(settings, core, observed(core.scanRepository, observations), runner, clock, logger);
   // Registered after the controller's own listener, so it never delays it.

@@ -5,23 +5,37 @@
  */
 import { MalformedResultError } from '../domain/errors.js';
 import type { Finding } from '../domain/risks/finding.js';
-import { assignFindings } from '../domain/risks/assign-findings.js';
-import type { Scan } from '../domain/scans/scan.js';
+import { assignFindings, unscannedTargets } from '../domain/risks/assign-findings.js';
+import type { UnscannedHost } from '../domain/risks/finding.js';
+import type { Scan, SkippedTarget } from '../domain/scans/scan.js';
 import { parserFor } from '../parsers/index.js';
 import type { WorkloadOutput } from './ports.js';
 
+export interface CollectedFindings {
+  /** Findings per target id, for the targets that were scanned. */
+  byTarget: Map<string, Finding[]>;
+  /** Targets the scanner reports it never reached (sslyze's invalid server strings, unreachable servers). */
+  skipped: SkippedTarget[];
+}
+
 /** Parses every output file of the scan with its type's parser and assigns the findings to the scan's targets. */
-export function collectFindings(scan: Scan, outputs: readonly WorkloadOutput[]): Map<string, Finding[]> {
+export function collectFindings(scan: Scan, outputs: readonly WorkloadOutput[]): CollectedFindings {
   const findings: Finding[] = [];
+  const unscanned: UnscannedHost[] = [];
   for (const output of outputs) {
     const parser = parserFor(scan.type);
     try {
       parser.write(output.content);
-      findings.push(...parser.end().findings);
+      const result = parser.end();
+      findings.push(...result.findings);
+      unscanned.push(...(result.unscanned ?? []));
     } catch (error) {
       if (error instanceof MalformedResultError) throw new MalformedResultError(`${output.file}: ${error.message}`);
       throw error;
     }
   }
-  return assignFindings(scan.resolvedTargets, findings);
+  const byTarget = assignFindings(scan.resolvedTargets, findings);
+  const skipped = unscannedTargets(scan.resolvedTargets, unscanned, byTarget);
+  for (const target of skipped) byTarget.delete(target.targetId);
+  return { byTarget, skipped };
 }

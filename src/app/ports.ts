@@ -9,7 +9,7 @@ import type { Filters, SortField } from '../domain/lists/list-query.js';
 import type { Readable } from 'node:stream';
 import type { OutboxEvent } from '../domain/events/event.js';
 import type { ScanType } from '../domain/risks/finding.js';
-import type { Scan, ScanState } from '../domain/scans/scan.js';
+import type { ResolvedTarget, Scan, ScanState } from '../domain/scans/scan.js';
 import type { HealthGrade, OpenRiskCounts } from '../domain/targets/health-score.js';
 import type { Coverage, Risk, RiskView } from '../domain/risks/risk.js';
 import type { Target, TargetOrigin } from '../domain/targets/target.js';
@@ -174,6 +174,8 @@ export interface WorkloadStatus {
   message?: string;
   /** Succeeded: the files the scanner wrote. */
   outputs?: WorkloadOutput[];
+  /** Succeeded: what the scanner ran with that shapes its findings (nuclei's templates version), for the Scan's condition. */
+  detail?: string;
 }
 
 /**
@@ -196,7 +198,8 @@ export class WorkloadRefusedError extends Error {
  * know (lost in a restart) is Missing.
  */
 export interface WorkloadRunner {
-  start(scan: Scan, hosts: string[]): Promise<void>;
+  /** Starts the scanner on the resolved targets, which it reaches at their checked addresses only. */
+  start(scan: Scan, targets: readonly ResolvedTarget[]): Promise<void>;
   observe(scanId: string): Promise<WorkloadStatus>;
   stop(scanId: string): Promise<void>;
   /** Frees what the workload left behind once its outputs are stored. */

@@ -3,7 +3,7 @@
  * table is validated here; a bad value stops start-up with one sentence that
  * names the variable and what is allowed.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCidrList, type Cidr } from '../domain/targets/ipv4.js';
 
@@ -42,6 +42,8 @@ export interface Settings {
   containerEngine: ContainerEngine | undefined;
   /** The directories searched for scanner programs and the container engine (PATH). */
   searchPath: string;
+  /** Embedded runtime: the nuclei-templates directory NUCLEI scans run (never downloaded at scan time). */
+  nucleiTemplatesDir: string;
 }
 
 export class SettingsError extends Error {}
@@ -133,6 +135,8 @@ export function loadSettings(env: Env = process.env): Settings {
     containerEngine:
       optional(env.VIGIL_CONTAINER_ENGINE) === undefined ? undefined : field('VIGIL_CONTAINER_ENGINE', oneOf('VIGIL_CONTAINER_ENGINE', ['docker', 'podman']), optional(env.VIGIL_CONTAINER_ENGINE)!),
     searchPath: env.PATH ?? '',
+    // Absolute: nuclei runs in its scan's work directory, where a relative path would point elsewhere.
+    nucleiTemplatesDir: resolve(optional(env.VIGIL_NUCLEI_TEMPLATES) ?? join(optional(env.VIGIL_DATA_DIR) ?? './data', 'nuclei-templates')),
     resultFileMaxBytes: field('VIGIL_RESULT_FILE_MAX_MB', integer('VIGIL_RESULT_FILE_MAX_MB', 1, 4096), optional(env.VIGIL_RESULT_FILE_MAX_MB) ?? '256') * 1024 * 1024,
     scanTimeoutSeconds: field('VIGIL_SCAN_TIMEOUT_SECONDS', integer('VIGIL_SCAN_TIMEOUT_SECONDS', 10, 7 * 24 * 3600), optional(env.VIGIL_SCAN_TIMEOUT_SECONDS) ?? '7200'),
     rateLimit: {
@@ -140,6 +144,15 @@ export function loadSettings(env: Env = process.env): Settings {
       burst: field('VIGIL_RATE_LIMIT_BURST', integer('VIGIL_RATE_LIMIT_BURST', 1, 1_000_000), optional(env.VIGIL_RATE_LIMIT_BURST) ?? '200'),
     },
   };
+}
+
+/**
+ * The environment a scanner that sets variables of its own (nuclei's
+ * HOSTS_PATH, ZAP's JAVA_TOOL_OPTIONS) starts from: the service's own, as
+ * every other scanner inherits it.
+ */
+export function scannerEnvironment(): Record<string, string | undefined> {
+  return { ...process.env };
 }
 
 /** What `vigil upload-result` reads from its environment (set by the scanner Job from a Secret). */

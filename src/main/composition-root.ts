@@ -5,7 +5,7 @@
  * kubernetes-runtime.ts.
  */
 import type { Server } from 'node:http';
-import type { Settings } from '../config/settings.js';
+import { scannerEnvironment, type Settings } from '../config/settings.js';
 import { buildOpenApiDocument } from '../api/openapi.js';
 import { AccountsService } from '../app/accounts-service.js';
 import { Paginator } from '../app/pagination.js';
@@ -113,6 +113,8 @@ function embeddedRuntime(settings: Settings): WorkloadRuntime {
     deadlineMs: settings.scanTimeoutSeconds * 1000,
     cliPath: fileURLToPath(new URL('../cli/main.js', import.meta.url)),
     launch: launchOptions(settings),
+    environment: scannerEnvironment(),
+    nucleiTemplatesDir: settings.nucleiTemplatesDir,
   });
   return { runner, start: async () => undefined, stop: () => runner.stopAll() };
 }

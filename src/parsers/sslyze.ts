@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Finding, ParseResult, ResultParser, ThreatLevel } from '../domain/risks/finding.js';
+import type { Finding, ParseResult, ResultParser, ThreatLevel, UnscannedHost } from '../domain/risks/finding.js';
 import { JsonInput, type JsonInputOptions } from './json/json-input.js';
 import { checkShape } from './json/shape-check.js';
 import { mergeFindingsWithSameIdentity, mostSevere } from './json/merge-findings.js';
@@ -215,7 +215,11 @@ const reportSchema = z.object({
   date_scans_started: optionalText,
   date_scans_completed: optionalText,
   sslyze_version: optionalText,
+  invalid_server_strings: z.array(z.object({ server_string: z.string(), error_message: optionalText })).nullish(),
 });
+
+/** Longest reason kept from a scanner's error text. */
+const MAX_REASON = 300;
 
 const cipherSuiteScanSchema = z.object({
   is_tls_version_supported: optionalFlag,
@@ -304,9 +308,26 @@ export function createSslyzeParser(options: JsonInputOptions = {}): ResultParser
       };
       const servers = report.server_scan_results.flatMap((entry, index) => readServer(entry, `server_scan_results[${index}]`));
       const findings = servers.flatMap((server) => findTlsIssues(server, context).map((issue) => issueToFinding(server, issue, context)));
-      return { findings: mergeFindingsWithSameIdentity(findings, keepMostSevere), hosts: [] };
+      const unscanned = [...(report.invalid_server_strings ?? []).map(invalidServer), ...report.server_scan_results.flatMap(unreachableServer)];
+      return { findings: mergeFindingsWithSameIdentity(findings, keepMostSevere), hosts: [], unscanned };
     },
   };
+}
+
+/** `host:port{ip}` as given on the command line: the host (sslyze could not parse or resolve it). */
+function invalidServer(invalid: { server_string: string; error_message?: string | null }): UnscannedHost {
+  const host = invalid.server_string.replace(/\{[^}]*\}$/, '').replace(/:\d+$/, '');
+  return { host, reason: `sslyze could not scan ${invalid.server_string.slice(0, 100)}: ${(invalid.error_message ?? 'invalid server string').slice(0, MAX_REASON)}` };
+}
+
+/** A server sslyze could not connect to (sslyze 5+): its last trace line says why. */
+function unreachableServer(entry: unknown): UnscannedHost[] {
+  if (!isObject(entry) || entry.connectivity_status !== 'ERROR' || !isObject(entry.server_location)) return [];
+  const location = entry.server_location;
+  const host = typeof location.hostname === 'string' ? location.hostname : typeof location.ip_address === 'string' ? location.ip_address : undefined;
+  if (host === undefined) return [];
+  const trace = typeof entry.connectivity_error_trace === 'string' ? entry.connectivity_error_trace.trim().split('\n').at(-1)!.trim() : '';
+  return [{ host, reason: `sslyze could not connect to ${host}:${String(location.port ?? '')}${trace === '' ? '' : `: ${trace.slice(0, MAX_REASON)}`}` }];
 }
 
 function readServer(entry: unknown, where: string): ScannedServer[] {

@@ -4,6 +4,10 @@
  * followed until completed, then exported in the .nessus format and
  * downloaded. The scan is deleted afterwards, also after a failure (best
  * effort). TLS is verified with the system's CAs plus NODE_EXTRA_CA_CERTS.
+ *
+ * Nessus Professional and Expert (7 and later) answer 412 "API is not
+ * available" to scan creation and launch: only the report endpoints work
+ * there. That refusal gets its own message saying which edition is needed.
  */
 import { UNTRUSTED_CERTIFICATE_CODES, type ScanPolling } from './scanner-polling.js';
 import type { NessusSettings } from '../config/settings.js';
@@ -226,6 +230,12 @@ class NessusApi {
       // Not JSON: the text itself, shortened, is the best explanation there is.
     }
     const why = reason === '' ? '' : `: ${reason}`;
+    if (response.status === 412 || /API is not available/i.test(reason)) {
+      return new NessusError(
+        `the Nessus server refuses to ${method === 'POST' && path === '/scans' ? 'create' : 'run'} scans over its API (${response.status} on ${method} ${path}${why}): ` +
+          'Nessus Professional and Expert allow no API scans (pyTenable issues 757 and 840); NESSUS scans need a Tenable edition that does, such as Nessus Manager',
+      );
+    }
     if (response.status === 401) {
       return new NessusError(`the Nessus server refused the API keys (401 on ${method} ${path}${why}); check VIGIL_NESSUS_ACCESS_KEY and VIGIL_NESSUS_SECRET_KEY`);
     }

@@ -128,7 +128,8 @@ async function fetchReport(session: GreenboneSession, reportId: string): Promise
     report_id: reportId,
     details: '1',
     ignore_pagination: '1',
-    report_format_id: XML_REPORT_FORMAT_ID,
+    // gvmd's GET_REPORTS reads `format_id` (src/gmp.c); `report_format_id` belongs to other commands and is ignored here.
+    format_id: XML_REPORT_FORMAT_ID,
     filter: REPORT_FILTER,
   };
   const answer = await session.send('get_reports', attributes, '', { maxBytes: MAX_OPENVAS_REPORT_BYTES, keepChild: 'report' });

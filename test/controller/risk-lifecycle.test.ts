@@ -253,6 +253,19 @@ describe('the risk lifecycle (real controller and store, scripted nmap output)',
     expect({ a: ports('a.example.com'), b: ports('b.example.com') }).to.deep.equal({ a: [8080], b: [9090] });
   });
 
+  // nmap now scans the checked addresses, not the names (issue 16): two names on one address are one
+  // <host> without a user hostname, and what it found belongs to both targets; neither closes the other's risks.
+  it('gives every target on one address the findings nmap reported for that address', async () => {
+    dnsTable.set('a.example.com', ['93.184.216.51']);
+    dnsTable.set('b.example.com', ['93.184.216.51']);
+    const xml = nmapXml([{ address: '93.184.216.51', ports: [{ port: 8080 }] }]);
+    const scan = await runScan(['a.example.com', 'b.example.com'], [xmlOutput(xml)]);
+    expect(scan.state).to.equal('SUCCEEDED');
+    const ports = (address: string) => risksOf(targetOf(scan, address).id).map((risk) => risk.definition.additional_info.port);
+    expect({ a: ports('a.example.com'), b: ports('b.example.com') }).to.deep.equal({ a: [8080], b: [8080] });
+    expect(scan.risks.newOpen).to.have.length(2);
+  });
+
   it('lowers the target health score for an open critical risk (not for an open port), recovers when it closes, and sets last_scanned_at', async () => {
     const before = await nmapScan(['127.0.0.1'], localhost({ port: 8080 }));
     const target = targetOf(before, '127.0.0.1');

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Scan } from '../../src/domain/scans/scan.js';
+import type { ResolvedTarget, Scan } from '../../src/domain/scans/scan.js';
 import type { HostResolver, WorkloadRunner, WorkloadStatus } from '../../src/app/ports.js';
 import { ScanController } from '../../src/app/controller/scan-controller.js';
 import { FakeTimers } from '../../src/app/controller/timer.js';
@@ -15,8 +15,8 @@ class FakeRunner implements WorkloadRunner {
   readonly statuses = new Map<string, WorkloadStatus>();
   private listener: (scanId: string) => void = () => undefined;
 
-  async start(scan: Scan, targets: string[]): Promise<void> {
-    this.actions.push(`start ${scan.id} ${targets.join(',')}`);
+  async start(scan: Scan, targets: readonly ResolvedTarget[]): Promise<void> {
+    this.actions.push(`start ${scan.id} ${targets.map((target) => target.target).join(',')}`);
     this.statuses.set(scan.id, { phase: 'Running', progress: 0 });
   }
   async observe(scanId: string): Promise<WorkloadStatus> {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { SCAN_TYPES, type ScanType } from '../../src/domain/risks/finding.js';
+import { NUCLEI_TEMPLATES_VERSION } from '../../src/domain/scanners/images.js';
 import { scannerFor } from '../../src/domain/scanners/index.js';
 import {
   buildScanInputsSecret,
@@ -562,6 +563,55 @@ describe('scanner Job manifest', () => {
       const settings = { ...defaultJobSettings('0.1.0'), outputSizeLimit: '5Gi' };
       const volumes = buildScanJob(jobInput('NMAP', { settings })).spec.template.spec.volumes;
       expect(volumes.find((each) => each.name === 'output')?.emptyDir?.sizeLimit).to.equal('5Gi');
+    });
+  });
+
+  describe('scanners that end their Job with exit 0 on findings (issue 19)', () => {
+    const scanner = (type: ScanType, overrides: Partial<ScanJobInput> = {}) => containerNamed(buildScanJob(jobInput(type, overrides)), 'scanner');
+
+    it('sslyze skips the Mozilla check, whose exit 1 would fail the pod before the upload', () => {
+      expect(scanner('SSLYZE').args[0]).to.equal('--mozilla_config=disable');
+    });
+
+    it('the ZAP plan in the inputs Secret ends with an exitStatus job: warnings exit 0, errors 1', () => {
+      for (const type of ['OWASP_ZAP', 'OWASP_ZAP_ACTIVE'] as const) {
+        const plan = buildScanInputsSecret(jobInput(type))!.stringData['zap-plan.yaml']!;
+        expect(plan.trimEnd().endsWith('- type: "exitStatus"\n    parameters:\n      okExitValue: 0\n      warnExitValue: 0\n      errorExitValue: 1'), plan).to.equal(true);
+      }
+    });
+
+    it('nuclei runs the derived image with its baked-in templates, never updating', () => {
+      const nuclei = scanner('NUCLEI');
+      expect(nuclei.image).to.equal(`ghcr.io/vigil-dev/vigil-nuclei:v3.11.1-templates-${NUCLEI_TEMPLATES_VERSION}`);
+      expect(nuclei.args.slice(0, 3)).to.deep.equal(['-t', '/opt/nuclei-templates', '-duc']);
+    });
+  });
+
+  describe('vetted addresses (issue 16: scanners never resolve a target name again)', () => {
+    const addresses = { 'scanme.example.com': ['93.184.216.34'], 'shop.example.com': ['93.184.216.35'], 'www.example.com': ['93.184.216.36'], 'api.example.com': ['93.184.216.37'] };
+    const scanner = (type: ScanType, targets: string[]) => containerNamed(buildScanJob(jobInput(type, { targets, addresses })), 'scanner');
+    const inputsOf = (type: ScanType, targets: string[]) => buildScanInputsSecret(jobInput(type, { targets, addresses }))!.stringData;
+
+    it('nmap scans the addresses, not the names', () => {
+      expect(scanner('NMAP', ['scanme.example.com', '198.51.100.7']).args.slice(-2)).to.deep.equal(['93.184.216.34', '198.51.100.7']);
+    });
+
+    it('sslyze connects to the address and keeps the name for SNI (host:port{ip})', () => {
+      expect(scanner('SSLYZE', ['www.example.com', 'https://api.example.com:8443/']).args.slice(-2)).to.deep.equal(['www.example.com:443{93.184.216.36}', 'api.example.com:8443{93.184.216.37}']);
+    });
+
+    it('nuclei keeps the names and reads their addresses from a hosts file ($HOSTS_PATH)', () => {
+      expect(scanner('NUCLEI', ['https://www.example.com/']).env).to.deep.include({ name: 'HOSTS_PATH', value: '/vigil/output/nuclei-hosts' });
+      expect(inputsOf('NUCLEI', ['https://www.example.com/', 'api.example.com'])['nuclei-hosts']).to.equal('93.184.216.36 www.example.com\n93.184.216.37 api.example.com\n');
+    });
+
+    it('ZAP keeps the name and resolves only from its hosts file (jdk.net.hosts.file beside user.home)', () => {
+      expect(scanner('OWASP_ZAP', ['https://shop.example.com/']).env).to.deep.include({ name: 'JAVA_TOOL_OPTIONS', value: '-Duser.home=/tmp -Djdk.net.hosts.file=/vigil/output/zap-hosts' });
+      expect(inputsOf('OWASP_ZAP', ['https://shop.example.com/'])['zap-hosts']).to.equal('127.0.0.1 localhost\n93.184.216.35 shop.example.com\n');
+    });
+
+    it('refuses to build a Job for a name without a checked address rather than let the scanner resolve it', () => {
+      expect(() => scanner('NMAP', ['other.example.com'])).to.throw(/no checked address for 'other\.example\.com'/);
     });
   });
 

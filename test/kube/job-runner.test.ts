@@ -10,9 +10,10 @@ import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { composeCore } from '../../src/main/composition-root.js';
+import { NUCLEI_TEMPLATES_VERSION, SCANNER_IMAGES } from '../../src/domain/scanners/images.js';
 import { KubernetesJobRunner } from '../../src/runtime/kubernetes/job-runner.js';
 import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
-import { scanJobName, uploadTokenSecretName } from '../../src/runtime/kubernetes/job-manifest.js';
+import { scanInputsSecretName, scanJobName, uploadTokenSecretName } from '../../src/runtime/kubernetes/job-manifest.js';
 import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
 import { FakeKubeApiServer } from '../support/fake-kube-apiserver.js';
 import { kubeConfig } from '../support/kubeconfig.js';
@@ -124,11 +125,54 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     expect(core.scans.get(account, scan.id).state).to.equal('QUEUED');
   });
 
+  it('hands every scanner the address it checked, though the name answers a private address on the next lookup (issue 16)', async () => {
+    const lookups: string[] = [];
+    const rebinding = new ScanController({
+      scans: core.scanRepository,
+      runner,
+      resolver: {
+        resolve4: async (host) => {
+          const first = !lookups.includes(host);
+          lookups.push(host);
+          return first ? ['93.184.216.34'] : ['10.0.0.5'];
+        },
+      },
+      resultFiles: core.resultFiles,
+      history: core.history,
+      clock: { now: () => new Date() },
+      timers: new FakeTimers(),
+      maxConcurrentScans: 10,
+      allowTargets: [],
+      onError: (key, error) => {
+        throw new Error(`reconcile of ${key} failed: ${String(error)}`);
+      },
+    });
+    const started = (type: Scan['type'], target: string) => core.scans.start(account, { type, targets: [target] })[0]!;
+    const scans = {
+      nmap: started('NMAP', 'nmap.example.com'),
+      sslyze: started('SSLYZE', 'tls.example.com'),
+      nuclei: started('NUCLEI', 'https://web.example.com/'),
+      zap: started('OWASP_ZAP', 'https://shop.example.com/'),
+    };
+    for (const scan of Object.values(scans)) await rebinding.reconcile(scan.id);
+    const scanner = (scan: Scan) => (jobOf(scan) as unknown as { spec: { template: { spec: { initContainers: Array<{ name: string; args: string[]; env?: Array<{ name: string; value?: string }> }> } } } }).spec.template.spec.initContainers.find((each) => each.name === 'scanner')!;
+    const inputs = (scan: Scan) => (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: scanInputsSecretName(scan.name) }) as unknown as { stringData: Record<string, string> }).stringData;
+
+    expect(scanner(scans.nmap).args.at(-1)).to.equal('93.184.216.34');
+    expect(scanner(scans.sslyze).args.at(-1)).to.equal('tls.example.com:443{93.184.216.34}');
+    expect(inputs(scans.nuclei)['nuclei-hosts']).to.equal('93.184.216.34 web.example.com\n');
+    expect(scanner(scans.nuclei).env).to.deep.include({ name: 'HOSTS_PATH', value: '/vigil/output/nuclei-hosts' });
+    expect(inputs(scans.zap)['zap-hosts']).to.equal('127.0.0.1 localhost\n93.184.216.34 shop.example.com\n');
+    expect(JSON.stringify(server.requests)).to.not.include('10.0.0.5');
+    expect(lookups).to.deep.equal(['nmap.example.com', 'tls.example.com', 'web.example.com', 'shop.example.com']);
+  });
+
   it('does not create anything twice when the start is repeated', async () => {
     const scan = startScan();
-    await runner.start(scan, ['scanme.example.com']);
+    const targets = [{ targetId: scan.requestedTargets[0]!.targetId, target: 'scanme.example.com', addresses: ['93.184.216.34'] }];
+    await runner.start(scan, targets);
     server.clearRequests();
-    await runner.start(scan, ['scanme.example.com']);
+    await runner.start(scan, targets);
     expect(creations()).to.deep.equal([]);
   });
 
@@ -142,6 +186,20 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     const done = core.scans.get(account, scan.id);
     expect(done).to.include({ state: 'SUCCEEDED', progress: 100 });
     expect(done.results).to.have.length(1);
+  });
+
+  it('records on a NUCLEI Scan the templates release its default image carries', async () => {
+    const scan = core.scans.start(account, { type: 'NUCLEI', targets: ['https://www.example.com/'] })[0]!;
+    await controller.reconcile(scan.id);
+    const token = (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } }).stringData.token;
+    await core.uploads.accept(scan.id, token, 'nuclei.jsonl', [Buffer.from('')]);
+    setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
+    await controller.reconcile(scan.id);
+    const done = core.scans.get(account, scan.id);
+    expect(done.state).to.equal('SUCCEEDED');
+    expect(done.conditions.at(-1)!.message).to.equal(
+      `the scanner finished and its results are recorded; it ran with nuclei-templates ${NUCLEI_TEMPLATES_VERSION} (baked into ${SCANNER_IMAGES.nuclei})`,
+    );
   });
 
   it('fails the Scan when the Job completed without uploading its results', async () => {

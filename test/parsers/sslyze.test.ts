@@ -148,6 +148,20 @@ describe('sslyze parser', () => {
     expect(parseWhole(sslyze(), sslyze5).findings).to.deep.equal([]);
   });
 
+  it('names the servers it never scanned, with sslyze\'s reason: invalid server strings and unreachable servers', () => {
+    const unavailable = parseWhole(sslyze(), readFixture('sslyze', 'securecodebox-sslyze-unavailable-host.json'));
+    expect(unavailable.unscanned).to.deep.equal([
+      { host: '192.168.0.107', reason: 'sslyze could not connect to 192.168.0.107:443: sslyze.errors.ConnectionToServerTimedOut: 192.168.0.107:443 -> "Connection to the server timed out".' },
+    ]);
+    const invalid = edited(SSLYZE_6, (report) => {
+      report['invalid_server_strings'] = [{ server_string: 'gone.example.com:443{203.0.113.9}', error_message: 'Could not resolve hostname' }];
+    });
+    expect(parseWhole(sslyze(), invalid).unscanned).to.deep.equal([
+      { host: 'gone.example.com', reason: 'sslyze could not scan gone.example.com:443{203.0.113.9}: Could not resolve hostname' },
+    ]);
+    expect(parseWhole(sslyze(), readFixture('sslyze', SSLYZE_6)).unscanned).to.deep.equal([]);
+  });
+
   it('merges a server listed twice and keeps two ports of one host apart', () => {
     const twice = edited(SSLYZE_6, (report, server) => report['server_scan_results'].push(server));
     expect(parseWhole(sslyze(), twice).findings).to.have.length(2);

@@ -205,12 +205,34 @@ describe('vigil scanner nessus', function () {
     expect(requests.slice(-2)).to.deep.equal(['POST /scans/9/stop', 'DELETE /scans/9']);
   });
 
-  it('reports any other refusal with the status and the error Nessus gave', async () => {
+  it('says which edition is needed when the server refuses API scans (Nessus Professional and Expert: 412)', async () => {
     const { scope } = nessusApi();
     scope
       .post('/scans').reply(412, { error: 'API is not available' });
     const error = await failure(scan({ ...ENV, VIGIL_NESSUS_TEMPLATE_UUID: BASIC_TEMPLATE }).run);
-    expect(error?.message).to.equal('the Nessus server answered 412 to POST /scans: API is not available');
+    expect(error?.message).to.equal(
+      'the Nessus server refuses to create scans over its API (412 on POST /scans: API is not available): ' +
+        'Nessus Professional and Expert allow no API scans (pyTenable issues 757 and 840); NESSUS scans need a Tenable edition that does, such as Nessus Manager',
+    );
+  });
+
+  it('says the same when the launch is refused, and deletes the scan it created', async () => {
+    const { scope, requests } = nessusApi();
+    scope
+      .post('/scans').reply(200, { scan: { id: 9 } })
+      .post('/scans/9/launch').reply(412, { error: 'API is not available' })
+      .delete('/scans/9').reply(200);
+    const error = await failure(scan({ ...ENV, VIGIL_NESSUS_TEMPLATE_UUID: BASIC_TEMPLATE }).run);
+    expect(error?.message).to.match(/^the Nessus server refuses to run scans over its API \(412 on POST \/scans\/9\/launch: API is not available\): Nessus Professional and Expert/);
+    expect(requests.at(-1)).to.equal('DELETE /scans/9');
+  });
+
+  it('reports any other refusal with the status and the error Nessus gave', async () => {
+    const { scope } = nessusApi();
+    scope
+      .post('/scans').reply(403, { error: 'You do not have permission' });
+    const error = await failure(scan({ ...ENV, VIGIL_NESSUS_TEMPLATE_UUID: BASIC_TEMPLATE }).run);
+    expect(error?.message).to.equal('the Nessus server answered 403 to POST /scans: You do not have permission');
   });
 
   it('names the variables to set when no Nessus server is configured (exit 1, not 2)', async () => {

@@ -129,7 +129,7 @@ describe('vigil scanner openvas', function () {
       report_id: FAKE_GMP_IDS.report,
       details: '1',
       ignore_pagination: '1',
-      report_format_id: 'a994b278-1f62-11e1-96ac-406186ea4fc5',
+      format_id: 'a994b278-1f62-11e1-96ac-406186ea4fc5',
       filter: 'apply_overrides=0 min_qod=0 rows=-1 first=1 sort-reverse=severity',
     });
     expect(deleteTask!.attributes).to.deep.equal({ task_id: FAKE_GMP_IDS.task, ultimate: '1' });

@@ -131,6 +131,8 @@ function answerTo(command: ReceivedCommand, authenticated: boolean, nextTaskStat
       return taskAnswer(nextTaskState() ?? { status: 'Done', progress: -1 });
     case 'get_reports':
       if (attributes.report_id !== FAKE_GMP_IDS.report) return '<get_reports_response status="404" status_text="Failed to find report"/>';
+      // As gvmd: GET_REPORTS chooses the format by `format_id`; without it the answer is not the XML report asked for.
+      if (attributes.format_id === undefined) return '<get_reports_response status="400" status_text="Report format missing: GET_REPORTS takes format_id"/>';
       return (
         '<get_reports_response status="200" status_text="OK">' +
         options.report.toString() +

@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { InvalidRequestError } from '../../src/domain/errors.js';
 import { SCAN_TYPES, type ScanType } from '../../src/domain/risks/finding.js';
 import { formatVigilProgress, scannerFor, SCANNER_IMAGES, VIGIL_VERSION, type ScannerInput } from '../../src/domain/scanners/index.js';
+import { NUCLEI_IMAGE_TEMPLATES, NUCLEI_TEMPLATES_VERSION } from '../../src/domain/scanners/images.js';
 
 const OUT = '/work/scan-1';
 
@@ -37,7 +38,8 @@ describe('scanner definitions', () => {
         const tag = image.slice(image.lastIndexOf(':') + 1);
         expect(image).to.not.match(/:latest$/);
         expect(image.lastIndexOf(':')).to.be.greaterThan(image.lastIndexOf('/'));
-        expect(tag, image).to.match(/^v?\d+\.\d+(\.\d+)?$/);
+        // A derived image (nuclei with its templates) names both pinned versions.
+        expect(tag, image).to.match(/^v?\d+\.\d+(\.\d+)?(-templates-v\d+\.\d+\.\d+)?$/);
       });
 
       it(`${type} names its output files, relative to outputDir, with content types`, () => {
@@ -140,7 +142,7 @@ describe('scanner definitions', () => {
 
     it('writes JSON Lines and prints JSON statistics every 5 seconds', () => {
       const { image, args } = scannerFor('NUCLEI').container(input(targets));
-      expect(image).to.match(/^projectdiscovery\/nuclei:v3\.\d+\.\d+$/);
+      expect(image).to.match(/^ghcr\.io\/vigil-dev\/vigil-nuclei:v3\.\d+\.\d+-templates-v10\.\d+\.\d+$/);
       expect(args).to.include.members(['-jsonl', '-stats', '-sj']);
       expect(hasOption(args, '-o', `${OUT}/nuclei.jsonl`)).to.equal(true);
       expect(hasOption(args, '-si', '5')).to.equal(true);
@@ -154,7 +156,36 @@ describe('scanner definitions', () => {
       expect(hasOption(args, '-l', `${OUT}/${list!.file}`)).to.equal(true);
       expect(list!.content).to.equal('https://www.example.com/\napi.example.com\n');
       expect(definition.outputs.map((output) => output.file)).to.not.include(list!.file);
-      expect(definition.local(input(targets))).to.deep.equal({ program: 'nuclei', args });
+      const local = definition.local(input(targets, { nucleiTemplatesDir: '/opt/nuclei-templates' }))!;
+      expect(local.program).to.equal('nuclei');
+      expect(local.args).to.deep.equal(args);
+    });
+
+    it('never downloads templates: the update check is off and the templates directory is named', () => {
+      const { args } = scannerFor('NUCLEI').container(input(targets));
+      expect(args).to.include('-duc');
+      expect(hasOption(args, '-t', NUCLEI_IMAGE_TEMPLATES)).to.equal(true);
+      const local = scannerFor('NUCLEI').local(input(targets, { nucleiTemplatesDir: '/srv/templates' }))!;
+      expect(local.args).to.include('-duc');
+      expect(hasOption(local.args, '-t', '/srv/templates')).to.equal(true);
+    });
+
+    it('locally, requires the templates directory and says how to get a pinned release', () => {
+      const local = scannerFor('NUCLEI').local(input(targets, { nucleiTemplatesDir: '/srv/templates' }))!;
+      expect(local.requires).to.have.length(1);
+      expect(local.requires![0]!.path).to.equal('/srv/templates');
+      expect(local.requires![0]!.missing).to.include(`--branch ${NUCLEI_TEMPLATES_VERSION} https://github.com/projectdiscovery/nuclei-templates /srv/templates`);
+      expect(local.requires![0]!.missing).to.include('VIGIL_NUCLEI_TEMPLATES');
+      expect(local.contentVersion).to.deep.equal({ name: 'nuclei-templates', file: '/srv/templates/.vigil-templates-version' });
+      expect(() => scannerFor('NUCLEI').local(input(targets))).to.throw(/nucleiTemplatesDir/);
+    });
+
+    it('records the templates baked into its default image', () => {
+      expect(scannerFor('NUCLEI').imageContent).to.deep.equal({
+        image: SCANNER_IMAGES.nuclei,
+        description: `nuclei-templates ${NUCLEI_TEMPLATES_VERSION} (baked into ${SCANNER_IMAGES.nuclei})`,
+      });
+      expect(SCANNER_IMAGES.nuclei).to.include(`-templates-${NUCLEI_TEMPLATES_VERSION}`);
     });
 
     it('reads the percentage from JSON and text statistics lines', () => {
@@ -181,8 +212,8 @@ describe('scanner definitions', () => {
       const { image, command, args } = definition.container(input(['www.example.com', 'https://api.example.com:8443/v1', 'http://www.example.com/']));
       expect(image).to.match(/^nablac0d3\/sslyze:6\.\d+\.\d+$/);
       expect(command).to.equal(undefined);
-      expect(args).to.deep.equal([`--json_out=${OUT}/sslyze.json`, 'www.example.com:443', 'api.example.com:8443']);
-      expect(definition.local(input(['www.example.com']))).to.deep.equal({ program: 'sslyze', args: [`--json_out=${OUT}/sslyze.json`, 'www.example.com:443'] });
+      expect(args).to.deep.equal(['--mozilla_config=disable', `--json_out=${OUT}/sslyze.json`, 'www.example.com:443', 'api.example.com:8443']);
+      expect(definition.local(input(['www.example.com']))).to.deep.equal({ program: 'sslyze', args: ['--mozilla_config=disable', `--json_out=${OUT}/sslyze.json`, 'www.example.com:443'] });
       expect(definition.outputs).to.deep.equal([{ file: 'sslyze.json', contentType: 'application/json' }]);
       expect(definition.progressFrom('SCANS COMPLETED IN 3.21 S')).to.equal(undefined);
     });

@@ -26,7 +26,7 @@ describe('scanner launch in the embedded runtime', () => {
 
   const decide = (type: ScanType, options: Partial<LaunchOptions> & { searchPath: string }) => {
     const definition = scannerFor(type);
-    const input = { targets: type === 'OWASP_ZAP' ? ['https://example.com'] : ['example.com'], outputDir: '/data/work/scan-1', cliPath: '/opt/vigil/dist/src/cli/main.js' };
+    const input = { targets: type === 'OWASP_ZAP' ? ['https://example.com'] : ['example.com'], outputDir: '/data/work/scan-1', cliPath: '/opt/vigil/dist/src/cli/main.js', nucleiTemplatesDir: '/data/nuclei-templates' };
     return decideLaunch({
       definition,
       local: definition.local(input)!,
@@ -158,6 +158,20 @@ describe('scanner launch in the embedded runtime', () => {
         container: scannerFor('OWASP_ZAP').container({ targets: ['https://example.com'], outputDir: '/w' }), workDir: '/w', user: { uid: 1, gid: 1 },
       });
       expect(zapArgs).to.include('JAVA_TOOL_OPTIONS=-Duser.home=/tmp');
+    });
+  });
+
+  describe('the definition\'s own environment in a container', () => {
+    const pinned = { targets: ['https://shop.example.com'], addresses: { 'shop.example.com': ['93.184.216.34'] }, outputDir: '/w' };
+    const envOf = (type: ScanType) => {
+      const args = containerRunArgs({ name: 'n', type, container: scannerFor(type).container(pinned), workDir: '/w', user: { uid: 1, gid: 1 } });
+      return args.filter((_, i) => args[i - 1] === '--env');
+    };
+    it('joins ZAP\'s hosts file option to the home directory\'s in one JAVA_TOOL_OPTIONS, as the Jobs do', () => {
+      expect(envOf('OWASP_ZAP').filter((variable) => variable.startsWith('JAVA_TOOL_OPTIONS='))).to.deep.equal(['JAVA_TOOL_OPTIONS=-Duser.home=/tmp -Djdk.net.hosts.file=/w/zap-hosts']);
+    });
+    it('passes nuclei its hosts file, so the checked address is the one it reaches', () => {
+      expect(envOf('NUCLEI').some((variable) => /^HOSTS_PATH=\/w\//.test(variable))).to.equal(true);
     });
   });
 

@@ -38,6 +38,13 @@ describe('loadSettings', () => {
   });
 
   describe('values read from the environment', () => {
+    it('VIGIL_NUCLEI_TEMPLATES defaults to nuclei-templates in the data directory, as an absolute path', () => {
+      expect(loadSettings({}).nucleiTemplatesDir).to.equal(resolve('data/nuclei-templates'));
+      expect(loadSettings({ VIGIL_DATA_DIR: '/var/lib/vigil' }).nucleiTemplatesDir).to.equal('/var/lib/vigil/nuclei-templates');
+      expect(loadSettings({ VIGIL_NUCLEI_TEMPLATES: 'templates' }).nucleiTemplatesDir).to.equal(resolve('templates'));
+      expect(loadSettings({ VIGIL_NUCLEI_TEMPLATES: '/opt/nuclei-templates' }).nucleiTemplatesDir).to.equal('/opt/nuclei-templates');
+    });
+
     it('reads every variable', () => {
       const settings = loadSettings({
         VIGIL_HOST: '0.0.0.0',

@@ -40,13 +40,22 @@ function matchesAny(patterns: readonly string[], url: string): boolean {
 
 describe('ZAP automation plan (zap-plan.ts)', () => {
   it('a passive scan spiders, waits for the passive scanner and writes the report, without attacking', () => {
-    expect(plan().jobs.map((entry) => entry.type)).to.deep.equal(['passiveScan-config', 'spider', 'passiveScan-wait', 'report']);
+    expect(plan().jobs.map((entry) => entry.type)).to.deep.equal(['passiveScan-config', 'spider', 'passiveScan-wait', 'report', 'exitStatus']);
   });
 
   it('an active scan adds the active scan after the passive wait and before the report', () => {
     const types = plan({ active: true }).jobs.map((entry) => entry.type);
-    expect(types).to.deep.equal(['passiveScan-config', 'spider', 'passiveScan-wait', 'activeScan', 'report']);
+    expect(types).to.deep.equal(['passiveScan-config', 'spider', 'passiveScan-wait', 'activeScan', 'report', 'exitStatus']);
     expect(job(plan({ active: true }), 'activeScan')!.parameters).to.include({ context: ZAP_CONTEXT });
+  });
+
+  it('ends with an exitStatus job that exits 0 on warnings and 1 on errors, whatever the alerts', () => {
+    for (const parsed of [plan(), plan({ active: true })]) {
+      const exit = parsed.jobs.at(-1)!;
+      expect(exit.type).to.equal('exitStatus');
+      // The parameters ExitStatusJob.Parameters reads (automation add-on >= 0.44.0); no warnLevel/errorLevel, so findings never fail a scan.
+      expect(exit.parameters).to.deep.equal({ okExitValue: 0, warnExitValue: 0, errorExitValue: 1 });
+    }
   });
 
   it('writes the Traditional JSON report into the scan directory', () => {
@@ -136,6 +145,8 @@ describe('ZAP automation plan (zap-plan.ts)', () => {
     const context = parsed.env.contexts[0]!;
     expect(context.authentication!.method).to.equal('client');
     expect(context.authentication!.parameters).to.include({ script: '/work/scan-1/login.zst', scriptEngine: 'Mozilla Zest' });
+    // zaproxy 2.16.1's automation add-on reads loginPageWait only for the browser method; client scripts ignore it.
+    expect(context.authentication!.parameters).to.not.have.property('loginPageWait');
     expect(context.sessionManagement!.method).to.equal('autodetect');
     expect(context.users!.map((user) => user.name)).to.deep.equal([ZAP_USER]);
     expect(job(parsed, 'spider')!.parameters).to.include({ user: ZAP_USER });

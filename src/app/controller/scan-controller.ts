@@ -10,11 +10,11 @@ import { presentScan } from '../../api/present/scan.js';
 import type { Clock } from '../../domain/clock.js';
 import { newEvent } from '../../domain/events/event.js';
 import { classifyResolution, hostOf, type Resolution } from '../../domain/scans/resolve-targets.js';
-import { advanceProgress, type Condition, type Scan } from '../../domain/scans/scan.js';
+import { advanceProgress, type Condition, type Scan, type SkippedTarget } from '../../domain/scans/scan.js';
 import type { Cidr } from '../../domain/targets/ipv4.js';
 import { WorkloadRefusedError, type HostResolver, type ResultFileStore, type ScanRepository, type StoredResultFile, type WorkloadRunner, type WorkloadStatus } from '../ports.js';
 import type { Timers } from './timer.js';
-import { collectFindings } from '../collector.js';
+import { collectFindings, type CollectedFindings } from '../collector.js';
 import type { RiskHistory } from '../risk-history.js';
 import { MalformedResultError } from '../../domain/errors.js';
 import type { Finding } from '../../domain/risks/finding.js';
@@ -112,7 +112,7 @@ export class ScanController {
       return this.wakeQueued();
     }
     try {
-      await this.options.runner.start(scan, resolved.map((target) => target.target));
+      await this.options.runner.start(scan, resolved);
     } catch (error) {
       if (!(error instanceof WorkloadRefusedError)) throw error;
       this.write({ ...scan, resolvedTargets: resolved, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', condition('Failed', error.reason, error.message, now));
@@ -172,9 +172,9 @@ export class ScanController {
   }
 
   private async complete(scan: Scan, status: WorkloadStatus, now: string): Promise<void> {
-    let findings: Map<string, Finding[]>;
+    let collected: CollectedFindings;
     try {
-      findings = collectFindings(scan, status.outputs ?? []);
+      collected = collectFindings(scan, status.outputs ?? []);
     } catch (error) {
       if (!(error instanceof MalformedResultError)) throw error;
       this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', condition('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`, now));
@@ -185,7 +185,7 @@ export class ScanController {
       const { size, sha256 } = await this.options.resultFiles.save(scan.id, output.file, output.content);
       files.push({ id: randomUUID(), scanId: scan.id, accountId: scan.accountId, fileName: output.file, contentType: output.contentType, size, sha256, createdAt: now });
     }
-    this.recordCompletion(scan, files, findings, now);
+    this.recordCompletion(withUnscannedSkipped(scan, collected.skipped), files, collected.byTarget, now, status.detail);
     await this.options.runner.release(scan.id);
   }
 
@@ -194,7 +194,7 @@ export class ScanController {
    * lists and result files, and every event. If the Scan was stopped
    * meanwhile, all of it is rolled back and the stop wins.
    */
-  private recordCompletion(scan: Scan, files: StoredResultFile[], findings: Map<string, Finding[]>, now: string): void {
+  private recordCompletion(scan: Scan, files: StoredResultFile[], findings: Map<string, Finding[]>, now: string, detail: string | undefined): void {
     const history = this.options.history;
     try {
       history.transaction(() => {
@@ -206,7 +206,7 @@ export class ScanController {
           finishedAt: now,
           risks,
           results: files.map((file) => ({ resultId: file.id, contentType: file.contentType })),
-          conditions: mergeCondition(scan.conditions, condition('Succeeded', 'ScannerFinished', 'the scanner finished and its results are recorded', now)),
+          conditions: mergeCondition(scan.conditions, condition('Succeeded', 'ScannerFinished', finishedMessage(detail), now)),
         };
         const scanEvent = newEvent(scan.accountId, 'scan.updated', presentScan(done), this.options.clock.now());
         if (!this.options.scans.saveWithResults(done, files, [scanEvent, ...events], 'RUNNING')) throw new StateChanged();
@@ -254,6 +254,17 @@ class StateChanged extends Error {}
 
 function condition(type: string, reason: string, message: string, at: string): Condition {
   return { type, status: 'True', reason, message, lastTransitionTime: at };
+}
+
+/** Targets the scanner never reached move from resolved to skipped: they are not scanned, so they close nothing. */
+function withUnscannedSkipped(scan: Scan, skipped: readonly SkippedTarget[]): Scan {
+  if (skipped.length === 0) return scan;
+  const ids = new Set(skipped.map((target) => target.targetId));
+  return { ...scan, resolvedTargets: scan.resolvedTargets.filter((target) => !ids.has(target.targetId)), skippedTargets: [...scan.skippedTargets, ...skipped] };
+}
+
+function finishedMessage(detail: string | undefined): string {
+  return `the scanner finished and its results are recorded${detail === undefined ? '' : `; it ran with ${detail}`}`;
 }
 
 function failure(status: WorkloadStatus, at: string): Condition {

@@ -5,8 +5,8 @@
  * single target there is nothing to choose.
  */
 import { hostOf } from '../scans/resolve-targets.js';
-import type { ResolvedTarget } from '../scans/scan.js';
-import type { Finding } from './finding.js';
+import type { ResolvedTarget, SkippedTarget } from '../scans/scan.js';
+import type { Finding, UnscannedHost } from './finding.js';
 
 function hostOfLocation(finding: Finding): string[] {
   const hosts = [finding.location.host];
@@ -14,21 +14,47 @@ function hostOfLocation(finding: Finding): string[] {
   return hosts.map((host) => host.toLowerCase().replace(/\.$/, ''));
 }
 
-/** The target the finding belongs to: by the name the scanner was given first, then by host or resolved address. */
-function ownerOf(targets: readonly ResolvedTarget[], finding: Finding): ResolvedTarget | undefined {
-  if (targets.length === 1) return targets[0];
+/**
+ * The targets the finding belongs to: the one named as the scanner was given
+ * it, else the one whose host it reports, else every target whose checked
+ * addresses include it. nmap scans addresses, never names (a name could
+ * rebind), so one address shared by two names is one machine scanned once,
+ * and what it found belongs to both.
+ */
+function ownersOf(targets: readonly ResolvedTarget[], finding: Finding): ResolvedTarget[] {
+  if (targets.length === 1) return [targets[0]!];
   const name = finding.location.hostname?.toLowerCase().replace(/\.$/, '');
   const byName = name === undefined ? undefined : targets.find((target) => hostOf(target.target).toLowerCase() === name);
-  if (byName !== undefined) return byName;
+  if (byName !== undefined) return [byName];
   const hosts = hostOfLocation(finding);
-  return targets.find((target) => hosts.includes(hostOf(target.target).toLowerCase()) || target.addresses.some((address) => hosts.includes(address)));
+  const byHost = targets.find((target) => hosts.includes(hostOf(target.target).toLowerCase()));
+  if (byHost !== undefined) return [byHost];
+  return targets.filter((target) => target.addresses.some((address) => hosts.includes(address)));
 }
 
 export function assignFindings(targets: readonly ResolvedTarget[], findings: readonly Finding[]): Map<string, Finding[]> {
   const byTarget = new Map<string, Finding[]>(targets.map((target) => [target.targetId, []]));
   for (const finding of findings) {
-    const owner = ownerOf(targets, finding);
-    if (owner !== undefined) byTarget.get(owner.targetId)!.push(finding);
+    for (const owner of ownersOf(targets, finding)) byTarget.get(owner.targetId)!.push(finding);
   }
   return byTarget;
+}
+
+/**
+ * Targets the scanner reports it never scanned (UnscannedHost), matched by
+ * host name or checked address, and that yielded no finding: skipped with
+ * the scanner's reason, so that they close none of their risks.
+ */
+export function unscannedTargets(
+  targets: readonly ResolvedTarget[],
+  unscanned: readonly UnscannedHost[],
+  findingsByTarget: ReadonlyMap<string, readonly Finding[]>,
+): SkippedTarget[] {
+  const normalise = (host: string) => host.toLowerCase().replace(/\.$/, '');
+  return targets.flatMap((target) => {
+    if ((findingsByTarget.get(target.targetId) ?? []).length > 0) return [];
+    const names = [normalise(hostOf(target.target)), ...target.addresses];
+    const miss = unscanned.find((entry) => names.includes(normalise(entry.host)));
+    return miss === undefined ? [] : [{ targetId: target.targetId, skippedReason: miss.reason }];
+  });
 }

@@ -68,9 +68,18 @@ export interface HostFacts {
   os?: string;
 }
 
+/** A host the scanner was asked to scan but could not (a name it could not resolve, a server it could not reach). */
+export interface UnscannedHost {
+  /** The host name or address as the scanner reports it. */
+  host: string;
+  reason: string;
+}
+
 export interface ParseResult {
   findings: Finding[];
   hosts: HostFacts[];
+  /** Hosts the scanner reports it never scanned: their targets are skipped, so they close nothing. */
+  unscanned?: UnscannedHost[];
 }
 
 /**

@@ -22,6 +22,15 @@ export interface ScannerInput {
   settings?: unknown;
   /** Path of Vigil's CLI entry point, for the types Vigil runs itself (OPENVAS, NESSUS) in the embedded runtime. */
   cliPath?: string;
+  /**
+   * The IPv4 addresses Vigil resolved and checked for each host name among
+   * the targets (vettedAddresses in scans/resolve-targets.ts). A scanner must
+   * connect to these, never resolve the name again: a name that rebinds
+   * between the check and the scan would reach a private address (issue 16).
+   */
+  addresses?: Readonly<Record<string, readonly string[]>>;
+  /** Embedded runtime, NUCLEI: the directory holding nuclei-templates (VIGIL_NUCLEI_TEMPLATES). */
+  nucleiTemplatesDir?: string;
 }
 
 export interface ScannerContainer {
@@ -32,11 +41,19 @@ export interface ScannerContainer {
   args: string[];
   /** Linux capabilities to add; everything else stays dropped. */
   capabilities?: string[];
+  /** Environment the scanner needs; JAVA_TOOL_OPTIONS is appended to the Job's own. */
+  env?: Record<string, string>;
 }
 
 export interface LocalCommand {
   program: string;
   args: string[];
+  /** Variables set on top of the service's environment. */
+  env?: Record<string, string>;
+  /** Files or directories that must exist before the scanner starts, each with the sentence saying how to get it. */
+  requires?: Array<{ path: string; missing: string }>;
+  /** What the scanner runs with that shapes its findings (nuclei's templates): a file whose first line is the version, read when present. */
+  contentVersion?: { name: string; file: string };
 }
 
 export interface ScannerOutput {
@@ -67,6 +84,20 @@ export interface ScannerDefinition {
    * in both runtimes; none when absent. They are inputs, never uploaded as results.
    */
   inputs?(input: ScannerInput): ScannerInputFile[];
+  /**
+   * Exit codes after which the outputs are complete, from the scanner's own
+   * documentation or source: 0, plus any code it documents for "finished,
+   * with findings or warnings". Anything else (a crash, a refusal) is a
+   * failure. In Kubernetes only 0 completes a Job (a non-zero init container
+   * fails the pod before the upload), so the arguments must make the scanner
+   * exit 0 in those cases too.
+   */
+  completeExitCodes: readonly number[];
+  /**
+   * Kubernetes: what the default image carries besides the scanner that
+   * changes its findings (nuclei's templates), recorded on the Scan.
+   */
+  imageContent?: { image: string; description: string };
   /** Output files the scanner writes, relative to outputDir, with content types (e.g. nmap.xml application/xml). */
   outputs: Array<{ file: string; contentType: string }>;
   /**
@@ -75,6 +106,11 @@ export interface ScannerDefinition {
    * keeps progress monotonic (advanceProgress in scans/scan.ts).
    */
   progressFrom(line: string): number | undefined;
+}
+
+/** Whether an exit left complete outputs: a listed code, never a signal. */
+export function exitedComplete(definition: Pick<ScannerDefinition, 'completeExitCodes'>, code: number | null): boolean {
+  return code !== null && definition.completeExitCodes.includes(code);
 }
 
 /** outputDir joined with a file name, POSIX style (scanner containers and local runs are Linux). */

@@ -9,11 +9,15 @@
  * requires root privileges").
  * Both skip host discovery (-Pn): targets are hosts the customer named, and
  * many public hosts drop ping probes.
+ * nmap is given the addresses Vigil resolved and checked, never the names,
+ * so a name that rebinds after the check cannot lead it elsewhere.
+ * Exit codes (nmap.cc, checked at 7.95): 0 after a scan, whatever it found;
+ * 1 for fatal errors.
  */
 import type { LocalCommand, ScannerContainer, ScannerDefinition, ScannerInput } from './definition.js';
 import { outputPath, percentage } from './definition.js';
 import { SCANNER_IMAGES } from './images.js';
-import { checkTargetCount, uniqueHosts } from './targets.js';
+import { checkTargetCount, vettedHosts } from './targets.js';
 
 export const NMAP_OUTPUT = 'nmap.xml';
 
@@ -39,7 +43,7 @@ function nmapArgs(type: NmapType, input: ScannerInput): string[] {
     '2s',
     '-oX',
     outputPath(input.outputDir, NMAP_OUTPUT),
-    ...uniqueHosts(input.targets),
+    ...vettedHosts(input.targets, input.addresses),
   ];
 }
 
@@ -59,6 +63,7 @@ function nmapDefinition(type: NmapType): ScannerDefinition {
       return { program: 'nmap', args: nmapArgs(type, input) };
     },
     installHint: 'apt-get install nmap',
+    completeExitCodes: [0],
     outputs: [{ file: NMAP_OUTPUT, contentType: 'application/xml' }],
     progressFrom: nmapProgress,
   };

@@ -7,6 +7,7 @@
 import { InvalidRequestError } from '../errors.js';
 import type { ScanType } from '../risks/finding.js';
 import { TARGETS_PER_SCAN } from '../scans/scan.js';
+import type { ScannerInput } from './definition.js';
 
 const URL_SCHEME = /^https?:\/\//i;
 
@@ -39,6 +40,37 @@ export function hostOf(target: string): string {
 /** Hosts of the targets without duplicates, in order (two URLs on one host are one nmap target). */
 export function uniqueHosts(targets: readonly string[]): string[] {
   return [...new Set(targets.map(hostOf))];
+}
+
+const IPV4_LITERAL = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+
+export function isIpv4Literal(host: string): boolean {
+  return IPV4_LITERAL.test(host);
+}
+
+/**
+ * The checked addresses of a host (ScannerInput.addresses), or the host
+ * itself when the runner passed none. A host the runner left out is a bug
+ * that would let the scanner resolve the name again: refused.
+ */
+export function vettedAddressesOf(host: string, addresses: ScannerInput['addresses']): string[] {
+  if (addresses === undefined) return [host];
+  const found = addresses[host.toLowerCase()];
+  if (found !== undefined && found.length > 0) return found.map((address) => assertArgument(address, host));
+  if (isIpv4Literal(host)) return [host];
+  throw new Error(`no checked address for '${host.slice(0, 80)}': the scanner would resolve it again`);
+}
+
+/** The targets' hosts as the addresses Vigil checked, without duplicates (nmap scans addresses, never names). */
+export function vettedHosts(targets: readonly string[], addresses: ScannerInput['addresses']): string[] {
+  return [...new Set(uniqueHosts(targets).flatMap((host) => vettedAddressesOf(host, addresses)))];
+}
+
+/** `/etc/hosts` lines pinning each target host name to its checked addresses (IP literals need none). */
+export function hostsFileLines(targets: readonly string[], addresses: ScannerInput['addresses']): string[] {
+  return uniqueHosts(targets)
+    .filter((host) => !isIpv4Literal(host))
+    .flatMap((host) => vettedAddressesOf(host, addresses).map((address) => `${address} ${host.toLowerCase()}`));
 }
 
 /**

@@ -9,7 +9,7 @@ import type { ScanType } from '../risks/finding.js';
 import type { LocalCommand, ScannerDefinition, ScannerInput } from './definition.js';
 import { outputPath, percentage } from './definition.js';
 import { SCANNER_IMAGES } from './images.js';
-import { checkTargetCount, uniqueHosts } from './targets.js';
+import { checkTargetCount, vettedHosts } from './targets.js';
 
 const PROGRESS_LINE = /^vigil-scanner progress (\d{1,3})%$/;
 
@@ -26,7 +26,8 @@ export function vigilScannerProgress(line: string): number | undefined {
 export function vigilScannerDefinition(type: ScanType, subcommand: string, output: { file: string; contentType: string }): ScannerDefinition {
   const cliArgs = (input: ScannerInput): string[] => {
     checkTargetCount(type, input.targets);
-    return ['scanner', subcommand, '--output', outputPath(input.outputDir, output.file), '--', ...uniqueHosts(input.targets)];
+    // The scanner server gets the checked addresses, as nmap does: it would resolve a name again.
+    return ['scanner', subcommand, '--output', outputPath(input.outputDir, output.file), '--', ...vettedHosts(input.targets, input.addresses)];
   };
   return {
     type,
@@ -37,6 +38,8 @@ export function vigilScannerDefinition(type: ScanType, subcommand: string, outpu
         ? { program: 'vigil', args: cliArgs(input) }
         : { program: process.execPath, args: [input.cliPath, ...cliArgs(input)] };
     },
+    // src/cli/main.ts: 0 once the report is written, 1 on failure, 2 on bad arguments.
+    completeExitCodes: [0],
     outputs: [output],
     progressFrom: vigilScannerProgress,
   };

@@ -6,7 +6,16 @@
  * Jobs, in order: passive scan settings; the target's headers and cookies as
  * replacer rules; seed URLs requested so they are in the site tree; the
  * spider; waiting for the passive scanner; the active scan (OWASP_ZAP_ACTIVE
- * only); the Traditional JSON report that the ZAP parser reads.
+ * only); the Traditional JSON report that the ZAP parser reads; the exit
+ * status.
+ *
+ * ZAP exits 2 when the plan has warnings (a seed URL or the spider's start
+ * answering other than 200 is one), even with failOnWarning: false, and a
+ * non-zero exit fails a Kubernetes Job before its results are uploaded. The
+ * exitStatus job (automation add-on 0.44.0 and later; ExitStatusJob.java)
+ * sets the exit value from the plan's state when it runs last: warnings
+ * exit 0, errors still exit 1. It sets no warn/error levels, so alerts do
+ * not change the exit code: findings are results, not failures.
  *
  * ZAP replaces `${NAME}` in plan values with its environment variables, so a
  * header value `${SECRET}` would send ZAP's environment to the target. Values
@@ -18,6 +27,9 @@ import type { ZapSettingsInputValue } from '../../api/schemas/targets.js';
 export const ZAP_CONTEXT = 'vigil';
 export const ZAP_USER = 'vigil';
 export const ZAP_REPORT_TEMPLATE = 'traditional-json';
+
+/** The exitStatus job's values: a plan with warnings completed; one with errors did not. */
+export const ZAP_EXIT_VALUES = { okExitValue: 0, warnExitValue: 0, errorExitValue: 1 } as const;
 
 /** Time boxes, in minutes: a web scan must end even on a site that never stops producing URLs. */
 export const ZAP_TIME_LIMITS = { spiderMinutes: 10, passiveWaitMinutes: 10, activeScanMinutes: 60, activeRuleMinutes: 10 } as const;
@@ -62,7 +74,8 @@ function authentication(scriptFile: string): Record<string, Yaml> {
   return {
     authentication: {
       method: 'client',
-      parameters: { script: checked(scriptFile, 'the login script path'), scriptEngine: 'Mozilla Zest', diagnostics: false, loginPageWait: 5 },
+      // No loginPageWait: zaproxy 2.16.1's automation add-on (0.49.0) reads it only for the `browser` method.
+      parameters: { script: checked(scriptFile, 'the login script path'), scriptEngine: 'Mozilla Zest', diagnostics: false },
       verification: { method: 'autodetect' },
     },
     sessionManagement: { method: 'autodetect' },
@@ -95,10 +108,13 @@ function jobs(input: ZapPlanInput): Yaml[] {
       parameters: { context: ZAP_CONTEXT, ...user, maxRuleDurationInMins: ZAP_TIME_LIMITS.activeRuleMinutes, maxScanDurationInMins: ZAP_TIME_LIMITS.activeScanMinutes },
     });
   }
-  list.push({
-    type: 'report',
-    parameters: { template: ZAP_REPORT_TEMPLATE, reportDir: input.reportDir, reportFile: input.reportFile, reportTitle: 'Vigil web scan' },
-  });
+  list.push(
+    {
+      type: 'report',
+      parameters: { template: ZAP_REPORT_TEMPLATE, reportDir: input.reportDir, reportFile: input.reportFile, reportTitle: 'Vigil web scan' },
+    },
+    { type: 'exitStatus', parameters: ZAP_EXIT_VALUES },
+  );
   return list;
 }
 
@@ -141,6 +157,10 @@ function replacerRules(targetUrl: string, settings: ZapSettingsInputValue): Yaml
  * the rules run from the widest domain to the narrowest and each carries
  * every cookie that applies to its hosts. Path, expiry and the browser-only
  * attributes do not apply to ZAP's requests.
+ * The rule does not clobber the session ZAP keeps for an authenticated user:
+ * the network add-on runs request listeners (the replacer) before it applies
+ * the user's session (BaseHttpSender: notifyRequestListeners, then
+ * sendAuthenticated), which merges the session tokens into the header set here.
  */
 function cookieRules(targetUrl: string, settings: ZapSettingsInputValue): Yaml[] {
   const cookies = (settings.cookies ?? []).map((cookie) => ({

@@ -4,17 +4,33 @@
  * runner writes first (inputs()). One URL per Scan. Locally it needs a ZAP
  * installation with zap.sh on PATH; each run gets its own ZAP home directory
  * under outputDir so that two scans do not share (and lock) ~/.ZAP.
+ *
+ * Exit codes (automation add-on, ExtensionAutomation and ExitStatusJob,
+ * checked for zaproxy 2.16.1): with -cmd -autorun ZAP exits 1 when the plan
+ * has errors, 2 when it has only warnings (a seed URL answering 404 is one),
+ * else 0. The plan's exitStatus job turns warnings into 0 so that the Job's
+ * init container completes; locally 2 also counts as complete, since the
+ * plan ran to its end (failOnWarning: false) and the report job wrote.
+ *
+ * Pinning (issue 16): ZAP keeps the host name (virtual hosting, SNI, cookies)
+ * but resolves it only from a hosts file holding the addresses Vigil
+ * checked. zap.sh passes no -D options to the JVM, so the property
+ * jdk.net.hosts.file goes in JAVA_TOOL_OPTIONS, which every JVM reads. With
+ * that property the JDK resolves names from the file alone, never DNS (ZAP's
+ * HTTP client resolves through InetAddress): a name not in the file, such as
+ * an included domain Vigil did not check, cannot be reached.
  */
 import { InvalidRequestError } from '../errors.js';
 import { ZapSettingsInput, type ZapSettingsInputValue } from '../../api/schemas/targets.js';
-import type { ScannerDefinition, ScannerInput } from './definition.js';
+import type { ScannerDefinition, ScannerInput, ScannerInputFile } from './definition.js';
 import { outputPath } from './definition.js';
 import { SCANNER_IMAGES } from './images.js';
-import { checkTargetCount, webUrlOf } from './targets.js';
+import { checkTargetCount, hostsFileLines, webUrlOf } from './targets.js';
 import { zapAutomationPlan } from './zap-plan.js';
 
 export const ZAP_PLAN = 'zap-plan.yaml';
 export const ZAP_REPORT = 'zap-report.json';
+export const ZAP_HOSTS = 'zap-hosts';
 const ZAP_HOME = 'zap-home';
 
 /**
@@ -91,11 +107,21 @@ export function zapProgress(type: ZapType, line: string): number | undefined {
   return job === undefined ? undefined : PHASES[type][job];
 }
 
+function pinningEnv(input: ScannerInput): { env: Record<string, string> } | Record<string, never> {
+  if (input.addresses === undefined) return {};
+  return { env: { JAVA_TOOL_OPTIONS: `-Djdk.net.hosts.file=${outputPath(input.outputDir, ZAP_HOSTS)}` } };
+}
+
+/** The target host at its checked addresses; localhost too, which ZAP's own local services name. */
+function zapHostsFile(input: ScannerInput): ScannerInputFile {
+  return { file: ZAP_HOSTS, content: ['127.0.0.1 localhost', ...hostsFileLines(input.targets, input.addresses), ''].join('\n') };
+}
+
 function zapDefinition(type: ZapType): ScannerDefinition {
   return {
     type,
-    container: (input) => ({ image: SCANNER_IMAGES.zap, command: ['zap.sh'], args: zapArgs(type, input, false) }),
-    local: (input) => ({ program: 'zap.sh', args: zapArgs(type, input, true) }),
+    container: (input) => ({ image: SCANNER_IMAGES.zap, command: ['zap.sh'], args: zapArgs(type, input, false), ...pinningEnv(input) }),
+    local: (input) => ({ program: 'zap.sh', args: zapArgs(type, input, true), ...pinningEnv(input) }),
     installHint: 'the ZAP 2.16.1 Linux package from zaproxy.org/download, with its directory (holding zap.sh) on PATH',
     inputs(input) {
       checkTargetCount(type, input.targets);
@@ -107,8 +133,9 @@ function zapDefinition(type: ZapType): ScannerDefinition {
         settings: zapSettingsFrom(input.settings),
         ...(input.authScriptFile === undefined ? {} : { authScriptFile: input.authScriptFile }),
       });
-      return [{ file: ZAP_PLAN, content: plan }];
+      return [{ file: ZAP_PLAN, content: plan }, ...(input.addresses === undefined ? [] : [zapHostsFile(input)])];
     },
+    completeExitCodes: [0, 2],
     outputs: [{ file: ZAP_REPORT, contentType: 'application/json' }],
     progressFrom: (line) => zapProgress(type, line),
   };

@@ -31,3 +31,18 @@ export function classifyResolution(
   }
   return { resolved: { targetId: requested.targetId, target: requested.target, addresses: resolution.addresses } };
 }
+
+/**
+ * What a runner hands a scanner definition: the targets as stored, and for
+ * each host name the addresses checked above, so that the scanner connects
+ * to those instead of resolving the name again (issue 16: a name may rebind
+ * between the check and the scan).
+ */
+export function scannerTargets(resolved: readonly ResolvedTarget[]): { targets: string[]; addresses: Record<string, string[]> } {
+  const addresses: Record<string, string[]> = {};
+  for (const target of resolved) {
+    const host = hostOf(target.target).toLowerCase();
+    addresses[host] = [...new Set([...(addresses[host] ?? []), ...target.addresses])];
+  }
+  return { targets: resolved.map((target) => target.target), addresses };
+}

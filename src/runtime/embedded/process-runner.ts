@@ -2,18 +2,20 @@
  * The embedded runtime's WorkloadRunner: each Scan's scanner runs as a child
  * process of the service, in its own work directory under the data dir.
  * Progress comes from the scanner's output lines; results are the files it
- * writes. A process that cannot start, exits non-zero, outlives its deadline
- * or is unknown after a restart is a failed workload. A scanner whose program
- * is not installed runs from its pinned image in docker or podman instead
+ * writes. A process that cannot start, exits with a code its definition
+ * does not list as complete (completeExitCodes), outlives its deadline or is
+ * unknown after a restart is a failed workload. A scanner whose program is
+ * not installed runs from its pinned image in docker or podman instead
  * (scanner-launch.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chown, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, chown, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { WorkloadOutput, WorkloadRunner, WorkloadStatus } from '../../app/ports.js';
-import type { Scan } from '../../domain/scans/scan.js';
-import type { ScannerDefinition } from '../../domain/scanners/definition.js';
+import type { ResolvedTarget, Scan } from '../../domain/scans/scan.js';
+import { scannerTargets } from '../../domain/scans/resolve-targets.js';
+import { exitedComplete, type ScannerDefinition, type ScannerInput } from '../../domain/scanners/definition.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import { decideLaunch, type Launch, type LaunchOptions } from './scanner-launch.js';
 
@@ -26,6 +28,14 @@ export interface ProcessRunnerOptions {
   cliPath?: string;
   /** Local programs or containers, where to look for them, and as whom containers run. */
   launch: LaunchOptions;
+  /**
+   * The environment a scanner that sets variables of its own starts from
+   * (scannerEnvironment() in config/settings.ts). Required: without it such a
+   * scanner would start without PATH, or without the variables that pin it.
+   */
+  environment: Readonly<Record<string, string | undefined>>;
+  /** Embedded NUCLEI: the templates directory (VIGIL_NUCLEI_TEMPLATES). */
+  nucleiTemplatesDir?: string;
 }
 
 type Outcome = { phase: 'Succeeded' } | { phase: 'Failed'; reason: string; message: string };
@@ -61,7 +71,7 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     for (const listener of this.listeners) listener(scanId);
   }
 
-  async start(scan: Scan, targets: string[]): Promise<void> {
+  async start(scan: Scan, resolved: readonly ResolvedTarget[]): Promise<void> {
     if (this.workloads.has(scan.id)) return;
     const definition = this.options.scannerFor(scan.type);
     const dir = join(this.options.workDir, scan.id);
@@ -69,23 +79,31 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     const workload: Workload = { definition, dir, stderrTail: [], exited: new Promise((resolve) => (markExited = resolve)) };
     this.workloads.set(scan.id, workload);
     await mkdir(dir, { recursive: true });
-    const input = { targets, outputDir: dir, cliPath: this.options.cliPath };
+    const input = { ...scannerTargets(resolved), outputDir: dir, cliPath: this.options.cliPath, nucleiTemplatesDir: this.options.nucleiTemplatesDir };
     for (const file of definition.inputs?.(input) ?? []) await writeFile(join(dir, file.file), file.content);
+    const launched = await this.chooseLaunch(scan, definition, input);
+    if ('phase' in launched) {
+      this.finish(scan.id, workload, launched);
+      markExited();
+      return;
+    }
+    workload.launch = launched;
+    await this.handOverWorkDir(launched, dir);
+    this.spawnScanner(scan.id, workload, launched, markExited);
+  }
+
+  /** The local program or the container to start, or the failure that says why there is none. */
+  private async chooseLaunch(scan: Scan, definition: ScannerDefinition, input: ScannerInput): Promise<Launch | Outcome> {
     const local = definition.local(input);
     if (local === undefined) {
-      this.finish(scan.id, workload, { phase: 'Failed', reason: 'NotRunnableLocally', message: `${scan.type} scans cannot run in the embedded runtime; run Vigil with VIGIL_RUNTIME=kubernetes` });
-      markExited();
-      return;
+      return { phase: 'Failed', reason: 'NotRunnableLocally', message: `${scan.type} scans cannot run in the embedded runtime; run Vigil with VIGIL_RUNTIME=kubernetes` };
     }
-    const decision = decideLaunch({ definition, local, container: definition.container(input), scanId: scan.id, workDir: dir, options: this.options.launch });
-    if ('missing' in decision) {
-      this.finish(scan.id, workload, { phase: 'Failed', reason: 'ScannerNotInstalled', message: decision.missing });
-      markExited();
-      return;
-    }
-    workload.launch = decision.launch;
-    await this.handOverWorkDir(decision.launch, dir);
-    this.spawnScanner(scan.id, workload, decision.launch, markExited);
+    const decision = decideLaunch({ definition, local, container: definition.container(input), scanId: scan.id, workDir: input.outputDir, options: this.options.launch });
+    if ('missing' in decision) return { phase: 'Failed', reason: 'ScannerNotInstalled', message: decision.missing };
+    if (decision.launch.container !== undefined) return decision.launch;
+    // What a local program needs beside it (nuclei's templates); an image carries its own.
+    const missing = await firstMissing(local.requires ?? []);
+    return missing === undefined ? decision.launch : { phase: 'Failed', reason: 'ScannerPrerequisiteMissing', message: missing };
   }
 
   /** A container user other than the service's own (65532 when the service is root) must be able to write the work directory. */
@@ -97,12 +115,13 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
   }
 
   private spawnScanner(scanId: string, workload: Workload, launch: Launch, markExited: () => void): void {
-    const child = spawn(launch.program, launch.args, { cwd: workload.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = launch.env === undefined ? undefined : { ...this.options.environment, ...launch.env };
+    const child = spawn(launch.program, launch.args, { cwd: workload.dir, stdio: ['ignore', 'pipe', 'pipe'], ...(env === undefined ? {} : { env }) });
     workload.child = child;
     this.followLines(scanId, workload, child);
     workload.deadline = setTimeout(() => this.kill(scanId, workload, { phase: 'Failed', reason: 'DeadlineExceeded', message: `the scanner ran longer than ${Math.round(this.options.deadlineMs / 1000)} s and was stopped` }), this.options.deadlineMs);
     child.once('error', (error: NodeJS.ErrnoException) => {
-      this.finish(scanId, workload, { phase: 'Failed', reason: 'ScannerNotStarted', message: `${launch.program} could not start: ${error.message}` });
+      this.finish(scanId, workload, { phase: 'Failed', reason: 'ScannerNotStarted', message: `${launch.name} could not start: ${error.message}` });
       markExited();
     });
     child.once('close', (code, signal) => {
@@ -112,7 +131,7 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
   }
 
   private outcomeOfExit(launch: Launch, workload: Workload, code: number | null, signal: NodeJS.Signals | null): Outcome {
-    if (code === 0) return { phase: 'Succeeded' };
+    if (exitedComplete(workload.definition, code)) return { phase: 'Succeeded' };
     const tail = workload.stderrTail.slice(-3).join(' | ');
     const said = tail === '' ? '' : `: ${tail}`;
     const container = launch.container;
@@ -120,7 +139,7 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
       return { phase: 'Failed', reason: 'ContainerEngineFailed', message: `${container.engine} could not run the image ${container.image}${said}` };
     }
     const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
-    const program = container === undefined ? launch.program : `${container.image} (in ${container.engine})`;
+    const program = container === undefined ? launch.name : `${container.image} (in ${container.engine})`;
     return { phase: 'Failed', reason: 'ScannerExited', message: `${program} ${how}${said}` };
   }
 
@@ -171,7 +190,16 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
         return { phase: 'Failed', reason: 'OutputMissing', message: `the scanner exited cleanly but did not write ${output.file}` };
       }
     }
-    return { phase: 'Succeeded', outputs };
+    const detail = await this.contentOf(workload);
+    return { phase: 'Succeeded', outputs, ...(detail === undefined ? {} : { detail }) };
+  }
+
+  /** What the scanner ran with that shapes its findings: the local templates' version file, or what the pinned image carries. */
+  private async contentOf(workload: Workload): Promise<string | undefined> {
+    const launch = workload.launch;
+    if (launch?.container === undefined) return contentVersionOf(launch?.contentVersion);
+    const content = workload.definition.imageContent;
+    return content !== undefined && content.image === launch.container.image ? content.description : undefined;
   }
 
   async stop(scanId: string): Promise<void> {
@@ -204,5 +232,28 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
   /** Service shutdown: no scanner outlives the process that follows it. */
   async stopAll(): Promise<void> {
     await Promise.all([...this.workloads.keys()].map((scanId) => this.stop(scanId)));
+  }
+}
+
+/** The first requirement whose path does not exist, as its message. */
+async function firstMissing(requires: ReadonlyArray<{ path: string; missing: string }>): Promise<string | undefined> {
+  for (const requirement of requires) {
+    try {
+      await access(requirement.path);
+    } catch {
+      return requirement.missing;
+    }
+  }
+  return undefined;
+}
+
+/** `<name> <first line of the version file>`, when there is one (a missing file only means no version to record). */
+async function contentVersionOf(content: { name: string; file: string } | undefined): Promise<string | undefined> {
+  if (content === undefined) return undefined;
+  try {
+    const line = (await readFile(content.file, 'utf8')).split('\n')[0]!.trim().slice(0, 200);
+    return line === '' ? undefined : `${content.name} ${line}`;
+  } catch {
+    return undefined;
   }
 }

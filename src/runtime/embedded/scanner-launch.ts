@@ -19,10 +19,17 @@ export interface LaunchOptions {
   gid: number;
 }
 
-/** A process to spawn; `containerName` is set when it is a container run, for stopping it. */
+/** A process to spawn; `container` is set when it is a container run, for stopping it and naming it in messages. */
 export interface Launch {
+  /** The program to spawn, found on the search path. */
   program: string;
+  /** The program as the definition names it, for messages. */
+  name: string;
   args: string[];
+  /** A local program's variables on top of the service's environment (a container gets its own as run arguments). */
+  env?: Record<string, string>;
+  /** A local program's content version file (LocalCommand.contentVersion). */
+  contentVersion?: { name: string; file: string };
   container?: { engine: string; name: string; image: string; user: ContainerUser };
 }
 
@@ -71,11 +78,16 @@ export function containerUser(container: ScannerContainer, uid: number, gid: num
   return uid === 0 ? { uid: CONTAINER_USER, gid: CONTAINER_USER } : { uid, gid };
 }
 
-/** Environment the images need with a read-only root filesystem (the same as job-manifest.ts scannerEnv). */
-function containerEnv(type: ScannerDefinition['type']): string[] {
+/**
+ * Environment the images need with a read-only root filesystem, then the
+ * definition's own (nuclei's HOSTS_PATH, ZAP's hosts file), as job-manifest.ts
+ * scannerEnv builds it: ZAP's JAVA_TOOL_OPTIONS joins the home directory's.
+ */
+function containerEnv(type: ScannerDefinition['type'], own: Readonly<Record<string, string>> = {}): string[] {
+  const { JAVA_TOOL_OPTIONS: javaOptions, ...rest } = own;
   const env = ['HOME=/tmp'];
-  if (type === 'OWASP_ZAP' || type === 'OWASP_ZAP_ACTIVE') env.push('JAVA_TOOL_OPTIONS=-Duser.home=/tmp');
-  return env;
+  if (type === 'OWASP_ZAP' || type === 'OWASP_ZAP_ACTIVE') env.push(`JAVA_TOOL_OPTIONS=${['-Duser.home=/tmp', ...(javaOptions === undefined ? [] : [javaOptions])].join(' ')}`);
+  return [...env, ...Object.entries(rest).map(([name, value]) => `${name}=${value}`)];
 }
 
 /**
@@ -106,7 +118,7 @@ export function containerRunArgs(input: { name: string; type: ScannerDefinition[
     'no-new-privileges',
     '--user',
     `${user.uid}:${user.gid}`,
-    ...containerEnv(input.type).flatMap((variable) => ['--env', variable]),
+    ...containerEnv(input.type, container.env).flatMap((variable) => ['--env', variable]),
     '--volume',
     `${workDir}:${workDir}`,
     '--workdir',
@@ -144,8 +156,15 @@ export function decideLaunch(input: {
   const { definition, local, container, options } = input;
   const ownCli = definition.installHint === undefined;
   const localPath = options.mode === 'container' && !ownCli ? undefined : findProgram(local.program, options.searchPath);
-  if (localPath !== undefined) return { launch: { program: localPath, args: local.args } };
-  if (ownCli) return { launch: { program: local.program, args: local.args } };
+  const asLocal = (program: string): Launch => ({
+    program,
+    name: local.program,
+    args: local.args,
+    ...(local.env === undefined ? {} : { env: local.env }),
+    ...(local.contentVersion === undefined ? {} : { contentVersion: local.contentVersion }),
+  });
+  if (localPath !== undefined) return { launch: asLocal(localPath) };
+  if (ownCli) return { launch: asLocal(local.program) };
   const engine = options.mode === 'local' ? undefined : findEngine(options);
   if (engine === undefined) return { missing: missingMessage(definition, local.program, options.mode, container.image) };
   const name = `vigil-scan-${input.scanId}`;
@@ -153,6 +172,7 @@ export function decideLaunch(input: {
   return {
     launch: {
       program: engine,
+      name: container.image,
       args: containerRunArgs({ name, type: definition.type, container, workDir: input.workDir, user }),
       container: { engine, name, image: container.image, user },
     },

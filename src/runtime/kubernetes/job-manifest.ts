@@ -165,6 +165,8 @@ export interface ScannerOptions {
 export interface ScanInputsInput {
   scan: ScanRef;
   targets: string[];
+  /** The checked addresses of the targets' host names (scannerTargets in domain/scans/resolve-targets.ts). */
+  addresses?: Readonly<Record<string, readonly string[]>>;
   scanner?: ScannerOptions;
 }
 
@@ -288,6 +290,7 @@ function scannerInput(input: ScanInputsInput): ScannerInput {
   const { settings, authScript } = input.scanner ?? {};
   return {
     targets: input.targets,
+    ...(input.addresses === undefined ? {} : { addresses: input.addresses }),
     outputDir: OUTPUT_DIR,
     ...(settings === undefined ? {} : { settings }),
     // `prepare` copies every input into OUTPUT_DIR, the login script included.
@@ -381,10 +384,12 @@ function zapHeapArgs(type: ScanType, resources: ResourceRequirements): string[] 
  * under $HOME, and Java reads user.home (ZAP's ~/.ZAP) from the password
  * database, not from $HOME.
  */
-function scannerEnv(settings: JobSettings, type: ScanType): EnvVar[] {
+function scannerEnv(settings: JobSettings, type: ScanType, definitionEnv: Record<string, string> = {}): EnvVar[] {
+  const { JAVA_TOOL_OPTIONS: javaOptions, ...rest } = definitionEnv;
   const env: EnvVar[] = [{ name: 'HOME', value: TMP_DIR }];
-  if (WEB_SCAN_TYPES.has(type)) env.push({ name: 'JAVA_TOOL_OPTIONS', value: `-Duser.home=${TMP_DIR}` });
-  return [...env, ...(settings.scannerEnv?.[type] ?? [])];
+  if (WEB_SCAN_TYPES.has(type)) env.push({ name: 'JAVA_TOOL_OPTIONS', value: [`-Duser.home=${TMP_DIR}`, ...(javaOptions === undefined ? [] : [javaOptions])].join(' ') });
+  const own = Object.entries(rest).map(([name, value]) => ({ name, value }));
+  return [...env, ...own, ...(settings.scannerEnv?.[type] ?? [])];
 }
 
 function scannerContainer(input: ScanJobInput): Container {
@@ -396,7 +401,7 @@ function scannerContainer(input: ScanJobInput): Container {
     image: scannerImage(input.settings, type, definition.image),
     ...(definition.command === undefined ? {} : { command: [...definition.command] }),
     args: [...definition.args, ...zapHeapArgs(type, resources)],
-    env: scannerEnv(input.settings, type),
+    env: scannerEnv(input.settings, type, definition.env),
     resources,
     securityContext: containerSecurityContext(definition.capabilities),
     volumeMounts: [outputMount, { name: VOLUMES.tmp, mountPath: TMP_DIR }],

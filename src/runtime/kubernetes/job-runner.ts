@@ -10,7 +10,8 @@ import type { UploadsService } from '../../app/uploads-service.js';
 import { WorkloadRefusedError, type WorkloadRunner, type WorkloadStatus } from '../../app/ports.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import { scannerFor } from '../../domain/scanners/index.js';
-import type { Scan } from '../../domain/scans/scan.js';
+import type { ResolvedTarget, Scan } from '../../domain/scans/scan.js';
+import { scannerTargets } from '../../domain/scans/resolve-targets.js';
 import { apiServerMessageOf, createIdempotently, isForbidden, isNotFound } from './kube-errors.js';
 import { buildScanInputsSecret, buildScanJob, buildScannerServiceAccount, buildUploadTokenSecret, scanJobName, uploadTokenSecretName, type ScanRef } from './job-manifest.js';
 import { namespaceNotWritableMessage } from './refusals.js';
@@ -56,25 +57,26 @@ export class KubernetesJobRunner implements WorkloadRunner {
   }
 
   /** A 403 becomes a refusal: the namespace is missing from the chart's tenants, which no retry fixes. */
-  async start(scan: Scan, targets: string[]): Promise<void> {
+  async start(scan: Scan, resolved: readonly ResolvedTarget[]): Promise<void> {
     const location = this.mustLocate(scan.id);
     try {
-      await this.startJob(scan, targets, location);
+      await this.startJob(scan, resolved, location);
     } catch (error) {
       if (!isForbidden(error)) throw error;
       throw new WorkloadRefusedError('NamespaceNotWritable', namespaceNotWritableMessage(location.namespace, apiServerMessageOf(error)));
     }
   }
 
-  private async startJob(scan: Scan, targets: string[], location: ScanLocation): Promise<void> {
+  private async startJob(scan: Scan, resolved: readonly ResolvedTarget[], location: ScanLocation): Promise<void> {
     if (await this.readJob(location)) return; // already started: creation is idempotent
     await this.ensureScannerAccount(location.namespace);
     const owner = await this.options.scanResources.ensure(scan, location.namespace);
     const ref: ScanRef = { ...owner, type: scan.type, id: scan.id };
     await this.replaceTokenSecret(ref);
-    const inputs = buildScanInputsSecret({ scan: ref, targets });
+    const { targets, addresses } = scannerTargets(resolved);
+    const inputs = buildScanInputsSecret({ scan: ref, targets, addresses });
     if (inputs !== undefined) await createIdempotently(() => this.core.createNamespacedSecret({ namespace: ref.namespace, body: inputs as k8s.V1Secret }));
-    const job = buildScanJob({ scan: ref, targets, settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: uploadTokenSecretName(ref.name) });
+    const job = buildScanJob({ scan: ref, targets, addresses, settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: uploadTokenSecretName(ref.name) });
     await createIdempotently(() => this.batch.createNamespacedJob({ namespace: ref.namespace, body: job as k8s.V1Job }));
   }
 
@@ -136,7 +138,8 @@ export class KubernetesJobRunner implements WorkloadRunner {
     if ('missing' in staged) {
       return { phase: 'Failed', reason: 'OutputMissing', message: `the scanner Job completed but ${staged.missing} was never uploaded` };
     }
-    return { phase: 'Succeeded', outputs: staged.outputs };
+    const detail = imageContentOf(type, this.options.jobSettings);
+    return { phase: 'Succeeded', outputs: staged.outputs, ...(detail === undefined ? {} : { detail }) };
   }
 
   async stop(scanId: string): Promise<void> {
@@ -167,6 +170,13 @@ export class KubernetesJobRunner implements WorkloadRunner {
     if (location === undefined) throw new Error(`scan ${scanId} has no location`);
     return location;
   }
+}
+
+/** What the type's default image carries (nuclei's templates), unless the settings run another image. */
+function imageContentOf(type: ScanType, settings: JobSettings): string | undefined {
+  const content = scannerFor(type).imageContent;
+  const override = settings.images[type];
+  return content === undefined || (override !== undefined && override !== content.image) ? undefined : content.description;
 }
 
 /** Job failure reasons as the Scan's condition: the deadline gets its own reason, as in the embedded runtime. */

@@ -1,0 +1,52 @@
+/**
+ * The embedded runner decides a scanner's outcome from the definition's
+ * completeExitCodes, not from "non-zero is failure": a documented "finished
+ * with findings or warnings" code with its outputs written is a success.
+ */
+import { expect } from 'chai';
+import { join } from 'node:path';
+import type { WorkloadStatus } from '../../src/app/ports.js';
+import type { ScannerDefinition } from '../../src/domain/scanners/definition.js';
+import type { Scan } from '../../src/domain/scans/scan.js';
+import { loadSettings, scannerEnvironment } from '../../src/config/settings.js';
+import { launchOptions } from '../../src/main/composition-root.js';
+import { ProcessWorkloadRunner } from '../../src/runtime/embedded/process-runner.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait.js';
+
+/** A scanner that writes its report, then exits with `code`. */
+function scannerExiting(code: number, completeExitCodes: number[]): ScannerDefinition {
+  return {
+    type: 'NMAP',
+    container: () => ({ image: 'unused:1.0', args: [] }),
+    local: () => ({ program: 'sh', args: ['-c', `echo '<nmaprun/>' > report.xml; echo 'warning: a seed answered 404' >&2; exit ${code}`] }),
+    completeExitCodes,
+    outputs: [{ file: 'report.xml', contentType: 'application/xml' }],
+    progressFrom: () => undefined,
+  };
+}
+
+async function outcome(definition: ScannerDefinition, dir: string): Promise<WorkloadStatus> {
+  const runner = new ProcessWorkloadRunner({ workDir: dir, scannerFor: () => definition, deadlineMs: 60_000, environment: scannerEnvironment(), launch: launchOptions(loadSettings({ PATH: process.env.PATH ?? '' })) });
+  const scan = { id: 'scan-1', type: 'NMAP' } as Scan;
+  await runner.start(scan, [{ targetId: 't', target: '198.51.100.7', addresses: ['198.51.100.7'] }]);
+  return waitFor(() => runner.observe(scan.id), (status) => status.phase !== 'Running', 'the scanner to exit');
+}
+
+describe('embedded runner: exit codes', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => (dir = tempDir()));
+  afterEach(() => dir.remove());
+
+  it('a listed non-zero code with the outputs written succeeds, with the outputs', async () => {
+    const status = await outcome(scannerExiting(2, [0, 2]), join(dir.path, 'work'));
+    expect(status.phase).to.equal('Succeeded');
+    expect(Buffer.from(status.outputs![0]!.content).toString()).to.equal('<nmaprun/>\n');
+  });
+
+  it('an unlisted code fails, naming the code and the scanner\'s last error lines', async () => {
+    const status = await outcome(scannerExiting(2, [0]), join(dir.path, 'work'));
+    expect(status).to.include({ phase: 'Failed', reason: 'ScannerExited' });
+    expect(status.message).to.equal('sh exited with code 2: warning: a seed answered 404');
+  });
+});
