@@ -8,6 +8,7 @@ import express, { type Router } from 'express';
 import type { AccountsService } from '../../app/accounts-service.js';
 import type { DashboardSessionsService } from '../../app/dashboard-sessions.js';
 import type { RisksService } from '../../app/risks-service.js';
+import type { ReportsService } from '../../app/reports-service.js';
 import type { WebhookEndpointsService } from '../../app/webhook-endpoints-service.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import { ASSETS } from './assets/index.js';
@@ -26,6 +27,7 @@ export interface DashboardDeps {
   accounts: AccountsService;
   webhookEndpoints: WebhookEndpointsService;
   risks: RisksService;
+  reports: ReportsService;
   /** VIGIL_PUBLIC_URL: the service's own origin, and https means Secure cookies. */
   publicUrl: string;
   /** Failed sign-ins per client address. */

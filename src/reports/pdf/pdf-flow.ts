@@ -1,0 +1,109 @@
+/**
+ * Builds the PDF report's flow of blocks on pdfkit: wrapped text lines,
+ * spaces, coloured badges. Everything a scanner or a user wrote is drawn as
+ * text through pdfkit (never as PDF syntax), after pdfText() has reduced it
+ * to what the standard fonts can show.
+ */
+import type PDFDocument from 'pdfkit';
+import { TextMeasure, wrapText, type Block } from './layout.js';
+
+export const PAGE = { width: 595.28, height: 841.89, left: 50, right: 545.28, top: 70, bottom: 785 } as const;
+export const CONTENT_WIDTH = PAGE.right - PAGE.left;
+export const FONTS = { regular: 'Helvetica', bold: 'Helvetica-Bold', italic: 'Helvetica-Oblique', mono: 'Courier' } as const;
+export const INK = { text: '#1f2933', muted: '#52606d', rule: '#d9e0e6' } as const;
+
+/** The characters of Windows-1252 beyond Latin-1 that the standard PDF fonts carry. */
+const WIN_ANSI_EXTRA = '€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ';
+const NOT_DRAWABLE = new RegExp(`[^\\n\\x20-\\x7e\\xa0-\\xff${WIN_ANSI_EXTRA}]`, 'gu');
+
+/**
+ * Text the standard fonts can draw: tabs become spaces, control characters
+ * go, and characters beyond Windows-1252 become '?' (pdfkit would otherwise
+ * draw the wrong glyphs for them).
+ */
+export function pdfText(text: string): string {
+  return text.normalize('NFC').replace(/\r\n?/g, '\n').replace(/\t/g, '    ').replace(NOT_DRAWABLE, '?');
+}
+
+export interface TextStyle {
+  font?: string;
+  size?: number;
+  color?: string;
+  indent?: number;
+  /** Extra leading below each line, in points. */
+  leading?: number;
+  keepWithNext?: boolean;
+}
+
+export class PdfFlow {
+  readonly blocks: Block[] = [];
+  private readonly measure: TextMeasure;
+
+  constructor(readonly doc: PDFKit.PDFDocument) {
+    this.measure = new TextMeasure((text, font) => doc.font(font).fontSize(1).widthOfString(text));
+  }
+
+  width(text: string, font: string, size: number): number {
+    return this.measure.width(text, font, size);
+  }
+
+  /** Cuts text to fit on one line of `width`, ending it with an ellipsis when cut. */
+  fit(text: string, width: number, font: string, size: number): string {
+    const clean = pdfText(text).replace(/\n/g, ' ');
+    if (this.width(clean, font, size) <= width) return clean;
+    let low = 0;
+    let high = clean.length;
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if (this.width(`${clean.slice(0, middle)}…`, font, size) <= width) low = middle;
+      else high = middle - 1;
+    }
+    return `${clean.slice(0, low)}…`;
+  }
+
+  /** Draws one line of text at (x, y), y being the top of the line. */
+  drawLine(text: string, x: number, y: number, font: string, size: number, color: string): void {
+    this.doc.font(font).fontSize(size).fillColor(color).text(text, x, y, { lineBreak: false });
+  }
+
+  push(block: Block): void {
+    this.blocks.push(block);
+  }
+
+  space(height: number, options: { keepWithNext?: boolean } = {}): void {
+    this.blocks.push({ height, keepWithNext: options.keepWithNext });
+  }
+
+  /** Wrapped text: one block per line, so that paragraphs flow across pages. */
+  text(text: string, style: TextStyle = {}): void {
+    const font = style.font ?? FONTS.regular;
+    const size = style.size ?? 10;
+    const color = style.color ?? INK.text;
+    const indent = style.indent ?? 0;
+    const lineHeight = size * 1.3 + (style.leading ?? 0);
+    const lines = wrapText(pdfText(text), CONTENT_WIDTH - indent, (part) => this.width(part, font, size));
+    lines.forEach((line, index) => {
+      const keep = style.keepWithNext === true && index === lines.length - 1 ? true : index < 1 && lines.length > 1;
+      this.blocks.push({ height: lineHeight, keepWithNext: keep, draw: (y) => this.drawLine(line, PAGE.left + indent, y, font, size, color) });
+    });
+  }
+
+  /** A coloured label with white text (threat level, grade), drawn at (x, y); returns its width. */
+  badge(text: string, x: number, y: number, color: string, size = 8): number {
+    const width = this.width(text, FONTS.bold, size) + 8;
+    this.doc.roundedRect(x, y, width, size + 5, 2).fill(color);
+    this.drawLine(text, x + 4, y + 3, FONTS.bold, size, '#ffffff');
+    return width;
+  }
+
+  rule(): void {
+    this.blocks.push({
+      height: 10,
+      draw: (y) => {
+        this.doc.moveTo(PAGE.left, y + 5).lineTo(PAGE.right, y + 5).lineWidth(0.5).strokeColor(INK.rule).stroke();
+      },
+    });
+  }
+}
+
+export type { PDFDocument };
