@@ -63,20 +63,17 @@ export class FileSystemReportFiles implements ReportFiles {
     await mkdir(dir, { recursive: true });
     const path = join(dir, `report.${EXTENSIONS[format]}`);
     const temporary = this.temporaryName(path);
-    const handle = await open(temporary, 'w');
-    const out = createWriteStream('', { fd: handle, autoClose: false });
+    // flush: the file is synced to disk before it closes, so the rename publishes complete bytes.
+    const out = createWriteStream(temporary, { flush: true });
     try {
-      // The renderer ends the stream once it has written everything.
+      // The renderer ends the stream once it has written everything; finished waits for the close.
       await write(out);
       await finished(out);
-      await handle.sync();
     } catch (error) {
       out.destroy();
-      await handle.close();
       await rm(temporary, { force: true });
       throw error;
     }
-    await handle.close();
     await rename(temporary, path);
   }
 
