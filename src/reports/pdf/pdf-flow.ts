@@ -81,7 +81,7 @@ export class PdfFlow {
     const color = style.color ?? INK.text;
     const indent = style.indent ?? 0;
     const lineHeight = size * 1.3 + (style.leading ?? 0);
-    const lines = wrapText(pdfText(text), CONTENT_WIDTH - indent, (part) => this.width(part, font, size));
+    const lines = wrapText(pdfText(text).trim(), CONTENT_WIDTH - indent, (part) => this.width(part, font, size));
     lines.forEach((line, index) => {
       const keep = style.keepWithNext === true && index === lines.length - 1 ? true : index < 1 && lines.length > 1;
       this.blocks.push({ height: lineHeight, keepWithNext: keep, draw: (y) => this.drawLine(line, PAGE.left + indent, y, font, size, color) });
