@@ -46,7 +46,7 @@ ${chart.bars.map((bar, row) => {
 
 function cover(report: ReportModel): SafeHtml {
   const { snapshot } = report;
-  const filters = describeFilters(snapshot);
+  const filters = describeFilters(snapshot.filters);
   return html`<header class="cover">
 <p class="kicker">Vigil vulnerability report</p>
 <h1>Security findings for ${snapshot.accountName}</h1>

@@ -35,7 +35,7 @@ describe('HTML report in a real browser (Chromium)', function () {
     mkdirSync('test-artifacts/reports', { recursive: true });
     const out = createWriteStream(path);
     await renderHtmlReport(buildReportModel(reportSnapshot()), out);
-    await new Promise((done) => out.once('close', done));
+    await new Promise<void>((done) => out.once('close', () => done()));
 
     const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
     const requests: string[] = [];
@@ -55,7 +55,7 @@ describe('HTML report in a real browser (Chromium)', function () {
     expect(requests).to.deep.equal([url]);
     expect(dialogs).to.deep.equal([]);
     expect(errors).to.deep.equal([]);
-    expect(await page.evaluate(() => document.scripts.length)).to.equal(0);
+    expect(await page.locator('script').count()).to.equal(0);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).to.equal('Security findings for acme & <partners>');
     // The hostile title is shown as text, not run or parsed as markup.
     expect(await page.getByRole('heading', { name: HOSTILE.title }).count()).to.equal(1);

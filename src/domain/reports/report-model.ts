@@ -7,7 +7,7 @@
 import { THREAT_LEVELS, type ThreatLevel } from '../risks/finding.js';
 import type { RiskStatus } from '../risks/risk.js';
 import { HEALTH_GRADES, type HealthGrade } from '../targets/health-score.js';
-import type { ReportRisk, ReportSnapshot, ReportTarget } from './snapshot.js';
+import type { ReportFilters, ReportRisk, ReportSnapshot, ReportTarget } from './snapshot.js';
 
 /** Evidence is for a reader, not a dump: each value and each risk's whole evidence are cut to these lengths. */
 export const EVIDENCE_LIMITS = { maxEntries: 12, maxValueChars: 600, maxReferences: 20 } as const;
@@ -95,9 +95,9 @@ export function buildReportModel(snapshot: ReportSnapshot): ReportModel {
 }
 
 /** The filters as lines a reader understands ("tags: prod, web"); "none" when the report holds everything. */
-export function describeFilters(snapshot: ReportSnapshot): string[] {
+export function describeFilters(filters: ReportFilters): string[] {
   const lines: string[] = [];
-  for (const [name, filter] of [['Targets', snapshot.filters.targets_filter], ['Risks', snapshot.filters.risks_filter]] as const) {
+  for (const [name, filter] of [['Targets', filters.targets_filter], ['Risks', filters.risks_filter]] as const) {
     for (const [key, values] of Object.entries(filter)) {
       if (values !== undefined && values.length > 0) lines.push(`${name} ${key}: ${values.join(', ')}`);
     }

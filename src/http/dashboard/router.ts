@@ -16,6 +16,7 @@ import { named } from './context.js';
 import { dashboardErrors, notFoundPage } from './errors.js';
 import { PATHS } from './paths.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
+import { reportRoutes } from './routes/reports.js';
 import { riskRoutes } from './routes/risks.js';
 import { signInRoutes, signOutRoute } from './routes/sign-in.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -60,6 +61,7 @@ export function createDashboardRouter(deps: DashboardDeps): Router {
   apiKeyRoutes(router, { accounts: deps.accounts, sessions: deps.sessions, secureCookies });
   webhookRoutes(router, deps.webhookEndpoints);
   riskRoutes(router, deps.risks);
+  reportRoutes(router, deps.reports);
   router.use(notFoundPage);
   router.use(dashboardErrors);
   return router;

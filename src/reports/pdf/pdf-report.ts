@@ -32,7 +32,7 @@ function coverBlocks(flow: PdfFlow, report: ReportModel): void {
     flow.text(label, { font: FONTS.bold, size: 10, keepWithNext: true });
     flow.text(value, { size: 11, leading: 6 });
   }
-  const filters = describeFilters(snapshot);
+  const filters = describeFilters(snapshot.filters);
   flow.text('Filters', { font: FONTS.bold, size: 10, keepWithNext: true });
   if (filters.length === 0) flow.text('None: every risk of every target the account has.', { size: 11 });
   for (const line of filters) flow.text(`• ${line}`, { size: 11, indent: 6 });
