@@ -1,14 +1,28 @@
 /**
- * The PDF report's own layout: text is wrapped and the pages are cut before
- * anything is drawn. Knowing every page up front gives the table of contents
- * its page numbers and every footer "page N of M" without keeping a
- * thousand-page document in memory (pdfkit's bufferPages holds every page's
- * content until the end); the document then streams out page by page.
+ * The PDF report's own layout: text is wrapped and cut into pages by this
+ * code, so the pages are known before anything is drawn. A first pass over
+ * the flow counts the pages and finds where each section starts, which
+ * gives the table of contents its page numbers and every footer "page N of
+ * M"; a second pass draws. Neither keeps the document in memory (pdfkit's
+ * bufferPages would hold every page until the end): blocks are made a risk
+ * at a time and the PDF streams out page by page.
  */
 
-/** Something placed in the flow: its height, and how to draw it at a y. */
+/** One line of text, kept as data: a report has hundreds of thousands of them. */
+export interface TextLine {
+  text: string;
+  /** Its width as laid out, so that drawing does not measure it again. */
+  width: number;
+  x: number;
+  font: string;
+  size: number;
+  color: string;
+}
+
+/** Something placed in the flow: its height, and a line of text or a drawing at a y. */
 export interface Block {
   height: number;
+  line?: TextLine;
   draw?: (y: number) => void;
   /** Kept on the same page as the block after it (headings, a risk's title). */
   keepWithNext?: boolean;
@@ -18,68 +32,86 @@ export interface Block {
   anchor?: string;
 }
 
-export interface PlacedBlock {
-  block: Block;
-  y: number;
-}
-
-export interface Pagination {
-  pages: PlacedBlock[][];
-  /** Anchor id to page number (1-based). */
-  anchorPages: Map<string, number>;
-}
-
 export interface Area {
   top: number;
   bottom: number;
 }
 
-/** The height of a run of blocks that must share a page: a keepWithNext chain and the block that ends it. */
-function groupHeight(blocks: readonly Block[], start: number): number {
-  let height = 0;
-  for (let index = start; index < blocks.length; index++) {
-    height += blocks[index]!.height;
-    if (!blocks[index]!.keepWithNext) break;
-  }
-  return height;
-}
+/**
+ * Cuts the flow into pages as blocks arrive: a block chained with
+ * keepWithNext waits for the rest of its chain, and the chain moves to a
+ * new page when it does not fit on the current one. The same blocks always
+ * give the same pages, which is what lets a first pass count the pages and
+ * find the anchors, and a second pass draw them.
+ */
+export class PageCursor {
+  /** Pages started so far (the current one is number `pages`). */
+  pages = 0;
+  private y: number;
+  private onPage = 0;
+  private readonly waiting: Block[] = [];
 
-export function paginate(blocks: readonly Block[], area: Area): Pagination {
-  const pages: PlacedBlock[][] = [[]];
-  const anchorPages = new Map<string, number>();
-  let y = area.top;
-  let chainStarted = false;
-  const newPage = () => {
-    pages.push([]);
-    y = area.top;
-  };
-  for (const [index, block] of blocks.entries()) {
-    const pageEmpty = pages.at(-1)!.length === 0;
-    if (block.breakBefore && !pageEmpty) newPage();
-    else if (!chainStarted && !pageEmpty && y + groupHeight(blocks, index) > area.bottom) newPage();
-    else if (y + block.height > area.bottom && !pageEmpty) newPage();
-    chainStarted = block.keepWithNext === true;
-    pages.at(-1)!.push({ block, y });
-    if (block.anchor !== undefined) anchorPages.set(block.anchor, pages.length);
-    y += block.height;
+  constructor(
+    private readonly area: Area,
+    private readonly emit: (block: Block, y: number, newPage: boolean) => void,
+  ) {
+    this.y = area.top;
   }
-  return { pages, anchorPages };
+
+  /** Takes blocks in flow order; places every complete keepWithNext chain. */
+  add(blocks: readonly Block[]): void {
+    for (const block of blocks) {
+      this.waiting.push(block);
+      if (!block.keepWithNext) this.placeWaiting();
+    }
+  }
+
+  /** Places what is still waiting (the end of the flow). */
+  finish(): void {
+    this.placeWaiting();
+  }
+
+  private placeWaiting(): void {
+    const group = this.waiting.splice(0);
+    if (group.length === 0) return;
+    const height = group.reduce((sum, block) => sum + block.height, 0);
+    if (this.onPage > 0 && (group[0]!.breakBefore || this.y + height > this.area.bottom)) this.newPage();
+    for (const block of group) {
+      if (this.onPage > 0 && this.y + block.height > this.area.bottom) this.newPage();
+      const starting = this.onPage === 0;
+      if (starting && this.pages === 0) this.pages = 1;
+      this.emit(block, this.y, starting);
+      this.onPage++;
+      this.y += block.height;
+    }
+  }
+
+  private newPage(): void {
+    this.pages++;
+    this.onPage = 0;
+    this.y = this.area.top;
+  }
 }
 
 /** Widths of words at size 1 per font, cached: scanner text repeats the same words thousands of times. */
 export class TextMeasure {
-  private readonly cache = new Map<string, number>();
+  private readonly cache = new Map<string, Map<string, number>>();
+  private entries = 0;
 
   constructor(private readonly unitWidth: (text: string, font: string) => number) {}
 
   width(text: string, font: string, size: number): number {
-    const key = `${font}\u0000${text}`;
-    let unit = this.cache.get(key);
+    let widths = this.cache.get(font);
+    if (widths === undefined) this.cache.set(font, (widths = new Map()));
+    let unit = widths.get(text);
     if (unit === undefined) {
       unit = this.unitWidth(text, font);
       // Bounded: a report of unique words must not grow the cache without end.
-      if (this.cache.size > 200_000) this.cache.clear();
-      this.cache.set(key, unit);
+      if (++this.entries > 200_000) {
+        this.cache.clear();
+        this.entries = 0;
+      }
+      widths.set(text, unit);
     }
     return unit * size;
   }
@@ -101,9 +133,11 @@ function splitLongWord(word: string, width: number, measure: (text: string) => n
 }
 
 /** Greedy word wrap of one paragraph into lines no wider than `width`. */
-function wrapParagraph(paragraph: string, width: number, measure: (text: string) => number, space: number): string[] {
-  const lines: string[] = [];
-  let line = '';
+function wrapParagraph(paragraph: string, width: number, measure: (text: string) => number, space: number): WrappedLine[] {
+  const lines: WrappedLine[] = [];
+  // Words are collected and joined once per line: concatenating word by word
+  // leaves a rope of small strings per line, which costs far more memory.
+  let words: string[] = [];
   let lineWidth = 0;
   for (const word of paragraph.split(' ')) {
     if (word === '') continue;
@@ -111,21 +145,26 @@ function wrapParagraph(paragraph: string, width: number, measure: (text: string)
     const pieces = wordWidth > width ? splitLongWord(word, width, measure) : [word];
     for (const piece of pieces) {
       const pieceWidth = pieces.length === 1 ? wordWidth : measure(piece);
-      if (line !== '' && lineWidth + space + pieceWidth > width) {
-        lines.push(line);
-        line = '';
+      if (words.length > 0 && lineWidth + space + pieceWidth > width) {
+        lines.push({ text: words.join(' '), width: lineWidth });
+        words = [];
         lineWidth = 0;
       }
-      lineWidth += (line === '' ? 0 : space) + pieceWidth;
-      line = line === '' ? piece : `${line} ${piece}`;
+      lineWidth += (words.length === 0 ? 0 : space) + pieceWidth;
+      words.push(piece);
     }
   }
-  lines.push(line);
+  lines.push({ text: words.join(' '), width: lineWidth });
   return lines;
 }
 
+export interface WrappedLine {
+  text: string;
+  width: number;
+}
+
 /** Wraps text (paragraphs split at line breaks) into lines; an empty text gives no lines. */
-export function wrapText(text: string, width: number, measure: (text: string) => number): string[] {
+export function wrapText(text: string, width: number, measure: (text: string) => number): WrappedLine[] {
   if (text.trim() === '') return [];
   const space = measure(' ');
   return text.split('\n').flatMap((paragraph) => wrapParagraph(paragraph, width, measure, space));

@@ -40,7 +40,10 @@ export class PdfFlow {
   private readonly measure: TextMeasure;
 
   constructor(readonly doc: PDFKit.PDFDocument) {
-    this.measure = new TextMeasure((text, font) => doc.font(font).fontSize(1).widthOfString(text));
+    this.measure = new TextMeasure((text, font) => {
+      this.forgetStyle();
+      return doc.font(font).fontSize(1).widthOfString(text);
+    });
   }
 
   width(text: string, font: string, size: number): number {
@@ -61,9 +64,25 @@ export class PdfFlow {
     return `${clean.slice(0, low)}…`;
   }
 
-  /** Draws one line of text at (x, y), y being the top of the line. */
-  drawLine(text: string, x: number, y: number, font: string, size: number, color: string): void {
-    this.doc.font(font).fontSize(size).fillColor(color).text(text, x, y, { lineBreak: false });
+  private current = { font: '', size: 0, color: '' };
+
+  /**
+   * Draws one line of text at (x, y), y being the top of the line. Font,
+   * size and colour are set only when they change, and the width known from
+   * the layout is passed on (textWidth), so pdfkit does not measure the line
+   * a second time before encoding it.
+   */
+  drawLine(text: string, x: number, y: number, font: string, size: number, color: string, width?: number): void {
+    const current = this.current;
+    if (current.font !== font) this.doc.font((current.font = font));
+    if (current.size !== size) this.doc.fontSize((current.size = size));
+    if (current.color !== color) this.doc.fillColor((current.color = color));
+    this.doc.text(text, x, y, { lineBreak: false, textWidth: width ?? this.width(text, font, size), wordCount: 0 } as PDFKit.Mixins.TextOptions);
+  }
+
+  /** Shapes and pages change the fill colour and font behind drawLine's back: forget what it set. */
+  forgetStyle(): void {
+    this.current = { font: '', size: 0, color: '' };
   }
 
   push(block: Block): void {
@@ -80,18 +99,20 @@ export class PdfFlow {
     const size = style.size ?? 10;
     const color = style.color ?? INK.text;
     const indent = style.indent ?? 0;
-    const lineHeight = size * 1.3 + (style.leading ?? 0);
+    const lineHeight = size * 1.25 + (style.leading ?? 0);
     const lines = wrapText(pdfText(text).trim(), CONTENT_WIDTH - indent, (part) => this.width(part, font, size));
-    lines.forEach((line, index) => {
-      const keep = style.keepWithNext === true && index === lines.length - 1 ? true : index < 1 && lines.length > 1;
-      this.blocks.push({ height: lineHeight, keepWithNext: keep, draw: (y) => this.drawLine(line, PAGE.left + indent, y, font, size, color) });
-    });
+    for (const [index, line] of lines.entries()) {
+      // The first line stays with the second (no orphan); the last stays with what follows when asked.
+      const keep = index === lines.length - 1 ? style.keepWithNext === true : index === 0;
+      this.blocks.push({ height: lineHeight, keepWithNext: keep, line: { text: line.text, width: line.width, x: PAGE.left + indent, font, size, color } });
+    }
   }
 
   /** A coloured label with white text (threat level, grade), drawn at (x, y); returns its width. */
   badge(text: string, x: number, y: number, color: string, size = 8): number {
     const width = this.width(text, FONTS.bold, size) + 8;
     this.doc.roundedRect(x, y, width, size + 5, 2).fill(color);
+    this.forgetStyle();
     this.drawLine(text, x + 4, y + 3, FONTS.bold, size, '#ffffff');
     return width;
   }

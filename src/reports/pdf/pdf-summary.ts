@@ -3,7 +3,6 @@ import { THREAT_LEVELS } from '../../domain/risks/finding.js';
 import type { ReportModel } from '../../domain/reports/report-model.js';
 import { GRADE_COLORS, LEVEL_COLORS, barFractions, chartsOf, type Chart } from '../charts.js';
 import { targetName } from '../text.js';
-import type { Pagination } from './layout.js';
 import { CONTENT_WIDTH, FONTS, INK, PAGE, type PdfFlow } from './pdf-flow.js';
 
 export interface ContentsEntry {
@@ -13,7 +12,7 @@ export interface ContentsEntry {
 }
 
 /** One line per entry with its page number, each a link to its place. */
-export function contentsBlocks(flow: PdfFlow, entries: readonly ContentsEntry[], pagination: () => Pagination): void {
+export function contentsBlocks(flow: PdfFlow, entries: readonly ContentsEntry[], anchorPages: () => ReadonlyMap<string, number>): void {
   for (const entry of entries) {
     const size = entry.level === 0 ? 11 : 9.5;
     const font = entry.level === 0 ? FONTS.bold : FONTS.regular;
@@ -22,7 +21,7 @@ export function contentsBlocks(flow: PdfFlow, entries: readonly ContentsEntry[],
     flow.push({
       height: size * 1.55,
       draw: (y) => {
-        const page = String(pagination().anchorPages.get(entry.anchor) ?? '');
+        const page = String(anchorPages().get(entry.anchor) ?? '');
         flow.drawLine(title, PAGE.left + indent, y, font, size, INK.text);
         flow.drawLine(page, PAGE.right - flow.width(page, font, size), y, font, size, INK.text);
         flow.doc.goTo(PAGE.left + indent, y - 1, CONTENT_WIDTH - indent, size * 1.3, entry.anchor);
