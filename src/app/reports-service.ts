@@ -42,15 +42,17 @@ export class ReportsService {
     private readonly files: ReportFiles,
     private readonly renderers: ReportRenderers,
     private readonly clock: Clock,
+    /** REPORT_LIMITS; tests pass smaller ones. */
+    private readonly limits: { maxRisks: number; maxTargets: number } = REPORT_LIMITS,
   ) {}
 
   /** Creates the report and renders it in its format before returning its id. */
   async create(account: Account, request: ReportRequest): Promise<string> {
     const format = this.formatFor(account, request.report_format, 'report_format');
-    const selection = selectionOf(account, request);
+    const selection = { ...selectionOf(account, request), maxRisks: this.limits.maxRisks, maxTargets: this.limits.maxTargets };
     const scope = this.reports.readScope(account.id, selection);
-    if (scope.targets.length > REPORT_LIMITS.maxTargets) {
-      throw new InvalidRequestError(`the filters select more than ${REPORT_LIMITS.maxTargets} targets; narrow targets_filter (target_ids, tags or label) and try again`);
+    if (scope.targets.length > this.limits.maxTargets) {
+      throw new InvalidRequestError(`the filters select more than ${this.limits.maxTargets} targets; narrow targets_filter (target_ids, tags or label) and try again`);
     }
     const filters: ReportFilters = { targets_filter: selection.targets, risks_filter: selection.risks };
     const snapshot: ReportSnapshot = {

@@ -1,7 +1,7 @@
 import type { ReportRecord, ReportRepository, ReportScope, ReportSelection } from '../app/ports.js';
 import type { RiskDefinition } from '../domain/risks/finding.js';
 import type { RiskStatus } from '../domain/risks/risk.js';
-import type { ReportFilters, ReportFormat, ReportRisk, ReportTarget } from '../domain/reports/snapshot.js';
+import { reportText, type ReportFilters, type ReportFormat, type ReportRisk, type ReportTarget } from '../domain/reports/snapshot.js';
 import type { HealthGrade } from '../domain/targets/health-score.js';
 import type { Database } from './database.js';
 import { FILTER_SQL, marks } from './risks-repository.js';
@@ -134,15 +134,20 @@ export class SqliteReportRepository implements ReportRepository {
     const rows = this.db
       .prepare(`SELECT r.id, r.target_id, r.status, r.is_accepted, r.first_detected_at, r.last_detected_at, r.definition ${from} ORDER BY ${SEVERITY_ORDER} LIMIT ?`)
       .all(...clause.params, selection.maxRisks) as ScopeRiskRow[];
-    const risks: ReportRisk[] = rows.map((row) => ({
-      id: row.id,
-      targetId: row.target_id,
-      status: row.status,
-      isAccepted: row.is_accepted === 1,
-      firstDetectedAt: row.first_detected_at,
-      lastDetectedAt: row.last_detected_at,
-      definition: JSON.parse(row.definition) as RiskDefinition,
-    }));
-    return { risks, matchedRisks: n };
+    return { risks: rows.map(toReportRisk), matchedRisks: n };
   }
+}
+
+/** A risk as a report holds it: its description and solution bounded (REPORT_LIMITS.maxTextChars). */
+function toReportRisk(row: ScopeRiskRow): ReportRisk {
+  const definition = JSON.parse(row.definition) as RiskDefinition;
+  return {
+    id: row.id,
+    targetId: row.target_id,
+    status: row.status,
+    isAccepted: row.is_accepted === 1,
+    firstDetectedAt: row.first_detected_at,
+    lastDetectedAt: row.last_detected_at,
+    definition: { ...definition, description: reportText(definition.description), solution: reportText(definition.solution) },
+  };
 }

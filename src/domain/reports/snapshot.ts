@@ -27,7 +27,15 @@ export const REPORT_LIMITS = {
   /** Characters of a filters value, and of the filename query parameter. */
   maxFilterValueLength: 2048,
   maxFilenameLength: 200,
+  /** Characters of a risk's description and of its solution in a report; the API has the whole text. */
+  maxTextChars: 8_000,
 } as const;
+
+/** A risk's text as a report holds it: at most REPORT_LIMITS.maxTextChars, saying so when cut. */
+export function reportText(text: string): string {
+  if (text.length <= REPORT_LIMITS.maxTextChars) return text;
+  return `${text.slice(0, REPORT_LIMITS.maxTextChars)}… (cut at ${REPORT_LIMITS.maxTextChars} characters; GET /v1/risks/{id} has the whole text)`;
+}
 
 /** The filters as the request sent them, after validation: shown on the report's cover. */
 export interface ReportFilters {
@@ -85,6 +93,8 @@ export function downloadFileName(requested: string | undefined, format: ReportFo
   const extension = EXTENSIONS[format];
   const safe = (requested ?? '')
     .normalize('NFKD')
+    // Accents come apart under NFKD; dropping the marks keeps 'Prüfbericht' readable as 'Prufbericht'.
+    .replace(/[\u0300-\u036f]/g, '')
     .replace(/[^A-Za-z0-9._ -]+/g, '_')
     .replace(/\.(pdf|html?|csv)$/i, '')
     .replace(/^[ ._-]+|[ ._]+$/g, '')
