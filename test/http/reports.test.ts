@@ -357,3 +357,19 @@ describe('HTTP /v1/reports across a restart', function () {
     }
   });
 });
+
+describe('OpenAPI document: report downloads', () => {
+  it('documents the download content types, the 403 and the query parameters', async () => {
+    const service = await TestService.start();
+    try {
+      const document = (await service.get('/v1/openapi.json')).body;
+      const operation = document.paths['/v1/reports/{id}'].get;
+      expect(Object.keys(operation.responses['200'].content)).to.deep.equal(['application/pdf', 'text/html', 'text/csv']);
+      expect(operation.responses).to.have.property('403');
+      expect(operation.parameters.map((parameter: { name: string }) => parameter.name)).to.include.members(['id', 'filename', 'format']);
+      expect(document.paths['/v1/reports'].post.responses).to.include.keys('200', '400', '403', '404');
+    } finally {
+      await service.stop();
+    }
+  });
+});

@@ -147,13 +147,17 @@ function place(flow: PdfFlow, cursor: PageCursor): void {
   flow.blocks.length = 0;
 }
 
-/** The first pass: where each anchor lands and how many pages there are, without drawing. */
-function countPages(flow: PdfFlow, report: ReportModel, entries: readonly ContentsEntry[]): { anchorPages: Map<string, number>; total: number } {
+/** The first pass: where each anchor lands and how many pages there are, without drawing; yields to the event loop now and then. */
+async function countPages(flow: PdfFlow, report: ReportModel, entries: readonly ContentsEntry[]): Promise<{ anchorPages: Map<string, number>; total: number }> {
   const anchorPages = new Map<string, number>();
   const cursor = new PageCursor({ top: PAGE.top, bottom: PAGE.bottom }, (block) => {
     if (block.anchor !== undefined) anchorPages.set(block.anchor, cursor.pages);
   });
-  for (const _ of layOut(flow, report, entries, () => anchorPages)) place(flow, cursor);
+  let pieces = 0;
+  for (const _ of layOut(flow, report, entries, () => anchorPages)) {
+    place(flow, cursor);
+    if (++pieces % 200 === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
   cursor.finish();
   return { anchorPages, total: cursor.pages };
 }
@@ -240,7 +244,7 @@ class Outline {
 }
 
 /** The second pass: the same flow, drawn page by page, yielding to the event loop whenever a page is done. */
-async function drawPages(flow: PdfFlow, report: ReportModel, entries: readonly ContentsEntry[], counted: ReturnType<typeof countPages>, output: CoalescedOutput): Promise<void> {
+async function drawPages(flow: PdfFlow, report: ReportModel, entries: readonly ContentsEntry[], counted: Awaited<ReturnType<typeof countPages>>, output: CoalescedOutput): Promise<void> {
   const outline = new Outline(flow.doc, entries);
   const cursor = new PageCursor({ top: PAGE.top, bottom: PAGE.bottom }, (block, y, newPage) => {
     if (newPage) {
@@ -282,7 +286,7 @@ export async function renderPdfReport(report: ReportModel, out: Writable): Promi
   });
   const flow = new PdfFlow(doc);
   const entries = contentsOf(report);
-  const counted = countPages(flow, report, entries);
+  const counted = await countPages(flow, report, entries);
   await drawPages(flow, report, entries, counted, output);
   doc.end();
   await done;
