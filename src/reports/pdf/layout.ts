@@ -107,7 +107,7 @@ export class TextMeasure {
     if (unit === undefined) {
       unit = this.unitWidth(text, font);
       // Bounded: a report of unique words must not grow the cache without end.
-      if (++this.entries > 200_000) {
+      if (++this.entries > 20_000) {
         this.cache.clear();
         this.entries = 0;
       }
