@@ -162,6 +162,33 @@ describe('HTTP /v1/reports', function () {
       expect(text).to.include('Zürich ??');
     });
 
+    it('draws every word at a readable size (pdftotext -bbox)', () => {
+      const boxes = execFileSync('pdftotext', ['-bbox', join(ARTIFACTS, 'report.pdf'), '-'], { encoding: 'utf8' });
+      const heights = [...boxes.matchAll(/<word xMin="[\d.]+" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((match) => ({ word: match[3], height: Number(match[2]) - Number(match[1]) }));
+      expect(heights.length).to.be.greaterThan(100);
+      expect(heights.filter((entry) => entry.height < 6)).to.deep.equal([]);
+    });
+
+    it('writes the counts in white on the coloured tiles of the summary page (pixels of pdftoppm)', () => {
+      // Page 3 is the summary; at 72 dpi a pixel is a point. The CRITICAL tile spans x 50..141, y 103..153.
+      const ppm = execFileSync('pdftoppm', ['-f', '3', '-l', '3', '-r', '72', join(ARTIFACTS, 'report.pdf')], { maxBuffer: 16 * 1024 * 1024 });
+      const header = ppm.toString('latin1', 0, 20).match(/^P6\s+(\d+)\s+(\d+)\s+255\s/)!;
+      const width = Number(header[1]);
+      const offset = header[0].length;
+      let white = 0;
+      let tile = 0;
+      for (let y = 106; y < 150; y++) {
+        for (let x = 53; x < 138; x++) {
+          const at = offset + (y * width + x) * 3;
+          const [r, g, b] = [ppm[at]!, ppm[at + 1]!, ppm[at + 2]!];
+          if (r > 230 && g > 230 && b > 230) white++;
+          else if (r > 100 && g < 40 && b < 60) tile++;
+        }
+      }
+      expect(tile, 'the tile is drawn in the CRITICAL colour').to.be.greaterThan(1000);
+      expect(white, 'white text on the tile').to.be.greaterThan(20);
+    });
+
     it('renders to PNG pages with pdftoppm', () => {
       execFileSync('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '4', join(ARTIFACTS, 'report.pdf'), join(ARTIFACTS, 'report-page')]);
       const pngs = readdirSync(ARTIFACTS).filter((name) => name.startsWith('report-page') && name.endsWith('.png'));

@@ -18,8 +18,8 @@ export type ReportTargetFilterKey = (typeof REPORT_TARGET_FILTER_KEYS)[number];
 export const REPORT_LIMITS = {
   /**
    * Risks one report holds. When more match, the report keeps the most
-   * severe ones and says on its cover how many matched: a 10,000-risk PDF is
-   * about 1,500 pages already, and rendering it takes seconds (bench/reports.ts).
+   * severe ones and says on its cover how many matched: a 10,000-risk PDF of
+   * typical scanner text is over 3,000 pages already, and takes seconds to render (bench/reports.ts).
    */
   maxRisks: 10_000,
   /** Targets one report may cover; more gives 400, asking for a narrower targets_filter. */

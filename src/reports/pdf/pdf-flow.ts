@@ -73,14 +73,22 @@ export class PdfFlow {
    * a second time before encoding it.
    */
   drawLine(text: string, x: number, y: number, font: string, size: number, color: string, width?: number): void {
+    // Measured first: measuring an unknown word sets pdfkit's font and size itself.
+    const textWidth = width ?? this.width(text, font, size);
     const current = this.current;
     if (current.font !== font) this.doc.font((current.font = font));
     if (current.size !== size) this.doc.fontSize((current.size = size));
     if (current.color !== color) this.doc.fillColor((current.color = color));
-    this.doc.text(text, x, y, { lineBreak: false, textWidth: width ?? this.width(text, font, size), wordCount: 0 } as PDFKit.Mixins.TextOptions);
+    this.doc.text(text, x, y, { lineBreak: false, textWidth, wordCount: 0 } as PDFKit.Mixins.TextOptions);
   }
 
-  /** Shapes and pages change the fill colour and font behind drawLine's back: forget what it set. */
+  /** Fills a shape: fills change pdfkit's fill colour behind drawLine's back, so it forgets what it set. */
+  fill(shape: (doc: PDFKit.PDFDocument) => PDFKit.PDFDocument, color: string): void {
+    shape(this.doc).fill(color);
+    this.forgetStyle();
+  }
+
+  /** Pages and measuring change the fill colour and font behind drawLine's back: forget what it set. */
   forgetStyle(): void {
     this.current = { font: '', size: 0, color: '' };
   }
@@ -111,8 +119,7 @@ export class PdfFlow {
   /** A coloured label with white text (threat level, grade), drawn at (x, y); returns its width. */
   badge(text: string, x: number, y: number, color: string, size = 8): number {
     const width = this.width(text, FONTS.bold, size) + 8;
-    this.doc.roundedRect(x, y, width, size + 5, 2).fill(color);
-    this.forgetStyle();
+    this.fill((doc) => doc.roundedRect(x, y, width, size + 5, 2), color);
     this.drawLine(text, x + 4, y + 3, FONTS.bold, size, '#ffffff');
     return width;
   }

@@ -40,7 +40,7 @@ export function summaryTilesBlock(flow: PdfFlow, report: ReportModel): void {
     draw: (y) => {
       THREAT_LEVELS.forEach((level, index) => {
         const x = PAGE.left + index * (width + gap);
-        flow.doc.roundedRect(x, y + 4, width, 50, 4).fill(LEVEL_COLORS[level]!);
+        flow.fill((doc) => doc.roundedRect(x, y + 4, width, 50, 4), LEVEL_COLORS[level]!);
         flow.drawLine(String(summary.byThreatLevel[level]), x + 8, y + 10, FONTS.bold, 18, '#ffffff');
         flow.drawLine(level, x + 8, y + 36, FONTS.bold, 8, '#ffffff');
       });
@@ -74,7 +74,7 @@ function drawChart(flow: PdfFlow, chart: Chart, x: number, y: number, width: num
     flow.drawLine(bar.label, x, top + 4, FONTS.regular, 9, INK.text);
     const length = Math.max(fractions[index]! * barArea, bar.value > 0 ? 2 : 0);
     doc.moveTo(x + 70, top).lineTo(x + 70, top + 18).lineWidth(0.5).strokeColor(INK.rule).stroke();
-    if (length > 0) doc.rect(x + 70, top + 2, length, 14).fill(bar.color);
+    if (length > 0) flow.fill((pdf) => pdf.rect(x + 70, top + 2, length, 14), bar.color);
     flow.drawLine(String(bar.value), x + 74 + length, top + 4, FONTS.regular, 9, INK.text);
   });
 }
