@@ -37,6 +37,13 @@ export interface ReportDownload {
 }
 
 export class ReportsService {
+  /**
+   * Renderings run one at a time, in arrival order: a 10,000-risk PDF holds
+   * a few hundred MB for seconds (bench/reports.ts), and two at once would
+   * hold twice that. Creation and downloads of rendered files do not wait.
+   */
+  private renderingQueue: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly reports: ReportRepository,
     private readonly files: ReportFiles,
@@ -112,9 +119,14 @@ export class ReportsService {
     return value as ReportFormat;
   }
 
-  private async render(snapshot: ReportSnapshot, format: ReportFormat): Promise<void> {
-    const model = buildReportModel(snapshot);
-    await this.files.saveRendering(snapshot.id, format, (out) => this.renderers[format](model, out));
+  private render(snapshot: ReportSnapshot, format: ReportFormat): Promise<void> {
+    const run = async () => {
+      const model = buildReportModel(snapshot);
+      await this.files.saveRendering(snapshot.id, format, (out) => this.renderers[format](model, out));
+    };
+    const rendering = this.renderingQueue.then(run, run);
+    this.renderingQueue = rendering.catch(() => undefined);
+    return rendering;
   }
 }
 

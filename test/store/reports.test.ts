@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 import { loadSettings } from '../../src/config/settings.js';
 import { InvalidRequestError } from '../../src/domain/errors.js';
 import { ReportsService } from '../../src/app/reports-service.js';
@@ -84,5 +85,57 @@ describe('store: reports (migration 0012)', () => {
     expect(refused).to.be.instanceOf(InvalidRequestError);
     expect((refused as Error).message).to.match(/more than 2 targets; narrow targets_filter/);
     expect(await service.create(account, { report_format: 'PDF', targets_filter: { target_ids: [] }, risks_filter: {} }).catch(() => 'refused')).to.equal('refused');
+  });
+});
+
+describe('reports service: renderings', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let core: Core;
+
+  beforeEach(() => {
+    dir = tempDir();
+    core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, LOG_LEVEL: 'silent' }));
+  });
+  afterEach(() => {
+    core.db.close();
+    dir.remove();
+  });
+
+  it('renders one report at a time, and goes on after a failed one', async () => {
+    const { account } = core.accounts.createAccount({ name: 'queued' });
+    const events: string[] = [];
+    let running = 0;
+    let snapshotsSaved = 0;
+    const files = new FileSystemReportFiles(join(dir.path, 'reports'));
+    const saveSnapshot = files.saveSnapshot.bind(files);
+    files.saveSnapshot = async (id, snapshot) => {
+      await saveSnapshot(id, snapshot);
+      snapshotsSaved++;
+    };
+    const slow = (name: string, fail = false) => async (_report: unknown, out: Writable) => {
+      running++;
+      events.push(`start ${name} (${running} running)`);
+      // The first rendering lasts until the second report is ready to render, and a while after: long enough for it to start, were it allowed to.
+      for (let turn = 0; turn < 500 && (snapshotsSaved < 2 || turn < 200) && !events.some((event) => event.startsWith('start html')); turn++) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      running--;
+      events.push(`end ${name}`);
+      if (fail) throw new Error('renderer failed');
+      out.end('x');
+    };
+    const service = new ReportsService(
+      new SqliteReportRepository(core.db),
+      files,
+      { PDF: slow('pdf', true), HTML: slow('html'), CSV: slow('csv') },
+      { now: () => new Date('2026-11-25T10:00:00Z') },
+    );
+    const results = await Promise.allSettled([service.create(account, { report_format: 'PDF' }), service.create(account, { report_format: 'HTML' })]);
+    expect(results.map((result) => result.status)).to.deep.equal(['rejected', 'fulfilled']);
+    // Which snapshot is saved first is up to the file system; no rendering may start while another runs.
+    expect(events).to.have.length(4);
+    expect(events.filter((event) => event.startsWith('start'))).to.have.members(['start pdf (1 running)', 'start html (1 running)']);
+    expect(events[1]!.replace('end', 'start')).to.equal(events[0]!.replace(' (1 running)', ''));
+    expect(service.recent(account, 10).map((record) => record.format)).to.deep.equal(['HTML']);
   });
 });
