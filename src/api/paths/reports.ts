@@ -16,7 +16,7 @@ export function registerReportPaths(registry: OpenAPIRegistry): void {
     tags: ['Reports'],
     summary: 'Create a report',
     description: [
-      'Takes a snapshot of the selected risks and renders it before answering, so the request can take seconds (a 10,000-risk PDF takes a few).',
+      'Takes a snapshot of the selected risks and renders it before answering, so the request can take seconds (a 10,000-risk PDF takes a few); reports render one at a time, so it may also wait for another.',
       'A report holds what GET /v1/risks would list with the same risks_filter (closed and accepted risks included; OpenVAS risks below the account\'s minimum QoD left out), limited to the targets targets_filter selects, and lists every selected target\'s health score and grade.',
       `At most ${REPORT_LIMITS.maxRisks} risks: when more match, the report keeps the most severe and says on its cover how many matched. More than ${REPORT_LIMITS.maxTargets} selected targets give 400.`,
       'The filters used are shown on the report. Every later download, in any format, shows the same snapshot.',
