@@ -77,6 +77,7 @@ export function reportRoutes(router: Router, reports: ReportsService): void {
     res.setHeader('Content-Type', file.contentType);
     res.setHeader('Content-Length', String(file.size));
     res.setHeader('Content-Disposition', `attachment; filename="${file.fileName}"`);
-    await pipeline(file.content, res);
+    // A download the browser gives up on is no error of the page's.
+    await pipeline(file.content, res).catch(() => res.destroy());
   });
 }
