@@ -6,6 +6,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { registerImportPaths } from './paths/imports.js';
+import { registerReportPaths } from './paths/reports.js';
 import { registerRiskPaths } from './paths/risks.js';
 import { registerScanPaths } from './paths/scans.js';
 import { registerScheduledScanPaths } from './paths/scheduled-scans.js';
@@ -38,6 +39,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
   registerScanPaths(registry);
   registerScheduledScanPaths(registry);
   registerRiskPaths(registry);
+  registerReportPaths(registry);
   registerSourcePaths(registry);
   registerImportPaths(registry);
   return new OpenApiGeneratorV3(registry.definitions).generateDocument({

@@ -14,6 +14,9 @@ import type { HealthGrade, OpenRiskCounts } from '../domain/targets/health-score
 import type { Coverage, Risk, RiskView } from '../domain/risks/risk.js';
 import type { Target, TargetOrigin } from '../domain/targets/target.js';
 import type { Source } from '../domain/sources/source.js';
+import type { Writable } from 'node:stream';
+import type { ReportModel } from '../domain/reports/report-model.js';
+import type { ReportFilters, ReportFormat, ReportRisk, ReportSnapshot, ReportTarget, ReportTargetFilterKey } from '../domain/reports/snapshot.js';
 import type { EmailNotification } from '../domain/schedules/scheduled-scan-resource.js';
 import type { ScheduleKind } from '../domain/schedules/schedule.js';
 
@@ -476,3 +479,55 @@ export interface EmailMessage {
 export interface Mailer {
   send(message: EmailMessage): Promise<void>;
 }
+
+/** A report's row: what it was made from; its snapshot and files are in ReportFiles. */
+export interface ReportRecord {
+  id: string;
+  accountId: string;
+  format: ReportFormat;
+  filters: ReportFilters;
+  riskCount: number;
+  matchedRisks: number;
+  targetCount: number;
+  createdAt: string;
+}
+
+/** Which targets and risks a report covers: GET /v1/risks's meaning for risks_filter, targets_filter on their targets. */
+export interface ReportSelection {
+  targets: Filters<ReportTargetFilterKey>;
+  risks: Filters<RiskFilterKey>;
+  minOpenvasQod: number;
+  maxRisks: number;
+  maxTargets: number;
+}
+
+export interface ReportScope {
+  /** At most maxTargets + 1 of them: one more means the selection is too wide. */
+  targets: ReportTarget[];
+  /** The most severe first (threat level, then newest), at most maxRisks. */
+  risks: ReportRisk[];
+  matchedRisks: number;
+}
+
+export interface ReportRepository {
+  insert(record: ReportRecord): void;
+  find(accountId: string, id: string): ReportRecord | undefined;
+  /** The account's reports, newest first. */
+  listRecent(accountId: string, limit: number): ReportRecord[];
+  /** Reads the selected targets and risks in one read transaction, so counts and rows agree. */
+  readScope(accountId: string, selection: ReportSelection): ReportScope;
+}
+
+/** A report's snapshot and rendered files (VIGIL_DATA_DIR/reports/<id>/), each written to a temporary name and renamed into place. */
+export interface ReportFiles {
+  saveSnapshot(reportId: string, snapshot: ReportSnapshot): Promise<void>;
+  loadSnapshot(reportId: string): Promise<ReportSnapshot | undefined>;
+  /** Writes the rendering through `write`, which ends the stream; only a complete file appears under its name. */
+  saveRendering(reportId: string, format: ReportFormat, write: (out: Writable) => Promise<void>): Promise<void>;
+  /** The rendered file and its size, or undefined when that format has not been rendered yet. */
+  openRendering(reportId: string, format: ReportFormat): Promise<{ content: Readable; size: number } | undefined>;
+}
+
+/** Writes a report in one format and ends `out` (the renderers are adapters: PDF on pdfkit, HTML, CSV on csv-stringify). */
+export type ReportRenderer = (report: ReportModel, out: Writable) => Promise<void>;
+export type ReportRenderers = Readonly<Record<ReportFormat, ReportRenderer>>;

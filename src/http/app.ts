@@ -18,6 +18,8 @@ import { HttpError, errorMiddleware } from './errors.js';
 import { scanOperations } from './handlers/scans.js';
 import { riskOperations } from './handlers/risks.js';
 import type { RisksService } from '../app/risks-service.js';
+import type { ReportsService } from '../app/reports-service.js';
+import { reportOperations } from './handlers/reports.js';
 import { targetOperations } from './handlers/targets.js';
 import { sourceOperations } from './handlers/sources.js';
 import { scheduledScanOperations } from './handlers/scheduled-scans.js';
@@ -34,6 +36,7 @@ export interface HttpAppDeps {
   scans: ScansService;
   scheduledScans: ScheduledScansService;
   risks: RisksService;
+  reports: ReportsService;
   sources: SourcesService;
   imports: ImportsService;
   uploads: UploadsService;
@@ -74,6 +77,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
       ...scanOperations(deps.scans),
       ...scheduledScanOperations(deps.scheduledScans),
       ...riskOperations(deps.risks),
+      ...reportOperations(deps.reports),
       ...sourceOperations(deps.sources),
       ...importOperations(deps.imports),
     },

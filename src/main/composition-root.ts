@@ -28,6 +28,12 @@ import { SqliteRiskRepository } from '../store/risks-repository.js';
 import { SqliteEventOutbox } from '../store/event-outbox.js';
 import { RiskHistory } from '../app/risk-history.js';
 import { RisksService } from '../app/risks-service.js';
+import { ReportsService } from '../app/reports-service.js';
+import { SqliteReportRepository } from '../store/reports-repository.js';
+import { FileSystemReportFiles } from '../store/report-files.js';
+import { renderCsvReport } from '../reports/csv-report.js';
+import { renderHtmlReport } from '../reports/html-report.js';
+import { renderPdfReport } from '../reports/pdf/pdf-report.js';
 import { WebhookEndpointsService } from '../app/webhook-endpoints-service.js';
 import { SqliteWebhookEndpointRepository } from '../store/webhook-endpoints-repository.js';
 import { SqliteWebhookDeliveryRepository } from '../store/webhook-deliveries-repository.js';
@@ -66,6 +72,7 @@ export interface Vigil {
   targets: TargetsService;
   scans: ScansService;
   risks: RisksService;
+  reports: ReportsService;
   sources: SourcesService;
   scheduledScans: ScheduledScansService;
   imports: ImportsService;
@@ -126,6 +133,7 @@ function dashboardDeps(settings: Settings, core: Core, clock: Clock): DashboardD
     accounts: core.accounts,
     webhookEndpoints: core.webhookEndpoints,
     risks: core.risks,
+    reports: core.reports,
     publicUrl: settings.publicUrl,
     signInLimiter: new RateLimiter(0.1, 10, clock),
   };
@@ -237,12 +245,18 @@ export function composeCore(
     new SqliteWebhookDeliveryLog(db),
   );
   const risks = new RisksService(riskRepository, targetRepository, history, outbox, paginator);
+  const reports = new ReportsService(
+    new SqliteReportRepository(db),
+    new FileSystemReportFiles(join(settings.dataDir, 'reports')),
+    { PDF: renderPdfReport, HTML: renderHtmlReport, CSV: renderCsvReport },
+    clock,
+  );
   const sources = new SourcesService(new SqliteSourceRepository(db), paginator, clock);
   const scheduledScanRepository = wrapScheduledScans(new SqliteScheduledScanRepository(db));
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
   const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets);
-  return { db, accounts, accountRepository, targets, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
+  return { db, accounts, accountRepository, targets, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, reports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 
 /** The HTTP edge on the core's services: /v1, the dashboard, health and metrics (benchmarks build it the same way). */
@@ -253,6 +267,7 @@ export function composeHttpApp(settings: Settings, core: Core, clock: Clock, log
     targets: core.targets,
     scans: core.scans,
     risks: core.risks,
+    reports: core.reports,
     sources: core.sources,
     scheduledScans: core.scheduledScans,
     imports: core.imports,

@@ -71,8 +71,8 @@ function toParams(risk: Risk) {
 
 const VIEW = `SELECT r.*, t.target AS target, t.label AS target_label, t.tags AS target_tags FROM risks r JOIN targets t ON t.id = r.target_id`;
 
-/** Filter keys and the SQL each tests, with '?' placeholders for its values. */
-const FILTER_SQL: Record<string, (count: number) => string> = {
+/** Filter keys and the SQL each tests, with '?' placeholders for its values (reports filter risks the same way). */
+export const FILTER_SQL: Record<string, (count: number) => string> = {
   target_id: (n) => `r.target_id IN (${marks(n)})`,
   status: (n) => `r.status IN (${marks(n)})`,
   tags: (n) => `r.target_id IN (SELECT t2.id FROM targets t2 JOIN target_tags g ON g.target_seq = t2.seq WHERE g.tag IN (${marks(n)}))`,
@@ -81,7 +81,7 @@ const FILTER_SQL: Record<string, (count: number) => string> = {
   'risk_definition.title': (n) => `r.title IN (${marks(n)})`,
 };
 
-function marks(count: number): string {
+export function marks(count: number): string {
   return Array.from({ length: count }, () => '?').join(', ');
 }
 

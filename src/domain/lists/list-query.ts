@@ -22,18 +22,27 @@ export function parseFilters<K extends string>(raw: string | undefined, allowed:
   } catch {
     throw new InvalidRequestError(`filters must be a JSON object such as {"${allowed[0]}":["value"]}; the value sent is not valid JSON`);
   }
+  return filtersFrom(parsed, allowed, 'filters');
+}
+
+/**
+ * Checks an already-parsed filters object (a list's `filters`, a report's
+ * targets_filter and risks_filter): each key allowed, each value an array of
+ * at most 100 strings. `name` is how the errors call the object.
+ */
+export function filtersFrom<K extends string>(parsed: unknown, allowed: readonly K[], name: string): Filters<K> {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new InvalidRequestError(`filters must be a JSON object whose keys are among: ${allowed.join(', ')}`);
+    throw new InvalidRequestError(`${name} must be a JSON object whose keys are among: ${allowed.join(', ')}`);
   }
   const filters: Filters<K> = {};
   for (const [key, value] of Object.entries(parsed)) {
     if (!(allowed as readonly string[]).includes(key)) {
-      throw new InvalidRequestError(`filters key '${key}' is not supported here; allowed keys: ${allowed.join(', ')}`);
+      throw new InvalidRequestError(`${name} key '${key}' is not supported here; allowed keys: ${allowed.join(', ')}`);
     }
     if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
-      throw new InvalidRequestError(`filters.${key} must be an array of strings`);
+      throw new InvalidRequestError(`${name}.${key} must be an array of strings`);
     }
-    if (value.length > 100) throw new InvalidRequestError(`filters.${key} may hold at most 100 values`);
+    if (value.length > 100) throw new InvalidRequestError(`${name}.${key} may hold at most 100 values`);
     // An empty array asks for nothing in particular: it does not filter.
     if (value.length > 0) filters[key as K] = value as string[];
   }

@@ -15,6 +15,7 @@ const NOTICES = {
   'test-sent': { kind: 'ok', text: 'Test event queued. It is delivered within a few seconds; refresh to see the attempt in the delivery log.' },
   'risk-accepted': { kind: 'ok', text: 'Risk accepted.' },
   'risk-unaccepted': { kind: 'ok', text: 'Risk no longer accepted.' },
+  'report-created': { kind: 'ok', text: 'Report created. Download it below in any format.' },
 } as const satisfies Record<string, Notice>;
 
 export type NoticeCode = keyof typeof NOTICES;

@@ -12,6 +12,8 @@ export const PATHS = {
   revealSecret: (endpointId: string) => `/dashboard/webhooks/${id(endpointId)}/reveal`,
   testWebhook: (endpointId: string) => `/dashboard/webhooks/${id(endpointId)}/test`,
   deleteWebhook: (endpointId: string) => `/dashboard/webhooks/${id(endpointId)}/delete`,
+  reports: '/dashboard/reports',
+  reportDownload: (reportId: string, format: string) => `/dashboard/reports/${id(reportId)}/download?format=${encodeURIComponent(format)}`,
   risks: '/dashboard/risks',
   risk: (riskId: string) => `/dashboard/risks/${id(riskId)}`,
   acceptRisk: (riskId: string) => `/dashboard/risks/${id(riskId)}/accept`,

@@ -8,6 +8,7 @@ import express, { type Router } from 'express';
 import type { AccountsService } from '../../app/accounts-service.js';
 import type { DashboardSessionsService } from '../../app/dashboard-sessions.js';
 import type { RisksService } from '../../app/risks-service.js';
+import type { ReportsService } from '../../app/reports-service.js';
 import type { WebhookEndpointsService } from '../../app/webhook-endpoints-service.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import { ASSETS } from './assets/index.js';
@@ -15,6 +16,7 @@ import { named } from './context.js';
 import { dashboardErrors, notFoundPage } from './errors.js';
 import { PATHS } from './paths.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
+import { reportRoutes } from './routes/reports.js';
 import { riskRoutes } from './routes/risks.js';
 import { signInRoutes, signOutRoute } from './routes/sign-in.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -26,6 +28,7 @@ export interface DashboardDeps {
   accounts: AccountsService;
   webhookEndpoints: WebhookEndpointsService;
   risks: RisksService;
+  reports: ReportsService;
   /** VIGIL_PUBLIC_URL: the service's own origin, and https means Secure cookies. */
   publicUrl: string;
   /** Failed sign-ins per client address. */
@@ -58,6 +61,7 @@ export function createDashboardRouter(deps: DashboardDeps): Router {
   apiKeyRoutes(router, { accounts: deps.accounts, sessions: deps.sessions, secureCookies });
   webhookRoutes(router, deps.webhookEndpoints);
   riskRoutes(router, deps.risks);
+  reportRoutes(router, deps.reports);
   router.use(notFoundPage);
   router.use(dashboardErrors);
   return router;

@@ -127,4 +127,9 @@ dl.counts dd { margin: 0; font-size: 1.4rem; font-weight: 700; }
 
 .pagination { display: flex; gap: 1rem; margin-top: 1rem; }
 .sign-in-page main { padding-top: 4rem; }
+
+fieldset.field { border: 0; padding: 0; margin: 0; }
+fieldset.field legend { font-weight: 600; padding: 0; margin-bottom: .3rem; }
+.checks { display: flex; flex-wrap: wrap; gap: .25rem 1rem; }
+.checks label { display: inline-flex; gap: .3rem; align-items: center; font-weight: normal; }
 `;

@@ -5,10 +5,11 @@ import { html, type SafeHtml } from '../../../api/present/html.js';
 import { PATHS } from '../paths.js';
 import { notice, postButton, type Notice } from './components.js';
 
-export type Section = 'risks' | 'webhooks' | 'keys';
+export type Section = 'risks' | 'reports' | 'webhooks' | 'keys';
 
 const SECTIONS: ReadonlyArray<{ section: Section; path: string; text: string }> = [
   { section: 'risks', path: PATHS.risks, text: 'Risks' },
+  { section: 'reports', path: PATHS.reports, text: 'Reports' },
   { section: 'webhooks', path: PATHS.webhooks, text: 'Webhooks' },
   { section: 'keys', path: PATHS.keys, text: 'API keys' },
 ];

@@ -1,0 +1,141 @@
+/**
+ * What a report says, from its snapshot: the counts of its summary, its
+ * charts' data, and the per-target sections with each target's risks most
+ * severe first. Pure, so the PDF, HTML and CSV renderers all show the same
+ * numbers in the same order.
+ */
+import { THREAT_LEVELS, type ThreatLevel } from '../risks/finding.js';
+import type { RiskStatus } from '../risks/risk.js';
+import { HEALTH_GRADES, type HealthGrade } from '../targets/health-score.js';
+import type { ReportFilters, ReportRisk, ReportSnapshot, ReportTarget } from './snapshot.js';
+
+/** Evidence is for a reader, not a dump: each value and each risk's whole evidence are cut to these lengths. */
+export const EVIDENCE_LIMITS = { maxEntries: 12, maxValueChars: 600, maxReferences: 20 } as const;
+
+export interface ReportSummary {
+  total: number;
+  byThreatLevel: Record<ThreatLevel, number>;
+  byStatus: Record<RiskStatus, number>;
+  accepted: number;
+  targetsByGrade: Record<HealthGrade, number>;
+}
+
+export interface ReportSection {
+  target: ReportTarget;
+  /** Most severe first. */
+  risks: ReportRisk[];
+  byThreatLevel: Record<ThreatLevel, number>;
+}
+
+export interface ReportModel {
+  snapshot: ReportSnapshot;
+  summary: ReportSummary;
+  /** Targets with at least one risk in the report: the worst first. */
+  sections: ReportSection[];
+  /** Every target the report covers, the worst health first (the summary's table). */
+  targets: ReportTarget[];
+  truncated: boolean;
+}
+
+const LEVEL_RANK: Readonly<Record<ThreatLevel, number>> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3, INFO: 4 };
+
+export const zeroByLevel = (): Record<ThreatLevel, number> => ({ CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 0 });
+
+function cvssScore(cvss: string): number {
+  const score = Number.parseFloat(cvss);
+  return Number.isFinite(score) ? score : -1;
+}
+
+/** Most severe first: threat level, then CVSS score, open before closed, unaccepted before accepted, then title. */
+export function bySeverity(a: ReportRisk, b: ReportRisk): number {
+  return (
+    LEVEL_RANK[a.definition.threat_level] - LEVEL_RANK[b.definition.threat_level] ||
+    cvssScore(b.definition.cvss) - cvssScore(a.definition.cvss) ||
+    (a.status === b.status ? 0 : a.status === 'OPEN' ? -1 : 1) ||
+    Number(a.isAccepted) - Number(b.isAccepted) ||
+    a.definition.title.localeCompare(b.definition.title) ||
+    a.id.localeCompare(b.id)
+  );
+}
+
+/** The worst target first: lowest health score, then the most severe risk counts, then address. */
+function byHealth(a: ReportTarget, b: ReportTarget): number {
+  return a.healthScore.score - b.healthScore.score || a.target.localeCompare(b.target);
+}
+
+export function buildReportModel(snapshot: ReportSnapshot): ReportModel {
+  const targets = [...snapshot.targets].sort(byHealth);
+  const risksByTarget = new Map<string, ReportRisk[]>();
+  const summary: ReportSummary = {
+    total: snapshot.risks.length,
+    byThreatLevel: zeroByLevel(),
+    byStatus: { OPEN: 0, CLOSED: 0 },
+    accepted: 0,
+    targetsByGrade: Object.fromEntries(HEALTH_GRADES.map((grade) => [grade, 0])) as Record<HealthGrade, number>,
+  };
+  for (const risk of snapshot.risks) {
+    summary.byThreatLevel[risk.definition.threat_level]++;
+    summary.byStatus[risk.status]++;
+    if (risk.isAccepted) summary.accepted++;
+    const list = risksByTarget.get(risk.targetId) ?? [];
+    list.push(risk);
+    risksByTarget.set(risk.targetId, list);
+  }
+  for (const target of targets) summary.targetsByGrade[target.healthScore.grade]++;
+  const sections: ReportSection[] = [];
+  for (const target of targets) {
+    const risks = risksByTarget.get(target.id);
+    if (risks === undefined) continue;
+    risks.sort(bySeverity);
+    const byThreatLevel = zeroByLevel();
+    for (const risk of risks) byThreatLevel[risk.definition.threat_level]++;
+    sections.push({ target, risks, byThreatLevel });
+  }
+  return { snapshot, summary, sections, targets, truncated: snapshot.matchedRisks > snapshot.risks.length };
+}
+
+/** The filters as lines a reader understands ("tags: prod, web"); "none" when the report holds everything. */
+export function describeFilters(filters: ReportFilters): string[] {
+  const lines: string[] = [];
+  for (const [name, filter] of [['Targets', filters.targets_filter], ['Risks', filters.risks_filter]] as const) {
+    for (const [key, values] of Object.entries(filter)) {
+      if (values !== undefined && values.length > 0) lines.push(`${name} ${key}: ${values.join(', ')}`);
+    }
+  }
+  return lines;
+}
+
+export const THREAT_LEVEL_ORDER = THREAT_LEVELS;
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string' && item !== '') : [];
+}
+
+/** CVE ids the scanner gave (additional_info.cves). */
+export function cvesOf(risk: ReportRisk): string[] {
+  return strings(risk.definition.additional_info['cves']);
+}
+
+/** References the scanner gave (additional_info.references), at most EVIDENCE_LIMITS.maxReferences. */
+export function referencesOf(risk: ReportRisk): string[] {
+  return strings(risk.definition.additional_info['references']).slice(0, EVIDENCE_LIMITS.maxReferences);
+}
+
+function shortText(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > EVIDENCE_LIMITS.maxValueChars ? `${text.slice(0, EVIDENCE_LIMITS.maxValueChars)}… (cut)` : text;
+}
+
+/** The rest of additional_info as readable label/value pairs: ports, plugin ids, matched text, instances. */
+export function evidenceOf(risk: ReportRisk): Array<{ label: string; value: string }> {
+  return Object.entries(risk.definition.additional_info)
+    .filter(([key, value]) => key !== 'cves' && key !== 'references' && value !== null && value !== undefined && value !== '')
+    .filter(([, value]) => !(Array.isArray(value) && value.length === 0))
+    .slice(0, EVIDENCE_LIMITS.maxEntries)
+    .map(([key, value]) => ({ label: key.replace(/_/g, ' '), value: shortText(value) }));
+}
+
+/** "CRITICAL 9.8" style: the CVSS as given, or "n/a". */
+export function cvssText(risk: ReportRisk): string {
+  return risk.definition.cvss === '' ? 'n/a' : risk.definition.cvss;
+}

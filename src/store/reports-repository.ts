@@ -1,0 +1,153 @@
+import type { ReportRecord, ReportRepository, ReportScope, ReportSelection } from '../app/ports.js';
+import type { RiskDefinition } from '../domain/risks/finding.js';
+import type { RiskStatus } from '../domain/risks/risk.js';
+import { reportText, type ReportFilters, type ReportFormat, type ReportRisk, type ReportTarget } from '../domain/reports/snapshot.js';
+import type { HealthGrade } from '../domain/targets/health-score.js';
+import type { Database } from './database.js';
+import { FILTER_SQL, marks } from './risks-repository.js';
+
+interface ReportRow {
+  id: string;
+  account_id: string;
+  format: ReportFormat;
+  filters: string;
+  risk_count: number;
+  matched_risks: number;
+  target_count: number;
+  created_at: string;
+}
+
+function toRecord(row: ReportRow): ReportRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    format: row.format,
+    filters: JSON.parse(row.filters) as ReportFilters,
+    riskCount: row.risk_count,
+    matchedRisks: row.matched_risks,
+    targetCount: row.target_count,
+    createdAt: row.created_at,
+  };
+}
+
+interface Condition {
+  sql: string;
+  params: Array<string | number>;
+}
+
+/** Conditions on the targets table (alias t) that targets_filter, and the target keys of risks_filter, set. */
+function targetConditions(accountId: string, selection: ReportSelection, withRiskKeys: boolean): Condition[] {
+  const conditions: Condition[] = [];
+  const tagCondition = (tags: string[]) => ({
+    sql: `t.seq IN (SELECT target_seq FROM target_tags WHERE account_id = ? AND tag IN (${marks(tags.length)}))`,
+    params: [accountId, ...tags.map((tag) => tag.toLowerCase())],
+  });
+  const { target_ids, tags, label } = selection.targets;
+  if (target_ids !== undefined) conditions.push({ sql: `t.id IN (${marks(target_ids.length)})`, params: target_ids });
+  if (tags !== undefined) conditions.push(tagCondition(tags));
+  if (label !== undefined) conditions.push({ sql: `t.label IN (${marks(label.length)})`, params: label });
+  if (withRiskKeys && selection.risks.target_id !== undefined) {
+    conditions.push({ sql: `t.id IN (${marks(selection.risks.target_id.length)})`, params: selection.risks.target_id });
+  }
+  if (withRiskKeys && selection.risks.tags !== undefined) conditions.push(tagCondition(selection.risks.tags));
+  return conditions;
+}
+
+/** Conditions on risks (alias r): GET /v1/risks's filters and its QoD rule. */
+function riskConditions(selection: ReportSelection): Condition[] {
+  const conditions: Condition[] = [{ sql: "(r.scan_type <> 'OPENVAS' OR r.qod IS NULL OR r.qod >= ?)", params: [selection.minOpenvasQod] }];
+  for (const [key, values] of Object.entries(selection.risks) as Array<[string, string[]]>) {
+    conditions.push({ sql: FILTER_SQL[key]!(values.length), params: key === 'tags' ? values.map((value) => value.toLowerCase()) : values });
+  }
+  return conditions;
+}
+
+function where(accountColumn: string, accountId: string, conditions: readonly Condition[]): Condition {
+  return {
+    sql: [`${accountColumn} = ?`, ...conditions.map((condition) => condition.sql)].join(' AND '),
+    params: [accountId, ...conditions.flatMap((condition) => condition.params)],
+  };
+}
+
+const SEVERITY_ORDER = "CASE r.threat_level WHEN 'CRITICAL' THEN 0 WHEN 'HIGH' THEN 1 WHEN 'MEDIUM' THEN 2 WHEN 'LOW' THEN 3 ELSE 4 END, r.seq DESC";
+
+interface ScopeRiskRow {
+  id: string;
+  target_id: string;
+  status: RiskStatus;
+  is_accepted: number;
+  first_detected_at: string;
+  last_detected_at: string;
+  definition: string;
+}
+
+export class SqliteReportRepository implements ReportRepository {
+  private readonly statements;
+
+  constructor(private readonly db: Database) {
+    this.statements = {
+      insert: db.prepare(`INSERT INTO reports (id, account_id, format, filters, risk_count, matched_risks, target_count, created_at)
+        VALUES (@id, @accountId, @format, @filters, @riskCount, @matchedRisks, @targetCount, @createdAt)`),
+      find: db.prepare('SELECT * FROM reports WHERE account_id = ? AND id = ?'),
+      recent: db.prepare('SELECT * FROM reports WHERE account_id = ? ORDER BY seq DESC LIMIT ?'),
+    };
+  }
+
+  insert(record: ReportRecord): void {
+    this.statements.insert.run({ ...record, filters: JSON.stringify(record.filters) });
+  }
+
+  find(accountId: string, id: string): ReportRecord | undefined {
+    const row = this.statements.find.get(accountId, id) as ReportRow | undefined;
+    return row && toRecord(row);
+  }
+
+  listRecent(accountId: string, limit: number): ReportRecord[] {
+    return (this.statements.recent.all(accountId, limit) as ReportRow[]).map(toRecord);
+  }
+
+  readScope(accountId: string, selection: ReportSelection): ReportScope {
+    return this.db.transaction(() => ({
+      targets: this.scopeTargets(accountId, selection),
+      ...this.scopeRisks(accountId, selection),
+    }))();
+  }
+
+  private scopeTargets(accountId: string, selection: ReportSelection): ReportTarget[] {
+    const clause = where('t.account_id', accountId, targetConditions(accountId, selection, true));
+    const rows = this.db
+      .prepare(`SELECT t.id, t.target, t.label, t.tags, t.health_score, t.health_grade FROM targets t WHERE ${clause.sql} ORDER BY t.seq LIMIT ?`)
+      .all(...clause.params, selection.maxTargets + 1) as Array<{ id: string; target: string; label: string; tags: string; health_score: number; health_grade: HealthGrade }>;
+    return rows.map((row) => ({
+      id: row.id,
+      target: row.target,
+      label: row.label,
+      tags: JSON.parse(row.tags) as string[],
+      healthScore: { score: row.health_score, grade: row.health_grade },
+    }));
+  }
+
+  private scopeRisks(accountId: string, selection: ReportSelection): Pick<ReportScope, 'risks' | 'matchedRisks'> {
+    const clause = where('r.account_id', accountId, [...targetConditions(accountId, selection, false), ...riskConditions(selection)]);
+    const from = `FROM risks r JOIN targets t ON t.id = r.target_id WHERE ${clause.sql}`;
+    const { n } = this.db.prepare(`SELECT COUNT(*) AS n ${from}`).get(...clause.params) as { n: number };
+    const rows = this.db
+      .prepare(`SELECT r.id, r.target_id, r.status, r.is_accepted, r.first_detected_at, r.last_detected_at, r.definition ${from} ORDER BY ${SEVERITY_ORDER} LIMIT ?`)
+      .all(...clause.params, selection.maxRisks) as ScopeRiskRow[];
+    return { risks: rows.map(toReportRisk), matchedRisks: n };
+  }
+}
+
+/** A risk as a report holds it: its description and solution bounded (REPORT_LIMITS.maxTextChars). */
+function toReportRisk(row: ScopeRiskRow): ReportRisk {
+  const definition = JSON.parse(row.definition) as RiskDefinition;
+  return {
+    id: row.id,
+    targetId: row.target_id,
+    status: row.status,
+    isAccepted: row.is_accepted === 1,
+    firstDetectedAt: row.first_detected_at,
+    lastDetectedAt: row.last_detected_at,
+    definition: { ...definition, description: reportText(definition.description), solution: reportText(definition.solution) },
+  };
+}
