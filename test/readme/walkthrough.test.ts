@@ -6,8 +6,9 @@
  * stand-in: a shell function that starts what the make target starts, in the
  * background (stopping the one before, as Ctrl-C would), and waits until it
  * answers. Placeholders a person copies from the screen (the first key, a
- * signing secret) are filled from what Vigil printed. Then the claims the
- * prose makes about what appears in the other terminals are checked.
+ * signing secret) are filled from what Vigil printed, and curl fails on an
+ * HTTP error unless the block prints the status itself (-w). Then the claims
+ * the prose makes about what appears in the other terminals are checked.
  */
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -43,6 +44,14 @@ __start() {
 __wait_for_line() {
   for _ in $(seq 600); do grep -q -- "$2" "$__state/$1.log" 2>/dev/null && return 0; sleep 0.1; done
   echo "readme test: $1 never printed '$2':" >&2; tail -n 20 "$__state/$1.log" >&2; return 1
+}
+# An HTTP error fails the block, as a person reading the answer would notice it; a command that prints
+# the status itself (-w) shows an expected refusal.
+curl() {
+  case " $* " in
+    *" -w "*) command curl "$@" ;;
+    *) command curl --fail-with-body "$@" ;;
+  esac
 }
 make() {
   case "$*" in
