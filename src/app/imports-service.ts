@@ -3,14 +3,16 @@
  * SUCCEEDED Scan of its targets that feeds the same risk history as scans
  * Vigil runs. Everything is checked and parsed first; then the result file
  * is stored and the targets, the Scan, its risks and every event are written
- * in one transaction, so a refused upload leaves nothing behind.
+ * in short transactions under a pending marker (migration 0013): a refusal
+ * on the way rolls back what was written, and so does the next start after
+ * a crash, so a refused or interrupted upload leaves nothing behind.
  */
 import { randomUUID } from 'node:crypto';
 import { presentScan } from '../api/present/scan.js';
 import type { Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import { InvalidRequestError } from '../domain/errors.js';
-import { newEvent } from '../domain/events/event.js';
+import { newEvent, type OutboxEvent } from '../domain/events/event.js';
 import { newImportScan } from '../domain/imports/import-scan.js';
 import {
   MAX_IMPORT_FILE_BYTES,
@@ -25,9 +27,9 @@ import type { Scan } from '../domain/scans/scan.js';
 import type { Source } from '../domain/sources/source.js';
 import type { Cidr } from '../domain/targets/ipv4.js';
 import type { Target } from '../domain/targets/target.js';
-import type { ResultFileStore, ScanRepository, StoredResultFile } from './ports.js';
+import type { EventOutbox, PendingImports, ResultFileStore, ScanRepository, StoredResultFile } from './ports.js';
 import { ResultUpload, type ParsedUpload } from './result-upload.js';
-import type { RiskHistory } from './risk-history.js';
+import type { RiskHistory, ScanRisks } from './risk-history.js';
 import type { SourcesService } from './sources-service.js';
 import type { TargetsService } from './targets-service.js';
 
@@ -56,6 +58,8 @@ export class ImportsService {
     private readonly history: RiskHistory,
     private readonly clock: Clock,
     private readonly allowTargets: readonly Cidr[],
+    private readonly pending: PendingImports,
+    private readonly outbox: EventOutbox,
   ) {}
 
   newUpload(): ResultUpload {
@@ -71,15 +75,39 @@ export class ImportsService {
   async importResult(account: Account, request: ImportRequest, upload: ParsedUpload): Promise<ImportedResult> {
     const source = this.sources.importedSource(account, request.source_id);
     const inferred = this.inferTargets(request, upload);
-    for (const target of inferred.targets) this.targets.assertUploadable(account, target.target);
+    for (const batch of batches(inferred.targets, TARGETS_PER_TRANSACTION)) {
+      for (const target of batch) this.targets.assertUploadable(account, target.target);
+      await yieldToEventLoop();
+    }
     const scanId = randomUUID();
-    const file = await this.storeFile(account, scanId, upload);
+    this.pending.begin(scanId, account.id, this.clock.now().toISOString());
     try {
-      return this.record(account, { scanId, source, inferred, file, findings: upload.result.findings, type: upload.scanType });
+      const file = await this.storeFile(account, scanId, upload);
+      return await this.record(account, { scanId, source, inferred, file, findings: upload.result.findings, type: upload.scanType });
     } catch (error) {
-      await this.resultFiles.removeScan(scanId);
+      await this.discard(account.id, scanId);
       throw error;
     }
+  }
+
+  /**
+   * Start-up: rolls back the uploads a crash cut short, as if they had been
+   * refused (their Scan, the risk history it wrote, its result file).
+   */
+  async discardInterrupted(): Promise<string[]> {
+    const interrupted = this.pending.list();
+    for (const { scanId, accountId } of interrupted) await this.discard(accountId, scanId);
+    return interrupted.map((entry) => entry.scanId);
+  }
+
+  private async discard(accountId: string, scanId: string): Promise<void> {
+    this.history.transaction(() => {
+      const covered = this.history.coveredBy(scanId);
+      this.scans.delete(accountId, scanId);
+      this.outbox.append(this.history.forgetScan(accountId, covered));
+      this.pending.end(scanId);
+    });
+    await this.resultFiles.removeScan(scanId);
   }
 
   private inferTargets(request: ImportRequest, upload: ParsedUpload): InferredTargets {
@@ -103,28 +131,98 @@ export class ImportsService {
     return { id: randomUUID(), scanId, accountId: account.id, fileName, contentType, size, sha256, createdAt: this.clock.now().toISOString() };
   }
 
-  private record(account: Account, input: RecordInput): ImportedResult {
-    return this.history.transaction(() => {
-      const targets = input.inferred.targets.map((inferred) => this.targets.recordUploaded(account, inferred.target, inferred));
-      const draft = newImportScan({
-        id: input.scanId,
-        accountId: account.id,
-        type: input.type,
-        targets,
-        source: input.source,
-        skippedHosts: input.inferred.skipped.length,
-        resultId: input.file.id,
-        contentType: input.file.contentType,
-        at: input.file.createdAt,
+  /**
+   * Writes the upload in short transactions with a turn of the event loop
+   * between them, so that a large file never stalls other requests: the
+   * targets, then the Scan, then its risks a few targets at a time, and last
+   * the Scan's risk lists with scan.created, ending the pending marker.
+   */
+  private async record(account: Account, input: RecordInput): Promise<ImportedResult> {
+    const targets: Target[] = [];
+    for (const batch of batches(input.inferred.targets, TARGETS_PER_TRANSACTION)) {
+      this.history.transaction(() => {
+        for (const inferred of batch) targets.push(this.targets.recordUploaded(account, inferred.target, inferred));
       });
+      await yieldToEventLoop();
+    }
+    const draft = newImportScan({
+      id: input.scanId,
+      accountId: account.id,
+      type: input.type,
+      targets,
+      source: input.source,
+      skippedHosts: input.inferred.skipped.length,
+      resultId: input.file.id,
+      contentType: input.file.contentType,
+      at: input.file.createdAt,
+    });
+    this.history.transaction(() => {
       this.scans.insertImported(draft, [input.file]);
       this.sources.linkScan(draft.id, input.source);
-      const { risks, events } = this.history.recordScan(draft, findingsById(input, targets));
-      const scan: Scan = { ...draft, risks };
-      this.scans.save(scan, [newEvent(account.id, 'scan.created', presentScan(scan), this.clock.now()), ...events]);
-      return { scan, source: input.source, targets, skippedHosts: input.inferred.skipped };
     });
+    const { risks, events } = await this.recordRisks(draft, findingsById(input, targets));
+    const scan: Scan = { ...draft, risks };
+    this.history.transaction(() => {
+      const created = newEvent(account.id, 'scan.created', presentScan(scan), this.clock.now());
+      if (!this.scans.save(scan, [created, ...events])) throw new ImportInterrupted(scan.id);
+      this.pending.end(scan.id);
+    });
+    return { scan, source: input.source, targets, skippedHosts: input.inferred.skipped };
   }
+
+  /**
+   * The risk history, a few targets per transaction. The events wait for the
+   * last transaction, so that none goes out for an import that is then
+   * rolled back; their number is bounded by the findings cap.
+   */
+  private async recordRisks(draft: Scan, findings: Map<string, Finding[]>): Promise<{ risks: ScanRisks; events: OutboxEvent[] }> {
+    const risks: ScanRisks = { newOpen: [], stillOpen: [], closed: [] };
+    const events: OutboxEvent[] = [];
+    for (const batch of batchesByFindings(draft.resolvedTargets, (target) => findings.get(target.targetId)?.length ?? 0)) {
+      this.history.transaction(() => {
+        const part = this.history.recordScan({ ...draft, resolvedTargets: batch }, findings);
+        for (const list of ['newOpen', 'stillOpen', 'closed'] as const) risks[list].push(...part.risks[list]);
+        events.push(...part.events);
+      });
+      await yieldToEventLoop();
+    }
+    return { risks, events };
+  }
+}
+
+/** How many targets, and about how many findings, one transaction of an upload writes: each takes a few milliseconds. */
+const TARGETS_PER_TRANSACTION = 250;
+const FINDINGS_PER_TRANSACTION = 1000;
+
+/** The import's Scan was deleted while it was being recorded. */
+class ImportInterrupted extends InvalidRequestError {
+  constructor(scanId: string) {
+    super(`the import's scan ${scanId} was deleted while it was being recorded; upload the file again`);
+  }
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function* batches<T>(items: readonly T[], size: number): Generator<T[]> {
+  for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size);
+}
+
+/** Consecutive items up to TARGETS_PER_TRANSACTION of them, or until their findings reach FINDINGS_PER_TRANSACTION. */
+function* batchesByFindings<T>(items: readonly T[], findingsOf: (item: T) => number): Generator<T[]> {
+  let batch: T[] = [];
+  let findings = 0;
+  for (const item of items) {
+    batch.push(item);
+    findings += findingsOf(item);
+    if (batch.length >= TARGETS_PER_TRANSACTION || findings >= FINDINGS_PER_TRANSACTION) {
+      yield batch;
+      batch = [];
+      findings = 0;
+    }
+  }
+  if (batch.length > 0) yield batch;
 }
 
 interface RecordInput {

@@ -146,6 +146,13 @@ export interface ScanRepository {
   eventsFor(accountId: string): OutboxEvent[];
 }
 
+/** Uploads being recorded in several transactions; what is left at start-up was cut short by a crash. */
+export interface PendingImports {
+  begin(scanId: string, accountId: string, at: string): void;
+  end(scanId: string): void;
+  list(): Array<{ scanId: string; accountId: string }>;
+}
+
 /** Where raw scanner output files live (the data directory, in both runtimes). */
 export interface ResultFileStore {
   save(scanId: string, fileName: string, content: Uint8Array): Promise<{ size: number; sha256: string }>;

@@ -60,14 +60,17 @@ export class RiskHistory {
       lists.newOpen.push(risk.id);
       events.push(this.event('risk.created', risk, target));
     }
+    // Sets, not list scans: a target may carry thousands of risks.
+    const stillOpen = new Set(diff.stillOpen.map((risk) => risk.id));
+    const closed = new Set(diff.closed.map((risk) => risk.id));
     for (const existing of this.risks.risksOf(target.id, scan.type)) {
-      if (diff.stillOpen.some((risk) => risk.id === existing.id)) {
+      if (stillOpen.has(existing.id)) {
         const updated: Risk = { ...existing, status: 'OPEN', lastDetectedAt: at, definition: findings.get(existing.fingerprint)!.definition };
         this.risks.update(updated);
         this.risks.recordDetection(scan.id, existing.id);
         lists.stillOpen.push(existing.id);
         events.push(this.event('risk.updated', updated, target));
-      } else if (diff.closed.some((risk) => risk.id === existing.id)) {
+      } else if (closed.has(existing.id)) {
         const closed: Risk = { ...existing, status: 'CLOSED' };
         this.risks.update(closed);
         lists.closed.push(existing.id);

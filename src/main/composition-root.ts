@@ -21,6 +21,8 @@ import { openDatabase, serviceSecret, type Database } from '../store/database.js
 import { SqliteTargetRepository } from '../store/targets-repository.js';
 import { SqliteScanRepository } from '../store/scans-repository.js';
 import { FileSystemResultFiles } from '../store/result-files.js';
+import { SqlitePendingImports } from '../store/pending-imports-repository.js';
+import { referencedResultFiles } from '../store/result-file-index.js';
 import { ScansService } from '../app/scans-service.js';
 import { UploadsService } from '../app/uploads-service.js';
 import { SqliteUploadTokenRepository } from '../store/upload-tokens-repository.js';
@@ -226,8 +228,23 @@ export function composeCore(
   const scheduledScanRepository = wrapScheduledScans(new SqliteScheduledScanRepository(db));
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
-  const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets);
+  const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, new SqlitePendingImports(db), outbox);
   return { db, accounts, accountRepository, targets, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
+}
+
+/**
+ * Start-up hygiene (issue 16): uploads a crash cut short are rolled back,
+ * and result files no row references, and temporary files, are removed.
+ */
+async function recoverFromCrash(settings: Settings, core: Core, logger: Logger): Promise<void> {
+  const discardedImports = await core.imports.discardInterrupted();
+  const removed = [
+    ...(await core.resultFiles.sweep(referencedResultFiles(core.db))),
+    ...(await new FileSystemResultFiles(join(settings.dataDir, 'uploads')).sweep()),
+  ];
+  if (discardedImports.length > 0 || removed.length > 0) {
+    logger.warn({ discarded_imports: discardedImports, removed_files: removed.slice(0, 100), removed_count: removed.length }, 'removed what an interrupted run left behind');
+  }
 }
 
 /** The HTTP edge on the core's services: /v1, the dashboard, health and metrics (benchmarks build it the same way). */
@@ -259,6 +276,8 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   let accepting = false;
 
   const listen = async (): Promise<Server> => {
+    // Before anything can write a file or an upload: what a crash left behind goes first.
+    await recoverFromCrash(settings, core, logger);
     const app = await composeHttpApp(settings, core, clock, logger, metrics, () => accepting);
     const bound = app.listen(settings.port, settings.host);
     await new Promise<void>((resolve, reject) => {
