@@ -106,6 +106,10 @@ function embeddedRuntime(settings: Settings): WorkloadRuntime {
   return { runner, start: async () => undefined, stop: () => runner.stopAll() };
 }
 
+/** Wrong API keys per client address: 20 at once, then one a second (README, Security). */
+const AUTH_FAILURE_BURST = 20;
+const AUTH_FAILURES_PER_SECOND = 1;
+
 /** The dashboard's sessions on the store; failed sign-ins throttled per client address (10 at once, then one per 10 s). */
 function dashboardDeps(settings: Settings, core: Core, clock: Clock): DashboardDeps {
   return {
@@ -260,6 +264,7 @@ export function composeHttpApp(settings: Settings, core: Core, clock: Clock, log
     imports: core.imports,
     uploads: core.uploads,
     rateLimiter: new RateLimiter(settings.rateLimit.perSecond, settings.rateLimit.burst, clock),
+    authFailureLimiter: new RateLimiter(AUTH_FAILURES_PER_SECOND, AUTH_FAILURE_BURST, clock),
     logger,
     metrics,
     isAccepting,
