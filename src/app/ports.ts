@@ -45,6 +45,11 @@ export interface Page<T> {
   items: T[];
   /** Sort key values of the last item when more items follow. */
   nextCursor: CursorValue[] | undefined;
+  /**
+   * Sort key values of any item: lists whose items can be large give it, so
+   * that a page can end early at its byte budget and continue after that item.
+   */
+  cursorAt?: (index: number) => CursorValue[];
 }
 
 export const TARGET_FILTER_KEYS = ['tags', 'label', 'target'] as const;

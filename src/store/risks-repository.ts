@@ -181,7 +181,7 @@ export class SqliteRiskRepository implements RiskRepository {
     const rows = this.db.prepare(`${VIEW} WHERE ${where.join(' AND ')} ORDER BY r.seq DESC LIMIT ?`).all(...params, query.pageSize + 1) as RiskViewRow[];
     const more = rows.length > query.pageSize;
     const page = more ? rows.slice(0, query.pageSize) : rows;
-    return { items: page.map(toView), nextCursor: more ? [page.at(-1)!.seq] : undefined };
+    return { items: page.map(toView), nextCursor: more ? [page.at(-1)!.seq] : undefined, cursorAt: (index) => [page[index]!.seq] };
   }
 
   openCounts(targetId: string): OpenRiskCounts {
