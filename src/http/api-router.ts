@@ -64,8 +64,7 @@ export async function createApiRouter(options: ApiRouterOptions) {
     quick: true,
     validate: (c) => !streaming.has(c.operation?.operationId ?? ''),
     // No coerceTypes here: it would turn a JSON body's 42 into "42". openapi-backend coerces query and path parameters itself.
-    // unicode: false counts lengths in UTF-16 code units, as the zod schemas do, so both checks agree (README, Security).
-    ajvOpts: { allErrors: false, unicode: false },
+    ajvOpts: { allErrors: false },
     customizeAjv: (ajv) => {
       addFormats.default(ajv);
       return ajv;
