@@ -64,7 +64,9 @@ export async function createApiRouter(options: ApiRouterOptions) {
     quick: true,
     validate: (c) => !streaming.has(c.operation?.operationId ?? ''),
     // No coerceTypes here: it would turn a JSON body's 42 into "42". openapi-backend coerces query and path parameters itself.
-    ajvOpts: { allErrors: false },
+    // unicode: false counts string lengths in UTF-16 code units, as zod and JavaScript do, so every length
+    // check agrees (README, Security and limits). Ajv calls the option deprecated but honours it; its notice is dropped.
+    ajvOpts: { allErrors: false, unicode: false, logger: { log: console.log, warn: warnUnlessUnicodeNotice, error: console.error } },
     customizeAjv: (ajv) => {
       addFormats.default(ajv);
       return ajv;
@@ -142,6 +144,10 @@ function authenticateThrottled(options: ApiRouterOptions, key: string | undefine
     if (error instanceof UnauthenticatedError) options.authFailureLimiter.takeQuietly(client);
     throw error;
   }
+}
+
+function warnUnlessUnicodeNotice(...args: unknown[]): void {
+  if (!String(args[0]).startsWith('DEPRECATED: option unicode')) console.warn(...args);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -5,7 +5,7 @@
  * uploads, and the start-up rollback of interrupted imports and orphan files.
  */
 import { expect } from 'chai';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -190,6 +190,28 @@ describe('reliability: the findings of issue 16 stay fixed', function () {
       expect(JSON.stringify(risk.additional_info).length).to.be.at.most(32 * 1024 + 100);
       expect(risk.additional_info.truncated).to.equal(true);
       expect(risks.text.length).to.be.lessThan(200 * 1024);
+    });
+    it('caps a ZAP alert whose name and description run to megabytes', async () => {
+      const sourceId = await newSource(service);
+      const report = JSON.parse(readFileSync(new URL('../fixtures/zap/securecodebox-zap-example.com.json', import.meta.url), 'utf8'));
+      const alert = report.site[0].alerts[0];
+      alert.alert = alert.name = 'N'.repeat(3 * 1024 * 1024);
+      alert.desc = 'D'.repeat(3 * 1024 * 1024);
+      const form = new FormData();
+      form.set('source_id', sourceId);
+      form.set('scan_type', 'OWASP_ZAP');
+      form.set('target', 'https://www.example.com');
+      form.set('file', new Blob([JSON.stringify(report)]), 'zap.json');
+      const response = await service.request('POST', '/v1/results', { formData: form });
+      expect(response.status).to.equal(200);
+      const risks = await service.get('/v1/risks', { query: { filters: JSON.stringify({ target_id: [response.body.data.targets[0].target_id] }) } });
+      const definitions = risks.body.data.map((risk: any) => risk.risk_definition);
+      expect(definitions.some((definition: any) => definition.title.endsWith('… [truncated]'))).to.equal(true);
+      for (const definition of definitions) {
+        expect(definition.title.length).to.be.at.most(512);
+        expect(definition.description.length).to.be.at.most(16 * 1024);
+      }
+      expect(risks.text.length).to.be.lessThan(1024 * 1024);
     });
   });
 
