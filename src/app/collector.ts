@@ -10,13 +10,23 @@ import type { Scan } from '../domain/scans/scan.js';
 import { parserFor } from '../parsers/index.js';
 import type { WorkloadOutput } from './ports.js';
 
+/**
+ * A scanner's output file (up to VIGIL_RESULT_FILE_MAX_MB) is fed to its
+ * parser in slices of this size with a turn of the event loop between them,
+ * so parsing a large file never holds up other requests (issue 16).
+ */
+const PARSE_SLICE_BYTES = 1024 * 1024;
+
 /** Parses every output file of the scan with its type's parser and assigns the findings to the scan's targets. */
-export function collectFindings(scan: Scan, outputs: readonly WorkloadOutput[]): Map<string, Finding[]> {
+export async function collectFindings(scan: Scan, outputs: readonly WorkloadOutput[]): Promise<Map<string, Finding[]>> {
   const findings: Finding[] = [];
   for (const output of outputs) {
     const parser = parserFor(scan.type);
     try {
-      parser.write(output.content);
+      for (let start = 0; start < output.content.byteLength; start += PARSE_SLICE_BYTES) {
+        parser.write(output.content.subarray(start, start + PARSE_SLICE_BYTES));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       findings.push(...parser.end().findings);
     } catch (error) {
       if (error instanceof MalformedResultError) throw new MalformedResultError(`${output.file}: ${error.message}`);

@@ -168,7 +168,7 @@ export class ScanController {
   private async complete(scan: Scan, status: WorkloadStatus, now: string): Promise<void> {
     let findings: Map<string, Finding[]>;
     try {
-      findings = collectFindings(scan, status.outputs ?? []);
+      findings = await collectFindings(scan, status.outputs ?? []);
     } catch (error) {
       if (!(error instanceof MalformedResultError)) throw error;
       this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', condition('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`, now));
