@@ -12,7 +12,7 @@ import { presentScan } from '../api/present/scan.js';
 import type { Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import { InvalidRequestError } from '../domain/errors.js';
-import { newEvent, type OutboxEvent } from '../domain/events/event.js';
+import { newEvent } from '../domain/events/event.js';
 import { newImportScan } from '../domain/imports/import-scan.js';
 import {
   MAX_IMPORT_FILE_BYTES,
@@ -27,9 +27,9 @@ import type { Scan } from '../domain/scans/scan.js';
 import type { Source } from '../domain/sources/source.js';
 import type { Cidr } from '../domain/targets/ipv4.js';
 import type { Target } from '../domain/targets/target.js';
-import type { EventOutbox, PendingImports, ResultFileStore, ScanRepository, StoredResultFile } from './ports.js';
+import type { PendingRecording, PendingRecordings, ResultFileStore, ScanRepository, StoredResultFile } from './ports.js';
 import { ResultUpload, type ParsedUpload } from './result-upload.js';
-import type { RiskHistory, ScanRisks } from './risk-history.js';
+import type { RiskHistory } from './risk-history.js';
 import type { SourcesService } from './sources-service.js';
 import type { TargetsService } from './targets-service.js';
 
@@ -58,8 +58,7 @@ export class ImportsService {
     private readonly history: RiskHistory,
     private readonly clock: Clock,
     private readonly allowTargets: readonly Cidr[],
-    private readonly pending: PendingImports,
-    private readonly outbox: EventOutbox,
+    private readonly pending: PendingRecordings,
   ) {}
 
   newUpload(): ResultUpload {
@@ -80,7 +79,7 @@ export class ImportsService {
       await yieldToEventLoop();
     }
     const scanId = randomUUID();
-    this.pending.begin(scanId, account.id, this.clock.now().toISOString());
+    this.pending.begin(scanId, account.id, 'IMPORT', this.clock.now().toISOString());
     try {
       const file = await this.storeFile(account, scanId, upload);
       return await this.record(account, { scanId, source, inferred, file, findings: upload.result.findings, type: upload.scanType });
@@ -91,21 +90,17 @@ export class ImportsService {
   }
 
   /**
-   * Start-up: rolls back the uploads a crash cut short, as if they had been
-   * refused (their Scan, the risk history it wrote, its result file).
+   * Start-up, after the risk history rolled back every interrupted
+   * recording: the uploads among them go entirely (their Scan, result file).
    */
-  async discardInterrupted(): Promise<string[]> {
-    const interrupted = this.pending.list();
-    for (const { scanId, accountId } of interrupted) await this.discard(accountId, scanId);
-    return interrupted.map((entry) => entry.scanId);
+  async discardInterrupted(recordings: readonly PendingRecording[]): Promise<void> {
+    for (const recording of recordings) if (recording.kind === 'IMPORT') await this.discard(recording.accountId, recording.scanId);
   }
 
   private async discard(accountId: string, scanId: string): Promise<void> {
     this.history.transaction(() => {
-      const covered = this.history.coveredBy(scanId);
+      this.history.rollBack(accountId, scanId);
       this.scans.delete(accountId, scanId);
-      this.outbox.append(this.history.forgetScan(accountId, covered));
-      this.pending.end(scanId);
     });
     await this.resultFiles.removeScan(scanId);
   }
@@ -134,8 +129,9 @@ export class ImportsService {
   /**
    * Writes the upload in short transactions with a turn of the event loop
    * between them, so that a large file never stalls other requests: the
-   * targets, then the Scan, then its risks a few targets at a time, and last
-   * the Scan's risk lists with scan.created, ending the pending marker.
+   * targets, then the Scan, then its risks a few targets at a time
+   * (RiskHistory.recordScanInChunks), and last the Scan's risk lists with
+   * scan.created and every risk event.
    */
   private async record(account: Account, input: RecordInput): Promise<ImportedResult> {
     const targets: Target[] = [];
@@ -160,39 +156,19 @@ export class ImportsService {
       this.scans.insertImported(draft, [input.file]);
       this.sources.linkScan(draft.id, input.source);
     });
-    const { risks, events } = await this.recordRisks(draft, findingsById(input, targets));
-    const scan: Scan = { ...draft, risks };
-    this.history.transaction(() => {
-      const created = newEvent(account.id, 'scan.created', presentScan(scan), this.clock.now());
-      if (!this.scans.save(scan, [created, ...events])) throw new ImportInterrupted(scan.id);
-      this.pending.end(scan.id);
+    const scan = await this.history.recordScanInChunks(draft, 'IMPORT', findingsById(input, targets), (risks, events) => {
+      const recorded: Scan = { ...draft, risks };
+      const created = newEvent(account.id, 'scan.created', presentScan(recorded), this.clock.now());
+      return this.scans.save(recorded, [created, ...events]) ? recorded : false;
     });
+    if (scan === false) throw new ImportInterrupted(draft.id);
     return { scan, source: input.source, targets, skippedHosts: input.inferred.skipped };
   }
 
-  /**
-   * The risk history, a few targets per transaction. The events wait for the
-   * last transaction, so that none goes out for an import that is then
-   * rolled back; their number is bounded by the findings cap.
-   */
-  private async recordRisks(draft: Scan, findings: Map<string, Finding[]>): Promise<{ risks: ScanRisks; events: OutboxEvent[] }> {
-    const risks: ScanRisks = { newOpen: [], stillOpen: [], closed: [] };
-    const events: OutboxEvent[] = [];
-    for (const batch of batchesByFindings(draft.resolvedTargets, (target) => findings.get(target.targetId)?.length ?? 0)) {
-      this.history.transaction(() => {
-        const part = this.history.recordScan({ ...draft, resolvedTargets: batch }, findings);
-        for (const list of ['newOpen', 'stillOpen', 'closed'] as const) risks[list].push(...part.risks[list]);
-        events.push(...part.events);
-      });
-      await yieldToEventLoop();
-    }
-    return { risks, events };
-  }
 }
 
-/** How many targets, and about how many findings, one transaction of an upload writes: each takes a few milliseconds. */
+/** How many targets one transaction of an upload creates or updates. */
 const TARGETS_PER_TRANSACTION = 250;
-const FINDINGS_PER_TRANSACTION = 1000;
 
 /** The import's Scan was deleted while it was being recorded. */
 class ImportInterrupted extends InvalidRequestError {
@@ -207,22 +183,6 @@ function yieldToEventLoop(): Promise<void> {
 
 function* batches<T>(items: readonly T[], size: number): Generator<T[]> {
   for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size);
-}
-
-/** Consecutive items up to TARGETS_PER_TRANSACTION of them, or until their findings reach FINDINGS_PER_TRANSACTION. */
-function* batchesByFindings<T>(items: readonly T[], findingsOf: (item: T) => number): Generator<T[]> {
-  let batch: T[] = [];
-  let findings = 0;
-  for (const item of items) {
-    batch.push(item);
-    findings += findingsOf(item);
-    if (batch.length >= TARGETS_PER_TRANSACTION || findings >= FINDINGS_PER_TRANSACTION) {
-      yield batch;
-      batch = [];
-      findings = 0;
-    }
-  }
-  if (batch.length > 0) yield batch;
 }
 
 interface RecordInput {

@@ -151,11 +151,19 @@ export interface ScanRepository {
   eventsFor(accountId: string): OutboxEvent[];
 }
 
-/** Uploads being recorded in several transactions; what is left at start-up was cut short by a crash. */
-export interface PendingImports {
-  begin(scanId: string, accountId: string, at: string): void;
+export type RecordingKind = 'IMPORT' | 'SCAN';
+
+export interface PendingRecording {
+  scanId: string;
+  accountId: string;
+  kind: RecordingKind;
+}
+
+/** Risk recordings in several transactions; what is left at start-up was cut short by a crash. */
+export interface PendingRecordings {
+  begin(scanId: string, accountId: string, kind: RecordingKind, at: string): void;
   end(scanId: string): void;
-  list(): Array<{ scanId: string; accountId: string }>;
+  list(): PendingRecording[];
 }
 
 /** Where raw scanner output files live (the data directory, in both runtimes). */
@@ -251,6 +259,8 @@ export interface RiskRepository {
   coverageOf(targetId: string, scanType: ScanType): Coverage[];
   /** The (target, type) pairs a scan covered: their risks' histories change when it is deleted. */
   coveredBy(scanId: string): Array<{ targetId: string; scanType: ScanType }>;
+  /** Removes what a scan recorded in the history (its coverage and detections), keeping the scan itself. */
+  forgetCoverage(scanId: string): void;
   findView(accountId: string, id: string): RiskView | undefined;
   list(accountId: string, query: RiskListQuery): Page<RiskView>;
   /** Open, unaccepted risks of the target by threat level, for its health score. */

@@ -21,7 +21,7 @@ import { openDatabase, serviceSecret, type Database } from '../store/database.js
 import { SqliteTargetRepository } from '../store/targets-repository.js';
 import { SqliteScanRepository } from '../store/scans-repository.js';
 import { FileSystemResultFiles } from '../store/result-files.js';
-import { SqlitePendingImports } from '../store/pending-imports-repository.js';
+import { SqlitePendingRecordings } from '../store/pending-recordings-repository.js';
 import { referencedResultFiles } from '../store/result-file-index.js';
 import { ScansService } from '../app/scans-service.js';
 import { UploadsService } from '../app/uploads-service.js';
@@ -210,7 +210,8 @@ export function composeCore(
   const scanRepository = wrapScans(new SqliteScanRepository(db));
   const resultFiles = new FileSystemResultFiles(join(settings.dataDir, 'results'));
   const riskRepository = new SqliteRiskRepository(db);
-  const history = new RiskHistory(riskRepository, targetRepository, clock);
+  const pendingRecordings = new SqlitePendingRecordings(db);
+  const history = new RiskHistory(riskRepository, targetRepository, clock, pendingRecordings);
   const outbox = new NotifyingOutbox(new SqliteEventOutbox(db));
   const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles, history, outbox);
   const uploads = new UploadsService(
@@ -232,22 +233,25 @@ export function composeCore(
   const scheduledScanRepository = wrapScheduledScans(new SqliteScheduledScanRepository(db));
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
-  const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, new SqlitePendingImports(db), outbox);
+  const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings);
   return { db, accounts, accountRepository, targets, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 
 /**
- * Start-up hygiene (issue 16): uploads a crash cut short are rolled back,
- * and result files no row references, and temporary files, are removed.
+ * Start-up hygiene (issue 16): risk recordings a crash cut short are rolled
+ * back (an upload entirely; a scan Vigil ran then fails as WorkloadLost, or
+ * is collected again when its workload still has its output), and result
+ * files no row references, and temporary files, are removed.
  */
 async function recoverFromCrash(settings: Settings, core: Core, logger: Logger): Promise<void> {
-  const discardedImports = await core.imports.discardInterrupted();
+  const interrupted = core.history.rollBackInterrupted();
+  await core.imports.discardInterrupted(interrupted);
   const removed = [
     ...(await core.resultFiles.sweep(referencedResultFiles(core.db))),
     ...(await new FileSystemResultFiles(join(settings.dataDir, 'uploads')).sweep()),
   ];
-  if (discardedImports.length > 0 || removed.length > 0) {
-    logger.warn({ discarded_imports: discardedImports, removed_files: removed.slice(0, 100), removed_count: removed.length }, 'removed what an interrupted run left behind');
+  if (interrupted.length > 0 || removed.length > 0) {
+    logger.warn({ rolled_back: interrupted, removed_files: removed.slice(0, 100), removed_count: removed.length }, 'removed what an interrupted run left behind');
   }
 }
 

@@ -106,6 +106,8 @@ export class SqliteRiskRepository implements RiskRepository {
           LEFT JOIN risks r ON r.id = d.risk_id AND r.target_id = c.target_id AND r.scan_type = c.scan_type
         WHERE c.target_id = ? AND c.scan_type = ? ORDER BY c.covered_at, c.scan_id`),
       coveredBy: db.prepare('SELECT target_id, scan_type FROM scan_coverage WHERE scan_id = ?'),
+      forgetDetections: db.prepare('DELETE FROM detections WHERE scan_id = ?'),
+      forgetCoverage: db.prepare('DELETE FROM scan_coverage WHERE scan_id = ?'),
       view: db.prepare(`${VIEW} WHERE r.account_id = ? AND r.id = ?`),
       openCounts: db.prepare(`SELECT threat_level, COUNT(*) AS n FROM risks WHERE target_id = ? AND status = 'OPEN' AND is_accepted = 0 GROUP BY threat_level`),
     };
@@ -152,6 +154,11 @@ export class SqliteRiskRepository implements RiskRepository {
 
   coveredBy(scanId: string): Array<{ targetId: string; scanType: ScanType }> {
     return (this.statements.coveredBy.all(scanId) as Array<{ target_id: string; scan_type: ScanType }>).map((row) => ({ targetId: row.target_id, scanType: row.scan_type }));
+  }
+
+  forgetCoverage(scanId: string): void {
+    this.statements.forgetDetections.run(scanId);
+    this.statements.forgetCoverage.run(scanId);
   }
 
   findView(accountId: string, id: string): RiskView | undefined {

@@ -110,7 +110,7 @@ describe('reliability: kill -9 during a scan, an upload and webhook delivery, th
     await waitFor(async () => (await api(served, 'GET', `/v1/scans/${scan}`)).body.data.state, (state) => state !== 'QUEUED', 'the scan to start');
     const upload = fetch(`${served.base}/v1/results`, { method: 'POST', headers: { 'X-SERVICE-API-KEY': KEY }, body: uploadForm(source, file) }).catch(() => undefined);
     // Killed while the upload is being parsed or recorded: the marker row says which.
-    await waitFor(async () => withDatabase(dataDir, (db) => count(db, 'SELECT COUNT(*) AS n FROM pending_imports')), (n) => n > 0, 'the upload to begin recording', 30_000).catch(() => undefined);
+    await waitFor(async () => withDatabase(dataDir, (db) => count(db, 'SELECT COUNT(*) AS n FROM pending_recordings')), (n) => n > 0, 'the upload to begin recording', 30_000).catch(() => undefined);
     served.child.kill('SIGKILL');
     await once(served.child, 'exit');
     await upload;
@@ -138,7 +138,7 @@ describe('reliability: kill -9 during a scan, an upload and webhook delivery, th
     }, () => true, 'the service to stop');
     withDatabase(dataDir, (db) => {
       expect(db.pragma('integrity_check', { simple: true })).to.equal('ok');
-      expect(count(db, 'SELECT COUNT(*) AS n FROM pending_imports')).to.equal(0);
+      expect(count(db, 'SELECT COUNT(*) AS n FROM pending_recordings')).to.equal(0);
       expect(count(db, "SELECT COUNT(*) AS n FROM risks r JOIN targets t ON t.id = r.target_id WHERE t.target LIKE '50.%'")).to.equal(HOSTS * PORTS);
       expect(count(db, "SELECT COUNT(*) AS n FROM scans WHERE state IN ('RUNNING', 'STOPPING')")).to.equal(0);
       const events = db.prepare('SELECT e.id, e.type, e.seq, (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries FROM events e').all() as Array<{ id: string }>;

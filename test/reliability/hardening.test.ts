@@ -171,7 +171,7 @@ describe('reliability: the findings of issue 16 stay fixed', function () {
       expect(again.body.data.risks).to.deep.equal({ new_open: 0, still_open: 1800, closed: 0 });
       const db = new BetterSqlite3(join(service.settings.dataDir, 'vigil.db'), { readonly: true });
       try {
-        expect(db.prepare('SELECT COUNT(*) AS n FROM pending_imports').get()).to.deep.equal({ n: 0 });
+        expect(db.prepare('SELECT COUNT(*) AS n FROM pending_recordings').get()).to.deep.equal({ n: 0 });
       } finally {
         db.close();
       }
@@ -249,7 +249,7 @@ describe('reliability: start-up removes what a crash left behind', function () {
 
       // As a crash would leave it: the second import's marker, an orphan folder, a temporary file.
       const db = new BetterSqlite3(join(dir.path, 'vigil.db'));
-      db.prepare('INSERT INTO pending_imports (scan_id, account_id, started_at) VALUES (?, ?, ?)').run(cutScan, service.accountId, new Date().toISOString());
+      db.prepare("INSERT INTO pending_recordings (scan_id, account_id, kind, started_at) VALUES (?, ?, 'IMPORT', ?)").run(cutScan, service.accountId, new Date().toISOString());
       db.close();
       mkdirSync(join(dir.path, 'results', 'orphan-scan'), { recursive: true });
       writeFileSync(join(dir.path, 'results', 'orphan-scan', 'nmap.xml'), 'x');
@@ -264,7 +264,7 @@ describe('reliability: start-up removes what a crash left behind', function () {
           expect(reopened.prepare('SELECT COUNT(*) AS n FROM scans WHERE id = ?').get(keptScan)).to.deep.equal({ n: 1 });
           expect(reopened.prepare("SELECT COUNT(*) AS n FROM risks r JOIN targets t ON t.id = r.target_id WHERE t.target LIKE '49.%'").get()).to.deep.equal({ n: 0 });
           expect(reopened.prepare("SELECT COUNT(*) AS n FROM risks r JOIN targets t ON t.id = r.target_id WHERE t.target LIKE '48.%'").get()).to.deep.equal({ n: 6 });
-          expect(reopened.prepare('SELECT COUNT(*) AS n FROM pending_imports').get()).to.deep.equal({ n: 0 });
+          expect(reopened.prepare('SELECT COUNT(*) AS n FROM pending_recordings').get()).to.deep.equal({ n: 0 });
           expect(reopened.pragma('integrity_check', { simple: true })).to.equal('ok');
         } finally {
           reopened.close();

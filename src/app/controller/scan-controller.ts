@@ -179,36 +179,31 @@ export class ScanController {
       const { size, sha256 } = await this.options.resultFiles.save(scan.id, output.file, output.content);
       files.push({ id: randomUUID(), scanId: scan.id, accountId: scan.accountId, fileName: output.file, contentType: output.contentType, size, sha256, createdAt: now });
     }
-    this.recordCompletion(scan, files, findings, now);
+    await this.recordCompletion(scan, files, findings, now);
     await this.options.runner.release(scan.id);
   }
 
   /**
-   * One transaction: the risk history, the Scan's final state with its risk
-   * lists and result files, and every event. If the Scan was stopped
-   * meanwhile, all of it is rolled back and the stop wins.
+   * The risk history a few targets per transaction (so a large result never
+   * holds up other requests), then in one last transaction the Scan's final
+   * state with its risk lists and result files and every event. If the Scan
+   * was stopped meanwhile, all of it is rolled back and the stop wins.
    */
-  private recordCompletion(scan: Scan, files: StoredResultFile[], findings: Map<string, Finding[]>, now: string): void {
-    const history = this.options.history;
-    try {
-      history.transaction(() => {
-        const { risks, events } = history.recordScan(scan, findings);
-        const done: Scan = {
-          ...scan,
-          state: 'SUCCEEDED',
-          progress: 100,
-          finishedAt: now,
-          risks,
-          results: files.map((file) => ({ resultId: file.id, contentType: file.contentType })),
-          conditions: mergeCondition(scan.conditions, condition('Succeeded', 'ScannerFinished', 'the scanner finished and its results are recorded', now)),
-        };
-        const scanEvent = newEvent(scan.accountId, 'scan.updated', presentScan(done), this.options.clock.now());
-        if (!this.options.scans.saveWithResults(done, files, [scanEvent, ...events], 'RUNNING')) throw new StateChanged();
-      });
-    } catch (error) {
-      if (!(error instanceof StateChanged)) throw error;
-      this.queue.add(scan.id);
-    }
+  private async recordCompletion(scan: Scan, files: StoredResultFile[], findings: Map<string, Finding[]>, now: string): Promise<void> {
+    const saved = await this.options.history.recordScanInChunks(scan, 'SCAN', findings, (risks, events) => {
+      const done: Scan = {
+        ...scan,
+        state: 'SUCCEEDED',
+        progress: 100,
+        finishedAt: now,
+        risks,
+        results: files.map((file) => ({ resultId: file.id, contentType: file.contentType })),
+        conditions: mergeCondition(scan.conditions, condition('Succeeded', 'ScannerFinished', 'the scanner finished and its results are recorded', now)),
+      };
+      const scanEvent = newEvent(scan.accountId, 'scan.updated', presentScan(done), this.options.clock.now());
+      return this.options.scans.saveWithResults(done, files, [scanEvent, ...events], 'RUNNING');
+    });
+    if (saved === false) this.queue.add(scan.id);
   }
 
   private async finishStopping(scan: Scan): Promise<ReconcileResult> {
@@ -244,7 +239,6 @@ export class ScanController {
 }
 
 /** Rolls a completion back when the Scan left RUNNING while it was being recorded. */
-class StateChanged extends Error {}
 
 function condition(type: string, reason: string, message: string, at: string): Condition {
   return { type, status: 'True', reason, message, lastTransitionTime: at };
