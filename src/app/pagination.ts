@@ -45,8 +45,8 @@ function withinBudget<T, R>(page: Page<T>, present: (item: T) => R, cursorAt: (i
   let bytes = 0;
   for (const [index, item] of page.items.entries()) {
     const presented = present(item);
-    // Characters, not bytes: near enough for a budget, and cheaper than encoding.
-    bytes += JSON.stringify(presented).length;
+    // Characters, not bytes: near enough for a budget, and cheaper than encoding. Presenters that render JSON text (targets) are measured as they are.
+    bytes += typeof presented === 'string' ? presented.length : JSON.stringify(presented).length;
     if (items.length > 0 && bytes > LIST_PAGE_BYTE_BUDGET) return { items, nextCursor: cursorAt(index - 1) };
     items.push(presented);
   }

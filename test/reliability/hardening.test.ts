@@ -92,6 +92,26 @@ describe('reliability: the findings of issue 16 stay fixed', function () {
       expect((await service.get('/v1/targets?page_size=-3')).status).to.equal(200);
     });
 
+    it('ends a page of large targets early at its byte budget, and the next page continues without a gap or a repeat', async () => {
+      const zap = {
+        headers: Array.from({ length: 50 }, (_, index) => ({ key: `X-Big-${index}`, value: 'h'.repeat(8000) })),
+        cookies: Array.from({ length: 50 }, (_, index) => ({ name: `c${index}`, value: 'c'.repeat(4000) })),
+      };
+      for (let index = 0; index < 8; index++) {
+        const created = await service.post('/v1/targets', { target: `https://big-${index}.example.com`, tags: ['big'], scanner_settings: { zap } });
+        expect(created.status, JSON.stringify(created.body).slice(0, 300)).to.equal(200);
+      }
+      const filters = JSON.stringify({ tags: ['big'] });
+      const first = await service.get('/v1/targets', { query: { filters } });
+      expect(first.body.data.length).to.be.within(1, 7);
+      expect(first.text.length).to.be.lessThan(5 * 1024 * 1024);
+      const second = await service.get('/v1/targets', { query: { filters, page_token: first.body.next_page_token } });
+      const ids = [...first.body.data, ...second.body.data].map((target: { id: string }) => target.id);
+      expect(new Set(ids).size).to.equal(ids.length);
+      expect(ids.length).to.equal(8);
+      expect(second.body.next_page_token).to.equal(undefined);
+    });
+
     it('refuses broken filters on the scheduled scans list as on the others', async () => {
       expect((await service.get('/v1/scans/scheduled', { query: { filters: '{' } })).status).to.equal(400);
       expect((await service.get('/v1/scans/scheduled', { query: { filters: '{"name":["x"]}' } })).status).to.equal(400);
