@@ -246,9 +246,12 @@ export function composeCore(
 async function recoverFromCrash(settings: Settings, core: Core, logger: Logger): Promise<void> {
   const interrupted = core.history.rollBackInterrupted();
   await core.imports.discardInterrupted(interrupted);
+  const referenced = referencedResultFiles(core.db);
+  // Files scanner pods uploaded wait in uploads/ until their Scan is collected; a finished or deleted Scan's are stale.
+  const collecting = new Set(core.scanRepository.idsInStates(['QUEUED', 'RUNNING', 'STOPPING']));
   const removed = [
-    ...(await core.resultFiles.sweep(referencedResultFiles(core.db))),
-    ...(await new FileSystemResultFiles(join(settings.dataDir, 'uploads')).sweep()),
+    ...(await core.resultFiles.sweep((scanId, fileName) => referenced.has(`${scanId}/${fileName}`))),
+    ...(await new FileSystemResultFiles(join(settings.dataDir, 'uploads')).sweep((scanId) => collecting.has(scanId))),
   ];
   if (interrupted.length > 0 || removed.length > 0) {
     logger.warn({ rolled_back: interrupted, removed_files: removed.slice(0, 100), removed_count: removed.length }, 'removed what an interrupted run left behind');

@@ -51,22 +51,19 @@ export class FileSystemResultFiles implements ResultFileStore {
   }
 
   /**
-   * Start-up: removes what a crash left behind, files that no row references
+   * Start-up: removes what a crash left behind, files `keep` refuses
    * (written, but the step recording them never committed) and temporary
-   * files. `referenced` holds "<scan id>/<file name>" keys; without it only
-   * temporary files go. Returns the removed paths, relative to the root.
+   * files. Without `keep` only temporary files go. Returns the removed
+   * paths, "<scan id>/<file name>".
    */
-  async sweep(referenced?: ReadonlySet<string>): Promise<string[]> {
+  async sweep(keep: (scanId: string, fileName: string) => boolean = () => true): Promise<string[]> {
     const removed: string[] = [];
     for (const scanDir of await listDir(this.root)) {
       const files = await listDir(join(this.root, scanDir));
-      for (const file of files) {
-        const key = `${scanDir}/${file}`;
-        if (!file.endsWith(PARTIAL) && (referenced === undefined || referenced.has(key))) continue;
-        await rm(join(this.root, key), { recursive: true, force: true });
-        removed.push(key);
-      }
-      if (files.length > 0 && removed.filter((key) => key.startsWith(`${scanDir}/`)).length === files.length) await rm(join(this.root, scanDir), { recursive: true, force: true });
+      const gone = files.filter((file) => file.endsWith(PARTIAL) || !keep(scanDir, file));
+      for (const file of gone) await rm(join(this.root, scanDir, file), { recursive: true, force: true });
+      if (files.length > 0 && gone.length === files.length) await rm(join(this.root, scanDir), { recursive: true, force: true });
+      removed.push(...gone.map((file) => `${scanDir}/${file}`));
     }
     return removed;
   }

@@ -255,7 +255,7 @@ describe('reliability: the findings of issue 16 stay fixed', function () {
 describe('reliability: start-up removes what a crash left behind', function () {
   this.timeout(60_000);
 
-  it('rolls back an import whose pending marker survived, and removes unreferenced and temporary files', async () => {
+  it('rolls back an import whose pending marker survived, and removes unreferenced, stale staged and temporary files', async () => {
     const dir = tempDir();
     try {
       let service = await TestService.start({ dataDir: dir.path });
@@ -274,6 +274,8 @@ describe('reliability: start-up removes what a crash left behind', function () {
       mkdirSync(join(dir.path, 'results', 'orphan-scan'), { recursive: true });
       writeFileSync(join(dir.path, 'results', 'orphan-scan', 'nmap.xml'), 'x');
       writeFileSync(join(dir.path, 'results', keptScan, 'imported-result.xml.partial'), 'x');
+      mkdirSync(join(dir.path, 'uploads', 'finished-or-unknown-scan'), { recursive: true });
+      writeFileSync(join(dir.path, 'uploads', 'finished-or-unknown-scan', 'nmap.xml'), 'x');
 
       service = await TestService.start({ dataDir: dir.path, accountName: 'second-start' });
       try {
@@ -291,6 +293,7 @@ describe('reliability: start-up removes what a crash left behind', function () {
         }
         expect(existsSync(join(dir.path, 'results', cutScan))).to.equal(false);
         expect(existsSync(join(dir.path, 'results', 'orphan-scan'))).to.equal(false);
+        expect(existsSync(join(dir.path, 'uploads', 'finished-or-unknown-scan'))).to.equal(false);
         expect(readdirSync(join(dir.path, 'results', keptScan))).to.deep.equal(['imported-result.xml']);
       } finally {
         await service.stop();
