@@ -63,6 +63,7 @@ bench: build ## Run the benchmarks in bench/ and print their figures
 	npx tsx bench/targets-list.ts
 	npx tsx bench/scans.ts
 	npx tsx bench/ingest.ts
+	npx tsx bench/ingest-stall.ts
 	npx tsx bench/webhooks.ts
 	npx tsx bench/reports.ts
 

@@ -18,14 +18,24 @@ export interface CollectedFindings {
   skipped: SkippedTarget[];
 }
 
+/**
+ * A scanner's output file (up to VIGIL_RESULT_FILE_MAX_MB) is fed to its
+ * parser in slices of this size with a turn of the event loop between them,
+ * so parsing a large file never holds up other requests (issue 16).
+ */
+const PARSE_SLICE_BYTES = 1024 * 1024;
+
 /** Parses every output file of the scan with its type's parser and assigns the findings to the scan's targets. */
-export function collectFindings(scan: Scan, outputs: readonly WorkloadOutput[]): CollectedFindings {
+export async function collectFindings(scan: Scan, outputs: readonly WorkloadOutput[]): Promise<CollectedFindings> {
   const findings: Finding[] = [];
   const unscanned: UnscannedHost[] = [];
   for (const output of outputs) {
     const parser = parserFor(scan.type);
     try {
-      parser.write(output.content);
+      for (let start = 0; start < output.content.byteLength; start += PARSE_SLICE_BYTES) {
+        parser.write(output.content.subarray(start, start + PARSE_SLICE_BYTES));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       const result = parser.end();
       findings.push(...result.findings);
       unscanned.push(...(result.unscanned ?? []));

@@ -3,7 +3,9 @@
  * SUCCEEDED Scan of its targets that feeds the same risk history as scans
  * Vigil runs. Everything is checked and parsed first; then the result file
  * is stored and the targets, the Scan, its risks and every event are written
- * in one transaction, so a refused upload leaves nothing behind.
+ * in short transactions under a pending marker (migration 0013): a refusal
+ * on the way rolls back what was written, and so does the next start after
+ * a crash, so a refused or interrupted upload leaves nothing behind.
  */
 import { randomUUID } from 'node:crypto';
 import { presentScan } from '../api/present/scan.js';
@@ -25,7 +27,7 @@ import type { Scan } from '../domain/scans/scan.js';
 import type { Source } from '../domain/sources/source.js';
 import type { Cidr } from '../domain/targets/ipv4.js';
 import type { Target } from '../domain/targets/target.js';
-import type { ResultFileStore, ScanRepository, StoredResultFile } from './ports.js';
+import type { PendingRecording, PendingRecordings, ResultFileStore, ScanRepository, StoredResultFile } from './ports.js';
 import { ResultUpload, type ParsedUpload } from './result-upload.js';
 import type { RiskHistory } from './risk-history.js';
 import type { SourcesService } from './sources-service.js';
@@ -56,6 +58,7 @@ export class ImportsService {
     private readonly history: RiskHistory,
     private readonly clock: Clock,
     private readonly allowTargets: readonly Cidr[],
+    private readonly pending: PendingRecordings,
   ) {}
 
   newUpload(): ResultUpload {
@@ -71,15 +74,35 @@ export class ImportsService {
   async importResult(account: Account, request: ImportRequest, upload: ParsedUpload): Promise<ImportedResult> {
     const source = this.sources.importedSource(account, request.source_id);
     const inferred = this.inferTargets(request, upload);
-    for (const target of inferred.targets) this.targets.assertUploadable(account, target.target);
+    for (const batch of batches(inferred.targets, TARGETS_PER_TRANSACTION)) {
+      for (const target of batch) this.targets.assertUploadable(account, target.target);
+      await yieldToEventLoop();
+    }
     const scanId = randomUUID();
-    const file = await this.storeFile(account, scanId, upload);
+    this.pending.begin(scanId, account.id, 'IMPORT', this.clock.now().toISOString());
     try {
-      return this.record(account, { scanId, source, inferred, file, findings: upload.result.findings, type: upload.scanType });
+      const file = await this.storeFile(account, scanId, upload);
+      return await this.record(account, { scanId, source, inferred, file, findings: upload.result.findings, type: upload.scanType });
     } catch (error) {
-      await this.resultFiles.removeScan(scanId);
+      await this.discard(account.id, scanId);
       throw error;
     }
+  }
+
+  /**
+   * Start-up, after the risk history rolled back every interrupted
+   * recording: the uploads among them go entirely (their Scan, result file).
+   */
+  async discardInterrupted(recordings: readonly PendingRecording[]): Promise<void> {
+    for (const recording of recordings) if (recording.kind === 'IMPORT') await this.discard(recording.accountId, recording.scanId);
+  }
+
+  private async discard(accountId: string, scanId: string): Promise<void> {
+    this.history.transaction(() => {
+      this.history.rollBack(accountId, scanId);
+      this.scans.delete(accountId, scanId);
+    });
+    await this.resultFiles.removeScan(scanId);
   }
 
   private inferTargets(request: ImportRequest, upload: ParsedUpload): InferredTargets {
@@ -103,28 +126,63 @@ export class ImportsService {
     return { id: randomUUID(), scanId, accountId: account.id, fileName, contentType, size, sha256, createdAt: this.clock.now().toISOString() };
   }
 
-  private record(account: Account, input: RecordInput): ImportedResult {
-    return this.history.transaction(() => {
-      const targets = input.inferred.targets.map((inferred) => this.targets.recordUploaded(account, inferred.target, inferred));
-      const draft = newImportScan({
-        id: input.scanId,
-        accountId: account.id,
-        type: input.type,
-        targets,
-        source: input.source,
-        skippedHosts: input.inferred.skipped.length,
-        resultId: input.file.id,
-        contentType: input.file.contentType,
-        at: input.file.createdAt,
+  /**
+   * Writes the upload in short transactions with a turn of the event loop
+   * between them, so that a large file never stalls other requests: the
+   * targets, then the Scan, then its risks a few targets at a time
+   * (RiskHistory.recordScanInChunks), and last the Scan's risk lists with
+   * scan.created and every risk event.
+   */
+  private async record(account: Account, input: RecordInput): Promise<ImportedResult> {
+    const targets: Target[] = [];
+    for (const batch of batches(input.inferred.targets, TARGETS_PER_TRANSACTION)) {
+      this.history.transaction(() => {
+        for (const inferred of batch) targets.push(this.targets.recordUploaded(account, inferred.target, inferred));
       });
+      await yieldToEventLoop();
+    }
+    const draft = newImportScan({
+      id: input.scanId,
+      accountId: account.id,
+      type: input.type,
+      targets,
+      source: input.source,
+      skippedHosts: input.inferred.skipped.length,
+      resultId: input.file.id,
+      contentType: input.file.contentType,
+      at: input.file.createdAt,
+    });
+    this.history.transaction(() => {
       this.scans.insertImported(draft, [input.file]);
       this.sources.linkScan(draft.id, input.source);
-      const { risks, events } = this.history.recordScan(draft, findingsById(input, targets));
-      const scan: Scan = { ...draft, risks };
-      this.scans.save(scan, [newEvent(account.id, 'scan.created', presentScan(scan), this.clock.now()), ...events]);
-      return { scan, source: input.source, targets, skippedHosts: input.inferred.skipped };
     });
+    const scan = await this.history.recordScanInChunks(draft, 'IMPORT', findingsById(input, targets), (risks, events) => {
+      const recorded: Scan = { ...draft, risks };
+      const created = newEvent(account.id, 'scan.created', presentScan(recorded), this.clock.now());
+      return this.scans.save(recorded, [created, ...events]) ? recorded : false;
+    });
+    if (scan === false) throw new ImportInterrupted(draft.id);
+    return { scan, source: input.source, targets, skippedHosts: input.inferred.skipped };
   }
+
+}
+
+/** How many targets one transaction of an upload creates or updates. */
+const TARGETS_PER_TRANSACTION = 250;
+
+/** The import's Scan was deleted while it was being recorded. */
+class ImportInterrupted extends InvalidRequestError {
+  constructor(scanId: string) {
+    super(`the import's scan ${scanId} was deleted while it was being recorded; upload the file again`);
+  }
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function* batches<T>(items: readonly T[], size: number): Generator<T[]> {
+  for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size);
 }
 
 interface RecordInput {

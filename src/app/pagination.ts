@@ -25,9 +25,30 @@ export class Paginator {
   }
 
   resultOf<T, R>(scope: string, order: string, page: Page<T>, present: (item: T) => R): ListResult<R> {
+    const { items, nextCursor } = page.cursorAt === undefined ? { items: page.items.map(present), nextCursor: page.nextCursor } : withinBudget(page, present, page.cursorAt);
     return {
-      items: page.items.map(present),
-      nextPageToken: page.nextCursor === undefined ? undefined : this.codec.encode(scope, { order, values: page.nextCursor }),
+      items,
+      nextPageToken: nextCursor === undefined ? undefined : this.codec.encode(scope, { order, values: nextCursor }),
     };
   }
+}
+
+/**
+ * A list page holds at most about this many bytes of JSON (README, Security):
+ * once its items reach it the page ends early, with a next_page_token that
+ * continues after the last item sent. A page always holds at least one item.
+ */
+export const LIST_PAGE_BYTE_BUDGET = 4 * 1024 * 1024;
+
+function withinBudget<T, R>(page: Page<T>, present: (item: T) => R, cursorAt: (index: number) => CursorValue[]): { items: R[]; nextCursor: CursorValue[] | undefined } {
+  const items: R[] = [];
+  let bytes = 0;
+  for (const [index, item] of page.items.entries()) {
+    const presented = present(item);
+    // Characters, not bytes: near enough for a budget, and cheaper than encoding. Presenters that render JSON text (targets) are measured as they are.
+    bytes += typeof presented === 'string' ? presented.length : JSON.stringify(presented).length;
+    if (items.length > 0 && bytes > LIST_PAGE_BYTE_BUDGET) return { items, nextCursor: cursorAt(index - 1) };
+    items.push(presented);
+  }
+  return { items, nextCursor: page.nextCursor };
 }

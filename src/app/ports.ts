@@ -50,6 +50,11 @@ export interface Page<T> {
   items: T[];
   /** Sort key values of the last item when more items follow. */
   nextCursor: CursorValue[] | undefined;
+  /**
+   * Sort key values of any item: lists whose items can be large give it, so
+   * that a page can end early at its byte budget and continue after that item.
+   */
+  cursorAt?: (index: number) => CursorValue[];
 }
 
 export const TARGET_FILTER_KEYS = ['tags', 'label', 'target'] as const;
@@ -149,6 +154,21 @@ export interface ScanRepository {
   saveWithResults(scan: Scan, files: readonly StoredResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean;
   findResult(accountId: string, id: string): StoredResultFile | undefined;
   eventsFor(accountId: string): OutboxEvent[];
+}
+
+export type RecordingKind = 'IMPORT' | 'SCAN';
+
+export interface PendingRecording {
+  scanId: string;
+  accountId: string;
+  kind: RecordingKind;
+}
+
+/** Risk recordings in several transactions; what is left at start-up was cut short by a crash. */
+export interface PendingRecordings {
+  begin(scanId: string, accountId: string, kind: RecordingKind, at: string): void;
+  end(scanId: string): void;
+  list(): PendingRecording[];
 }
 
 /** Where raw scanner output files live (the data directory, in both runtimes). */
@@ -261,6 +281,8 @@ export interface RiskRepository {
   coverageOf(targetId: string, scanType: ScanType): Coverage[];
   /** The (target, type) pairs a scan covered: their risks' histories change when it is deleted. */
   coveredBy(scanId: string): Array<{ targetId: string; scanType: ScanType }>;
+  /** Removes what a scan recorded in the history (its coverage and detections), keeping the scan itself. */
+  forgetCoverage(scanId: string): void;
   findView(accountId: string, id: string): RiskView | undefined;
   list(accountId: string, query: RiskListQuery): Page<RiskView>;
   /** Open, unaccepted risks of the target by threat level, for its health score. */

@@ -12,7 +12,7 @@ import { diffScan, historyOf, type Risk } from '../domain/risks/risk.js';
 import type { Scan } from '../domain/scans/scan.js';
 import { healthScore } from '../domain/targets/health-score.js';
 import type { Target } from '../domain/targets/target.js';
-import type { RiskRepository, TargetRepository } from './ports.js';
+import type { PendingRecording, PendingRecordings, RecordingKind, RiskRepository, TargetRepository } from './ports.js';
 
 export interface ScanRisks {
   newOpen: string[];
@@ -25,6 +25,7 @@ export class RiskHistory {
     private readonly risks: RiskRepository,
     private readonly targets: TargetRepository,
     private readonly clock: Clock,
+    private readonly pending: PendingRecordings,
   ) {}
 
   /** Runs fn in the store's transaction (the caller adds the scan's own write). */
@@ -60,14 +61,17 @@ export class RiskHistory {
       lists.newOpen.push(risk.id);
       events.push(this.event('risk.created', risk, target));
     }
+    // Sets, not list scans: a target may carry thousands of risks.
+    const stillOpen = new Set(diff.stillOpen.map((risk) => risk.id));
+    const closed = new Set(diff.closed.map((risk) => risk.id));
     for (const existing of this.risks.risksOf(target.id, scan.type)) {
-      if (diff.stillOpen.some((risk) => risk.id === existing.id)) {
+      if (stillOpen.has(existing.id)) {
         const updated: Risk = { ...existing, status: 'OPEN', lastDetectedAt: at, definition: findings.get(existing.fingerprint)!.definition };
         this.risks.update(updated);
         this.risks.recordDetection(scan.id, existing.id);
         lists.stillOpen.push(existing.id);
         events.push(this.event('risk.updated', updated, target));
-      } else if (diff.closed.some((risk) => risk.id === existing.id)) {
+      } else if (closed.has(existing.id)) {
         const closed: Risk = { ...existing, status: 'CLOSED' };
         this.risks.update(closed);
         lists.closed.push(existing.id);
@@ -91,6 +95,67 @@ export class RiskHistory {
       definition: { ...finding.definition, scan_type: scan.type },
       createdAt: at,
     };
+  }
+
+  /**
+   * recordScan() for a large scan: a few targets per transaction with a turn
+   * of the event loop between them, so that it never holds up other requests
+   * (issue 16), under a pending marker that a crash leaves for start-up to
+   * roll back. `finish` runs in the last transaction with the scan's risk
+   * lists and events (written only there, so none goes out for a recording
+   * that is rolled back); when it returns false or throws, everything this
+   * recording wrote is rolled back.
+   */
+  async recordScanInChunks<T>(
+    scan: Scan,
+    kind: RecordingKind,
+    findingsByTarget: ReadonlyMap<string, readonly Finding[]>,
+    finish: (risks: ScanRisks, events: OutboxEvent[]) => T | false,
+  ): Promise<T | false> {
+    this.pending.begin(scan.id, scan.accountId, kind, this.clock.now().toISOString());
+    try {
+      const risks: ScanRisks = { newOpen: [], stillOpen: [], closed: [] };
+      const events: OutboxEvent[] = [];
+      for (const batch of batchesByFindings(scan.resolvedTargets, (target) => findingsByTarget.get(target.targetId)?.length ?? 0)) {
+        this.transaction(() => {
+          const part = this.recordScan({ ...scan, resolvedTargets: batch }, findingsByTarget);
+          for (const list of ['newOpen', 'stillOpen', 'closed'] as const) risks[list].push(...part.risks[list]);
+          events.push(...part.events);
+        });
+        await yieldToEventLoop();
+      }
+      const result = this.transaction(() => {
+        const done = finish(risks, events);
+        if (done !== false) this.pending.end(scan.id);
+        return done;
+      });
+      if (result === false) this.rollBack(scan.accountId, scan.id);
+      return result;
+    } catch (error) {
+      this.rollBack(scan.accountId, scan.id);
+      throw error;
+    }
+  }
+
+  /**
+   * Undoes what a recording wrote: the scan's coverage and detections go and
+   * the risks they touched are recomputed from what remains. No events: the
+   * recording's own were never written, so nothing announced is taken back.
+   */
+  rollBack(accountId: string, scanId: string): void {
+    this.transaction(() => {
+      const covered = this.risks.coveredBy(scanId);
+      this.risks.forgetCoverage(scanId);
+      this.forgetScan(accountId, covered);
+      this.pending.end(scanId);
+    });
+  }
+
+  /** Start-up: rolls back every recording a crash cut short and says which they were. */
+  rollBackInterrupted(): PendingRecording[] {
+    const interrupted = this.pending.list();
+    for (const recording of interrupted) this.rollBack(recording.accountId, recording.scanId);
+    return interrupted;
   }
 
   /**
@@ -144,6 +209,30 @@ export class RiskHistory {
   private event(type: 'risk.created' | 'risk.updated', risk: Risk, target: Target): OutboxEvent {
     return newEvent(risk.accountId, type, presentRisk({ ...risk, target: target.target, targetLabel: target.label, tags: target.tags }), this.clock.now());
   }
+}
+
+/** How many targets, and about how many findings, one transaction of a recording writes: each takes a few milliseconds. */
+const TARGETS_PER_TRANSACTION = 250;
+const FINDINGS_PER_TRANSACTION = 1000;
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Consecutive items up to TARGETS_PER_TRANSACTION of them, or until their findings reach FINDINGS_PER_TRANSACTION. */
+function* batchesByFindings<T>(items: readonly T[], findingsOf: (item: T) => number): Generator<T[]> {
+  let batch: T[] = [];
+  let findings = 0;
+  for (const item of items) {
+    batch.push(item);
+    findings += findingsOf(item);
+    if (batch.length >= TARGETS_PER_TRANSACTION || findings >= FINDINGS_PER_TRANSACTION) {
+      yield batch;
+      batch = [];
+      findings = 0;
+    }
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /** One finding per fingerprint on a target: the first, in the scanner's order. */

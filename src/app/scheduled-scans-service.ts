@@ -9,7 +9,7 @@ import type { Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import { InvalidRequestError, NotFoundError } from '../domain/errors.js';
 import type { CursorValue } from '../domain/lists/page-token.js';
-import { pageSizeFrom } from '../domain/lists/list-query.js';
+import { pageSizeFrom, parseFilters } from '../domain/lists/list-query.js';
 import { SCAN_TYPES, type ScanType } from '../domain/risks/finding.js';
 import { EMAIL_NOTIFICATIONS, SCHEDULED_SCAN_LIMITS, type EmailNotification } from '../domain/schedules/scheduled-scan-resource.js';
 import { SCHEDULE_KINDS, assertValidSchedule, nextRunOnSave, type ScheduleKind } from '../domain/schedules/schedule.js';
@@ -80,6 +80,8 @@ export class ScheduledScansService {
 
   list<R>(account: Account, params: ListParams, present: (scheduledScan: ScheduledScan) => R): ListResult<R> {
     const scope = `${account.id}:scheduled-scans`;
+    // No filter keys here, but a broken filters value is refused as on every other list.
+    parseFilters(params.filters, []);
     const page = this.scheduledScans.list(account.id, pageSizeFrom(params.page_size), this.paginator.cursorFrom(scope, ORDER, params.page_token));
     return this.paginator.resultOf(scope, ORDER, page, present);
   }

@@ -10,7 +10,7 @@ import addFormats from 'ajv-formats';
 import type { ErrorObject } from 'ajv';
 import { API_KEY_HEADER, type OpenApiDocument } from '../api/openapi.js';
 import type { AccountsService, Principal } from '../app/accounts-service.js';
-import { InvalidRequestError, NotFoundError, UnauthenticatedError } from '../domain/errors.js';
+import { InvalidRequestError, NotFoundError, RateLimitedError, UnauthenticatedError } from '../domain/errors.js';
 import { HttpError } from './errors.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { RequestContext } from './request-context.js';
@@ -40,6 +40,8 @@ export interface ApiRouterOptions {
   document: OpenApiDocument;
   accounts: AccountsService;
   rateLimiter: RateLimiter;
+  /** Failed authentications per client address; a valid key never takes from it. */
+  authFailureLimiter: RateLimiter;
   operations: Record<string, Operation>;
   /** Operations that need no API key (the OpenAPI document itself). */
   publicOperations: Record<string, (req: Request, res: Response) => void>;
@@ -62,7 +64,9 @@ export async function createApiRouter(options: ApiRouterOptions) {
     quick: true,
     validate: (c) => !streaming.has(c.operation?.operationId ?? ''),
     // No coerceTypes here: it would turn a JSON body's 42 into "42". openapi-backend coerces query and path parameters itself.
-    ajvOpts: { allErrors: false },
+    // unicode: false counts string lengths in UTF-16 code units, as zod and JavaScript do, so every length
+    // check agrees (README, Security and limits). Ajv calls the option deprecated but honours it; its notice is dropped.
+    ajvOpts: { allErrors: false, unicode: false, logger: { log: console.log, warn: warnUnlessUnicodeNotice, error: console.error } },
     customizeAjv: (ajv) => {
       addFormats.default(ajv);
       return ajv;
@@ -80,7 +84,7 @@ export async function createApiRouter(options: ApiRouterOptions) {
     },
     unauthorizedHandler: (c) => {
       const failure = (c.security as Record<string, { error?: unknown }> | undefined)?.ApiKeyAuth?.error;
-      throw failure instanceof UnauthenticatedError ? failure : new UnauthenticatedError();
+      throw failure instanceof UnauthenticatedError || failure instanceof RateLimitedError ? failure : new UnauthenticatedError();
     },
     postSecurityHandler: (c, _req: Request, res: Response) => {
       const principal = (c.security as Record<string, unknown> | undefined)?.ApiKeyAuth as Principal | undefined;
@@ -100,7 +104,7 @@ export async function createApiRouter(options: ApiRouterOptions) {
     handlers[operationId] = (_c, req: Request, res: Response) => handler(req, res);
   }
   api.register(handlers);
-  api.registerSecurityHandler('ApiKeyAuth', (c) => options.accounts.authenticate(headerValue(c.request.headers[API_KEY_HEADER.toLowerCase()])));
+  api.registerSecurityHandler('ApiKeyAuth', (c, req: Request) => authenticateThrottled(options, headerValue(c.request.headers[API_KEY_HEADER.toLowerCase()]), req));
   await api.init();
 
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
@@ -121,6 +125,29 @@ export async function createApiRouter(options: ApiRouterOptions) {
       next(error);
     }
   };
+}
+
+/**
+ * Wrong keys are throttled per client address (issue 16): past the limit an
+ * address gets 429 before its key is even looked at, so a weak
+ * VIGIL_BOOTSTRAP_API_KEY cannot be guessed at full speed. Only failures
+ * take from the bucket, and a missing key is not a guess, so clients with a
+ * valid key are never slowed by it unless they share an address with a guesser.
+ */
+function authenticateThrottled(options: ApiRouterOptions, key: string | undefined, req: Request): Principal {
+  if (key === undefined) return options.accounts.authenticate(key);
+  const client = `api-key:${req.socket.remoteAddress ?? 'unknown'}`;
+  options.authFailureLimiter.check(client);
+  try {
+    return options.accounts.authenticate(key);
+  } catch (error) {
+    if (error instanceof UnauthenticatedError) options.authFailureLimiter.takeQuietly(client);
+    throw error;
+  }
+}
+
+function warnUnlessUnicodeNotice(...args: unknown[]): void {
+  if (!String(args[0]).startsWith('DEPRECATED: option unicode')) console.warn(...args);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

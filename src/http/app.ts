@@ -27,6 +27,7 @@ import type { ScheduledScansService } from '../app/scheduled-scans-service.js';
 import { STREAMING_OPERATIONS, importOperations } from './handlers/imports.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { requestContext, type RequestContext } from './request-context.js';
+import { refuseLoneSurrogates, refuseMalformedRequests } from './request-guards.js';
 import { createDashboardRouter, type DashboardDeps } from './dashboard/router.js';
 
 export interface HttpAppDeps {
@@ -41,6 +42,8 @@ export interface HttpAppDeps {
   imports: ImportsService;
   uploads: UploadsService;
   rateLimiter: RateLimiter;
+  /** Failed API key checks per client address (README, Security). */
+  authFailureLimiter: RateLimiter;
   logger: Logger;
   metrics: Metrics;
   /** False while shutting down, so load balancers stop sending traffic. */
@@ -56,6 +59,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestContext(deps.logger, deps.metrics));
+  app.use(refuseMalformedRequests);
 
   app.get('/healthz', (_req, res) => {
     (res.locals as RequestContext).route = 'healthz';
@@ -72,6 +76,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
     document: deps.document,
     accounts: deps.accounts,
     rateLimiter: deps.rateLimiter,
+    authFailureLimiter: deps.authFailureLimiter,
     operations: {
       ...targetOperations(deps.targets),
       ...scanOperations(deps.scans),
@@ -91,6 +96,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
   });
   app.use(internalUploadsRouter(deps.uploads));
   app.use('/v1', express.json({ limit: JSON_BODY_LIMIT, strict: false }));
+  app.use('/v1', refuseLoneSurrogates);
   app.use('/v1', apiRouter);
   if (deps.dashboard !== undefined) app.use('/dashboard', createDashboardRouter(deps.dashboard));
 

@@ -29,6 +29,8 @@ export class HttpError extends Error {
 interface BodyParserError {
   type?: string;
   status?: number;
+  expose?: boolean;
+  message?: string;
 }
 
 function fromBodyParser(error: BodyParserError): HttpError | undefined {
@@ -41,6 +43,10 @@ function fromBodyParser(error: BodyParserError): HttpError | undefined {
     case 'charset.unsupported':
       return new HttpError(415, 'The request body must be UTF-8 encoded JSON.');
     default:
+      // Any other client error that express or body-parser raise (a URIError in a path parameter, a truncated body) is still the client's.
+      if (error.expose === true && typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
+        return new HttpError(error.status, `The request could not be read: ${String(error.message ?? 'malformed request').slice(0, 200)}`);
+      }
       return undefined;
   }
 }
@@ -53,7 +59,7 @@ export function errorMiddleware(error: unknown, req: Request, res: Response, _ne
     res.status(STATUS[error.kind]).json({ error: error.message, ref });
     return;
   }
-  const http = error instanceof HttpError ? error : fromBodyParser(error as BodyParserError);
+  const http = error instanceof HttpError ? error : fromBodyParser((error ?? {}) as BodyParserError);
   if (http !== undefined) {
     for (const [name, value] of Object.entries(http.headers)) res.setHeader(name, value);
     res.status(http.status).json({ error: http.message, ref });

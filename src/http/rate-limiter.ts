@@ -29,6 +29,12 @@ export class RateLimiter {
     this.available(key).tokens -= 1;
   }
 
+  /** Takes a token when one is left; at the limit it does nothing, since the next check() refuses anyway. */
+  takeQuietly(key: string): void {
+    const bucket = this.refilled(key, this.clock.now().getTime());
+    if (bucket.tokens >= 1) bucket.tokens -= 1;
+  }
+
   /** Throws as take() would, without taking a token: for limits that count only failures. */
   check(key: string): void {
     this.available(key);

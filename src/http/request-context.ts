@@ -1,5 +1,6 @@
 /**
- * Per-request context: a request id (also the `ref` of error bodies), a child
+ * Per-request context: a request id Vigil generates (also the `ref` of error
+ * bodies; a client's X-Request-Id is only logged beside it), a child
  * logger carrying it, and metrics for the request when it finishes.
  */
 import { randomUUID } from 'node:crypto';
@@ -20,11 +21,12 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 export function requestContext(logger: Logger, metrics: Metrics) {
   return (req: Request, res: Response, next: NextFunction): void => {
+    // Vigil's own id is the ref: a client could otherwise make two requests share one, or pick one that points at another's log lines.
+    const requestId = randomUUID();
     const incoming = req.get('x-request-id');
-    const requestId = incoming !== undefined && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const context = res.locals as RequestContext;
     context.requestId = requestId;
-    context.log = logger.child({ req_id: requestId });
+    context.log = logger.child(incoming !== undefined && SAFE_REQUEST_ID.test(incoming) ? { req_id: requestId, client_req_id: incoming } : { req_id: requestId });
     context.route = 'unmatched';
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();

@@ -21,6 +21,8 @@ import { openDatabase, serviceSecret, type Database } from '../store/database.js
 import { SqliteTargetRepository } from '../store/targets-repository.js';
 import { SqliteScanRepository } from '../store/scans-repository.js';
 import { FileSystemResultFiles } from '../store/result-files.js';
+import { SqlitePendingRecordings } from '../store/pending-recordings-repository.js';
+import { referencedResultFiles } from '../store/result-file-index.js';
 import { ScansService } from '../app/scans-service.js';
 import { UploadsService } from '../app/uploads-service.js';
 import { SqliteUploadTokenRepository } from '../store/upload-tokens-repository.js';
@@ -126,6 +128,10 @@ function embeddedRuntime(settings: Settings): WorkloadRuntime {
   return { runner, start: async () => undefined, stop: () => runner.stopAll() };
 }
 
+/** Wrong API keys per client address: 20 at once, then one a second (README, Security). */
+const AUTH_FAILURE_BURST = 20;
+const AUTH_FAILURES_PER_SECOND = 1;
+
 /** The dashboard's sessions on the store; failed sign-ins throttled per client address (10 at once, then one per 10 s). */
 function dashboardDeps(settings: Settings, core: Core, clock: Clock): DashboardDeps {
   return {
@@ -227,7 +233,8 @@ export function composeCore(
   const scanRepository = wrapScans(new SqliteScanRepository(db));
   const resultFiles = new FileSystemResultFiles(join(settings.dataDir, 'results'));
   const riskRepository = new SqliteRiskRepository(db);
-  const history = new RiskHistory(riskRepository, targetRepository, clock);
+  const pendingRecordings = new SqlitePendingRecordings(db);
+  const history = new RiskHistory(riskRepository, targetRepository, clock, pendingRecordings);
   const outbox = new NotifyingOutbox(new SqliteEventOutbox(db));
   const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles, history, outbox);
   const uploads = new UploadsService(
@@ -255,8 +262,29 @@ export function composeCore(
   const scheduledScanRepository = wrapScheduledScans(new SqliteScheduledScanRepository(db));
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
-  const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets);
+  const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings);
   return { db, accounts, accountRepository, targets, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, reports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
+}
+
+/**
+ * Start-up hygiene (issue 16): risk recordings a crash cut short are rolled
+ * back (an upload entirely; a scan Vigil ran then fails as WorkloadLost, or
+ * is collected again when its workload still has its output), and result
+ * files no row references, and temporary files, are removed.
+ */
+async function recoverFromCrash(settings: Settings, core: Core, logger: Logger): Promise<void> {
+  const interrupted = core.history.rollBackInterrupted();
+  await core.imports.discardInterrupted(interrupted);
+  const referenced = referencedResultFiles(core.db);
+  // Files scanner pods uploaded wait in uploads/ until their Scan is collected; a finished or deleted Scan's are stale.
+  const collecting = new Set(core.scanRepository.idsInStates(['QUEUED', 'RUNNING', 'STOPPING']));
+  const removed = [
+    ...(await core.resultFiles.sweep((scanId, fileName) => referenced.has(`${scanId}/${fileName}`))),
+    ...(await new FileSystemResultFiles(join(settings.dataDir, 'uploads')).sweep((scanId) => collecting.has(scanId))),
+  ];
+  if (interrupted.length > 0 || removed.length > 0) {
+    logger.warn({ rolled_back: interrupted, removed_files: removed.slice(0, 100), removed_count: removed.length }, 'removed what an interrupted run left behind');
+  }
 }
 
 /** The HTTP edge on the core's services: /v1, the dashboard, health and metrics (benchmarks build it the same way). */
@@ -273,6 +301,7 @@ export function composeHttpApp(settings: Settings, core: Core, clock: Clock, log
     imports: core.imports,
     uploads: core.uploads,
     rateLimiter: new RateLimiter(settings.rateLimit.perSecond, settings.rateLimit.burst, clock),
+    authFailureLimiter: new RateLimiter(AUTH_FAILURES_PER_SECOND, AUTH_FAILURE_BURST, clock),
     logger,
     metrics,
     isAccepting,
@@ -289,6 +318,8 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   let accepting = false;
 
   const listen = async (): Promise<Server> => {
+    // Before anything can write a file or an upload: what a crash left behind goes first.
+    await recoverFromCrash(settings, core, logger);
     const app = await composeHttpApp(settings, core, clock, logger, metrics, () => accepting);
     const bound = app.listen(settings.port, settings.host);
     await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FindingBudget } from './finding-bounds.js';
 import type { Finding, FindingLocation, ParseResult, ResultParser, ThreatLevel } from '../domain/risks/finding.js';
 import { JsonInput, type JsonInputOptions, type JsonRecord } from './json/json-input.js';
 import { checkShape } from './json/shape-check.js';
@@ -90,7 +91,7 @@ export function createNucleiParser(options: JsonInputOptions = {}): ResultParser
     end: (): ParseResult => {
       const findings: Finding[] = [];
       for (const record of input.records()) findings.push(...recordToFindings(record));
-      return { findings: mergeFindingsWithSameIdentity(findings, mergeMatches), hosts: [] };
+      return { findings: new FindingBudget().addAll(mergeFindingsWithSameIdentity(findings, mergeMatches)), hosts: [] };
     },
   };
 }

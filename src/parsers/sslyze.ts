@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FindingBudget } from './finding-bounds.js';
 import type { Finding, ParseResult, ResultParser, ThreatLevel, UnscannedHost } from '../domain/risks/finding.js';
 import { JsonInput, type JsonInputOptions } from './json/json-input.js';
 import { checkShape } from './json/shape-check.js';
@@ -309,7 +310,7 @@ export function createSslyzeParser(options: JsonInputOptions = {}): ResultParser
       const servers = report.server_scan_results.flatMap((entry, index) => readServer(entry, `server_scan_results[${index}]`));
       const findings = servers.flatMap((server) => findTlsIssues(server, context).map((issue) => issueToFinding(server, issue, context)));
       const unscanned = [...(report.invalid_server_strings ?? []).map(invalidServer), ...report.server_scan_results.flatMap(unreachableServer)];
-      return { findings: mergeFindingsWithSameIdentity(findings, keepMostSevere), hosts: [], unscanned };
+      return { findings: new FindingBudget().addAll(mergeFindingsWithSameIdentity(findings, keepMostSevere)), hosts: [], unscanned };
     },
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FindingBudget } from './finding-bounds.js';
 import type { Finding, ResultParser, ParseResult, ThreatLevel } from '../domain/risks/finding.js';
 import { JsonInput, type JsonInputOptions } from './json/json-input.js';
 import { checkShape } from './json/shape-check.js';
@@ -85,7 +86,7 @@ export function createZapParser(scanType: ZapScanType, options: JsonInputOptions
         expected: "an object with a 'site' array",
       });
       const findings = report.site.flatMap((site) => (site.alerts ?? []).map((alert) => alertToFinding(scanType, site, alert)));
-      return { findings: mergeFindingsWithSameIdentity(findings, mergeAlertFindings), hosts: [] };
+      return { findings: new FindingBudget().addAll(mergeFindingsWithSameIdentity(findings, mergeAlertFindings)), hosts: [] };
     },
   };
 }

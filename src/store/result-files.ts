@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ResultFileStore } from '../app/ports.js';
@@ -21,7 +21,7 @@ export class FileSystemResultFiles implements ResultFileStore {
   async save(scanId: string, fileName: string, content: Uint8Array): Promise<{ size: number; sha256: string }> {
     const path = this.pathOf(scanId, fileName);
     await mkdir(join(this.root, basename(scanId)), { recursive: true });
-    const temporary = `${path}.partial`;
+    const temporary = `${path}${PARTIAL}`;
     const handle = await open(temporary, 'w');
     try {
       await handle.writeFile(content);
@@ -48,5 +48,34 @@ export class FileSystemResultFiles implements ResultFileStore {
 
   async removeScan(scanId: string): Promise<void> {
     await rm(join(this.root, basename(scanId)), { recursive: true, force: true });
+  }
+
+  /**
+   * Start-up: removes what a crash left behind, files `keep` refuses
+   * (written, but the step recording them never committed) and temporary
+   * files. Without `keep` only temporary files go. Returns the removed
+   * paths, "<scan id>/<file name>".
+   */
+  async sweep(keep: (scanId: string, fileName: string) => boolean = () => true): Promise<string[]> {
+    const removed: string[] = [];
+    for (const scanDir of await listDir(this.root)) {
+      const files = await listDir(join(this.root, scanDir));
+      const gone = files.filter((file) => file.endsWith(PARTIAL) || !keep(scanDir, file));
+      for (const file of gone) await rm(join(this.root, scanDir, file), { recursive: true, force: true });
+      if (files.length > 0 && gone.length === files.length) await rm(join(this.root, scanDir), { recursive: true, force: true });
+      removed.push(...gone.map((file) => `${scanDir}/${file}`));
+    }
+    return removed;
+  }
+}
+
+const PARTIAL = '.partial';
+
+async function listDir(path: string): Promise<string[]> {
+  try {
+    return await readdir(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    throw error;
   }
 }

@@ -106,6 +106,8 @@ export class SqliteRiskRepository implements RiskRepository {
           LEFT JOIN risks r ON r.id = d.risk_id AND r.target_id = c.target_id AND r.scan_type = c.scan_type
         WHERE c.target_id = ? AND c.scan_type = ? ORDER BY c.covered_at, c.scan_id`),
       coveredBy: db.prepare('SELECT target_id, scan_type FROM scan_coverage WHERE scan_id = ?'),
+      forgetDetections: db.prepare('DELETE FROM detections WHERE scan_id = ?'),
+      forgetCoverage: db.prepare('DELETE FROM scan_coverage WHERE scan_id = ?'),
       view: db.prepare(`${VIEW} WHERE r.account_id = ? AND r.id = ?`),
       openCounts: db.prepare(`SELECT threat_level, COUNT(*) AS n FROM risks WHERE target_id = ? AND status = 'OPEN' AND is_accepted = 0 GROUP BY threat_level`),
     };
@@ -154,6 +156,11 @@ export class SqliteRiskRepository implements RiskRepository {
     return (this.statements.coveredBy.all(scanId) as Array<{ target_id: string; scan_type: ScanType }>).map((row) => ({ targetId: row.target_id, scanType: row.scan_type }));
   }
 
+  forgetCoverage(scanId: string): void {
+    this.statements.forgetDetections.run(scanId);
+    this.statements.forgetCoverage.run(scanId);
+  }
+
   findView(accountId: string, id: string): RiskView | undefined {
     const row = this.statements.view.get(accountId, id) as RiskViewRow | undefined;
     return row && toView(row);
@@ -181,7 +188,7 @@ export class SqliteRiskRepository implements RiskRepository {
     const rows = this.db.prepare(`${VIEW} WHERE ${where.join(' AND ')} ORDER BY r.seq DESC LIMIT ?`).all(...params, query.pageSize + 1) as RiskViewRow[];
     const more = rows.length > query.pageSize;
     const page = more ? rows.slice(0, query.pageSize) : rows;
-    return { items: page.map(toView), nextCursor: more ? [page.at(-1)!.seq] : undefined };
+    return { items: page.map(toView), nextCursor: more ? [page.at(-1)!.seq] : undefined, cursorAt: (index) => [page[index]!.seq] };
   }
 
   openCounts(targetId: string): OpenRiskCounts {

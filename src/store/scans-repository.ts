@@ -179,7 +179,7 @@ export class SqliteScanRepository implements ScanRepository {
   list(accountId: string, query: ScanListQuery): Page<Scan> {
     const { filters } = query;
     const page = newestFirstPage<ScanRow>(this.db, 'scans', accountId, [['state', filters.state], ['type', filters.type], ['scheduled_by', filters.scheduled_by]], query.pageSize, query.after);
-    return { items: page.rows.map((row) => this.hydrate(row)!), nextCursor: page.nextCursor };
+    return { items: page.rows.map((row) => this.hydrate(row)!), nextCursor: page.nextCursor, cursorAt: (index) => [page.rows[index]!.seq] };
   }
 
   idsInStates(states: readonly ScanState[], limit = -1): string[] {

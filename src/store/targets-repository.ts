@@ -242,6 +242,8 @@ export class SqliteTargetRepository implements TargetRepository {
     return {
       items: pageRows.map(toListRow),
       nextCursor: more && last ? (last.slice(LIST_COLUMNS.length) as CursorValue[]) : undefined,
+      // Targets can carry up to 1 MiB of scanner settings each: their pages have a byte budget too.
+      cursorAt: (index) => pageRows[index]!.slice(LIST_COLUMNS.length) as CursorValue[],
     };
   }
 }

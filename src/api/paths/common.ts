@@ -20,6 +20,7 @@ export const STANDARD_ERRORS: RouteConfig['responses'] = {
 export const BODY_ERRORS: RouteConfig['responses'] = {
   ...STANDARD_ERRORS,
   413: errorResponse('The request body is larger than 1 MiB.'),
+  415: errorResponse('The request body has a Content-Encoding (compressed bodies are not accepted), or is not UTF-8 JSON.'),
 };
 
 export function json<T extends z.ZodType>(schema: T, description: string) {

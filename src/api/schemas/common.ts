@@ -35,7 +35,7 @@ export const ListQuery = z.object({
     .coerce.number()
     .int()
     .optional()
-    .meta({ description: 'Results per page, 1 to 499. The default, and the largest page, is 500; a value outside 1..499 gives the default.' }),
+    .meta({ description: 'Results per page, 1 to 499, written as an integer (anything else, such as Infinity, 1e3 or an empty value, gives 400). The default, and the largest page, is 500; an integer outside 1..499 gives the default. A page of targets, risks or scans also ends early at about 4 MiB of JSON, with a next_page_token.' }),
   filters: z
     .string()
     .optional()

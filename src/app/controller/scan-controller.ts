@@ -174,7 +174,7 @@ export class ScanController {
   private async complete(scan: Scan, status: WorkloadStatus, now: string): Promise<void> {
     let collected: CollectedFindings;
     try {
-      collected = collectFindings(scan, status.outputs ?? []);
+      collected = await collectFindings(scan, status.outputs ?? []);
     } catch (error) {
       if (!(error instanceof MalformedResultError)) throw error;
       this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', condition('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`, now));
@@ -185,36 +185,31 @@ export class ScanController {
       const { size, sha256 } = await this.options.resultFiles.save(scan.id, output.file, output.content);
       files.push({ id: randomUUID(), scanId: scan.id, accountId: scan.accountId, fileName: output.file, contentType: output.contentType, size, sha256, createdAt: now });
     }
-    this.recordCompletion(withUnscannedSkipped(scan, collected.skipped), files, collected.byTarget, now, status.detail);
+    await this.recordCompletion(withUnscannedSkipped(scan, collected.skipped), files, collected.byTarget, now, status.detail);
     await this.options.runner.release(scan.id);
   }
 
   /**
-   * One transaction: the risk history, the Scan's final state with its risk
-   * lists and result files, and every event. If the Scan was stopped
-   * meanwhile, all of it is rolled back and the stop wins.
+   * The risk history a few targets per transaction (so a large result never
+   * holds up other requests), then in one last transaction the Scan's final
+   * state with its risk lists and result files and every event. If the Scan
+   * was stopped meanwhile, all of it is rolled back and the stop wins.
    */
-  private recordCompletion(scan: Scan, files: StoredResultFile[], findings: Map<string, Finding[]>, now: string, detail: string | undefined): void {
-    const history = this.options.history;
-    try {
-      history.transaction(() => {
-        const { risks, events } = history.recordScan(scan, findings);
-        const done: Scan = {
-          ...scan,
-          state: 'SUCCEEDED',
-          progress: 100,
-          finishedAt: now,
-          risks,
-          results: files.map((file) => ({ resultId: file.id, contentType: file.contentType })),
-          conditions: mergeCondition(scan.conditions, condition('Succeeded', 'ScannerFinished', finishedMessage(detail), now)),
-        };
-        const scanEvent = newEvent(scan.accountId, 'scan.updated', presentScan(done), this.options.clock.now());
-        if (!this.options.scans.saveWithResults(done, files, [scanEvent, ...events], 'RUNNING')) throw new StateChanged();
-      });
-    } catch (error) {
-      if (!(error instanceof StateChanged)) throw error;
-      this.queue.add(scan.id);
-    }
+  private async recordCompletion(scan: Scan, files: StoredResultFile[], findings: Map<string, Finding[]>, now: string, detail: string | undefined): Promise<void> {
+    const saved = await this.options.history.recordScanInChunks(scan, 'SCAN', findings, (risks, events) => {
+      const done: Scan = {
+        ...scan,
+        state: 'SUCCEEDED',
+        progress: 100,
+        finishedAt: now,
+        risks,
+        results: files.map((file) => ({ resultId: file.id, contentType: file.contentType })),
+        conditions: mergeCondition(scan.conditions, condition('Succeeded', 'ScannerFinished', finishedMessage(detail), now)),
+      };
+      const scanEvent = newEvent(scan.accountId, 'scan.updated', presentScan(done), this.options.clock.now());
+      return this.options.scans.saveWithResults(done, files, [scanEvent, ...events], 'RUNNING');
+    });
+    if (saved === false) this.queue.add(scan.id);
   }
 
   private async finishStopping(scan: Scan): Promise<ReconcileResult> {
@@ -250,7 +245,6 @@ export class ScanController {
 }
 
 /** Rolls a completion back when the Scan left RUNNING while it was being recorded. */
-class StateChanged extends Error {}
 
 function condition(type: string, reason: string, message: string, at: string): Condition {
   return { type, status: 'True', reason, message, lastTransitionTime: at };

@@ -11,6 +11,11 @@ export function pageSizeFrom(raw: number | undefined): number {
   return raw !== undefined && Number.isInteger(raw) && raw >= 1 && raw <= 499 ? raw : MAX_PAGE_SIZE;
 }
 
+/** False for text with a lone UTF-16 surrogate, which has no UTF-8 form and would be stored mangled (issue 16). */
+export function isWellFormedText(text: string): boolean {
+  return !/\p{Surrogate}/u.test(text);
+}
+
 export type Filters<K extends string> = Partial<Record<K, string[]>>;
 
 /** Parses the URL-decoded `filters` JSON object; each key must be allowed and each value an array of strings. */
@@ -36,6 +41,7 @@ export function filtersFrom<K extends string>(parsed: unknown, allowed: readonly
   }
   const filters: Filters<K> = {};
   for (const [key, value] of Object.entries(parsed)) {
+    if (allowed.length === 0) throw new InvalidRequestError('this list takes no filters; leave filters out or send {}');
     if (!(allowed as readonly string[]).includes(key)) {
       throw new InvalidRequestError(`${name} key '${key}' is not supported here; allowed keys: ${allowed.join(', ')}`);
     }
@@ -43,6 +49,7 @@ export function filtersFrom<K extends string>(parsed: unknown, allowed: readonly
       throw new InvalidRequestError(`${name}.${key} must be an array of strings`);
     }
     if (value.length > 100) throw new InvalidRequestError(`${name}.${key} may hold at most 100 values`);
+    if (!value.every(isWellFormedText)) throw new InvalidRequestError(`${name}.${key} holds a lone UTF-16 surrogate; send valid Unicode text`);
     // An empty array asks for nothing in particular: it does not filter.
     if (value.length > 0) filters[key as K] = value as string[];
   }

@@ -46,6 +46,17 @@ export const SCHEDULE_LIMITS = { maxCustomDates: 100, quarterlyDates: 4 } as con
 export const START_TIME_GRACE_MS = 5 * 60 * 1000;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** start_time and schedule_dates fall in these years: outside them no schedule means anything, and far dates cost the run arithmetic. */
+export const SCHEDULE_YEARS = { first: 2000, last: 2199 } as const;
+
+/** Date.UTC without its quirk of reading years 0 to 99 as 1900 to 1999. */
+function utc(year: number, monthIndex: number, day: number, hour = 0, minute = 0, second = 0, millisecond = 0): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, monthIndex, day);
+  date.setUTCHours(hour, minute, second, millisecond);
+  return date.getTime();
+}
 const DateTime = z.iso.datetime({ offset: true });
 
 // ---------------------------------------------------------------------------
@@ -63,7 +74,9 @@ export function isValidTimeZone(zone: string): boolean {
 }
 
 function isDateTime(value: unknown): value is string {
-  return typeof value === 'string' && DateTime.safeParse(value).success && !Number.isNaN(Date.parse(value));
+  if (typeof value !== 'string' || !DateTime.safeParse(value).success || Number.isNaN(Date.parse(value))) return false;
+  const year = new Date(value).getUTCFullYear();
+  return year >= SCHEDULE_YEARS.first && year <= SCHEDULE_YEARS.last;
 }
 
 /** Throws InvalidRequestError naming what to change; returns nothing when the schedule is usable. */
@@ -72,7 +85,7 @@ export function assertValidSchedule(spec: ScheduleSpec): void {
     throw new InvalidRequestError(`schedule must be one of ${SCHEDULE_KINDS.join(', ')}.`);
   }
   if (!isDateTime(spec.startTime)) {
-    throw new InvalidRequestError('start_time must be an ISO 8601 date-time with a time zone offset, such as 2026-01-31T09:00:00Z.');
+    throw new InvalidRequestError(`start_time must be an ISO 8601 date-time with a time zone offset in the years ${SCHEDULE_YEARS.first} to ${SCHEDULE_YEARS.last}, such as 2026-01-31T09:00:00Z.`);
   }
   if (spec.timeZone !== undefined && !isValidTimeZone(spec.timeZone)) {
     throw new InvalidRequestError(`time_zone '${spec.timeZone}' is not a valid IANA time zone; use a name such as Europe/Berlin or UTC.`);
@@ -110,7 +123,7 @@ export function calendarQuarterOf(dateTime: string, zone = 'UTC'): number {
 function assertDateTimes(dates: string[]): void {
   const invalid = dates.find((date) => !isDateTime(date));
   if (invalid !== undefined) {
-    throw new InvalidRequestError(`schedule_dates item '${String(invalid)}' is not an ISO 8601 date-time with a time zone offset, such as 2026-03-31T09:00:00Z.`);
+    throw new InvalidRequestError(`schedule_dates item '${String(invalid)}' is not an ISO 8601 date-time with a time zone offset in the years ${SCHEDULE_YEARS.first} to ${SCHEDULE_YEARS.last}, such as 2026-03-31T09:00:00Z.`);
   }
 }
 
@@ -236,20 +249,20 @@ function civilDate(utcMidnight: number): CivilDate {
 }
 
 function addDays(date: CivilDate, days: number): CivilDate {
-  return civilDate(Date.UTC(date.year, date.month - 1, date.day + days));
+  return civilDate(utc(date.year, date.month - 1, date.day + days));
 }
 
 function daysBetween(from: CivilDate, to: CivilDate): number {
-  return Math.round((Date.UTC(to.year, to.month - 1, to.day) - Date.UTC(from.year, from.month - 1, from.day)) / DAY_MS);
+  return Math.round((utc(to.year, to.month - 1, to.day) - utc(from.year, from.month - 1, from.day)) / DAY_MS);
 }
 
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return new Date(utc(year, month, 0)).getUTCDate();
 }
 
 /** `months` after `date`'s month, on `day` or the month's last day when it is shorter. */
 function addMonthsClamped(date: CivilDate, months: number, day: number): CivilDate {
-  const first = civilDate(Date.UTC(date.year, date.month - 1 + months, 1));
+  const first = civilDate(utc(date.year, date.month - 1 + months, 1));
   return { ...first, day: Math.min(day, daysInMonth(first.year, first.month)) };
 }
 
@@ -288,7 +301,7 @@ function wallTimeAt(zone: string, instant: number): WallTime {
 }
 
 function wallAsUtc(wall: WallTime): number {
-  return Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second, wall.millisecond);
+  return utc(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second, wall.millisecond);
 }
 
 function offsetAt(zone: string, instant: number): number {

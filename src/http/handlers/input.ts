@@ -15,7 +15,13 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infe
   throw new InvalidRequestError(field === '' ? issue.message : `${field} ${issue.message}`);
 }
 
+/** page_size must be written as an integer (README, Lists): not empty, not Infinity, not 1e3. */
+const INTEGER = /^[+-]?\d{1,15}$/;
+
 export function listQuery(query: Record<string, string | undefined>): ListParams {
-  const size = query.page_size === undefined ? undefined : Number(query.page_size);
-  return { page_token: query.page_token, page_size: size, filters: query.filters };
+  const raw = query.page_size;
+  if (raw !== undefined && !INTEGER.test(String(raw).trim())) {
+    throw new InvalidRequestError(`page_size must be an integer (1 to 499); '${String(raw).slice(0, 20)}' is not`);
+  }
+  return { page_token: query.page_token, page_size: raw === undefined ? undefined : Number(raw), filters: query.filters };
 }

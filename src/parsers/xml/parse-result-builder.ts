@@ -1,4 +1,5 @@
 import type { Finding, HostFacts, ParseResult } from '../../domain/risks/finding.js';
+import { FindingBudget } from '../finding-bounds.js';
 
 /**
  * Collects a file's findings and host facts. A Risk is one finding per target
@@ -10,12 +11,13 @@ export class ParseResultBuilder {
   private readonly findings: Finding[] = [];
   private readonly seenFindings = new Set<string>();
   private readonly hosts = new Map<string, HostFacts>();
+  private readonly budget = new FindingBudget();
 
   addFinding(finding: Finding): void {
     const key = `${finding.location.host}\u0000${finding.location.hostname ?? ''}\u0000${finding.fingerprint}`;
     if (this.seenFindings.has(key)) return;
     this.seenFindings.add(key);
-    this.findings.push(finding);
+    this.findings.push(this.budget.add(finding));
   }
 
   /** A host seen twice keeps its first facts and gains the ones it lacked. */

@@ -50,17 +50,9 @@ function attempt(req: Request, res: Response, deps: SignInDeps): void {
       return renderForm(res, deps, 429, { error: `Too many failed sign-ins from your address. Wait ${error.retryAfterSeconds} seconds and try again.` });
     }
     if (!(error instanceof UnauthenticatedError)) throw error;
-    takeQuietly(deps.signInLimiter, client);
+    deps.signInLimiter.takeQuietly(client);
     localsOf(res).log.warn({ client: req.socket.remoteAddress }, 'dashboard sign-in refused');
     renderForm(res, deps, 401, { error: 'That API key is not valid, or it has been revoked.' });
-  }
-}
-
-function takeQuietly(limiter: RateLimiter, key: string): void {
-  try {
-    limiter.take(key);
-  } catch {
-    // Already at the limit: the next attempt is refused by check().
   }
 }
 

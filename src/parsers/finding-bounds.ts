@@ -1,0 +1,119 @@
+/**
+ * Bounds on what one scanner file may put into the store (issue 16, DESIGN.md
+ * "bounded everything from outside"). Every parser passes its findings
+ * through one FindingBudget: each text field is cut to its cap with a marker
+ * saying so, and a file with more findings, or more finding text, than one
+ * Scan may record is refused as it is read, so memory stays bounded whatever
+ * the file claims. Lengths are UTF-16 code units, as JavaScript and the API's
+ * maxLength count them; a cut never splits a surrogate pair.
+ */
+import { createHash } from 'node:crypto';
+import { MalformedResultError } from '../domain/errors.js';
+import type { Finding, FindingLocation, RiskDefinition } from '../domain/risks/finding.js';
+
+/** The most findings one result file (and so one Scan or upload) may hold. */
+export const MAX_FINDINGS_PER_SCAN = 50_000;
+/** The most finding text (definitions as JSON) one result file may add, stored once in its risks and once in their events. */
+export const MAX_FINDING_BYTES_PER_SCAN = 64 * 1024 * 1024;
+
+export const FIELD_CAPS = {
+  title: 512,
+  description: 16 * 1024,
+  solution: 16 * 1024,
+  cvss: 256,
+  /** additional_info as a whole, serialised as JSON. */
+  additionalInfo: 32 * 1024,
+  /** One string inside additional_info (evidence, script output) when the whole is over its cap. */
+  infoString: 2 * 1024,
+  /** Items kept of one list inside additional_info when the whole is over its cap. */
+  infoListItems: 50,
+  /** Fingerprints longer than this are replaced by their hash: they only need to be stable. */
+  fingerprint: 512,
+  location: 2048,
+} as const;
+
+const TRUNCATION_MARK = '… [truncated]';
+
+/** Cuts `text` to at most `max` code units, marker included, without splitting a surrogate pair. */
+export function capField(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max - TRUNCATION_MARK.length);
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}${TRUNCATION_MARK}`;
+}
+
+/** Counts findings and their size against the per-scan caps; hands back each finding bounded. */
+export class FindingBudget {
+  private count = 0;
+  private bytes = 0;
+
+  add(finding: Finding): Finding {
+    this.count += 1;
+    if (this.count > MAX_FINDINGS_PER_SCAN) {
+      throw new MalformedResultError(`the file holds more than ${MAX_FINDINGS_PER_SCAN.toLocaleString('en')} findings, the most one scan or upload may record; split the scan`);
+    }
+    const bounded = boundFinding(finding);
+    this.bytes += JSON.stringify(bounded.definition).length;
+    if (this.bytes > MAX_FINDING_BYTES_PER_SCAN) {
+      throw new MalformedResultError(`the file's findings hold more than ${MAX_FINDING_BYTES_PER_SCAN / 1024 / 1024} MiB of text, the most one scan or upload may record; split the scan`);
+    }
+    return bounded;
+  }
+
+  addAll(findings: readonly Finding[]): Finding[] {
+    return findings.map((finding) => this.add(finding));
+  }
+}
+
+export function boundFinding(finding: Finding): Finding {
+  return {
+    fingerprint: boundFingerprint(finding.fingerprint),
+    location: boundLocation(finding.location),
+    definition: boundDefinition(finding.definition),
+  };
+}
+
+function boundFingerprint(fingerprint: string): string {
+  if (fingerprint.length <= FIELD_CAPS.fingerprint) return fingerprint;
+  return `sha256:${createHash('sha256').update(fingerprint).digest('hex')}`;
+}
+
+function boundLocation(location: FindingLocation): FindingLocation {
+  const bounded: FindingLocation = { ...location, host: capField(location.host, FIELD_CAPS.location) };
+  if (location.hostname !== undefined) bounded.hostname = capField(location.hostname, FIELD_CAPS.location);
+  if (location.url !== undefined) bounded.url = capField(location.url, FIELD_CAPS.location);
+  return bounded;
+}
+
+function boundDefinition(definition: RiskDefinition): RiskDefinition {
+  return {
+    ...definition,
+    title: capField(definition.title, FIELD_CAPS.title),
+    description: capField(definition.description, FIELD_CAPS.description),
+    solution: capField(definition.solution, FIELD_CAPS.solution),
+    cvss: capField(definition.cvss, FIELD_CAPS.cvss),
+    additional_info: boundAdditionalInfo(definition.additional_info),
+  };
+}
+
+/**
+ * additional_info within its cap: first every long string and list inside it
+ * is cut; when that is still too much, only an excerpt of its JSON is kept.
+ * Either way `truncated: true` says that something was left out.
+ */
+export function boundAdditionalInfo(info: Record<string, unknown>): Record<string, unknown> {
+  if (JSON.stringify(info).length <= FIELD_CAPS.additionalInfo) return info;
+  const trimmed = { ...(trimValue(info) as Record<string, unknown>), truncated: true };
+  if (JSON.stringify(trimmed).length <= FIELD_CAPS.additionalInfo) return trimmed;
+  return { truncated: true, excerpt: capField(JSON.stringify(info).slice(0, FIELD_CAPS.additionalInfo), FIELD_CAPS.additionalInfo / 2) };
+}
+
+function trimValue(value: unknown): unknown {
+  if (typeof value === 'string') return capField(value, FIELD_CAPS.infoString);
+  if (Array.isArray(value)) return value.slice(0, FIELD_CAPS.infoListItems).map(trimValue);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).slice(0, FIELD_CAPS.infoListItems).map(([key, item]) => [capField(key, 256), trimValue(item)]));
+  }
+  return value;
+}

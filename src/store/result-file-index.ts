@@ -1,0 +1,7 @@
+/** Which result files rows reference, as "<scan id>/<file name>" keys, for the start-up sweep of the data directory. */
+import type { Database } from './database.js';
+
+export function referencedResultFiles(db: Database): Set<string> {
+  const rows = db.prepare('SELECT scan_id AS scanId, file_name AS fileName FROM scan_results').all() as Array<{ scanId: string; fileName: string }>;
+  return new Set(rows.map((row) => `${row.scanId}/${row.fileName}`));
+}

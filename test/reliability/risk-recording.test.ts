@@ -1,0 +1,106 @@
+/**
+ * Issue 16, item 1: risks are recorded a few targets per transaction; a
+ * recording that is refused at its end (a stop won), throws, or is cut short
+ * by a crash is rolled back whole, so the risk history is as it was.
+ */
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { loadSettings } from '../../src/config/settings.js';
+import type { Account } from '../../src/domain/accounts/account.js';
+import { newImportScan } from '../../src/domain/imports/import-scan.js';
+import type { Finding } from '../../src/domain/risks/finding.js';
+import type { Scan } from '../../src/domain/scans/scan.js';
+import type { Target } from '../../src/domain/targets/target.js';
+import { composeCore } from '../../src/main/composition-root.js';
+import { tempDir } from '../support/temp-dir.js';
+
+/** More than one transaction's worth (250 targets). */
+const TARGETS = 300;
+
+function openPort(target: Target, port: number): Finding {
+  return {
+    fingerprint: `nmap:tcp/${port}`,
+    location: { host: target.target, port, protocol: 'tcp' },
+    definition: { scan_type: 'NMAP', title: `Open port ${port}/tcp`, threat_level: 'INFO', description: '', solution: '', cvss: '', additional_info: {} },
+  };
+}
+
+describe('reliability: risks recorded in chunks are rolled back whole', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let core: ReturnType<typeof composeCore>;
+  let account: Account;
+  let targets: Target[];
+
+  function insertScan(): Scan {
+    const source = { id: randomUUID(), accountId: account.id, sourceType: 'IMPORTED' as const, name: 'chunks', createdAt: new Date().toISOString() };
+    const scan = newImportScan({ id: randomUUID(), accountId: account.id, type: 'NMAP', targets, source, skippedHosts: 0, resultId: randomUUID(), contentType: 'application/xml', at: new Date().toISOString() });
+    core.scanRepository.insertImported(scan, []);
+    return scan;
+  }
+
+  function findings(ports: number[]): Map<string, Finding[]> {
+    return new Map(targets.map((target) => [target.id, ports.map((port) => openPort(target, port))]));
+  }
+
+  function snapshot() {
+    return core.db.prepare('SELECT fingerprint, status, first_detected_at, last_detected_at FROM risks ORDER BY seq').all();
+  }
+
+  beforeEach(async () => {
+    dir = tempDir();
+    core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path }));
+    account = core.accounts.createAccount({ name: 'chunks' }).account;
+    targets = Array.from({ length: TARGETS }, (_, index) => core.targets.recordUploaded(account, `45.9.${index >> 8}.${index & 255}`, {}));
+    const first = insertScan();
+    const recorded = await core.history.recordScanInChunks(first, 'SCAN', findings([22, 80]), (risks) => risks);
+    expect(recorded && recorded.newOpen).to.have.length(2 * TARGETS);
+  });
+  afterEach(() => {
+    core.db.close();
+    dir.remove();
+  });
+
+  it('rolls back every chunk when the last step refuses (a stop won): risks, coverage and markers as before', async () => {
+    const before = snapshot();
+    const second = insertScan();
+    const result = await core.history.recordScanInChunks(second, 'SCAN', findings([80, 443]), () => false);
+    expect(result).to.equal(false);
+    expect(snapshot()).to.deep.equal(before);
+    expect(core.history.coveredBy(second.id)).to.deep.equal([]);
+    expect(core.db.prepare('SELECT COUNT(*) AS n FROM pending_recordings').get()).to.deep.equal({ n: 0 });
+  });
+
+  it('rolls back every chunk when the last step throws, and passes the error on', async () => {
+    const before = snapshot();
+    const second = insertScan();
+    let failure: unknown;
+    await core.history.recordScanInChunks(second, 'SCAN', findings([443]), () => {
+      throw new Error('disk full');
+    }).catch((error: unknown) => (failure = error));
+    expect((failure as Error).message).to.equal('disk full');
+    expect(snapshot()).to.deep.equal(before);
+    expect(core.history.coveredBy(second.id)).to.deep.equal([]);
+  });
+
+  it('rolls back at start-up a recording a crash cut short after some of its chunks', () => {
+    const before = snapshot();
+    const second = insertScan();
+    // As a crash leaves it: the marker and the first chunk, never the last.
+    core.db.prepare("INSERT INTO pending_recordings (scan_id, account_id, kind, started_at) VALUES (?, ?, 'SCAN', ?)").run(second.id, account.id, new Date().toISOString());
+    core.history.transaction(() => core.history.recordScan({ ...second, resolvedTargets: second.resolvedTargets.slice(0, 100) }, findings([443])));
+    expect(snapshot()).to.not.deep.equal(before);
+    expect(core.history.rollBackInterrupted()).to.deep.equal([{ scanId: second.id, accountId: account.id, kind: 'SCAN' }]);
+    expect(snapshot()).to.deep.equal(before);
+    expect(core.history.coveredBy(second.id)).to.deep.equal([]);
+  });
+
+  it('records a completed recording with every chunk: each risk once, closed and still open as one transaction would', async () => {
+    const second = insertScan();
+    const result = await core.history.recordScanInChunks(second, 'SCAN', findings([80, 443]), (risks) => risks);
+    expect(result).to.not.equal(false);
+    const lists = result as Exclude<typeof result, false>;
+    expect([lists.newOpen.length, lists.stillOpen.length, lists.closed.length]).to.deep.equal([TARGETS, TARGETS, TARGETS]);
+    expect(core.db.prepare('SELECT COUNT(*) AS n FROM risks').get()).to.deep.equal({ n: 3 * TARGETS });
+    expect(core.db.prepare('SELECT COUNT(*) AS n FROM pending_recordings').get()).to.deep.equal({ n: 0 });
+  });
+});
