@@ -52,12 +52,13 @@ export class SqliteDashboardReadRepository implements DashboardReadRepository {
     return counts;
   }
 
+  /** The unary + keeps the planner on risks_by_target: risks_open_by_level also matches and would walk the whole account. */
   openRisksOfTargets(accountId: string, targetIds: readonly string[], minOpenvasQod: number): Map<string, OpenRiskCounts> {
     const counts = new Map<string, OpenRiskCounts>();
     if (targetIds.length === 0) return counts;
     const rows = this.db
       .prepare(`SELECT target_id, threat_level, COUNT(*) AS n FROM risks
-        WHERE target_id IN (${targetIds.map(() => '?').join(', ')}) AND account_id = ? AND ${OPEN_RISK} GROUP BY target_id, threat_level`)
+        WHERE target_id IN (${targetIds.map(() => '?').join(', ')}) AND +account_id = ? AND ${OPEN_RISK} GROUP BY target_id, threat_level`)
       .all(...targetIds, accountId, minOpenvasQod) as Array<{ target_id: string; threat_level: ThreatLevel; n: number }>;
     for (const row of rows) counts.set(row.target_id, { ...counts.get(row.target_id), [row.threat_level]: row.n });
     return counts;

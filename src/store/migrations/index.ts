@@ -13,6 +13,7 @@ import { m0008ScheduledScans } from './0008-scheduled-scans.js';
 import { m0009DashboardSessions } from './0009-dashboard-sessions.js';
 import { m0010ScheduledRuns } from './0010-scheduled-runs.js';
 import { m0011WebhookDueByEndpoint } from './0011-webhook-due-by-endpoint.js';
+import { m0016DashboardRiskIndexes } from './0016-dashboard-risk-indexes.js';
 
 export interface Migration {
   version: number;
@@ -20,4 +21,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens, m0004Risks, m0005Sources, m0006Webhooks, m0007WebhookCursor, m0008ScheduledScans, m0009DashboardSessions, m0010ScheduledRuns, m0011WebhookDueByEndpoint];
+export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens, m0004Risks, m0005Sources, m0006Webhooks, m0007WebhookCursor, m0008ScheduledScans, m0009DashboardSessions, m0010ScheduledRuns, m0011WebhookDueByEndpoint, m0016DashboardRiskIndexes];

@@ -20,6 +20,7 @@ function filterForm(req: Request): RiskFilterForm {
     status: oneOf('status', ['OPEN', 'CLOSED']),
     accepted: oneOf('accepted', ['yes', 'no']),
     target: queryText(req, 'target').trim().slice(0, 2048),
+    target_id: queryText(req, 'target_id').trim().slice(0, 64),
   };
 }
 
@@ -28,6 +29,7 @@ function searchOf(form: RiskFilterForm, pageToken: string): RiskSearch {
     filters: {
       ...(form.threat_level === '' ? {} : { 'risk_definition.threat_level': [form.threat_level] }),
       ...(form.status === '' ? {} : { status: [form.status] }),
+      ...(form.target_id === '' ? {} : { target_id: [form.target_id] }),
     },
     accepted: form.accepted === '' ? undefined : form.accepted === 'yes',
     targetContains: form.target === '' ? undefined : form.target,

@@ -14,6 +14,8 @@ export interface RiskFilterForm {
   status: string;
   accepted: string;
   target: string;
+  /** One target's risks (a target's page links here); kept through the form as a hidden field. */
+  target_id: string;
 }
 
 export interface RisksView {
@@ -29,6 +31,7 @@ const ANY = { value: '', text: 'Any' };
 
 function filterForm(filters: RiskFilterForm): SafeHtml {
   return html`<form class="panel" method="get" action="${PATHS.risks}" role="search" aria-label="Filter risks">
+  ${filters.target_id === '' ? '' : html`<input type="hidden" name="target_id" value="${filters.target_id}"><p>Risks of one target only. <a href="${PATHS.target(filters.target_id)}">Back to the target</a></p>`}
   <div class="field-row">
     ${selectField({ label: 'Threat level', name: 'threat_level', selected: filters.threat_level, options: [ANY, ...THREAT_LEVELS.map((level) => ({ value: level, text: level }))] })}
     ${selectField({ label: 'Status', name: 'status', selected: filters.status, options: [ANY, { value: 'OPEN', text: 'Open' }, { value: 'CLOSED', text: 'Closed' }] })}

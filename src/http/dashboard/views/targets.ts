@@ -134,7 +134,7 @@ function scanForm(view: TargetPageView): SafeHtml {
 }
 
 function risksTable(view: TargetPageView): SafeHtml {
-  const all = withQuery(PATHS.risks, { target: view.target.target });
+  const all = withQuery(PATHS.risks, { target_id: view.target.id });
   if (view.risks.length === 0) return html`<p class="empty">No risks found on this target.</p>`;
   return html`<div class="table-wrap"><table>
   <caption>Risks of this target, newest first</caption>
