@@ -43,18 +43,18 @@ pre { background: var(--page); border: 1px solid var(--line); border-radius: var
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 
 .topbar { background: var(--ink); color: #fff; }
-.topbar-inner { max-width: 72rem; margin: 0 auto; padding: .5rem 1.5rem; display: flex; align-items: center; gap: 2rem; flex-wrap: wrap; }
+.topbar-inner { max-width: 80rem; margin: 0 auto; padding: .5rem 1.5rem; display: flex; align-items: center; gap: 1.25rem; flex-wrap: wrap; }
 .brand { display: flex; align-items: center; gap: .5rem; font-weight: 700; font-size: 1.15rem; color: #fff; text-decoration: none; }
 .brand img { width: 1.5rem; height: 1.5rem; }
-.topbar nav ul { list-style: none; display: flex; gap: .25rem; margin: 0; padding: 0; }
-.topbar nav a { display: block; color: #d6dde8; text-decoration: none; padding: .5rem .75rem; border-radius: var(--radius); }
+.topbar nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: .15rem; margin: 0; padding: 0; }
+.topbar nav a { display: block; color: #d6dde8; text-decoration: none; padding: .45rem .6rem; border-radius: var(--radius); font-size: .95rem; white-space: nowrap; }
 .topbar nav a:hover { color: #fff; background: rgba(255, 255, 255, .08); }
 .topbar nav a[aria-current="page"] { color: #fff; background: rgba(255, 255, 255, .16); font-weight: 600; }
 .account { margin-left: auto; display: flex; align-items: center; gap: .75rem; color: #d6dde8; font-size: .9rem; }
 .account strong { color: #fff; }
 .account form { margin: 0; }
 
-main { max-width: 72rem; margin: 0 auto; padding: 2rem 1.5rem 4rem; }
+main { max-width: 80rem; margin: 0 auto; padding: 2rem 1.5rem 4rem; }
 main:focus { outline: none; }
 .narrow { max-width: 28rem; }
 .lead { color: var(--ink-muted); max-width: 48rem; }
@@ -142,7 +142,7 @@ dl.counts dd { margin: 0; font-size: 1.4rem; font-weight: 700; }
 .tag { display: inline-block; background: #eef1f5; color: var(--ink); border-radius: 999px; padding: 0 .55rem; font-size: .85rem; text-decoration: none; margin: 0 .15rem .15rem 0; }
 .tag:hover { background: #dde3ea; }
 
-.overview-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(22rem, 1fr)); gap: 0 1.5rem; }
+.overview-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(22rem, 1fr)); gap: 0 1.5rem; align-items: start; }
 .chart-pair { display: flex; gap: 2rem; flex-wrap: wrap; align-items: flex-start; }
 table.compact { width: auto; min-width: 14rem; }
 table.compact th, table.compact td { padding: .3rem .75rem; }

@@ -51,12 +51,14 @@ function trend(weeks: readonly WeeklyChanges[]): SafeHtml {
   <h2 id="trend-heading">Risks opened and closed per week</h2>
   <p class="hint">${description} A risk opens when a scan finds it for the first time and closes when a later scan of its target no longer finds it. Weeks start on Monday (UTC).</p>
   <ul class="legend" aria-hidden="true"><li><span class="swatch swatch-opened"></span>Opened</li><li><span class="swatch swatch-closed"></span>Closed</li></ul>
+  <div class="chart-pair">
   ${columnChart('trend-chart', 'Risks opened and closed per week', description, ['opened', 'closed'], weeks.map((week) => ({ label: weekLabel(week), values: [week.opened, week.closed] })))}
   <div class="table-wrap"><table class="compact">
     <caption>Risks opened and closed per week, oldest first</caption>
     <thead><tr><th scope="col">Week of</th><th scope="col">Opened</th><th scope="col">Closed</th></tr></thead>
     <tbody>${weeks.map((week) => html`<tr><th scope="row"><time datetime="${week.weekStart}">${week.weekStart}</time></th><td>${week.opened}</td><td>${week.closed}</td></tr>`)}</tbody>
   </table></div>
+  </div>
 </section>`;
 }
 

@@ -98,9 +98,15 @@ export interface ScanPageView {
   notice?: Notice | undefined;
 }
 
+/** What went wrong first (a Failed condition, or one that is False, such as Admitted), then the newest. */
+function explainingFirst(a: Condition, b: Condition): number {
+  const weight = (condition: Condition) => (condition.type === 'Failed' || condition.status === 'False' ? 0 : 1);
+  return weight(a) - weight(b) || b.lastTransitionTime.localeCompare(a.lastTransitionTime);
+}
+
 function conditions(scan: Scan): SafeHtml {
   if (scan.conditions.length === 0) return html`<p class="empty">No conditions recorded yet.</p>`;
-  return html`<ul class="conditions">${scan.conditions.map((condition: Condition) => html`<li>
+  return html`<ul class="conditions">${[...scan.conditions].sort(explainingFirst).map((condition: Condition) => html`<li>
     <p><strong>${asSentence(condition.message)}</strong></p>
     <p class="hint">${condition.type} is ${condition.status} (reason <code>${condition.reason}</code>) since ${time(condition.lastTransitionTime)}</p>
   </li>`)}</ul>`;
@@ -117,7 +123,7 @@ function targetRows(scan: Scan): SafeHtml {
     const addresses = resolved.get(target.targetId)?.addresses;
     const outcome = skip !== undefined
       ? html`${badge('failed', 'Skipped')} ${asSentence(skip.skippedReason)}`
-      : addresses !== undefined ? html`Scanned at <span class="mono">${addresses.join(', ')}</span>` : html`<span class="empty">not resolved yet</span>`;
+      : addresses !== undefined ? html`Resolved to <span class="mono">${addresses.join(', ')}</span>` : html`<span class="empty">not resolved yet</span>`;
     return html`<tr><th scope="row"><a href="${PATHS.target(target.targetId)}" class="mono">${target.target}</a></th><td>${outcome}</td></tr>`;
   })}</tbody>
 </table></div>`;

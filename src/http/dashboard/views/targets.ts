@@ -2,6 +2,7 @@
 import type { ActiveSession } from '../../../app/dashboard-sessions.js';
 import type { TargetListRow } from '../../../app/ports.js';
 import { html, type SafeHtml } from '../../../api/present/html.js';
+import { MAX_LABEL_LENGTH } from '../../../api/schemas/targets.js';
 import { SCAN_TYPES } from '../../../domain/risks/finding.js';
 import type { RiskView } from '../../../domain/risks/risk.js';
 import type { Scan } from '../../../domain/scans/scan.js';
@@ -112,7 +113,7 @@ function editForm(view: TargetPageView): SafeHtml {
   <form class="stack" method="post" action="${PATHS.editTarget(target.id)}">
     ${csrfField(session.csrfToken)}
     ${edit === undefined ? '' : html`<p class="notice notice-error" role="alert">${edit.error}</p>`}
-    ${inputField({ label: 'Label', name: 'label', value: edit?.label ?? target.label, maxLength: 200 })}
+    ${inputField({ label: 'Label', name: 'label', value: edit?.label ?? target.label, maxLength: MAX_LABEL_LENGTH })}
     ${inputField({ label: 'Tags', name: 'tags', value: edit?.tags ?? target.tags.join(', '), hint: 'Separated by commas; stored in lowercase.', maxLength: 2000 })}
     <div><button type="submit" class="button">Save target</button></div>
   </form>
