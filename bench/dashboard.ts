@@ -88,6 +88,7 @@ function pagesOf(seed: DashboardSeed, targetsPage2: string, risksPage2: string):
     ['risks, page 2', risksPage2],
     ['risks, open critical', '/dashboard/risks?threat_level=CRITICAL&status=OPEN&accepted=no'],
     ['risks by target text', `/dashboard/risks?target=${encodeURIComponent('host-005000.bench.example.com')}`],
+    ['risks, broad text', '/dashboard/risks?target=bench.example'],
     ['risks of a target', `/dashboard/risks?target_id=${middle(seed.targetIds)}`],
     ['risk', `/dashboard/risks/${middle(seed.riskIds)}`],
     ['webhooks', '/dashboard/webhooks'],
