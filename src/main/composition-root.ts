@@ -129,7 +129,7 @@ function dashboardDeps(settings: Settings, core: Core, clock: Clock): DashboardD
     targets: core.targets,
     scans: core.scans,
     scheduledScans: core.scheduledScans,
-    overview: new DashboardService(new SqliteDashboardReadRepository(core.db), core.scanRepository, core.scheduledScanRepository, clock),
+    dashboard: new DashboardService(new SqliteDashboardReadRepository(core.db), core.scanRepository, core.scheduledScanRepository, clock),
     publicUrl: settings.publicUrl,
     signInLimiter: new RateLimiter(0.1, 10, clock),
   };

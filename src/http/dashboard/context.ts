@@ -33,6 +33,11 @@ export function formFields(req: Request, name: string): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
+/** A list typed into one field, separated by commas or lines: "a, b,, c" is ['a', 'b', 'c']. */
+export function listOf(text: string): string[] {
+  return text.split(/[,\n]/).map((item) => item.trim()).filter((item) => item !== '');
+}
+
 /** A query parameter as a single string ('' when absent or repeated). */
 export function queryText(req: Request, name: string): string {
   const value = req.query[name];

@@ -37,7 +37,8 @@ export interface DashboardDeps {
   targets: TargetsService;
   scans: ScansService;
   scheduledScans: ScheduledScansService;
-  overview: DashboardService;
+  /** The overview and the links between targets, scans and risks. */
+  dashboard: DashboardService;
   /** VIGIL_PUBLIC_URL: the service's own origin, and https means Secure cookies. */
   publicUrl: string;
   /** Failed sign-ins per client address. */
@@ -67,14 +68,14 @@ export function createDashboardRouter(deps: DashboardDeps): Router {
   signInRoutes(router, { sessions: deps.sessions, signInLimiter: deps.signInLimiter, secureCookies });
 
   router.use(requireSession, requireCsrfToken);
-  overviewRoutes(router, deps.overview);
+  overviewRoutes(router, deps.dashboard);
   signOutRoute(router, { sessions: deps.sessions, secureCookies });
   apiKeyRoutes(router, { accounts: deps.accounts, sessions: deps.sessions, secureCookies });
   webhookRoutes(router, deps.webhookEndpoints);
-  targetRoutes(router, { targets: deps.targets, scans: deps.scans, risks: deps.risks, dashboard: deps.overview });
+  targetRoutes(router, { targets: deps.targets, scans: deps.scans, risks: deps.risks, dashboard: deps.dashboard });
   scanRoutes(router, deps.scans);
   scheduledScanRoutes(router, deps.scheduledScans);
-  riskRoutes(router, deps.risks, deps.overview);
+  riskRoutes(router, deps.risks, deps.dashboard);
   router.use(notFoundPage);
   router.use(dashboardErrors);
   return router;

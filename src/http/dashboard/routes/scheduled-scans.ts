@@ -9,11 +9,10 @@ import type { ScheduledScan, ScheduledScansService } from '../../../app/schedule
 import { ScheduledScanCreate, ScheduledScanUpdate } from '../../../api/schemas/scheduled-scans.js';
 import { InvalidRequestError } from '../../../domain/errors.js';
 import { parseBody } from '../../handlers/input.js';
-import { formField, formFields, named, queryText, sessionOf } from '../context.js';
+import { formField, formFields, listOf, named, queryText, sessionOf } from '../context.js';
 import { asSentence, noticeFrom, withNotice } from '../notices.js';
 import { PATHS } from '../paths.js';
 import { scheduledScansPage, scheduleFormPage, type ScheduleForm } from '../views/scheduled-scans.js';
-import { listOf } from './targets.js';
 
 export const SCHEDULES_PER_PAGE = 25;
 

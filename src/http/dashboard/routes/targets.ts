@@ -8,7 +8,7 @@ import { StartScan } from '../../../api/schemas/scans.js';
 import { TargetUpdate } from '../../../api/schemas/targets.js';
 import { InvalidRequestError } from '../../../domain/errors.js';
 import { parseBody } from '../../handlers/input.js';
-import { formField, named, queryText, sessionOf } from '../context.js';
+import { formField, listOf, named, queryText, sessionOf } from '../context.js';
 import { asSentence, noticeFrom, withNotice } from '../notices.js';
 import { PATHS } from '../paths.js';
 import { targetPage, targetsPage, type TargetFilterForm, type TargetPageView } from '../views/targets.js';
@@ -27,11 +27,6 @@ export interface TargetRouteDeps {
 /** The form's values as sent; the list splits nothing, so one tag and one piece of text. */
 function filterForm(req: Request): TargetFilterForm {
   return { tag: queryText(req, 'tag').trim().toLowerCase().slice(0, 255), q: queryText(req, 'q').trim().slice(0, 2048) };
-}
-
-/** "a, b ,, c" -> ['a', 'b', 'c'] */
-export function listOf(text: string): string[] {
-  return text.split(/[,\n]/).map((item) => item.trim()).filter((item) => item !== '');
 }
 
 function listTargets(req: Request, res: Response, deps: TargetRouteDeps): void {

@@ -139,6 +139,7 @@ export function riskCountBadges(counts: OpenRiskCounts | undefined): SafeHtml {
   return html`<span class="badge-list">${present.map((level) => html`${badge(level, `${counts![level]} ${level.toLowerCase()}`)} `)}</span>`;
 }
 
+/** The grade letter, coloured, then the score: "C 53" to a screen reader, under a "Health" header. */
 export function gradeBadge(score: number, grade: string): SafeHtml {
   return html`<span class="grade grade-${grade.toLowerCase()}">${grade}</span> ${score}`;
 }
