@@ -321,6 +321,24 @@ describe('dashboard: scheduled scans', () => {
     expect((await user.get(`/dashboard/scheduled-scans/${id}`)).status).to.equal(404);
   });
 
+  it("links a schedule to the scans its runs started, and each scan back to it", async function () {
+    this.timeout(60_000);
+    const once = await user.post('/dashboard/scheduled-scans', form({ name: 'now', schedule: 'ONCE', start_time: '', time_zone: '', scan_types: 'SSLYZE', target_ids: '', tags: 'lab' }));
+    const onceId = new RegExp(`/dashboard/scheduled-scans/(${UUID})\\?`).exec(once.location!)![1]!;
+    const started = await waitFor(
+      async () => (await service.get('/v1/scans', { query: { filters: JSON.stringify({ scheduled_by: [onceId] }) } })).body.data.map((scan: { id: string }) => scan.id),
+      (ids: string[]) => ids.length > 0,
+      'the run to start its scan',
+    );
+    const schedulePage = await user.get(`/dashboard/scheduled-scans/${onceId}`);
+    expect(schedulePage.text).to.include(`<a href="/dashboard/scans?scheduled_by=${onceId}">Scans it started</a>`);
+    const list = await user.get(`/dashboard/scans?scheduled_by=${onceId}`);
+    expect(idsIn(list.text, '/dashboard/scans')).to.deep.equal(started);
+    expect(list.text).to.include(`<input type="hidden" name="scheduled_by" value="${onceId}">`);
+    expect((await user.get(`/dashboard/scans/${started[0]}`)).text).to.include(`<a href="/dashboard/scheduled-scans/${onceId}">a scheduled scan</a>`);
+    await service.delete(`/v1/scans/scheduled/${onceId}`);
+  });
+
   it('prefills the target when opened from a target\'s page', async () => {
     const page = await user.get(`/dashboard/targets/${lab.id}`);
     expect(page.text).to.include(`href="/dashboard/scheduled-scans/new?target_ids=${lab.id}"`);

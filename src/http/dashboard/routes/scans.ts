@@ -15,12 +15,13 @@ export const SCANS_PER_PAGE = 25;
 
 function filterForm(req: Request): ScanFilterForm {
   const oneOf = (name: string, allowed: readonly string[]) => (allowed.includes(queryText(req, name)) ? queryText(req, name) : '');
-  return { state: oneOf('state', SCAN_STATES), type: oneOf('type', SCAN_TYPES) };
+  return { state: oneOf('state', SCAN_STATES), type: oneOf('type', SCAN_TYPES), scheduled_by: queryText(req, 'scheduled_by').trim().slice(0, 64) };
 }
 
 /** The API's list filters (SPEC.md filters JSON), so that the list is the one GET /v1/scans gives. */
 function apiFilters(form: ScanFilterForm): string {
-  return JSON.stringify({ ...(form.state === '' ? {} : { state: [form.state] }), ...(form.type === '' ? {} : { type: [form.type] }) });
+  const only = (key: keyof ScanFilterForm) => (form[key] === '' ? {} : { [key]: [form[key]] });
+  return JSON.stringify({ ...only('state'), ...only('type'), ...only('scheduled_by') });
 }
 
 function renderScan(res: Response, scans: ScansService, id: string, status: number, notice: Notice | undefined): void {

@@ -57,6 +57,8 @@ export function scansTable(scans: readonly Scan[], caption: string, empty: SafeH
 export interface ScanFilterForm {
   state: string;
   type: string;
+  /** The runs of one scheduled scan (its page links here); kept through the form as a hidden field. */
+  scheduled_by: string;
 }
 
 export interface ScansView {
@@ -72,6 +74,7 @@ const ANY = { value: '', text: 'Any' };
 
 function filterForm(filters: ScanFilterForm): SafeHtml {
   return html`<form class="panel" method="get" action="${PATHS.scans}" role="search" aria-label="Filter scans">
+  ${filters.scheduled_by === '' ? '' : html`<input type="hidden" name="scheduled_by" value="${filters.scheduled_by}"><p>Scans started by one scheduled scan only. <a href="${PATHS.scheduledScan(filters.scheduled_by)}">Back to the scheduled scan</a></p>`}
   <div class="field-row">
     ${selectField({ label: 'State', name: 'state', selected: filters.state, options: [ANY, ...SCAN_STATES.map((state) => ({ value: state, text: state }))] })}
     ${selectField({ label: 'Scan type', name: 'type', selected: filters.type, options: [ANY, ...SCAN_TYPES.map((type) => ({ value: type, text: type }))] })}

@@ -5,7 +5,7 @@ import { html, type SafeHtml } from '../../../api/present/html.js';
 import { SCAN_TYPES } from '../../../domain/risks/finding.js';
 import { EMAIL_NOTIFICATIONS, SCHEDULED_SCAN_LIMITS } from '../../../domain/schedules/scheduled-scan-resource.js';
 import { SCHEDULE_KINDS } from '../../../domain/schedules/schedule.js';
-import { PATHS } from '../paths.js';
+import { PATHS, withQuery } from '../paths.js';
 import { badge, checkboxGroup, csrfField, inputField, pagination, postButton, selectField, time, type Notice } from './components.js';
 import { page } from './layout.js';
 
@@ -135,6 +135,7 @@ function scheduleFacts(view: ScheduleFormView, schedule: ScheduledScan): SafeHtm
     <dt>Last run</dt><dd>${time(schedule.lastRan)}</dd>
     <dt>Created</dt><dd>${time(schedule.createdAt)}</dd>
   </dl>
+  <p><a href="${withQuery(PATHS.scans, { scheduled_by: schedule.id })}">Scans it started</a></p>
   <div class="actions">
     ${schedule.disabled
       ? postButton({ action: PATHS.enableScheduledScan(schedule.id), csrf, label: 'Enable scheduled scan', variant: 'secondary' })
