@@ -158,7 +158,7 @@ describe('dashboard in a real browser (Chromium)', function () {
     expect(await status().textContent()).to.match(/^Scan started\./);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).to.equal('SSLYZE scan');
     await reloadUntilVisible(main().getByText('The scan failed.', { exact: false }), 'the scan to fail');
-    const why = main().getByRole('region', { name: 'Why it is FAILED' });
+    const why = main().getByRole('region', { name: 'What happened' });
     expect(await why.getByText('ScannerNotInstalled').count()).to.equal(1);
     expect(await main().getByRole('table', { name: 'Targets of this scan' }).getByRole('link', { name: '127.0.0.1' }).count()).to.equal(1);
     await screenshot('10-scan-failed');

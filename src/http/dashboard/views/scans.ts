@@ -168,7 +168,7 @@ export function scanPage(view: ScanPageView): string {
   <div class="actions">${scanActions(view)}</div>
 </section>
 <section aria-labelledby="conditions-heading">
-  <h2 id="conditions-heading">Why it is ${scan.state}</h2>
+  <h2 id="conditions-heading">What happened</h2>
   ${conditions(scan)}
 </section>
 <section aria-labelledby="scan-targets-heading">
