@@ -19,6 +19,7 @@ import type { ReportModel } from '../domain/reports/report-model.js';
 import type { ReportFilters, ReportFormat, ReportRisk, ReportSnapshot, ReportTarget, ReportTargetFilterKey } from '../domain/reports/snapshot.js';
 import type { EmailNotification } from '../domain/schedules/scheduled-scan-resource.js';
 import type { ScheduleKind } from '../domain/schedules/schedule.js';
+import type { DailyChanges } from '../domain/trends/weekly-changes.js';
 
 export interface StoredApiKey {
   id: string;
@@ -67,6 +68,8 @@ export interface TargetListQuery {
   sort: Array<SortField<TargetSortField>>;
   pageSize: number;
   after: CursorValue[] | undefined;
+  /** Only targets whose address or label contains this text, ignoring case (the dashboard's search box). */
+  textContains?: string | undefined;
 }
 
 /**
@@ -553,3 +556,24 @@ export interface ReportFiles {
 /** Writes a report in one format and ends `out` (the renderers are adapters: PDF on pdfkit, HTML, CSV on csv-stringify). */
 export type ReportRenderer = (report: ReportModel, out: Writable) => Promise<void>;
 export type ReportRenderers = Readonly<Record<ReportFormat, ReportRenderer>>;
+/**
+ * What the dashboard reads across resources: account-wide counts and the
+ * links between targets, scans and risks. Every query is scoped by account
+ * and bounded (a limit, or a group by a handful of values) so that pages stay
+ * fast on large accounts.
+ */
+export interface DashboardReadRepository {
+  /** Open, unaccepted risks by threat level; OpenVAS risks below the QoD left out, as the risk list does. */
+  openRisksByLevel(accountId: string, minOpenvasQod: number): OpenRiskCounts;
+  /** Per UTC day since `since`: the risks scans saw for the first time (new_open) and the risks they closed. */
+  dailyRiskChanges(accountId: string, since: string): DailyChanges[];
+  targetsByGrade(accountId: string): Partial<Record<HealthGrade, number>>;
+  /** Open, unaccepted risks of each of the targets, by threat level (targets without any are left out). */
+  openRisksOfTargets(accountId: string, targetIds: readonly string[], minOpenvasQod: number): Map<string, OpenRiskCounts>;
+  /** The newest scans that were asked to scan the target, newest first. */
+  scanIdsOfTarget(accountId: string, targetId: string, limit: number): string[];
+  /** The scans that detected the risk, newest first. */
+  scanIdsDetecting(accountId: string, riskId: string, limit: number): string[];
+  /** Enabled schedules with a run left, soonest first. */
+  nextScheduledIds(accountId: string, limit: number): string[];
+}

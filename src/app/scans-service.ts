@@ -172,6 +172,11 @@ export class ScansService {
     return { file, content: this.resultFiles.open(file.scanId, file.fileName) };
   }
 
+  /** The stored files behind a scan's results (names and sizes), for listing them. */
+  resultFilesOf(account: Account, scan: Scan): StoredResultFile[] {
+    return scan.results.flatMap((result) => this.scans.findResult(account.id, result.resultId) ?? []);
+  }
+
   private saveWithEvent(scan: Scan, now: Date): void {
     const events: OutboxEvent[] = [newEvent(scan.accountId, 'scan.updated', presentScan(scan), now)];
     if (!this.scans.save(scan, events)) throw new NotFoundError('scan', scan.id);

@@ -24,6 +24,14 @@ export interface TargetListParams extends ListParams {
   sort?: string | undefined;
 }
 
+/** The dashboard's list: targets with any of the tags and the text in their address or label, newest first. */
+export interface TargetSearch {
+  tags: string[];
+  text: string;
+  pageSize: number;
+  pageToken?: string | undefined;
+}
+
 export class TargetsService {
   constructor(
     private readonly targets: TargetRepository,
@@ -137,6 +145,19 @@ export class TargetsService {
       sort,
       pageSize: pageSizeFrom(params.page_size),
       after: this.paginator.cursorFrom(scope, order, params.page_token),
+    });
+    return this.paginator.resultOf(scope, order, page, present);
+  }
+
+  search<R>(account: Account, search: TargetSearch, present: (row: TargetListRow) => R): ListResult<R> {
+    const order = 'created_at:desc';
+    const scope = `${account.id}:targets`;
+    const page = this.targets.list(account.id, {
+      filters: search.tags.length === 0 ? {} : { tags: search.tags },
+      sort: [],
+      pageSize: search.pageSize,
+      after: this.paginator.cursorFrom(scope, order, search.pageToken),
+      textContains: search.text === '' ? undefined : search.text,
     });
     return this.paginator.resultOf(scope, order, page, present);
   }

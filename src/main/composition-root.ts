@@ -53,6 +53,8 @@ import { SqliteSourceRepository } from '../store/sources-repository.js';
 import { ScheduledScansService } from '../app/scheduled-scans-service.js';
 import { SqliteScheduledScanRepository } from '../store/scheduled-scans-repository.js';
 import { SqliteScheduledRunRepository } from '../store/scheduled-runs-repository.js';
+import { SqliteDashboardReadRepository } from '../store/dashboard-read-repository.js';
+import { DashboardService } from '../app/dashboard-service.js';
 import { ScheduledScanController, type ScheduledScanControllerOptions } from '../app/controller/scheduled-scan-controller.js';
 import { RunNotifier } from '../app/run-notifier.js';
 import { loggingMailer, smtpMailer } from '../runtime/email/mailers.js';
@@ -140,6 +142,10 @@ function dashboardDeps(settings: Settings, core: Core, clock: Clock): DashboardD
     webhookEndpoints: core.webhookEndpoints,
     risks: core.risks,
     reports: core.reports,
+    targets: core.targets,
+    scans: core.scans,
+    scheduledScans: core.scheduledScans,
+    dashboard: new DashboardService(new SqliteDashboardReadRepository(core.db), core.scanRepository, core.scheduledScanRepository, clock),
     publicUrl: settings.publicUrl,
     signInLimiter: new RateLimiter(0.1, 10, clock),
   };

@@ -226,6 +226,10 @@ export class SqliteTargetRepository implements TargetRepository {
       where.push(`target IN (${placeholders(target)})`);
       params.push(...target);
     }
+    if (query.textContains !== undefined && query.textContains !== '') {
+      where.push('(instr(lower(target), ?) > 0 OR instr(lower(label), ?) > 0)');
+      params.push(query.textContains.toLowerCase(), query.textContains.toLowerCase());
+    }
     if (query.after !== undefined) {
       const after = afterCursor(columns, query.after);
       where.push(after.sql);

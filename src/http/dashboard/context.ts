@@ -25,6 +25,19 @@ export function formField(req: Request, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** Every value of a form field sent several times (a group of checkboxes); non-string values are dropped. */
+export function formFields(req: Request, name: string): string[] {
+  const body = req.body as Record<string, unknown> | undefined;
+  const value = body?.[name];
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+/** A list typed into one field, separated by commas or lines: "a, b,, c" is ['a', 'b', 'c']. */
+export function listOf(text: string): string[] {
+  return text.split(/[,\n]/).map((item) => item.trim()).filter((item) => item !== '');
+}
+
 /** A query parameter as a single string ('' when absent or repeated). */
 export function queryText(req: Request, name: string): string {
   const value = req.query[name];

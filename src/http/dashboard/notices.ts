@@ -16,6 +16,16 @@ const NOTICES = {
   'risk-accepted': { kind: 'ok', text: 'Risk accepted.' },
   'risk-unaccepted': { kind: 'ok', text: 'Risk no longer accepted.' },
   'report-created': { kind: 'ok', text: 'Report created. Download it below in any format.' },
+  'target-saved': { kind: 'ok', text: 'Target saved.' },
+  'target-deleted': { kind: 'ok', text: 'Target deleted, with its risks.' },
+  'scan-started': { kind: 'ok', text: 'Scan started. It waits in QUEUED until a slot is free; refresh to follow its progress.' },
+  'scan-stopping': { kind: 'ok', text: 'Stop requested. A queued scan stops at once; a running one stops once its scanner has ended.' },
+  'scan-deleted': { kind: 'ok', text: 'Scan deleted. The risks it found were recomputed from the scans that remain.' },
+  'schedule-created': { kind: 'ok', text: 'Scheduled scan created.' },
+  'schedule-saved': { kind: 'ok', text: 'Scheduled scan saved. Its next run was recalculated.' },
+  'schedule-disabled': { kind: 'ok', text: 'Scheduled scan disabled. It keeps its settings but does not run.' },
+  'schedule-enabled': { kind: 'ok', text: 'Scheduled scan enabled. Its next run was calculated from now.' },
+  'schedule-deleted': { kind: 'ok', text: 'Scheduled scan deleted. Scans it already started are kept.' },
 } as const satisfies Record<string, Notice>;
 
 export type NoticeCode = keyof typeof NOTICES;

@@ -1,8 +1,8 @@
-import { pipeline } from 'node:stream/promises';
 import { presentScan } from '../../api/present/scan.js';
 import { StartScan } from '../../api/schemas/scans.js';
 import type { ScansService } from '../../app/scans-service.js';
 import type { Operation } from '../api-router.js';
+import { sendResultFile } from '../result-download.js';
 import { listQuery, parseBody } from './input.js';
 
 export function scanOperations(scans: ScansService): Record<string, Operation> {
@@ -19,12 +19,7 @@ export function scanOperations(scans: ScansService): Record<string, Operation> {
       return { data: { id: params.id!, deleted: true } };
     },
     getResultFile: ({ principal, params, res }) => {
-      const { file, content } = scans.openResult(principal.account, params.id!);
-      res.status(200);
-      res.setHeader('Content-Type', file.contentType);
-      res.setHeader('Content-Length', String(file.size));
-      res.setHeader('Content-Disposition', `attachment; filename="${file.fileName.replace(/[^\w.-]/g, '_')}"`);
-      void pipeline(content, res).catch(() => res.destroy());
+      sendResultFile(res, scans.openResult(principal.account, params.id!));
       return undefined;
     },
   };

@@ -43,18 +43,18 @@ pre { background: var(--page); border: 1px solid var(--line); border-radius: var
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 
 .topbar { background: var(--ink); color: #fff; }
-.topbar-inner { max-width: 72rem; margin: 0 auto; padding: .5rem 1.5rem; display: flex; align-items: center; gap: 2rem; flex-wrap: wrap; }
+.topbar-inner { max-width: 80rem; margin: 0 auto; padding: .5rem 1.5rem; display: flex; align-items: center; gap: 1.25rem; flex-wrap: wrap; }
 .brand { display: flex; align-items: center; gap: .5rem; font-weight: 700; font-size: 1.15rem; color: #fff; text-decoration: none; }
 .brand img { width: 1.5rem; height: 1.5rem; }
-.topbar nav ul { list-style: none; display: flex; gap: .25rem; margin: 0; padding: 0; }
-.topbar nav a { display: block; color: #d6dde8; text-decoration: none; padding: .5rem .75rem; border-radius: var(--radius); }
+.topbar nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: .15rem; margin: 0; padding: 0; }
+.topbar nav a { display: block; color: #d6dde8; text-decoration: none; padding: .45rem .6rem; border-radius: var(--radius); font-size: .95rem; white-space: nowrap; }
 .topbar nav a:hover { color: #fff; background: rgba(255, 255, 255, .08); }
 .topbar nav a[aria-current="page"] { color: #fff; background: rgba(255, 255, 255, .16); font-weight: 600; }
 .account { margin-left: auto; display: flex; align-items: center; gap: .75rem; color: #d6dde8; font-size: .9rem; }
 .account strong { color: #fff; }
 .account form { margin: 0; }
 
-main { max-width: 72rem; margin: 0 auto; padding: 2rem 1.5rem 4rem; }
+main { max-width: 80rem; margin: 0 auto; padding: 2rem 1.5rem 4rem; }
 main:focus { outline: none; }
 .narrow { max-width: 28rem; }
 .lead { color: var(--ink-muted); max-width: 48rem; }
@@ -126,6 +126,53 @@ dl.counts dt { font-size: .85rem; color: var(--ink-muted); }
 dl.counts dd { margin: 0; font-size: 1.4rem; font-weight: 700; }
 
 .pagination { display: flex; gap: 1rem; margin-top: 1rem; }
+
+.badge-state-queued, .badge-state-stopping { background: #e8ebef; color: #3f4854; }
+.badge-state-running { background: #dbe8fb; color: #163e7a; }
+.badge-state-succeeded { background: #e9f6ef; color: #0f5132; }
+.badge-state-failed { background: #fdecea; color: var(--danger-dark); }
+.badge-state-stopped, .badge-state-over-limit { background: #fff8e6; color: #5c4300; border-color: #f0cf7a; }
+.badge-list { display: inline-flex; gap: .25rem; flex-wrap: wrap; }
+.grade { display: inline-block; min-width: 1.6rem; text-align: center; border-radius: var(--radius); font-weight: 700; padding: 0 .35rem; }
+.grade-a { background: #e9f6ef; color: #0f5132; }
+.grade-b { background: #eef6d8; color: #3b5207; }
+.grade-c { background: #fff3cd; color: #5c4300; }
+.grade-d { background: #fde4d2; color: #7a2e05; }
+.grade-f { background: #fdecea; color: var(--danger-dark); }
+.tag { display: inline-block; background: #eef1f5; color: var(--ink); border-radius: 999px; padding: 0 .55rem; font-size: .85rem; text-decoration: none; margin: 0 .15rem .15rem 0; }
+.tag:hover { background: #dde3ea; }
+
+.overview-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(22rem, 1fr)); gap: 0 1.5rem; align-items: start; }
+.chart-pair { display: flex; gap: 2rem; flex-wrap: wrap; align-items: flex-start; }
+table.compact { width: auto; min-width: 14rem; }
+table.compact th, table.compact td { padding: .3rem .75rem; }
+.chart { max-width: 100%; height: auto; display: block; margin-bottom: 1rem; }
+.chart text { font-family: inherit; font-size: 13px; fill: var(--ink); }
+.chart .chart-tick { fill: var(--ink-muted); font-size: 12px; }
+.chart .chart-grid { stroke: var(--line); stroke-width: 1; }
+.bar-critical { fill: #7a1111; }
+.bar-high { fill: #d93b22; }
+.bar-medium { fill: #e0a100; }
+.bar-low { fill: #4a7fd4; }
+.bar-info { fill: #8a94a3; }
+.bar-opened, .swatch-opened { fill: #d93b22; background: #d93b22; }
+.bar-closed, .swatch-closed { fill: #18794e; background: #18794e; }
+.legend { list-style: none; display: flex; gap: 1.25rem; padding: 0; margin: 0 0 .5rem; font-size: .9rem; }
+.swatch { display: inline-block; width: .9rem; height: .9rem; border-radius: 2px; margin-right: .4rem; vertical-align: -.1rem; }
+dl.grades dt { font-size: 1rem; }
+
+fieldset { border: 1px solid var(--line); border-radius: var(--radius); padding: .75rem 1rem 1rem; margin: 0; min-width: 0; }
+legend { font-weight: 700; padding: 0 .35rem; }
+.stack-fieldset { display: grid; gap: 1rem; }
+.checkbox-group { border: none; padding: 0; }
+.checkbox-group legend { font-weight: 600; font-size: .95rem; padding: 0; }
+.checkboxes { display: flex; flex-wrap: wrap; gap: .35rem 1.25rem; }
+label.checkbox { font-weight: 400; display: inline-flex; gap: .4rem; align-items: center; }
+form.wide { max-width: 40rem; }
+.conditions { padding-left: 1.25rem; }
+.conditions li { margin-bottom: .75rem; }
+.conditions p { margin: 0; }
+.danger-zone { border-color: #f1aca5; }
 .sign-in-page main { padding-top: 4rem; }
 
 fieldset.field { border: 0; padding: 0; margin: 0; }

@@ -1,14 +1,16 @@
 /** Risks: the filtered, paginated list, a risk's page, accepting with a note and un-accepting. */
 import type { Request, Response, Router } from 'express';
+import type { DashboardService } from '../../../app/dashboard-service.js';
 import type { RiskSearch, RisksService } from '../../../app/risks-service.js';
 import { InvalidRequestError } from '../../../domain/errors.js';
 import { THREAT_LEVELS } from '../../../domain/risks/finding.js';
 import { formField, named, queryText, sessionOf } from '../context.js';
 import { asSentence, noticeFrom, withNotice } from '../notices.js';
 import { PATHS } from '../paths.js';
-import { riskPage, risksPage, type RiskFilterForm } from '../views/risks.js';
+import { riskPage, risksPage, type RiskFilterForm, type RiskPageView } from '../views/risks.js';
 
 export const RISKS_PER_PAGE = 25;
+const SCANS_ON_RISK_PAGE = 10;
 
 /** The form's values, each kept only when it is one the form offers. */
 function filterForm(req: Request): RiskFilterForm {
@@ -18,6 +20,7 @@ function filterForm(req: Request): RiskFilterForm {
     status: oneOf('status', ['OPEN', 'CLOSED']),
     accepted: oneOf('accepted', ['yes', 'no']),
     target: queryText(req, 'target').trim().slice(0, 2048),
+    target_id: queryText(req, 'target_id').trim().slice(0, 64),
   };
 }
 
@@ -26,6 +29,7 @@ function searchOf(form: RiskFilterForm, pageToken: string): RiskSearch {
     filters: {
       ...(form.threat_level === '' ? {} : { 'risk_definition.threat_level': [form.threat_level] }),
       ...(form.status === '' ? {} : { status: [form.status] }),
+      ...(form.target_id === '' ? {} : { target_id: [form.target_id] }),
     },
     accepted: form.accepted === '' ? undefined : form.accepted === 'yes',
     targetContains: form.target === '' ? undefined : form.target,
@@ -34,7 +38,15 @@ function searchOf(form: RiskFilterForm, pageToken: string): RiskSearch {
   };
 }
 
-export function riskRoutes(router: Router, risks: RisksService): void {
+/** A risk's page: the risk with the scans that detected it. */
+function renderRisk(res: Response, risks: RisksService, dashboard: DashboardService, id: string, status: number, extra: Pick<RiskPageView, 'notice' | 'noteError'>): void {
+  const session = sessionOf(res);
+  const risk = risks.get(session.account, id);
+  const scans = dashboard.scansDetecting(session.account, risk.id, SCANS_ON_RISK_PAGE);
+  res.status(status).type('html').send(riskPage({ session, risk, scans, ...extra }));
+}
+
+export function riskRoutes(router: Router, risks: RisksService, dashboard: DashboardService): void {
   router.get('/risks', named('dashboard.risks'), (req, res) => {
     const session = sessionOf(res);
     const filters = filterForm(req);
@@ -46,8 +58,7 @@ export function riskRoutes(router: Router, risks: RisksService): void {
   });
 
   router.get('/risks/:id', named('dashboard.risk'), (req, res) => {
-    const session = sessionOf(res);
-    res.type('html').send(riskPage({ session, risk: risks.get(session.account, String(req.params.id)), notice: noticeFrom(req) }));
+    renderRisk(res, risks, dashboard, String(req.params.id), 200, { notice: noticeFrom(req) });
   });
 
   router.post('/risks/:id/accept', named('dashboard.acceptRisk'), (req, res) => {
@@ -59,7 +70,7 @@ export function riskRoutes(router: Router, risks: RisksService): void {
       res.redirect(303, withNotice(PATHS.risk(id), 'risk-accepted'));
     } catch (error) {
       if (!(error instanceof InvalidRequestError)) throw error;
-      res.status(400).type('html').send(riskPage({ session, risk: risks.get(session.account, id), noteError: { note, error: asSentence(error.message) } }));
+      renderRisk(res, risks, dashboard, id, 400, { noteError: { note, error: asSentence(error.message) } });
     }
   });
 

@@ -1,5 +1,8 @@
 /** Small pieces every page uses: notices, CSRF-carrying buttons, times and badges. */
 import { html, type HtmlValue, type SafeHtml } from '../../../api/present/html.js';
+import { THREAT_LEVELS } from '../../../domain/risks/finding.js';
+import type { OpenRiskCounts } from '../../../domain/targets/health-score.js';
+import { withQuery } from '../paths.js';
 
 export interface Notice {
   kind: 'ok' | 'error';
@@ -99,4 +102,44 @@ export function selectField(select: SelectField): SafeHtml {
       (option) => html`<option value="${option.value}"${option.value === select.selected ? html` selected` : ''}>${option.text}</option>`,
     )}</select>
   </div>`;
+}
+
+export interface CheckboxGroup {
+  legend: string;
+  name: string;
+  options: ReadonlyArray<{ value: string; text: string }>;
+  checked: readonly string[];
+  hint?: string;
+}
+
+/** Checkboxes under one legend, sent as the same field name once per ticked box. */
+export function checkboxGroup(group: CheckboxGroup): SafeHtml {
+  const hintId = `field-${group.name}-hint`;
+  return html`<fieldset class="field checkbox-group"${group.hint === undefined ? '' : html` aria-describedby="${hintId}"`}>
+    <legend>${group.legend}</legend>
+    ${group.hint === undefined ? '' : html`<span class="hint" id="${hintId}">${group.hint}</span>`}
+    <div class="checkboxes">${group.options.map(
+      (option) => html`<label class="checkbox"><input type="checkbox" name="${group.name}" value="${option.value}"${group.checked.includes(option.value) ? html` checked` : ''}> ${option.text}</label>`,
+    )}</div>
+  </fieldset>`;
+}
+
+/** "First page" and "Next page" links of a list that pages with tokens, keeping its filters. */
+export function pagination(path: string, filters: Record<string, string>, nextPageToken: string | undefined, onLaterPage: boolean): SafeHtml {
+  return html`<nav class="pagination" aria-label="Pages">
+  ${onLaterPage ? html`<a href="${withQuery(path, filters)}">First page</a>` : ''}
+  ${nextPageToken === undefined ? '' : html`<a href="${withQuery(path, { ...filters, page_token: nextPageToken })}">Next page</a>`}
+</nav>`;
+}
+
+/** Open risks as one badge per threat level that has any ("2 critical"), or "none". */
+export function riskCountBadges(counts: OpenRiskCounts | undefined): SafeHtml {
+  const present = THREAT_LEVELS.filter((level) => (counts?.[level] ?? 0) > 0);
+  if (present.length === 0) return html`<span class="empty">none</span>`;
+  return html`<span class="badge-list">${present.map((level) => html`${badge(level, `${counts![level]} ${level.toLowerCase()}`)} `)}</span>`;
+}
+
+/** The grade letter, coloured, then the score: "C 53" to a screen reader, under a "Health" header. */
+export function gradeBadge(score: number, grade: string): SafeHtml {
+  return html`<span class="grade grade-${grade.toLowerCase()}">${grade}</span> ${score}`;
 }

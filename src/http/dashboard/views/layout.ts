@@ -5,11 +5,16 @@ import { html, type SafeHtml } from '../../../api/present/html.js';
 import { PATHS } from '../paths.js';
 import { notice, postButton, type Notice } from './components.js';
 
-export type Section = 'risks' | 'reports' | 'webhooks' | 'keys';
+export type Section = 'overview' | 'targets' | 'scans' | 'scheduled' | 'reports' | 'risks' | 'webhooks' | 'keys';
 
+/** CONTRACT.md's order; a plain list, so that a section added later (Reports) slots in where it belongs. */
 const SECTIONS: ReadonlyArray<{ section: Section; path: string; text: string }> = [
-  { section: 'risks', path: PATHS.risks, text: 'Risks' },
+  { section: 'overview', path: PATHS.home, text: 'Overview' },
+  { section: 'targets', path: PATHS.targets, text: 'Targets' },
+  { section: 'scans', path: PATHS.scans, text: 'Scans' },
+  { section: 'scheduled', path: PATHS.scheduledScans, text: 'Scheduled scans' },
   { section: 'reports', path: PATHS.reports, text: 'Reports' },
+  { section: 'risks', path: PATHS.risks, text: 'Risks' },
   { section: 'webhooks', path: PATHS.webhooks, text: 'Webhooks' },
   { section: 'keys', path: PATHS.keys, text: 'API keys' },
 ];

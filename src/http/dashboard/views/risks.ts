@@ -2,9 +2,11 @@ import type { ActiveSession } from '../../../app/dashboard-sessions.js';
 import { THREAT_LEVELS } from '../../../domain/risks/finding.js';
 import { MAX_ACCEPT_NOTE_LENGTH, type RiskView } from '../../../domain/risks/risk.js';
 import { html, type SafeHtml } from '../../../api/present/html.js';
-import { PATHS, withQuery } from '../paths.js';
-import { badge, csrfField, inputField, postButton, selectField, time, type Notice } from './components.js';
+import { PATHS } from '../paths.js';
+import { badge, csrfField, inputField, pagination, postButton, selectField, time, type Notice } from './components.js';
 import { page } from './layout.js';
+import { scansTable } from './scans.js';
+import type { Scan } from '../../../domain/scans/scan.js';
 
 /** The filter form's values as sent; '' means any. */
 export interface RiskFilterForm {
@@ -12,6 +14,8 @@ export interface RiskFilterForm {
   status: string;
   accepted: string;
   target: string;
+  /** One target's risks (a target's page links here); kept through the form as a hidden field. */
+  target_id: string;
 }
 
 export interface RisksView {
@@ -27,6 +31,7 @@ const ANY = { value: '', text: 'Any' };
 
 function filterForm(filters: RiskFilterForm): SafeHtml {
   return html`<form class="panel" method="get" action="${PATHS.risks}" role="search" aria-label="Filter risks">
+  ${filters.target_id === '' ? '' : html`<input type="hidden" name="target_id" value="${filters.target_id}"><p>Risks of one target only. <a href="${PATHS.target(filters.target_id)}">Back to the target</a></p>`}
   <div class="field-row">
     ${selectField({ label: 'Threat level', name: 'threat_level', selected: filters.threat_level, options: [ANY, ...THREAT_LEVELS.map((level) => ({ value: level, text: level }))] })}
     ${selectField({ label: 'Status', name: 'status', selected: filters.status, options: [ANY, { value: 'OPEN', text: 'Open' }, { value: 'CLOSED', text: 'Closed' }] })}
@@ -55,7 +60,7 @@ function risksTable(risks: readonly RiskView[]): SafeHtml {
     <th scope="row"><a href="${PATHS.risk(risk.id)}">${risk.definition.title}</a></th>
     <td>${badge(risk.definition.threat_level, risk.definition.threat_level)}</td>
     <td>${riskBadges(risk)}</td>
-    <td>${targetText(risk)}</td>
+    <td><a href="${PATHS.target(risk.targetId)}">${targetText(risk)}</a></td>
     <td>${time(risk.firstDetectedAt)}</td>
   </tr>`,
   )}</tbody>
@@ -63,24 +68,21 @@ function risksTable(risks: readonly RiskView[]): SafeHtml {
 }
 
 export function risksPage(view: RisksView): string {
-  const filterParams = { ...view.filters };
-  const pagination = html`<nav class="pagination" aria-label="Pages">
-  ${view.onLaterPage ? html`<a href="${withQuery(PATHS.risks, filterParams)}">First page</a>` : ''}
-  ${view.nextPageToken === undefined ? '' : html`<a href="${withQuery(PATHS.risks, { ...filterParams, page_token: view.nextPageToken })}">Next page</a>`}
-</nav>`;
   return page(
     { title: 'Risks', session: view.session, section: 'risks', notice: view.notice },
     html`<h1>Risks</h1>
 <p class="lead">Findings on your targets, tracked across scans. Accept a risk that is a false positive or there by design: it then no longer lowers its target's health score.</p>
 ${filterForm(view.filters)}
 ${risksTable(view.risks)}
-${pagination}`,
+${pagination(PATHS.risks, { ...view.filters }, view.nextPageToken, view.onLaterPage)}`,
   );
 }
 
 export interface RiskPageView {
   session: ActiveSession;
   risk: RiskView;
+  /** The newest scans that detected the risk. */
+  scans: readonly Scan[];
   noteError?: { note: string; error: string } | undefined;
   notice?: Notice | undefined;
 }
@@ -122,7 +124,7 @@ export function riskPage(view: RiskPageView): string {
   <dl class="facts">
     <dt>Threat level</dt><dd>${badge(definition.threat_level, definition.threat_level)}</dd>
     <dt>Status</dt><dd>${riskBadges(risk)}</dd>
-    <dt>Target</dt><dd>${targetText(risk)}</dd>
+    <dt>Target</dt><dd><a href="${PATHS.target(risk.targetId)}">${targetText(risk)}</a></dd>
     <dt>Tags</dt><dd>${risk.tags.length === 0 ? html`<span class="empty">none</span>` : risk.tags.join(', ')}</dd>
     <dt>Scan type</dt><dd>${definition.scan_type}</dd>
     <dt>CVSS</dt><dd>${definition.cvss === '' ? html`<span class="empty">not given</span>` : definition.cvss}</dd>
@@ -131,6 +133,10 @@ export function riskPage(view: RiskPageView): string {
   </dl>
 </section>
 ${acceptance(view)}
+<section aria-labelledby="risk-scans-heading">
+  <h2 id="risk-scans-heading">Scans that found it</h2>
+  ${scansTable(view.scans, 'Scans that detected this risk, newest first', html`<p class="empty">No scan that detected this risk is left.</p>`)}
+</section>
 <h2>Description</h2>
 <p class="prose">${definition.description === '' ? html`<span class="empty">none</span>` : definition.description}</p>
 <h2>Solution</h2>

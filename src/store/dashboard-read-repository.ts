@@ -1,0 +1,79 @@
+/**
+ * The dashboard's cross-resource reads. Counts are grouped in SQL so that a
+ * page never loads an account's risks or targets to count them; links are
+ * id lists with a limit.
+ */
+import type { DashboardReadRepository } from '../app/ports.js';
+import type { ThreatLevel } from '../domain/risks/finding.js';
+import type { HealthGrade, OpenRiskCounts } from '../domain/targets/health-score.js';
+import type { DailyChanges } from '../domain/trends/weekly-changes.js';
+import type { Database } from './database.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Scans finish within this long of being created (the scan timeout is far shorter); bounds the index range of the trend query. */
+const LONGEST_SCAN_MS = 7 * DAY_MS;
+
+const OPEN_RISK = "status = 'OPEN' AND is_accepted = 0 AND (scan_type <> 'OPENVAS' OR qod IS NULL OR qod >= ?)";
+
+export class SqliteDashboardReadRepository implements DashboardReadRepository {
+  private readonly statements;
+
+  constructor(private readonly db: Database) {
+    this.statements = {
+      openByLevel: db.prepare(`SELECT threat_level, COUNT(*) AS n FROM risks WHERE account_id = ? AND ${OPEN_RISK} GROUP BY threat_level`),
+      // The scans' own diffs (SPEC.md new_open and closed), by the day the scan finished.
+      dailyChanges: db.prepare(`SELECT substr(COALESCE(finished_at, created_at), 1, 10) AS day,
+          SUM(json_array_length(risks, '$.newOpen')) AS opened, SUM(json_array_length(risks, '$.closed')) AS closed
+        FROM scans WHERE account_id = ? AND created_at >= ? AND state = 'SUCCEEDED' AND COALESCE(finished_at, created_at) >= ?
+        GROUP BY day ORDER BY day`),
+      byGrade: db.prepare('SELECT health_grade, COUNT(*) AS n FROM targets WHERE account_id = ? GROUP BY health_grade'),
+      // requested_targets is JSON.stringify of {targetId, target} objects: the quoted key and id match one entry exactly.
+      scansOfTarget: db.prepare('SELECT id FROM scans WHERE account_id = ? AND instr(requested_targets, ?) > 0 ORDER BY seq DESC LIMIT ?'),
+      scansDetecting: db.prepare(`SELECT s.id FROM detections d JOIN scans s ON s.id = d.scan_id
+        WHERE d.risk_id = ? AND s.account_id = ? ORDER BY s.seq DESC LIMIT ?`),
+      nextScheduled: db.prepare(`SELECT id FROM scheduled_scans WHERE account_id = ? AND disabled = 0 AND next_run IS NOT NULL ORDER BY next_run, seq LIMIT ?`),
+    };
+  }
+
+  openRisksByLevel(accountId: string, minOpenvasQod: number): OpenRiskCounts {
+    const counts: OpenRiskCounts = {};
+    for (const row of this.statements.openByLevel.all(accountId, minOpenvasQod) as Array<{ threat_level: ThreatLevel; n: number }>) counts[row.threat_level] = row.n;
+    return counts;
+  }
+
+  dailyRiskChanges(accountId: string, since: string): DailyChanges[] {
+    const createdSince = new Date(Date.parse(since) - LONGEST_SCAN_MS).toISOString();
+    return this.statements.dailyChanges.all(accountId, createdSince, since) as DailyChanges[];
+  }
+
+  targetsByGrade(accountId: string): Partial<Record<HealthGrade, number>> {
+    const counts: Partial<Record<HealthGrade, number>> = {};
+    for (const row of this.statements.byGrade.all(accountId) as Array<{ health_grade: HealthGrade; n: number }>) counts[row.health_grade] = row.n;
+    return counts;
+  }
+
+  /** The unary + keeps the planner on risks_by_target: risks_open_by_level also matches and would walk the whole account. */
+  openRisksOfTargets(accountId: string, targetIds: readonly string[], minOpenvasQod: number): Map<string, OpenRiskCounts> {
+    const counts = new Map<string, OpenRiskCounts>();
+    if (targetIds.length === 0) return counts;
+    const rows = this.db
+      .prepare(`SELECT target_id, threat_level, COUNT(*) AS n FROM risks
+        WHERE target_id IN (${targetIds.map(() => '?').join(', ')}) AND +account_id = ? AND ${OPEN_RISK} GROUP BY target_id, threat_level`)
+      .all(...targetIds, accountId, minOpenvasQod) as Array<{ target_id: string; threat_level: ThreatLevel; n: number }>;
+    for (const row of rows) counts.set(row.target_id, { ...counts.get(row.target_id), [row.threat_level]: row.n });
+    return counts;
+  }
+
+  scanIdsOfTarget(accountId: string, targetId: string, limit: number): string[] {
+    const needle = `"targetId":${JSON.stringify(targetId)}`;
+    return (this.statements.scansOfTarget.all(accountId, needle, limit) as Array<{ id: string }>).map((row) => row.id);
+  }
+
+  scanIdsDetecting(accountId: string, riskId: string, limit: number): string[] {
+    return (this.statements.scansDetecting.all(riskId, accountId, limit) as Array<{ id: string }>).map((row) => row.id);
+  }
+
+  nextScheduledIds(accountId: string, limit: number): string[] {
+    return (this.statements.nextScheduled.all(accountId, limit) as Array<{ id: string }>).map((row) => row.id);
+  }
+}
