@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait.js';
 import { ROOT, VIGIL_COMMAND, startVigil } from '../support/vigil-process.js';
 
 function vigil(args: string[], env: Record<string, string>, cwd = ROOT) {
@@ -84,6 +85,8 @@ describe('the vigil command', function () {
   describe('vigil serve', () => {
     it('creates a default account on first start, prints its key once, and stops cleanly on SIGTERM', async () => {
       const first = await serve({ VIGIL_DATA_DIR: dir.path });
+      // The banner follows the "vigil listening" line on another stream: wait for it rather than race it.
+      await waitFor(async () => first.stderr(), (text) => text.includes('└'), 'the first-key banner');
       const key = /^│\s+(vgl_\S+)\s+│$/m.exec(first.stderr())?.[1];
       expect(key, first.stderr()).to.be.a('string');
       // Framed, after the line that says the service listens, with the way to make another key.

@@ -212,6 +212,22 @@ describe('dashboard in a real browser (Chromium)', function () {
     expect(await main().getByText('No scheduled scans yet.').count()).to.equal(1);
   });
 
+  it('creates a report on the Reports page and downloads it as HTML', async () => {
+    await navLink('Reports').click();
+    await page.waitForURL('**/dashboard/reports');
+    expect(await navLink('Reports').getAttribute('aria-current')).to.equal('page');
+    await page.getByLabel('Format').selectOption('HTML');
+    await page.getByRole('button', { name: 'Create report' }).click();
+    expect(await status().textContent()).to.include('Report created.');
+    await screenshot('02-reports');
+    const link = main().getByRole('link', { name: /HTML/ }).first();
+    const href = await link.getAttribute('href');
+    const download = await page.request.get(new URL(href!, page.url()).href);
+    expect(download.status()).to.equal(200);
+    expect(download.headers()['content-type']).to.match(/text\/html/);
+    expect(download.headers()['content-disposition']).to.match(/^attachment; filename="[^"]+\.html"$/);
+  });
+
   it('creates an API key, shows it once, and revokes it', async () => {
     await navLink('API keys').click();
     await page.waitForURL('**/dashboard/keys');
