@@ -14,6 +14,7 @@ import { finished } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { ReportFiles } from '../app/ports.js';
+import { writeFileDurably } from './durable-file.js';
 import { EXTENSIONS, type ReportFormat, type ReportSnapshot } from '../domain/reports/snapshot.js';
 
 const SNAPSHOT_FILE = 'snapshot.json.gz';
@@ -37,15 +38,7 @@ export class FileSystemReportFiles implements ReportFiles {
     await mkdir(dir, { recursive: true });
     const content = await gzipAsync(Buffer.from(JSON.stringify(snapshot), 'utf8'));
     const path = join(dir, SNAPSHOT_FILE);
-    const temporary = this.temporaryName(path);
-    const handle = await open(temporary, 'w');
-    try {
-      await handle.writeFile(content);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
+    await writeFileDurably(path, this.temporaryName(path), content);
   }
 
   async loadSnapshot(reportId: string): Promise<ReportSnapshot | undefined> {

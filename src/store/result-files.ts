@@ -5,10 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ResultFileStore } from '../app/ports.js';
+import { writeFileDurably } from './durable-file.js';
 
 export class FileSystemResultFiles implements ResultFileStore {
   constructor(private readonly root: string) {}
@@ -21,15 +22,7 @@ export class FileSystemResultFiles implements ResultFileStore {
   async save(scanId: string, fileName: string, content: Uint8Array): Promise<{ size: number; sha256: string }> {
     const path = this.pathOf(scanId, fileName);
     await mkdir(join(this.root, basename(scanId)), { recursive: true });
-    const temporary = `${path}${PARTIAL}`;
-    const handle = await open(temporary, 'w');
-    try {
-      await handle.writeFile(content);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
+    await writeFileDurably(path, `${path}${PARTIAL}`, content);
     return { size: content.byteLength, sha256: createHash('sha256').update(content).digest('hex') };
   }
 
