@@ -50,6 +50,14 @@ test: build system-deps typecheck ## Install what is missing, build, and run eve
 image: ## Build Vigil's container image (needs a running Docker daemon); IMAGE=name:tag overrides the name
 	docker build --tag $(IMAGE) .
 
+# The NUCLEI scanner image: nuclei with its templates baked in (images/nuclei/Dockerfile), named as src/domain/scanners/images.ts names it.
+NUCLEI_IMAGE := $(shell sed -n "s/^  nuclei: \`\(.*\)\$${NUCLEI_TEMPLATES_VERSION}\`,/\1/p" src/domain/scanners/images.ts)$(shell sed -n "s/^export const NUCLEI_TEMPLATES_VERSION = '\(.*\)';/\1/p" src/domain/scanners/images.ts)
+
+.PHONY: nuclei-image
+nuclei-image: ## Build the NUCLEI scanner image with pinned templates (NUCLEI_TEMPLATES_SHA256=<sha256 of the templates archive> required)
+	@test -n "$(NUCLEI_TEMPLATES_SHA256)" || { echo "set NUCLEI_TEMPLATES_SHA256 to the sha256 of the nuclei-templates archive you reviewed (see images/nuclei/Dockerfile)" >&2; exit 2; }
+	docker build --build-arg NUCLEI_TEMPLATES_SHA256=$(NUCLEI_TEMPLATES_SHA256) --tag $(NUCLEI_IMAGE) images/nuclei
+
 .PHONY: print-image
 print-image: ## Print the image name and tag that `make image` builds and the chart deploys by default
 	@echo $(IMAGE)
