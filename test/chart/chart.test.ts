@@ -241,5 +241,11 @@ describe('charts/vigil', function () {
       const printed = execFileSync('make', ['-s', 'print-image'], { cwd: ROOT, encoding: 'utf8' });
       expect(printed.trim()).to.equal(`${VIGIL_IMAGE_REPOSITORY}:${VIGIL_VERSION}`);
     });
+
+    it('include the NUCLEI image, which make nuclei-image tags as the scanner definitions name it, and only with a checksum', () => {
+      const planned = execFileSync('make', ['-n', 'nuclei-image', 'NUCLEI_TEMPLATES_SHA256=0123abcd'], { cwd: ROOT, encoding: 'utf8' });
+      expect(planned).to.include(`--build-arg NUCLEI_TEMPLATES_SHA256=0123abcd --tag ${SCANNER_IMAGES.nuclei} images/nuclei`);
+      expect(() => execFileSync('make', ['-s', 'nuclei-image'], { cwd: ROOT, stdio: 'pipe' })).to.throw(/NUCLEI_TEMPLATES_SHA256/);
+    });
   });
 });
