@@ -46,7 +46,7 @@ export function assertPublicIpv4(raw: string, address: number, allow: readonly C
   if (isAllowed(address, allow)) return;
   const range = specialPurposeRange(address);
   if (range !== undefined) {
-    refuse(raw, `is in the ${range} range; only public IPv4 addresses can be used`);
+    refuse(raw, `is in the ${range} range; only public IPv4 addresses can be used (an operator can allow a lab range with VIGIL_ALLOW_TARGETS)`);
   }
 }
 
