@@ -206,6 +206,55 @@ class CoalescedOutput {
   }
 }
 
+/**
+ * A page's content stream, gathered in one reused buffer. pdfkit turns every
+ * operator it adds to a page (each line of text is five or six) into its own
+ * small typed array and keeps them until the page ends. Those arrays live as
+ * long as a page takes to draw; V8 sees most of them survive, decides to
+ * allocate them straight in the old generation ("allocation-site
+ * pretenuring"), and the old generation then fills with dead arrays between
+ * full collections: hundreds of MB for a large report. Here the operators are
+ * copied into one buffer, and the page gets them as a single chunk when it
+ * ends (pdfkit compresses it then, as before), so the PDF is byte for byte
+ * what pdfkit would write.
+ */
+class PageContent {
+  private buffer = Buffer.allocUnsafe(64 * 1024);
+  private length = 0;
+
+  constructor(private readonly doc: PDFKit.PDFDocument) {
+    doc.addContent = (data: string | Uint8Array) => {
+      this.append(data);
+      return doc;
+    };
+  }
+
+  private append(data: string | Uint8Array): void {
+    // pdfkit adds a line break after each operator it is given as a string, and none after bytes.
+    const needed = typeof data === 'string' ? data.length + 1 : data.length;
+    if (this.length + needed > this.buffer.length) {
+      const larger = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + needed));
+      this.buffer.copy(larger, 0, 0, this.length);
+      this.buffer = larger;
+    }
+    if (typeof data === 'string') {
+      // latin1 keeps each character's low byte, as pdfkit's own conversion does.
+      this.length += this.buffer.write(data, this.length, 'latin1');
+      this.buffer[this.length++] = 0x0a;
+    } else {
+      this.buffer.set(data, this.length);
+      this.length += data.length;
+    }
+  }
+
+  /** Hands the current page what was drawn on it; call before the page ends (a new page, or the end of the document). */
+  flush(): void {
+    if (this.length === 0) return;
+    (this.doc as unknown as { page: { write(chunk: Uint8Array): void } }).page.write(this.buffer.subarray(0, this.length));
+    this.length = 0;
+  }
+}
+
 /** Draws one placed block: its anchor (a named destination and an outline entry), its line of text, its drawing. */
 function drawBlock(flow: PdfFlow, block: Block, y: number, outline: Outline): void {
   if (block.anchor !== undefined) {
@@ -244,10 +293,12 @@ class Outline {
 }
 
 /** The second pass: the same flow, drawn page by page, yielding to the event loop whenever a page is done. */
-async function drawPages(flow: PdfFlow, report: ReportModel, entries: readonly ContentsEntry[], counted: Awaited<ReturnType<typeof countPages>>, output: CoalescedOutput): Promise<void> {
+async function drawPages(flow: PdfFlow, report: ReportModel, entries: readonly ContentsEntry[], counted: Awaited<ReturnType<typeof countPages>>, output: CoalescedOutput, gatherPageContent: boolean): Promise<void> {
+  const content = gatherPageContent ? new PageContent(flow.doc) : undefined;
   const outline = new Outline(flow.doc, entries);
   const cursor = new PageCursor({ top: PAGE.top, bottom: PAGE.bottom }, (block, y, newPage) => {
     if (newPage) {
+      content?.flush();
       flow.doc.addPage({ size: [PAGE.width, PAGE.height], margin: 0 });
       flow.forgetStyle();
       pageFrame(flow, report, cursor.pages, counted.total);
@@ -263,9 +314,18 @@ async function drawPages(flow: PdfFlow, report: ReportModel, entries: readonly C
     }
   }
   cursor.finish();
+  content?.flush();
 }
 
-export async function renderPdfReport(report: ReportModel, out: Writable): Promise<void> {
+export interface PdfRenderOptions {
+  /**
+   * false: pdfkit keeps each page's operators itself, as it does by default.
+   * Only for the test that proves the gathered content gives the same bytes.
+   */
+  gatherPageContent?: boolean;
+}
+
+export async function renderPdfReport(report: ReportModel, out: Writable, options: PdfRenderOptions = {}): Promise<void> {
   const { snapshot } = report;
   const doc = new PDFDocument({
     autoFirstPage: false,
@@ -287,7 +347,7 @@ export async function renderPdfReport(report: ReportModel, out: Writable): Promi
   const flow = new PdfFlow(doc);
   const entries = contentsOf(report);
   const counted = await countPages(flow, report, entries);
-  await drawPages(flow, report, entries, counted, output);
+  await drawPages(flow, report, entries, counted, output, options.gatherPageContent ?? true);
   doc.end();
   await done;
 }
