@@ -319,10 +319,11 @@ async function drawPages(flow: PdfFlow, report: ReportModel, entries: readonly C
 
 export interface PdfRenderOptions {
   /**
-   * false: pdfkit keeps each page's operators itself, as it does by default.
-   * Only for the test that proves the gathered content gives the same bytes.
+   * true: pdfkit as it comes, each page's operators kept by pdfkit and each
+   * line drawn through doc.text. Only for the test that proves the report's
+   * own paths (PageContent, PdfFlow.drawLine) give the same bytes.
    */
-  gatherPageContent?: boolean;
+  plainPdfkit?: boolean;
 }
 
 export async function renderPdfReport(report: ReportModel, out: Writable, options: PdfRenderOptions = {}): Promise<void> {
@@ -344,10 +345,10 @@ export async function renderPdfReport(report: ReportModel, out: Writable, option
     out.once('error', reject);
     doc.once('error', reject);
   });
-  const flow = new PdfFlow(doc);
+  const flow = new PdfFlow(doc, options.plainPdfkit === true);
   const entries = contentsOf(report);
   const counted = await countPages(flow, report, entries);
-  await drawPages(flow, report, entries, counted, output, options.gatherPageContent ?? true);
+  await drawPages(flow, report, entries, counted, output, options.plainPdfkit !== true);
   doc.end();
   await done;
 }
