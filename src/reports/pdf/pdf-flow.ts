@@ -5,6 +5,7 @@
  * to what the standard fonts can show.
  */
 import type PDFDocument from 'pdfkit';
+import { quickenCurrentFont } from './font-metrics.js';
 import { TextMeasure, wrapText, type Block } from './layout.js';
 
 export const PAGE = { width: 595.28, height: 841.89, left: 50, right: 545.28, top: 70, bottom: 785 } as const;
@@ -42,10 +43,12 @@ export class PdfFlow {
   readonly blocks: Block[] = [];
   private readonly measure: TextMeasure;
   private readonly drawFragment: DrawFragment | undefined;
+  private readonly quicken: boolean;
 
   /**
-   * `plainPdfkit`: draw each line through doc.text, as pdfkit's users do; only
-   * for the test that proves the direct path below gives the same bytes.
+   * `plainPdfkit`: draw each line through doc.text and keep pdfkit's own font
+   * metric lookups (font-metrics.ts), as pdfkit's users do; only for the test
+   * that proves the report's quicker paths give the same bytes.
    */
   constructor(
     readonly doc: PDFKit.PDFDocument,
@@ -53,10 +56,17 @@ export class PdfFlow {
   ) {
     const fragment = (doc as unknown as { _fragment?: DrawFragment })._fragment;
     this.drawFragment = plainPdfkit || typeof fragment !== 'function' ? undefined : fragment.bind(doc);
+    this.quicken = !plainPdfkit;
     this.measure = new TextMeasure((text, font) => {
       this.forgetStyle();
-      return doc.font(font).fontSize(1).widthOfString(text);
+      this.setFont(font);
+      return doc.fontSize(1).widthOfString(text);
     });
+  }
+
+  private setFont(font: string): void {
+    this.doc.font(font);
+    if (this.quicken) quickenCurrentFont(this.doc);
   }
 
   width(text: string, font: string, size: number): number {
@@ -95,7 +105,7 @@ export class PdfFlow {
     // Measured first: measuring an unknown word sets pdfkit's font and size itself.
     const textWidth = width ?? this.width(text, font, size);
     const current = this.current;
-    if (current.font !== font) this.doc.font((current.font = font));
+    if (current.font !== font) this.setFont((current.font = font));
     if (current.size !== size) this.doc.fontSize((current.size = size));
     if (current.color !== color) this.doc.fillColor((current.color = color));
     if (this.drawFragment !== undefined) this.drawFragment(text, x, y, { textWidth, wordCount: 0 });

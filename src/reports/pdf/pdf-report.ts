@@ -319,9 +319,10 @@ async function drawPages(flow: PdfFlow, report: ReportModel, entries: readonly C
 
 export interface PdfRenderOptions {
   /**
-   * true: pdfkit as it comes, each page's operators kept by pdfkit and each
-   * line drawn through doc.text. Only for the test that proves the report's
-   * own paths (PageContent, PdfFlow.drawLine) give the same bytes.
+   * true: pdfkit as it comes, each page's operators kept by pdfkit, each
+   * line drawn through doc.text, pdfkit's own font metric lookups. Only for
+   * the test that proves the report's own paths (PageContent,
+   * PdfFlow.drawLine, font-metrics.ts) give the same bytes.
    */
   plainPdfkit?: boolean;
 }
