@@ -224,27 +224,28 @@ class PageContent {
   private length = 0;
 
   constructor(private readonly doc: PDFKit.PDFDocument) {
-    doc.addContent = (data: string | Uint8Array) => {
+    doc.addContent = (data: unknown) => {
       this.append(data);
       return doc;
     };
   }
 
-  private append(data: string | Uint8Array): void {
-    // pdfkit adds a line break after each operator it is given as a string, and none after bytes.
-    const needed = typeof data === 'string' ? data.length + 1 : data.length;
+  private append(data: unknown): void {
+    // As pdfkit's PDFReference.write: bytes as they are; anything else as text with a line break after it.
+    const bytes = data instanceof Uint8Array ? data : undefined;
+    const text = bytes === undefined ? `${String(data)}\n` : '';
+    const needed = bytes === undefined ? text.length : bytes.length;
     if (this.length + needed > this.buffer.length) {
       const larger = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + needed));
       this.buffer.copy(larger, 0, 0, this.length);
       this.buffer = larger;
     }
-    if (typeof data === 'string') {
-      // latin1 keeps each character's low byte, as pdfkit's own conversion does.
-      this.length += this.buffer.write(data, this.length, 'latin1');
-      this.buffer[this.length++] = 0x0a;
+    if (bytes !== undefined) {
+      this.buffer.set(bytes, this.length);
+      this.length += bytes.length;
     } else {
-      this.buffer.set(data, this.length);
-      this.length += data.length;
+      // latin1 keeps each character's low byte, as pdfkit's own conversion does.
+      this.length += this.buffer.write(text, this.length, 'latin1');
     }
   }
 
