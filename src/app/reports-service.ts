@@ -39,7 +39,7 @@ export interface ReportDownload {
 export class ReportsService {
   /**
    * Renderings run one at a time, in arrival order: a 10,000-risk PDF holds
-   * a few hundred MB for seconds (bench/reports.ts), and two at once would
+   * about 100-140 MB for seconds (bench/reports.ts), and two at once would
    * hold twice that. Creation and downloads of rendered files do not wait.
    */
   private renderingQueue: Promise<unknown> = Promise.resolve();

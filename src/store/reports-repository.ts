@@ -131,10 +131,11 @@ export class SqliteReportRepository implements ReportRepository {
     const clause = where('r.account_id', accountId, [...targetConditions(accountId, selection, false), ...riskConditions(selection)]);
     const from = `FROM risks r JOIN targets t ON t.id = r.target_id WHERE ${clause.sql}`;
     const { n } = this.db.prepare(`SELECT COUNT(*) AS n ${from}`).get(...clause.params) as { n: number };
+    // Row by row: each row's JSON text is parsed as it comes, rather than all rows' text held beside all risks parsed.
     const rows = this.db
       .prepare(`SELECT r.id, r.target_id, r.status, r.is_accepted, r.first_detected_at, r.last_detected_at, r.definition ${from} ORDER BY ${SEVERITY_ORDER} LIMIT ?`)
-      .all(...clause.params, selection.maxRisks) as ScopeRiskRow[];
-    return { risks: rows.map(toReportRisk), matchedRisks: n };
+      .iterate(...clause.params, selection.maxRisks) as IterableIterator<ScopeRiskRow>;
+    return { risks: Array.from(rows, toReportRisk), matchedRisks: n };
   }
 }
 

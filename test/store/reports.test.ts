@@ -5,7 +5,7 @@
  * many targets is a 400.
  */
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { loadSettings } from '../../src/config/settings.js';
@@ -15,9 +15,10 @@ import { composeCore, type Core } from '../../src/main/composition-root.js';
 import { renderCsvReport } from '../../src/reports/csv-report.js';
 import { renderHtmlReport } from '../../src/reports/html-report.js';
 import { renderPdfReport } from '../../src/reports/pdf/pdf-report.js';
-import { FileSystemReportFiles } from '../../src/store/report-files.js';
+import { FileSystemReportFiles, snapshotJson } from '../../src/store/report-files.js';
 import { SqliteReportRepository } from '../../src/store/reports-repository.js';
 import { seedRisks } from '../support/report-data.js';
+import { reportSnapshot } from '../support/report-snapshot.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('store: reports (migration 0012)', () => {
@@ -85,6 +86,32 @@ describe('store: reports (migration 0012)', () => {
     expect(refused).to.be.instanceOf(InvalidRequestError);
     expect((refused as Error).message).to.match(/more than 2 targets; narrow targets_filter/);
     expect(await service.create(account, { report_format: 'PDF', targets_filter: { target_ids: [] }, risks_filter: {} }).catch(() => 'refused')).to.equal('refused');
+  });
+});
+
+describe('report files: snapshots', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => dir.remove());
+
+  it('streams a snapshot to its file and reads back the same snapshot, with many risks, with none, and with text JSON must escape', async () => {
+    const files = new FileSystemReportFiles(join(dir.path, 'reports'));
+    const base = reportSnapshot();
+    // Enough risks for many pieces of the stream (each about 64 KiB), and text that JSON must escape.
+    const many = Array.from({ length: 400 }, (_, index) => ({
+      ...base.risks[index % base.risks.length]!,
+      id: `risk-${index}`,
+      definition: { ...base.risks[index % base.risks.length]!.definition, description: `"quoted" \\ back\nslash ${'é東'.repeat(100)} ${index}` },
+    }));
+    for (const snapshot of [{ ...base, risks: many }, { ...base, risks: [] }, base]) {
+      await files.saveSnapshot(snapshot.id, snapshot);
+      expect(await files.loadSnapshot(snapshot.id)).to.deep.equal(snapshot);
+    }
+    expect([...snapshotJson({ ...base, risks: many })].length).to.be.greaterThan(2);
+    // Only the finished file is left in the report's folder.
+    expect(readdirSync(join(dir.path, 'reports', base.id))).to.deep.equal(['snapshot.json.gz']);
   });
 });
 

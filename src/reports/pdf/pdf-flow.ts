@@ -5,6 +5,7 @@
  * to what the standard fonts can show.
  */
 import type PDFDocument from 'pdfkit';
+import { quickenCurrentFont } from './font-metrics.js';
 import { TextMeasure, wrapText, type Block } from './layout.js';
 
 export const PAGE = { width: 595.28, height: 841.89, left: 50, right: 545.28, top: 70, bottom: 785 } as const;
@@ -35,15 +36,37 @@ export interface TextStyle {
   keepWithNext?: boolean;
 }
 
+/** pdfkit's own step that draws one line of text at a place, without measuring it again (see drawLine). */
+type DrawFragment = (text: string, x: number, y: number, options: { textWidth: number; wordCount: number }) => void;
+
 export class PdfFlow {
   readonly blocks: Block[] = [];
   private readonly measure: TextMeasure;
+  private readonly drawFragment: DrawFragment | undefined;
+  private readonly quicken: boolean;
 
-  constructor(readonly doc: PDFKit.PDFDocument) {
+  /**
+   * `plainPdfkit`: draw each line through doc.text and keep pdfkit's own font
+   * metric lookups (font-metrics.ts), as pdfkit's users do; only for the test
+   * that proves the report's quicker paths give the same bytes.
+   */
+  constructor(
+    readonly doc: PDFKit.PDFDocument,
+    plainPdfkit = false,
+  ) {
+    const fragment = (doc as unknown as { _fragment?: DrawFragment })._fragment;
+    this.drawFragment = plainPdfkit || typeof fragment !== 'function' ? undefined : fragment.bind(doc);
+    this.quicken = !plainPdfkit;
     this.measure = new TextMeasure((text, font) => {
       this.forgetStyle();
-      return doc.font(font).fontSize(1).widthOfString(text);
+      this.setFont(font);
+      return doc.fontSize(1).widthOfString(text);
     });
+  }
+
+  private setFont(font: string): void {
+    this.doc.font(font);
+    if (this.quicken) quickenCurrentFont(this.doc);
   }
 
   width(text: string, font: string, size: number): number {
@@ -70,16 +93,23 @@ export class PdfFlow {
    * Draws one line of text at (x, y), y being the top of the line. Font,
    * size and colour are set only when they change, and the width known from
    * the layout is passed on (textWidth), so pdfkit does not measure the line
-   * a second time before encoding it.
+   * a second time before encoding it. The line goes straight to pdfkit's
+   * _fragment, the step doc.text ends in for a line without wrapping:
+   * doc.text would copy the options and then measure the whole line once
+   * more only to move its cursor, which a report placing every line itself
+   * never reads (a fifth of the PDF's time). test/unit/pdf-report.test.ts
+   * checks that both give the same bytes, so a pdfkit upgrade that changes
+   * _fragment fails there.
    */
   drawLine(text: string, x: number, y: number, font: string, size: number, color: string, width?: number): void {
     // Measured first: measuring an unknown word sets pdfkit's font and size itself.
     const textWidth = width ?? this.width(text, font, size);
     const current = this.current;
-    if (current.font !== font) this.doc.font((current.font = font));
+    if (current.font !== font) this.setFont((current.font = font));
     if (current.size !== size) this.doc.fontSize((current.size = size));
     if (current.color !== color) this.doc.fillColor((current.color = color));
-    this.doc.text(text, x, y, { lineBreak: false, textWidth, wordCount: 0 } as PDFKit.Mixins.TextOptions);
+    if (this.drawFragment !== undefined) this.drawFragment(text, x, y, { textWidth, wordCount: 0 });
+    else this.doc.text(text, x, y, { lineBreak: false, textWidth, wordCount: 0 } as PDFKit.Mixins.TextOptions);
   }
 
   /** Fills a shape: fills change pdfkit's fill colour behind drawLine's back, so it forgets what it set. */

@@ -206,6 +206,62 @@ class CoalescedOutput {
   }
 }
 
+/**
+ * A page's content stream, gathered in one reused buffer. pdfkit turns every
+ * operator it adds to a page (each line of text is five or six) into its own
+ * small typed array and keeps them until the page ends. Those arrays outlive
+ * young-generation collections, V8's allocation-site pretenuring then
+ * allocates them in the old generation, and the old generation fills with
+ * dead arrays between full collections: 375 MB over a 10,000-risk report,
+ * which peaked 330-354 MB over the process's baseline (about 110 MB with
+ * --no-allocation-site-pretenuring; bench/reports.ts). Here the operators
+ * are copied into one buffer, and the page gets them as a single chunk just
+ * before it ends (pdfkit compresses it then, as before), so the PDF is byte
+ * for byte what pdfkit would write (test/unit/pdf-report.test.ts).
+ */
+class PageContent {
+  private buffer = Buffer.allocUnsafe(64 * 1024);
+  private length = 0;
+
+  constructor(private readonly doc: PDFKit.PDFDocument) {
+    doc.addContent = (data: unknown) => {
+      this.append(data);
+      return doc;
+    };
+  }
+
+  private append(data: unknown): void {
+    // As pdfkit's PDFReference.write: bytes as they are; anything else as text with a line break after it.
+    const bytes = data instanceof Uint8Array ? data : undefined;
+    const text = bytes === undefined ? `${String(data)}\n` : '';
+    const needed = bytes === undefined ? text.length : bytes.length;
+    if (this.length + needed > this.buffer.length) {
+      const larger = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + needed));
+      this.buffer.copy(larger, 0, 0, this.length);
+      this.buffer = larger;
+    }
+    if (bytes !== undefined) {
+      this.buffer.set(bytes, this.length);
+      this.length += bytes.length;
+    } else {
+      // latin1 keeps each character's low byte, as pdfkit's own conversion does.
+      this.length += this.buffer.write(text, this.length, 'latin1');
+    }
+  }
+
+  /**
+   * Hands the current page what was drawn on it; call right before the page
+   * ends (doc.addPage, doc.end). The page gets a view of the reused buffer,
+   * which pdfkit copies and compresses as the page ends, before anything is
+   * drawn again.
+   */
+  flush(): void {
+    if (this.length === 0) return;
+    (this.doc as unknown as { page: { write(chunk: Uint8Array): void } }).page.write(this.buffer.subarray(0, this.length));
+    this.length = 0;
+  }
+}
+
 /** Draws one placed block: its anchor (a named destination and an outline entry), its line of text, its drawing. */
 function drawBlock(flow: PdfFlow, block: Block, y: number, outline: Outline): void {
   if (block.anchor !== undefined) {
@@ -244,10 +300,12 @@ class Outline {
 }
 
 /** The second pass: the same flow, drawn page by page, yielding to the event loop whenever a page is done. */
-async function drawPages(flow: PdfFlow, report: ReportModel, entries: readonly ContentsEntry[], counted: Awaited<ReturnType<typeof countPages>>, output: CoalescedOutput): Promise<void> {
+async function drawPages(flow: PdfFlow, report: ReportModel, entries: readonly ContentsEntry[], counted: Awaited<ReturnType<typeof countPages>>, output: CoalescedOutput, gatherPageContent: boolean): Promise<void> {
+  const content = gatherPageContent ? new PageContent(flow.doc) : undefined;
   const outline = new Outline(flow.doc, entries);
   const cursor = new PageCursor({ top: PAGE.top, bottom: PAGE.bottom }, (block, y, newPage) => {
     if (newPage) {
+      content?.flush();
       flow.doc.addPage({ size: [PAGE.width, PAGE.height], margin: 0 });
       flow.forgetStyle();
       pageFrame(flow, report, cursor.pages, counted.total);
@@ -263,9 +321,20 @@ async function drawPages(flow: PdfFlow, report: ReportModel, entries: readonly C
     }
   }
   cursor.finish();
+  content?.flush();
 }
 
-export async function renderPdfReport(report: ReportModel, out: Writable): Promise<void> {
+export interface PdfRenderOptions {
+  /**
+   * true: pdfkit as it comes, each page's operators kept by pdfkit, each
+   * line drawn through doc.text, pdfkit's own font metric lookups. Only for
+   * the test that proves the report's own paths (PageContent,
+   * PdfFlow.drawLine, font-metrics.ts) give the same bytes.
+   */
+  plainPdfkit?: boolean;
+}
+
+export async function renderPdfReport(report: ReportModel, out: Writable, options: PdfRenderOptions = {}): Promise<void> {
   const { snapshot } = report;
   const doc = new PDFDocument({
     autoFirstPage: false,
@@ -284,10 +353,10 @@ export async function renderPdfReport(report: ReportModel, out: Writable): Promi
     out.once('error', reject);
     doc.once('error', reject);
   });
-  const flow = new PdfFlow(doc);
+  const flow = new PdfFlow(doc, options.plainPdfkit === true);
   const entries = contentsOf(report);
   const counted = await countPages(flow, report, entries);
-  await drawPages(flow, report, entries, counted, output);
+  await drawPages(flow, report, entries, counted, output, options.plainPdfkit !== true);
   doc.end();
   await done;
 }
