@@ -9,6 +9,7 @@ import { scannerEnvironment, type Settings } from '../config/settings.js';
 import { buildOpenApiDocument } from '../api/openapi.js';
 import { AccountsService } from '../app/accounts-service.js';
 import { Paginator } from '../app/pagination.js';
+import { TargetAttachmentsService } from '../app/target-attachments-service.js';
 import { TargetsService } from '../app/targets-service.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { PageTokenCodec } from '../domain/lists/page-token.js';
@@ -236,6 +237,7 @@ export function composeCore(
   const paginator = new Paginator(new PageTokenCodec(serviceSecret(db, 'page-token-key')));
   const targetRepository = new SqliteTargetRepository(db);
   const targets = new TargetsService(targetRepository, paginator, clock, settings.allowTargets);
+  const targetAttachments = new TargetAttachmentsService(targetRepository, clock);
   const scanRepository = wrapScans(new SqliteScanRepository(db));
   const resultFiles = new FileSystemResultFiles(join(settings.dataDir, 'results'));
   const riskRepository = new SqliteRiskRepository(db);
@@ -269,7 +271,7 @@ export function composeCore(
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
   const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings);
-  return { db, accounts, accountRepository, targets, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, reports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
+  return { db, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, reports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 
 /**
@@ -299,6 +301,7 @@ export function composeHttpApp(settings: Settings, core: Core, clock: Clock, log
     document: buildOpenApiDocument(),
     accounts: core.accounts,
     targets: core.targets,
+    targetAttachments: core.targetAttachments,
     scans: core.scans,
     risks: core.risks,
     reports: core.reports,
