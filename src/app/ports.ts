@@ -244,13 +244,25 @@ export class WorkloadRefusedError extends Error {
  */
 export interface WorkloadRunner {
   /** Starts the scanner on the resolved targets, which it reaches at their checked addresses only. */
-  start(scan: Scan, targets: readonly ResolvedTarget[]): Promise<void>;
+  start(scan: Scan, targets: readonly ResolvedTarget[], inputs?: WorkloadInputs): Promise<void>;
   observe(scanId: string): Promise<WorkloadStatus>;
   stop(scanId: string): Promise<void>;
   /** Frees what the workload left behind once its outputs are stored. */
   release(scanId: string): Promise<void>;
   /** Tells the controller that a workload changed (progress, exit) so it reconciles without waiting for a poll. */
   onChange(listener: (scanId: string) => void): void;
+}
+
+/** What a web scan's workload takes besides its targets (WebScanPreparer): none for the other types. */
+export interface WorkloadInputs {
+  /** The target's scanner_settings.zap. */
+  settings?: unknown;
+  /** Embedded runtime: the session the login replay left, for ZAP's plan. */
+  session?: LoginSession;
+  /** Kubernetes: the login recording the Job replays before ZAP starts. */
+  loginRecording?: { fileName: string; content: Buffer };
+  /** The target's API definition, for ZAP's openapi job. */
+  apiDefinition?: { fileName: string; content: Buffer };
 }
 
 /** What a replayed login leaves behind for the scanner: the browser's cookies for the target, and an Authorization header if the application sent one. */

@@ -10,6 +10,8 @@ import { buildOpenApiDocument } from '../api/openapi.js';
 import { AccountsService } from '../app/accounts-service.js';
 import { Paginator } from '../app/pagination.js';
 import { TargetAttachmentsService } from '../app/target-attachments-service.js';
+import { WebScanPreparation } from '../app/web-scan-preparation.js';
+import { BrowserLoginReplayer } from '../runtime/login-replay/browser-login.js';
 import { TargetsService } from '../app/targets-service.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { PageTokenCodec } from '../domain/lists/page-token.js';
@@ -179,6 +181,12 @@ export function scanController(settings: Settings, core: Core, scans: ScanReposi
     timers: systemTimers(clock),
     maxConcurrentScans: settings.maxConcurrentScans,
     allowTargets: settings.allowTargets,
+    // Embedded: the service replays logins itself; Kubernetes: the scan's Job does (login-step.ts).
+    preparation: new WebScanPreparation(
+      core.targetRepository,
+      settings.runtime === 'embedded' ? new BrowserLoginReplayer({ chromiumPath: settings.chromiumPath, allowTargets: settings.allowTargets, resolver: systemResolver }) : undefined,
+      () => clock.now().toISOString(),
+    ),
     onError: (scanId, error) => logger.error({ scan_id: scanId, err: error }, 'scan reconcile failed'),
   });
 }

@@ -33,7 +33,7 @@ export class LoginApp {
   private constructor(
     private readonly server: Server,
     readonly port: number,
-    /** Every request the app answered, as 'METHOD /path'. */
+    /** Every request the app answered, as 'METHOD /path', followed by ' with session' when it carried the login's cookie and Authorization header. */
     readonly requests: string[],
   ) {}
 
@@ -44,7 +44,8 @@ export class LoginApp {
   static async start(): Promise<LoginApp> {
     const requests: string[] = [];
     const server = createServer((req, res) => {
-      requests.push(`${req.method} ${req.url}`);
+      const withSession = req.headers.authorization === DEMO_TOKEN && (req.headers.cookie ?? '').includes(`sid=${DEMO_SESSION}`);
+      requests.push(`${req.method} ${req.url}${withSession ? ' with session' : ''}`);
       const send = (status: number, type: string, body: string, headers: Record<string, string> = {}) => res.writeHead(status, { 'content-type': type, ...headers }).end(body);
       if (req.url === '/login' || req.url === '/') return send(200, 'text/html', PAGE);
       if (req.url === '/app.js') return send(200, 'text/javascript', APP_JS);

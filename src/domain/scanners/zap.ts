@@ -31,6 +31,8 @@ import { zapAutomationPlan } from './zap-plan.js';
 export const ZAP_PLAN = 'zap-plan.yaml';
 export const ZAP_REPORT = 'zap-report.json';
 export const ZAP_HOSTS = 'zap-hosts';
+/** The target's API definition as the openapi job reads it; the extension keeps the uploaded format. */
+export const zapApiDefinitionFile = (uploaded: string): string => (/\.json$/i.test(uploaded) ? 'zap-openapi.json' : 'zap-openapi.yaml');
 const ZAP_HOME = 'zap-home';
 
 /**
@@ -125,6 +127,7 @@ function zapDefinition(type: ZapType): ScannerDefinition {
     installHint: 'the ZAP 2.16.1 Linux package from zaproxy.org/download, with its directory (holding zap.sh) on PATH',
     inputs(input) {
       checkTargetCount(type, input.targets);
+      const apiFile = input.apiDefinition === undefined ? undefined : zapApiDefinitionFile(input.apiDefinition.fileName);
       const plan = zapAutomationPlan({
         targetUrl: webUrlOf(input.targets[0]!),
         active: type === 'OWASP_ZAP_ACTIVE',
@@ -132,8 +135,14 @@ function zapDefinition(type: ZapType): ScannerDefinition {
         reportFile: ZAP_REPORT,
         settings: zapSettingsFrom(input.settings),
         ...(input.authScriptFile === undefined ? {} : { authScriptFile: input.authScriptFile }),
+        ...(input.session === undefined ? {} : { session: input.session }),
+        ...(apiFile === undefined ? {} : { apiDefinitionFile: outputPath(input.outputDir, apiFile) }),
       });
-      return [{ file: ZAP_PLAN, content: plan }, ...(input.addresses === undefined ? [] : [zapHostsFile(input)])];
+      return [
+        { file: ZAP_PLAN, content: plan },
+        ...(input.addresses === undefined ? [] : [zapHostsFile(input)]),
+        ...(apiFile === undefined ? [] : [{ file: apiFile, content: input.apiDefinition!.content }]),
+      ];
     },
     completeExitCodes: [0, 2],
     outputs: [{ file: ZAP_REPORT, contentType: 'application/json' }],
