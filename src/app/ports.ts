@@ -253,6 +253,9 @@ export interface WorkloadRunner {
   onChange(listener: (scanId: string) => void): void;
 }
 
+/** WorkloadStatus.reason of a workload whose login step failed (Kubernetes): its target is skipped as Authentication Failed. */
+export const LOGIN_FAILED_REASON = 'LoginFailed';
+
 /** What a web scan's workload takes besides its targets (WebScanPreparer): none for the other types. */
 export interface WorkloadInputs {
   /** The target's scanner_settings.zap. */

@@ -158,6 +158,16 @@ export function scannerEnvironment(): Record<string, string | undefined> {
   return { ...process.env };
 }
 
+/** What `vigil login-replay` (the login step of a scanner Job) reads from its environment. */
+export interface LoginReplaySettings {
+  allowTargets: Cidr[];
+  chromiumPath: string;
+}
+
+export function loadLoginReplaySettings(env: Env = process.env): LoginReplaySettings {
+  return { allowTargets: allowTargets(optional(env.VIGIL_ALLOW_TARGETS)), chromiumPath: resolve(optional(env.VIGIL_CHROMIUM) ?? '/usr/bin/chromium') };
+}
+
 /** What `vigil upload-result` reads from its environment (set by the scanner Job from a Secret). */
 export interface UploadSettings {
   token: string;

@@ -12,14 +12,14 @@ import { newEvent } from '../../domain/events/event.js';
 import { classifyResolution, hostOf, type Resolution } from '../../domain/scans/resolve-targets.js';
 import { advanceProgress, type Condition, type ResolvedTarget, type Scan, type SkippedTarget } from '../../domain/scans/scan.js';
 import type { Cidr } from '../../domain/targets/ipv4.js';
-import { WorkloadRefusedError, type HostResolver, type ResultFileStore, type ScanRepository, type StoredResultFile, type WorkloadRunner, type WorkloadStatus } from '../ports.js';
+import { LOGIN_FAILED_REASON, WorkloadRefusedError, type HostResolver, type ResultFileStore, type ScanRepository, type StoredResultFile, type WorkloadRunner, type WorkloadStatus } from '../ports.js';
 import type { Timers } from './timer.js';
 import { collectFindings, type CollectedFindings } from '../collector.js';
 import type { RiskHistory } from '../risk-history.js';
 import { MalformedResultError } from '../../domain/errors.js';
 import type { Finding } from '../../domain/risks/finding.js';
 import { WorkQueue, type ReconcileResult } from './work-queue.js';
-import type { PreparedScan, WebScanPreparation } from '../web-scan-preparation.js';
+import { AUTHENTICATION_CONDITION, AUTHENTICATION_FAILED, type PreparedScan, type WebScanPreparation } from '../web-scan-preparation.js';
 
 export interface ScanControllerOptions {
   scans: ScanRepository;
@@ -181,6 +181,14 @@ export class ScanController {
         await this.complete(scan, status, now);
         return this.wakeQueued();
       case 'Failed':
+        if (status.reason === LOGIN_FAILED_REASON) {
+          this.write(loginFailedInWorkload(scan, status.message ?? 'the login recording failed', now), 'RUNNING', condition('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets', now));
+          await this.options.runner.release(scan.id);
+          return this.wakeQueued();
+        }
+        this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status, now));
+        await this.options.runner.release(scan.id);
+        return this.wakeQueued();
       case 'Missing':
         this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status, now));
         await this.options.runner.release(scan.id);
@@ -265,6 +273,16 @@ export class ScanController {
 
 function condition(type: string, reason: string, message: string, at: string): Condition {
   return { type, status: 'True', reason, message, lastTransitionTime: at };
+}
+
+/**
+ * Kubernetes: the Job's login step failed before the scanner ran. Its target
+ * (a ZAP scan has one) is skipped as Authentication Failed, as in the embedded runtime.
+ */
+function loginFailedInWorkload(scan: Scan, message: string, now: string): Scan {
+  const skipped = scan.resolvedTargets.map((target) => ({ targetId: target.targetId, skippedReason: AUTHENTICATION_FAILED }));
+  const login: Condition = { type: AUTHENTICATION_CONDITION, status: 'False', reason: 'LoginFailed', message: `the login recording failed in the scan's Job: ${message}`, lastTransitionTime: now };
+  return { ...scan, state: 'FAILED', finishedAt: now, resolvedTargets: [], skippedTargets: [...scan.skippedTargets, ...skipped], conditions: mergeCondition(scan.conditions, login) };
 }
 
 /** Targets the scanner never reached move from resolved to skipped: they are not scanned, so they close nothing. */

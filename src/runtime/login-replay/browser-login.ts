@@ -27,7 +27,7 @@ export interface BrowserLoginOptions {
   replayTimeoutMs?: number;
 }
 
-const BROWSER_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const BROWSER_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 /** WebRTC could otherwise send UDP around the proxy. */
 const NO_DIRECT_UDP = ['--force-webrtc-ip-handling-policy=disable_non_proxied_udp', '--webrtc-ip-handling-policy=disable_non_proxied_udp'];
 
