@@ -79,3 +79,17 @@ describe('login replay in a confined browser', function () {
     expect(!outcome.ok && outcome.message, JSON.stringify(outcome)).to.match(/^command 1 of test 'log in as alice', open '\/login' failed: the browser was sent to 127\.0\.0\.1, which Vigil refused: it resolves to 127\.0\.0\.1 in the 127\.0\.0\.0\/8 loopback/);
   });
 });
+
+describe('login replay of a site that is down', function () {
+  this.timeout(60_000);
+  it('fails at the open command, saying the host could not be reached', async () => {
+    const app = await LoginApp.start();
+    const url = app.url;
+    const project = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+    project.url = url;
+    await app.stop();
+    const recording = parseLoginRecording('demo-login.side', Buffer.from(JSON.stringify(project)));
+    const outcome = await new BrowserLoginReplayer({ chromiumPath: CHROMIUM, allowTargets: parseCidrList('127.0.0.1/32'), resolver: systemResolver, commandTimeoutMs: 3000 }).replay(recording, `${url}/`);
+    expect(!outcome.ok && outcome.message, JSON.stringify(outcome)).to.match(/^command 1 of test 'log in as alice', open '\/login' failed: 127\.0\.0\.1:\d+ could not be reached: connect ECONNREFUSED/);
+  });
+});

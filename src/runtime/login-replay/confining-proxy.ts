@@ -29,6 +29,8 @@ type Vetted = { address: string } | { refused: string } | { unreachable: string 
 /** Connections to one vetted address may not hang the replay: the browser's own limits are longer. */
 const CONNECT_TIMEOUT_MS = 10_000;
 const MAX_REFUSALS_KEPT = 20;
+/** Marks the proxy's own answers (a refusal, a host it could not reach), so that `open` fails on them instead of going on with an error page. */
+export const PROXY_ANSWER_HEADER = 'x-vigil-login-proxy';
 
 export class ConfiningProxy {
   readonly refusals: Refusal[] = [];
@@ -99,7 +101,7 @@ export class ConfiningProxy {
     }
     const vetted = await this.vet(url.hostname);
     if (!('address' in vetted)) {
-      res.writeHead('refused' in vetted ? 403 : 502, { 'content-type': 'text/plain' }).end(`Vigil login proxy: ${'refused' in vetted ? `refused ${url.hostname}: ${vetted.refused}` : vetted.unreachable}`);
+      res.writeHead('refused' in vetted ? 403 : 502, { 'content-type': 'text/plain', [PROXY_ANSWER_HEADER]: 'refused' in vetted ? 'refused' : 'unreachable' }).end(`Vigil login proxy: ${'refused' in vetted ? `refused ${url.hostname}: ${vetted.refused}` : vetted.unreachable}`);
       return;
     }
     const headers = { ...req.headers };
@@ -112,7 +114,7 @@ export class ConfiningProxy {
     });
     upstream.on('timeout', () => upstream.destroy(new Error('timed out')));
     upstream.on('error', (error) => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end(`Vigil login proxy: ${url.host} failed: ${error.message}`);
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain', [PROXY_ANSWER_HEADER]: 'unreachable' }).end(`Vigil login proxy: ${url.host} could not be reached: ${error.message}`);
       else res.destroy();
     });
     req.pipe(upstream);

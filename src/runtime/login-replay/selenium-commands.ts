@@ -7,6 +7,7 @@
  */
 import type { Locator, Page } from 'playwright-core';
 import type { RecordedCommand } from '../../domain/targets/login-recording.js';
+import { PROXY_ANSWER_HEADER } from './confining-proxy.js';
 
 export class ReplayError extends Error {}
 
@@ -46,7 +47,8 @@ const HANDLERS: Record<string, Handler> = {
   open: async (ctx, target) => {
     const url = URL.canParse(target, ctx.baseUrl) ? new URL(target, ctx.baseUrl) : undefined;
     if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ReplayError(`'${target.slice(0, 120)}' is not an http(s) URL`);
-    await ctx.page.goto(url.href, { timeout: ctx.commandTimeoutMs });
+    const response = await ctx.page.goto(url.href, { timeout: ctx.commandTimeoutMs });
+    if (response !== null && response.headers()[PROXY_ANSWER_HEADER] !== undefined) throw new ReplayError((await response.text()).replace(/^Vigil login proxy: /, '').slice(0, 300));
   },
   click: async (ctx, target) => locate(ctx, target).click({ timeout: ctx.commandTimeoutMs }),
   clickAt: async (ctx, target) => locate(ctx, target).click({ timeout: ctx.commandTimeoutMs }),
