@@ -74,6 +74,15 @@ describe('login replay in a confined browser', function () {
     expect(!outcome.ok && outcome.message, JSON.stringify(outcome)).to.match(/the browser was sent to 169\.254\.169\.254, which Vigil refused: it resolves to 169\.254\.169\.254 in the 169\.254\.0\.0\/16 link-local/);
   });
 
+  it('stops a replay that outlasts its time limit, and a pause longer than a command may take', async () => {
+    const slow = recordingFor(app, (project) => commands(project).splice(1, 0, ...[1, 2, 3].map(() => ({ command: 'pause', target: '', value: '900' }))));
+    const limited = new BrowserLoginReplayer({ chromiumPath: CHROMIUM, allowTargets: parseCidrList('127.0.0.1/32'), resolver: systemResolver, commandTimeoutMs: 3000, replayTimeoutMs: 2000 });
+    const outcome = await limited.replay(slow, `${app.url}/`);
+    expect(!outcome.ok && outcome.message).to.equal('the login replay took longer than 2 s and was stopped');
+    const long = await replayer().replay(recordingFor(app, (project) => commands(project).splice(1, 0, { command: 'pause', target: '', value: '60000' })), `${app.url}/`);
+    expect(!long.ok && long.message).to.match(/command 2 .*pause failed: a pause of 60000 ms is longer than the 3000 ms a command may take/);
+  });
+
   it('sends loopback through the proxy too: without an allowed range the application itself is refused', async () => {
     const outcome = await replayer('203.0.113.0/24').replay(recordingFor(app), `${app.url}/`);
     expect(!outcome.ok && outcome.message, JSON.stringify(outcome)).to.match(/^command 1 of test 'log in as alice', open '\/login' failed: the browser was sent to 127\.0\.0\.1, which Vigil refused: it resolves to 127\.0\.0\.1 in the 127\.0\.0\.0\/8 loopback/);

@@ -28,6 +28,8 @@ export interface BrowserLoginOptions {
 }
 
 const BROWSER_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** Defence in depth: Chromium resolves no name itself (every name is the proxy's to resolve), so nothing it might send around the proxy finds an address. */
+const NO_OWN_DNS = '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1';
 /** WebRTC could otherwise send UDP around the proxy. */
 const NO_DIRECT_UDP = ['--force-webrtc-ip-handling-policy=disable_non_proxied_udp', '--webrtc-ip-handling-policy=disable_non_proxied_udp'];
 
@@ -48,12 +50,17 @@ export class BrowserLoginReplayer implements LoginReplayer {
         try {
           browser = await chromium.launch({
             executablePath: this.options.chromiumPath,
-            args: [...BROWSER_ARGS, ...NO_DIRECT_UDP, `--proxy-server=http://127.0.0.1:${port}`, '--proxy-bypass-list=<-loopback>'],
+            args: [...BROWSER_ARGS, ...NO_DIRECT_UDP, `--proxy-server=http://127.0.0.1:${port}`, '--proxy-bypass-list=<-loopback>', NO_OWN_DNS],
           });
         } catch (error) {
           return { ok: false, message: `the browser for the login replay could not start (${oneLine((error as Error).message)}); install chromium (${this.options.chromiumPath})` };
         }
-        return this.replayIn(browser, recording, targetUrl, proxy);
+        try {
+          return await this.replayIn(browser, recording, targetUrl, proxy);
+        } catch (error) {
+          // The browser itself failed (crashed, or was closed when the replay ran out of time).
+          return { ok: false, message: `the browser failed during the login replay: ${oneLine((error as Error).message ?? String(error))}` };
+        }
       })();
       return await Promise.race([run, overtime]);
     } finally {
