@@ -142,8 +142,9 @@ describe('Kubernetes: an authenticated ZAP scan through the controller and the f
   });
 
   it('hands the recording to the Job and skips the target as Authentication Failed when the login step fails', async () => {
-    const target = core.targets.create(account, { target: 'https://shop.example.com/' }, false);
+    const target = core.targets.create(account, { target: 'https://shop.example.com/', scanner_settings: { zap: { seed_urls: ['https://shop.example.com/catalog'] } } }, false);
     core.targetAttachments.attachLoginRecording(account, target.id, 'demo-login.side', RECORDING);
+    await core.targetAttachments.attachApiDefinition(account, target.id, 'shop.yaml', DEFINITION);
     const scan = core.scans.start(account, { type: 'OWASP_ZAP', target_ids: [target.id] })[0]!;
     expect(scan.isAuthenticated).to.equal(true);
     await controller.reconcile(scan.id);
@@ -153,6 +154,11 @@ describe('Kubernetes: an authenticated ZAP scan through the controller and the f
     const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: scanInputsSecretName(scan.name) }) as never as { data?: Record<string, string>; stringData?: Record<string, string> };
     const recording = secret.stringData?.['login.side'] ?? Buffer.from(secret.data!['login.side']!, 'base64').toString();
     expect(recording).to.equal(RECORDING.toString());
+    // The target's own settings and its API definition reach the Job's plan too.
+    const file = (name: string) => secret.stringData?.[name] ?? Buffer.from(secret.data![name]!, 'base64').toString();
+    const plan = parse(file('zap-plan.yaml'));
+    expect(plan.jobs.map((job: { type: string }) => job.type)).to.include.members(['requestor', 'openapi', 'spider']);
+    expect(file('zap-openapi.yaml')).to.equal(DEFINITION.toString());
 
     server.setObject({
       apiVersion: 'v1',
