@@ -24,7 +24,8 @@ export interface ApiDefinitionSummary {
   format: 'json' | 'yaml';
 }
 
-export async function checkApiDefinition(fileName: string, content: Buffer): Promise<ApiDefinitionSummary> {
+/** The check itself, in the calling thread; checkApiDefinition runs it in a worker (api-definition-check.ts). */
+export async function checkApiDefinitionHere(fileName: string, content: Buffer): Promise<ApiDefinitionSummary> {
   if (!/\.(json|ya?ml)$/i.test(fileName)) {
     throw new InvalidRequestError(`the API definition's file name must end in .json, .yaml or .yml, not '${fileName.slice(0, 80)}'`);
   }

@@ -9,7 +9,7 @@ import type { Clock } from '../domain/clock.js';
 import { NotFoundError } from '../domain/errors.js';
 import { attachmentFileName, parseLoginRecording } from '../domain/targets/login-recording.js';
 import type { Target } from '../domain/targets/target.js';
-import { checkApiDefinition } from './api-definition.js';
+import { checkApiDefinition } from './api-definition-check.js';
 import type { TargetRepository } from './ports.js';
 
 export class TargetAttachmentsService {
