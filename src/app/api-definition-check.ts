@@ -10,12 +10,32 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import { InvalidRequestError } from '../domain/errors.js';
+import { InvalidRequestError, RateLimitedError } from '../domain/errors.js';
 import type { ApiDefinitionSummary } from './api-definition.js';
 
-export const API_DEFINITION_CHECK_LIMITS = { timeMs: 15_000, heapMb: 512 } as const;
+/** At most `concurrent` checks run at once (each may take its heap limit); further uploads wait their turn, at most `waiting` of them, then 429. */
+export const API_DEFINITION_CHECK_LIMITS = { timeMs: 15_000, heapMb: 512, concurrent: 2, waiting: 20 } as const;
 
 type Answer = { ok: true; summary: ApiDefinitionSummary } | { ok: false; invalid: boolean; message: string };
+
+let running = 0;
+const queue: Array<() => void> = [];
+
+/** Waits for a free check slot; the slot passes straight from a finished check to the next waiting one. */
+async function turn(): Promise<() => void> {
+  const release = () => {
+    const next = queue.shift();
+    if (next === undefined) running--;
+    else next();
+  };
+  if (running < API_DEFINITION_CHECK_LIMITS.concurrent) {
+    running++;
+    return release;
+  }
+  if (queue.length >= API_DEFINITION_CHECK_LIMITS.waiting) throw new RateLimitedError(5);
+  await new Promise<void>((resolve) => queue.push(resolve));
+  return release;
+}
 
 /** Under tsx (tests, development) this file is .ts and so is its worker; compiled, both are .js. */
 const WORKER = new URL(`./api-definition-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
@@ -31,7 +51,16 @@ function startWorker(options: WorkerOptions): Worker {
   return new Worker(code, { ...options, eval: true });
 }
 
-export function checkApiDefinition(fileName: string, content: Buffer): Promise<ApiDefinitionSummary> {
+export async function checkApiDefinition(fileName: string, content: Buffer): Promise<ApiDefinitionSummary> {
+  const done = await turn();
+  try {
+    return await checkInWorker(fileName, content);
+  } finally {
+    done();
+  }
+}
+
+function checkInWorker(fileName: string, content: Buffer): Promise<ApiDefinitionSummary> {
   return new Promise((resolve, reject) => {
     const worker = startWorker({ workerData: { fileName, content: new Uint8Array(content) }, resourceLimits: { maxOldGenerationSizeMb: API_DEFINITION_CHECK_LIMITS.heapMb } });
     let settled = false;

@@ -147,3 +147,12 @@ describe('POST /v1/targets/{id}/openapi', () => {
     expect(await targetOf(owner, id)).to.not.have.property('openapi_file');
   });
 });
+
+describe('API definition checks under load', () => {
+  it('checks ten uploads at once, two at a time, and answers each', async () => {
+    const key = newCaller();
+    const ids = await Promise.all(Array.from({ length: 10 }, (_, index) => newTarget(key, `https://shop${index}.example.com/`)));
+    const answers = await Promise.all(ids.map((id) => upload(key, `/v1/targets/${id}/openapi`, [{ content: OPENAPI_3, name: 'api.yaml' }])));
+    expect(answers.map((answer) => answer.status)).to.deep.equal(Array(10).fill(200));
+  });
+});
