@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1
 # Vigil's one image: `vigil serve`, the upload and prepare containers of every
-# scanner Job, and the OPENVAS and NESSUS drivers (`vigil scanner ...`).
+# scanner Job, the OPENVAS and NESSUS drivers (`vigil scanner ...`), and the
+# login step of authenticated ZAP scans (`vigil login-replay`), which drives
+# Debian's Chromium through playwright-core.
 # Build it with `make image`; the name and tag come from the Makefile, which
 # takes them from src/domain/scanners/images.ts and package.json.
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -28,9 +30,15 @@ COPY src ./src
 RUN npx tsc -p tsconfig.build.json
 
 FROM ${NODE_IMAGE} AS runtime
+# Chromium replays login recordings (the embedded runtime in `serve`, and the
+# login step of scanner Jobs); fonts so that pages lay out as they do for people.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends chromium fonts-liberation \
+ && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     VIGIL_DATA_DIR=/var/lib/vigil \
-    VIGIL_HOST=0.0.0.0
+    VIGIL_HOST=0.0.0.0 \
+    VIGIL_CHROMIUM=/usr/bin/chromium
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -3,6 +3,7 @@
  * Kubernetes client, the embedded runner) implement them; only the
  * composition root knows which.
  */
+import type { LoginRecording } from '../domain/targets/login-recording.js';
 import type { Account } from '../domain/accounts/account.js';
 import type { CursorValue } from '../domain/lists/page-token.js';
 import type { Filters, SortField } from '../domain/lists/list-query.js';
@@ -91,6 +92,7 @@ export interface TargetListRow {
   lastScannedAt: string | null;
   os: string | null;
   hostname: string | null;
+  openApiFile: string | null;
 }
 
 export interface TargetRepository {
@@ -105,6 +107,23 @@ export interface TargetRepository {
   findByIds(accountId: string, ids: readonly string[]): Target[];
   /** Targets carrying any of the (lowercase) tags, oldest first. */
   findByTags(accountId: string, tags: readonly string[]): Target[];
+  /**
+   * Attaches a file (replacing the one of the same kind) and records its name
+   * on the target, in one transaction; false when the account has no such target.
+   */
+  attach(accountId: string, targetId: string, attachment: TargetAttachment): boolean;
+  /** The attached file of a kind, or undefined. */
+  attachment(accountId: string, targetId: string, kind: AttachmentKind): TargetAttachment | undefined;
+}
+
+export type AttachmentKind = 'selenium' | 'openapi';
+
+/** A login recording or an API definition attached to a target (at most 1 MiB, checked at upload). */
+export interface TargetAttachment {
+  kind: AttachmentKind;
+  fileName: string;
+  content: Buffer;
+  updatedAt: string;
 }
 
 export const SCAN_FILTER_KEYS = ['state', 'type', 'scheduled_by'] as const;
@@ -225,13 +244,41 @@ export class WorkloadRefusedError extends Error {
  */
 export interface WorkloadRunner {
   /** Starts the scanner on the resolved targets, which it reaches at their checked addresses only. */
-  start(scan: Scan, targets: readonly ResolvedTarget[]): Promise<void>;
+  start(scan: Scan, targets: readonly ResolvedTarget[], inputs?: WorkloadInputs): Promise<void>;
   observe(scanId: string): Promise<WorkloadStatus>;
   stop(scanId: string): Promise<void>;
   /** Frees what the workload left behind once its outputs are stored. */
   release(scanId: string): Promise<void>;
   /** Tells the controller that a workload changed (progress, exit) so it reconciles without waiting for a poll. */
   onChange(listener: (scanId: string) => void): void;
+}
+
+/** WorkloadStatus.reason of a workload whose login step failed (Kubernetes): its target is skipped as Authentication Failed. */
+export const LOGIN_FAILED_REASON = 'LoginFailed';
+
+/** What a web scan's workload takes besides its targets (WebScanPreparer): none for the other types. */
+export interface WorkloadInputs {
+  /** The target's scanner_settings.zap. */
+  settings?: unknown;
+  /** Embedded runtime: the session the login replay left, for ZAP's plan. */
+  session?: LoginSession;
+  /** Kubernetes: the login recording the Job replays before ZAP starts. */
+  loginRecording?: { fileName: string; content: Buffer };
+  /** The target's API definition, for ZAP's openapi job. */
+  apiDefinition?: { fileName: string; content: Buffer };
+}
+
+/** What a replayed login leaves behind for the scanner: the browser's cookies for the target, and an Authorization header if the application sent one. */
+export interface LoginSession {
+  cookies: Array<{ name: string; value: string; domain: string; path: string }>;
+  authorization?: string;
+}
+
+export type LoginOutcome = { ok: true; session: LoginSession } | { ok: false; message: string };
+
+/** Replays a login recording in a real browser, confined to the scanning address rules (runtime/login-replay). */
+export interface LoginReplayer {
+  replay(recording: LoginRecording, targetUrl: string): Promise<LoginOutcome>;
 }
 
 /** DNS, as the controller needs it: the IPv4 addresses of a host name. */

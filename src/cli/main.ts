@@ -15,6 +15,8 @@ const USAGE = `Usage:
   vigil upload-result --scan ID --url URL --dir DIR   (in scanner Jobs; reads VIGIL_UPLOAD_TOKEN, VIGIL_RESULT_FILES)
   vigil scanner openvas|nessus --output FILE [--timeout SECONDS] -- HOST [HOST...]   (in scanner Jobs; reads VIGIL_OPENVAS_*, VIGIL_NESSUS_*)
   vigil prepare-inputs --from DIR --to DIR            (in scanner Jobs: copies input files next to the outputs)
+  vigil login-replay --recording FILE --plan-input FILE --plan FILE [--termination-log FILE]
+                                                      (in ZAP scan Jobs: replays a login recording; reads VIGIL_ALLOW_TARGETS, VIGIL_CHROMIUM)
 
 Configuration comes from environment variables (see README.md).`;
 
@@ -39,6 +41,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./scanner.js')).runScannerCommand(rest);
     case 'prepare-inputs':
       return (await import('./prepare-inputs.js')).runPrepareInputs(rest);
+    case 'login-replay':
+      return (await import('./login-replay.js')).runLoginReplay(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -44,6 +44,8 @@ export interface Settings {
   searchPath: string;
   /** Embedded runtime: the nuclei-templates directory NUCLEI scans run (never downloaded at scan time). */
   nucleiTemplatesDir: string;
+  /** The Chromium binary login recordings are replayed in (embedded runtime, and `vigil login-replay` in Jobs). */
+  chromiumPath: string;
 }
 
 export class SettingsError extends Error {}
@@ -137,6 +139,7 @@ export function loadSettings(env: Env = process.env): Settings {
     searchPath: env.PATH ?? '',
     // Absolute: nuclei runs in its scan's work directory, where a relative path would point elsewhere.
     nucleiTemplatesDir: resolve(optional(env.VIGIL_NUCLEI_TEMPLATES) ?? join(optional(env.VIGIL_DATA_DIR) ?? './data', 'nuclei-templates')),
+    chromiumPath: resolve(optional(env.VIGIL_CHROMIUM) ?? '/usr/bin/chromium'),
     resultFileMaxBytes: field('VIGIL_RESULT_FILE_MAX_MB', integer('VIGIL_RESULT_FILE_MAX_MB', 1, 4096), optional(env.VIGIL_RESULT_FILE_MAX_MB) ?? '256') * 1024 * 1024,
     scanTimeoutSeconds: field('VIGIL_SCAN_TIMEOUT_SECONDS', integer('VIGIL_SCAN_TIMEOUT_SECONDS', 10, 7 * 24 * 3600), optional(env.VIGIL_SCAN_TIMEOUT_SECONDS) ?? '7200'),
     rateLimit: {
@@ -153,6 +156,16 @@ export function loadSettings(env: Env = process.env): Settings {
  */
 export function scannerEnvironment(): Record<string, string | undefined> {
   return { ...process.env };
+}
+
+/** What `vigil login-replay` (the login step of a scanner Job) reads from its environment. */
+export interface LoginReplaySettings {
+  allowTargets: Cidr[];
+  chromiumPath: string;
+}
+
+export function loadLoginReplaySettings(env: Env = process.env): LoginReplaySettings {
+  return { allowTargets: allowTargets(optional(env.VIGIL_ALLOW_TARGETS)), chromiumPath: resolve(optional(env.VIGIL_CHROMIUM) ?? '/usr/bin/chromium') };
 }
 
 /** What `vigil upload-result` reads from its environment (set by the scanner Job from a Secret). */

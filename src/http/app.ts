@@ -21,6 +21,8 @@ import type { RisksService } from '../app/risks-service.js';
 import type { ReportsService } from '../app/reports-service.js';
 import { reportOperations } from './handlers/reports.js';
 import { targetOperations } from './handlers/targets.js';
+import { ATTACHMENT_OPERATIONS, targetAttachmentOperations } from './handlers/target-attachments.js';
+import type { TargetAttachmentsService } from '../app/target-attachments-service.js';
 import { sourceOperations } from './handlers/sources.js';
 import { scheduledScanOperations } from './handlers/scheduled-scans.js';
 import type { ScheduledScansService } from '../app/scheduled-scans-service.js';
@@ -34,6 +36,7 @@ export interface HttpAppDeps {
   document: OpenApiDocument;
   accounts: AccountsService;
   targets: TargetsService;
+  targetAttachments: TargetAttachmentsService;
   scans: ScansService;
   scheduledScans: ScheduledScansService;
   risks: RisksService;
@@ -79,6 +82,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
     authFailureLimiter: deps.authFailureLimiter,
     operations: {
       ...targetOperations(deps.targets),
+      ...targetAttachmentOperations(deps.targetAttachments),
       ...scanOperations(deps.scans),
       ...scheduledScanOperations(deps.scheduledScans),
       ...riskOperations(deps.risks),
@@ -86,7 +90,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
       ...sourceOperations(deps.sources),
       ...importOperations(deps.imports),
     },
-    streamingOperations: STREAMING_OPERATIONS,
+    streamingOperations: [...STREAMING_OPERATIONS, ...ATTACHMENT_OPERATIONS],
     publicOperations: {
       getOpenApiDocument: (_req: Request, res: Response) => {
         (res.locals as RequestContext).route = 'getOpenApiDocument';

@@ -17,6 +17,8 @@ export interface MultipartLimits {
   maxFileBytes: number;
   maxFields: number;
   maxFieldBytes: number;
+  /** What the file is, for the size refusal ('an uploaded result' when absent). */
+  fileDescription?: string;
 }
 
 export interface MultipartCallbacks {
@@ -30,6 +32,8 @@ export interface MultipartForm {
   fields: Record<string, string>;
   /** True when the form had the file part. */
   hasFile: boolean;
+  /** The file part's file name as the client sent it, when it sent one. */
+  fileName?: string;
 }
 
 export function readMultipartForm(req: Request, res: Response, limits: MultipartLimits, callbacks: MultipartCallbacks): Promise<MultipartForm> {
@@ -40,6 +44,7 @@ class MultipartFormReader {
   /** No prototype: a field named '__proto__' is just a field. */
   private readonly fields: Record<string, string> = Object.create(null) as Record<string, string>;
   private hasFile = false;
+  private fileName: string | undefined;
   private settled = false;
   private parser: busboy.Busboy | undefined;
 
@@ -60,7 +65,7 @@ class MultipartFormReader {
       return;
     }
     this.parser.on('field', (name, value, info) => this.guard(() => this.field(name, value, info.valueTruncated)));
-    this.parser.on('file', (name, stream) => this.file(name, stream));
+    this.parser.on('file', (name, stream, info) => this.file(name, stream, info.filename));
     this.parser.on('filesLimit', () => this.fail(new InvalidRequestError(`send exactly one file part '${this.limits.fileField}'; this form has more than one file`)));
     this.parser.on('fieldsLimit', () => this.fail(new InvalidRequestError(`the form has more than ${this.limits.maxFields} fields`)));
     this.parser.on('partsLimit', () => this.fail(new InvalidRequestError(`the form has more than ${this.limits.maxFields + 1} parts`)));
@@ -88,15 +93,16 @@ class MultipartFormReader {
     this.callbacks.onField(name, value);
   }
 
-  private file(name: string, stream: NodeJS.ReadableStream): void {
+  private file(name: string, stream: NodeJS.ReadableStream, fileName: string | undefined): void {
     if (name !== this.limits.fileField) {
       this.fail(new InvalidRequestError(`the file part must be named '${this.limits.fileField}', not '${name.slice(0, 40)}'`));
       return;
     }
     this.hasFile = true;
+    this.fileName = fileName;
     stream.on('error', (error: Error) => this.fail(new InvalidRequestError(`the multipart body is malformed: ${error.message}`)));
     stream.on('data', (chunk: Buffer) => this.guard(() => this.callbacks.onFileChunk(chunk)));
-    stream.on('limit', () => this.fail(new InvalidRequestError(`the file is larger than ${this.limits.maxFileBytes / 1024 / 1024} MiB, the limit for an uploaded result`)));
+    stream.on('limit', () => this.fail(new InvalidRequestError(`the file is larger than ${this.limits.maxFileBytes / 1024 / 1024} MiB, the limit for ${this.limits.fileDescription ?? 'an uploaded result'}`)));
   }
 
   private guard(step: () => void): void {
@@ -111,7 +117,7 @@ class MultipartFormReader {
   private succeed(): void {
     if (this.settled) return;
     this.settled = true;
-    this.resolve({ fields: this.fields, hasFile: this.hasFile });
+    this.resolve({ fields: this.fields, hasFile: this.hasFile, ...(this.fileName === undefined ? {} : { fileName: this.fileName }) });
   }
 
   /** Stops reading: what the client has not sent yet is refused, not drained. */

@@ -9,6 +9,9 @@ import { scannerEnvironment, type Settings } from '../config/settings.js';
 import { buildOpenApiDocument } from '../api/openapi.js';
 import { AccountsService } from '../app/accounts-service.js';
 import { Paginator } from '../app/pagination.js';
+import { TargetAttachmentsService } from '../app/target-attachments-service.js';
+import { WebScanPreparation } from '../app/web-scan-preparation.js';
+import { BrowserLoginReplayer } from '../runtime/login-replay/browser-login.js';
 import { TargetsService } from '../app/targets-service.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { PageTokenCodec } from '../domain/lists/page-token.js';
@@ -178,6 +181,12 @@ export function scanController(settings: Settings, core: Core, scans: ScanReposi
     timers: systemTimers(clock),
     maxConcurrentScans: settings.maxConcurrentScans,
     allowTargets: settings.allowTargets,
+    // Embedded: the service replays logins itself; Kubernetes: the scan's Job does (login-step.ts).
+    preparation: new WebScanPreparation(
+      core.targetRepository,
+      settings.runtime === 'embedded' ? new BrowserLoginReplayer({ chromiumPath: settings.chromiumPath, allowTargets: settings.allowTargets, resolver: systemResolver }) : undefined,
+      () => clock.now().toISOString(),
+    ),
     onError: (scanId, error) => logger.error({ scan_id: scanId, err: error }, 'scan reconcile failed'),
   });
 }
@@ -236,6 +245,7 @@ export function composeCore(
   const paginator = new Paginator(new PageTokenCodec(serviceSecret(db, 'page-token-key')));
   const targetRepository = new SqliteTargetRepository(db);
   const targets = new TargetsService(targetRepository, paginator, clock, settings.allowTargets);
+  const targetAttachments = new TargetAttachmentsService(targetRepository, clock);
   const scanRepository = wrapScans(new SqliteScanRepository(db));
   const resultFiles = new FileSystemResultFiles(join(settings.dataDir, 'results'));
   const riskRepository = new SqliteRiskRepository(db);
@@ -269,7 +279,7 @@ export function composeCore(
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
   const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings);
-  return { db, accounts, accountRepository, targets, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, reports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
+  return { db, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, reports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 
 /**
@@ -299,6 +309,7 @@ export function composeHttpApp(settings: Settings, core: Core, clock: Clock, log
     document: buildOpenApiDocument(),
     accounts: core.accounts,
     targets: core.targets,
+    targetAttachments: core.targetAttachments,
     scans: core.scans,
     risks: core.risks,
     reports: core.reports,

@@ -96,6 +96,7 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     jobSettings: jobSettings(settings.jobSettingsFile),
     uploadUrl: settings.uploadUrl,
     locate: locator(() => core),
+    allowTargets: settings.allowTargets.map((cidr) => cidr.text).join(','),
   });
   const scheduled = appliedScheduledScans(cluster, core, clock, logger);
   const informers = [scannerJobInformer(cluster.kubeConfig, runner, clock, logger), appliedScansInformer(cluster.kubeConfig, core, clock, logger), scheduled.informer];

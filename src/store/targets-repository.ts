@@ -1,4 +1,4 @@
-import type { Page, TargetListQuery, TargetListRow, TargetRepository, TargetSortField } from '../app/ports.js';
+import type { AttachmentKind, Page, TargetAttachment, TargetListQuery, TargetListRow, TargetRepository, TargetSortField } from '../app/ports.js';
 import type { CursorValue } from '../domain/lists/page-token.js';
 import type { HealthGrade } from '../domain/targets/health-score.js';
 import type { Target, TargetOrigin } from '../domain/targets/target.js';
@@ -19,6 +19,7 @@ interface TargetRow {
   health_score: number;
   health_grade: HealthGrade;
   auth_selenium_file: string | null;
+  openapi_file: string | null;
   created_at: string;
   last_scanned_at: string | null;
   os: string | null;
@@ -41,6 +42,7 @@ function toTarget(row: TargetRow): Target {
     tags: JSON.parse(row.tags) as string[],
     healthScore: { score: row.health_score, grade: row.health_grade },
     authSeleniumFile: row.auth_selenium_file ?? undefined,
+    ...(row.openapi_file === null ? {} : { openApiFile: row.openapi_file }),
     zap: JSON.parse(row.zap_settings) as ZapSettingsValue,
     origin: row.origin,
     createdAt: row.created_at,
@@ -84,6 +86,7 @@ const LIST_COLUMNS = [
   'last_scanned_at',
   'os',
   'hostname',
+  'openapi_file',
 ] as const;
 
 function toListRow(row: unknown[]): TargetListRow {
@@ -101,6 +104,7 @@ function toListRow(row: unknown[]): TargetListRow {
     lastScannedAt: row[10] as string | null,
     os: row[11] as string | null,
     hostname: row[12] as string | null,
+    openApiFile: row[13] as string | null,
   };
 }
 
@@ -123,10 +127,17 @@ export class SqliteTargetRepository implements TargetRepository {
         VALUES (@id, @accountId, @target, @label, @tags, @zapSettings, @origin, @healthScore, @healthGrade, @authSeleniumFile, @createdAt, @lastScannedAt, @os, @hostname)
         ON CONFLICT (account_id, target) DO NOTHING`),
       update: db.prepare(`UPDATE targets SET label = @label, tags = @tags, zap_settings = @zapSettings, health_score = @healthScore,
-        health_grade = @healthGrade, auth_selenium_file = @authSeleniumFile, last_scanned_at = @lastScannedAt,
+        health_grade = @healthGrade, last_scanned_at = @lastScannedAt,
         os = @os, hostname = @hostname
         WHERE id = @id AND account_id = @accountId`),
       byId: db.prepare('SELECT * FROM targets WHERE account_id = ? AND id = ?'),
+      upsertAttachment: db.prepare(`INSERT INTO target_attachments (target_seq, account_id, kind, file_name, content, updated_at)
+        VALUES (@seq, @accountId, @kind, @fileName, @content, @updatedAt)
+        ON CONFLICT (target_seq, kind) DO UPDATE SET file_name = excluded.file_name, content = excluded.content, updated_at = excluded.updated_at`),
+      setSeleniumFile: db.prepare('UPDATE targets SET auth_selenium_file = ? WHERE seq = ?'),
+      setOpenApiFile: db.prepare('UPDATE targets SET openapi_file = ? WHERE seq = ?'),
+      attachmentOf: db.prepare(`SELECT a.file_name, a.content, a.updated_at FROM target_attachments a JOIN targets t ON t.seq = a.target_seq
+        WHERE t.account_id = ? AND t.id = ? AND a.kind = ?`),
       byAddress: db.prepare('SELECT * FROM targets WHERE account_id = ? AND target = ?'),
       seqOf: db.prepare('SELECT seq FROM targets WHERE account_id = ? AND id = ?'),
       deleteTags: db.prepare('DELETE FROM target_tags WHERE target_seq = ?'),
@@ -146,6 +157,22 @@ export class SqliteTargetRepository implements TargetRepository {
       this.writeTags(target.accountId, Number(result.lastInsertRowid), target.tags);
       return true;
     })();
+  }
+
+  attach(accountId: string, targetId: string, attachment: TargetAttachment): boolean {
+    return this.db.transaction(() => {
+      const row = this.statements.seqOf.get(accountId, targetId) as { seq: number } | undefined;
+      if (row === undefined) return false;
+      this.statements.upsertAttachment.run({ seq: row.seq, accountId, kind: attachment.kind, fileName: attachment.fileName, content: attachment.content, updatedAt: attachment.updatedAt });
+      const name = attachment.kind === 'selenium' ? this.statements.setSeleniumFile : this.statements.setOpenApiFile;
+      name.run(attachment.fileName, row.seq);
+      return true;
+    })();
+  }
+
+  attachment(accountId: string, targetId: string, kind: AttachmentKind): TargetAttachment | undefined {
+    const row = this.statements.attachmentOf.get(accountId, targetId, kind) as { file_name: string; content: Buffer; updated_at: string } | undefined;
+    return row === undefined ? undefined : { kind, fileName: row.file_name, content: row.content, updatedAt: row.updated_at };
   }
 
   update(target: Target): void {

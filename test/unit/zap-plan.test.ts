@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import { InvalidRequestError } from '../../src/domain/errors.js';
-import { ZAP_CONTEXT, ZAP_REPORT_TEMPLATE, ZAP_USER, zapAutomationPlan, type ZapPlanInput } from '../../src/domain/scanners/zap-plan.js';
+import { ZAP_CONTEXT, ZAP_REPORT_TEMPLATE, ZAP_USER, sessionProblem, zapAutomationPlan, type ZapPlanInput } from '../../src/domain/scanners/zap-plan.js';
 
 interface Job {
   type: string;
@@ -183,5 +183,38 @@ describe('ZAP automation plan (zap-plan.ts)', () => {
     expect(parsed.env.contexts[0]!.excludePaths).to.deep.equal([tricky, '^https://shop\\.example\\.com/\\d+$']);
     const surrogate = plan({ settings: { headers: [{ key: 'X-S', value: 'a\ud800b' }] } });
     expect(job(surrogate, 'replacer')!.rules![0]!.replacementString).to.equal('a\ufffdb');
+  });
+
+  it('sends a replayed login session with every request to the target: its cookies and Authorization header, after the target\'s own', () => {
+    const parsed = plan({
+      settings: { headers: [{ key: 'X-Team', value: 'red' }], cookies: [{ name: 'lang', value: 'en' }] },
+      session: { cookies: [{ name: 'sid', value: 's3cret', domain: 'shop.example.com' }, { name: 'sso', value: 't0k', domain: '.example.com' }], authorization: 'Bearer abc' },
+    });
+    const rules = job(parsed, 'replacer')!.rules!;
+    expect(rules.map((rule) => [rule.matchString, rule.replacementString])).to.deep.equal([
+      ['X-Team', 'red'],
+      ['Authorization', 'Bearer abc'],
+      ['Cookie', 'sso=t0k'],
+      ['Cookie', 'lang=en; sid=s3cret; sso=t0k'],
+    ]);
+    const hostRule = rules.at(-1)!;
+    expect(new RegExp(hostRule.url as string).test('https://shop.example.com/cart')).to.equal(true);
+    expect(new RegExp(hostRule.url as string).test('https://cdn.other.com/x.js')).to.equal(false);
+  });
+
+  it('imports an API definition with the openapi job against the target URL, before the spider', () => {
+    const parsed = plan({ apiDefinitionFile: '/work/scan-1/zap-openapi.yaml' });
+    expect(job(parsed, 'openapi')!.parameters).to.deep.equal({ apiFile: '/work/scan-1/zap-openapi.yaml', targetUrl: 'https://shop.example.com/', context: ZAP_CONTEXT });
+    const types = parsed.jobs.map((candidate) => candidate.type);
+    expect(types.indexOf('openapi')).to.be.lessThan(types.indexOf('spider'));
+    expect(job(plan(), 'openapi')).to.equal(undefined);
+  });
+
+  it('names what keeps a session from ZAP: control characters, semicolons, ${ and too many cookies', () => {
+    expect(sessionProblem({ cookies: [{ name: 'sid', value: 'ok', domain: 'a.com' }], authorization: 'Bearer x' })).to.equal(undefined);
+    expect(sessionProblem({ cookies: [{ name: 'sid', value: 'a;b', domain: 'a.com' }] })).to.match(/session cookie 'sid'/);
+    expect(sessionProblem({ cookies: [{ name: 'sid', value: '${HOME}', domain: 'a.com' }] })).to.match(/session cookie 'sid'/);
+    expect(sessionProblem({ cookies: [], authorization: 'Bearer x\r\nX-Evil: 1' })).to.match(/Authorization header/);
+    expect(sessionProblem({ cookies: Array.from({ length: 51 }, (_, i) => ({ name: `c${i}`, value: 'v', domain: 'a.com' })) })).to.match(/51 cookies/);
   });
 });

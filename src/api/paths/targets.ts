@@ -3,6 +3,10 @@ import { z } from 'zod';
 import { ListQuery, dataEnvelope, listEnvelope } from '../schemas/common.js';
 import { Target, TargetCreate, TargetUpdate } from '../schemas/targets.js';
 import { BODY_ERRORS, Deleted, IdParam, STANDARD_ERRORS, json, jsonBody } from './common.js';
+import { ErrorBody } from '../schemas/common.js';
+
+const AttachmentForm = (id: string, description: string) =>
+  z.object({ file: z.string().meta({ format: 'binary', description }) }).meta({ id });
 
 const TargetResponse = dataEnvelope(Target).meta({ id: 'TargetResponse' });
 
@@ -60,6 +64,42 @@ export function registerTargetPaths(registry: OpenAPIRegistry): void {
       responses: { 200: json(TargetResponse, 'The updated target.'), ...BODY_ERRORS },
     });
   }
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/targets/{id}/auth/selenium',
+    operationId: 'uploadLoginRecording',
+    tags: ['Targets'],
+    summary: 'Attach a login recording',
+    description:
+      'Attaches a Selenium IDE project (.side, format version 2.0 or 3.0) whose first test with commands logs in to the target. It is replayed in a headless browser at the start of each OWASP_ZAP and OWASP_ZAP_ACTIVE scan of the target (unless the scan is started with use_authentication: false), and the session it ends with is handed to ZAP. Uploading again replaces the recording. A file name not ending in .side, a file over 1 MiB, no file or a second one, text fields, JSON that is not a Selenium IDE project or one without a test with commands give 400 and change nothing.',
+    request: {
+      params: IdParam,
+      body: { required: true, content: { 'multipart/form-data': { schema: AttachmentForm('LoginRecordingForm', 'Exactly one file part whose file name ends in .side, at most 1 MiB.') } } },
+    },
+    responses: {
+      200: json(TargetResponse, 'The target, with auth_selenium_file set.'),
+      ...STANDARD_ERRORS,
+      400: json(ErrorBody, 'Not a Selenium IDE project, over 1 MiB, no file or more than one, or a malformed multipart body; error says which.'),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/targets/{id}/openapi',
+    operationId: 'uploadApiDefinition',
+    tags: ['Targets'],
+    summary: 'Upload an API definition',
+    description:
+      "Attaches an OpenAPI 2.0 (Swagger) or 3.x definition in JSON or YAML (file name ending in .json, .yaml or .yml), checked with an OpenAPI parser. OWASP_ZAP and OWASP_ZAP_ACTIVE scans of the target import it with ZAP's openapi job against the target's URL, so every operation is scanned. Uploading again replaces it. External $refs (other files or URLs) are refused: Vigil fetches nothing. Invalid definitions, a file over 1 MiB, no file or a second one give 400 and change nothing.",
+    request: {
+      params: IdParam,
+      body: { required: true, content: { 'multipart/form-data': { schema: AttachmentForm('ApiDefinitionForm', 'Exactly one file part: an OpenAPI 2.0 or 3.x definition in JSON or YAML, at most 1 MiB.') } } },
+    },
+    responses: {
+      200: json(TargetResponse, 'The target, with openapi_file set.'),
+      ...STANDARD_ERRORS,
+      400: json(ErrorBody, 'Not a valid OpenAPI definition, an external $ref, over 1 MiB, no file or more than one, or a malformed multipart body; error says which.'),
+    },
+  });
   registry.registerPath({
     method: 'delete',
     path: '/v1/targets/{id}',

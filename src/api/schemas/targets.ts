@@ -98,6 +98,10 @@ export const Target = z
     tags: z.array(z.string()),
     health_score: HealthScore,
     auth_selenium_file: z.string().optional().meta({ description: 'File name of the attached login recording; absent when none.' }),
+    openapi_file: z
+      .string()
+      .optional()
+      .meta({ description: 'File name of the attached API definition (OpenAPI 2.0 or 3.x); OWASP_ZAP and OWASP_ZAP_ACTIVE scans import it. Absent when none.' }),
     scanner_settings: ScannerSettings,
     origin: z.enum(TARGET_ORIGINS).meta({ description: 'How the target came to exist. Only MANUAL and INTERNAL_SCANNER targets can be deleted; UPLOADED_RESULTS targets cannot be updated.' }),
     created_at: DateTime,

@@ -10,15 +10,16 @@ import { presentScan } from '../../api/present/scan.js';
 import type { Clock } from '../../domain/clock.js';
 import { newEvent } from '../../domain/events/event.js';
 import { classifyResolution, hostOf, type Resolution } from '../../domain/scans/resolve-targets.js';
-import { advanceProgress, type Condition, type Scan, type SkippedTarget } from '../../domain/scans/scan.js';
+import { advanceProgress, type Condition, type ResolvedTarget, type Scan, type SkippedTarget } from '../../domain/scans/scan.js';
 import type { Cidr } from '../../domain/targets/ipv4.js';
-import { WorkloadRefusedError, type HostResolver, type ResultFileStore, type ScanRepository, type StoredResultFile, type WorkloadRunner, type WorkloadStatus } from '../ports.js';
+import { LOGIN_FAILED_REASON, WorkloadRefusedError, type HostResolver, type ResultFileStore, type ScanRepository, type StoredResultFile, type WorkloadRunner, type WorkloadStatus } from '../ports.js';
 import type { Timers } from './timer.js';
 import { collectFindings, type CollectedFindings } from '../collector.js';
 import type { RiskHistory } from '../risk-history.js';
 import { MalformedResultError } from '../../domain/errors.js';
 import type { Finding } from '../../domain/risks/finding.js';
 import { WorkQueue, type ReconcileResult } from './work-queue.js';
+import { AUTHENTICATION_CONDITION, AUTHENTICATION_FAILED, type PreparedScan, type WebScanPreparation } from '../web-scan-preparation.js';
 
 export interface ScanControllerOptions {
   scans: ScanRepository;
@@ -30,6 +31,12 @@ export interface ScanControllerOptions {
   timers: Timers;
   maxConcurrentScans: number;
   allowTargets: readonly Cidr[];
+  /**
+   * Web scans' inputs from their Target, and the login replay where the
+   * service runs it (embedded runtime); absent, workloads start with their
+   * targets only.
+   */
+  preparation?: WebScanPreparation;
   onError: (scanId: string, error: unknown) => void;
   /** How often a running workload is polled besides the runner's own change notices. */
   pollMs?: number;
@@ -104,15 +111,20 @@ export class ScanController {
     }
   }
 
-  private async startWorkload(scan: Scan): Promise<ReconcileResult> {
-    const { resolved, skipped } = await this.resolveTargets(scan);
+  private async startWorkload(queued: Scan): Promise<ReconcileResult> {
+    const checked = await this.resolveTargets(queued);
+    // The login replay is its own step, before the scanner (and the check that it is installed).
+    const prepared = await this.prepare(queued, checked.resolved);
+    const resolved = prepared.ready;
+    const skipped = [...checked.skipped, ...prepared.skipped];
+    const scan = { ...queued, conditions: prepared.conditions.reduce(mergeCondition, queued.conditions) };
     const now = this.options.clock.now().toISOString();
     if (resolved.length === 0) {
       this.write({ ...scan, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', condition('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets', now));
       return this.wakeQueued();
     }
     try {
-      await this.options.runner.start(scan, resolved);
+      await this.options.runner.start(scan, resolved, prepared.inputs);
     } catch (error) {
       if (!(error instanceof WorkloadRefusedError)) throw error;
       this.write({ ...scan, resolvedTargets: resolved, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', condition('Failed', error.reason, error.message, now));
@@ -130,6 +142,11 @@ export class ScanController {
       return this.wakeQueued();
     }
     return { requeueAfterMs: this.pollMs };
+  }
+
+  private async prepare(scan: Scan, resolved: ResolvedTarget[]): Promise<PreparedScan> {
+    if (this.options.preparation === undefined || resolved.length === 0) return { ready: resolved, skipped: [], inputs: {}, conditions: [] };
+    return this.options.preparation.prepare(scan, resolved);
   }
 
   private async resolveTargets(scan: Scan) {
@@ -164,6 +181,14 @@ export class ScanController {
         await this.complete(scan, status, now);
         return this.wakeQueued();
       case 'Failed':
+        if (status.reason === LOGIN_FAILED_REASON) {
+          this.write(loginFailedInWorkload(scan, status.message ?? 'the login recording failed', now), 'RUNNING', condition('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets', now));
+          await this.options.runner.release(scan.id);
+          return this.wakeQueued();
+        }
+        this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status, now));
+        await this.options.runner.release(scan.id);
+        return this.wakeQueued();
       case 'Missing':
         this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status, now));
         await this.options.runner.release(scan.id);
@@ -248,6 +273,16 @@ export class ScanController {
 
 function condition(type: string, reason: string, message: string, at: string): Condition {
   return { type, status: 'True', reason, message, lastTransitionTime: at };
+}
+
+/**
+ * Kubernetes: the Job's login step failed before the scanner ran. Its target
+ * (a ZAP scan has one) is skipped as Authentication Failed, as in the embedded runtime.
+ */
+function loginFailedInWorkload(scan: Scan, message: string, now: string): Scan {
+  const skipped = scan.resolvedTargets.map((target) => ({ targetId: target.targetId, skippedReason: AUTHENTICATION_FAILED }));
+  const login: Condition = { type: AUTHENTICATION_CONDITION, status: 'False', reason: 'LoginFailed', message: `the login recording failed in the scan's Job: ${message}`, lastTransitionTime: now };
+  return { ...scan, state: 'FAILED', finishedAt: now, resolvedTargets: [], skippedTargets: [...scan.skippedTargets, ...skipped], conditions: mergeCondition(scan.conditions, login) };
 }
 
 /** Targets the scanner never reached move from resolved to skipped: they are not scanned, so they close nothing. */

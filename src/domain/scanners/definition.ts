@@ -6,6 +6,7 @@
  * do the I/O.
  */
 import type { ScanType } from '../risks/finding.js';
+import type { ZapSession } from './zap-plan.js';
 
 export interface ScannerInput {
   /**
@@ -20,6 +21,10 @@ export interface ScannerInput {
   authScriptFile?: string;
   /** Type-specific settings; for the ZAP types, the target's scanner_settings.zap. */
   settings?: unknown;
+  /** ZAP types: the session a replayed login left (embedded runtime; in Kubernetes the Job's login step writes the plan). */
+  session?: ZapSession;
+  /** ZAP types: the target's API definition, imported with the openapi job. */
+  apiDefinition?: { fileName: string; content: string };
   /** Path of Vigil's CLI entry point, for the types Vigil runs itself (OPENVAS, NESSUS) in the embedded runtime. */
   cliPath?: string;
   /**

@@ -45,6 +45,20 @@ export interface ZapPlanInput {
   settings?: ZapSettingsInputValue;
   /** A ZAP client (Zest) login script to replay before crawling. */
   authScriptFile?: string;
+  /** The session a replayed login recording left: sent with every request to the target's scope. */
+  session?: ZapSession;
+  /** Path of an API definition file for the openapi job (OpenAPI 2.0 or 3.x). */
+  apiDefinitionFile?: string;
+}
+
+/**
+ * Cookies the login browser held for the target (domain as the browser
+ * reports it: a host-only cookie has the bare host, a domain cookie a
+ * leading dot) and an Authorization header the pages sent.
+ */
+export interface ZapSession {
+  cookies: ReadonlyArray<{ name: string; value: string; domain: string }>;
+  authorization?: string;
 }
 
 type Yaml = string | number | boolean | Yaml[] | { [key: string]: Yaml };
@@ -83,8 +97,50 @@ function authentication(scriptFile: string): Record<string, Yaml> {
   };
 }
 
+/**
+ * The session joins the target's own headers and cookies (after them, so it
+ * wins where both set one): the replacer sends it with every request to the
+ * target and its included domains, never to third parties.
+ */
+function withSession(targetUrl: string, settings: ZapSettingsInputValue, session: ZapSession | undefined): ZapSettingsInputValue {
+  if (session === undefined) return settings;
+  const targetHost = new URL(targetUrl).hostname;
+  const cookies = session.cookies.map((cookie) => ({
+    name: cookie.name,
+    value: cookie.value,
+    // A host-only cookie of the target host goes to that host only.
+    ...(cookie.domain === targetHost ? {} : { domain: cookie.domain }),
+  }));
+  const headers = session.authorization === undefined ? [] : [{ key: 'Authorization', value: session.authorization }];
+  return { ...settings, cookies: [...(settings.cookies ?? []), ...cookies], headers: [...(settings.headers ?? []), ...headers] };
+}
+
+const SESSION_COOKIE_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
+const SESSION_TEXT = /^[^\x00-\x1f\x7f;]{0,4096}$/;
+const MAX_SESSION_COOKIES = 50;
+
+/**
+ * Why a session cannot be handed to ZAP as it is, or undefined: the same
+ * rules as the target's own cookies and headers (no line breaks or
+ * semicolons that would start another header or attribute, no `${` that ZAP
+ * would expand from its environment, bounded counts and lengths).
+ */
+export function sessionProblem(session: ZapSession): string | undefined {
+  if (session.cookies.length > MAX_SESSION_COOKIES) return `the browser holds ${session.cookies.length} cookies for the target; at most ${MAX_SESSION_COOKIES} are handed to ZAP`;
+  for (const cookie of session.cookies) {
+    if (!SESSION_COOKIE_NAME.test(cookie.name) || !SESSION_TEXT.test(cookie.value) || cookie.value.includes('${') || !SESSION_TEXT.test(cookie.domain)) {
+      return `the session cookie '${cookie.name.slice(0, 40)}' has characters that cannot go into a Cookie header for ZAP (control characters, ';' or '\${')`;
+    }
+  }
+  const authorization = session.authorization;
+  if (authorization !== undefined && (/[\r\n\x00]/.test(authorization) || authorization.includes('${') || authorization.length > 8192)) {
+    return "the Authorization header the application sent cannot be handed to ZAP (line breaks, '${' or over 8192 characters)";
+  }
+  return undefined;
+}
+
 function jobs(input: ZapPlanInput): Yaml[] {
-  const settings = input.settings ?? {};
+  const settings = withSession(input.targetUrl, input.settings ?? {}, input.session);
   const user: Record<string, Yaml> = input.authScriptFile === undefined ? {} : { user: ZAP_USER };
   const list: Yaml[] = [
     {
@@ -98,6 +154,10 @@ function jobs(input: ZapPlanInput): Yaml[] {
   if (rules.length > 0) list.push({ type: 'replacer', parameters: { deleteAllRules: true }, rules });
   const seeds = settings.seed_urls ?? [];
   if (seeds.length > 0) list.push({ type: 'requestor', parameters: { ...user }, requests: seeds.map((url) => ({ url: checked(url, 'seed_urls'), method: 'GET' })) });
+  if (input.apiDefinitionFile !== undefined) {
+    // Every operation of the definition is requested at the target's URL (not the servers the file names), in the context, so the scans below attack them too.
+    list.push({ type: 'openapi', parameters: { apiFile: checked(input.apiDefinitionFile, 'the API definition path'), targetUrl: checked(input.targetUrl, 'the target URL'), context: ZAP_CONTEXT, ...user } });
+  }
   list.push(
     { type: 'spider', parameters: { context: ZAP_CONTEXT, ...user, url: input.targetUrl, maxDuration: ZAP_TIME_LIMITS.spiderMinutes } },
     { type: 'passiveScan-wait', parameters: { maxDuration: ZAP_TIME_LIMITS.passiveWaitMinutes } },

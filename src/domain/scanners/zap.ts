@@ -26,11 +26,13 @@ import type { ScannerDefinition, ScannerInput, ScannerInputFile } from './defini
 import { outputPath } from './definition.js';
 import { SCANNER_IMAGES } from './images.js';
 import { checkTargetCount, hostsFileLines, webUrlOf } from './targets.js';
-import { zapAutomationPlan } from './zap-plan.js';
+import { zapAutomationPlan, type ZapPlanInput } from './zap-plan.js';
 
 export const ZAP_PLAN = 'zap-plan.yaml';
 export const ZAP_REPORT = 'zap-report.json';
 export const ZAP_HOSTS = 'zap-hosts';
+/** The target's API definition as the openapi job reads it; the extension keeps the uploaded format. */
+export const zapApiDefinitionFile = (uploaded: string): string => (/\.json$/i.test(uploaded) ? 'zap-openapi.json' : 'zap-openapi.yaml');
 const ZAP_HOME = 'zap-home';
 
 /**
@@ -56,7 +58,7 @@ const DEFAULT_ANTI_CSRF_TOKENS = [
   '_csrfToken',
 ];
 
-type ZapType = 'OWASP_ZAP' | 'OWASP_ZAP_ACTIVE';
+export type ZapType = 'OWASP_ZAP' | 'OWASP_ZAP_ACTIVE';
 
 /** Job start lines ("Job spider started") mapped to the share of the scan done when they appear. */
 const PHASES: Record<ZapType, Record<string, number>> = {
@@ -117,6 +119,26 @@ function zapHostsFile(input: ScannerInput): ScannerInputFile {
   return { file: ZAP_HOSTS, content: ['127.0.0.1 localhost', ...hostsFileLines(input.targets, input.addresses), ''].join('\n') };
 }
 
+/**
+ * What the plan is written from. Kubernetes' login step (vigil login-replay)
+ * writes the plan again from this, with the session it got, once the login
+ * ran in the Job.
+ */
+export function zapPlanInputOf(type: ZapType, input: ScannerInput): ZapPlanInput {
+  checkTargetCount(type, input.targets);
+  const apiFile = input.apiDefinition === undefined ? undefined : zapApiDefinitionFile(input.apiDefinition.fileName);
+  return {
+    targetUrl: webUrlOf(input.targets[0]!),
+    active: type === 'OWASP_ZAP_ACTIVE',
+    reportDir: input.outputDir,
+    reportFile: ZAP_REPORT,
+    settings: zapSettingsFrom(input.settings),
+    ...(input.authScriptFile === undefined ? {} : { authScriptFile: input.authScriptFile }),
+    ...(input.session === undefined ? {} : { session: input.session }),
+    ...(apiFile === undefined ? {} : { apiDefinitionFile: outputPath(input.outputDir, apiFile) }),
+  };
+}
+
 function zapDefinition(type: ZapType): ScannerDefinition {
   return {
     type,
@@ -124,16 +146,12 @@ function zapDefinition(type: ZapType): ScannerDefinition {
     local: (input) => ({ program: 'zap.sh', args: zapArgs(type, input, true), ...pinningEnv(input) }),
     installHint: 'the ZAP 2.16.1 Linux package from zaproxy.org/download, with its directory (holding zap.sh) on PATH',
     inputs(input) {
-      checkTargetCount(type, input.targets);
-      const plan = zapAutomationPlan({
-        targetUrl: webUrlOf(input.targets[0]!),
-        active: type === 'OWASP_ZAP_ACTIVE',
-        reportDir: input.outputDir,
-        reportFile: ZAP_REPORT,
-        settings: zapSettingsFrom(input.settings),
-        ...(input.authScriptFile === undefined ? {} : { authScriptFile: input.authScriptFile }),
-      });
-      return [{ file: ZAP_PLAN, content: plan }, ...(input.addresses === undefined ? [] : [zapHostsFile(input)])];
+      const apiFile = input.apiDefinition === undefined ? undefined : zapApiDefinitionFile(input.apiDefinition.fileName);
+      return [
+        { file: ZAP_PLAN, content: zapAutomationPlan(zapPlanInputOf(type, input)) },
+        ...(input.addresses === undefined ? [] : [zapHostsFile(input)]),
+        ...(apiFile === undefined ? [] : [{ file: apiFile, content: input.apiDefinition!.content }]),
+      ];
     },
     completeExitCodes: [0, 2],
     outputs: [{ file: ZAP_REPORT, contentType: 'application/json' }],

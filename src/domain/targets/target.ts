@@ -17,6 +17,8 @@ export interface Target {
   tags: string[];
   healthScore: HealthScore;
   authSeleniumFile: string | undefined;
+  /** File name of the attached API definition (OpenAPI or Swagger); absent when none. */
+  openApiFile?: string | undefined;
   zap: ZapSettingsValue;
   origin: TargetOrigin;
   createdAt: string;

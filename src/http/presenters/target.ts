@@ -10,6 +10,7 @@ export function presentTarget(target: Target) {
     tags: target.tags,
     health_score: target.healthScore,
     ...(target.authSeleniumFile === undefined ? {} : { auth_selenium_file: target.authSeleniumFile }),
+    ...(target.openApiFile === undefined ? {} : { openapi_file: target.openApiFile }),
     scanner_settings: { zap: target.zap },
     origin: target.origin,
     created_at: target.createdAt,
@@ -32,6 +33,7 @@ export function renderTargetJson(row: TargetListRow): string {
     `{"id":${text(row.id)},"target":${text(row.target)},"label":${text(row.label)},"tags":${row.tagsJson},` +
     `"health_score":{"score":${row.healthScore},"grade":${text(row.healthGrade)}},` +
     (row.authSeleniumFile === null ? '' : `"auth_selenium_file":${text(row.authSeleniumFile)},`) +
+    (row.openApiFile === null ? '' : `"openapi_file":${text(row.openApiFile)},`) +
     `"scanner_settings":{"zap":${row.zapSettingsJson}},"origin":${text(row.origin)},` +
     `"created_at":${text(row.createdAt)},"last_scanned_at":${row.lastScannedAt === null ? 'null' : text(row.lastScannedAt)}` +
     (row.os === null ? '' : `,"os":${text(row.os)}`) +

@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { access, chown, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { WorkloadOutput, WorkloadRunner, WorkloadStatus } from '../../app/ports.js';
+import type { WorkloadInputs, WorkloadOutput, WorkloadRunner, WorkloadStatus } from '../../app/ports.js';
 import type { ResolvedTarget, Scan } from '../../domain/scans/scan.js';
 import { scannerTargets } from '../../domain/scans/resolve-targets.js';
 import { exitedComplete, type ScannerDefinition, type ScannerInput } from '../../domain/scanners/definition.js';
@@ -71,7 +71,7 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     for (const listener of this.listeners) listener(scanId);
   }
 
-  async start(scan: Scan, resolved: readonly ResolvedTarget[]): Promise<void> {
+  async start(scan: Scan, resolved: readonly ResolvedTarget[], inputs: WorkloadInputs = {}): Promise<void> {
     if (this.workloads.has(scan.id)) return;
     const definition = this.options.scannerFor(scan.type);
     const dir = join(this.options.workDir, scan.id);
@@ -79,7 +79,7 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     const workload: Workload = { definition, dir, stderrTail: [], exited: new Promise((resolve) => (markExited = resolve)) };
     this.workloads.set(scan.id, workload);
     await mkdir(dir, { recursive: true });
-    const input = { ...scannerTargets(resolved), outputDir: dir, cliPath: this.options.cliPath, nucleiTemplatesDir: this.options.nucleiTemplatesDir };
+    const input: ScannerInput = { ...scannerTargets(resolved), outputDir: dir, cliPath: this.options.cliPath, nucleiTemplatesDir: this.options.nucleiTemplatesDir, ...scannerInputsOf(inputs) };
     for (const file of definition.inputs?.(input) ?? []) await writeFile(join(dir, file.file), file.content);
     const launched = await this.chooseLaunch(scan, definition, input);
     if ('phase' in launched) {
@@ -233,6 +233,15 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
   async stopAll(): Promise<void> {
     await Promise.all([...this.workloads.keys()].map((scanId) => this.stop(scanId)));
   }
+}
+
+/** The target's settings, the login's session and the API definition, as the scanner definitions take them. */
+function scannerInputsOf(inputs: WorkloadInputs): Pick<ScannerInput, 'settings' | 'session' | 'apiDefinition'> {
+  return {
+    ...(inputs.settings === undefined ? {} : { settings: inputs.settings }),
+    ...(inputs.session === undefined ? {} : { session: inputs.session }),
+    ...(inputs.apiDefinition === undefined ? {} : { apiDefinition: { fileName: inputs.apiDefinition.fileName, content: inputs.apiDefinition.content.toString('utf8') } }),
+  };
 }
 
 /** The first requirement whose path does not exist, as its message. */

@@ -22,6 +22,8 @@ import { outputPath } from '../../domain/scanners/definition.js';
 import { SCANNER_IMAGES, scannerFor, type ScannerInput, type ScannerInputFile } from '../../domain/scanners/index.js';
 import { SCAN_API_VERSION, SCAN_KIND } from '../../domain/scans/scan-resource.js';
 import { WEB_SCAN_TYPES } from '../../domain/scans/scan.js';
+import { ZAP_PLAN, type ZapType } from '../../domain/scanners/zap.js';
+import { loginContainer, loginInputFiles } from './login-step.js';
 import { checkJobSettings, quantityValue, scannerResources, type JobSettings } from './job-settings.js';
 
 // ---- The subset of the Kubernetes API written here ------------------------
@@ -160,6 +162,10 @@ export interface ScannerOptions {
   settings?: unknown;
   /** The target's login recording (a Zest script) for authenticated ZAP scans. */
   authScript?: string;
+  /** The target's API definition, for ZAP's openapi job. */
+  apiDefinition?: { fileName: string; content: Buffer };
+  /** A Selenium IDE login recording the Job's login step replays (login-step.ts). */
+  loginRecording?: Buffer;
 }
 
 export interface ScanInputsInput {
@@ -176,6 +182,8 @@ export interface ScanJobInput extends ScanInputsInput {
   uploadUrl: string;
   /** Name of the Secret built by buildUploadTokenSecret; the token itself never enters the Job. */
   uploadTokenSecretName: string;
+  /** The service's VIGIL_ALLOW_TARGETS, for the login step's browser. */
+  allowTargets?: string;
 }
 
 // ---- Layout ------------------------------------------------------------------
@@ -287,8 +295,9 @@ export function buildUploadTokenSecret(scan: ScanRef, token: string): Secret {
 }
 
 function scannerInput(input: ScanInputsInput): ScannerInput {
-  const { settings, authScript } = input.scanner ?? {};
+  const { settings, authScript, apiDefinition } = input.scanner ?? {};
   return {
+    ...(apiDefinition === undefined ? {} : { apiDefinition: { fileName: apiDefinition.fileName, content: apiDefinition.content.toString('utf8') } }),
     targets: input.targets,
     ...(input.addresses === undefined ? {} : { addresses: input.addresses }),
     outputDir: OUTPUT_DIR,
@@ -302,7 +311,9 @@ function scannerInput(input: ScanInputsInput): ScannerInput {
 export function scanInputFiles(input: ScanInputsInput): ScannerInputFile[] {
   const files = scannerFor(input.scan.type).inputs?.(scannerInput(input)) ?? [];
   const authScript = input.scanner?.authScript;
-  return authScript === undefined ? files : [...files, { file: AUTH_SCRIPT_FILE, content: authScript }];
+  const recording = input.scanner?.loginRecording;
+  const login = recording === undefined || !WEB_SCAN_TYPES.has(input.scan.type) ? [] : loginInputFiles({ type: input.scan.type as ZapType, scanner: scannerInput(input), recording });
+  return [...files, ...(authScript === undefined ? [] : [{ file: AUTH_SCRIPT_FILE, content: authScript }]), ...login];
 }
 
 /**
@@ -336,7 +347,7 @@ export function buildScanInputsSecret(input: ScanInputsInput): Secret | undefine
  * dropped, the root filesystem is read-only and seccomp is RuntimeDefault.
  * Such pods fit the Pod Security "baseline" level, not "restricted".
  */
-function containerSecurityContext(capabilities: readonly string[] = []): SecurityContext {
+export function containerSecurityContext(capabilities: readonly string[] = []): SecurityContext {
   const base = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true };
   if (capabilities.length === 0) return { ...base, runAsNonRoot: true, capabilities: { drop: ['ALL'] } };
   return { ...base, runAsNonRoot: false, runAsUser: 0, capabilities: { drop: ['ALL'], add: [...capabilities] } };
@@ -468,11 +479,28 @@ function podSpec(input: ScanJobInput): PodSpec {
     automountServiceAccountToken: false,
     enableServiceLinks: false,
     securityContext: podSecurityContext(),
-    initContainers: [...(withInputs ? [prepareContainer(input.settings)] : []), scannerContainer(input)],
+    initContainers: [...(withInputs ? [prepareContainer(input.settings)] : []), ...loginStep(input), scannerContainer(input)],
     containers: [uploadContainer(input)],
     volumes: volumes(input, withInputs),
     ...schedulingFields(input.settings),
   };
+}
+
+/** The login step before ZAP, when the Scan replays a recorded login (login-step.ts). */
+function loginStep(input: ScanJobInput): Container[] {
+  if (input.scanner?.loginRecording === undefined || !WEB_SCAN_TYPES.has(input.scan.type)) return [];
+  return [
+    loginContainer({
+      image: input.settings.vigilImage,
+      inputDir: INPUT_DIR,
+      outputDir: OUTPUT_DIR,
+      tmpDir: TMP_DIR,
+      planFile: ZAP_PLAN,
+      allowTargets: input.allowTargets ?? '',
+      mounts: { input: VOLUMES.input, output: VOLUMES.output, tmp: VOLUMES.tmp },
+      securityContext: containerSecurityContext(),
+    }) as Container,
+  ];
 }
 
 /**

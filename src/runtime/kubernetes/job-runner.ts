@@ -7,13 +7,14 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import type { UploadsService } from '../../app/uploads-service.js';
-import { WorkloadRefusedError, type WorkloadRunner, type WorkloadStatus } from '../../app/ports.js';
+import { LOGIN_FAILED_REASON, WorkloadRefusedError, type WorkloadInputs, type WorkloadRunner, type WorkloadStatus } from '../../app/ports.js';
+import { loginFailureOf } from './login-step.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import { scannerFor } from '../../domain/scanners/index.js';
 import type { ResolvedTarget, Scan } from '../../domain/scans/scan.js';
 import { scannerTargets } from '../../domain/scans/resolve-targets.js';
 import { apiServerMessageOf, createIdempotently, isForbidden, isNotFound } from './kube-errors.js';
-import { buildScanInputsSecret, buildScanJob, buildScannerServiceAccount, buildUploadTokenSecret, scanJobName, uploadTokenSecretName, type ScanRef } from './job-manifest.js';
+import { buildScanInputsSecret, buildScanJob, buildScannerServiceAccount, buildUploadTokenSecret, scanJobName, uploadTokenSecretName, type ScanRef, type ScannerOptions } from './job-manifest.js';
 import { namespaceNotWritableMessage } from './refusals.js';
 import type { JobSettings } from './job-settings.js';
 import type { ScanCustomResources } from './scan-resources.js';
@@ -33,6 +34,8 @@ export interface KubernetesJobRunnerOptions {
   uploadUrl: string;
   /** Where the Scan with this id lives: its object name, namespace (the account's) and type. */
   locate: (scanId: string) => ScanLocation | undefined;
+  /** The service's VIGIL_ALLOW_TARGETS, passed to the login step of authenticated web scans. */
+  allowTargets?: string;
 }
 
 type JobCondition = k8s.V1JobCondition;
@@ -57,26 +60,27 @@ export class KubernetesJobRunner implements WorkloadRunner {
   }
 
   /** A 403 becomes a refusal: the namespace is missing from the chart's tenants, which no retry fixes. */
-  async start(scan: Scan, resolved: readonly ResolvedTarget[]): Promise<void> {
+  async start(scan: Scan, resolved: readonly ResolvedTarget[], inputs: WorkloadInputs = {}): Promise<void> {
     const location = this.mustLocate(scan.id);
     try {
-      await this.startJob(scan, resolved, location);
+      await this.startJob(scan, resolved, location, inputs);
     } catch (error) {
       if (!isForbidden(error)) throw error;
       throw new WorkloadRefusedError('NamespaceNotWritable', namespaceNotWritableMessage(location.namespace, apiServerMessageOf(error)));
     }
   }
 
-  private async startJob(scan: Scan, resolved: readonly ResolvedTarget[], location: ScanLocation): Promise<void> {
+  private async startJob(scan: Scan, resolved: readonly ResolvedTarget[], location: ScanLocation, workloadInputs: WorkloadInputs): Promise<void> {
     if (await this.readJob(location)) return; // already started: creation is idempotent
     await this.ensureScannerAccount(location.namespace);
     const owner = await this.options.scanResources.ensure(scan, location.namespace);
     const ref: ScanRef = { ...owner, type: scan.type, id: scan.id };
     await this.replaceTokenSecret(ref);
     const { targets, addresses } = scannerTargets(resolved);
-    const inputs = buildScanInputsSecret({ scan: ref, targets, addresses });
+    const scanner = scannerOptionsOf(workloadInputs);
+    const inputs = buildScanInputsSecret({ scan: ref, targets, addresses, scanner });
     if (inputs !== undefined) await createIdempotently(() => this.core.createNamespacedSecret({ namespace: ref.namespace, body: inputs as k8s.V1Secret }));
-    const job = buildScanJob({ scan: ref, targets, addresses, settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: uploadTokenSecretName(ref.name) });
+    const job = buildScanJob({ scan: ref, targets, addresses, scanner, allowTargets: this.options.allowTargets ?? '', settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: uploadTokenSecretName(ref.name) });
     await createIdempotently(() => this.batch.createNamespacedJob({ namespace: ref.namespace, body: job as k8s.V1Job }));
   }
 
@@ -106,7 +110,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
     if (location === undefined || job === undefined) return { phase: 'Missing' };
     const conditions: JobCondition[] = job.status?.conditions ?? [];
     const failed = conditions.find((condition) => condition.type === 'Failed' && condition.status === 'True');
-    if (failed !== undefined) return jobFailure(failed);
+    if (failed !== undefined) return (await this.loginFailure(scanId, location)) ?? jobFailure(failed);
     if (conditions.some((condition) => condition.type === 'Complete' && condition.status === 'True')) return this.collect(scanId, location.type);
     return { phase: 'Running', progress: await this.progressFromLogs(scanId, location) };
   }
@@ -131,6 +135,13 @@ export class KubernetesJobRunner implements WorkloadRunner {
     } catch {
       return undefined;
     }
+  }
+
+  /** A Job that failed in its login step: the login failed, not the scanner (login-step.ts). */
+  private async loginFailure(scanId: string, location: ScanLocation): Promise<WorkloadStatus | undefined> {
+    const pods = await this.core.listNamespacedPod({ namespace: location.namespace, labelSelector: `vigil.dev/scan-id=${scanId}` });
+    const message = loginFailureOf(pods.items);
+    return message === undefined ? undefined : { phase: 'Failed', reason: LOGIN_FAILED_REASON, message };
   }
 
   private async collect(scanId: string, type: ScanType): Promise<WorkloadStatus> {
@@ -170,6 +181,15 @@ export class KubernetesJobRunner implements WorkloadRunner {
     if (location === undefined) throw new Error(`scan ${scanId} has no location`);
     return location;
   }
+}
+
+/** The target's settings, API definition and login recording, as the Job's inputs carry them. */
+function scannerOptionsOf(inputs: WorkloadInputs): ScannerOptions {
+  return {
+    ...(inputs.settings === undefined ? {} : { settings: inputs.settings }),
+    ...(inputs.apiDefinition === undefined ? {} : { apiDefinition: inputs.apiDefinition }),
+    ...(inputs.loginRecording === undefined ? {} : { loginRecording: inputs.loginRecording.content }),
+  };
 }
 
 /** What the type's default image carries (nuclei's templates), unless the settings run another image. */

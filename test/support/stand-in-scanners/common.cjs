@@ -29,12 +29,12 @@ async function resolveHost(host, hosts, exclusive) {
   return (await dns.lookup(host, { family: 4 })).address;
 }
 
-/** GET url at `address`, Host header from the URL; resolves with the status code. */
-function getAt(url, address) {
+/** GET url at `address`, Host header from the URL (and any extra headers); resolves with the status code. */
+function getAt(url, address, extraHeaders = {}) {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const request = http.request(
-      { host: address, port: target.port || 80, path: `${target.pathname}${target.search}`, headers: { host: target.host }, timeout: 10_000 },
+      { host: address, port: target.port || 80, path: `${target.pathname}${target.search}`, headers: { ...extraHeaders, host: target.host }, timeout: 10_000 },
       (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode));

@@ -6,7 +6,10 @@
  * unless an exitStatus job sets other values (ExitStatusJob). The JVM
  * resolves names only from the file in -Djdk.net.hosts.file when
  * JAVA_TOOL_OPTIONS sets it. The report job writes a Traditional JSON report
- * with one alert per site reached.
+ * with one alert per site reached. The replacer job's req_header rules are
+ * sent with every later request whose URL matches the rule (as ZAP's
+ * replacer does), and the openapi job requests each GET operation of its
+ * apiFile at targetUrl, with path parameters filled in.
  */
 'use strict';
 const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
@@ -35,11 +38,26 @@ function hostsFileOption() {
   return match?.[1];
 }
 
+function headersFor(url, state) {
+  const headers = {};
+  for (const rule of state.rules) if (rule.matchType === 'req_header' && new RegExp(rule.url).test(url)) headers[rule.matchString.toLowerCase()] = rule.replacementString;
+  return headers;
+}
+
+/** GET operations of an OpenAPI 2.0 or 3.x file, as URLs under targetUrl. */
+function operationUrls(parameters) {
+  const api = parse(readFileSync(parameters.apiFile, 'utf8'));
+  const base = parameters.targetUrl.replace(/\/+$/, '');
+  return Object.entries(api.paths ?? {})
+    .filter(([, item]) => item.get !== undefined)
+    .map(([path]) => `${base}${path.replace(/\{[^}]+\}/g, '1')}`);
+}
+
 async function request(url, state) {
   const hostsFile = hostsFileOption();
   try {
     const address = await resolveHost(new URL(url).hostname, readHostsFile(hostsFile), hostsFile !== undefined);
-    const status = await getAt(url, address);
+    const status = await getAt(url, address, headersFor(url, state));
     // ZAP passively scans whatever answered, a 404 page included.
     state.reached.add(new URL(url).origin);
     if (status !== 200) state.warnings.push(`${url} answered ${status}`);
@@ -59,6 +77,8 @@ function writeReport(parameters, state) {
 
 async function runJob(job, state) {
   console.log(`Job ${job.type} started`);
+  if (job.type === 'replacer') state.rules.push(...(job.rules ?? []));
+  if (job.type === 'openapi') for (const url of operationUrls(job.parameters)) await request(url, state);
   if (job.type === 'requestor') for (const entry of job.requests ?? []) await request(entry.url, state);
   if (job.type === 'spider') await request(job.parameters.url, state);
   if (job.type === 'report') writeReport(job.parameters, state);
@@ -75,7 +95,7 @@ function exitCode(state) {
 
 async function main(argv) {
   const plan = parse(readFileSync(option(argv, '-autorun'), 'utf8'));
-  const state = { warnings: [], errors: [], reached: new Set(), exitValues: undefined };
+  const state = { warnings: [], errors: [], reached: new Set(), exitValues: undefined, rules: [] };
   for (const job of plan.jobs) {
     await runJob(job, state);
     if (state.errors.length > 0 && plan.env.parameters.failOnError) break;

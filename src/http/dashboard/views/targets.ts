@@ -98,7 +98,8 @@ function facts(target: Target, openRisks: OpenRiskCounts | undefined): SafeHtml 
     <dt>Open risks</dt><dd>${riskCountBadges(openRisks)}</dd>
     <dt>Tags</dt><dd>${tagList(target.tags)}</dd>
     <dt>Origin</dt><dd>${target.origin}</dd>
-    <dt>Login recording</dt><dd>${target.authSeleniumFile === undefined ? html`<span class="empty">none</span>` : 'recorded: ZAP scans sign in with it'}</dd>
+    <dt>Login recording</dt><dd>${target.authSeleniumFile === undefined ? html`<span class="empty">none</span>` : html`<span class="mono">${target.authSeleniumFile}</span>: ZAP scans sign in with it`}</dd>
+    <dt>API definition</dt><dd>${target.openApiFile === undefined ? html`<span class="empty">none</span>` : html`<span class="mono">${target.openApiFile}</span>: ZAP scans every operation in it`}</dd>
     ${target.hostname === undefined ? '' : html`<dt>Host name</dt><dd class="mono">${target.hostname}</dd>`}
     ${target.os === undefined ? '' : html`<dt>Operating system</dt><dd>${target.os}</dd>`}
     <dt>Created</dt><dd>${time(target.createdAt)}</dd>
