@@ -276,10 +276,14 @@ export interface RiskRepository {
   transaction<T>(fn: () => T): T;
   risksOf(targetId: string, scanType: ScanType): Risk[];
   insert(risk: Risk): void;
+  /** New risks in batches (multi-row statements), for a scan's many findings. */
+  insertMany(risks: readonly Risk[]): void;
   update(risk: Risk): void;
   delete(riskId: string): void;
   recordCoverage(scanId: string, targetId: string, scanType: ScanType, coveredAt: string): void;
   recordDetection(scanId: string, riskId: string): void;
+  /** recordDetection() for many risks in one statement. */
+  recordDetections(scanId: string, riskIds: readonly string[]): void;
   /** Every scan that covered the target for the type, oldest first, with what each detected. */
   coverageOf(targetId: string, scanType: ScanType): Coverage[];
   /** The (target, type) pairs a scan covered: their risks' histories change when it is deleted. */
