@@ -102,6 +102,8 @@ export interface TargetRepository {
   /** Deletes the target and everything that hangs off it, in one transaction. */
   deleteCascade(accountId: string, id: string): void;
   list(accountId: string, query: TargetListQuery): Page<TargetListRow>;
+  /** list() for the API: each target as its SPEC JSON text, rendered by the store. */
+  listJson(accountId: string, query: TargetListQuery): Page<string>;
   findByIds(accountId: string, ids: readonly string[]): Target[];
   /** Targets carrying any of the (lowercase) tags, oldest first. */
   findByTags(accountId: string, tags: readonly string[]): Target[];

@@ -137,16 +137,27 @@ export class TargetsService {
   }
 
   list<R>(account: Account, params: TargetListParams, present: (row: TargetListRow) => R): ListResult<R> {
+    const { scope, order, query } = this.listQuery(account, params);
+    return this.paginator.resultOf(scope, order, this.targets.list(account.id, query), present);
+  }
+
+  /** The API's page: every target as its SPEC JSON text, as the store renders it (the hot list path, bench/targets-list.ts). */
+  listJson(account: Account, params: TargetListParams): ListResult<string> {
+    const { scope, order, query } = this.listQuery(account, params);
+    return this.paginator.resultOf(scope, order, this.targets.listJson(account.id, query), (json) => json);
+  }
+
+  private listQuery(account: Account, params: TargetListParams) {
     const sort = parseSort(params.sort, TARGET_SORT_FIELDS);
     const order = sort.map((field) => `${field.field}:${field.direction}`).join(',') || 'created_at:desc';
     const scope = `${account.id}:targets`;
-    const page = this.targets.list(account.id, {
+    const query = {
       filters: parseFilters(params.filters, TARGET_FILTER_KEYS),
       sort,
       pageSize: pageSizeFrom(params.page_size),
       after: this.paginator.cursorFrom(scope, order, params.page_token),
-    });
-    return this.paginator.resultOf(scope, order, page, present);
+    };
+    return { scope, order, query };
   }
 
   search<R>(account: Account, search: TargetSearch, present: (row: TargetListRow) => R): ListResult<R> {

@@ -7,10 +7,10 @@ import { AccountsService } from '../../src/app/accounts-service.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { DEFAULT_ZAP_SETTINGS, type Target } from '../../src/domain/targets/target.js';
 import { healthScore } from '../../src/domain/targets/health-score.js';
-import { presentTarget, renderTargetJson } from '../../src/http/presenters/target.js';
+import { presentTarget } from '../../src/http/presenters/target.js';
 import { tempDir } from '../support/temp-dir.js';
 
-describe('target presenters: the list fast path renders exactly what presentTarget presents', () => {
+describe('target presenters: the list fast path (JSON rendered by SQLite) is exactly what presentTarget presents', () => {
   let dir: ReturnType<typeof tempDir>;
   let db: Database;
   let repository: SqliteTargetRepository;
@@ -30,6 +30,7 @@ describe('target presenters: the list fast path renders exactly what presentTarg
   const variants: Array<[string, Partial<Target>]> = [
     ['a plain target', {}],
     ['a label with quotes, backslashes, control characters and non-ASCII', { label: 'He said "hi" \\ \u0001 – 漢字 </script>' }],
+    ['every control character, DEL, line separators and an emoji', { label: `${Array.from({ length: 32 }, (_, c) => String.fromCharCode(c)).join('')}\u007f\u2028\u2029 😀 /` }],
     ['a login recording and a last scan', { authSeleniumFile: 'login "flow".side', lastScannedAt: '2026-02-03T04:05:06.789Z' }],
     ['tags and every zap setting', {
       tags: ['prod', 'eu-west'],
@@ -57,9 +58,10 @@ describe('target presenters: the list fast path renders exactly what presentTarg
         ...overrides,
       };
       repository.insert(target);
-      const [row] = repository.list(accountId, { filters: {}, sort: [], pageSize: 10, after: undefined }).items;
-      expect(JSON.parse(renderTargetJson(row!))).to.deep.equal(presentTarget(repository.findById(accountId, target.id)!));
-      expect(JSON.parse(renderTargetJson(row!))).to.deep.equal(JSON.parse(JSON.stringify(presentTarget(target))));
+      const [json] = repository.listJson(accountId, { filters: {}, sort: [], pageSize: 10, after: undefined }).items;
+      // The very bytes JSON.stringify writes: same keys, same order, same escapes.
+      expect(json).to.equal(JSON.stringify(presentTarget(repository.findById(accountId, target.id)!)));
+      expect(json).to.equal(JSON.stringify(presentTarget(target)));
     });
   }
 });

@@ -2,7 +2,7 @@ import { TargetCreate, TargetUpdate } from '../../api/schemas/targets.js';
 import type { TargetsService } from '../../app/targets-service.js';
 import type { Operation } from '../api-router.js';
 import { parseBody, listQuery } from './input.js';
-import { presentTarget, renderTargetJson } from '../presenters/target.js';
+import { presentTarget } from '../presenters/target.js';
 import { sendJsonList } from '../presenters/list.js';
 
 export function targetOperations(targets: TargetsService): Record<string, Operation> {
@@ -14,7 +14,7 @@ export function targetOperations(targets: TargetsService): Record<string, Operat
       data: presentTarget(targets.create(principal.account, parseBody(TargetCreate, body), query.upsert === 'true')),
     }),
     listTargets: ({ principal, query, res }) => {
-      const page = targets.list(principal.account, { ...listQuery(query), sort: query.sort }, renderTargetJson);
+      const page = targets.listJson(principal.account, { ...listQuery(query), sort: query.sort });
       sendJsonList(res, page);
       return undefined;
     },
