@@ -93,6 +93,13 @@ export interface TargetListRow {
   hostname: string | null;
 }
 
+/** A list page already rendered as JSON: its items' texts joined with commas, as UTF-8 bytes. */
+export interface RenderedPage {
+  body: Uint8Array;
+  count: number;
+  nextCursor: CursorValue[] | undefined;
+}
+
 export interface TargetRepository {
   /** Inserts a new target; returns false when the account already has this target address. */
   insert(target: Target): boolean;
@@ -102,8 +109,12 @@ export interface TargetRepository {
   /** Deletes the target and everything that hangs off it, in one transaction. */
   deleteCascade(accountId: string, id: string): void;
   list(accountId: string, query: TargetListQuery): Page<TargetListRow>;
-  /** list() for the API: each target as its SPEC JSON text, rendered by the store. */
-  listJson(accountId: string, query: TargetListQuery): Page<string>;
+  /**
+   * list() for the API: the page's targets as their SPEC JSON texts joined
+   * with commas (the inside of the `data` array), rendered by the store: at
+   * least one target, and otherwise no more than `byteBudget` bytes of them.
+   */
+  listJson(accountId: string, query: TargetListQuery, byteBudget: number): RenderedPage;
   findByIds(accountId: string, ids: readonly string[]): Target[];
   /** Targets carrying any of the (lowercase) tags, oldest first. */
   findByTags(accountId: string, tags: readonly string[]): Target[];

@@ -17,7 +17,7 @@ import {
   type TargetOrigin,
 } from '../domain/targets/target.js';
 import type { TargetCreateBody, TargetUpdateBody } from '../api/schemas/targets.js';
-import type { ListParams, ListResult, Paginator } from './pagination.js';
+import { LIST_PAGE_BYTE_BUDGET, type ListParams, type ListResult, type Paginator, type RenderedListResult } from './pagination.js';
 import { TARGET_FILTER_KEYS, TARGET_SORT_FIELDS, type TargetListRow, type TargetRepository } from './ports.js';
 
 export interface TargetListParams extends ListParams {
@@ -141,10 +141,10 @@ export class TargetsService {
     return this.paginator.resultOf(scope, order, this.targets.list(account.id, query), present);
   }
 
-  /** The API's page: every target as its SPEC JSON text, as the store renders it (the hot list path, bench/targets-list.ts). */
-  listJson(account: Account, params: TargetListParams): ListResult<string> {
+  /** The API's page: its targets' SPEC JSON as the store renders it, within the page byte budget (the hot list path, bench/targets-list.ts). */
+  listJson(account: Account, params: TargetListParams): RenderedListResult {
     const { scope, order, query } = this.listQuery(account, params);
-    return this.paginator.resultOf(scope, order, this.targets.listJson(account.id, query), (json) => json);
+    return this.paginator.renderedResultOf(scope, order, this.targets.listJson(account.id, query, LIST_PAGE_BYTE_BUDGET));
   }
 
   private listQuery(account: Account, params: TargetListParams) {

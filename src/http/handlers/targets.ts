@@ -3,7 +3,7 @@ import type { TargetsService } from '../../app/targets-service.js';
 import type { Operation } from '../api-router.js';
 import { parseBody, listQuery } from './input.js';
 import { presentTarget } from '../presenters/target.js';
-import { sendJsonList } from '../presenters/list.js';
+import { sendRenderedList } from '../presenters/list.js';
 
 export function targetOperations(targets: TargetsService): Record<string, Operation> {
   const update: Operation = ({ principal, params, body }) => ({
@@ -15,7 +15,7 @@ export function targetOperations(targets: TargetsService): Record<string, Operat
     }),
     listTargets: ({ principal, query, res }) => {
       const page = targets.listJson(principal.account, { ...listQuery(query), sort: query.sort });
-      sendJsonList(res, page);
+      sendRenderedList(res, page);
       return undefined;
     },
     getTarget: ({ principal, params }) => ({ data: presentTarget(targets.get(principal.account, params.id!)) }),
