@@ -23,12 +23,16 @@
  *     writes, checkpoints) 1.2-1.4 s, GC 0.6 s. The upload writes 40 MB of
  *     risk definitions and 56 MB of event payloads: a 176 MB database and an
  *     84 MB WAL for a 25 MB file.
- *   after (multi-row INSERTs of 200 risks / 200 events, detections in one
- *     statement per target): ~4.3-4.5 CPU s. The statement-call overhead is
- *     gone, but the time is now SQLite's own: B-tree and index inserts of
- *     ~100 MB of JSON text and the commits, which no batching removes. The
- *     3x-bare aim (~0.8 s) would need the upload to write far less (events
- *     that do not carry the whole risk); it is not met.
+ *   after (multi-row INSERTs of 200 risks / 200 events, one read of a
+ *     target's risks, its detections in one call to the store; a single
+ *     INSERT ... SELECT FROM json_each for the detections was tried and was
+ *     slower, ~0.42 s against ~0.25-0.3 s): ~4.1-4.4 CPU s. Commits (WAL
+ *     writes and checkpoints) ~1.2 s, risk INSERTs ~0.5 s, event INSERTs
+ *     ~0.4 s, detections ~0.25 s, GC ~0.5 s, parse ~0.9 s. The
+ *     statement-call overhead is gone; what is left is SQLite's own work on
+ *     ~100 MB of JSON text, which no batching removes. The 3x-bare aim
+ *     (~0.9 s) would need the upload to write far less (events that do not
+ *     carry the whole risk); it is not met.
  *
  *   npx tsx bench/ingest.ts            (make bench runs it)
  *   BENCH_INGEST_MB=25                 size of each generated file

@@ -53,9 +53,10 @@ export class RiskHistory {
   }
 
   /**
-   * One read of the target's risks, then set-based writes: the new risks in
-   * multi-row INSERTs and every detection in one statement (bench/ingest.ts:
-   * per-risk INSERT and detection calls were most of a 45,000-finding upload).
+   * One read of the target's risks, then batched writes: the new risks in
+   * multi-row INSERTs and the detections in one call to the store
+   * (bench/ingest.ts: per-risk INSERT calls were a large part of a
+   * 45,000-finding upload).
    * Lists and events keep their order: new risks first, then the existing
    * ones in the order they were created.
    */

@@ -137,7 +137,6 @@ export class SqliteRiskRepository implements RiskRepository {
       delete: db.prepare('DELETE FROM risks WHERE id = ?'),
       coverage: db.prepare('INSERT OR REPLACE INTO scan_coverage (scan_id, target_id, scan_type, covered_at) VALUES (?, ?, ?, ?)'),
       detection: db.prepare('INSERT OR IGNORE INTO detections (scan_id, risk_id) VALUES (?, ?)'),
-      detections: db.prepare('INSERT OR IGNORE INTO detections (scan_id, risk_id) SELECT ?, value FROM json_each(?)'),
       coverageOf: db.prepare(`SELECT c.scan_id, c.covered_at, r.fingerprint FROM scan_coverage c
           LEFT JOIN detections d ON d.scan_id = c.scan_id
           LEFT JOIN risks r ON r.id = d.risk_id AND r.target_id = c.target_id AND r.scan_type = c.scan_type
@@ -188,9 +187,14 @@ export class SqliteRiskRepository implements RiskRepository {
     this.statements.detection.run(scanId, riskId);
   }
 
-  /** One statement for every risk the scan detected on a target, not one per risk. */
+  /**
+   * Every risk the scan detected on a target, in one call from the history.
+   * One prepared INSERT per row: measured faster here than a single INSERT
+   * ... SELECT FROM json_each of the ids (bench/ingest.ts: ~0.25-0.3 s
+   * against ~0.42 s for 45,000 detections).
+   */
   recordDetections(scanId: string, riskIds: readonly string[]): void {
-    if (riskIds.length > 0) this.statements.detections.run(scanId, JSON.stringify(riskIds));
+    for (const riskId of riskIds) this.statements.detection.run(scanId, riskId);
   }
 
   coverageOf(targetId: string, scanType: ScanType): Coverage[] {
