@@ -4,8 +4,35 @@
  * addresses) and a 25 MB ZAP JSON (real sites, repeated under distinct
  * names), side by side with a bare saxes / JSON.parse pass over the same
  * bytes, the practical limit. Each measurement runs in its own child process
- * so that peak memory is its own. Aim: within 3x the bare pass, and peak
- * memory under 4x the file size. Prints figures; asserts nothing.
+ * so that peak memory is its own. `ingest` is the upload path a user meets
+ * (ImportsService: parse as the bytes arrive, store the file, create the
+ * targets, record the risks and write every event), not a shortcut into the
+ * risk history; opening the store and creating the account happen before
+ * the clock starts, as they do before an upload reaches a running service. Aims (issue 17): nmap ingest <= 3x the bare pass and >= 15
+ * MB/s, peak <= 4x the file; ZAP <= 2x bare JSON.parse, peak <= 2x the file.
+ * Wall and CPU time are both printed: on a shared 2-core machine the wall
+ * time of the same run varies by 2x, the CPU time by about 10%. Prints
+ * figures; asserts nothing.
+ *
+ * Where the time went (node --cpu-prof on the ingest child, 25 MB nmap,
+ * 45,158 findings on 620 targets, 2-core machine under other load):
+ *   before: ~4.7 CPU s. Parse ~0.95 s (saxes ~0.7 s of it, the nmap handlers'
+ *     path joins and finding building the rest); per-risk INSERT 0.6 s,
+ *     per-risk detection INSERT 0.25-0.3 s, per-event INSERT into the outbox
+ *     0.5 s, risk.created event building 0.4 s, transaction commits (WAL
+ *     writes, checkpoints) 1.2-1.4 s, GC 0.6 s. The upload writes 40 MB of
+ *     risk definitions and 56 MB of event payloads: a 176 MB database and an
+ *     84 MB WAL for a 25 MB file.
+ *   after (multi-row INSERTs of 200 risks / 200 events, one read of a
+ *     target's risks, its detections in one call to the store; a single
+ *     INSERT ... SELECT FROM json_each for the detections was tried and was
+ *     slower, ~0.42 s against ~0.25-0.3 s): ~4.1-4.4 CPU s. Commits (WAL
+ *     writes and checkpoints) ~1.2 s, risk INSERTs ~0.5 s, event INSERTs
+ *     ~0.4 s, detections ~0.25 s, GC ~0.5 s, parse ~0.9 s. The
+ *     statement-call overhead is gone; what is left is SQLite's own work on
+ *     ~100 MB of JSON text, which no batching removes. The 3x-bare aim
+ *     (~0.9 s) would need the upload to write far less (events that do not
+ *     carry the whole risk); it is not met.
  *
  *   npx tsx bench/ingest.ts            (make bench runs it)
  *   BENCH_INGEST_MB=25                 size of each generated file
@@ -60,6 +87,8 @@ function buildZap(): string {
 interface Measurement {
   mode: string;
   seconds: number;
+  /** CPU time (user + system) of the measurement: less disturbed than wall time by other work on a shared machine. */
+  cpuSeconds: number;
   findings: number;
   peakRssMb: number;
   baselineRssMb: number;
@@ -75,17 +104,24 @@ function report(format: string, bytes: number, results: Measurement[]): void {
   const mb = bytes / MEGABYTE;
   const bare = results.find((result) => result.mode === 'bare')!;
   console.log(`\n${format}: ${mb.toFixed(1)} MB`);
-  console.log('mode        seconds    MB/s   findings   findings/s   peak RSS over baseline (MB)   x file size');
+  console.log('mode        seconds   CPU s    MB/s   findings   findings/s   peak RSS over baseline (MB)   x file size');
   for (const result of results) {
     const over = result.peakRssMb - result.baselineRssMb;
     console.log(
-      `${result.mode.padEnd(10)} ${result.seconds.toFixed(2).padStart(8)} ${(mb / result.seconds).toFixed(1).padStart(7)} ${String(result.findings).padStart(10)} ${(result.findings / result.seconds).toFixed(0).padStart(12)} ${over.toFixed(0).padStart(29)} ${(over / mb).toFixed(2).padStart(13)}`,
+      `${result.mode.padEnd(10)} ${result.seconds.toFixed(2).padStart(8)} ${result.cpuSeconds.toFixed(2).padStart(7)} ${(mb / result.seconds).toFixed(1).padStart(7)} ${String(result.findings).padStart(10)} ${(result.findings / result.seconds).toFixed(0).padStart(12)} ${over.toFixed(0).padStart(29)} ${(over / mb).toFixed(2).padStart(13)}`,
     );
   }
   for (const result of results.filter((r) => r.mode !== 'bare')) {
     const ratio = result.seconds / bare.seconds;
+    const cpuRatio = result.cpuSeconds / bare.cpuSeconds;
     const memory = (result.peakRssMb - result.baselineRssMb) / mb;
-    console.log(`${result.mode}: ${ratio.toFixed(2)}x the bare pass (aim <= 3: ${ratio <= 3 ? 'met' : 'NOT met'}), peak memory ${memory.toFixed(2)}x the file (aim < 4: ${memory < 4 ? 'met' : 'NOT met'})`);
+    const memoryAim = format === 'nmap' ? 4 : 2;
+    const rate = mb / result.seconds;
+    console.log(
+      `${result.mode}: ${ratio.toFixed(2)}x the bare pass in wall time (aim <= ${format === 'nmap' ? 3 : 2}: ${ratio <= (format === 'nmap' ? 3 : 2) ? 'met' : 'NOT met'}), ${cpuRatio.toFixed(2)}x in CPU time, ` +
+        `${rate.toFixed(1)} MB/s${format === 'nmap' && result.mode === 'ingest' ? ` (aim >= 15: ${rate >= 15 ? 'met' : 'NOT met'})` : ''}, ` +
+        `peak memory ${memory.toFixed(2)}x the file (aim <= ${memoryAim}: ${memory <= memoryAim ? 'met' : 'NOT met'})`,
+    );
   }
 }
 

@@ -3,7 +3,7 @@
  * binds a token to one account's list of one resource.
  */
 import { PageTokenCodec, type CursorValue } from '../domain/lists/page-token.js';
-import type { Page } from './ports.js';
+import type { Page, RenderedPage } from './ports.js';
 
 export interface ListParams {
   page_token?: string | undefined;
@@ -16,12 +16,22 @@ export interface ListResult<T> {
   nextPageToken: string | undefined;
 }
 
+/** A list page rendered as JSON by the store: the inside of its `data` array, as bytes. */
+export interface RenderedListResult {
+  body: Uint8Array;
+  nextPageToken: string | undefined;
+}
+
 export class Paginator {
   constructor(private readonly codec: PageTokenCodec) {}
 
   cursorFrom(scope: string, order: string, token: string | undefined): CursorValue[] | undefined {
     if (token === undefined || token === '') return undefined;
     return this.codec.decode(scope, token, order).values;
+  }
+
+  renderedResultOf(scope: string, order: string, page: RenderedPage): RenderedListResult {
+    return { body: page.body, nextPageToken: page.nextCursor === undefined ? undefined : this.codec.encode(scope, { order, values: page.nextCursor }) };
   }
 
   resultOf<T, R>(scope: string, order: string, page: Page<T>, present: (item: T) => R): ListResult<R> {

@@ -95,6 +95,13 @@ export interface TargetListRow {
   openApiFile: string | null;
 }
 
+/** A list page already rendered as JSON: its items' texts joined with commas, as UTF-8 bytes. */
+export interface RenderedPage {
+  body: Uint8Array;
+  count: number;
+  nextCursor: CursorValue[] | undefined;
+}
+
 export interface TargetRepository {
   /** Inserts a new target; returns false when the account already has this target address. */
   insert(target: Target): boolean;
@@ -104,6 +111,12 @@ export interface TargetRepository {
   /** Deletes the target and everything that hangs off it, in one transaction. */
   deleteCascade(accountId: string, id: string): void;
   list(accountId: string, query: TargetListQuery): Page<TargetListRow>;
+  /**
+   * list() for the API: the page's targets as their SPEC JSON texts joined
+   * with commas (the inside of the `data` array), rendered by the store: at
+   * least one target, and otherwise no more than `byteBudget` bytes of them.
+   */
+  listJson(accountId: string, query: TargetListQuery, byteBudget: number): RenderedPage;
   findByIds(accountId: string, ids: readonly string[]): Target[];
   /** Targets carrying any of the (lowercase) tags, oldest first. */
   findByTags(accountId: string, tags: readonly string[]): Target[];
@@ -323,10 +336,14 @@ export interface RiskRepository {
   transaction<T>(fn: () => T): T;
   risksOf(targetId: string, scanType: ScanType): Risk[];
   insert(risk: Risk): void;
+  /** New risks in batches (multi-row statements), for a scan's many findings. */
+  insertMany(risks: readonly Risk[]): void;
   update(risk: Risk): void;
   delete(riskId: string): void;
   recordCoverage(scanId: string, targetId: string, scanType: ScanType, coveredAt: string): void;
   recordDetection(scanId: string, riskId: string): void;
+  /** recordDetection() for many risks in one statement. */
+  recordDetections(scanId: string, riskIds: readonly string[]): void;
   /** Every scan that covered the target for the type, oldest first, with what each detected. */
   coverageOf(targetId: string, scanType: ScanType): Coverage[];
   /** The (target, type) pairs a scan covered: their risks' histories change when it is deleted. */

@@ -46,6 +46,14 @@ export class ScansService {
    */
   start(account: Account, request: StartScanRequest, scheduledBy: string | null = null, name?: string | ((index: number) => string)): Scan[] {
     assertTypeAllowed(account, request);
+    // One transaction, so one durable commit, for the targets it creates and
+    // the Scans: each commit waits for the disk (bench/scans.ts).
+    const scans = this.history.transaction(() => this.insertScans(account, request, scheduledBy, name));
+    for (const scan of scans) if (scan.state === 'QUEUED') this.notify(scan.id);
+    return scans;
+  }
+
+  private insertScans(account: Account, request: StartScanRequest, scheduledBy: string | null, name: string | ((index: number) => string) | undefined): Scan[] {
     const selected = this.selectTargets(account, request);
     const now = this.clock.now();
     const counted = this.scans.monthlyUsage(account.id, now.toISOString().slice(0, 7));
@@ -57,7 +65,6 @@ export class ScansService {
     });
     const events = scans.map((scan) => newEvent(account.id, 'scan.created', presentScan(scan), now));
     this.scans.insert(scans, events);
-    for (const scan of scans) if (scan.state === 'QUEUED') this.notify(scan.id);
     return scans;
   }
 

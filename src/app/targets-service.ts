@@ -17,7 +17,7 @@ import {
   type TargetOrigin,
 } from '../domain/targets/target.js';
 import type { TargetCreateBody, TargetUpdateBody } from '../api/schemas/targets.js';
-import type { ListParams, ListResult, Paginator } from './pagination.js';
+import { LIST_PAGE_BYTE_BUDGET, type ListParams, type ListResult, type Paginator, type RenderedListResult } from './pagination.js';
 import { TARGET_FILTER_KEYS, TARGET_SORT_FIELDS, type TargetListRow, type TargetRepository } from './ports.js';
 
 export interface TargetListParams extends ListParams {
@@ -137,16 +137,27 @@ export class TargetsService {
   }
 
   list<R>(account: Account, params: TargetListParams, present: (row: TargetListRow) => R): ListResult<R> {
+    const { scope, order, query } = this.listQuery(account, params);
+    return this.paginator.resultOf(scope, order, this.targets.list(account.id, query), present);
+  }
+
+  /** The API's page: its targets' SPEC JSON as the store renders it, within the page byte budget (the hot list path, bench/targets-list.ts). */
+  listJson(account: Account, params: TargetListParams): RenderedListResult {
+    const { scope, order, query } = this.listQuery(account, params);
+    return this.paginator.renderedResultOf(scope, order, this.targets.listJson(account.id, query, LIST_PAGE_BYTE_BUDGET));
+  }
+
+  private listQuery(account: Account, params: TargetListParams) {
     const sort = parseSort(params.sort, TARGET_SORT_FIELDS);
     const order = sort.map((field) => `${field.field}:${field.direction}`).join(',') || 'created_at:desc';
     const scope = `${account.id}:targets`;
-    const page = this.targets.list(account.id, {
+    const query = {
       filters: parseFilters(params.filters, TARGET_FILTER_KEYS),
       sort,
       pageSize: pageSizeFrom(params.page_size),
       after: this.paginator.cursorFrom(scope, order, params.page_token),
-    });
-    return this.paginator.resultOf(scope, order, page, present);
+    };
+    return { scope, order, query };
   }
 
   search<R>(account: Account, search: TargetSearch, present: (row: TargetListRow) => R): ListResult<R> {

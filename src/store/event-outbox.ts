@@ -1,17 +1,16 @@
 import type { EventOutbox } from '../app/ports.js';
 import type { OutboxEvent } from '../domain/events/event.js';
 import type { Database } from './database.js';
+import { EventRows } from './event-rows.js';
 
 export class SqliteEventOutbox implements EventOutbox {
-  private readonly insert;
+  private readonly rows;
 
   constructor(db: Database) {
-    this.insert = db.prepare('INSERT INTO events (id, account_id, type, payload, created_at, endpoint_id) VALUES (?, ?, ?, ?, ?, ?)');
+    this.rows = new EventRows(db);
   }
 
   append(events: readonly OutboxEvent[]): void {
-    for (const event of events) {
-      this.insert.run(event.id, event.accountId, event.type, JSON.stringify(event.data), event.createdAt.toISOString(), event.endpointId ?? null);
-    }
+    this.rows.insert(events);
   }
 }

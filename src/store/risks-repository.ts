@@ -48,6 +48,27 @@ function toView(row: RiskViewRow): RiskView {
   return { ...toRisk(row), target: row.target, targetLabel: row.target_label, tags: JSON.parse(row.target_tags) as string[] };
 }
 
+/** The columns of a risk row in INSERT order, and the values of one risk in that order (positional: no per-row object of names). */
+const INSERT_COLUMNS = `id, account_id, target_id, scan_type, fingerprint, status, first_detected_at, last_detected_at,
+  is_accepted, accepted_by, title, threat_level, qod, definition, created_at`;
+const INSERT_WIDTH = 15;
+
+function pushInsertValues(values: unknown[], risk: Risk): void {
+  const qod = risk.definition.additional_info.qod;
+  values.push(
+    risk.id, risk.accountId, risk.targetId, risk.scanType, risk.fingerprint, risk.status, risk.firstDetectedAt, risk.lastDetectedAt,
+    risk.isAccepted ? 1 : 0, JSON.stringify(risk.acceptedBy), risk.definition.title, risk.definition.threat_level,
+    typeof qod === 'number' ? Math.round(qod) : null, JSON.stringify(risk.definition), risk.createdAt,
+  );
+}
+
+/**
+ * Rows per multi-row INSERT: one statement call writes this many risks, so a
+ * 45,000-finding upload makes a few hundred calls instead of 45,000
+ * (bench/ingest.ts). 15 values a row stays far below SQLite's 32,766.
+ */
+const INSERT_ROWS_PER_STATEMENT = 200;
+
 function toParams(risk: Risk) {
   const qod = risk.definition.additional_info.qod;
   return {
@@ -84,6 +105,17 @@ export const FILTER_SQL: Record<string, (count: number) => string> = {
 /** Up to this many targets matching a text filter are looked up by id; SQLite allows 32,766 parameters. */
 const FEW_TARGETS = 500;
 
+function insertSql(rows: number): string {
+  const row = `(${marks(INSERT_WIDTH)})`;
+  return `INSERT INTO risks (${INSERT_COLUMNS}) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
+}
+
+function insertValues(risks: readonly Risk[], start: number, count: number): unknown[] {
+  const values: unknown[] = [];
+  for (let index = start; index < start + count; index++) pushInsertValues(values, risks[index]!);
+  return values;
+}
+
 export function marks(count: number): string {
   return Array.from({ length: count }, () => '?').join(', ');
 }
@@ -101,6 +133,7 @@ export class SqliteRiskRepository implements RiskRepository {
       update: db.prepare(`UPDATE risks SET status = @status, first_detected_at = @firstDetectedAt, last_detected_at = @lastDetectedAt,
           is_accepted = @isAccepted, accepted_by = @acceptedBy, title = @title, threat_level = @threatLevel, qod = @qod, definition = @definition
         WHERE id = @id AND account_id = @accountId`),
+      insertMany: db.prepare(insertSql(INSERT_ROWS_PER_STATEMENT)),
       delete: db.prepare('DELETE FROM risks WHERE id = ?'),
       coverage: db.prepare('INSERT OR REPLACE INTO scan_coverage (scan_id, target_id, scan_type, covered_at) VALUES (?, ?, ?, ?)'),
       detection: db.prepare('INSERT OR IGNORE INTO detections (scan_id, risk_id) VALUES (?, ?)'),
@@ -129,6 +162,15 @@ export class SqliteRiskRepository implements RiskRepository {
     this.statements.insert.run(toParams(risk));
   }
 
+  /** Many new risks in multi-row INSERTs (call inside a transaction). */
+  insertMany(risks: readonly Risk[]): void {
+    let start = 0;
+    for (; start + INSERT_ROWS_PER_STATEMENT <= risks.length; start += INSERT_ROWS_PER_STATEMENT) {
+      this.statements.insertMany.run(insertValues(risks, start, INSERT_ROWS_PER_STATEMENT));
+    }
+    if (start < risks.length) this.db.prepare(insertSql(risks.length - start)).run(insertValues(risks, start, risks.length - start));
+  }
+
   update(risk: Risk): void {
     this.statements.update.run(toParams(risk));
   }
@@ -143,6 +185,16 @@ export class SqliteRiskRepository implements RiskRepository {
 
   recordDetection(scanId: string, riskId: string): void {
     this.statements.detection.run(scanId, riskId);
+  }
+
+  /**
+   * Every risk the scan detected on a target, in one call from the history.
+   * One prepared INSERT per row: measured faster here than a single INSERT
+   * ... SELECT FROM json_each of the ids (bench/ingest.ts: ~0.25-0.3 s
+   * against ~0.42 s for 45,000 detections).
+   */
+  recordDetections(scanId: string, riskIds: readonly string[]): void {
+    for (const riskId of riskIds) this.statements.detection.run(scanId, riskId);
   }
 
   coverageOf(targetId: string, scanType: ScanType): Coverage[] {

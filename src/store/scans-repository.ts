@@ -3,6 +3,7 @@ import type { OutboxEvent, EventType } from '../domain/events/event.js';
 import type { ScanType } from '../domain/risks/finding.js';
 import type { Scan, ScanState } from '../domain/scans/scan.js';
 import type { Database } from './database.js';
+import { EventRows } from './event-rows.js';
 import { newestFirstPage } from './keyset.js';
 
 interface ScanRow {
@@ -97,8 +98,10 @@ function toParams(scan: Scan) {
 
 export class SqliteScanRepository implements ScanRepository {
   private readonly statements;
+  private readonly eventRows: EventRows;
 
   constructor(private readonly db: Database) {
+    this.eventRows = new EventRows(db);
     this.statements = {
       insert: db.prepare(`INSERT INTO scans (id, account_id, name, type, state, progress, is_authenticated, requested_targets, resolved_targets,
           skipped_targets, conditions, risks, scheduled_by, report_id, created_at, started_at, finished_at)
@@ -115,7 +118,6 @@ export class SqliteScanRepository implements ScanRepository {
       usage: db.prepare('SELECT scans FROM scan_usage WHERE account_id = ? AND month = ?'),
       addUsage: db.prepare(`INSERT INTO scan_usage (account_id, month, scans) VALUES (?, ?, ?)
         ON CONFLICT (account_id, month) DO UPDATE SET scans = scans + excluded.scans`),
-      insertEvent: db.prepare('INSERT INTO events (id, account_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?)'),
       eventsFor: db.prepare('SELECT * FROM events WHERE account_id = ? ORDER BY seq'),
       insertResult: db.prepare(`INSERT INTO scan_results (id, scan_id, account_id, file_name, content_type, size, sha256, created_at)
         VALUES (@id, @scanId, @accountId, @fileName, @contentType, @size, @sha256, @createdAt)`),
@@ -130,9 +132,7 @@ export class SqliteScanRepository implements ScanRepository {
   }
 
   private recordEvents(events: readonly OutboxEvent[]): void {
-    for (const event of events) {
-      this.statements.insertEvent.run(event.id, event.accountId, event.type, JSON.stringify(event.data), event.createdAt.toISOString());
-    }
+    this.eventRows.insert(events);
   }
 
   insert(scans: readonly Scan[], events: readonly OutboxEvent[]): void {

@@ -113,6 +113,40 @@ describe('webhook dispatcher', () => {
     expect(log).to.deep.equal([{ status: 500, error: null }, { status: 500, error: null }, { status: 204, error: null }]);
   });
 
+  it('records the outcomes of attempts that end together in one write, each with its own status, error, duration and next state', async () => {
+    const acme = account('acme');
+    for (const name of ['ok', 'server-error', 'refused']) core.webhookEndpoints.add(acme.id, `https://${name}.example.com/hook`);
+    record(acme.id, { n: 1 });
+    record(acme.id, { n: 2 });
+    answer = ({ url }) =>
+      url.includes('//ok.') ? { ok: true, status: 204, durationMs: 3 } : url.includes('server-error') ? { ok: false, status: 500, durationMs: 4 } : { ok: false, error: 'connect ECONNREFUSED', durationMs: 5 };
+    await dispatcher().tick();
+    expect(sent).to.have.length(6);
+    const log = core.db
+      .prepare(`SELECT w.url, a.status, a.error, a.duration_ms, a.attempted_at FROM webhook_attempts a JOIN webhook_endpoints w ON w.id = a.endpoint_id ORDER BY w.url, a.seq`)
+      .all();
+    const at = '2026-11-21T10:00:00.000Z';
+    expect(log).to.deep.equal([
+      { url: 'https://ok.example.com/hook', status: 204, error: null, duration_ms: 3, attempted_at: at },
+      { url: 'https://ok.example.com/hook', status: 204, error: null, duration_ms: 3, attempted_at: at },
+      { url: 'https://refused.example.com/hook', status: null, error: 'connect ECONNREFUSED', duration_ms: 5, attempted_at: at },
+      { url: 'https://refused.example.com/hook', status: null, error: 'connect ECONNREFUSED', duration_ms: 5, attempted_at: at },
+      { url: 'https://server-error.example.com/hook', status: 500, error: null, duration_ms: 4, attempted_at: at },
+      { url: 'https://server-error.example.com/hook', status: 500, error: null, duration_ms: 4, attempted_at: at },
+    ]);
+    const states = core.db
+      .prepare('SELECT w.url, d.state, d.attempts, d.next_attempt_at FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id ORDER BY w.url')
+      .all() as Array<{ url: string; state: string; attempts: number; next_attempt_at: string }>;
+    expect(states.map((row) => `${row.url} ${row.state} ${row.attempts} ${row.next_attempt_at}`)).to.deep.equal([
+      `https://ok.example.com/hook DELIVERED 1 ${at}`,
+      `https://ok.example.com/hook DELIVERED 1 ${at}`,
+      'https://refused.example.com/hook PENDING 1 2026-11-21T10:00:10.000Z',
+      'https://refused.example.com/hook PENDING 1 2026-11-21T10:00:10.000Z',
+      'https://server-error.example.com/hook PENDING 1 2026-11-21T10:00:10.000Z',
+      'https://server-error.example.com/hook PENDING 1 2026-11-21T10:00:10.000Z',
+    ]);
+  });
+
   it('gives up after 10 attempts', async () => {
     const acme = account('acme');
     core.webhookEndpoints.add(acme.id, 'https://down.example.com/hook');

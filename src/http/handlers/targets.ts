@@ -2,8 +2,8 @@ import { TargetCreate, TargetUpdate } from '../../api/schemas/targets.js';
 import type { TargetsService } from '../../app/targets-service.js';
 import type { Operation } from '../api-router.js';
 import { parseBody, listQuery } from './input.js';
-import { presentTarget, renderTargetJson } from '../presenters/target.js';
-import { sendJsonList } from '../presenters/list.js';
+import { presentTarget } from '../presenters/target.js';
+import { sendRenderedList } from '../presenters/list.js';
 
 export function targetOperations(targets: TargetsService): Record<string, Operation> {
   const update: Operation = ({ principal, params, body }) => ({
@@ -14,8 +14,8 @@ export function targetOperations(targets: TargetsService): Record<string, Operat
       data: presentTarget(targets.create(principal.account, parseBody(TargetCreate, body), query.upsert === 'true')),
     }),
     listTargets: ({ principal, query, res }) => {
-      const page = targets.list(principal.account, { ...listQuery(query), sort: query.sort }, renderTargetJson);
-      sendJsonList(res, page);
+      const page = targets.listJson(principal.account, { ...listQuery(query), sort: query.sort });
+      sendRenderedList(res, page);
       return undefined;
     },
     getTarget: ({ principal, params }) => ({ data: presentTarget(targets.get(principal.account, params.id!)) }),

@@ -1,0 +1,39 @@
+/**
+ * Writes outbox events in multi-row INSERTs: a large scan records one event
+ * per risk (45,000 for a 25 MB nmap upload, bench/ingest.ts), and one
+ * statement call per event was a tenth of the upload's time. Rows keep the
+ * order given, so their seq order is unchanged.
+ */
+import type { OutboxEvent } from '../domain/events/event.js';
+import type { Database } from './database.js';
+
+/** Events per statement: 6 values each, far below SQLite's 32,766. */
+const ROWS_PER_STATEMENT = 200;
+const ROW = '(?, ?, ?, ?, ?, ?)';
+
+export class EventRows {
+  private readonly full;
+
+  constructor(private readonly db: Database) {
+    this.full = db.prepare(sql(ROWS_PER_STATEMENT));
+  }
+
+  insert(events: readonly OutboxEvent[]): void {
+    let start = 0;
+    for (; start + ROWS_PER_STATEMENT <= events.length; start += ROWS_PER_STATEMENT) this.full.run(values(events, start, ROWS_PER_STATEMENT));
+    if (start < events.length) this.db.prepare(sql(events.length - start)).run(values(events, start, events.length - start));
+  }
+}
+
+function sql(rows: number): string {
+  return `INSERT INTO events (id, account_id, type, payload, created_at, endpoint_id) VALUES ${Array.from({ length: rows }, () => ROW).join(', ')}`;
+}
+
+function values(events: readonly OutboxEvent[], start: number, count: number): unknown[] {
+  const list: unknown[] = [];
+  for (let index = start; index < start + count; index++) {
+    const event = events[index]!;
+    list.push(event.id, event.accountId, event.type, JSON.stringify(event.data), event.createdAt.toISOString(), event.endpointId ?? null);
+  }
+  return list;
+}
