@@ -202,6 +202,8 @@ export interface WorkloadStatus {
   outputs?: WorkloadOutput[];
   /** Succeeded: what the scanner ran with that shapes its findings (nuclei's templates version), for the Scan's condition. */
   detail?: string;
+  /** Running: look again after this long even without a change notice (a grace period that ends). */
+  recheckAfterMs?: number;
 }
 
 /**
@@ -242,6 +244,8 @@ export interface HostResolver {
 export interface UploadTokenRepository {
   save(scanId: string, hash: Buffer, createdAt: string): void;
   find(scanId: string): Buffer | undefined;
+  /** The scan ended: its token opens nothing any more. */
+  revoke(scanId: string): void;
 }
 
 /** The transactional outbox (DESIGN.md 8): events written in the caller's transaction. */

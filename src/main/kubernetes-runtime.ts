@@ -1,7 +1,8 @@
 /**
  * The composition root's Kubernetes half (VIGIL_RUNTIME=kubernetes): Scan
  * CRs mirror every Scan, scanners run as Jobs in each account's namespace,
- * an informer on Vigil's Jobs wakes the controller, and an informer on Scan
+ * informers on Vigil's Jobs and pods tell the controller every change (no
+ * polling), and an informer on Scan
  * CRs starts Scans applied with kubectl. ScheduledScan CRs mirror every
  * ScheduledScan the same way, and an informer on them turns ScheduledScans
  * applied, edited or deleted with kubectl into rows.
@@ -18,6 +19,7 @@ import { MirroredScheduledScanRepository, ScheduledScanMirror, type ScheduledSca
 import type { Logger } from '../observability/logger.js';
 import { AppliedScanAdopter } from '../runtime/kubernetes/applied-scans.js';
 import { KubernetesJobRunner, type ScanLocation } from '../runtime/kubernetes/job-runner.js';
+import { JobObserver } from '../runtime/kubernetes/job-observer.js';
 import { checkJobSettings, defaultJobSettings, jobSettingsFrom, type JobSettings } from '../runtime/kubernetes/job-settings.js';
 import { readFileSync } from 'node:fs';
 import { SettingsError, type Settings } from '../config/settings.js';
@@ -89,7 +91,13 @@ function jobSettings(file: string | undefined): JobSettings {
 }
 
 export function kubernetesRuntime(settings: Settings, core: Core, cluster: ClusterMirror, clock: Clock, logger: Logger): WorkloadRuntime {
+  const observer = new JobObserver({
+    kubeConfig: cluster.kubeConfig,
+    timers: systemTimers(clock),
+    onError: (what, error) => logger.warn({ err: error }, what),
+  });
   const runner = new KubernetesJobRunner({
+    observer,
     kubeConfig: cluster.kubeConfig,
     scanResources: cluster.scanResources,
     uploads: core.uploads,
@@ -98,9 +106,11 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     locate: locator(() => core),
   });
   const scheduled = appliedScheduledScans(cluster, core, clock, logger);
-  const informers = [scannerJobInformer(cluster.kubeConfig, runner, clock, logger), appliedScansInformer(cluster.kubeConfig, core, clock, logger), scheduled.informer];
+  const informers = [observer, appliedScansInformer(cluster.kubeConfig, core, clock, logger), scheduled.informer];
   return {
     runner,
+    // The observer's informers tell every change of a Job or pod: no poll.
+    pollMs: null,
     start: async () => {
       scheduled.reconciler.start();
       for (const informer of informers) await informer.start();
@@ -113,25 +123,6 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
       await Promise.all([cluster.mirror.flush(), cluster.scheduledScanMirror.flush()]);
     },
   };
-}
-
-const MANAGED_JOBS = 'app.kubernetes.io/managed-by=vigil';
-
-/** Watches Vigil's scanner Jobs so that a Job's progress or end is reconciled at once, not at the next poll. */
-function scannerJobInformer(kubeConfig: k8s.KubeConfig, runner: KubernetesJobRunner, clock: Clock, logger: Logger) {
-  const batch = kubeConfig.makeApiClient(k8s.BatchV1Api);
-  return new RestartingInformer<k8s.V1Job>({
-    kubeConfig,
-    path: '/apis/batch/v1/jobs',
-    labelSelector: MANAGED_JOBS,
-    list: () => batch.listJobForAllNamespaces({ labelSelector: MANAGED_JOBS }),
-    onObject: (_event, job) => {
-      const scanId = job.metadata?.labels?.['vigil.dev/scan-id'];
-      if (scanId !== undefined) runner.jobChanged(scanId);
-    },
-    onError: (error, restartInMs) => logger.warn({ err: error, restart_in_ms: restartInMs }, 'job informer stopped; restarting'),
-    timers: systemTimers(clock),
-  });
 }
 
 /** An informer on one kind of Vigil's custom resources in every namespace, restarted with backoff when its watch breaks. */

@@ -9,6 +9,8 @@ import * as k8s from '@kubernetes/client-node';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
 import { ScanStatusMirror } from '../../src/runtime/kubernetes/scan-status-mirror.js';
+import { JobObserver } from '../../src/runtime/kubernetes/job-observer.js';
+import { FakeTimers } from '../../src/app/controller/timer.js';
 import { KubernetesJobRunner } from '../../src/runtime/kubernetes/job-runner.js';
 import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
 import type { UploadsService } from '../../src/app/uploads-service.js';
@@ -119,6 +121,7 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
       jobSettings: defaultJobSettings('0.1.0'),
       uploadUrl: 'http://vigil:8080',
       locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NMAP' }),
+      observer: new JobObserver({ kubeConfig: kc, timers: new FakeTimers(), onError: () => undefined }),
     });
     await runner.stop(scan.id);
     await runner.stop(scan.id);

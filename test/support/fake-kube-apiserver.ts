@@ -379,7 +379,7 @@ function satisfies(fields: Record<string, string | undefined>, requirements: Req
   });
 }
 
-const SELECTABLE_FIELDS = ['metadata.name', 'metadata.namespace'];
+const SELECTABLE_FIELDS = ['metadata.name', 'metadata.namespace', 'involvedObject.kind', 'involvedObject.name', 'reason'];
 
 function parseFieldSelector(selector: string | undefined): Requirement[] {
   const requirements = parseLabelSelector(selector);
@@ -490,6 +490,8 @@ export class FakeKubeApiServer {
   private readonly authorize: FakeKubeApiServerOptions['authorize'];
   private readonly objects = new Map<string, { resource: ResourceDefinition; object: KubeObject }>();
   private readonly podLogs = new Map<string, string>();
+  /** Open `follow=true` log streams by log key: what setPodLog appends is written to them. */
+  private readonly logFollowers = new Map<string, Set<ServerResponse>>();
   private readonly watchers = new Set<Watcher>();
   private readonly failures: InjectedFailure[] = [];
   private history: StoredEvent[] = [];
@@ -520,6 +522,8 @@ export class FakeKubeApiServer {
     if (!server) return;
     this.server = undefined;
     this.breakWatches();
+    for (const followers of this.logFollowers.values()) for (const follower of followers) follower.destroy();
+    this.logFollowers.clear();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
@@ -622,7 +626,29 @@ export class FakeKubeApiServer {
 
   /** The text `GET .../pods/{name}/log` answers; the pod itself must exist too. */
   setPodLog(namespace: string, name: string, text: string, container?: string): void {
-    this.podLogs.set(`${namespace}/${name}/${container ?? ''}`, text);
+    const key = `${namespace}/${name}/${container ?? ''}`;
+    const before = this.podLogs.get(key) ?? '';
+    this.podLogs.set(key, text);
+    // A followed log only grows: what was added goes to every follower.
+    const added = text.startsWith(before) ? text.slice(before.length) : text;
+    for (const follower of this.logFollowers.get(key) ?? []) if (added !== '') follower.write(added);
+  }
+
+  /** Ends every followed log of the pod, as the kubelet does when its container exits. */
+  endPodLogs(namespace: string, name: string): number {
+    let ended = 0;
+    for (const [key, followers] of this.logFollowers) {
+      if (!key.startsWith(`${namespace}/${name}/`)) continue;
+      for (const follower of followers) follower.end();
+      ended += followers.size;
+      this.logFollowers.delete(key);
+    }
+    return ended;
+  }
+
+  /** How many followed log streams are open now. */
+  get openLogFollowers(): number {
+    return [...this.logFollowers.values()].reduce((total, followers) => total + followers.size, 0);
   }
 
   // --- request handling ----------------------------------------------------
@@ -715,7 +741,13 @@ export class FakeKubeApiServer {
   }
 
   private selects(object: KubeObject, labels: Requirement[], fields: Requirement[]): boolean {
-    const fieldValues = { 'metadata.name': object.metadata.name, 'metadata.namespace': object.metadata.namespace };
+    const involved = isRecord(object.involvedObject) ? object.involvedObject : {};
+    const fieldValues = {
+      'metadata.name': object.metadata.name,
+      'metadata.namespace': object.metadata.namespace,
+      // Events only, as on a real API server.
+      ...(object.kind === 'Event' ? { 'involvedObject.kind': involved.kind as string | undefined, 'involvedObject.name': involved.name as string | undefined, reason: object.reason as string | undefined } : {}),
+    };
     return satisfies(object.metadata.labels ?? {}, labels) && satisfies(fieldValues, fields);
   }
 
@@ -1020,14 +1052,23 @@ export class FakeKubeApiServer {
     if (resource.kind !== 'Pod' || resource.group !== '') throw NO_ROUTE();
     this.mustGet(route);
     const key = `${namespace}/${name}/`;
-    let text = (query.container !== undefined ? this.podLogs.get(key + query.container) : undefined) ?? this.podLogs.get(key) ?? '';
+    const logKey = query.container !== undefined && this.podLogs.has(key + query.container) ? key + query.container : query.container !== undefined && !this.podLogs.has(key) ? key + query.container : key;
+    let text = this.podLogs.get(logKey) ?? '';
     if (query.tailLines !== undefined) {
       const lines = text.split(/(?<=\n)/);
       text = lines.slice(Math.max(0, lines.length - Number(query.tailLines))).join('');
     }
     if (query.limitBytes !== undefined) text = Buffer.from(text).subarray(0, Number(query.limitBytes)).toString('utf8');
     response.writeHead(200, { 'Content-Type': 'text/plain' });
-    response.end(text);
+    if (query.follow !== 'true') {
+      response.end(text);
+      return;
+    }
+    response.write(text);
+    const followers = this.logFollowers.get(logKey) ?? new Set<ServerResponse>();
+    followers.add(response);
+    this.logFollowers.set(logKey, followers);
+    response.on('close', () => followers.delete(response));
   }
 
   private resourceFor(apiVersion: string | undefined, kind: string | undefined): ResourceDefinition {

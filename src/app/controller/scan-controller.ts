@@ -10,7 +10,8 @@ import { presentScan } from '../../api/present/scan.js';
 import type { Clock } from '../../domain/clock.js';
 import { newEvent } from '../../domain/events/event.js';
 import { classifyResolution, hostOf, type Resolution } from '../../domain/scans/resolve-targets.js';
-import { advanceProgress, type Condition, type Scan, type SkippedTarget } from '../../domain/scans/scan.js';
+import { advanceProgress, type Scan, type SkippedTarget } from '../../domain/scans/scan.js';
+import { setConditions, type ConditionChange } from '../../domain/conditions/condition.js';
 import type { Cidr } from '../../domain/targets/ipv4.js';
 import { WorkloadRefusedError, type HostResolver, type ResultFileStore, type ScanRepository, type StoredResultFile, type WorkloadRunner, type WorkloadStatus } from '../ports.js';
 import type { Timers } from './timer.js';
@@ -31,8 +32,12 @@ export interface ScanControllerOptions {
   maxConcurrentScans: number;
   allowTargets: readonly Cidr[];
   onError: (scanId: string, error: unknown) => void;
-  /** How often a running workload is polled besides the runner's own change notices. */
-  pollMs?: number;
+  /**
+   * How often a running workload is polled besides the runner's own change
+   * notices; null when the runner's notices are complete (Kubernetes: informer
+   * caches), so a running scan costs nothing between its changes.
+   */
+  pollMs?: number | null;
   /**
    * When a QUEUED scan finds no free slot it is looked at again after this
    * long, as a safety net: a finishing scan wakes the next ones at once.
@@ -84,8 +89,11 @@ export class ScanController {
     }
   }
 
-  private get pollMs(): number {
-    return this.options.pollMs ?? 2000;
+  /** When to look at a running workload again: when the runner asks, else at the poll interval, else only when it says it changed. */
+  private recheck(status?: WorkloadStatus): ReconcileResult {
+    const pollMs = this.options.pollMs === undefined ? 2000 : this.options.pollMs;
+    const delays = [status?.recheckAfterMs, pollMs ?? undefined].filter((delay): delay is number => delay !== undefined);
+    return delays.length === 0 ? undefined : { requeueAfterMs: Math.min(...delays) };
   }
 
   private slotsInUse(): number {
@@ -108,20 +116,20 @@ export class ScanController {
     const { resolved, skipped } = await this.resolveTargets(scan);
     const now = this.options.clock.now().toISOString();
     if (resolved.length === 0) {
-      this.write({ ...scan, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', condition('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets', now));
+      this.write({ ...scan, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', ended('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets'));
       return this.wakeQueued();
     }
     try {
       await this.options.runner.start(scan, resolved);
     } catch (error) {
       if (!(error instanceof WorkloadRefusedError)) throw error;
-      this.write({ ...scan, resolvedTargets: resolved, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', condition('Failed', error.reason, error.message, now));
+      this.write({ ...scan, resolvedTargets: resolved, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', ended('Failed', error.reason, error.message));
       return this.wakeQueued();
     }
     const started = this.write(
       { ...scan, state: 'RUNNING', resolvedTargets: resolved, skippedTargets: skipped, startedAt: now },
       'QUEUED',
-      condition('Running', 'WorkloadStarted', `the ${scan.type} scanner started on ${resolved.length} target(s)`, now),
+      [{ type: 'WorkloadReady', status: 'True', reason: 'WorkloadStarted', message: `the ${scan.type} scanner started on ${resolved.length} target(s)` }],
     );
     if (!started) {
       // Stopped or deleted while its targets were resolved: the workload must not outlive it.
@@ -129,7 +137,7 @@ export class ScanController {
       await this.options.runner.release(scan.id);
       return this.wakeQueued();
     }
-    return { requeueAfterMs: this.pollMs };
+    return this.recheck();
   }
 
   private async resolveTargets(scan: Scan) {
@@ -158,14 +166,14 @@ export class ScanController {
       case 'Running': {
         const progress = advanceProgress(scan.progress, status.progress ?? 0);
         if (progress !== scan.progress) this.write({ ...scan, progress }, 'RUNNING');
-        return { requeueAfterMs: this.pollMs };
+        return this.recheck(status);
       }
       case 'Succeeded':
         await this.complete(scan, status, now);
         return this.wakeQueued();
       case 'Failed':
       case 'Missing':
-        this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status, now));
+        this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status));
         await this.options.runner.release(scan.id);
         return this.wakeQueued();
     }
@@ -177,7 +185,7 @@ export class ScanController {
       collected = await collectFindings(scan, status.outputs ?? []);
     } catch (error) {
       if (!(error instanceof MalformedResultError)) throw error;
-      this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', condition('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`, now));
+      this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', ended('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`));
       return this.options.runner.release(scan.id);
     }
     const files: StoredResultFile[] = [];
@@ -204,7 +212,7 @@ export class ScanController {
         finishedAt: now,
         risks,
         results: files.map((file) => ({ resultId: file.id, contentType: file.contentType })),
-        conditions: mergeCondition(scan.conditions, condition('Succeeded', 'ScannerFinished', finishedMessage(detail), now)),
+        conditions: setConditions(scan.conditions, ended('Succeeded', 'ScannerFinished', finishedMessage(detail)), now),
       };
       const scanEvent = newEvent(scan.accountId, 'scan.updated', presentScan(done), this.options.clock.now());
       return this.options.scans.saveWithResults(done, files, [scanEvent, ...events], 'RUNNING');
@@ -215,7 +223,7 @@ export class ScanController {
   private async finishStopping(scan: Scan): Promise<ReconcileResult> {
     await this.options.runner.stop(scan.id);
     const now = this.options.clock.now().toISOString();
-    this.write({ ...scan, state: 'STOPPED', finishedAt: now }, 'STOPPING', condition('Stopped', 'StopRequested', 'the scan was stopped on request', now));
+    this.write({ ...scan, state: 'STOPPED', finishedAt: now }, 'STOPPING', ended('Stopped', 'StopRequested', 'the scan was stopped on request'));
     await this.options.runner.release(scan.id);
     return this.wakeQueued();
   }
@@ -236,18 +244,20 @@ export class ScanController {
    * event in one transaction, only if it is still in `expectedState`; when
    * the API changed it meanwhile (a stop), the scan is reconciled again.
    */
-  private write(scan: Scan, expectedState: Scan['state'], newCondition?: Condition): boolean {
-    const updated = newCondition === undefined ? scan : { ...scan, conditions: mergeCondition(scan.conditions, newCondition) };
+  private write(scan: Scan, expectedState: Scan['state'], changes: readonly ConditionChange[] = []): boolean {
+    const updated = changes.length === 0 ? scan : { ...scan, conditions: setConditions(scan.conditions, changes, this.options.clock.now()) };
     const saved = this.options.scans.save(updated, [newEvent(scan.accountId, 'scan.updated', presentScan(updated), this.options.clock.now())], expectedState);
     if (!saved) this.queue.add(scan.id);
     return saved;
   }
 }
 
-/** Rolls a completion back when the Scan left RUNNING while it was being recorded. */
-
-function condition(type: string, reason: string, message: string, at: string): Condition {
-  return { type, status: 'True', reason, message, lastTransitionTime: at };
+/** How a Scan ended: the outcome's condition, and the workload no longer ready for the same reason. */
+function ended(outcome: 'Succeeded' | 'Failed' | 'Stopped', reason: string, message: string): ConditionChange[] {
+  return [
+    { type: 'WorkloadReady', status: 'False', reason, message },
+    { type: outcome, status: 'True', reason, message },
+  ];
 }
 
 /** Targets the scanner never reached move from resolved to skipped: they are not scanned, so they close nothing. */
@@ -261,14 +271,9 @@ function finishedMessage(detail: string | undefined): string {
   return `the scanner finished and its results are recorded${detail === undefined ? '' : `; it ran with ${detail}`}`;
 }
 
-function failure(status: WorkloadStatus, at: string): Condition {
+function failure(status: WorkloadStatus): ConditionChange[] {
   if (status.phase === 'Missing') {
-    return condition('Failed', 'WorkloadLost', 'the scanner process was lost (the service restarted or it was killed); start the scan again', at);
+    return ended('Failed', 'WorkloadLost', 'the scanner process was lost (the service restarted or it was killed); start the scan again');
   }
-  return condition('Failed', status.reason ?? 'ScannerFailed', status.message ?? 'the scanner failed', at);
-}
-
-/** One condition per type: a new one replaces the old of the same type. */
-function mergeCondition(conditions: readonly Condition[], next: Condition): Condition[] {
-  return [...conditions.filter((existing) => existing.type !== next.type), next];
+  return ended('Failed', status.reason ?? 'ScannerFailed', status.message ?? 'the scanner failed');
 }

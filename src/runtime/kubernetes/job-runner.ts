@@ -2,8 +2,10 @@
  * The Kubernetes WorkloadRunner: a Scan's scanner runs as a Job in the
  * account's namespace (DESIGN.md). Start creates the upload-token Secret,
  * the inputs Secret and the Job, all owned by the Scan's CR; observe reads
- * the Job's conditions and, once it completed, the files its uploader sent;
- * stop deletes the Job with foreground propagation.
+ * the Job and its pods from the JobObserver's informer caches (no request)
+ * and, once the Job completed, the files its uploader sent; stop deletes the
+ * Job with foreground propagation; release deletes the Secrets and revokes
+ * the upload token.
  */
 import * as k8s from '@kubernetes/client-node';
 import type { UploadsService } from '../../app/uploads-service.js';
@@ -13,7 +15,8 @@ import { scannerFor } from '../../domain/scanners/index.js';
 import type { ResolvedTarget, Scan } from '../../domain/scans/scan.js';
 import { scannerTargets } from '../../domain/scans/resolve-targets.js';
 import { apiServerMessageOf, createIdempotently, isForbidden, isNotFound } from './kube-errors.js';
-import { buildScanInputsSecret, buildScanJob, buildScannerServiceAccount, buildUploadTokenSecret, scanJobName, uploadTokenSecretName, type ScanRef } from './job-manifest.js';
+import { buildScanInputsSecret, buildScanJob, buildScannerServiceAccount, buildUploadTokenSecret, scanInputsSecretName, scanJobName, uploadTokenSecretName, type ScanRef } from './job-manifest.js';
+import type { JobObserver } from './job-observer.js';
 import { namespaceNotWritableMessage } from './refusals.js';
 import type { JobSettings } from './job-settings.js';
 import type { ScanCustomResources } from './scan-resources.js';
@@ -33,14 +36,13 @@ export interface KubernetesJobRunnerOptions {
   uploadUrl: string;
   /** Where the Scan with this id lives: its object name, namespace (the account's) and type. */
   locate: (scanId: string) => ScanLocation | undefined;
+  /** Job and pod caches; started and stopped by the runtime. */
+  observer: JobObserver;
 }
-
-type JobCondition = k8s.V1JobCondition;
 
 export class KubernetesJobRunner implements WorkloadRunner {
   private readonly batch: k8s.BatchV1Api;
   private readonly core: k8s.CoreV1Api;
-  private readonly listeners: Array<(scanId: string) => void> = [];
 
   constructor(private readonly options: KubernetesJobRunnerOptions) {
     this.batch = options.kubeConfig.makeApiClient(k8s.BatchV1Api);
@@ -48,12 +50,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
   }
 
   onChange(listener: (scanId: string) => void): void {
-    this.listeners.push(listener);
-  }
-
-  /** Called by the Job informer (or a test) when a scanner Job changed. */
-  jobChanged(scanId: string): void {
-    for (const listener of this.listeners) listener(scanId);
+    this.options.observer.onChange(listener);
   }
 
   /** A 403 becomes a refusal: the namespace is missing from the chart's tenants, which no retry fixes. */
@@ -68,7 +65,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
   }
 
   private async startJob(scan: Scan, resolved: readonly ResolvedTarget[], location: ScanLocation): Promise<void> {
-    if (await this.readJob(location)) return; // already started: creation is idempotent
+    if (this.options.observer.job(location.namespace, scanJobName(location.name)) !== undefined) return; // already started: creation is idempotent
     await this.ensureScannerAccount(location.namespace);
     const owner = await this.options.scanResources.ensure(scan, location.namespace);
     const ref: ScanRef = { ...owner, type: scan.type, id: scan.id };
@@ -77,7 +74,8 @@ export class KubernetesJobRunner implements WorkloadRunner {
     const inputs = buildScanInputsSecret({ scan: ref, targets, addresses });
     if (inputs !== undefined) await createIdempotently(() => this.core.createNamespacedSecret({ namespace: ref.namespace, body: inputs as k8s.V1Secret }));
     const job = buildScanJob({ scan: ref, targets, addresses, settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: uploadTokenSecretName(ref.name) });
-    await createIdempotently(() => this.batch.createNamespacedJob({ namespace: ref.namespace, body: job as k8s.V1Job }));
+    const created = await createIdempotently(() => this.batch.createNamespacedJob({ namespace: ref.namespace, body: job as k8s.V1Job }));
+    this.options.observer.remember(created ?? (job as k8s.V1Job));
   }
 
   /**
@@ -100,36 +98,24 @@ export class KubernetesJobRunner implements WorkloadRunner {
     await this.core.createNamespacedSecret({ namespace: ref.namespace, body: secret as k8s.V1Secret });
   }
 
+  /** From the caches only: a running scan costs no request (issue 13). */
   async observe(scanId: string): Promise<WorkloadStatus> {
     const location = this.options.locate(scanId);
-    const job = location && (await this.readJob(location));
+    const observer = this.options.observer;
+    const job = location && observer.job(location.namespace, scanJobName(location.name));
+    // Until the cache holds a first list, a Job not in it may exist: wait for the list's change notices.
+    if (job === undefined && !observer.synced) return { phase: 'Running' };
     if (location === undefined || job === undefined) return { phase: 'Missing' };
-    const conditions: JobCondition[] = job.status?.conditions ?? [];
-    const failed = conditions.find((condition) => condition.type === 'Failed' && condition.status === 'True');
-    if (failed !== undefined) return jobFailure(failed);
-    if (conditions.some((condition) => condition.type === 'Complete' && condition.status === 'True')) return this.collect(scanId, location.type);
-    return { phase: 'Running', progress: await this.progressFromLogs(scanId, location) };
-  }
-
-  /**
-   * Progress from the scanner container's latest log lines (nmap --stats-every
-   * and the like). Logs carry progress only, never results (DESIGN.md 1); a log
-   * that cannot be read yet (pod pending) simply reports no progress.
-   */
-  private async progressFromLogs(scanId: string, location: ScanLocation): Promise<number | undefined> {
-    try {
-      const pods = await this.core.listNamespacedPod({ namespace: location.namespace, labelSelector: `vigil.dev/scan-id=${scanId}` });
-      const pod = pods.items[0]?.metadata?.name;
-      if (pod === undefined) return undefined;
-      const log = await this.core.readNamespacedPodLog({ namespace: location.namespace, name: pod, container: 'scanner', tailLines: 50 });
-      const definition = scannerFor(location.type);
-      return String(log)
-        .split('\n')
-        .map((line) => definition.progressFrom(line))
-        .filter((progress): progress is number => progress !== undefined)
-        .at(-1);
-    } catch {
-      return undefined;
+    const health = await observer.health(scanId, job);
+    switch (health.phase) {
+      case 'Failed':
+        return { phase: 'Failed', reason: health.reason, message: health.message };
+      case 'Complete':
+        return this.collect(scanId, location.type);
+      case 'Running': {
+        const progress = observer.progress(scanId);
+        return { phase: 'Running', ...(progress === undefined ? {} : { progress }), ...(health.recheckAfterMs === undefined ? {} : { recheckAfterMs: health.recheckAfterMs }) };
+      }
     }
   }
 
@@ -152,16 +138,22 @@ export class KubernetesJobRunner implements WorkloadRunner {
     }
   }
 
+  /**
+   * The scan ended: its token is revoked, its staged files removed, and its
+   * Secrets (the token, the inputs: cookies, login recordings) deleted rather
+   * than left until the Scan's CR is.
+   */
   async release(scanId: string): Promise<void> {
+    this.options.observer.forget(scanId);
     await this.options.uploads.discard(scanId);
-  }
-
-  private async readJob(location: ScanLocation): Promise<k8s.V1Job | undefined> {
-    try {
-      return await this.batch.readNamespacedJob({ namespace: location.namespace, name: scanJobName(location.name) });
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
+    const location = this.options.locate(scanId);
+    if (location === undefined) return;
+    for (const name of [uploadTokenSecretName(location.name), scanInputsSecretName(location.name)]) {
+      try {
+        await this.core.deleteNamespacedSecret({ namespace: location.namespace, name });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
     }
   }
 
@@ -177,10 +169,4 @@ function imageContentOf(type: ScanType, settings: JobSettings): string | undefin
   const content = scannerFor(type).imageContent;
   const override = settings.images[type];
   return content === undefined || (override !== undefined && override !== content.image) ? undefined : content.description;
-}
-
-/** Job failure reasons as the Scan's condition: the deadline gets its own reason, as in the embedded runtime. */
-function jobFailure(condition: JobCondition): WorkloadStatus {
-  const reason = condition.reason === 'DeadlineExceeded' ? 'DeadlineExceeded' : 'JobFailed';
-  return { phase: 'Failed', reason, message: `the scanner Job failed (${condition.reason ?? 'no reason'}): ${condition.message ?? 'no message'}` };
 }

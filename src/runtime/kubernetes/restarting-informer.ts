@@ -16,6 +16,12 @@ export interface RestartingInformerOptions<T extends k8s.KubernetesObject> {
   labelSelector?: string;
   onObject: (event: 'add' | 'update' | 'delete', object: T) => void;
   onError: (error: unknown, restartInMs: number) => void;
+  /**
+   * Called after every full list (the first, and each after a restart or a
+   * 410): the level-triggered resync, where a reconciler enqueues every key
+   * so a missed event or a failed write is healed by the next pass.
+   */
+  onListed?: (objects: readonly T[]) => void;
   timers: Timers;
   backoff?: { baseMs: number; maxMs: number };
 }
@@ -25,9 +31,10 @@ export class RestartingInformer<T extends k8s.KubernetesObject> {
   private stopping = false;
   private failures = 0;
   private restartTimer: TimerHandle | undefined;
+  private listedOnce = false;
 
   constructor(private readonly options: RestartingInformerOptions<T>) {
-    this.informer = k8s.makeInformer(options.kubeConfig, options.path, options.list, options.labelSelector);
+    this.informer = k8s.makeInformer(options.kubeConfig, options.path, () => this.listAndResync(), options.labelSelector);
     for (const event of ['add', 'update', 'delete'] as const) {
       this.informer.on(event, (object: T) => options.onObject(event, object));
     }
@@ -49,6 +56,24 @@ export class RestartingInformer<T extends k8s.KubernetesObject> {
   /** The object as the informer last saw it (a lister's read, as in sample-controller); undefined when it is gone or not listed yet. */
   cached(namespace: string, name: string): T | undefined {
     return this.informer.get(name, namespace);
+  }
+
+  /** Every object in the cache. */
+  list(): readonly T[] {
+    return this.informer.list();
+  }
+
+  /** The cache holds a full list: until then, an object missing from it may still exist. */
+  get synced(): boolean {
+    return this.listedOnce;
+  }
+
+  /** client-node applies the list to its cache after this resolves, so the resync runs on the next turn, once it has. */
+  private async listAndResync(): Promise<k8s.KubernetesListObject<T>> {
+    const listed = await this.options.list();
+    this.listedOnce = true; // client-node fills its cache from this list before any other task runs
+    setImmediate(() => this.options.onListed?.(listed.items));
+    return listed;
   }
 
   async stop(): Promise<void> {
