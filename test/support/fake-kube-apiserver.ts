@@ -434,6 +434,17 @@ interface InjectedFailure {
 const FOREGROUND_FINALIZER = 'foregroundDeletion';
 const NAME_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
+/** A response whose writes go nowhere: the request is served, the answer is never sent. */
+function discardingResponse(response: ServerResponse): ServerResponse {
+  return new Proxy(response, {
+    get(target, property, receiver) {
+      if (property === 'writeHead' || property === 'write' || property === 'end' || property === 'setHeader') return () => receiver;
+      if (property === 'headersSent') return false;
+      return Reflect.get(target, property, target);
+    },
+  });
+}
+
 function apiVersionOf(resource: ResourceDefinition): string {
   return resource.group ? `${resource.group}/${resource.version}` : resource.version;
 }
@@ -494,6 +505,7 @@ export class FakeKubeApiServer {
   private readonly logFollowers = new Map<string, Set<ServerResponse>>();
   private readonly watchers = new Set<Watcher>();
   private readonly failures: InjectedFailure[] = [];
+  private readonly lostReplies: Array<(request: RecordedRequest) => boolean> = [];
   private history: StoredEvent[] = [];
   private revision = 1;
   private oldestWatchableRevision = 0;
@@ -548,6 +560,18 @@ export class FakeKubeApiServer {
   failNext(match: RequestMatch | ((request: RecordedRequest) => boolean), code: number, body?: unknown): void {
     const matches = typeof match === 'function' ? match : (request: RecordedRequest) => matchesRequest(match, request);
     this.failures.push({ matches, code, body: body ?? failureStatus(code, `injected failure (${code})`) });
+  }
+
+  /** The next matching request is applied but its reply is lost: the connection drops before any answer. */
+  loseNextReply(match: RequestMatch | ((request: RecordedRequest) => boolean)): void {
+    this.lostReplies.push(typeof match === 'function' ? match : (request: RecordedRequest) => matchesRequest(match, request));
+  }
+
+  private takeLostReply(request: RecordedRequest): boolean {
+    const index = this.lostReplies.findIndex((matches) => matches(request));
+    if (index < 0) return false;
+    this.lostReplies.splice(index, 1);
+    return true;
   }
 
   clearRequests(): void {
@@ -661,7 +685,10 @@ export class FakeKubeApiServer {
       if (request.headers.authorization !== `Bearer ${this.token}`) throw apiError(401, 'Unauthorized');
       const refusal = this.authorize?.(recorded);
       if (refusal !== undefined) throw apiError(403, refusal, 'Forbidden');
-      this.dispatch(recorded, response);
+      const lost = this.takeLostReply(recorded);
+      // A lost reply: the request is applied, then the connection drops before the answer arrives.
+      this.dispatch(recorded, lost ? discardingResponse(response) : response);
+      if (lost) response.socket?.destroy();
     } catch (error) {
       const failure = error instanceof ApiError ? error : new ApiError(500, failureStatus(500, String(error)));
       if (response.headersSent) response.destroy();

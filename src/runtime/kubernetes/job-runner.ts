@@ -14,7 +14,9 @@ import type { ScanType } from '../../domain/risks/finding.js';
 import { scannerFor } from '../../domain/scanners/index.js';
 import type { ResolvedTarget, Scan } from '../../domain/scans/scan.js';
 import { scannerTargets } from '../../domain/scans/resolve-targets.js';
-import { apiServerMessageOf, createIdempotently, isForbidden, isNotFound } from './kube-errors.js';
+import { apiServerMessageOf, createIdempotently, isAlreadyExists, isForbidden, isNotFound } from './kube-errors.js';
+import type { EventRecorder } from './event-recorder.js';
+import { SCAN_API_VERSION, SCAN_KIND } from '../../domain/scans/scan-resource.js';
 import { buildScanInputsSecret, buildScanJob, buildScannerServiceAccount, buildUploadTokenSecret, scanInputsSecretName, scanJobName, uploadTokenSecretName, type ScanRef } from './job-manifest.js';
 import type { JobObserver } from './job-observer.js';
 import { namespaceNotWritableMessage } from './refusals.js';
@@ -38,6 +40,9 @@ export interface KubernetesJobRunnerOptions {
   locate: (scanId: string) => ScanLocation | undefined;
   /** Job and pod caches; started and stopped by the runtime. */
   observer: JobObserver;
+  /** The Scan CR's uid from the Scan informer's cache, so a start needs no read of it; undefined when not cached yet. */
+  cachedScanUid?: (namespace: string, name: string) => string | undefined;
+  events?: EventRecorder;
 }
 
 export class KubernetesJobRunner implements WorkloadRunner {
@@ -67,7 +72,8 @@ export class KubernetesJobRunner implements WorkloadRunner {
   private async startJob(scan: Scan, resolved: readonly ResolvedTarget[], location: ScanLocation): Promise<void> {
     if (this.options.observer.job(location.namespace, scanJobName(location.name)) !== undefined) return; // already started: creation is idempotent
     await this.ensureScannerAccount(location.namespace);
-    const owner = await this.options.scanResources.ensure(scan, location.namespace);
+    const cachedUid = this.options.cachedScanUid?.(location.namespace, location.name);
+    const owner = cachedUid === undefined ? await this.options.scanResources.ensure(scan, location.namespace) : { name: location.name, namespace: location.namespace, uid: cachedUid };
     const ref: ScanRef = { ...owner, type: scan.type, id: scan.id };
     await this.replaceTokenSecret(ref);
     const { targets, addresses } = scannerTargets(resolved);
@@ -76,6 +82,11 @@ export class KubernetesJobRunner implements WorkloadRunner {
     const job = buildScanJob({ scan: ref, targets, addresses, settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: uploadTokenSecretName(ref.name) });
     const created = await createIdempotently(() => this.batch.createNamespacedJob({ namespace: ref.namespace, body: job as k8s.V1Job }));
     this.options.observer.remember(created ?? (job as k8s.V1Job));
+    this.options.events?.normal(
+      { apiVersion: SCAN_API_VERSION, kind: SCAN_KIND, metadata: { name: ref.name, namespace: ref.namespace, uid: ref.uid } },
+      'JobCreated',
+      `created Job ${job.metadata.name} to run the ${scan.type} scanner on ${resolved.length} target(s)`,
+    );
   }
 
   /**
@@ -87,9 +98,15 @@ export class KubernetesJobRunner implements WorkloadRunner {
     await createIdempotently(() => this.core.createNamespacedServiceAccount({ namespace, body: account }));
   }
 
-  /** The token Secret is immutable: a new token (a start after a crash) replaces it whole. */
+  /** The token Secret is immutable: a new token (a start after a crash) replaces it whole; a first start costs one request. */
   private async replaceTokenSecret(ref: ScanRef): Promise<void> {
     const secret = buildUploadTokenSecret(ref, this.options.uploads.issueToken(ref.id));
+    try {
+      await this.core.createNamespacedSecret({ namespace: ref.namespace, body: secret as k8s.V1Secret });
+      return;
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+    }
     try {
       await this.core.deleteNamespacedSecret({ namespace: ref.namespace, name: secret.metadata.name });
     } catch (error) {
