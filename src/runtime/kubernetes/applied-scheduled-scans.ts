@@ -24,7 +24,9 @@ import {
 } from '../../domain/schedules/scheduled-scan-resource.js';
 import { namespaceNotBoundMessage, refusedCondition, writeRefusal } from './refusals.js';
 import { SCHEDULED_SCAN_ID_LABEL, scheduledScanInputOf, specMatchesRow, type Refusal } from './scheduled-scan-object.js';
-import type { ScheduledScanMirror, ScheduledScanObject } from './scheduled-scan-mirror.js';
+import { SCHEDULED_SCAN_FINALIZER, type ScheduledScanMirror, type ScheduledScanObject } from './scheduled-scan-mirror.js';
+import { isNotFound } from './kube-errors.js';
+import { addFinalizerPatch } from './finalizers.js';
 
 export interface AppliedScheduledScansOptions {
   kubeConfig: k8s.KubeConfig;
@@ -56,6 +58,8 @@ export class AppliedScheduledScans {
   readonly queue: WorkQueue;
   private readonly api: k8s.CustomObjectsApi;
   private running: Promise<void> | undefined;
+  /** CRs (by uid) this process gave the finalizer. */
+  private readonly finalized = new Set<string>();
 
   constructor(private readonly options: AppliedScheduledScansOptions) {
     this.api = options.kubeConfig.makeApiClient(k8s.CustomObjectsApi);
@@ -80,7 +84,9 @@ export class AppliedScheduledScans {
   async reconcile(key: string): Promise<void> {
     const [namespace, name] = key.split('/') as [string, string];
     const account = this.options.accountForNamespace(namespace);
+    const cached = this.options.cached(namespace, name);
     if (account === undefined) {
+      if (cached?.metadata?.deletionTimestamp !== undefined) return this.releaseFinalizer(cached);
       const object = this.current(namespace, name);
       if (object !== undefined) await this.refuse(object, { reason: 'NamespaceNotBound', message: namespaceNotBoundMessage(namespace) });
       return;
@@ -90,9 +96,40 @@ export class AppliedScheduledScans {
     if (before !== undefined) await this.options.mirror.settled(before.id);
     const object = this.current(namespace, name);
     const row = this.options.repository.findByObjectName(account.id, name);
-    if (object === undefined) return row === undefined ? undefined : this.deleteRow(account, row);
-    if (row === undefined) return this.adopt(account, object);
-    return this.follow(account, row, object);
+    if (object === undefined) {
+      if (row !== undefined) this.deleteRow(account, row);
+      // kubectl delete (now or while Vigil was down), or a delete through the API: the schedule is gone, the CR may go.
+      const deleting = this.options.cached(namespace, name);
+      if (deleting?.metadata?.deletionTimestamp !== undefined) await this.releaseFinalizer(deleting);
+      return;
+    }
+    if (row === undefined) await this.adopt(account, object);
+    else this.follow(account, row, object);
+    if (this.options.repository.findByObjectName(account.id, name) !== undefined) await this.holdFinalizer(object);
+  }
+
+  /** A CR whose schedule exists holds the finalizer (applied with kubectl, or made before finalizers). */
+  private async holdFinalizer(object: ScheduledScanObject): Promise<void> {
+    const finalizers = object.metadata?.finalizers ?? [];
+    const uid = object.metadata?.uid ?? '';
+    // The cache is a watch event behind the patch: a uid already patched is not patched again.
+    if (finalizers.includes(SCHEDULED_SCAN_FINALIZER) || this.finalized.has(uid)) return;
+    await this.api.patchNamespacedCustomObject({ ...this.ref(object), body: addFinalizerPatch(object.metadata?.finalizers, SCHEDULED_SCAN_FINALIZER) }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch));
+    this.finalized.add(uid);
+    if (this.finalized.size > 10_000) this.finalized.delete(this.finalized.values().next().value!);
+  }
+
+  private async releaseFinalizer(object: ScheduledScanObject): Promise<void> {
+    const finalizers = object.metadata?.finalizers ?? [];
+    if (!finalizers.includes(SCHEDULED_SCAN_FINALIZER)) return;
+    try {
+      await this.api.patchNamespacedCustomObject(
+        { ...this.ref(object), body: { metadata: { finalizers: finalizers.filter((entry) => entry !== SCHEDULED_SCAN_FINALIZER), resourceVersion: object.metadata?.resourceVersion } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
   }
 
   /** The CR from the cache; one being deleted counts as gone. */

@@ -32,6 +32,7 @@ import { scanStatusOf } from '../../domain/scans/scan-status.js';
 import { isTerminal, type Condition, type Scan } from '../../domain/scans/scan.js';
 import type { EventRecorder } from './event-recorder.js';
 import { isForbidden, isNotFound } from './kube-errors.js';
+import { addFinalizerPatch, addLabelPatch } from './finalizers.js';
 import { namespaceNotBoundMessage } from './refusals.js';
 import type { ScanCustomResources } from './scan-resources.js';
 
@@ -82,6 +83,7 @@ export interface ScanReconcilerOptions {
 }
 
 const MERGE_PATCH = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+const JSON_PATCH = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch);
 
 /** The CR's progress moves in steps of this many points while a scan runs, so a long scan costs a few status writes, not one per percent. */
 export const CR_PROGRESS_STEP = 25;
@@ -196,10 +198,11 @@ export class ScanReconciler {
     if (labels[SCAN_ID_LABEL] !== row.id || !finalizers.includes(SCAN_FINALIZER)) {
       this.act(key, { action: 'patchMetadata' });
       try {
-        await this.api.patchNamespacedCustomObject(
-          { ...this.ref(object), body: { metadata: { labels: { [SCAN_ID_LABEL]: row.id }, finalizers: [...finalizers.filter((entry) => entry !== SCAN_FINALIZER), SCAN_FINALIZER], resourceVersion: object.metadata?.resourceVersion } } },
-          MERGE_PATCH,
-        );
+        const patch = [
+          ...(labels[SCAN_ID_LABEL] === row.id ? [] : addLabelPatch(object.metadata?.labels, SCAN_ID_LABEL, row.id)),
+          ...(finalizers.includes(SCAN_FINALIZER) ? [] : addFinalizerPatch(object.metadata?.finalizers, SCAN_FINALIZER)),
+        ];
+        await this.api.patchNamespacedCustomObject({ ...this.ref(object), body: patch }, JSON_PATCH);
       } catch (error) {
         // Outside the tenants Vigil may only write status (cluster-wide): the CR shows why its scan failed, unlabelled.
         if (!isForbidden(error)) throw error;

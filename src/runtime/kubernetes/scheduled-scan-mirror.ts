@@ -28,9 +28,12 @@ import type { OwnerReference } from './job-manifest.js';
 import { createOrRead, isNotFound } from './kube-errors.js';
 import { SCHEDULED_SCAN_ID_LABEL, scheduledScanSpecOf, scheduledScanStatusOf, specMatchesRow, type Refusal } from './scheduled-scan-object.js';
 
+/** Held on every ScheduledScan CR until its schedule is deleted, so a deletion while Vigil is down still deletes the schedule. */
+export const SCHEDULED_SCAN_FINALIZER = 'vigil.dev/scheduledscan';
+
 /** A ScheduledScan CR as read from the cluster or the informer's cache. */
 export interface ScheduledScanObject {
-  metadata?: { name?: string; namespace?: string; uid?: string; generation?: number; labels?: Record<string, string>; deletionTimestamp?: unknown };
+  metadata?: { name?: string; namespace?: string; uid?: string; generation?: number; resourceVersion?: string; labels?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: unknown };
   spec?: unknown;
   status?: { scheduledScanId?: string; observedGeneration?: number; conditions?: Condition[] };
 }
@@ -207,7 +210,8 @@ export class ScheduledScanMirror {
 
   private async createObject(row: ScheduledScan, location: ObjectLocation): Promise<KnownObject> {
     const labels = { [SCHEDULED_SCAN_ID_LABEL]: row.id, 'app.kubernetes.io/managed-by': 'vigil' };
-    const body = { apiVersion: SCHEDULED_SCAN_API_VERSION, kind: SCHEDULED_SCAN_KIND, metadata: { ...location, labels }, spec: scheduledScanSpecOf(row) };
+    const metadata = { ...location, labels, finalizers: [SCHEDULED_SCAN_FINALIZER] };
+    const body = { apiVersion: SCHEDULED_SCAN_API_VERSION, kind: SCHEDULED_SCAN_KIND, metadata, spec: scheduledScanSpecOf(row) };
     let created = false;
     const object = (await createOrRead(
       async () => {
