@@ -727,6 +727,7 @@ export class FakeKubeApiServer {
       if (method === 'GET' && request.watch) return this.watch(route, request.query, response);
       if (method === 'GET') return sendJson(response, 200, this.list(route, request.query));
       if (method === 'POST') return sendJson(response, 201, this.create(route, request));
+      if (method === 'DELETE' && route.namespace !== undefined) return sendJson(response, 200, this.deleteCollection(route, request));
     } else if (route.name !== undefined) {
       if (method === 'GET') return sendJson(response, 200, this.mustGet(route));
       if (method === 'PUT') return sendJson(response, 200, this.update(route, request));
@@ -917,6 +918,14 @@ export class FakeKubeApiServer {
     if (remaining || resource.returnsDeletedObject) return remaining ?? current;
     const success: KubeStatus = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 };
     return { ...success, details: { name, group: resource.group, kind: resource.plural, uid: current.metadata.uid } };
+  }
+
+  /** deletecollection: every object the label selector picks in the namespace, each deleted as one DELETE would. */
+  private deleteCollection(route: Route, request: RecordedRequest): unknown {
+    const { resource, namespace } = route;
+    const picked = this.select(resource, namespace, parseLabelSelector(request.query.labelSelector), parseFieldSelector(request.query.fieldSelector));
+    const items = picked.map((object) => this.delete({ ...route, name: object.metadata.name }, request));
+    return { apiVersion: apiVersionOf(resource), kind: `${resource.kind}List`, metadata: {}, items };
   }
 
   /** Query parameters first, then the DeleteOptions body, which wins (as in the API server). */

@@ -11,7 +11,8 @@
  * - recording never fails or slows a reconcile: writes run in the background
  *   and their errors are only reported.
  *
- * Memory is bounded: at most MAX_REMEMBERED events and buckets are kept.
+ * Memory is bounded: at most MAX_REMEMBERED events and buckets are kept, and
+ * at most MAX_QUEUED writes wait (WRITERS at a time).
  */
 import { randomBytes } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
@@ -21,6 +22,9 @@ export const SPAM_BURST = 25;
 export const SPAM_REFILL_MS = 5 * 60_000;
 export const SIMILAR_WINDOW_MS = 10 * 60_000;
 const MAX_REMEMBERED = 4096;
+/** Event writes in flight at once, and waiting at most. */
+const WRITERS = 4;
+const MAX_QUEUED = 10_000;
 /** The API server caps an Event's message at 1 KiB in practice (events.k8s.io); longer ones are cut. */
 const MAX_MESSAGE = 1024;
 
@@ -63,7 +67,10 @@ export class KubernetesEventRecorder implements EventRecorder {
   private readonly api: k8s.CoreV1Api;
   private readonly remembered = new Map<string, Remembered>();
   private readonly buckets = new Map<string, Bucket>();
-  private pending: Promise<void> = Promise.resolve();
+  /** Writes waiting for one of WRITERS slots; bounded: past MAX_QUEUED, new events are dropped (events are best effort). */
+  private readonly queued: Array<() => Promise<void>> = [];
+  private writing = 0;
+  private readonly idle: Array<() => void> = [];
 
   constructor(private readonly options: KubernetesEventRecorderOptions) {
     this.api = options.kubeConfig.makeApiClient(k8s.CoreV1Api);
@@ -79,7 +86,28 @@ export class KubernetesEventRecorder implements EventRecorder {
 
   /** Resolves once every event recorded so far was written (tests, shutdown). */
   async flush(): Promise<void> {
-    await this.pending;
+    if (this.writing === 0 && this.queued.length === 0) return;
+    await new Promise<void>((resolve) => this.idle.push(resolve));
+  }
+
+  private enqueue(write: () => Promise<void>): void {
+    if (this.queued.length >= MAX_QUEUED) return;
+    this.queued.push(write);
+    this.drain();
+  }
+
+  private drain(): void {
+    while (this.writing < WRITERS && this.queued.length > 0) {
+      const write = this.queued.shift()!;
+      this.writing += 1;
+      write()
+        .catch((error: unknown) => this.options.onError(error))
+        .finally(() => {
+          this.writing -= 1;
+          this.drain();
+          if (this.writing === 0 && this.queued.length === 0) for (const resolve of this.idle.splice(0)) resolve();
+        });
+    }
   }
 
   private record(object: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
@@ -91,7 +119,7 @@ export class KubernetesEventRecorder implements EventRecorder {
     const key = JSON.stringify([uid, namespace, name, type, reason, text]);
     const seen = this.remembered.get(key);
     const write = seen !== undefined && now - seen.lastSeenMs < SIMILAR_WINDOW_MS ? () => this.repeat(key, seen, now) : () => this.create(key, object, type, reason, text, now);
-    this.pending = this.pending.then(write).catch((error: unknown) => this.options.onError(error));
+    this.enqueue(write);
   }
 
   private async create(key: string, object: InvolvedObject, type: string, reason: string, message: string, now: number): Promise<void> {

@@ -17,7 +17,7 @@ import { scannerTargets } from '../../domain/scans/resolve-targets.js';
 import { apiServerMessageOf, createIdempotently, isAlreadyExists, isForbidden, isNotFound } from './kube-errors.js';
 import type { EventRecorder } from './event-recorder.js';
 import { SCAN_API_VERSION, SCAN_KIND } from '../../domain/scans/scan-resource.js';
-import { buildScanInputsSecret, buildScanJob, buildScannerServiceAccount, buildUploadTokenSecret, scanInputsSecretName, scanJobName, uploadTokenSecretName, type ScanRef } from './job-manifest.js';
+import { buildScanInputsSecret, buildScanJob, buildScannerServiceAccount, buildUploadTokenSecret, scanJobName, uploadTokenSecretName, type ScanRef } from './job-manifest.js';
 import type { JobObserver } from './job-observer.js';
 import { namespaceNotWritableMessage } from './refusals.js';
 import type { JobSettings } from './job-settings.js';
@@ -48,6 +48,8 @@ export interface KubernetesJobRunnerOptions {
 export class KubernetesJobRunner implements WorkloadRunner {
   private readonly batch: k8s.BatchV1Api;
   private readonly core: k8s.CoreV1Api;
+  /** Namespaces whose scanner ServiceAccount this process created or found. */
+  private readonly accountsEnsured = new Set<string>();
 
   constructor(private readonly options: KubernetesJobRunnerOptions) {
     this.batch = options.kubeConfig.makeApiClient(k8s.BatchV1Api);
@@ -90,12 +92,15 @@ export class KubernetesJobRunner implements WorkloadRunner {
   }
 
   /**
-   * Created on every start rather than remembered: one cheap request (409 when
-   * it exists), and a ServiceAccount deleted by hand comes back with the next Scan.
+   * Created once per namespace and process (409 when it exists). One deleted
+   * by hand fails the next Scan there as ServiceAccountMissing (the Job's
+   * FailedCreate event), which makes the following start create it again.
    */
   private async ensureScannerAccount(namespace: string): Promise<void> {
+    if (this.accountsEnsured.has(namespace)) return;
     const account = buildScannerServiceAccount(namespace, this.options.jobSettings.serviceAccountName);
     await createIdempotently(() => this.core.createNamespacedServiceAccount({ namespace, body: account }));
+    this.accountsEnsured.add(namespace);
   }
 
   /** The token Secret is immutable: a new token (a start after a crash) replaces it whole; a first start costs one request. */
@@ -126,6 +131,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
     const health = await observer.health(scanId, job);
     switch (health.phase) {
       case 'Failed':
+        if (health.reason === 'ServiceAccountMissing') this.accountsEnsured.delete(location.namespace);
         return { phase: 'Failed', reason: health.reason, message: health.message };
       case 'Complete':
         return this.collect(scanId, location.type);
@@ -165,13 +171,8 @@ export class KubernetesJobRunner implements WorkloadRunner {
     await this.options.uploads.discard(scanId);
     const location = this.options.locate(scanId);
     if (location === undefined) return;
-    for (const name of [uploadTokenSecretName(location.name), scanInputsSecretName(location.name)]) {
-      try {
-        await this.core.deleteNamespacedSecret({ namespace: location.namespace, name });
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-      }
-    }
+    // One request for both (the token, the inputs when the type has any): they carry the Scan's id label.
+    await this.core.deleteCollectionNamespacedSecret({ namespace: location.namespace, labelSelector: `vigil.dev/scan-id=${scanId}` });
   }
 
   private mustLocate(scanId: string): ScanLocation {
