@@ -57,6 +57,8 @@ async function scanLife(server: FakeKubeApiServer, service: TestService): Promis
   await waitFor(async () => server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: TENANT, name: 'applied-here' })?.metadata.labels?.['vigil.dev/scan-id'], (id) => id !== undefined, 'the applied Scan adopted');
   await service.post(`/v1/scans/${scan.id}/stop`);
   await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.state, (state) => state === 'STOPPED', 'STOPPED');
+  await service.delete(`/v1/scans/${scan.id}`);
+  await waitFor(async () => server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: TENANT, name: `scan-${scan.id}` }), (cr) => cr === undefined, 'the CR deleted with its Scan');
 }
 
 async function withService<T>(rbac: readonly RenderedObject[], run: (server: FakeKubeApiServer, service: TestService) => Promise<T>): Promise<{ result: T; server: FakeKubeApiServer; authorizer: Authorizer }> {
