@@ -12,6 +12,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadUploadSettings } from '../config/settings.js';
 import { UsageError, parseCommandArgs } from './usage.js';
+import { backoffDelay } from '../app/controller/backoff.js';
 
 /** How long a file is retried for: longer than a rollout of Vigil's single pod takes. */
 export const UPLOAD_RETRY_WINDOW_MS = 10 * 60_000;
@@ -21,9 +22,11 @@ const LONGEST_DELAY_MS = 30_000;
 export interface RetryTime {
   now: () => number;
   sleep: (ms: number) => Promise<void>;
+  /** Where a failed attempt is reported (the container's stderr, so `kubectl logs` shows it). */
+  report?: (line: string) => void;
 }
 
-const realTime: RetryTime = { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+const realTime: RetryTime = { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), report: (line) => process.stderr.write(line) };
 
 async function sendFile(url: string, token: string, path: string): Promise<void> {
   const size = (await stat(path)).size;
@@ -50,9 +53,9 @@ export async function sendWithRetries(url: string, token: string, path: string, 
       await sendFile(url, token, path);
       return attempt;
     } catch (error) {
-      const delay = Math.min(LONGEST_DELAY_MS, FIRST_DELAY_MS * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
+      const delay = backoffDelay(attempt - 1, { baseMs: FIRST_DELAY_MS, maxMs: LONGEST_DELAY_MS }) * (0.5 + Math.random() / 2);
       if ((error as { permanent?: boolean }).permanent === true || time.now() + delay > giveUpAt) throw error;
-      process.stderr.write(`upload of ${path} failed (attempt ${attempt}: ${(error as Error).message}); retrying in ${Math.round(delay / 1000)} s\n`);
+      time.report?.(`upload of ${path} failed (attempt ${attempt}: ${(error as Error).message}); retrying in ${Math.round(delay / 1000)} s\n`);
       await time.sleep(delay);
     }
   }

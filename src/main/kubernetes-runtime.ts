@@ -209,10 +209,11 @@ function appliedScheduledScans(cluster: ClusterMirror, core: Core, clock: Clock,
     repository: core.scheduledScanRepository,
     mirror: cluster.scheduledScanMirror,
     cached: (namespace, name) => informer.cached(namespace, name) as ScheduledScanObject | undefined,
+    listKeys: () => informer.list().map((object) => `${object.metadata!.namespace}/${object.metadata!.name}`),
     clock,
     timers: systemTimers(clock),
     onError: (key, error) => logger.warn({ key, err: error }, 'applied scheduled scan not reconciled; will retry'),
   });
-  const informer = customResourceInformer(cluster.kubeConfig, SCHEDULED_SCAN_PLURAL, (_event, object) => reconciler.enqueue(object), clock, logger);
+  const informer = customResourceInformer(cluster.kubeConfig, SCHEDULED_SCAN_PLURAL, (_event, object) => reconciler.enqueue(object), clock, logger, () => reconciler.resync());
   return { reconciler, informer };
 }

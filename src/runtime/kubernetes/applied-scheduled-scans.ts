@@ -10,7 +10,7 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import type { Timers } from '../../app/controller/timer.js';
-import { WorkQueue } from '../../app/controller/work-queue.js';
+import { ControllerLoop } from '../../app/controller/controller-loop.js';
 import type { ScheduledScan, ScheduledScanRepository } from '../../app/ports.js';
 import type { ScheduledScansService } from '../../app/scheduled-scans-service.js';
 import type { Account } from '../../domain/accounts/account.js';
@@ -37,6 +37,8 @@ export interface AppliedScheduledScansOptions {
   mirror: ScheduledScanMirror;
   /** The CR as the informer last saw it. */
   cached: (namespace: string, name: string) => ScheduledScanObject | undefined;
+  /** Every CR key in the cache: the full pass at start and after each informer re-list. */
+  listKeys: () => Iterable<string>;
   clock: Clock;
   timers: Timers;
   onError: (key: string, error: unknown) => void;
@@ -55,30 +57,33 @@ function refusing<T>(reason: string, call: () => T): Outcome<T> {
 }
 
 export class AppliedScheduledScans {
-  readonly queue: WorkQueue;
+  readonly loop: ControllerLoop;
   private readonly api: k8s.CustomObjectsApi;
-  private running: Promise<void> | undefined;
   /** CRs (by uid) this process gave the finalizer. */
   private readonly finalized = new Set<string>();
 
   constructor(private readonly options: AppliedScheduledScansOptions) {
     this.api = options.kubeConfig.makeApiClient(k8s.CustomObjectsApi);
-    this.queue = new WorkQueue({ timers: options.timers, onError: options.onError });
+    this.loop = new ControllerLoop({ timers: options.timers, onError: options.onError, reconcile: (key) => this.reconcile(key), listKeys: options.listKeys, workers: 1 });
   }
 
   /** Called for every informer event (added, updated, deleted): only the key is kept. */
   enqueue(object: ScheduledScanObject): void {
     const { namespace, name } = object.metadata ?? {};
-    if (namespace !== undefined && name !== undefined) this.queue.add(`${namespace}/${name}`);
+    if (namespace !== undefined && name !== undefined) this.loop.enqueue(`${namespace}/${name}`);
+  }
+
+  /** A full pass over every CR in the cache (the informer listed again). */
+  resync(): void {
+    this.loop.resync();
   }
 
   start(): void {
-    this.running = this.queue.run(1, (key) => this.reconcile(key));
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    await this.queue.shutDown();
-    await this.running;
+    await this.loop.stop();
   }
 
   async reconcile(key: string): Promise<void> {

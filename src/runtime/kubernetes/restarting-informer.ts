@@ -6,6 +6,7 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import type { TimerHandle, Timers } from '../../app/controller/timer.js';
+import { backoffDelay } from '../../app/controller/backoff.js';
 
 export interface RestartingInformerOptions<T extends k8s.KubernetesObject> {
   kubeConfig: k8s.KubeConfig;
@@ -85,8 +86,7 @@ export class RestartingInformer<T extends k8s.KubernetesObject> {
 
   private failed(error: unknown): void {
     if (this.stopping || this.restartTimer !== undefined) return; // stop() itself reports an AbortError
-    const { baseMs, maxMs } = this.options.backoff ?? { baseMs: 500, maxMs: 60_000 };
-    const delay = Math.min(maxMs, baseMs * 2 ** this.failures);
+    const delay = backoffDelay(this.failures, this.options.backoff ?? { baseMs: 500, maxMs: 60_000 });
     this.failures += 1;
     this.options.onError(error, delay);
     this.restartTimer = this.options.timers.setTimeout(() => {
