@@ -19,7 +19,8 @@ import { collectFindings, type CollectedFindings } from '../collector.js';
 import type { RiskHistory } from '../risk-history.js';
 import { MalformedResultError } from '../../domain/errors.js';
 import type { Finding } from '../../domain/risks/finding.js';
-import { WorkQueue, type ReconcileResult } from './work-queue.js';
+import type { WorkQueue, ReconcileResult } from './work-queue.js';
+import { ControllerLoop } from './controller-loop.js';
 
 export interface ScanControllerOptions {
   scans: ScanRepository;
@@ -50,19 +51,25 @@ const ACTIVE_STATES = ['QUEUED', 'RUNNING', 'STOPPING'] as const;
 
 export class ScanController {
   readonly queue: WorkQueue;
+  private readonly loop: ControllerLoop;
   /** Scans admitted whose workload start is still in progress: they hold a slot before they are RUNNING. */
   private readonly starting = new Set<string>();
-  private running: Promise<void> | undefined;
 
   constructor(private readonly options: ScanControllerOptions) {
-    this.queue = new WorkQueue({ timers: options.timers, onError: options.onError });
+    // The shared runtime: every unfinished scan (what a previous process left included) is listed at start.
+    this.loop = new ControllerLoop({
+      timers: options.timers,
+      onError: options.onError,
+      reconcile: (id) => this.reconcile(id),
+      listKeys: () => options.scans.idsInStates(ACTIVE_STATES),
+      workers: options.workers ?? 4,
+    });
+    this.queue = this.loop.queue;
     options.runner.onChange((scanId) => this.queue.add(scanId));
   }
 
-  /** Lists every unfinished scan (adopting what a previous process left) and starts the workers. */
   start(): void {
-    for (const id of this.options.scans.idsInStates(ACTIVE_STATES)) this.queue.add(id);
-    this.running = this.queue.run(this.options.workers ?? 4, (id) => this.reconcile(id));
+    this.loop.start();
   }
 
   enqueue(scanId: string): void {
@@ -70,8 +77,7 @@ export class ScanController {
   }
 
   async stop(): Promise<void> {
-    await this.queue.shutDown();
-    await this.running;
+    await this.loop.stop();
   }
 
   async reconcile(scanId: string): Promise<ReconcileResult> {
