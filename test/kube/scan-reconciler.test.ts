@@ -221,6 +221,35 @@ describe('Scan CRs with finalizers, through the service (VIGIL_RUNTIME=kubernete
     }
   });
 
+  it('heals a CR status changed by hand, and finishes a scan whose Job completed while the watches were broken and the history compacted', async () => {
+    const server = new FakeKubeApiServer();
+    await server.start();
+    const service = await TestService.start({ env: { VIGIL_RUNTIME: 'kubernetes', VIGIL_ALLOW_TARGETS: '127.0.0.1/32' }, kubeConfig: kubeConfig(server) });
+    try {
+      const scan = (await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
+      const ns = 'vigil-test-account';
+      const ref = crRef(`scan-${scan.id}`, ns);
+      const stateOnCr = () => (server.getObject(ref)?.status as { state?: string } | undefined)?.state;
+      await waitFor(async () => stateOnCr(), (state) => state === 'RUNNING', 'RUNNING on the CR');
+
+      const cr = server.getObject(ref)!;
+      server.setObject({ ...cr, status: { ...(cr.status as object), state: 'FAILED' } });
+      await waitFor(async () => stateOnCr(), (state) => state === 'RUNNING', 'the hand-made status put right');
+
+      expect(server.breakWatches()).to.be.greaterThan(0);
+      const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: `scan-${scan.id}-upload` }) as unknown as { stringData: { token: string } };
+      await service.vigil.uploads.accept(scan.id, secret.stringData.token, 'nmap.xml', [Buffer.from('<?xml version="1.0"?><nmaprun scanner="nmap"></nmaprun>')]);
+      const job = server.getObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: `scan-${scan.id}-scanner` })!;
+      server.setObject({ ...job, status: { conditions: [{ type: 'Complete', status: 'True' }] } });
+      server.compactHistory(); // the restarted watches get 410 and list again
+      await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.state, (state) => state === 'SUCCEEDED', 'SUCCEEDED');
+      await waitFor(async () => stateOnCr(), (state) => state === 'SUCCEEDED', 'SUCCEEDED on the CR');
+    } finally {
+      await service.stop();
+      await server.stop();
+    }
+  });
+
   it('a Scan deleted through the API removes its CR', async () => {
     const server = new FakeKubeApiServer();
     await server.start();
