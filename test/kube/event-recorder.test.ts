@@ -4,7 +4,7 @@
  * the bucket refills. Against the fake API server, time injected.
  */
 import { expect } from 'chai';
-import { FakeTimers } from '../../src/app/controller/timer.js';
+import { FakeTimers } from '../support/fake-timers.js';
 import { KubernetesEventRecorder, SPAM_BURST, SPAM_REFILL_MS, SIMILAR_WINDOW_MS } from '../../src/runtime/kubernetes/event-recorder.js';
 import { FakeKubeApiServer } from '../support/fake-kube-apiserver.js';
 import { kubeConfig } from '../support/kubeconfig.js';

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { ScanController } from '../../src/app/controller/scan-controller.js';
-import { FakeTimers } from '../../src/app/controller/timer.js';
+import { FakeTimers } from '../support/fake-timers.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import type { Scan } from '../../src/domain/scans/scan.js';

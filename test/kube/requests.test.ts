@@ -13,7 +13,7 @@ import { NO_EVENTS } from '../../src/runtime/kubernetes/event-recorder.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import type { ScansService } from '../../src/app/scans-service.js';
 import { JobObserver } from '../../src/runtime/kubernetes/job-observer.js';
-import { FakeTimers } from '../../src/app/controller/timer.js';
+import { FakeTimers } from '../support/fake-timers.js';
 import { KubernetesJobRunner } from '../../src/runtime/kubernetes/job-runner.js';
 import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
 import type { UploadsService } from '../../src/app/uploads-service.js';
