@@ -218,7 +218,7 @@ export class ScanController {
         finishedAt: now,
         risks,
         results: files.map((file) => ({ resultId: file.id, contentType: file.contentType })),
-        conditions: setConditions(scan.conditions, ended('Succeeded', 'ScannerFinished', finishedMessage(detail)), now),
+        conditions: setConditions(scan.conditions, applicable(scan, ended('Succeeded', 'ScannerFinished', finishedMessage(detail))), now),
       };
       const scanEvent = newEvent(scan.accountId, 'scan.updated', presentScan(done), this.options.clock.now());
       return this.options.scans.saveWithResults(done, files, [scanEvent, ...events], 'RUNNING');
@@ -251,19 +251,29 @@ export class ScanController {
    * the API changed it meanwhile (a stop), the scan is reconciled again.
    */
   private write(scan: Scan, expectedState: Scan['state'], changes: readonly ConditionChange[] = []): boolean {
-    const updated = changes.length === 0 ? scan : { ...scan, conditions: setConditions(scan.conditions, changes, this.options.clock.now()) };
+    const updated = changes.length === 0 ? scan : { ...scan, conditions: setConditions(scan.conditions, applicable(scan, changes), this.options.clock.now()) };
     const saved = this.options.scans.save(updated, [newEvent(scan.accountId, 'scan.updated', presentScan(updated), this.options.clock.now())], expectedState);
     if (!saved) this.queue.add(scan.id);
     return saved;
   }
 }
 
-/** How a Scan ended: the outcome's condition, and the workload no longer ready for the same reason. */
+/**
+ * How a Scan ended: the outcome's condition with the reason, and (when a
+ * workload had started) WorkloadReady turned False, pointing at the outcome
+ * rather than repeating its reason.
+ */
 function ended(outcome: 'Succeeded' | 'Failed' | 'Stopped', reason: string, message: string): ConditionChange[] {
   return [
-    { type: 'WorkloadReady', status: 'False', reason, message },
+    { type: 'WorkloadReady', status: 'False', reason: 'WorkloadEnded', message: `the scanner workload is no longer running; see the ${outcome} condition` },
     { type: outcome, status: 'True', reason, message },
   ];
+}
+
+/** A Scan whose workload never started gets no WorkloadReady condition at its end: only the outcome says why. */
+function applicable(scan: Scan, changes: readonly ConditionChange[]): ConditionChange[] {
+  const started = scan.conditions.some((condition) => condition.type === 'WorkloadReady');
+  return changes.filter((change) => change.type !== 'WorkloadReady' || change.status === 'True' || started);
 }
 
 /** Targets the scanner never reached move from resolved to skipped: they are not scanned, so they close nothing. */

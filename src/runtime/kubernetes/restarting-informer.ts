@@ -91,7 +91,11 @@ export class RestartingInformer<T extends k8s.KubernetesObject> {
     this.options.onError(error, delay);
     this.restartTimer = this.options.timers.setTimeout(() => {
       this.restartTimer = undefined;
-      if (!this.stopping) void this.start();
+      if (this.stopping) return;
+      // A restart resumes the watch from the last resourceVersion without a list when it can; the pass over the cache happens anyway.
+      void this.start().then(() => {
+        if (!this.stopping) this.options.onListed?.(this.informer.list());
+      });
     }, delay);
   }
 }
