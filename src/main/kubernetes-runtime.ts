@@ -13,7 +13,7 @@ import { systemTimers } from '../app/controller/timer.js';
 import type { Clock } from '../domain/clock.js';
 import { VIGIL_VERSION } from '../domain/scanners/index.js';
 import { SCAN_GROUP, SCAN_PLURAL, SCAN_VERSION } from '../domain/scans/scan-resource.js';
-import { SCHEDULED_SCAN_PLURAL } from '../domain/schedules/scheduled-scan-resource.js';
+import { SCHEDULED_SCAN_API_VERSION, SCHEDULED_SCAN_KIND, SCHEDULED_SCAN_PLURAL } from '../domain/schedules/scheduled-scan-resource.js';
 import { AppliedScheduledScans } from '../runtime/kubernetes/applied-scheduled-scans.js';
 import { MirroredScheduledScanRepository, ScheduledScanMirror, type ScheduledScanObject } from '../runtime/kubernetes/scheduled-scan-mirror.js';
 import type { Logger } from '../observability/logger.js';
@@ -52,8 +52,15 @@ function loadDefaultKubeConfig(): k8s.KubeConfig {
 /** Built before the store's services: the repositories they use tell the mirrors about every Scan and ScheduledScan written. */
 export function clusterMirror(given: k8s.KubeConfig | undefined, logger: Logger, core: () => Core, clock: Clock) {
   const kubeConfig = given ?? loadDefaultKubeConfig();
+  const scheduledEvents = new KubernetesEventRecorder({
+    kubeConfig,
+    timers: systemTimers(clock),
+    defaults: { apiVersion: SCHEDULED_SCAN_API_VERSION, kind: SCHEDULED_SCAN_KIND },
+    onError: (error) => logger.warn({ err: error }, 'kubernetes event not recorded'),
+  });
   const scheduledScanMirror = new ScheduledScanMirror({
     kubeConfig,
+    events: scheduledEvents,
     read: (id) => core().scheduledScanRepository.findByIdUnscoped(id),
     namespaceOf: (accountId) => core().accountRepository.findById(accountId)?.namespace,
     clock,
@@ -72,6 +79,7 @@ export function clusterMirror(given: k8s.KubeConfig | undefined, logger: Logger,
     scanResources,
     scanKeys,
     scheduledScanMirror,
+    scheduledEvents,
     wrapScans: (repository: ScanRepository) => new NotifyingScanRepository(repository, scanWritten),
     wrapScheduledScans: (repository: ScheduledScanRepository) => new MirroredScheduledScanRepository(repository, scheduledScanMirror),
   };
@@ -118,7 +126,7 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     uploadUrl: settings.uploadUrl,
     locate: locator(() => core),
   });
-  const scheduled = appliedScheduledScans(cluster, core, clock, logger);
+  const scheduled = appliedScheduledScans(cluster, core, clock, logger, cluster.scheduledEvents);
   const informers = [observer, scans.informer, scheduled.informer];
   return {
     runner,
@@ -136,7 +144,7 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
       await scans.loop.stop();
       await scheduled.reconciler.stop();
       cluster.scheduledScanMirror.stop();
-      await Promise.all([events.flush(), cluster.scheduledScanMirror.flush()]);
+      await Promise.all([events.flush(), scheduled.events.flush(), cluster.scheduledScanMirror.flush()]);
     },
   };
 }
@@ -201,7 +209,7 @@ function scanReconciler(cluster: ClusterMirror, core: Core, events: KubernetesEv
 }
 
 /** Watches ScheduledScan CRs in every namespace; every event enqueues its key, and a reconcile converges the row on the CR. */
-function appliedScheduledScans(cluster: ClusterMirror, core: Core, clock: Clock, logger: Logger) {
+function appliedScheduledScans(cluster: ClusterMirror, core: Core, clock: Clock, logger: Logger, events: KubernetesEventRecorder) {
   const reconciler: AppliedScheduledScans = new AppliedScheduledScans({
     kubeConfig: cluster.kubeConfig,
     accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace),
@@ -210,10 +218,11 @@ function appliedScheduledScans(cluster: ClusterMirror, core: Core, clock: Clock,
     mirror: cluster.scheduledScanMirror,
     cached: (namespace, name) => informer.cached(namespace, name) as ScheduledScanObject | undefined,
     listKeys: () => informer.list().map((object) => `${object.metadata!.namespace}/${object.metadata!.name}`),
+    events,
     clock,
     timers: systemTimers(clock),
     onError: (key, error) => logger.warn({ key, err: error }, 'applied scheduled scan not reconciled; will retry'),
   });
   const informer = customResourceInformer(cluster.kubeConfig, SCHEDULED_SCAN_PLURAL, (_event, object) => reconciler.enqueue(object), clock, logger, () => reconciler.resync());
-  return { reconciler, informer };
+  return { reconciler, informer, events };
 }

@@ -179,6 +179,14 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
       expect(scanCr!.metadata.ownerReferences).to.deep.equal([
         { apiVersion: API_VERSION, kind: 'ScheduledScan', name, uid: cr.metadata.uid, controller: true, blockOwnerDeletion: true },
       ]);
+      // kubectl describe scheduledscan shows the run
+      const ran = await waitFor(
+        async () => (server.listObjects('v1', 'Event', NS) as unknown as Array<{ reason: string; message: string; involvedObject: { kind: string; name: string } }>).find((event) => event.reason === 'Ran'),
+        (event) => event !== undefined,
+        'the Ran Event',
+      );
+      expect(ran!.involvedObject).to.include({ kind: 'ScheduledScan', name });
+      expect(ran!.message).to.include(row.last_ran);
 
       // Deleting the schedule through the API keeps the Scans it ran (their rows stay too); only the owner reference goes.
       await service.delete(`/v1/scans/scheduled/${created.id}`);

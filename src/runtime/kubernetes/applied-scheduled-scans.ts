@@ -27,6 +27,7 @@ import { SCHEDULED_SCAN_ID_LABEL, scheduledScanInputOf, specMatchesRow, type Ref
 import { SCHEDULED_SCAN_FINALIZER, type ScheduledScanMirror, type ScheduledScanObject } from './scheduled-scan-mirror.js';
 import { isNotFound } from './kube-errors.js';
 import { addFinalizerPatch } from './finalizers.js';
+import type { EventRecorder } from './event-recorder.js';
 
 export interface AppliedScheduledScansOptions {
   kubeConfig: k8s.KubeConfig;
@@ -39,6 +40,8 @@ export interface AppliedScheduledScansOptions {
   cached: (namespace: string, name: string) => ScheduledScanObject | undefined;
   /** Every CR key in the cache: the full pass at start and after each informer re-list. */
   listKeys: () => Iterable<string>;
+  /** Events on ScheduledScans (accepted, refused with why, updated); none when not given. */
+  events?: EventRecorder;
   clock: Clock;
   timers: Timers;
   onError: (key: string, error: unknown) => void;
@@ -164,6 +167,7 @@ export class AppliedScheduledScans {
     const created = refusing('Rejected', () => this.options.service.create(account, scheduledScanInputOf(parsed.value), object.metadata!.name!));
     if ('refusal' in created) return this.refuse(object, created.refusal);
     this.options.mirror.accepted(created.value.id, object);
+    this.options.events?.normal(object, 'Accepted', `Vigil created schedule ${created.value.id} (${created.value.schedule}) for account ${account.name}`);
   }
 
   /** A CR with a row: a spec changed since the row was last compared with it is applied with update's rules. */
@@ -172,15 +176,25 @@ export class AppliedScheduledScans {
     const observed = Math.max(this.options.mirror.observedGeneration(row.id, uid) ?? 0, object.status?.observedGeneration ?? 0);
     if (generation <= observed) return this.options.mirror.saw(row.id, object);
     const parsed = refusing('InvalidSpec', () => parseScheduledScanSpec(object.spec));
-    if ('refusal' in parsed) return this.options.mirror.refused(row.id, object, keptRefusal(parsed.refusal));
+    if ('refusal' in parsed) return this.refusedChange(row, object, keptRefusal(parsed.refusal));
     if (specMatchesRow(parsed.value, row)) return this.options.mirror.accepted(row.id, object);
     const updated = refusing('Rejected', () => this.options.service.update(account, row.id, scheduledScanInputOf(parsed.value)));
-    if ('refusal' in updated) return this.options.mirror.refused(row.id, object, keptRefusal(updated.refusal));
+    if ('refusal' in updated) return this.refusedChange(row, object, keptRefusal(updated.refusal));
     this.options.mirror.accepted(row.id, object);
+    this.options.events?.normal(object, 'Updated', `the schedule follows generation ${generation} of the spec`);
+  }
+
+  private refusedChange(row: ScheduledScan, object: ScheduledScanObject, refusal: Refusal): void {
+    this.options.mirror.refused(row.id, object, refusal);
+    this.options.events?.warning(object, refusal.reason, refusal.message);
   }
 
   private async refuse(object: ScheduledScanObject, refusal: Refusal): Promise<void> {
     const condition = refusedCondition(refusal.reason, refusal.message, this.options.clock.now());
+    const accepted = object.status?.conditions?.find((existing) => existing.type === 'Accepted');
+    const unchanged = accepted?.status === 'False' && accepted.reason === condition.reason && accepted.message === condition.message;
+    // No Event outside the tenants' namespaces: Vigil writes only status there.
+    if (!unchanged && refusal.reason !== 'NamespaceNotBound') this.options.events?.warning(object, refusal.reason, refusal.message);
     await writeRefusal(this.api, this.ref(object), object.status?.conditions, condition);
   }
 
