@@ -108,7 +108,10 @@ export class ScanReconciler {
     if (account === undefined) return this.unbound(key, object);
     const row = this.options.repository.findByName(account.id, name);
     if (object?.metadata?.deletionTimestamp !== undefined) return this.deleting(key, account, object, row);
-    if (object === undefined) return row === undefined ? undefined : this.createObject(key, account, row);
+    if (object === undefined) {
+      this.written.delete(key);
+      return row === undefined ? undefined : this.createObject(key, account, row);
+    }
     if (row === undefined) return object.metadata?.labels?.[SCAN_ID_LABEL] !== undefined ? this.deleteObject(key, object) : this.adopt(key, account, object);
     return this.project(key, object, row);
   }
