@@ -61,7 +61,9 @@ export class UploadsService {
     return { outputs };
   }
 
+  /** The scan ended: its token is revoked and its staged files removed. */
   async discard(scanId: string): Promise<void> {
+    this.tokens.revoke(scanId);
     await this.staging.removeScan(scanId);
   }
 }

@@ -9,20 +9,22 @@
  * and a condition naming the command that failed. On Kubernetes no replayer
  * is given: the recording travels to the Job, whose login step replays it.
  */
-import type { Condition, ResolvedTarget, Scan, SkippedTarget } from '../domain/scans/scan.js';
+import type { ConditionChange } from '../domain/conditions/condition.js';
+import type { ResolvedTarget, Scan, SkippedTarget } from '../domain/scans/scan.js';
 import { webUrlOf } from '../domain/scanners/targets.js';
 import { sessionProblem } from '../domain/scanners/zap-plan.js';
 import { parseLoginRecording } from '../domain/targets/login-recording.js';
 import type { LoginReplayer, TargetRepository, WorkloadInputs } from './ports.js';
 
 export const AUTHENTICATION_FAILED = 'Authentication Failed';
-export const AUTHENTICATION_CONDITION = 'Authenticated';
+export const AUTHENTICATION_CONDITION = 'Authenticated' satisfies ConditionChange['type'];
 
 export interface PreparedScan {
   ready: ResolvedTarget[];
   skipped: SkippedTarget[];
   inputs: WorkloadInputs;
-  conditions: Condition[];
+  /** Condition changes for the scan, applied by the one condition helper. */
+  conditions: ConditionChange[];
 }
 
 const WEB_TYPES = new Set(['OWASP_ZAP', 'OWASP_ZAP_ACTIVE']);
@@ -32,7 +34,6 @@ export class WebScanPreparation {
     private readonly targets: TargetRepository,
     /** Undefined where the workload replays the login itself (Kubernetes). */
     private readonly replayer: LoginReplayer | undefined,
-    private readonly now: () => string,
   ) {}
 
   async prepare(scan: Scan, resolved: readonly ResolvedTarget[]): Promise<PreparedScan> {
@@ -69,7 +70,7 @@ export class WebScanPreparation {
     };
   }
 
-  private condition(status: 'True' | 'False', reason: string, message: string): Condition {
-    return { type: AUTHENTICATION_CONDITION, status, reason, message, lastTransitionTime: this.now() };
+  private condition(status: 'True' | 'False', reason: string, message: string): ConditionChange {
+    return { type: AUTHENTICATION_CONDITION, status, reason, message };
   }
 }

@@ -2,16 +2,31 @@
  * `vigil upload-result --scan ID --url URL --dir DIR`: the main container of
  * a scanner Job. Sends each result file the scanner wrote (VIGIL_RESULT_FILES)
  * to the collector with the Scan's upload token (VIGIL_UPLOAD_TOKEN), retrying
- * transient failures, and exits non-zero when any file could not be sent, so
- * the Job, and with it the Scan, fails visibly.
+ * transient failures (refused connections, 5xx, 429) with backoff for
+ * UPLOAD_RETRY_WINDOW_MS, so a rollout or restart of Vigil does not fail the
+ * scans that were uploading, and exits non-zero when any file could not be
+ * sent, so the Job, and with it the Scan, fails visibly.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadUploadSettings } from '../config/settings.js';
 import { UsageError, parseCommandArgs } from './usage.js';
+import { backoffDelay } from '../app/controller/backoff.js';
 
-const ATTEMPTS = 5;
+/** How long a file is retried for: longer than a rollout of Vigil's single pod takes. */
+export const UPLOAD_RETRY_WINDOW_MS = 10 * 60_000;
+const FIRST_DELAY_MS = 1_000;
+const LONGEST_DELAY_MS = 30_000;
+
+export interface RetryTime {
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  /** Where a failed attempt is reported (the container's stderr, so `kubectl logs` shows it). */
+  report?: (line: string) => void;
+}
+
+const realTime: RetryTime = { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), report: (line) => process.stderr.write(line) };
 
 async function sendFile(url: string, token: string, path: string): Promise<void> {
   const size = (await stat(path)).size;
@@ -30,13 +45,18 @@ async function sendFile(url: string, token: string, path: string): Promise<void>
   }
 }
 
-async function sendWithRetries(url: string, token: string, path: string): Promise<void> {
+/** Sends one file, retrying what may heal (exponential backoff with jitter) until the window has passed; a 4xx other than 429 is final. */
+export async function sendWithRetries(url: string, token: string, path: string, time: RetryTime = realTime, windowMs = UPLOAD_RETRY_WINDOW_MS): Promise<number> {
+  const giveUpAt = time.now() + windowMs;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await sendFile(url, token, path);
+      await sendFile(url, token, path);
+      return attempt;
     } catch (error) {
-      if ((error as { permanent?: boolean }).permanent === true || attempt >= ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));
+      const delay = backoffDelay(attempt - 1, { baseMs: FIRST_DELAY_MS, maxMs: LONGEST_DELAY_MS }) * (0.5 + Math.random() / 2);
+      if ((error as { permanent?: boolean }).permanent === true || time.now() + delay > giveUpAt) throw error;
+      time.report?.(`upload of ${path} failed (attempt ${attempt}: ${(error as Error).message}); retrying in ${Math.round(delay / 1000)} s\n`);
+      await time.sleep(delay);
     }
   }
 }

@@ -104,6 +104,8 @@ export type Core = ReturnType<typeof composeCore>;
 /** Where scanners run and what keeps following them: started after the HTTP edge listens, stopped after it closes. */
 export interface WorkloadRuntime {
   runner: WorkloadRunner;
+  /** The Scan controller's poll of running workloads; null when the runner's change notices are complete. */
+  pollMs?: number | null;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -170,10 +172,11 @@ function webhookDispatcher(settings: Settings, core: Core, clock: Clock, logger:
 }
 
 /** The Scan controller over a scan repository and a runner (benchmarks pass an observed repository and their own runner). */
-export function scanController(settings: Settings, core: Core, scans: ScanRepository, runner: WorkloadRunner, clock: Clock, logger: Logger): ScanController {
+export function scanController(settings: Settings, core: Core, scans: ScanRepository, runner: WorkloadRunner, clock: Clock, logger: Logger, pollMs?: number | null): ScanController {
   return new ScanController({
     scans,
     runner,
+    ...(pollMs === undefined ? {} : { pollMs }),
     resolver: systemResolver,
     resultFiles: core.resultFiles,
     history: core.history,
@@ -185,7 +188,6 @@ export function scanController(settings: Settings, core: Core, scans: ScanReposi
     preparation: new WebScanPreparation(
       core.targetRepository,
       settings.runtime === 'embedded' ? new BrowserLoginReplayer({ chromiumPath: settings.chromiumPath, allowTargets: settings.allowTargets, resolver: systemResolver }) : undefined,
-      () => clock.now().toISOString(),
     ),
     onError: (scanId, error) => logger.error({ scan_id: scanId, err: error }, 'scan reconcile failed'),
   });
@@ -345,16 +347,17 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     });
     server = bound;
     accepting = true;
+    // The runtime first: on Kubernetes its informers must have listed the Jobs before the controller looks at running Scans.
+    await runtime.start();
     controller.start();
     scheduler.start();
     notifier.start();
     dispatcher.start();
-    await runtime.start();
     return bound;
   };
 
   const runtime = cluster === undefined ? embeddedRuntime(settings) : kubernetesRuntime(settings, core, cluster, clock, logger);
-  const controller = scanController(settings, core, core.scanRepository, runtime.runner, clock, logger);
+  const controller = scanController(settings, core, core.scanRepository, runtime.runner, clock, logger, runtime.pollMs);
   core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
   const dispatcher = webhookDispatcher(settings, core, clock, logger);
   core.outbox.onAppended(() => dispatcher.wake());

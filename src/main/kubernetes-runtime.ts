@@ -1,7 +1,8 @@
 /**
  * The composition root's Kubernetes half (VIGIL_RUNTIME=kubernetes): Scan
  * CRs mirror every Scan, scanners run as Jobs in each account's namespace,
- * an informer on Vigil's Jobs wakes the controller, and an informer on Scan
+ * informers on Vigil's Jobs and pods tell the controller every change (no
+ * polling), and an informer on Scan
  * CRs starts Scans applied with kubectl. ScheduledScan CRs mirror every
  * ScheduledScan the same way, and an informer on them turns ScheduledScans
  * applied, edited or deleted with kubectl into rows.
@@ -12,18 +13,23 @@ import { systemTimers } from '../app/controller/timer.js';
 import type { Clock } from '../domain/clock.js';
 import { VIGIL_VERSION } from '../domain/scanners/index.js';
 import { SCAN_GROUP, SCAN_PLURAL, SCAN_VERSION } from '../domain/scans/scan-resource.js';
-import { SCHEDULED_SCAN_PLURAL } from '../domain/schedules/scheduled-scan-resource.js';
+import { SCHEDULED_SCAN_API_VERSION, SCHEDULED_SCAN_KIND, SCHEDULED_SCAN_PLURAL } from '../domain/schedules/scheduled-scan-resource.js';
 import { AppliedScheduledScans } from '../runtime/kubernetes/applied-scheduled-scans.js';
 import { MirroredScheduledScanRepository, ScheduledScanMirror, type ScheduledScanObject } from '../runtime/kubernetes/scheduled-scan-mirror.js';
 import type { Logger } from '../observability/logger.js';
-import { AppliedScanAdopter } from '../runtime/kubernetes/applied-scans.js';
 import { KubernetesJobRunner, type ScanLocation } from '../runtime/kubernetes/job-runner.js';
+import { JobObserver } from '../runtime/kubernetes/job-observer.js';
 import { checkJobSettings, defaultJobSettings, jobSettingsFrom, type JobSettings } from '../runtime/kubernetes/job-settings.js';
 import { readFileSync } from 'node:fs';
 import { SettingsError, type Settings } from '../config/settings.js';
 import { RestartingInformer } from '../runtime/kubernetes/restarting-informer.js';
 import { ScanCustomResources } from '../runtime/kubernetes/scan-resources.js';
-import { MirroredScanRepository, ScanStatusMirror } from '../runtime/kubernetes/scan-status-mirror.js';
+import { NotifyingScanRepository } from '../runtime/kubernetes/scan-writes.js';
+import { ScanReconciler, scanKey, type ScanObject } from '../runtime/kubernetes/scan-reconciler.js';
+import { KubernetesEventRecorder } from '../runtime/kubernetes/event-recorder.js';
+import { ControllerLoop } from '../app/controller/controller-loop.js';
+import { SCAN_API_VERSION, SCAN_KIND } from '../domain/scans/scan-resource.js';
+import { SCAN_STATES, type Scan } from '../domain/scans/scan.js';
 import type { Core, WorkloadRuntime } from './composition-root.js';
 
 export type ClusterMirror = ReturnType<typeof clusterMirror>;
@@ -46,8 +52,15 @@ function loadDefaultKubeConfig(): k8s.KubeConfig {
 /** Built before the store's services: the repositories they use tell the mirrors about every Scan and ScheduledScan written. */
 export function clusterMirror(given: k8s.KubeConfig | undefined, logger: Logger, core: () => Core, clock: Clock) {
   const kubeConfig = given ?? loadDefaultKubeConfig();
+  const scheduledEvents = new KubernetesEventRecorder({
+    kubeConfig,
+    timers: systemTimers(clock),
+    defaults: { apiVersion: SCHEDULED_SCAN_API_VERSION, kind: SCHEDULED_SCAN_KIND },
+    onError: (error) => logger.warn({ err: error }, 'kubernetes event not recorded'),
+  });
   const scheduledScanMirror = new ScheduledScanMirror({
     kubeConfig,
+    events: scheduledEvents,
     read: (id) => core().scheduledScanRepository.findByIdUnscoped(id),
     namespaceOf: (accountId) => core().accountRepository.findById(accountId)?.namespace,
     clock,
@@ -55,18 +68,19 @@ export function clusterMirror(given: k8s.KubeConfig | undefined, logger: Logger,
     onError: (id, error) => logger.warn({ scheduled_scan_id: id, err: error }, 'scheduled scan not written to its custom resource; will retry'),
   });
   const scanResources = new ScanCustomResources(kubeConfig, (scan) => scheduledScanMirror.ownerReferenceFor(scan.scheduledBy!));
-  const mirror = new ScanStatusMirror({
-    kubeConfig,
-    scanResources,
-    locate: locator(core),
-    onError: (scanId, error) => logger.warn({ scan_id: scanId, err: error }, 'scan status not written to its custom resource'),
-  });
+  /** Where a written Scan's key goes: the Scan reconciler's queue once the runtime made it (its start lists every key anyway). */
+  const scanKeys: { enqueue: (key: string) => void } = { enqueue: () => undefined };
+  const scanWritten = (scan: Scan) => {
+    const namespace = core().accountRepository.findById(scan.accountId)?.namespace;
+    if (namespace !== undefined) scanKeys.enqueue(scanKey(namespace, scan.name));
+  };
   return {
     kubeConfig,
     scanResources,
-    mirror,
+    scanKeys,
     scheduledScanMirror,
-    wrapScans: (repository: ScanRepository) => new MirroredScanRepository(repository, mirror),
+    scheduledEvents,
+    wrapScans: (repository: ScanRepository) => new NotifyingScanRepository(repository, scanWritten),
     wrapScheduledScans: (repository: ScheduledScanRepository) => new MirroredScheduledScanRepository(repository, scheduledScanMirror),
   };
 }
@@ -89,7 +103,22 @@ function jobSettings(file: string | undefined): JobSettings {
 }
 
 export function kubernetesRuntime(settings: Settings, core: Core, cluster: ClusterMirror, clock: Clock, logger: Logger): WorkloadRuntime {
+  const observer = new JobObserver({
+    kubeConfig: cluster.kubeConfig,
+    timers: systemTimers(clock),
+    onError: (what, error) => logger.warn({ err: error }, what),
+  });
+  const events = new KubernetesEventRecorder({
+    kubeConfig: cluster.kubeConfig,
+    timers: systemTimers(clock),
+    defaults: { apiVersion: SCAN_API_VERSION, kind: SCAN_KIND },
+    onError: (error) => logger.warn({ err: error }, 'kubernetes event not recorded'),
+  });
+  const scans = scanReconciler(cluster, core, events, clock, logger);
   const runner = new KubernetesJobRunner({
+    observer,
+    events,
+    cachedScanUid: (namespace, name) => scans.informer.cached(namespace, name)?.metadata?.uid,
     kubeConfig: cluster.kubeConfig,
     scanResources: cluster.scanResources,
     uploads: core.uploads,
@@ -98,45 +127,38 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     locate: locator(() => core),
     allowTargets: settings.allowTargets.map((cidr) => cidr.text).join(','),
   });
-  const scheduled = appliedScheduledScans(cluster, core, clock, logger);
-  const informers = [scannerJobInformer(cluster.kubeConfig, runner, clock, logger), appliedScansInformer(cluster.kubeConfig, core, clock, logger), scheduled.informer];
+  const scheduled = appliedScheduledScans(cluster, core, clock, logger, cluster.scheduledEvents);
+  const informers = [observer, scans.informer, scheduled.informer];
   return {
     runner,
+    // The observer's informers tell every change of a Job or pod: no poll.
+    pollMs: null,
     start: async () => {
       scheduled.reconciler.start();
       for (const informer of informers) await informer.start();
+      cluster.scanKeys.enqueue = (key) => scans.loop.enqueue(key);
+      scans.loop.start();
     },
     // Jobs outlive the service by design: the next process finds them again.
     stop: async () => {
       for (const informer of informers) await informer.stop();
+      await scans.loop.stop();
       await scheduled.reconciler.stop();
       cluster.scheduledScanMirror.stop();
-      await Promise.all([cluster.mirror.flush(), cluster.scheduledScanMirror.flush()]);
+      await Promise.all([events.flush(), scheduled.events.flush(), cluster.scheduledScanMirror.flush()]);
     },
   };
 }
 
-const MANAGED_JOBS = 'app.kubernetes.io/managed-by=vigil';
-
-/** Watches Vigil's scanner Jobs so that a Job's progress or end is reconciled at once, not at the next poll. */
-function scannerJobInformer(kubeConfig: k8s.KubeConfig, runner: KubernetesJobRunner, clock: Clock, logger: Logger) {
-  const batch = kubeConfig.makeApiClient(k8s.BatchV1Api);
-  return new RestartingInformer<k8s.V1Job>({
-    kubeConfig,
-    path: '/apis/batch/v1/jobs',
-    labelSelector: MANAGED_JOBS,
-    list: () => batch.listJobForAllNamespaces({ labelSelector: MANAGED_JOBS }),
-    onObject: (_event, job) => {
-      const scanId = job.metadata?.labels?.['vigil.dev/scan-id'];
-      if (scanId !== undefined) runner.jobChanged(scanId);
-    },
-    onError: (error, restartInMs) => logger.warn({ err: error, restart_in_ms: restartInMs }, 'job informer stopped; restarting'),
-    timers: systemTimers(clock),
-  });
-}
-
 /** An informer on one kind of Vigil's custom resources in every namespace, restarted with backoff when its watch breaks. */
-function customResourceInformer(kubeConfig: k8s.KubeConfig, plural: string, onObject: (event: 'add' | 'update' | 'delete', object: k8s.KubernetesObject) => void, clock: Clock, logger: Logger) {
+function customResourceInformer(
+  kubeConfig: k8s.KubeConfig,
+  plural: string,
+  onObject: (event: 'add' | 'update' | 'delete', object: k8s.KubernetesObject) => void,
+  clock: Clock,
+  logger: Logger,
+  onListed?: () => void,
+) {
   const customObjects = kubeConfig.makeApiClient(k8s.CustomObjectsApi);
   const singular = plural.replace(/s$/, '');
   return new RestartingInformer<k8s.KubernetesObject>({
@@ -144,23 +166,51 @@ function customResourceInformer(kubeConfig: k8s.KubeConfig, plural: string, onOb
     path: `/apis/${SCAN_GROUP}/${SCAN_VERSION}/${plural}`,
     list: async () => (await customObjects.listClusterCustomObject({ group: SCAN_GROUP, version: SCAN_VERSION, plural })) as k8s.KubernetesListObject<k8s.KubernetesObject>,
     onObject,
+    ...(onListed === undefined ? {} : { onListed }),
     onError: (error, restartInMs) => logger.warn({ err: error, restart_in_ms: restartInMs }, `${singular} informer stopped; restarting`),
     timers: systemTimers(clock),
   });
 }
 
-/** Watches Scan CRs in every namespace so that Scans applied with kubectl are started for their namespace's account. */
-function appliedScansInformer(kubeConfig: k8s.KubeConfig, core: Core, clock: Clock, logger: Logger) {
-  const adopter = new AppliedScanAdopter({ kubeConfig, accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace), scans: core.scans, clock });
-  const onObject = (event: 'add' | 'update' | 'delete', object: k8s.KubernetesObject) => {
-    if (event === 'delete') return;
-    adopter.handle(object).catch((error: unknown) => logger.warn({ name: object.metadata?.name, namespace: object.metadata?.namespace, err: error }, 'applied scan not handled'));
+/**
+ * The Scan reconciler, its informer on Scan CRs in every namespace and its
+ * loop: informer events and row writes enqueue keys; every full list of the
+ * informer (start, restart) is a resync of every CR and every row.
+ */
+function scanReconciler(cluster: ClusterMirror, core: Core, events: KubernetesEventRecorder, clock: Clock, logger: Logger) {
+  const reconciler = new ScanReconciler({
+    kubeConfig: cluster.kubeConfig,
+    scanResources: cluster.scanResources,
+    accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace),
+    service: core.scans,
+    repository: core.scanRepository,
+    cached: (namespace, name) => informer.cached(namespace, name) as ScanObject | undefined,
+    events,
+    clock,
+  });
+  const rowKeys = function* (): Iterable<string> {
+    for (const id of core.scanRepository.idsInStates(SCAN_STATES)) {
+      const scan = core.scanRepository.findByIdUnscoped(id);
+      const namespace = scan && core.accountRepository.findById(scan.accountId)?.namespace;
+      if (scan !== undefined && namespace !== undefined) yield scanKey(namespace, scan.name);
+    }
   };
-  return customResourceInformer(kubeConfig, SCAN_PLURAL, onObject, clock, logger);
+  const loop = new ControllerLoop({
+    timers: systemTimers(clock),
+    reconcile: (key) => reconciler.reconcile(key),
+    listKeys: function* () {
+      for (const object of informer.list()) yield scanKey(object.metadata!.namespace!, object.metadata!.name!);
+      yield* rowKeys();
+    },
+    onError: (key, error) => logger.warn({ key, err: error }, 'scan custom resource not reconciled; will retry'),
+    workers: 4,
+  });
+  const informer = customResourceInformer(cluster.kubeConfig, SCAN_PLURAL, (_event, object) => loop.enqueue(scanKey(object.metadata!.namespace!, object.metadata!.name!)), clock, logger, () => loop.resync());
+  return { reconciler, loop, informer };
 }
 
 /** Watches ScheduledScan CRs in every namespace; every event enqueues its key, and a reconcile converges the row on the CR. */
-function appliedScheduledScans(cluster: ClusterMirror, core: Core, clock: Clock, logger: Logger) {
+function appliedScheduledScans(cluster: ClusterMirror, core: Core, clock: Clock, logger: Logger, events: KubernetesEventRecorder) {
   const reconciler: AppliedScheduledScans = new AppliedScheduledScans({
     kubeConfig: cluster.kubeConfig,
     accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace),
@@ -168,10 +218,12 @@ function appliedScheduledScans(cluster: ClusterMirror, core: Core, clock: Clock,
     repository: core.scheduledScanRepository,
     mirror: cluster.scheduledScanMirror,
     cached: (namespace, name) => informer.cached(namespace, name) as ScheduledScanObject | undefined,
+    listKeys: () => informer.list().map((object) => `${object.metadata!.namespace}/${object.metadata!.name}`),
+    events,
     clock,
     timers: systemTimers(clock),
     onError: (key, error) => logger.warn({ key, err: error }, 'applied scheduled scan not reconciled; will retry'),
   });
-  const informer = customResourceInformer(cluster.kubeConfig, SCHEDULED_SCAN_PLURAL, (_event, object) => reconciler.enqueue(object), clock, logger);
-  return { reconciler, informer };
+  const informer = customResourceInformer(cluster.kubeConfig, SCHEDULED_SCAN_PLURAL, (_event, object) => reconciler.enqueue(object), clock, logger, () => reconciler.resync());
+  return { reconciler, informer, events };
 }

@@ -2,7 +2,7 @@ import type { AttachmentKind, Page, RenderedPage, TargetAttachment, TargetListQu
 import type { CursorValue } from '../domain/lists/page-token.js';
 import type { HealthGrade } from '../domain/targets/health-score.js';
 import type { Target, TargetOrigin } from '../domain/targets/target.js';
-import type { ZapSettingsValue } from '../api/schemas/targets.js';
+import type { ZapSettingsValue } from '../domain/scanners/zap-settings.js';
 import type { Statement } from 'better-sqlite3';
 import type { Database } from './database.js';
 import { afterCursor, orderBy, type KeysetColumn } from './keyset.js';

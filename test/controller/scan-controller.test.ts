@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { ResolvedTarget, Scan } from '../../src/domain/scans/scan.js';
 import type { HostResolver, WorkloadRunner, WorkloadStatus } from '../../src/app/ports.js';
 import { ScanController } from '../../src/app/controller/scan-controller.js';
-import { FakeTimers } from '../../src/app/controller/timer.js';
+import { FakeTimers } from '../support/fake-timers.js';
 import { parseCidrList } from '../../src/domain/targets/ipv4.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { loadSettings } from '../../src/config/settings.js';

@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import type { ScheduledScanController } from '../../src/app/controller/scheduled-scan-controller.js';
-import { FakeTimers } from '../../src/app/controller/timer.js';
+import { FakeTimers } from '../support/fake-timers.js';
 import type { ScheduledScanInput } from '../../src/app/scheduled-scans-service.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';

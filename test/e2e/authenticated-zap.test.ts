@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScanController } from '../../src/app/controller/scan-controller.js';
-import { FakeTimers } from '../../src/app/controller/timer.js';
+import { FakeTimers } from '../support/fake-timers.js';
 import { WebScanPreparation } from '../../src/app/web-scan-preparation.js';
 import { loadSettings, scannerEnvironment } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
@@ -95,7 +95,6 @@ describe('authenticated ZAP scans with a recorded login (embedded runtime, real 
       preparation: new WebScanPreparation(
         core.targetRepository,
         new BrowserLoginReplayer({ chromiumPath: '/usr/bin/chromium', allowTargets: parseCidrList('127.0.0.0/8'), resolver: systemResolver, commandTimeoutMs: 3000 }),
-        () => new Date().toISOString(),
       ),
       onError: (key, error) => {
         throw new Error(`reconcile of ${key} failed: ${String(error)}`);

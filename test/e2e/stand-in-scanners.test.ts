@@ -17,7 +17,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScanController } from '../../src/app/controller/scan-controller.js';
-import { FakeTimers } from '../../src/app/controller/timer.js';
+import { FakeTimers } from '../support/fake-timers.js';
 import type { HostResolver } from '../../src/app/ports.js';
 import { loadSettings, scannerEnvironment } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';

@@ -5,13 +5,14 @@
  */
 import { expect } from 'chai';
 import { ScanController } from '../../src/app/controller/scan-controller.js';
-import { FakeTimers } from '../../src/app/controller/timer.js';
+import { FakeTimers } from '../support/fake-timers.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { NUCLEI_TEMPLATES_VERSION, SCANNER_IMAGES } from '../../src/domain/scanners/images.js';
 import { KubernetesJobRunner } from '../../src/runtime/kubernetes/job-runner.js';
+import { JobObserver } from '../../src/runtime/kubernetes/job-observer.js';
 import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
 import { scanInputsSecretName, scanJobName, uploadTokenSecretName } from '../../src/runtime/kubernetes/job-manifest.js';
 import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
@@ -27,6 +28,8 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
   let core: ReturnType<typeof composeCore>;
   let account: Account;
   let runner: KubernetesJobRunner;
+  let observer: JobObserver;
+  let timers: FakeTimers;
   let controller: ScanController;
 
   beforeEach(async () => {
@@ -36,7 +39,11 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }));
     account = core.accounts.createAccount({ name: 'acme', namespace: 'vigil-acme' }).account;
     const kc = kubeConfig(server);
+    timers = new FakeTimers(Date.now());
+    observer = new JobObserver({ kubeConfig: kc, timers, onError: () => undefined });
+    await observer.start();
     runner = new KubernetesJobRunner({
+      observer,
       kubeConfig: kc,
       scanResources: new ScanCustomResources(kc),
       uploads: core.uploads,
@@ -54,13 +61,15 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
       resultFiles: core.resultFiles,
       history: core.history,
       clock: { now: () => new Date() },
-      timers: new FakeTimers(),
+      timers,
       maxConcurrentScans: 10,
       allowTargets: [],
       onError: () => undefined,
+      pollMs: null,
     });
   });
   afterEach(async () => {
+    await observer.stop();
     await server.stop();
     core.db.close();
     dir.remove();
@@ -68,7 +77,11 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
 
   const startScan = (): Scan => core.scans.start(account, { type: 'NMAP', targets: ['scanme.example.com'] })[0]!;
   const jobOf = (scan: Scan) => server.getObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-acme', name: scanJobName(scan.name) });
-  const setJobConditions = (scan: Scan, conditions: unknown[]) => server.setObject({ ...jobOf(scan)!, status: { conditions } } as never);
+  /** Sets the Job's conditions on the server, then waits until the observer's cache shows them (a watch event away). */
+  const setJobConditions = async (scan: Scan, conditions: unknown[]) => {
+    server.setObject({ ...jobOf(scan)!, status: { conditions } } as never);
+    await waitFor(async () => observer.job('vigil-acme', scanJobName(scan.name))?.status?.conditions?.length ?? 0, (length) => length === conditions.length, 'the Job in the cache');
+  };
   const creations = () => server.requests.filter((request) => request.method === 'POST').map((request) => request.path);
 
   it('creates the Scan CR, the upload-token Secret and the Job, owned by the CR, and moves the Scan to RUNNING', async () => {
@@ -181,7 +194,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     await controller.reconcile(scan.id);
     const token = (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } }).stringData.token;
     await core.uploads.accept(scan.id, token, 'nmap.xml', [Buffer.from('<nmaprun/>')]);
-    setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
+    await setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
     await controller.reconcile(scan.id);
     const done = core.scans.get(account, scan.id);
     expect(done).to.include({ state: 'SUCCEEDED', progress: 100 });
@@ -193,7 +206,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     await controller.reconcile(scan.id);
     const token = (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } }).stringData.token;
     await core.uploads.accept(scan.id, token, 'nuclei.jsonl', [Buffer.from('')]);
-    setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
+    await setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
     await controller.reconcile(scan.id);
     const done = core.scans.get(account, scan.id);
     expect(done.state).to.equal('SUCCEEDED');
@@ -205,7 +218,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
   it('fails the Scan when the Job completed without uploading its results', async () => {
     const scan = startScan();
     await controller.reconcile(scan.id);
-    setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
+    await setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
     await controller.reconcile(scan.id);
     expect(core.scans.get(account, scan.id).conditions.at(-1)).to.include({ reason: 'OutputMissing' });
   });
@@ -213,7 +226,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
   it('fails the Scan with DeadlineExceeded when the Job exceeds its deadline', async () => {
     const scan = startScan();
     await controller.reconcile(scan.id);
-    setJobConditions(scan, [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' }]);
+    await setJobConditions(scan, [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' }]);
     await controller.reconcile(scan.id);
     const failed = core.scans.get(account, scan.id);
     expect(failed.state).to.equal('FAILED');
@@ -221,15 +234,104 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     expect(failed.conditions.at(-1)!.message).to.match(/longer than specified deadline/);
   });
 
-  it("reads progress from the scanner container's log lines while the Job runs", async () => {
+  const runningPod = (scan: Scan, name = 'scanner-pod-1') =>
+    server.setObject({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'vigil-acme', labels: { 'app.kubernetes.io/managed-by': 'vigil', 'vigil.dev/scan-id': scan.id, 'vigil.dev/scan-type': 'nmap' } },
+      status: { phase: 'Pending', initContainerStatuses: [{ name: 'scanner', image: 'nmap', ready: false, restartCount: 0, imageID: '', state: { running: { startedAt: new Date().toISOString() } } }] },
+    } as never);
+
+  it("follows the scanner container's log with one streamed request and moves the Scan's progress as lines arrive", async () => {
     const scan = startScan();
     await controller.reconcile(scan.id);
-    server.setObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'scanner-pod-1', namespace: 'vigil-acme', labels: { 'vigil.dev/scan-id': scan.id } } } as never);
+    server.setPodLog('vigil-acme', 'scanner-pod-1', 'Starting Nmap\nConnect Scan Timing: About 12.00% done\n', 'scanner');
+    runningPod(scan);
+    await waitFor(async () => observer.progress(scan.id), (progress) => progress === 12, 'the first progress line');
+    await controller.reconcile(scan.id);
+    expect(core.scans.get(account, scan.id).progress).to.equal(12);
     server.setPodLog('vigil-acme', 'scanner-pod-1', 'Starting Nmap\nConnect Scan Timing: About 12.00% done\nService scan Timing: About 42.50% done; ETC: 10:42\n', 'scanner');
+    await waitFor(async () => observer.progress(scan.id), (progress) => progress !== undefined && progress > 12, 'the next progress line');
     await controller.reconcile(scan.id);
     expect(core.scans.get(account, scan.id).progress).to.equal(42);
-    const logRead = server.requests.find((request) => request.path.endsWith('/pods/scanner-pod-1/log'));
-    expect(logRead?.query).to.include({ container: 'scanner', tailLines: '50' });
+    const logReads = server.requests.filter((request) => request.path.endsWith('/pods/scanner-pod-1/log'));
+    expect(logReads).to.have.length(1);
+    expect(logReads[0]!.query).to.include({ container: 'scanner', follow: 'true', tailLines: '50' });
+  });
+
+  it('sends no request while a scan runs: its Job, pods and progress come from watches', async () => {
+    const scan = startScan();
+    await controller.reconcile(scan.id);
+    runningPod(scan);
+    await waitFor(async () => server.openLogFollowers, (open) => open === 1, 'the followed log');
+    server.clearRequests();
+    for (let minute = 0; minute < 60; minute++) {
+      timers.advance(60_000);
+      await controller.reconcile(scan.id);
+    }
+    server.setPodLog('vigil-acme', 'scanner-pod-1', 'Connect Scan Timing: About 30.00% done\n', 'scanner');
+    await waitFor(async () => observer.progress(scan.id), (progress) => progress === 30, 'progress');
+    await controller.reconcile(scan.id);
+    expect(core.scans.get(account, scan.id)).to.include({ state: 'RUNNING', progress: 30 });
+    expect(server.requests.filter((request) => !request.watch)).to.deep.equal([]);
+    expect(timers.pending, 'no timed requeue of a running scan').to.equal(0);
+  });
+
+  it('fails a Scan whose scanner image cannot be pulled once the grace has passed, with a condition naming the image', async () => {
+    const scan = startScan();
+    await controller.reconcile(scan.id);
+    server.setObject({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'scanner-pod-1', namespace: 'vigil-acme', labels: { 'app.kubernetes.io/managed-by': 'vigil', 'vigil.dev/scan-id': scan.id, 'vigil.dev/scan-type': 'nmap' } },
+      status: { phase: 'Pending', initContainerStatuses: [{ name: 'scanner', image: 'registry.example/nmap:9', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image' } } }] },
+    } as never);
+    await waitFor(async () => observer.health(scan.id, observer.job('vigil-acme', scanJobName(scan.name))!), (health) => health.phase === 'Running' && health.recheckAfterMs === 60_000, 'the pull problem in the cache');
+    await controller.reconcile(scan.id);
+    expect(core.scans.get(account, scan.id).state).to.equal('RUNNING');
+    timers.advance(60_000); // the controller's requeue at the end of the grace fires
+    await controller.reconcile(scan.id);
+    const failed = core.scans.get(account, scan.id);
+    expect(failed.state).to.equal('FAILED');
+    expect(failed.conditions.at(-1)).to.include({ type: 'Failed', reason: 'ImagePullFailed' });
+    expect(failed.conditions.at(-1)!.message).to.include('registry.example/nmap:9');
+  });
+
+  it('fails a Scan whose Job cannot create its pod, with the reason of its FailedCreate event, after one read of its events', async () => {
+    const scan = startScan();
+    await controller.reconcile(scan.id);
+    server.setObject({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'scanner.1', namespace: 'vigil-acme' },
+      involvedObject: { kind: 'Job', name: scanJobName(scan.name), namespace: 'vigil-acme' },
+      reason: 'FailedCreate',
+      type: 'Warning',
+      message: 'Error creating: pods "x" is forbidden: error looking up service account vigil-acme/vigil-scanner: serviceaccount "vigil-scanner" not found',
+    } as never);
+    await controller.reconcile(scan.id);
+    server.clearRequests();
+    timers.advance(30_000);
+    await controller.reconcile(scan.id);
+    const failed = core.scans.get(account, scan.id);
+    expect(failed.state).to.equal('FAILED');
+    expect(failed.conditions.at(-1)).to.include({ type: 'Failed', reason: 'ServiceAccountMissing' });
+    const reads = server.requests.filter((request) => request.method === 'GET' && !request.watch);
+    expect(reads.map((request) => request.path)).to.deep.equal(['/api/v1/namespaces/vigil-acme/events']);
+  });
+
+  it('deletes the Secrets and revokes the upload token when the scan ends', async () => {
+    const scan = core.scans.start(account, { type: 'NUCLEI', targets: ['https://www.example.com/'] })[0]!;
+    await controller.reconcile(scan.id);
+    const token = (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } }).stringData.token;
+    await core.uploads.accept(scan.id, token, 'nuclei.jsonl', [Buffer.from('')]);
+    await setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
+    await controller.reconcile(scan.id);
+    expect(core.scans.get(account, scan.id).state).to.equal('SUCCEEDED');
+    expect(server.listObjects('v1', 'Secret', 'vigil-acme')).to.deep.equal([]);
+    let refused: unknown;
+    await core.uploads.accept(scan.id, token, 'nuclei.jsonl', [Buffer.from('')]).catch((error: unknown) => (refused = error));
+    expect(String(refused)).to.match(/not valid for this scan/);
   });
 
   it('stops a running Scan by deleting its Job with foreground propagation', async () => {
@@ -246,7 +348,9 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
   it('fails the Scan as WorkloadLost when its Job disappears', async () => {
     const scan = startScan();
     await controller.reconcile(scan.id);
+    await waitFor(async () => observer.job('vigil-acme', scanJobName(scan.name))?.metadata?.uid, (uid) => uid !== undefined, 'the Job in the cache');
     server.deleteObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-acme', name: scanJobName(scan.name) });
+    await waitFor(async () => observer.job('vigil-acme', scanJobName(scan.name)), (job) => job === undefined, 'the Job gone from the cache');
     await controller.reconcile(scan.id);
     expect(core.scans.get(account, scan.id).conditions.at(-1)).to.include({ reason: 'WorkloadLost' });
   });

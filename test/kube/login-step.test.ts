@@ -12,13 +12,15 @@ import * as models from 'kubernetes-models';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { ScanController } from '../../src/app/controller/scan-controller.js';
-import { FakeTimers } from '../../src/app/controller/timer.js';
+import { FakeTimers } from '../support/fake-timers.js';
 import { WebScanPreparation } from '../../src/app/web-scan-preparation.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { buildScanInputsSecret, buildScanJob, scanInputsSecretName, scanJobName, uploadTokenSecretName, type ScanJobInput } from '../../src/runtime/kubernetes/job-manifest.js';
 import { KubernetesJobRunner } from '../../src/runtime/kubernetes/job-runner.js';
+import { JobObserver, MANAGED_BY_VIGIL } from '../../src/runtime/kubernetes/job-observer.js';
+import { waitFor } from '../support/wait.js';
 import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
 import { LOGIN_FAILED_EXIT, loginFailureOf } from '../../src/runtime/kubernetes/login-step.js';
 import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
@@ -98,6 +100,7 @@ describe('Kubernetes: an authenticated ZAP scan through the controller and the f
   let core: ReturnType<typeof composeCore>;
   let account: Account;
   let controller: ScanController;
+  let observer: JobObserver;
 
   beforeEach(async () => {
     server = new FakeKubeApiServer();
@@ -106,7 +109,11 @@ describe('Kubernetes: an authenticated ZAP scan through the controller and the f
     core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path }));
     account = core.accounts.createAccount({ name: 'acme', namespace: 'vigil-acme' }).account;
     const kc = kubeConfig(server);
+    const timers = new FakeTimers(Date.now());
+    observer = new JobObserver({ kubeConfig: kc, timers, onError: () => undefined });
+    await observer.start();
     const runner = new KubernetesJobRunner({
+      observer,
       kubeConfig: kc,
       scanResources: new ScanCustomResources(kc),
       uploads: core.uploads,
@@ -125,17 +132,19 @@ describe('Kubernetes: an authenticated ZAP scan through the controller and the f
       resultFiles: core.resultFiles,
       history: core.history,
       clock: { now: () => new Date() },
-      timers: new FakeTimers(),
+      timers,
       maxConcurrentScans: 10,
       allowTargets: [],
+      pollMs: null,
       // No replayer: on Kubernetes the Job replays the login.
-      preparation: new WebScanPreparation(core.targetRepository, undefined, () => new Date().toISOString()),
+      preparation: new WebScanPreparation(core.targetRepository, undefined),
       onError: (key, error) => {
         throw new Error(`reconcile of ${key} failed: ${String(error)}`);
       },
     });
   });
   afterEach(async () => {
+    await observer.stop();
     await server.stop();
     core.db.close();
     dir.remove();
@@ -163,10 +172,13 @@ describe('Kubernetes: an authenticated ZAP scan through the controller and the f
     server.setObject({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'shop-zap-pod', namespace: 'vigil-acme', labels: { 'vigil.dev/scan-id': scan.id } },
+      metadata: { name: 'shop-zap-pod', namespace: 'vigil-acme', labels: { 'vigil.dev/scan-id': scan.id, [MANAGED_BY_VIGIL.split('=')[0]!]: MANAGED_BY_VIGIL.split('=')[1]! } },
       status: { phase: 'Failed', initContainerStatuses: [{ name: 'login', state: { terminated: { exitCode: LOGIN_FAILED_EXIT, message: "command 7 of test 'log in as alice', waitForElementVisible 'css=.welcome' failed: Timeout" } } }] },
     } as never);
     server.setObject({ ...(job as object), status: { conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] } } as never);
+    // Both changes reach the runner through the informer caches, a watch event away.
+    await waitFor(async () => observer.podsOf(scan.id).length, (count) => count === 1, 'the pod in the cache');
+    await waitFor(async () => observer.job('vigil-acme', scanJobName(scan.name))?.status?.conditions?.length ?? 0, (count) => count === 1, 'the failed Job in the cache');
     await controller.reconcile(scan.id);
     const failed = core.scans.get(account, scan.id);
     expect(failed.state).to.equal('FAILED');

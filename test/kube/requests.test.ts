@@ -8,7 +8,12 @@ import nock from 'nock';
 import * as k8s from '@kubernetes/client-node';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
-import { ScanStatusMirror } from '../../src/runtime/kubernetes/scan-status-mirror.js';
+import { ScanReconciler, type ScanObject } from '../../src/runtime/kubernetes/scan-reconciler.js';
+import { NO_EVENTS } from '../../src/runtime/kubernetes/event-recorder.js';
+import type { Account } from '../../src/domain/accounts/account.js';
+import type { ScansService } from '../../src/app/scans-service.js';
+import { JobObserver } from '../../src/runtime/kubernetes/job-observer.js';
+import { FakeTimers } from '../support/fake-timers.js';
 import { KubernetesJobRunner } from '../../src/runtime/kubernetes/job-runner.js';
 import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
 import type { UploadsService } from '../../src/app/uploads-service.js';
@@ -70,33 +75,55 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     expect(ref).to.deep.equal({ name: 'scan-a1b2', namespace: 'vigil-acme', uid: 'uid-42' });
   });
 
-  it('the status mirror sends a merge patch to the status subresource, once per change', async () => {
-    let contentType: string | undefined;
-    nock(SERVER)
-      .post(SCANS)
-      .reply(201, { metadata: { name: 'scan-a1b2', uid: 'uid-42' } })
-      .patch(`${SCANS}/scan-a1b2/status`, (body) => body.status.state === 'RUNNING' && body.status.progress === 40 && body.status.scanId === scan.id)
-      .reply(function () {
-        contentType = this.req.headers['content-type'] as string;
-        return [200, {}];
-      });
+  /** A Scan reconciler over one cached CR and one row, for exact requests. */
+  function reconcilerWith(object: ScanObject | undefined, row: Scan | undefined) {
     const kc = kubeConfig();
-    const mirror = new ScanStatusMirror({ kubeConfig: kc, scanResources: new ScanCustomResources(kc), locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NMAP' }), onError: (_id, error) => { throw error; } });
-    mirror.update(scan);
-    await mirror.flush();
-    mirror.update({ ...scan }); // unchanged: nothing is sent (nock would refuse an unexpected request)
-    await mirror.flush();
-    expect(contentType).to.equal('application/merge-patch+json');
+    const account = { id: 'acc', name: 'acme', namespace: 'vigil-acme' } as Account;
+    return new ScanReconciler({
+      kubeConfig: kc,
+      scanResources: new ScanCustomResources(kc),
+      accountForNamespace: (namespace) => (namespace === 'vigil-acme' ? account : undefined),
+      service: {} as ScansService,
+      repository: { findByName: () => row },
+      cached: () => object,
+      events: NO_EVENTS,
+      clock: { now: () => new Date('2026-11-21T00:00:02.000Z') },
+    });
+  }
+  const cr = (status?: unknown): ScanObject => ({
+    metadata: { name: 'scan-a1b2', namespace: 'vigil-acme', uid: 'uid-42', generation: 1, resourceVersion: '7', labels: { 'vigil.dev/scan-id': scan.id }, finalizers: ['vigil.dev/scan'] },
+    spec: { type: 'NMAP', targets: ['scanme.example.com'] },
+    ...(status === undefined ? {} : { status: status as ScanObject['status'] }),
   });
 
-  it('the status mirror treats a 404 (CR deleted with kubectl) as nothing to write', async () => {
-    const errors: unknown[] = [];
-    nock(SERVER).post(SCANS).reply(201, { metadata: { uid: 'uid-42' } }).patch(`${SCANS}/scan-a1b2/status`).reply(404, { kind: 'Status', code: 404, reason: 'NotFound' });
-    const kc = kubeConfig();
-    const mirror = new ScanStatusMirror({ kubeConfig: kc, scanResources: new ScanCustomResources(kc), locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NMAP' }), onError: (_id, error) => errors.push(error) });
-    mirror.update(scan);
-    await mirror.flush();
-    expect(errors).to.deep.equal([]);
+  it('the Scan reconciler merge-patches the status subresource with the row, and sends nothing once the cached CR shows it', async () => {
+    let contentType: string | undefined;
+    let sent: { status: { state: string; progress: number } } | undefined;
+    nock(SERVER)
+      .patch(`${SCANS}/scan-a1b2/status`)
+      .reply(function (_uri, body) {
+        contentType = this.req.headers['content-type'] as string;
+        sent = (typeof body === 'string' ? JSON.parse(body) : body) as typeof sent;
+        return [200, {}];
+      });
+    await reconcilerWith(cr(), scan).reconcile('vigil-acme/scan-a1b2');
+    expect(contentType).to.equal('application/merge-patch+json');
+    expect(sent!.status).to.include({ state: 'RUNNING', progress: 25, scanId: scan.id, observedGeneration: 1 });
+    await reconcilerWith(cr(sent!.status), scan).reconcile('vigil-acme/scan-a1b2'); // nock refuses any further request
+  });
+
+  it('the Scan reconciler releases its finalizer with a merge patch that carries the resourceVersion it read', async () => {
+    let body: unknown;
+    nock(SERVER)
+      .patch(`${SCANS}/scan-a1b2`)
+      .reply(function (_uri, requestBody) {
+        body = typeof requestBody === 'string' ? JSON.parse(requestBody) : requestBody;
+        return [200, {}];
+      });
+    const deleting = cr();
+    deleting.metadata!.deletionTimestamp = '2026-11-21T00:00:01Z';
+    await reconcilerWith(deleting, undefined).reconcile('vigil-acme/scan-a1b2');
+    expect(body).to.deep.equal({ metadata: { finalizers: [], resourceVersion: '7' } });
   });
 
   it('stop deletes the Job with foreground propagation, and a 404 counts as already gone', async () => {
@@ -119,6 +146,7 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
       jobSettings: defaultJobSettings('0.1.0'),
       uploadUrl: 'http://vigil:8080',
       locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NMAP' }),
+      observer: new JobObserver({ kubeConfig: kc, timers: new FakeTimers(), onError: () => undefined }),
     });
     await runner.stop(scan.id);
     await runner.stop(scan.id);

@@ -179,6 +179,14 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
       expect(scanCr!.metadata.ownerReferences).to.deep.equal([
         { apiVersion: API_VERSION, kind: 'ScheduledScan', name, uid: cr.metadata.uid, controller: true, blockOwnerDeletion: true },
       ]);
+      // kubectl describe scheduledscan shows the run
+      const ran = await waitFor(
+        async () => (server.listObjects('v1', 'Event', NS) as unknown as Array<{ reason: string; message: string; involvedObject: { kind: string; name: string } }>).find((event) => event.reason === 'Ran'),
+        (event) => event !== undefined,
+        'the Ran Event',
+      );
+      expect(ran!.involvedObject).to.include({ kind: 'ScheduledScan', name });
+      expect(ran!.message).to.include(row.last_ran);
 
       // Deleting the schedule through the API keeps the Scans it ran (their rows stay too); only the owner reference goes.
       await service.delete(`/v1/scans/scheduled/${created.id}`);
@@ -202,7 +210,8 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
       expect(cr.spec).to.deep.equal(spec);
       expect(cr.metadata.generation).to.equal(1);
       expect(() => parseScheduledScanResource(cr)).not.to.throw();
-      expect(await quietWrites(server), 'one status patch, nothing else').to.equal(1);
+      expect(await quietWrites(server), 'one status patch and the finalizer, nothing else').to.equal(2);
+      expect(read('nightly-production')!.metadata.finalizers).to.deep.equal(['vigil.dev/scheduledscan']);
     });
 
     it('updates the schedule when the spec changes, and deletes it with the CR', async () => {
@@ -287,7 +296,7 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
       const cr = read('nightly')!;
       server.setObject({ ...cr, metadata: { ...cr.metadata, labels: { team: 'blue' } } });
       expect(await quietWrites(server)).to.equal(afterApply);
-      expect(afterApply).to.equal(1);
+      expect(afterApply).to.equal(2); // its status, and the finalizer
       expect(await listed()).to.have.length(1);
     });
   });
@@ -303,6 +312,37 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
 
 describe('ScheduledScan custom resources across a restart', function () {
   this.timeout(60_000);
+
+  it('deletes a schedule whose CR was deleted with kubectl while Vigil was down, then releases the CR (finalizer)', async () => {
+    const server = new FakeKubeApiServer();
+    await server.start();
+    const dir = tempDir();
+    const options = { env: { VIGIL_RUNTIME: 'kubernetes' }, kubeConfig: kubeConfig(server), dataDir: dir.path };
+    try {
+      const first = await TestService.start(options);
+      const key = first.apiKey;
+      const created = (await first.post('/v1/scans/scheduled', { schedule: 'DAILY', scan_types: ['NMAP'], filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00.000Z' })).body.data;
+      const name = `scheduledscan-${created.id}`;
+      const ref = { apiVersion: API_VERSION, kind: 'ScheduledScan', namespace: NS, name };
+      await waitFor(async () => server.getObject(ref), (cr) => cr?.metadata.finalizers?.includes('vigil.dev/scheduledscan') === true, 'the CR with its finalizer');
+      await first.stop();
+
+      const response = await fetch(`${server.url}/apis/vigil.dev/v1alpha1/namespaces/${NS}/scheduledscans/${name}`, { method: 'DELETE', headers: { authorization: `Bearer ${server.token}` } });
+      expect(response.status).to.equal(200);
+      expect(server.getObject(ref)!.metadata.deletionTimestamp, 'held by the finalizer while Vigil is down').to.be.a('string');
+
+      const second = await TestService.start({ ...options, accountName: 'second' });
+      try {
+        await waitFor(async () => server.getObject(ref), (cr) => cr === undefined, 'the CR released');
+        expect((await second.get(`/v1/scans/scheduled/${created.id}`, { key })).status, 'the schedule went with its CR').to.equal(404);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await server.stop();
+      dir.remove();
+    }
+  });
 
   it('finds its CRs in step with their rows and writes nothing', async () => {
     const server = new FakeKubeApiServer();

@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import type { ScanController } from '../../src/app/controller/scan-controller.js';
 import type { ScheduledScanController } from '../../src/app/controller/scheduled-scan-controller.js';
-import { FakeTimers } from '../../src/app/controller/timer.js';
+import { FakeTimers } from '../support/fake-timers.js';
 import type { HostResolver, ScheduledRun } from '../../src/app/ports.js';
 import { RunNotifier } from '../../src/app/run-notifier.js';
 import type { ScheduledScanInput } from '../../src/app/scheduled-scans-service.js';

@@ -379,7 +379,7 @@ function satisfies(fields: Record<string, string | undefined>, requirements: Req
   });
 }
 
-const SELECTABLE_FIELDS = ['metadata.name', 'metadata.namespace'];
+const SELECTABLE_FIELDS = ['metadata.name', 'metadata.namespace', 'involvedObject.kind', 'involvedObject.name', 'reason'];
 
 function parseFieldSelector(selector: string | undefined): Requirement[] {
   const requirements = parseLabelSelector(selector);
@@ -433,6 +433,17 @@ interface InjectedFailure {
 
 const FOREGROUND_FINALIZER = 'foregroundDeletion';
 const NAME_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** A response whose writes go nowhere: the request is served, the answer is never sent. */
+function discardingResponse(response: ServerResponse): ServerResponse {
+  return new Proxy(response, {
+    get(target, property, receiver) {
+      if (property === 'writeHead' || property === 'write' || property === 'end' || property === 'setHeader') return () => receiver;
+      if (property === 'headersSent') return false;
+      return Reflect.get(target, property, target);
+    },
+  });
+}
 
 function apiVersionOf(resource: ResourceDefinition): string {
   return resource.group ? `${resource.group}/${resource.version}` : resource.version;
@@ -490,8 +501,11 @@ export class FakeKubeApiServer {
   private readonly authorize: FakeKubeApiServerOptions['authorize'];
   private readonly objects = new Map<string, { resource: ResourceDefinition; object: KubeObject }>();
   private readonly podLogs = new Map<string, string>();
+  /** Open `follow=true` log streams by log key: what setPodLog appends is written to them. */
+  private readonly logFollowers = new Map<string, Set<ServerResponse>>();
   private readonly watchers = new Set<Watcher>();
   private readonly failures: InjectedFailure[] = [];
+  private readonly lostReplies: Array<(request: RecordedRequest) => boolean> = [];
   private history: StoredEvent[] = [];
   private revision = 1;
   private oldestWatchableRevision = 0;
@@ -520,6 +534,8 @@ export class FakeKubeApiServer {
     if (!server) return;
     this.server = undefined;
     this.breakWatches();
+    for (const followers of this.logFollowers.values()) for (const follower of followers) follower.destroy();
+    this.logFollowers.clear();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
@@ -544,6 +560,18 @@ export class FakeKubeApiServer {
   failNext(match: RequestMatch | ((request: RecordedRequest) => boolean), code: number, body?: unknown): void {
     const matches = typeof match === 'function' ? match : (request: RecordedRequest) => matchesRequest(match, request);
     this.failures.push({ matches, code, body: body ?? failureStatus(code, `injected failure (${code})`) });
+  }
+
+  /** The next matching request is applied but its reply is lost: the connection drops before any answer. */
+  loseNextReply(match: RequestMatch | ((request: RecordedRequest) => boolean)): void {
+    this.lostReplies.push(typeof match === 'function' ? match : (request: RecordedRequest) => matchesRequest(match, request));
+  }
+
+  private takeLostReply(request: RecordedRequest): boolean {
+    const index = this.lostReplies.findIndex((matches) => matches(request));
+    if (index < 0) return false;
+    this.lostReplies.splice(index, 1);
+    return true;
   }
 
   clearRequests(): void {
@@ -622,7 +650,29 @@ export class FakeKubeApiServer {
 
   /** The text `GET .../pods/{name}/log` answers; the pod itself must exist too. */
   setPodLog(namespace: string, name: string, text: string, container?: string): void {
-    this.podLogs.set(`${namespace}/${name}/${container ?? ''}`, text);
+    const key = `${namespace}/${name}/${container ?? ''}`;
+    const before = this.podLogs.get(key) ?? '';
+    this.podLogs.set(key, text);
+    // A followed log only grows: what was added goes to every follower.
+    const added = text.startsWith(before) ? text.slice(before.length) : text;
+    for (const follower of this.logFollowers.get(key) ?? []) if (added !== '') follower.write(added);
+  }
+
+  /** Ends every followed log of the pod, as the kubelet does when its container exits. */
+  endPodLogs(namespace: string, name: string): number {
+    let ended = 0;
+    for (const [key, followers] of this.logFollowers) {
+      if (!key.startsWith(`${namespace}/${name}/`)) continue;
+      for (const follower of followers) follower.end();
+      ended += followers.size;
+      this.logFollowers.delete(key);
+    }
+    return ended;
+  }
+
+  /** How many followed log streams are open now. */
+  get openLogFollowers(): number {
+    return [...this.logFollowers.values()].reduce((total, followers) => total + followers.size, 0);
   }
 
   // --- request handling ----------------------------------------------------
@@ -635,7 +685,10 @@ export class FakeKubeApiServer {
       if (request.headers.authorization !== `Bearer ${this.token}`) throw apiError(401, 'Unauthorized');
       const refusal = this.authorize?.(recorded);
       if (refusal !== undefined) throw apiError(403, refusal, 'Forbidden');
-      this.dispatch(recorded, response);
+      const lost = this.takeLostReply(recorded);
+      // A lost reply: the request is applied, then the connection drops before the answer arrives.
+      this.dispatch(recorded, lost ? discardingResponse(response) : response);
+      if (lost) response.socket?.destroy();
     } catch (error) {
       const failure = error instanceof ApiError ? error : new ApiError(500, failureStatus(500, String(error)));
       if (response.headersSent) response.destroy();
@@ -674,6 +727,7 @@ export class FakeKubeApiServer {
       if (method === 'GET' && request.watch) return this.watch(route, request.query, response);
       if (method === 'GET') return sendJson(response, 200, this.list(route, request.query));
       if (method === 'POST') return sendJson(response, 201, this.create(route, request));
+      if (method === 'DELETE' && route.namespace !== undefined) return sendJson(response, 200, this.deleteCollection(route, request));
     } else if (route.name !== undefined) {
       if (method === 'GET') return sendJson(response, 200, this.mustGet(route));
       if (method === 'PUT') return sendJson(response, 200, this.update(route, request));
@@ -715,7 +769,13 @@ export class FakeKubeApiServer {
   }
 
   private selects(object: KubeObject, labels: Requirement[], fields: Requirement[]): boolean {
-    const fieldValues = { 'metadata.name': object.metadata.name, 'metadata.namespace': object.metadata.namespace };
+    const involved = isRecord(object.involvedObject) ? object.involvedObject : {};
+    const fieldValues = {
+      'metadata.name': object.metadata.name,
+      'metadata.namespace': object.metadata.namespace,
+      // Events only, as on a real API server.
+      ...(object.kind === 'Event' ? { 'involvedObject.kind': involved.kind as string | undefined, 'involvedObject.name': involved.name as string | undefined, reason: object.reason as string | undefined } : {}),
+    };
     return satisfies(object.metadata.labels ?? {}, labels) && satisfies(fieldValues, fields);
   }
 
@@ -858,6 +918,14 @@ export class FakeKubeApiServer {
     if (remaining || resource.returnsDeletedObject) return remaining ?? current;
     const success: KubeStatus = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 };
     return { ...success, details: { name, group: resource.group, kind: resource.plural, uid: current.metadata.uid } };
+  }
+
+  /** deletecollection: every object the label selector picks in the namespace, each deleted as one DELETE would. */
+  private deleteCollection(route: Route, request: RecordedRequest): unknown {
+    const { resource, namespace } = route;
+    const picked = this.select(resource, namespace, parseLabelSelector(request.query.labelSelector), parseFieldSelector(request.query.fieldSelector));
+    const items = picked.map((object) => this.delete({ ...route, name: object.metadata.name }, request));
+    return { apiVersion: apiVersionOf(resource), kind: `${resource.kind}List`, metadata: {}, items };
   }
 
   /** Query parameters first, then the DeleteOptions body, which wins (as in the API server). */
@@ -1020,14 +1088,23 @@ export class FakeKubeApiServer {
     if (resource.kind !== 'Pod' || resource.group !== '') throw NO_ROUTE();
     this.mustGet(route);
     const key = `${namespace}/${name}/`;
-    let text = (query.container !== undefined ? this.podLogs.get(key + query.container) : undefined) ?? this.podLogs.get(key) ?? '';
+    const logKey = query.container !== undefined && this.podLogs.has(key + query.container) ? key + query.container : query.container !== undefined && !this.podLogs.has(key) ? key + query.container : key;
+    let text = this.podLogs.get(logKey) ?? '';
     if (query.tailLines !== undefined) {
       const lines = text.split(/(?<=\n)/);
       text = lines.slice(Math.max(0, lines.length - Number(query.tailLines))).join('');
     }
     if (query.limitBytes !== undefined) text = Buffer.from(text).subarray(0, Number(query.limitBytes)).toString('utf8');
     response.writeHead(200, { 'Content-Type': 'text/plain' });
-    response.end(text);
+    if (query.follow !== 'true') {
+      response.end(text);
+      return;
+    }
+    response.write(text);
+    const followers = this.logFollowers.get(logKey) ?? new Set<ServerResponse>();
+    followers.add(response);
+    this.logFollowers.set(logKey, followers);
+    response.on('close', () => followers.delete(response));
   }
 
   private resourceFor(apiVersion: string | undefined, kind: string | undefined): ResourceDefinition {

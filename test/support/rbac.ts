@@ -39,7 +39,7 @@ function verbOf(method: string, watch: boolean, isCollection: boolean): string {
     case 'PUT':
       return 'update';
     default:
-      return 'delete';
+      return isCollection ? 'deletecollection' : 'delete';
   }
 }
 

@@ -6,7 +6,7 @@
 import type { Scan } from '../../src/domain/scans/scan.js';
 import type { HostResolver, WorkloadOutput, WorkloadRunner, WorkloadStatus } from '../../src/app/ports.js';
 import { ScanController } from '../../src/app/controller/scan-controller.js';
-import { FakeTimers } from '../../src/app/controller/timer.js';
+import { FakeTimers } from './fake-timers.js';
 import type { Clock } from '../../src/domain/clock.js';
 import { parseCidrList } from '../../src/domain/targets/ipv4.js';
 import type { Core } from '../../src/main/composition-root.js';

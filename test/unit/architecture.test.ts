@@ -38,6 +38,12 @@ const RULES: Array<{ ring: string; folders: string[]; forbidden: (target: string
       !['zod', 'saxes', '@asteasolutions/zod-to-openapi', 'node:buffer', 'node:crypto', 'node:url', 'node:util'].includes(target),
   },
   {
+    // The domain owns its types: wire schemas check against them, never the other way round.
+    ring: 'domain and store (no wire schemas)',
+    folders: ['domain', 'store'],
+    forbidden: (target) => target === 'api',
+  },
+  {
     ring: 'middle ring (app)',
     folders: ['app'],
     forbidden: (target) => ['store', 'http', 'cli', 'main', 'config', 'observability'].includes(target),

@@ -5,7 +5,7 @@
  * the injected timers.
  */
 import { expect } from 'chai';
-import { FakeTimers } from '../../src/app/controller/timer.js';
+import { FakeTimers } from '../support/fake-timers.js';
 import { CoalescedWrites } from '../../src/runtime/kubernetes/coalesced-writes.js';
 
 /** A promise the test resolves when it chooses: a write that is still in flight until then. */

@@ -15,7 +15,6 @@ import { composeCore } from '../../src/main/composition-root.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const RECORDING = readFileSync(new URL('../fixtures/selenium/demo-login.side', import.meta.url));
-const NOW = '2026-11-25T00:00:00.000Z';
 
 describe('WebScanPreparation', () => {
   let dir: ReturnType<typeof tempDir>;
@@ -48,7 +47,7 @@ describe('WebScanPreparation', () => {
     return core.scans.start(account, { type, target_ids: [target.id], ...(useAuthentication === undefined ? {} : { use_authentication: useAuthentication }) })[0]!;
   }
   const resolvedOf = (scan: Scan) => scan.requestedTargets.map((target) => ({ ...target, addresses: ['93.184.216.34'] }));
-  const prepare = (scan: Scan, withReplayer = true) => new WebScanPreparation(core.targetRepository, withReplayer ? replayer : undefined, () => NOW).prepare(scan, resolvedOf(scan));
+  const prepare = (scan: Scan, withReplayer = true) => new WebScanPreparation(core.targetRepository, withReplayer ? replayer : undefined).prepare(scan, resolvedOf(scan));
 
   it('replays the login of an authenticated ZAP scan and hands the workload the session and the target settings', async () => {
     const scan = scanOf('OWASP_ZAP_ACTIVE');
@@ -57,7 +56,7 @@ describe('WebScanPreparation', () => {
     expect(prepared.ready).to.have.length(1);
     expect(prepared.inputs.session).to.deep.equal(answer.ok && answer.session);
     expect((prepared.inputs.settings as { excluded_urls: string[] }).excluded_urls).to.deep.equal(['.*/logout.*']);
-    expect(prepared.conditions).to.deep.equal([{ type: 'Authenticated', status: 'True', reason: 'LoginReplayed', message: "the login recording 'login.side' logged in to https://shop.example.com/; ZAP scans with its session (1 cookie)", lastTransitionTime: NOW }]);
+    expect(prepared.conditions).to.deep.equal([{ type: 'Authenticated', status: 'True', reason: 'LoginReplayed', message: "the login recording 'login.side' logged in to https://shop.example.com/; ZAP scans with its session (1 cookie)" }]);
   });
 
   it('replays nothing with use_authentication: false, without a recording, or for other types', async () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { FakeTimers, LONGEST_NODE_TIMEOUT_MS, systemTimers } from '../../src/app/controller/timer.js';
+import { LONGEST_NODE_TIMEOUT_MS, systemTimers } from '../../src/app/controller/timer.js';
+import { FakeTimers } from '../support/fake-timers.js';
 import { WorkQueue, type ReconcileResult, type WorkQueueOptions } from '../../src/app/controller/work-queue.js';
 import type { Clock } from '../../src/domain/clock.js';
 

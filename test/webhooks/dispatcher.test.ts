@@ -9,7 +9,7 @@
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeTimers } from '../../src/app/controller/timer.js';
+import { FakeTimers } from '../support/fake-timers.js';
 import { RECORD_DELAY_MS, WebhookDispatcher, type DeliveryOutcome, type DeliverWebhook, type WebhookDispatcherOptions } from '../../src/app/webhook-dispatcher.js';
 import type { WebhookEndpoint } from '../../src/app/ports.js';
 import { loadSettings } from '../../src/config/settings.js';

@@ -10,7 +10,8 @@ import { presentScan } from '../../api/present/scan.js';
 import type { Clock } from '../../domain/clock.js';
 import { newEvent } from '../../domain/events/event.js';
 import { classifyResolution, hostOf, type Resolution } from '../../domain/scans/resolve-targets.js';
-import { advanceProgress, type Condition, type ResolvedTarget, type Scan, type SkippedTarget } from '../../domain/scans/scan.js';
+import { advanceProgress, type ResolvedTarget, type Scan, type SkippedTarget } from '../../domain/scans/scan.js';
+import { setCondition, setConditions, type ConditionChange } from '../../domain/conditions/condition.js';
 import type { Cidr } from '../../domain/targets/ipv4.js';
 import { LOGIN_FAILED_REASON, WorkloadRefusedError, type HostResolver, type ResultFileStore, type ScanRepository, type StoredResultFile, type WorkloadRunner, type WorkloadStatus } from '../ports.js';
 import type { Timers } from './timer.js';
@@ -18,7 +19,8 @@ import { collectFindings, type CollectedFindings } from '../collector.js';
 import type { RiskHistory } from '../risk-history.js';
 import { MalformedResultError } from '../../domain/errors.js';
 import type { Finding } from '../../domain/risks/finding.js';
-import { WorkQueue, type ReconcileResult } from './work-queue.js';
+import type { WorkQueue, ReconcileResult } from './work-queue.js';
+import { ControllerLoop } from './controller-loop.js';
 import { AUTHENTICATION_CONDITION, AUTHENTICATION_FAILED, type PreparedScan, type WebScanPreparation } from '../web-scan-preparation.js';
 
 export interface ScanControllerOptions {
@@ -38,8 +40,12 @@ export interface ScanControllerOptions {
    */
   preparation?: WebScanPreparation;
   onError: (scanId: string, error: unknown) => void;
-  /** How often a running workload is polled besides the runner's own change notices. */
-  pollMs?: number;
+  /**
+   * How often a running workload is polled besides the runner's own change
+   * notices; null when the runner's notices are complete (Kubernetes: informer
+   * caches), so a running scan costs nothing between its changes.
+   */
+  pollMs?: number | null;
   /**
    * When a QUEUED scan finds no free slot it is looked at again after this
    * long, as a safety net: a finishing scan wakes the next ones at once.
@@ -52,19 +58,25 @@ const ACTIVE_STATES = ['QUEUED', 'RUNNING', 'STOPPING'] as const;
 
 export class ScanController {
   readonly queue: WorkQueue;
+  private readonly loop: ControllerLoop;
   /** Scans admitted whose workload start is still in progress: they hold a slot before they are RUNNING. */
   private readonly starting = new Set<string>();
-  private running: Promise<void> | undefined;
 
   constructor(private readonly options: ScanControllerOptions) {
-    this.queue = new WorkQueue({ timers: options.timers, onError: options.onError });
+    // The shared runtime: every unfinished scan (what a previous process left included) is listed at start.
+    this.loop = new ControllerLoop({
+      timers: options.timers,
+      onError: options.onError,
+      reconcile: (id) => this.reconcile(id),
+      listKeys: () => options.scans.idsInStates(ACTIVE_STATES),
+      workers: options.workers ?? 4,
+    });
+    this.queue = this.loop.queue;
     options.runner.onChange((scanId) => this.queue.add(scanId));
   }
 
-  /** Lists every unfinished scan (adopting what a previous process left) and starts the workers. */
   start(): void {
-    for (const id of this.options.scans.idsInStates(ACTIVE_STATES)) this.queue.add(id);
-    this.running = this.queue.run(this.options.workers ?? 4, (id) => this.reconcile(id));
+    this.loop.start();
   }
 
   enqueue(scanId: string): void {
@@ -72,8 +84,7 @@ export class ScanController {
   }
 
   async stop(): Promise<void> {
-    await this.queue.shutDown();
-    await this.running;
+    await this.loop.stop();
   }
 
   async reconcile(scanId: string): Promise<ReconcileResult> {
@@ -91,8 +102,11 @@ export class ScanController {
     }
   }
 
-  private get pollMs(): number {
-    return this.options.pollMs ?? 2000;
+  /** When to look at a running workload again: when the runner asks, else at the poll interval, else only when it says it changed. */
+  private recheck(status?: WorkloadStatus): ReconcileResult {
+    const pollMs = this.options.pollMs === undefined ? 2000 : this.options.pollMs;
+    const delays = [status?.recheckAfterMs, pollMs ?? undefined].filter((delay): delay is number => delay !== undefined);
+    return delays.length === 0 ? undefined : { requeueAfterMs: Math.min(...delays) };
   }
 
   private slotsInUse(): number {
@@ -117,23 +131,23 @@ export class ScanController {
     const prepared = await this.prepare(queued, checked.resolved);
     const resolved = prepared.ready;
     const skipped = [...checked.skipped, ...prepared.skipped];
-    const scan = { ...queued, conditions: prepared.conditions.reduce(mergeCondition, queued.conditions) };
+    const scan = { ...queued, conditions: setConditions(queued.conditions, prepared.conditions, this.options.clock.now()) };
     const now = this.options.clock.now().toISOString();
     if (resolved.length === 0) {
-      this.write({ ...scan, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', condition('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets', now));
+      this.write({ ...scan, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', ended('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets'));
       return this.wakeQueued();
     }
     try {
       await this.options.runner.start(scan, resolved, prepared.inputs);
     } catch (error) {
       if (!(error instanceof WorkloadRefusedError)) throw error;
-      this.write({ ...scan, resolvedTargets: resolved, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', condition('Failed', error.reason, error.message, now));
+      this.write({ ...scan, resolvedTargets: resolved, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', ended('Failed', error.reason, error.message));
       return this.wakeQueued();
     }
     const started = this.write(
       { ...scan, state: 'RUNNING', resolvedTargets: resolved, skippedTargets: skipped, startedAt: now },
       'QUEUED',
-      condition('Running', 'WorkloadStarted', `the ${scan.type} scanner started on ${resolved.length} target(s)`, now),
+      [{ type: 'WorkloadReady', status: 'True', reason: 'WorkloadStarted', message: `the ${scan.type} scanner started on ${resolved.length} target(s)` }],
     );
     if (!started) {
       // Stopped or deleted while its targets were resolved: the workload must not outlive it.
@@ -141,7 +155,7 @@ export class ScanController {
       await this.options.runner.release(scan.id);
       return this.wakeQueued();
     }
-    return { requeueAfterMs: this.pollMs };
+    return this.recheck();
   }
 
   private async prepare(scan: Scan, resolved: ResolvedTarget[]): Promise<PreparedScan> {
@@ -175,22 +189,22 @@ export class ScanController {
       case 'Running': {
         const progress = advanceProgress(scan.progress, status.progress ?? 0);
         if (progress !== scan.progress) this.write({ ...scan, progress }, 'RUNNING');
-        return { requeueAfterMs: this.pollMs };
+        return this.recheck(status);
       }
       case 'Succeeded':
         await this.complete(scan, status, now);
         return this.wakeQueued();
       case 'Failed':
         if (status.reason === LOGIN_FAILED_REASON) {
-          this.write(loginFailedInWorkload(scan, status.message ?? 'the login recording failed', now), 'RUNNING', condition('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets', now));
+          this.write(loginFailedInWorkload(scan, status.message ?? 'the login recording failed', now), 'RUNNING', ended('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets'));
           await this.options.runner.release(scan.id);
           return this.wakeQueued();
         }
-        this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status, now));
+        this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status));
         await this.options.runner.release(scan.id);
         return this.wakeQueued();
       case 'Missing':
-        this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status, now));
+        this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status));
         await this.options.runner.release(scan.id);
         return this.wakeQueued();
     }
@@ -202,7 +216,7 @@ export class ScanController {
       collected = await collectFindings(scan, status.outputs ?? []);
     } catch (error) {
       if (!(error instanceof MalformedResultError)) throw error;
-      this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', condition('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`, now));
+      this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', ended('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`));
       return this.options.runner.release(scan.id);
     }
     const files: StoredResultFile[] = [];
@@ -229,7 +243,7 @@ export class ScanController {
         finishedAt: now,
         risks,
         results: files.map((file) => ({ resultId: file.id, contentType: file.contentType })),
-        conditions: mergeCondition(scan.conditions, condition('Succeeded', 'ScannerFinished', finishedMessage(detail), now)),
+        conditions: setConditions(scan.conditions, applicable(scan, ended('Succeeded', 'ScannerFinished', finishedMessage(detail))), now),
       };
       const scanEvent = newEvent(scan.accountId, 'scan.updated', presentScan(done), this.options.clock.now());
       return this.options.scans.saveWithResults(done, files, [scanEvent, ...events], 'RUNNING');
@@ -240,7 +254,7 @@ export class ScanController {
   private async finishStopping(scan: Scan): Promise<ReconcileResult> {
     await this.options.runner.stop(scan.id);
     const now = this.options.clock.now().toISOString();
-    this.write({ ...scan, state: 'STOPPED', finishedAt: now }, 'STOPPING', condition('Stopped', 'StopRequested', 'the scan was stopped on request', now));
+    this.write({ ...scan, state: 'STOPPED', finishedAt: now }, 'STOPPING', ended('Stopped', 'StopRequested', 'the scan was stopped on request'));
     await this.options.runner.release(scan.id);
     return this.wakeQueued();
   }
@@ -261,18 +275,30 @@ export class ScanController {
    * event in one transaction, only if it is still in `expectedState`; when
    * the API changed it meanwhile (a stop), the scan is reconciled again.
    */
-  private write(scan: Scan, expectedState: Scan['state'], newCondition?: Condition): boolean {
-    const updated = newCondition === undefined ? scan : { ...scan, conditions: mergeCondition(scan.conditions, newCondition) };
+  private write(scan: Scan, expectedState: Scan['state'], changes: readonly ConditionChange[] = []): boolean {
+    const updated = changes.length === 0 ? scan : { ...scan, conditions: setConditions(scan.conditions, applicable(scan, changes), this.options.clock.now()) };
     const saved = this.options.scans.save(updated, [newEvent(scan.accountId, 'scan.updated', presentScan(updated), this.options.clock.now())], expectedState);
     if (!saved) this.queue.add(scan.id);
     return saved;
   }
 }
 
-/** Rolls a completion back when the Scan left RUNNING while it was being recorded. */
+/**
+ * How a Scan ended: the outcome's condition with the reason, and (when a
+ * workload had started) WorkloadReady turned False, pointing at the outcome
+ * rather than repeating its reason.
+ */
+function ended(outcome: 'Succeeded' | 'Failed' | 'Stopped', reason: string, message: string): ConditionChange[] {
+  return [
+    { type: 'WorkloadReady', status: 'False', reason: 'WorkloadEnded', message: `the scanner workload is no longer running; see the ${outcome} condition` },
+    { type: outcome, status: 'True', reason, message },
+  ];
+}
 
-function condition(type: string, reason: string, message: string, at: string): Condition {
-  return { type, status: 'True', reason, message, lastTransitionTime: at };
+/** A Scan whose workload never started gets no WorkloadReady condition at its end: only the outcome says why. */
+function applicable(scan: Scan, changes: readonly ConditionChange[]): ConditionChange[] {
+  const started = scan.conditions.some((condition) => condition.type === 'WorkloadReady');
+  return changes.filter((change) => change.type !== 'WorkloadReady' || change.status === 'True' || started);
 }
 
 /**
@@ -281,8 +307,8 @@ function condition(type: string, reason: string, message: string, at: string): C
  */
 function loginFailedInWorkload(scan: Scan, message: string, now: string): Scan {
   const skipped = scan.resolvedTargets.map((target) => ({ targetId: target.targetId, skippedReason: AUTHENTICATION_FAILED }));
-  const login: Condition = { type: AUTHENTICATION_CONDITION, status: 'False', reason: 'LoginFailed', message: `the login recording failed in the scan's Job: ${message}`, lastTransitionTime: now };
-  return { ...scan, state: 'FAILED', finishedAt: now, resolvedTargets: [], skippedTargets: [...scan.skippedTargets, ...skipped], conditions: mergeCondition(scan.conditions, login) };
+  const login: ConditionChange = { type: AUTHENTICATION_CONDITION, status: 'False', reason: 'LoginFailed', message: `the login recording failed in the scan's Job: ${message}` };
+  return { ...scan, state: 'FAILED', finishedAt: now, resolvedTargets: [], skippedTargets: [...scan.skippedTargets, ...skipped], conditions: setCondition(scan.conditions, login, now) };
 }
 
 /** Targets the scanner never reached move from resolved to skipped: they are not scanned, so they close nothing. */
@@ -296,14 +322,9 @@ function finishedMessage(detail: string | undefined): string {
   return `the scanner finished and its results are recorded${detail === undefined ? '' : `; it ran with ${detail}`}`;
 }
 
-function failure(status: WorkloadStatus, at: string): Condition {
+function failure(status: WorkloadStatus): ConditionChange[] {
   if (status.phase === 'Missing') {
-    return condition('Failed', 'WorkloadLost', 'the scanner process was lost (the service restarted or it was killed); start the scan again', at);
+    return ended('Failed', 'WorkloadLost', 'the scanner process was lost (the service restarted or it was killed); start the scan again');
   }
-  return condition('Failed', status.reason ?? 'ScannerFailed', status.message ?? 'the scanner failed', at);
-}
-
-/** One condition per type: a new one replaces the old of the same type. */
-function mergeCondition(conditions: readonly Condition[], next: Condition): Condition[] {
-  return [...conditions.filter((existing) => existing.type !== next.type), next];
+  return ended('Failed', status.reason ?? 'ScannerFailed', status.message ?? 'the scanner failed');
 }

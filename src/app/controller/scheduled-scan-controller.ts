@@ -17,7 +17,8 @@ import type { Target } from '../../domain/targets/target.js';
 import type { AccountRepository, ScheduledRun, ScheduledRunRepository, ScheduledScan, ScheduledScanRepository, TargetRepository } from '../ports.js';
 import type { ScansService } from '../scans-service.js';
 import type { Timers } from './timer.js';
-import { WorkQueue, type ReconcileResult } from './work-queue.js';
+import type { WorkQueue, ReconcileResult } from './work-queue.js';
+import { ControllerLoop } from './controller-loop.js';
 
 export interface ScheduledScanControllerOptions {
   scheduledScans: ScheduledScanRepository;
@@ -46,16 +47,22 @@ class RunAlreadyRecorded extends Error {}
 
 export class ScheduledScanController {
   readonly queue: WorkQueue;
-  private running: Promise<void> | undefined;
+  private readonly loop: ControllerLoop;
 
   constructor(private readonly options: ScheduledScanControllerOptions) {
-    this.queue = new WorkQueue({ timers: options.timers, onError: options.onError });
+    // The shared runtime: every schedule with a run left is listed at start, so a run missed while stopped is due at once.
+    this.loop = new ControllerLoop({
+      timers: options.timers,
+      onError: options.onError,
+      reconcile: (id) => this.reconcile(id),
+      listKeys: () => options.scheduledScans.idsWithNextRun(),
+      workers: options.workers ?? 2,
+    });
+    this.queue = this.loop.queue;
   }
 
-  /** Lists every schedule with a run left and starts the workers; a run missed while stopped is due at once. */
   start(): void {
-    for (const id of this.options.scheduledScans.idsWithNextRun()) this.queue.add(id);
-    this.running = this.queue.run(this.options.workers ?? 2, (id) => this.reconcile(id));
+    this.loop.start();
   }
 
   enqueue(scheduledScanId: string): void {
@@ -63,8 +70,7 @@ export class ScheduledScanController {
   }
 
   async stop(): Promise<void> {
-    await this.queue.shutDown();
-    await this.running;
+    await this.loop.stop();
   }
 
   async reconcile(id: string): Promise<ReconcileResult> {

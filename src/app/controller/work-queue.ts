@@ -11,16 +11,12 @@
  *   from timed requeues so polling a workload never inflates it.
  */
 import type { TimerHandle, Timers } from './timer.js';
+import { backoffDelay, type BackoffOptions } from './backoff.js';
 
 export type ReconcileResult = void | { requeueAfterMs: number };
 export type Reconcile = (key: string) => Promise<ReconcileResult>;
 
-export interface BackoffOptions {
-  /** Delay after the first failure; each further failure doubles it. */
-  baseMs: number;
-  /** The delay never grows past this. */
-  maxMs: number;
-}
+export type { BackoffOptions } from './backoff.js';
 
 export interface WorkQueueOptions {
   timers: Timers;
@@ -207,7 +203,7 @@ export class WorkQueue {
   }
 
   private backoffMs(previousFailures: number): number {
-    return Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** previousFailures);
+    return backoffDelay(previousFailures, this.backoff);
   }
 
   private takeReady(): string {

@@ -22,7 +22,7 @@
  * from the target's settings that contain `${` are refused.
  */
 import { InvalidRequestError } from '../errors.js';
-import type { ZapSettingsInputValue } from '../../api/schemas/targets.js';
+import type { ZapSettingsInputValue } from './zap-settings.js';
 
 export const ZAP_CONTEXT = 'vigil';
 export const ZAP_USER = 'vigil';

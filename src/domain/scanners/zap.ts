@@ -21,7 +21,7 @@
  * an included domain Vigil did not check, cannot be reached.
  */
 import { InvalidRequestError } from '../errors.js';
-import { ZapSettingsInput, type ZapSettingsInputValue } from '../../api/schemas/targets.js';
+import { ZapSettingsInput, type ZapSettingsInputValue } from './zap-settings.js';
 import type { ScannerDefinition, ScannerInput, ScannerInputFile } from './definition.js';
 import { outputPath } from './definition.js';
 import { SCANNER_IMAGES } from './images.js';

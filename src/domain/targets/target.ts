@@ -4,7 +4,7 @@
  */
 import { InvalidRequestError } from '../errors.js';
 import type { HealthScore } from './health-score.js';
-import type { ZapSettingsInputValue, ZapSettingsValue } from '../../api/schemas/targets.js';
+import type { ZapSettingsInputValue, ZapSettingsValue } from '../scanners/zap-settings.js';
 
 export const TARGET_ORIGINS = ['MANUAL', 'INTERNAL_SCANNER', 'CLOUD_PROVIDER', 'CODE_INTEGRATION', 'UPLOADED_RESULTS'] as const;
 export type TargetOrigin = (typeof TARGET_ORIGINS)[number];

@@ -10,7 +10,7 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import type { Timers } from '../../app/controller/timer.js';
-import { WorkQueue } from '../../app/controller/work-queue.js';
+import { ControllerLoop } from '../../app/controller/controller-loop.js';
 import type { ScheduledScan, ScheduledScanRepository } from '../../app/ports.js';
 import type { ScheduledScansService } from '../../app/scheduled-scans-service.js';
 import type { Account } from '../../domain/accounts/account.js';
@@ -24,7 +24,10 @@ import {
 } from '../../domain/schedules/scheduled-scan-resource.js';
 import { namespaceNotBoundMessage, refusedCondition, writeRefusal } from './refusals.js';
 import { SCHEDULED_SCAN_ID_LABEL, scheduledScanInputOf, specMatchesRow, type Refusal } from './scheduled-scan-object.js';
-import type { ScheduledScanMirror, ScheduledScanObject } from './scheduled-scan-mirror.js';
+import { SCHEDULED_SCAN_FINALIZER, type ScheduledScanMirror, type ScheduledScanObject } from './scheduled-scan-mirror.js';
+import { isNotFound } from './kube-errors.js';
+import { addFinalizerPatch } from './finalizers.js';
+import type { EventRecorder } from './event-recorder.js';
 
 export interface AppliedScheduledScansOptions {
   kubeConfig: k8s.KubeConfig;
@@ -35,6 +38,10 @@ export interface AppliedScheduledScansOptions {
   mirror: ScheduledScanMirror;
   /** The CR as the informer last saw it. */
   cached: (namespace: string, name: string) => ScheduledScanObject | undefined;
+  /** Every CR key in the cache: the full pass at start and after each informer re-list. */
+  listKeys: () => Iterable<string>;
+  /** Events on ScheduledScans (accepted, refused with why, updated); none when not given. */
+  events?: EventRecorder;
   clock: Clock;
   timers: Timers;
   onError: (key: string, error: unknown) => void;
@@ -53,34 +60,41 @@ function refusing<T>(reason: string, call: () => T): Outcome<T> {
 }
 
 export class AppliedScheduledScans {
-  readonly queue: WorkQueue;
+  readonly loop: ControllerLoop;
   private readonly api: k8s.CustomObjectsApi;
-  private running: Promise<void> | undefined;
+  /** CRs (by uid) this process gave the finalizer. */
+  private readonly finalized = new Set<string>();
 
   constructor(private readonly options: AppliedScheduledScansOptions) {
     this.api = options.kubeConfig.makeApiClient(k8s.CustomObjectsApi);
-    this.queue = new WorkQueue({ timers: options.timers, onError: options.onError });
+    this.loop = new ControllerLoop({ timers: options.timers, onError: options.onError, reconcile: (key) => this.reconcile(key), listKeys: options.listKeys, workers: 1 });
   }
 
   /** Called for every informer event (added, updated, deleted): only the key is kept. */
   enqueue(object: ScheduledScanObject): void {
     const { namespace, name } = object.metadata ?? {};
-    if (namespace !== undefined && name !== undefined) this.queue.add(`${namespace}/${name}`);
+    if (namespace !== undefined && name !== undefined) this.loop.enqueue(`${namespace}/${name}`);
+  }
+
+  /** A full pass over every CR in the cache (the informer listed again). */
+  resync(): void {
+    this.loop.resync();
   }
 
   start(): void {
-    this.running = this.queue.run(1, (key) => this.reconcile(key));
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    await this.queue.shutDown();
-    await this.running;
+    await this.loop.stop();
   }
 
   async reconcile(key: string): Promise<void> {
     const [namespace, name] = key.split('/') as [string, string];
     const account = this.options.accountForNamespace(namespace);
+    const cached = this.options.cached(namespace, name);
     if (account === undefined) {
+      if (cached?.metadata?.deletionTimestamp !== undefined) return this.releaseFinalizer(cached);
       const object = this.current(namespace, name);
       if (object !== undefined) await this.refuse(object, { reason: 'NamespaceNotBound', message: namespaceNotBoundMessage(namespace) });
       return;
@@ -90,9 +104,40 @@ export class AppliedScheduledScans {
     if (before !== undefined) await this.options.mirror.settled(before.id);
     const object = this.current(namespace, name);
     const row = this.options.repository.findByObjectName(account.id, name);
-    if (object === undefined) return row === undefined ? undefined : this.deleteRow(account, row);
-    if (row === undefined) return this.adopt(account, object);
-    return this.follow(account, row, object);
+    if (object === undefined) {
+      if (row !== undefined) this.deleteRow(account, row);
+      // kubectl delete (now or while Vigil was down), or a delete through the API: the schedule is gone, the CR may go.
+      const deleting = this.options.cached(namespace, name);
+      if (deleting?.metadata?.deletionTimestamp !== undefined) await this.releaseFinalizer(deleting);
+      return;
+    }
+    if (row === undefined) await this.adopt(account, object);
+    else this.follow(account, row, object);
+    if (this.options.repository.findByObjectName(account.id, name) !== undefined) await this.holdFinalizer(object);
+  }
+
+  /** A CR whose schedule exists holds the finalizer (applied with kubectl, or made before finalizers). */
+  private async holdFinalizer(object: ScheduledScanObject): Promise<void> {
+    const finalizers = object.metadata?.finalizers ?? [];
+    const uid = object.metadata?.uid ?? '';
+    // The cache is a watch event behind the patch: a uid already patched is not patched again.
+    if (finalizers.includes(SCHEDULED_SCAN_FINALIZER) || this.finalized.has(uid)) return;
+    await this.api.patchNamespacedCustomObject({ ...this.ref(object), body: addFinalizerPatch(object.metadata?.finalizers, SCHEDULED_SCAN_FINALIZER) }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch));
+    this.finalized.add(uid);
+    if (this.finalized.size > 10_000) this.finalized.delete(this.finalized.values().next().value!);
+  }
+
+  private async releaseFinalizer(object: ScheduledScanObject): Promise<void> {
+    const finalizers = object.metadata?.finalizers ?? [];
+    if (!finalizers.includes(SCHEDULED_SCAN_FINALIZER)) return;
+    try {
+      await this.api.patchNamespacedCustomObject(
+        { ...this.ref(object), body: { metadata: { finalizers: finalizers.filter((entry) => entry !== SCHEDULED_SCAN_FINALIZER), resourceVersion: object.metadata?.resourceVersion } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
   }
 
   /** The CR from the cache; one being deleted counts as gone. */
@@ -122,6 +167,7 @@ export class AppliedScheduledScans {
     const created = refusing('Rejected', () => this.options.service.create(account, scheduledScanInputOf(parsed.value), object.metadata!.name!));
     if ('refusal' in created) return this.refuse(object, created.refusal);
     this.options.mirror.accepted(created.value.id, object);
+    this.options.events?.normal(object, 'Accepted', `Vigil created schedule ${created.value.id} (${created.value.schedule}) for account ${account.name}`);
   }
 
   /** A CR with a row: a spec changed since the row was last compared with it is applied with update's rules. */
@@ -130,15 +176,25 @@ export class AppliedScheduledScans {
     const observed = Math.max(this.options.mirror.observedGeneration(row.id, uid) ?? 0, object.status?.observedGeneration ?? 0);
     if (generation <= observed) return this.options.mirror.saw(row.id, object);
     const parsed = refusing('InvalidSpec', () => parseScheduledScanSpec(object.spec));
-    if ('refusal' in parsed) return this.options.mirror.refused(row.id, object, keptRefusal(parsed.refusal));
+    if ('refusal' in parsed) return this.refusedChange(row, object, keptRefusal(parsed.refusal));
     if (specMatchesRow(parsed.value, row)) return this.options.mirror.accepted(row.id, object);
     const updated = refusing('Rejected', () => this.options.service.update(account, row.id, scheduledScanInputOf(parsed.value)));
-    if ('refusal' in updated) return this.options.mirror.refused(row.id, object, keptRefusal(updated.refusal));
+    if ('refusal' in updated) return this.refusedChange(row, object, keptRefusal(updated.refusal));
     this.options.mirror.accepted(row.id, object);
+    this.options.events?.normal(object, 'Updated', `the schedule follows generation ${generation} of the spec`);
+  }
+
+  private refusedChange(row: ScheduledScan, object: ScheduledScanObject, refusal: Refusal): void {
+    this.options.mirror.refused(row.id, object, refusal);
+    this.options.events?.warning(object, refusal.reason, refusal.message);
   }
 
   private async refuse(object: ScheduledScanObject, refusal: Refusal): Promise<void> {
     const condition = refusedCondition(refusal.reason, refusal.message, this.options.clock.now());
+    const accepted = object.status?.conditions?.find((existing) => existing.type === 'Accepted');
+    const unchanged = accepted?.status === 'False' && accepted.reason === condition.reason && accepted.message === condition.message;
+    // No Event outside the tenants' namespaces: Vigil writes only status there.
+    if (!unchanged && refusal.reason !== 'NamespaceNotBound') this.options.events?.warning(object, refusal.reason, refusal.message);
     await writeRefusal(this.api, this.ref(object), object.status?.conditions, condition);
   }
 

@@ -9,6 +9,7 @@
  * transaction that asked for it has committed or rolled back.
  */
 import type { TimerHandle, Timers } from '../../app/controller/timer.js';
+import { backoffDelay } from '../../app/controller/backoff.js';
 
 export interface CoalescedWritesOptions<T> {
   write: (key: string, request: T) => Promise<void>;
@@ -90,7 +91,7 @@ export class CoalescedWrites<T> {
     }
     const failures = this.failures.get(key) ?? 0;
     this.failures.set(key, failures + 1);
-    const delay = Math.min(retry.maxMs, retry.baseMs * 2 ** failures);
+    const delay = backoffDelay(failures, retry);
     const handle = retry.timers.setTimeout(() => {
       this.retries.delete(key);
       this.request(key, request);

@@ -12,137 +12,24 @@
  *
  * Names derive from the Scan's name (decision 5) and every object is owned by
  * the Scan, so creating them again is idempotent and deleting the Scan
- * deletes them. The shapes below are the subset of the Kubernetes API this
- * module writes, kept as plain interfaces so that the builders stay free of
- * the client library.
+ * deletes them (scan-names.ts). The shapes written are in job-objects.ts,
+ * the security contexts in pod-security.ts.
  */
-import { createHash } from 'node:crypto';
 import type { ScanType } from '../../domain/risks/finding.js';
 import { outputPath } from '../../domain/scanners/definition.js';
 import { SCANNER_IMAGES, scannerFor, type ScannerInput, type ScannerInputFile } from '../../domain/scanners/index.js';
-import { SCAN_API_VERSION, SCAN_KIND } from '../../domain/scans/scan-resource.js';
 import { WEB_SCAN_TYPES } from '../../domain/scans/scan.js';
 import { ZAP_PLAN, type ZapType } from '../../domain/scanners/zap.js';
 import { loginContainer, loginInputFiles } from './login-step.js';
 import { checkJobSettings, quantityValue, scannerResources, type JobSettings } from './job-settings.js';
+import type { Container, EnvVar, Job, PodSpec, ResourceRequirements, Secret, Volume, VolumeMount } from './job-objects.js';
+import { childMetadata, scanInputsSecretName, scanJobName, uploadTokenSecretName } from './scan-names.js';
+import { containerSecurityContext, podSecurityContext, SCANNER_USER } from './pod-security.js';
 
-// ---- The subset of the Kubernetes API written here ------------------------
-
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller: boolean;
-  blockOwnerDeletion: boolean;
-}
-
-export interface ObjectMeta {
-  name: string;
-  namespace: string;
-  labels: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences: OwnerReference[];
-}
-
-export interface EnvVar {
-  name: string;
-  value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean }; configMapKeyRef?: { name: string; key: string; optional?: boolean } };
-}
-
-export interface ResourceRequirements {
-  requests?: Record<string, string>;
-  limits?: Record<string, string>;
-}
-
-export interface SeccompProfile {
-  type: 'RuntimeDefault' | 'Localhost' | 'Unconfined';
-}
-
-export interface SecurityContext {
-  allowPrivilegeEscalation: boolean;
-  readOnlyRootFilesystem: boolean;
-  runAsNonRoot: boolean;
-  runAsUser?: number;
-  runAsGroup?: number;
-  capabilities: { drop: string[]; add?: string[] };
-  seccompProfile?: SeccompProfile;
-}
-
-export interface PodSecurityContext {
-  runAsNonRoot: boolean;
-  runAsUser: number;
-  runAsGroup: number;
-  fsGroup: number;
-  seccompProfile: SeccompProfile;
-}
-
-export interface VolumeMount {
-  name: string;
-  mountPath: string;
-  readOnly?: boolean;
-}
-
-export interface Container {
-  name: string;
-  image: string;
-  command?: string[];
-  args: string[];
-  env?: EnvVar[];
-  resources: ResourceRequirements;
-  securityContext: SecurityContext;
-  volumeMounts: VolumeMount[];
-}
-
-export interface Volume {
-  name: string;
-  emptyDir?: { sizeLimit?: string };
-  secret?: { secretName: string; defaultMode?: number };
-}
-
-export interface Toleration {
-  key?: string;
-  operator?: 'Exists' | 'Equal';
-  value?: string;
-  effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
-  tolerationSeconds?: number;
-}
-
-export interface PodSpec {
-  restartPolicy: 'Never';
-  serviceAccountName: string;
-  automountServiceAccountToken: boolean;
-  enableServiceLinks: boolean;
-  securityContext: PodSecurityContext;
-  initContainers: Container[];
-  containers: Container[];
-  volumes: Volume[];
-  imagePullSecrets?: Array<{ name: string }>;
-  nodeSelector?: Record<string, string>;
-  tolerations?: Toleration[];
-}
-
-export interface Job {
-  apiVersion: 'batch/v1';
-  kind: 'Job';
-  metadata: ObjectMeta;
-  spec: {
-    backoffLimit: number;
-    activeDeadlineSeconds: number;
-    ttlSecondsAfterFinished: number;
-    template: { metadata: { labels: Record<string, string>; annotations: Record<string, string> }; spec: PodSpec };
-  };
-}
-
-export interface Secret {
-  apiVersion: 'v1';
-  kind: 'Secret';
-  metadata: ObjectMeta;
-  type: 'Opaque';
-  immutable: boolean;
-  stringData: Record<string, string>;
-}
+// Moved to their own modules; re-exported so that importers keep one entry point.
+export * from './job-objects.js';
+export { childName, scanJobName, uploadTokenSecretName, scanInputsSecretName, scanLabels, scanOwnerReference } from './scan-names.js';
+export { SCANNER_USER } from './pod-security.js';
 
 // ---- Inputs ------------------------------------------------------------------
 
@@ -198,67 +85,9 @@ export const UPLOAD_TOKEN_ENV = 'VIGIL_UPLOAD_TOKEN';
 /** Comma-separated result files the uploader sends; inputs share the directory and are never results. */
 export const RESULT_FILES_ENV = 'VIGIL_RESULT_FILES';
 /** The distroless "nonroot" user and group: no entry of any image we run maps to it. */
-export const SCANNER_USER = 65532;
 
 const VOLUMES = { output: 'output', tmp: 'tmp', input: 'input' } as const;
-const MAX_NAME_LENGTH = 63;
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const SECRET_KEY = /^[-._a-zA-Z0-9]+$/;
-
-// ---- Names, labels, ownership ------------------------------------------------
-
-function shortHash(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 8);
-}
-
-/**
- * `<scan-name>-<suffix>` when that is a DNS-1123 label of at most 63
- * characters (a Job's name becomes its pods' `job-name` label value, which
- * is capped at 63). Otherwise the name is shortened, dots become dashes and
- * a hash of the full Scan name keeps two long names that share a prefix apart.
- */
-export function childName(scanName: string, suffix: string): string {
-  const wanted = `${scanName}-${suffix}`;
-  if (wanted.length <= MAX_NAME_LENGTH && DNS_LABEL.test(wanted)) return wanted;
-  const room = MAX_NAME_LENGTH - suffix.length - 8 - 2;
-  const base = scanName.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, room).replace(/^-+|-+$/g, '');
-  return [base, shortHash(scanName), suffix].filter((part) => part !== '').join('-');
-}
-
-export const scanJobName = (scanName: string): string => childName(scanName, 'scanner');
-export const uploadTokenSecretName = (scanName: string): string => childName(scanName, 'upload');
-export const scanInputsSecretName = (scanName: string): string => childName(scanName, 'inputs');
-
-/** Label values are capped at 63 characters; Scan names may have 253. The full name is in an annotation. */
-function scanLabelValue(scanName: string): string {
-  if (scanName.length <= MAX_NAME_LENGTH) return scanName;
-  return `${scanName.slice(0, MAX_NAME_LENGTH - 9).replace(/[-.]+$/, '')}-${shortHash(scanName)}`;
-}
-
-export function scanLabels(scan: ScanRef): Record<string, string> {
-  return {
-    'app.kubernetes.io/name': 'vigil-scanner',
-    'app.kubernetes.io/managed-by': 'vigil',
-    'vigil.dev/scan': scanLabelValue(scan.name),
-    'vigil.dev/scan-type': scan.type.toLowerCase(),
-    // The /v1 id (a UUID, a valid label value): the Job informer maps Job events back to the Scan with it.
-    'vigil.dev/scan-id': scan.id,
-  };
-}
-
-export function scanOwnerReference(scan: ScanRef): OwnerReference {
-  return { apiVersion: SCAN_API_VERSION, kind: SCAN_KIND, name: scan.name, uid: scan.uid, controller: true, blockOwnerDeletion: true };
-}
-
-function childMetadata(scan: ScanRef, name: string): ObjectMeta {
-  return {
-    name,
-    namespace: scan.namespace,
-    labels: scanLabels(scan),
-    annotations: { 'vigil.dev/scan-name': scan.name },
-    ownerReferences: [scanOwnerReference(scan)],
-  };
-}
 
 // ---- The scanner's ServiceAccount ------------------------------------------------
 
@@ -331,37 +160,6 @@ export function buildScanInputsSecret(input: ScanInputsInput): Secret | undefine
     stringData[file] = content;
   }
   return { apiVersion: 'v1', kind: 'Secret', metadata: childMetadata(input.scan, scanInputsSecretName(input.scan.name)), type: 'Opaque', immutable: true, stringData };
-}
-
-// ---- Security contexts -------------------------------------------------------
-
-/**
- * Nothing runs privileged, escalates, writes its root filesystem or keeps a
- * capability it did not ask for.
- *
- * A container that asks for capabilities (NMAP_UDP: NET_RAW for raw UDP
- * sockets) runs as root. Kubernetes has no ambient capabilities: capabilities
- * added to a non-root container stay out of its effective set, and file
- * capabilities cannot help because allowPrivilegeEscalation: false sets
- * no_new_privs. Root here is still confined: every other capability is
- * dropped, the root filesystem is read-only and seccomp is RuntimeDefault.
- * Such pods fit the Pod Security "baseline" level, not "restricted".
- */
-export function containerSecurityContext(capabilities: readonly string[] = []): SecurityContext {
-  const base = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true };
-  if (capabilities.length === 0) return { ...base, runAsNonRoot: true, capabilities: { drop: ['ALL'] } };
-  return { ...base, runAsNonRoot: false, runAsUser: 0, capabilities: { drop: ['ALL'], add: [...capabilities] } };
-}
-
-function podSecurityContext(): PodSecurityContext {
-  return {
-    runAsNonRoot: true,
-    runAsUser: SCANNER_USER,
-    runAsGroup: SCANNER_USER,
-    // The emptyDirs become group-writable by this group: every container, root or not, shares the files.
-    fsGroup: SCANNER_USER,
-    seccompProfile: { type: 'RuntimeDefault' },
-  };
 }
 
 // ---- Containers --------------------------------------------------------------

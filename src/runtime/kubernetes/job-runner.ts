@@ -2,8 +2,10 @@
  * The Kubernetes WorkloadRunner: a Scan's scanner runs as a Job in the
  * account's namespace (DESIGN.md). Start creates the upload-token Secret,
  * the inputs Secret and the Job, all owned by the Scan's CR; observe reads
- * the Job's conditions and, once it completed, the files its uploader sent;
- * stop deletes the Job with foreground propagation.
+ * the Job and its pods from the JobObserver's informer caches (no request)
+ * and, once the Job completed, the files its uploader sent; stop deletes the
+ * Job with foreground propagation; release deletes the Secrets and revokes
+ * the upload token.
  */
 import * as k8s from '@kubernetes/client-node';
 import type { UploadsService } from '../../app/uploads-service.js';
@@ -13,8 +15,11 @@ import type { ScanType } from '../../domain/risks/finding.js';
 import { scannerFor } from '../../domain/scanners/index.js';
 import type { ResolvedTarget, Scan } from '../../domain/scans/scan.js';
 import { scannerTargets } from '../../domain/scans/resolve-targets.js';
-import { apiServerMessageOf, createIdempotently, isForbidden, isNotFound } from './kube-errors.js';
+import { apiServerMessageOf, createIdempotently, isAlreadyExists, isForbidden, isNotFound } from './kube-errors.js';
+import type { EventRecorder } from './event-recorder.js';
+import { SCAN_API_VERSION, SCAN_KIND } from '../../domain/scans/scan-resource.js';
 import { buildScanInputsSecret, buildScanJob, buildScannerServiceAccount, buildUploadTokenSecret, scanJobName, uploadTokenSecretName, type ScanRef, type ScannerOptions } from './job-manifest.js';
+import type { JobObserver } from './job-observer.js';
 import { namespaceNotWritableMessage } from './refusals.js';
 import type { JobSettings } from './job-settings.js';
 import type { ScanCustomResources } from './scan-resources.js';
@@ -34,16 +39,20 @@ export interface KubernetesJobRunnerOptions {
   uploadUrl: string;
   /** Where the Scan with this id lives: its object name, namespace (the account's) and type. */
   locate: (scanId: string) => ScanLocation | undefined;
+  /** Job and pod caches; started and stopped by the runtime. */
+  observer: JobObserver;
+  /** The Scan CR's uid from the Scan informer's cache, so a start needs no read of it; undefined when not cached yet. */
+  cachedScanUid?: (namespace: string, name: string) => string | undefined;
+  events?: EventRecorder;
   /** The service's VIGIL_ALLOW_TARGETS, passed to the login step of authenticated web scans. */
   allowTargets?: string;
 }
 
-type JobCondition = k8s.V1JobCondition;
-
 export class KubernetesJobRunner implements WorkloadRunner {
   private readonly batch: k8s.BatchV1Api;
   private readonly core: k8s.CoreV1Api;
-  private readonly listeners: Array<(scanId: string) => void> = [];
+  /** Namespaces whose scanner ServiceAccount this process created or found. */
+  private readonly accountsEnsured = new Set<string>();
 
   constructor(private readonly options: KubernetesJobRunnerOptions) {
     this.batch = options.kubeConfig.makeApiClient(k8s.BatchV1Api);
@@ -51,12 +60,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
   }
 
   onChange(listener: (scanId: string) => void): void {
-    this.listeners.push(listener);
-  }
-
-  /** Called by the Job informer (or a test) when a scanner Job changed. */
-  jobChanged(scanId: string): void {
-    for (const listener of this.listeners) listener(scanId);
+    this.options.observer.onChange(listener);
   }
 
   /** A 403 becomes a refusal: the namespace is missing from the chart's tenants, which no retry fixes. */
@@ -71,9 +75,10 @@ export class KubernetesJobRunner implements WorkloadRunner {
   }
 
   private async startJob(scan: Scan, resolved: readonly ResolvedTarget[], location: ScanLocation, workloadInputs: WorkloadInputs): Promise<void> {
-    if (await this.readJob(location)) return; // already started: creation is idempotent
+    if (this.options.observer.job(location.namespace, scanJobName(location.name)) !== undefined) return; // already started: creation is idempotent
     await this.ensureScannerAccount(location.namespace);
-    const owner = await this.options.scanResources.ensure(scan, location.namespace);
+    const cachedUid = this.options.cachedScanUid?.(location.namespace, location.name);
+    const owner = cachedUid === undefined ? await this.options.scanResources.ensure(scan, location.namespace) : { name: location.name, namespace: location.namespace, uid: cachedUid };
     const ref: ScanRef = { ...owner, type: scan.type, id: scan.id };
     await this.replaceTokenSecret(ref);
     const { targets, addresses } = scannerTargets(resolved);
@@ -81,21 +86,36 @@ export class KubernetesJobRunner implements WorkloadRunner {
     const inputs = buildScanInputsSecret({ scan: ref, targets, addresses, scanner });
     if (inputs !== undefined) await createIdempotently(() => this.core.createNamespacedSecret({ namespace: ref.namespace, body: inputs as k8s.V1Secret }));
     const job = buildScanJob({ scan: ref, targets, addresses, scanner, allowTargets: this.options.allowTargets ?? '', settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: uploadTokenSecretName(ref.name) });
-    await createIdempotently(() => this.batch.createNamespacedJob({ namespace: ref.namespace, body: job as k8s.V1Job }));
+    const created = await createIdempotently(() => this.batch.createNamespacedJob({ namespace: ref.namespace, body: job as k8s.V1Job }));
+    this.options.observer.remember(created ?? (job as k8s.V1Job));
+    this.options.events?.normal(
+      { apiVersion: SCAN_API_VERSION, kind: SCAN_KIND, metadata: { name: ref.name, namespace: ref.namespace, uid: ref.uid } },
+      'JobCreated',
+      `created Job ${job.metadata.name} to run the ${scan.type} scanner on ${resolved.length} target(s)`,
+    );
   }
 
   /**
-   * Created on every start rather than remembered: one cheap request (409 when
-   * it exists), and a ServiceAccount deleted by hand comes back with the next Scan.
+   * Created once per namespace and process (409 when it exists). One deleted
+   * by hand fails the next Scan there as ServiceAccountMissing (the Job's
+   * FailedCreate event), which makes the following start create it again.
    */
   private async ensureScannerAccount(namespace: string): Promise<void> {
+    if (this.accountsEnsured.has(namespace)) return;
     const account = buildScannerServiceAccount(namespace, this.options.jobSettings.serviceAccountName);
     await createIdempotently(() => this.core.createNamespacedServiceAccount({ namespace, body: account }));
+    this.accountsEnsured.add(namespace);
   }
 
-  /** The token Secret is immutable: a new token (a start after a crash) replaces it whole. */
+  /** The token Secret is immutable: a new token (a start after a crash) replaces it whole; a first start costs one request. */
   private async replaceTokenSecret(ref: ScanRef): Promise<void> {
     const secret = buildUploadTokenSecret(ref, this.options.uploads.issueToken(ref.id));
+    try {
+      await this.core.createNamespacedSecret({ namespace: ref.namespace, body: secret as k8s.V1Secret });
+      return;
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+    }
     try {
       await this.core.deleteNamespacedSecret({ namespace: ref.namespace, name: secret.metadata.name });
     } catch (error) {
@@ -104,44 +124,30 @@ export class KubernetesJobRunner implements WorkloadRunner {
     await this.core.createNamespacedSecret({ namespace: ref.namespace, body: secret as k8s.V1Secret });
   }
 
+  /** From the caches only: a running scan costs no request (issue 13). */
   async observe(scanId: string): Promise<WorkloadStatus> {
     const location = this.options.locate(scanId);
-    const job = location && (await this.readJob(location));
+    const observer = this.options.observer;
+    const job = location && observer.job(location.namespace, scanJobName(location.name));
+    // Until the cache holds a first list, a Job not in it may exist: wait for the list's change notices.
+    if (job === undefined && !observer.synced) return { phase: 'Running' };
     if (location === undefined || job === undefined) return { phase: 'Missing' };
-    const conditions: JobCondition[] = job.status?.conditions ?? [];
-    const failed = conditions.find((condition) => condition.type === 'Failed' && condition.status === 'True');
-    if (failed !== undefined) return (await this.loginFailure(scanId, location)) ?? jobFailure(failed);
-    if (conditions.some((condition) => condition.type === 'Complete' && condition.status === 'True')) return this.collect(scanId, location.type);
-    return { phase: 'Running', progress: await this.progressFromLogs(scanId, location) };
-  }
-
-  /**
-   * Progress from the scanner container's latest log lines (nmap --stats-every
-   * and the like). Logs carry progress only, never results (DESIGN.md 1); a log
-   * that cannot be read yet (pod pending) simply reports no progress.
-   */
-  private async progressFromLogs(scanId: string, location: ScanLocation): Promise<number | undefined> {
-    try {
-      const pods = await this.core.listNamespacedPod({ namespace: location.namespace, labelSelector: `vigil.dev/scan-id=${scanId}` });
-      const pod = pods.items[0]?.metadata?.name;
-      if (pod === undefined) return undefined;
-      const log = await this.core.readNamespacedPodLog({ namespace: location.namespace, name: pod, container: 'scanner', tailLines: 50 });
-      const definition = scannerFor(location.type);
-      return String(log)
-        .split('\n')
-        .map((line) => definition.progressFrom(line))
-        .filter((progress): progress is number => progress !== undefined)
-        .at(-1);
-    } catch {
-      return undefined;
+    const health = await observer.health(scanId, job);
+    switch (health.phase) {
+      case 'Failed': {
+        // A Job that failed in its login step: the login failed, not the scanner (login-step.ts).
+        const login = loginFailureOf(observer.podsOf(scanId));
+        if (login !== undefined) return { phase: 'Failed', reason: LOGIN_FAILED_REASON, message: login };
+        if (health.reason === 'ServiceAccountMissing') this.accountsEnsured.delete(location.namespace);
+        return { phase: 'Failed', reason: health.reason, message: health.message };
+      }
+      case 'Complete':
+        return this.collect(scanId, location.type);
+      case 'Running': {
+        const progress = observer.progress(scanId);
+        return { phase: 'Running', ...(progress === undefined ? {} : { progress }), ...(health.recheckAfterMs === undefined ? {} : { recheckAfterMs: health.recheckAfterMs }) };
+      }
     }
-  }
-
-  /** A Job that failed in its login step: the login failed, not the scanner (login-step.ts). */
-  private async loginFailure(scanId: string, location: ScanLocation): Promise<WorkloadStatus | undefined> {
-    const pods = await this.core.listNamespacedPod({ namespace: location.namespace, labelSelector: `vigil.dev/scan-id=${scanId}` });
-    const message = loginFailureOf(pods.items);
-    return message === undefined ? undefined : { phase: 'Failed', reason: LOGIN_FAILED_REASON, message };
   }
 
   private async collect(scanId: string, type: ScanType): Promise<WorkloadStatus> {
@@ -163,17 +169,18 @@ export class KubernetesJobRunner implements WorkloadRunner {
     }
   }
 
+  /**
+   * The scan ended: its token is revoked, its staged files removed, and its
+   * Secrets (the token, the inputs: cookies, login recordings) deleted rather
+   * than left until the Scan's CR is.
+   */
   async release(scanId: string): Promise<void> {
+    this.options.observer.forget(scanId);
     await this.options.uploads.discard(scanId);
-  }
-
-  private async readJob(location: ScanLocation): Promise<k8s.V1Job | undefined> {
-    try {
-      return await this.batch.readNamespacedJob({ namespace: location.namespace, name: scanJobName(location.name) });
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+    const location = this.options.locate(scanId);
+    if (location === undefined) return;
+    // One request for both (the token, the inputs when the type has any): they carry the Scan's id label.
+    await this.core.deleteCollectionNamespacedSecret({ namespace: location.namespace, labelSelector: `vigil.dev/scan-id=${scanId}` });
   }
 
   private mustLocate(scanId: string): ScanLocation {
@@ -197,10 +204,4 @@ function imageContentOf(type: ScanType, settings: JobSettings): string | undefin
   const content = scannerFor(type).imageContent;
   const override = settings.images[type];
   return content === undefined || (override !== undefined && override !== content.image) ? undefined : content.description;
-}
-
-/** Job failure reasons as the Scan's condition: the deadline gets its own reason, as in the embedded runtime. */
-function jobFailure(condition: JobCondition): WorkloadStatus {
-  const reason = condition.reason === 'DeadlineExceeded' ? 'DeadlineExceeded' : 'JobFailed';
-  return { phase: 'Failed', reason, message: `the scanner Job failed (${condition.reason ?? 'no reason'}): ${condition.message ?? 'no message'}` };
 }

@@ -6,6 +6,7 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import type { TimerHandle, Timers } from '../../app/controller/timer.js';
+import { backoffDelay } from '../../app/controller/backoff.js';
 
 export interface RestartingInformerOptions<T extends k8s.KubernetesObject> {
   kubeConfig: k8s.KubeConfig;
@@ -16,6 +17,12 @@ export interface RestartingInformerOptions<T extends k8s.KubernetesObject> {
   labelSelector?: string;
   onObject: (event: 'add' | 'update' | 'delete', object: T) => void;
   onError: (error: unknown, restartInMs: number) => void;
+  /**
+   * Called after every full list (the first, and each after a restart or a
+   * 410): the level-triggered resync, where a reconciler enqueues every key
+   * so a missed event or a failed write is healed by the next pass.
+   */
+  onListed?: (objects: readonly T[]) => void;
   timers: Timers;
   backoff?: { baseMs: number; maxMs: number };
 }
@@ -25,9 +32,10 @@ export class RestartingInformer<T extends k8s.KubernetesObject> {
   private stopping = false;
   private failures = 0;
   private restartTimer: TimerHandle | undefined;
+  private listedOnce = false;
 
   constructor(private readonly options: RestartingInformerOptions<T>) {
-    this.informer = k8s.makeInformer(options.kubeConfig, options.path, options.list, options.labelSelector);
+    this.informer = k8s.makeInformer(options.kubeConfig, options.path, () => this.listAndResync(), options.labelSelector);
     for (const event of ['add', 'update', 'delete'] as const) {
       this.informer.on(event, (object: T) => options.onObject(event, object));
     }
@@ -51,6 +59,24 @@ export class RestartingInformer<T extends k8s.KubernetesObject> {
     return this.informer.get(name, namespace);
   }
 
+  /** Every object in the cache. */
+  list(): readonly T[] {
+    return this.informer.list();
+  }
+
+  /** The cache holds a full list: until then, an object missing from it may still exist. */
+  get synced(): boolean {
+    return this.listedOnce;
+  }
+
+  /** client-node applies the list to its cache after this resolves, so the resync runs on the next turn, once it has. */
+  private async listAndResync(): Promise<k8s.KubernetesListObject<T>> {
+    const listed = await this.options.list();
+    this.listedOnce = true; // client-node fills its cache from this list before any other task runs
+    setImmediate(() => this.options.onListed?.(listed.items));
+    return listed;
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.restartTimer !== undefined) this.options.timers.clearTimeout(this.restartTimer);
@@ -60,13 +86,16 @@ export class RestartingInformer<T extends k8s.KubernetesObject> {
 
   private failed(error: unknown): void {
     if (this.stopping || this.restartTimer !== undefined) return; // stop() itself reports an AbortError
-    const { baseMs, maxMs } = this.options.backoff ?? { baseMs: 500, maxMs: 60_000 };
-    const delay = Math.min(maxMs, baseMs * 2 ** this.failures);
+    const delay = backoffDelay(this.failures, this.options.backoff ?? { baseMs: 500, maxMs: 60_000 });
     this.failures += 1;
     this.options.onError(error, delay);
     this.restartTimer = this.options.timers.setTimeout(() => {
       this.restartTimer = undefined;
-      if (!this.stopping) void this.start();
+      if (this.stopping) return;
+      // A restart resumes the watch from the last resourceVersion without a list when it can; the pass over the cache happens anyway.
+      void this.start().then(() => {
+        if (!this.stopping) this.options.onListed?.(this.informer.list());
+      });
     }, delay);
   }
 }

@@ -39,6 +39,8 @@ export class ScanCustomResources {
         name: scan.name,
         namespace,
         labels: { 'vigil.dev/scan-id': scan.id, 'app.kubernetes.io/managed-by': 'vigil' },
+        // Held until the Scan reconciler has stopped the scan and deleted its row (scan-reconciler.ts).
+        finalizers: ['vigil.dev/scan'],
         ...(owner === undefined ? {} : { ownerReferences: [owner] }),
       },
       spec: { type: scan.type, targets: scan.requestedTargets.map((target) => target.target) },

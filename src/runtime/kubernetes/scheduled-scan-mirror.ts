@@ -24,13 +24,17 @@ import {
   type ScheduledScanSpec,
 } from '../../domain/schedules/scheduled-scan-resource.js';
 import { CoalescedWrites } from './coalesced-writes.js';
+import type { EventRecorder } from './event-recorder.js';
 import type { OwnerReference } from './job-manifest.js';
 import { createOrRead, isNotFound } from './kube-errors.js';
 import { SCHEDULED_SCAN_ID_LABEL, scheduledScanSpecOf, scheduledScanStatusOf, specMatchesRow, type Refusal } from './scheduled-scan-object.js';
 
+/** Held on every ScheduledScan CR until its schedule is deleted, so a deletion while Vigil is down still deletes the schedule. */
+export const SCHEDULED_SCAN_FINALIZER = 'vigil.dev/scheduledscan';
+
 /** A ScheduledScan CR as read from the cluster or the informer's cache. */
 export interface ScheduledScanObject {
-  metadata?: { name?: string; namespace?: string; uid?: string; generation?: number; labels?: Record<string, string>; deletionTimestamp?: unknown };
+  metadata?: { name?: string; namespace?: string; uid?: string; generation?: number; resourceVersion?: string; labels?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: unknown };
   spec?: unknown;
   status?: { scheduledScanId?: string; observedGeneration?: number; conditions?: Condition[] };
 }
@@ -78,6 +82,8 @@ export interface ScheduledScanMirrorOptions {
   clock: Clock;
   timers: Timers;
   onError: (id: string, error: unknown) => void;
+  /** A Ran Event on the CR after each run; none when not given. */
+  events?: EventRecorder;
 }
 
 const MERGE_PATCH = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
@@ -207,7 +213,8 @@ export class ScheduledScanMirror {
 
   private async createObject(row: ScheduledScan, location: ObjectLocation): Promise<KnownObject> {
     const labels = { [SCHEDULED_SCAN_ID_LABEL]: row.id, 'app.kubernetes.io/managed-by': 'vigil' };
-    const body = { apiVersion: SCHEDULED_SCAN_API_VERSION, kind: SCHEDULED_SCAN_KIND, metadata: { ...location, labels }, spec: scheduledScanSpecOf(row) };
+    const metadata = { ...location, labels, finalizers: [SCHEDULED_SCAN_FINALIZER] };
+    const body = { apiVersion: SCHEDULED_SCAN_API_VERSION, kind: SCHEDULED_SCAN_KIND, metadata, spec: scheduledScanSpecOf(row) };
     let created = false;
     const object = (await createOrRead(
       async () => {
@@ -238,9 +245,14 @@ export class ScheduledScanMirror {
       now: this.options.clock.now(),
     });
     const text = JSON.stringify(status);
-    if (this.lastWritten.get(row.id) === text) return;
+    const before = this.lastWritten.get(row.id);
+    if (before === text) return;
     await this.api.patchNamespacedCustomObjectStatus({ ...this.ref(location), body: { status } }, MERGE_PATCH);
     this.lastWritten.set(row.id, text);
+    const ranBefore = before === undefined ? undefined : (JSON.parse(before) as { lastRan?: string | null }).lastRan;
+    if (before !== undefined && status.lastRan && status.lastRan !== ranBefore) {
+      this.options.events?.normal({ metadata: { ...location, uid: known.uid } }, 'Ran', `the run of ${status.lastRan} created its Scans; the next run is ${status.nextRun ?? 'none'}`);
+    }
     const current = this.objects.get(row.id); // the informer may have told more about the CR meanwhile
     if (current !== undefined) current.conditions = status.conditions ?? [];
   }

@@ -9,6 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ScheduledScan } from '../../app/ports.js';
 import type { ScheduledScanInput } from '../../app/scheduled-scans-service.js';
 import type { Condition } from '../../domain/scans/scan.js';
+import { setConditions, type ConditionChange } from '../../domain/conditions/condition.js';
 import type { ScheduledScanSpec, ScheduledScanStatus } from '../../domain/schedules/scheduled-scan-resource.js';
 
 export const SCHEDULED_SCAN_ID_LABEL = 'vigil.dev/scheduled-scan-id';
@@ -96,12 +97,12 @@ export interface StatusContext {
   now: Date;
 }
 
-function acceptedCondition(refusal: Refusal | undefined): Omit<Condition, 'lastTransitionTime'> {
+function acceptedCondition(refusal: Refusal | undefined): ConditionChange {
   if (refusal !== undefined) return { type: 'Accepted', status: 'False', ...refusal };
   return { type: 'Accepted', status: 'True', reason: 'SpecAccepted', message: 'Vigil runs this schedule as its spec says' };
 }
 
-function scheduledCondition(row: ScheduledScan): Omit<Condition, 'lastTransitionTime'> {
+function scheduledCondition(row: ScheduledScan): ConditionChange {
   if (row.nextRun !== null) return { type: 'Scheduled', status: 'True', reason: 'NextRunSet', message: `the next run is at ${row.nextRun}` };
   if (row.disabled) return { type: 'Scheduled', status: 'False', reason: 'Disabled', message: 'spec.disabled is true: nothing runs until it is false' };
   const why = row.schedule === 'ONCE' ? 'the ONCE schedule has run' : 'every date of the schedule has passed';
@@ -110,10 +111,7 @@ function scheduledCondition(row: ScheduledScan): Omit<Condition, 'lastTransition
 
 export function scheduledScanStatusOf(row: ScheduledScan, context: StatusContext): ScheduledScanStatusPatch {
   const generation = context.observedGeneration === undefined ? {} : { observedGeneration: context.observedGeneration };
-  const conditions = [acceptedCondition(context.refusal), scheduledCondition(row)].map((condition): Condition => {
-    const before = context.previous.find((previous) => previous.type === condition.type);
-    const lastTransitionTime = before?.status === condition.status ? before.lastTransitionTime : context.now.toISOString();
-    return { ...condition, lastTransitionTime, ...generation };
-  });
+  const previous = context.previous.filter((condition) => condition.type === 'Accepted' || condition.type === 'Scheduled');
+  const conditions = setConditions(previous, [acceptedCondition(context.refusal), scheduledCondition(row)], context.now, context.observedGeneration);
   return { scheduledScanId: row.id, nextRun: row.nextRun, lastRan: row.lastRan, conditions, ...generation };
 }

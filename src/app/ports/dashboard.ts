@@ -1,0 +1,18 @@
+/** A dashboard sign-in; only the SHA-256 hash of its token is stored. */
+export interface DashboardSession {
+  tokenHash: Buffer;
+  accountId: string;
+  apiKeyId: string;
+  csrfToken: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface DashboardSessionRepository {
+  insert(session: DashboardSession): void;
+  /** The session when it has not expired and the API key it was opened with is not revoked. */
+  findLive(tokenHash: Buffer, now: string): DashboardSession | undefined;
+  delete(tokenHash: Buffer): void;
+  /** Removes expired sessions and those of revoked keys; returns how many. */
+  deleteEnded(now: string): number;
+}

@@ -1,0 +1,57 @@
+import type { Filters } from '../../domain/lists/list-query.js';
+import type { ReportModel } from '../../domain/reports/report-model.js';
+import type { ReportFilters, ReportFormat, ReportRisk, ReportSnapshot, ReportTarget, ReportTargetFilterKey } from '../../domain/reports/snapshot.js';
+import type { Readable, Writable } from 'node:stream';
+import type { RiskFilterKey } from './risks.js';
+
+/** A report's row: what it was made from; its snapshot and files are in ReportFiles. */
+export interface ReportRecord {
+  id: string;
+  accountId: string;
+  format: ReportFormat;
+  filters: ReportFilters;
+  riskCount: number;
+  matchedRisks: number;
+  targetCount: number;
+  createdAt: string;
+}
+
+/** Which targets and risks a report covers: GET /v1/risks's meaning for risks_filter, targets_filter on their targets. */
+export interface ReportSelection {
+  targets: Filters<ReportTargetFilterKey>;
+  risks: Filters<RiskFilterKey>;
+  minOpenvasQod: number;
+  maxRisks: number;
+  maxTargets: number;
+}
+
+export interface ReportScope {
+  /** At most maxTargets + 1 of them: one more means the selection is too wide. */
+  targets: ReportTarget[];
+  /** The most severe first (threat level, then newest), at most maxRisks. */
+  risks: ReportRisk[];
+  matchedRisks: number;
+}
+
+export interface ReportRepository {
+  insert(record: ReportRecord): void;
+  find(accountId: string, id: string): ReportRecord | undefined;
+  /** The account's reports, newest first. */
+  listRecent(accountId: string, limit: number): ReportRecord[];
+  /** Reads the selected targets and risks in one read transaction, so counts and rows agree. */
+  readScope(accountId: string, selection: ReportSelection): ReportScope;
+}
+
+/** A report's snapshot and rendered files (VIGIL_DATA_DIR/reports/<id>/), each written to a temporary name and renamed into place. */
+export interface ReportFiles {
+  saveSnapshot(reportId: string, snapshot: ReportSnapshot): Promise<void>;
+  loadSnapshot(reportId: string): Promise<ReportSnapshot | undefined>;
+  /** Writes the rendering through `write`, which ends the stream; only a complete file appears under its name. */
+  saveRendering(reportId: string, format: ReportFormat, write: (out: Writable) => Promise<void>): Promise<void>;
+  /** The rendered file and its size, or undefined when that format has not been rendered yet. */
+  openRendering(reportId: string, format: ReportFormat): Promise<{ content: Readable; size: number } | undefined>;
+}
+
+/** Writes a report in one format and ends `out` (the renderers are adapters: PDF on pdfkit, HTML, CSV on csv-stringify). */
+export type ReportRenderer = (report: ReportModel, out: Writable) => Promise<void>;
+export type ReportRenderers = Readonly<Record<ReportFormat, ReportRenderer>>;

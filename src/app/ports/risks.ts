@@ -1,0 +1,53 @@
+import type { Filters } from '../../domain/lists/list-query.js';
+import type { CursorValue } from '../../domain/lists/page-token.js';
+import type { ScanType } from '../../domain/risks/finding.js';
+import type { Coverage, Risk, RiskView } from '../../domain/risks/risk.js';
+import type { OpenRiskCounts } from '../../domain/targets/health-score.js';
+import type { Page } from './lists.js';
+
+export const RISK_FILTER_KEYS = [
+  'target_id',
+  'status',
+  'tags',
+  'risk_definition.scan_type',
+  'risk_definition.threat_level',
+  'risk_definition.title',
+] as const;
+export type RiskFilterKey = (typeof RISK_FILTER_KEYS)[number];
+
+export interface RiskListQuery {
+  filters: Filters<RiskFilterKey>;
+  pageSize: number;
+  after: CursorValue[] | undefined;
+  /** OpenVAS risks below this Quality of Detection are left out (the account's setting). */
+  minOpenvasQod: number;
+  /** Only accepted (true) or only unaccepted (false) risks. */
+  accepted?: boolean | undefined;
+  /** Only risks whose target address or label contains this text, ignoring case. */
+  targetContains?: string | undefined;
+}
+
+/** Risks, their detections and which scans covered which targets. Every method runs in the caller's transaction when there is one. */
+export interface RiskRepository {
+  transaction<T>(fn: () => T): T;
+  risksOf(targetId: string, scanType: ScanType): Risk[];
+  insert(risk: Risk): void;
+  /** New risks in batches (multi-row statements), for a scan's many findings. */
+  insertMany(risks: readonly Risk[]): void;
+  update(risk: Risk): void;
+  delete(riskId: string): void;
+  recordCoverage(scanId: string, targetId: string, scanType: ScanType, coveredAt: string): void;
+  recordDetection(scanId: string, riskId: string): void;
+  /** recordDetection() for many risks in one statement. */
+  recordDetections(scanId: string, riskIds: readonly string[]): void;
+  /** Every scan that covered the target for the type, oldest first, with what each detected. */
+  coverageOf(targetId: string, scanType: ScanType): Coverage[];
+  /** The (target, type) pairs a scan covered: their risks' histories change when it is deleted. */
+  coveredBy(scanId: string): Array<{ targetId: string; scanType: ScanType }>;
+  /** Removes what a scan recorded in the history (its coverage and detections), keeping the scan itself. */
+  forgetCoverage(scanId: string): void;
+  findView(accountId: string, id: string): RiskView | undefined;
+  list(accountId: string, query: RiskListQuery): Page<RiskView>;
+  /** Open, unaccepted risks of the target by threat level, for its health score. */
+  openCounts(targetId: string): OpenRiskCounts;
+}

@@ -1,0 +1,83 @@
+import type { OutboxEvent } from '../../domain/events/event.js';
+import type { Filters } from '../../domain/lists/list-query.js';
+import type { CursorValue } from '../../domain/lists/page-token.js';
+import type { Risk } from '../../domain/risks/risk.js';
+import type { Scan, ScanState } from '../../domain/scans/scan.js';
+import type { Readable } from 'node:stream';
+import type { Page } from './lists.js';
+
+export const SCAN_FILTER_KEYS = ['state', 'type', 'scheduled_by'] as const;
+export type ScanFilterKey = (typeof SCAN_FILTER_KEYS)[number];
+
+export interface ScanListQuery {
+  filters: Filters<ScanFilterKey>;
+  pageSize: number;
+  after: CursorValue[] | undefined;
+}
+
+export interface StoredResultFile {
+  id: string;
+  scanId: string;
+  accountId: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+  createdAt: string;
+}
+
+/**
+ * Where Scan objects live in the embedded runtime. Every write that changes
+ * what the API shows also records its events, in the same transaction.
+ */
+export interface ScanRepository {
+  /** Inserts scans with their events, adding the non-OVER_LIMIT ones to the month's usage, in one transaction. */
+  insert(scans: readonly Scan[], events: readonly OutboxEvent[]): void;
+  /** Inserts a Scan that ran elsewhere (an uploaded result) with its result files; it does not count against the monthly usage. */
+  insertImported(scan: Scan, files: readonly StoredResultFile[]): void;
+  findById(accountId: string, id: string): Scan | undefined;
+  findByName(accountId: string, name: string): Scan | undefined;
+  /** For the controller, which reconciles by id across accounts. */
+  findByIdUnscoped(id: string): Scan | undefined;
+  /**
+   * Writes the scan's mutable fields and its events; returns false when the
+   * row is gone or, with `expectedState`, when its state changed meanwhile
+   * (a compare-and-set, so a stop request is never overwritten).
+   */
+  save(scan: Scan, events: readonly OutboxEvent[], expectedState?: ScanState): boolean;
+  delete(accountId: string, id: string): boolean;
+  list(accountId: string, query: ScanListQuery): Page<Scan>;
+  /** Ids of scans in the states, oldest first, at most `limit` of them. */
+  idsInStates(states: readonly ScanState[], limit?: number): string[];
+  countInState(state: ScanState): number;
+  /** Scans started in the month (YYYY-MM, UTC) that count against the monthly limit; deleting a scan does not lower it. */
+  monthlyUsage(accountId: string, month: string): number;
+  /** Records the scan's result files together with its new state and events, in one transaction. */
+  saveWithResults(scan: Scan, files: readonly StoredResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean;
+  findResult(accountId: string, id: string): StoredResultFile | undefined;
+  eventsFor(accountId: string): OutboxEvent[];
+}
+
+export type RecordingKind = 'IMPORT' | 'SCAN';
+
+export interface PendingRecording {
+  scanId: string;
+  accountId: string;
+  kind: RecordingKind;
+}
+
+/** Risk recordings in several transactions; what is left at start-up was cut short by a crash. */
+export interface PendingRecordings {
+  begin(scanId: string, accountId: string, kind: RecordingKind, at: string): void;
+  end(scanId: string): void;
+  list(): PendingRecording[];
+}
+
+/** Where raw scanner output files live (the data directory, in both runtimes). */
+export interface ResultFileStore {
+  save(scanId: string, fileName: string, content: Uint8Array): Promise<{ size: number; sha256: string }>;
+  open(scanId: string, fileName: string): Readable;
+  /** The whole file, or undefined when it does not exist. */
+  read(scanId: string, fileName: string): Promise<Uint8Array | undefined>;
+  removeScan(scanId: string): Promise<void>;
+}

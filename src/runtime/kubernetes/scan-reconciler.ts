@@ -1,0 +1,303 @@
+/**
+ * The Scan reconciler (issue 13; DESIGN.md, the record and its faces). The
+ * SQLite row is the record; a Scan CR is its Kubernetes face, its spec an
+ * input and its status a projection. One reconcile per `namespace/name`
+ * reads the CR from the informer's cache and the row from the store,
+ * compares what should be with what is, and writes what differs, once:
+ *
+ * | CR                      | row                 | action                                                      |
+ * |-------------------------|---------------------|-------------------------------------------------------------|
+ * | being deleted           | active              | stop the scan; wait for it to end                           |
+ * | being deleted           | ended or none       | delete the row, release the finalizer                       |
+ * | none                    | exists              | create the CR (finalizer, labels, owner)                    |
+ * | Vigil's (labelled)      | none                | deleted through the API: delete the CR                      |
+ * | applied with kubectl    | none                | start the scan for the namespace's account, or refuse       |
+ * | exists                  | exists              | add label and finalizer if missing; patch status if it differs |
+ *
+ * Nothing reacts to an informer event directly: events, row writes and the
+ * informer's full lists only enqueue keys, so a failed write or a missed
+ * event is healed by the next pass (level-triggered), with the work queue's
+ * backoff between failures.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import * as k8s from '@kubernetes/client-node';
+import type { ScansService } from '../../app/scans-service.js';
+import type { ScanRepository } from '../../app/ports.js';
+import type { Account } from '../../domain/accounts/account.js';
+import type { Clock } from '../../domain/clock.js';
+import { conditionHolds, setCondition } from '../../domain/conditions/condition.js';
+import { InvalidRequestError, NotFoundError } from '../../domain/errors.js';
+import { SCAN_GROUP, SCAN_PLURAL, SCAN_VERSION, parseScanSpec, type ScanSpec, type ScanStatus } from '../../domain/scans/scan-resource.js';
+import { scanStatusOf } from '../../domain/scans/scan-status.js';
+import { isTerminal, type Condition, type Scan } from '../../domain/scans/scan.js';
+import type { EventRecorder } from './event-recorder.js';
+import { isForbidden, isNotFound } from './kube-errors.js';
+import { addFinalizerPatch, addLabelPatch } from './finalizers.js';
+import { namespaceNotBoundMessage } from './refusals.js';
+import type { ScanCustomResources } from './scan-resources.js';
+
+export const SCAN_ID_LABEL = 'vigil.dev/scan-id';
+/** Held on every Scan CR until its scan is stopped and its row deleted, so a deletion while Vigil is down is still seen. */
+export const SCAN_FINALIZER = 'vigil.dev/scan';
+
+/** A Scan CR as the informer's cache holds it. */
+export interface ScanObject {
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    generation?: number;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    finalizers?: string[];
+    deletionTimestamp?: unknown;
+  };
+  spec?: unknown;
+  status?: Partial<ScanStatus> & { conditions?: Condition[] };
+}
+
+/** What the reconciler did, in order: the table tests' expected actions. */
+export type ScanAction =
+  | { action: 'stop'; scanId: string }
+  | { action: 'deleteRow'; scanId: string }
+  | { action: 'releaseFinalizer' }
+  | { action: 'createObject'; scanId: string }
+  | { action: 'deleteObject' }
+  | { action: 'startScan'; scanId: string }
+  | { action: 'refuse'; reason: string }
+  | { action: 'patchMetadata' }
+  | { action: 'patchStatus' };
+
+export interface ScanReconcilerOptions {
+  kubeConfig: k8s.KubeConfig;
+  scanResources: ScanCustomResources;
+  accountForNamespace: (namespace: string) => Account | undefined;
+  service: ScansService;
+  repository: Pick<ScanRepository, 'findByName'>;
+  /** The CR as the informer last saw it. */
+  cached: (namespace: string, name: string) => ScanObject | undefined;
+  events: EventRecorder;
+  clock: Clock;
+  /** Told of every action taken (tests, the benchmark); optional. */
+  onAction?: (key: string, action: ScanAction) => void;
+}
+
+const MERGE_PATCH = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+const JSON_PATCH = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch);
+
+/** The CR's progress moves in steps of this many points while a scan runs, so a long scan costs a few status writes, not one per percent. */
+export const CR_PROGRESS_STEP = 25;
+
+export class ScanReconciler {
+  private readonly api: k8s.CustomObjectsApi;
+  /**
+   * The status last written per key and the resourceVersion of the CR it was
+   * written over: until the cache shows a newer CR, the same status is not
+   * written again (the cache is a watch event behind its own writes).
+   */
+  private readonly written = new Map<string, { resourceVersion: string | undefined; status: ScanStatus }>();
+
+  constructor(private readonly options: ScanReconcilerOptions) {
+    this.api = options.kubeConfig.makeApiClient(k8s.CustomObjectsApi);
+  }
+
+  async reconcile(key: string): Promise<void> {
+    const [namespace, name] = splitKey(key);
+    const object = this.options.cached(namespace, name);
+    const account = this.options.accountForNamespace(namespace);
+    if (account === undefined) return this.unbound(key, object);
+    const row = this.options.repository.findByName(account.id, name);
+    if (object?.metadata?.deletionTimestamp !== undefined) return this.deleting(key, account, object, row);
+    if (object === undefined) {
+      this.written.delete(key);
+      return row === undefined ? undefined : this.createObject(key, account, row);
+    }
+    if (row === undefined) return object.metadata?.labels?.[SCAN_ID_LABEL] !== undefined ? this.deleteObject(key, object) : this.adopt(key, account, object);
+    return this.project(key, object, row);
+  }
+
+  /** No account owns the namespace: nothing runs, the CR says why, and a deletion is let through. */
+  private async unbound(key: string, object: ScanObject | undefined): Promise<void> {
+    if (object === undefined) return;
+    if (object.metadata?.deletionTimestamp !== undefined) return this.releaseFinalizer(key, object);
+    // No Event here: Vigil writes nothing but status outside the namespaces of its tenants.
+    await this.refuse(key, object, 'NamespaceNotBound', namespaceNotBoundMessage(object.metadata!.namespace!), false);
+  }
+
+  /** `kubectl delete scan`: the scan stops first; once it ended, its row goes and the CR is released. */
+  private async deleting(key: string, account: Account, object: ScanObject, row: Scan | undefined): Promise<void> {
+    if (row !== undefined && !isTerminal(row.state)) {
+      if (row.state !== 'STOPPING') {
+        this.act(key, { action: 'stop', scanId: row.id });
+        this.options.service.stop(account, row.id);
+        this.options.events.normal(object, 'Stopping', 'the Scan is being deleted: its scanner is stopped first');
+      }
+      return; // the stopped row's write enqueues this key again
+    }
+    if (row !== undefined) {
+      this.act(key, { action: 'deleteRow', scanId: row.id });
+      try {
+        this.options.service.delete(account, row.id);
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+      }
+    }
+    await this.releaseFinalizer(key, object);
+  }
+
+  private async releaseFinalizer(key: string, object: ScanObject): Promise<void> {
+    const finalizers = object.metadata?.finalizers ?? [];
+    if (!finalizers.includes(SCAN_FINALIZER)) return;
+    this.act(key, { action: 'releaseFinalizer' });
+    await this.ignoringNotFound(() =>
+      this.api.patchNamespacedCustomObject(
+        { ...this.ref(object), body: { metadata: { finalizers: finalizers.filter((entry) => entry !== SCAN_FINALIZER), resourceVersion: object.metadata?.resourceVersion } } },
+        MERGE_PATCH,
+      ),
+    );
+  }
+
+  /** A row without its face: created through the API (or the CR was lost); the status follows on the next pass. */
+  private async createObject(key: string, account: Account, row: Scan): Promise<void> {
+    this.act(key, { action: 'createObject', scanId: row.id });
+    try {
+      await this.options.scanResources.ensure(row, account.namespace);
+    } catch (error) {
+      // A namespace missing from the chart's tenants: no retry fixes RBAC, and the scan fails with NamespaceNotWritable anyway.
+      if (!isForbidden(error)) throw error;
+    }
+  }
+
+  /** Deleted through the API: the CR goes too, and its children with it (owner references). */
+  private async deleteObject(key: string, object: ScanObject): Promise<void> {
+    this.act(key, { action: 'deleteObject' });
+    await this.releaseFinalizer(key, object);
+    await this.ignoringNotFound(() => this.api.deleteNamespacedCustomObject({ ...this.ref(object), propagationPolicy: 'Background' }));
+  }
+
+  /** Applied with kubectl in a bound namespace: started exactly as one created through the API. */
+  private async adopt(key: string, account: Account, object: ScanObject): Promise<void> {
+    let spec: ScanSpec;
+    try {
+      spec = parseScanSpec(object.spec);
+    } catch (error) {
+      return this.refuseInvalid(key, object, 'InvalidSpec', error);
+    }
+    let started: Scan;
+    try {
+      [started] = this.options.service.start(account, requestOf(spec), spec.scheduledBy ?? null, object.metadata!.name!) as [Scan];
+    } catch (error) {
+      return this.refuseInvalid(key, object, 'Rejected', error);
+    }
+    this.act(key, { action: 'startScan', scanId: started.id });
+    this.options.events.normal(object, 'Accepted', `Vigil started ${started.type} scan ${started.id} for account ${account.name}`);
+    await this.project(key, object, started);
+  }
+
+  /** Label and finalizer when missing (one patch), then the status when it differs from the row's (one patch). */
+  private async project(key: string, object: ScanObject, row: Scan): Promise<void> {
+    const labels = object.metadata?.labels ?? {};
+    const finalizers = object.metadata?.finalizers ?? [];
+    if (labels[SCAN_ID_LABEL] !== row.id || !finalizers.includes(SCAN_FINALIZER)) {
+      this.act(key, { action: 'patchMetadata' });
+      try {
+        const patch = [
+          ...(labels[SCAN_ID_LABEL] === row.id ? [] : addLabelPatch(object.metadata?.labels, SCAN_ID_LABEL, row.id)),
+          ...(finalizers.includes(SCAN_FINALIZER) ? [] : addFinalizerPatch(object.metadata?.finalizers, SCAN_FINALIZER)),
+        ];
+        await this.api.patchNamespacedCustomObject({ ...this.ref(object), body: patch }, JSON_PATCH);
+      } catch (error) {
+        // Outside the tenants Vigil may only write status (cluster-wide): the CR shows why its scan failed, unlabelled.
+        if (!isForbidden(error)) throw error;
+      }
+    }
+    const desired = projectedStatus(row, object.metadata?.generation);
+    if (statusShows(object.status, desired)) return void this.written.delete(key);
+    const last = this.written.get(key);
+    if (last !== undefined && last.resourceVersion === object.metadata?.resourceVersion && isDeepStrictEqual(last.status, desired)) return;
+    this.act(key, { action: 'patchStatus' });
+    await this.ignoringNotFound(() => this.api.patchNamespacedCustomObjectStatus({ ...this.ref(object), body: { status: desired } }, MERGE_PATCH));
+    this.written.set(key, { resourceVersion: object.metadata?.resourceVersion, status: desired });
+    if (object.status?.state !== row.state && last?.status.state !== row.state) this.stateEvent(object, row);
+  }
+
+  /** The state the CR now shows, as an Event (`kubectl describe scan`): once per transition the CR shows. */
+  private stateEvent(object: ScanObject, row: Scan): void {
+    const events = this.options.events;
+    const why = (type: string) => row.conditions.find((condition) => condition.type === type);
+    switch (row.state) {
+      case 'RUNNING':
+        return events.normal(object, 'Running', why('WorkloadReady')?.message ?? `the ${row.type} scanner runs`);
+      case 'SUCCEEDED':
+        return events.normal(object, 'Succeeded', `${why('Succeeded')?.message ?? 'the scan succeeded'}: ${row.risks.newOpen.length} new, ${row.risks.stillOpen.length} still open, ${row.risks.closed.length} closed`);
+      case 'FAILED': {
+        const failed = why('Failed');
+        return events.warning(object, failed?.reason ?? 'Failed', failed?.message ?? 'the scan failed');
+      }
+      case 'STOPPED':
+        return events.normal(object, 'Stopped', why('Stopped')?.message ?? 'the scan was stopped');
+      case 'OVER_LIMIT':
+        return events.warning(object, 'OverLimit', why('Admitted')?.message ?? "the account's monthly scan limit is reached");
+      default:
+        return undefined;
+    }
+  }
+
+  private async refuseInvalid(key: string, object: ScanObject, reason: string, error: unknown): Promise<void> {
+    if (!(error instanceof InvalidRequestError)) throw error;
+    await this.refuse(key, object, reason, error.message);
+  }
+
+  /** `Accepted=False` with what to change; written once per reason and message. */
+  private async refuse(key: string, object: ScanObject, reason: string, message: string, withEvent = true): Promise<void> {
+    const change = { type: 'Accepted', status: 'False', reason, message } as const;
+    if (conditionHolds(object.status?.conditions, change)) return;
+    this.act(key, { action: 'refuse', reason });
+    if (withEvent) this.options.events.warning(object, reason, message);
+    const conditions = setCondition(object.status?.conditions ?? [], change, this.options.clock.now(), object.metadata?.generation);
+    await this.api.patchNamespacedCustomObjectStatus({ ...this.ref(object), body: { status: { conditions } } }, MERGE_PATCH);
+  }
+
+  private act(key: string, action: ScanAction): void {
+    this.options.onAction?.(key, action);
+  }
+
+  private async ignoringNotFound(call: () => Promise<unknown>): Promise<void> {
+    try {
+      await call();
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+
+  private ref(object: ScanObject) {
+    const { namespace, name } = object.metadata as { namespace: string; name: string };
+    return { group: SCAN_GROUP, version: SCAN_VERSION, plural: SCAN_PLURAL, namespace, name };
+  }
+}
+
+/** The row as the CR's status shows it: progress in steps while running (CR_PROGRESS_STEP), exact at the end. */
+export function projectedStatus(row: Scan, generation: number | undefined): ScanStatus {
+  const status = scanStatusOf(row);
+  const progress = row.state === 'RUNNING' ? Math.floor(row.progress / CR_PROGRESS_STEP) * CR_PROGRESS_STEP : row.progress;
+  return { ...status, progress, ...(generation === undefined ? {} : { observedGeneration: generation }) };
+}
+
+/** Whether the CR's status already shows every field of the desired one. */
+function statusShows(current: ScanObject['status'], desired: ScanStatus): boolean {
+  if (current === undefined) return false;
+  return Object.entries(desired).every(([field, value]) => isDeepStrictEqual((current as Record<string, unknown>)[field], value));
+}
+
+export function scanKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+function splitKey(key: string): [string, string] {
+  const slash = key.indexOf('/');
+  return [key.slice(0, slash), key.slice(slash + 1)];
+}
+
+function requestOf(spec: ScanSpec) {
+  return { type: spec.type, targets: spec.targets, target_ids: spec.targetIds, tags: spec.tags, use_authentication: spec.useAuthentication };
+}

@@ -1,0 +1,270 @@
+/**
+ * The Scan reconciler, as sample-controller's tests do it: fixture objects in
+ * (a CR on the fake API server, a row in a real SQLite store), one reconcile,
+ * the ordered actions out; then the same cases under faults (a failed write,
+ * a lost reply) and across a restart (a CR deleted while Vigil was down).
+ */
+import { expect } from 'chai';
+import { loadSettings } from '../../src/config/settings.js';
+import type { Account } from '../../src/domain/accounts/account.js';
+import type { Scan } from '../../src/domain/scans/scan.js';
+import { composeCore } from '../../src/main/composition-root.js';
+import { NO_EVENTS } from '../../src/runtime/kubernetes/event-recorder.js';
+import { SCAN_FINALIZER, ScanReconciler, type ScanAction, type ScanObject } from '../../src/runtime/kubernetes/scan-reconciler.js';
+import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
+import { FakeKubeApiServer, type KubeObject } from '../support/fake-kube-apiserver.js';
+import { kubeConfig } from '../support/kubeconfig.js';
+import { tempDir } from '../support/temp-dir.js';
+import { TestService } from '../support/test-service.js';
+import { waitFor } from '../support/wait.js';
+
+const NS = 'vigil-acme';
+const API_VERSION = 'vigil.dev/v1alpha1';
+
+interface Fixture {
+  server: FakeKubeApiServer;
+  core: ReturnType<typeof composeCore>;
+  account: Account;
+  reconciler: ScanReconciler;
+  actions: ScanAction[];
+}
+
+interface Case {
+  name: string;
+  /** The row, made through the service before the CR is set. */
+  row?: (fixture: Fixture) => Scan;
+  /** The CR as the cache holds it. */
+  object?: (row: Scan | undefined) => Partial<KubeObject>;
+  expected: (row: Scan | undefined) => ScanAction[];
+  /** What holds afterwards. */
+  then?: (fixture: Fixture, row: Scan | undefined) => void;
+}
+
+const crRef = (name: string, namespace = NS) => ({ apiVersion: API_VERSION, kind: 'Scan', namespace, name });
+const applied = (spec: unknown, extra: Partial<KubeObject['metadata']> = {}, namespace = NS) => ({ metadata: { name: 'nightly', namespace, ...extra }, spec });
+const startRow = ({ core, account }: Fixture) => core.scans.start(account, { type: 'NMAP', targets: ['scanme.example.com'] }, null, 'nightly')[0]!;
+const labelled = (row: Scan | undefined, extra: Partial<KubeObject['metadata']> = {}) => ({ name: 'nightly', namespace: NS, labels: { 'vigil.dev/scan-id': row!.id }, finalizers: [SCAN_FINALIZER], ...extra });
+
+const cases: Case[] = [
+  {
+    name: 'a Scan applied in a bound namespace starts its scan, gets label and finalizer, and shows the row',
+    object: () => applied({ type: 'NMAP', targets: ['scanme.example.com'] }),
+    expected: () => [{ action: 'startScan', scanId: '*' }, { action: 'patchMetadata' }, { action: 'patchStatus' }],
+    then: ({ server }) => {
+      const cr = server.getObject(crRef('nightly'))!;
+      expect(cr.metadata.finalizers).to.deep.equal([SCAN_FINALIZER]);
+      expect((cr.status as { state: string }).state).to.equal('QUEUED');
+    },
+  },
+  {
+    name: 'a Scan in a namespace no account is bound to is refused with Accepted=False, and nothing runs',
+    object: () => applied({ type: 'NMAP', targets: ['scanme.example.com'] }, {}, 'elsewhere'),
+    expected: () => [{ action: 'refuse', reason: 'NamespaceNotBound' }],
+  },
+  {
+    name: 'a Scan whose spec breaks a rule is refused as InvalidSpec',
+    object: () => applied({ type: 'NMAP', targets: ['scanme.example.com'], tags: ['x'] }),
+    expected: () => [{ action: 'refuse', reason: 'InvalidSpec' }],
+  },
+  {
+    name: 'a row created through the API without its CR gets one, holding the finalizer',
+    row: startRow,
+    expected: (row) => [{ action: 'createObject', scanId: row!.id }],
+    then: ({ server }) => expect(server.getObject(crRef('nightly'))!.metadata.finalizers).to.deep.equal([SCAN_FINALIZER]),
+  },
+  {
+    name: 'a CR that already shows its row is left alone: no action',
+    row: startRow,
+    object: (row) => ({ metadata: labelled(row, { generation: 1 }), spec: {}, status: { scanId: row!.id, state: 'QUEUED', progress: 0, isAuthenticated: false, resolvedTargets: [], skippedTargets: [], counts: { newOpen: 0, stillOpen: 0, closed: 0 }, conditions: [], observedGeneration: 1 } }),
+    expected: () => [],
+  },
+  {
+    name: 'a labelled CR whose row was deleted through the API is deleted, its finalizer released first',
+    object: () => ({ metadata: { name: 'nightly', namespace: NS, labels: { 'vigil.dev/scan-id': 'gone' }, finalizers: [SCAN_FINALIZER] }, spec: {} }),
+    expected: () => [{ action: 'deleteObject' }, { action: 'releaseFinalizer' }],
+    then: ({ server }) => expect(server.getObject(crRef('nightly'))).to.equal(undefined),
+  },
+  {
+    name: 'a CR being deleted whose scan is still queued stops it, and keeps the finalizer until it ended',
+    row: startRow,
+    object: (row) => ({ metadata: labelled(row, { deletionTimestamp: '2026-11-25T00:00:00Z' }), spec: {} }),
+    expected: (row) => [{ action: 'stop', scanId: row!.id }],
+    then: ({ core, account, server }, row) => {
+      expect(core.scans.get(account, row!.id).state).to.equal('STOPPED');
+      expect(server.getObject(crRef('nightly'))!.metadata.finalizers).to.deep.equal([SCAN_FINALIZER]);
+    },
+  },
+  {
+    name: 'a CR being deleted whose scan ended deletes the row and releases the finalizer',
+    row: (fixture) => {
+      const row = startRow(fixture);
+      return fixture.core.scans.stop(fixture.account, row.id);
+    },
+    object: (row) => ({ metadata: labelled(row, { deletionTimestamp: '2026-11-25T00:00:00Z' }), spec: {} }),
+    expected: (row) => [{ action: 'deleteRow', scanId: row!.id }, { action: 'releaseFinalizer' }],
+    then: ({ core, account, server }) => {
+      expect(core.scanRepository.findByName(account.id, 'nightly')).to.equal(undefined);
+      expect(server.getObject(crRef('nightly'))).to.equal(undefined);
+    },
+  },
+  {
+    name: 'a CR being deleted in a namespace no account is bound to is released at once',
+    object: () => ({ metadata: { name: 'nightly', namespace: 'elsewhere', finalizers: [SCAN_FINALIZER], deletionTimestamp: '2026-11-25T00:00:00Z' }, spec: {} }),
+    expected: () => [{ action: 'releaseFinalizer' }],
+  },
+];
+
+describe('the Scan reconciler (fixture objects in, actions out)', () => {
+  let fixture: Fixture;
+  let dir: ReturnType<typeof tempDir>;
+
+  beforeEach(async () => {
+    const server = new FakeKubeApiServer();
+    await server.start();
+    dir = tempDir();
+    const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }));
+    const account = core.accounts.createAccount({ name: 'acme', namespace: NS }).account;
+    const kc = kubeConfig(server);
+    const actions: ScanAction[] = [];
+    const reconciler = new ScanReconciler({
+      kubeConfig: kc,
+      scanResources: new ScanCustomResources(kc),
+      accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace),
+      service: core.scans,
+      repository: core.scanRepository,
+      // The fake server's store stands in for the informer's cache: the table states what the cache holds.
+      cached: (namespace, name) => server.getObject(crRef(name, namespace)) as ScanObject | undefined,
+      events: NO_EVENTS,
+      clock: { now: () => new Date('2026-11-25T00:00:00Z') },
+      onAction: (_key, action) => actions.push(action),
+    });
+    fixture = { server, core, account, reconciler, actions };
+  });
+  afterEach(async () => {
+    await fixture.server.stop();
+    fixture.core.db.close();
+    dir.remove();
+  });
+
+  for (const testCase of cases) {
+    it(testCase.name, async () => {
+      const row = testCase.row?.(fixture);
+      const object = testCase.object?.(row);
+      if (object !== undefined) fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', ...object } as KubeObject);
+      const namespace = object?.metadata?.namespace ?? NS;
+      await fixture.reconciler.reconcile(`${namespace}/nightly`);
+      const actions = fixture.actions.map((action) => ('scanId' in action && testCase.expected(row).some((expected) => 'scanId' in expected && expected.scanId === '*') ? { ...action, scanId: '*' } : action));
+      expect(actions).to.deep.equal(testCase.expected(row));
+      testCase.then?.(fixture, row);
+    });
+  }
+
+  it('heals a failed status write on the next pass (level-triggered)', async () => {
+    const row = startRow(fixture);
+    fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row), spec: {} } as KubeObject);
+    fixture.server.failNext((request) => request.path.endsWith('/status'), 500);
+    let thrown: unknown;
+    await fixture.reconciler.reconcile(`${NS}/nightly`).catch((error: unknown) => (thrown = error));
+    expect(thrown, 'the failure goes to the work queue, which retries with backoff').to.be.instanceOf(Error);
+    await fixture.reconciler.reconcile(`${NS}/nightly`);
+    expect((fixture.server.getObject(crRef('nightly'))!.status as { state: string }).state).to.equal('QUEUED');
+  });
+
+  it('converges when the reply to its write was lost: the write had landed, and the next pass sends nothing', async () => {
+    const row = startRow(fixture);
+    fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row), spec: {} } as KubeObject);
+    fixture.server.loseNextReply((request) => request.path.endsWith('/status'));
+    await fixture.reconciler.reconcile(`${NS}/nightly`).catch(() => undefined);
+    expect((fixture.server.getObject(crRef('nightly'))!.status as { state: string }).state).to.equal('QUEUED');
+    fixture.server.clearRequests();
+    fixture.actions.length = 0;
+    await fixture.reconciler.reconcile(`${NS}/nightly`);
+    expect(fixture.actions).to.deep.equal([]);
+    expect(fixture.server.requests).to.deep.equal([]);
+  });
+});
+
+describe('Scan CRs with finalizers, through the service (VIGIL_RUNTIME=kubernetes)', function () {
+  this.timeout(60_000);
+
+  it('a Scan CR deleted while Vigil was down: at the next start its scan is stopped, its row deleted and the CR released', async () => {
+    const server = new FakeKubeApiServer();
+    await server.start();
+    const dir = tempDir();
+    const options = { env: { VIGIL_RUNTIME: 'kubernetes', VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }, kubeConfig: kubeConfig(server), dataDir: dir.path };
+    try {
+      const first = await TestService.start(options);
+      const firstKey = first.apiKey;
+      const scan = (await first.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
+      const ns = 'vigil-test-account';
+      const ref = crRef(`scan-${scan.id}`, ns); // the CR of a Scan created through the API is named after its id
+      await waitFor(async () => server.getObject(ref), (cr) => cr?.metadata.finalizers?.includes(SCAN_FINALIZER) === true, 'the CR with its finalizer');
+      await waitFor(async () => (await first.get(`/v1/scans/${scan.id}`)).body.data.state, (state) => state === 'RUNNING', 'RUNNING');
+      await first.stop();
+
+      // kubectl delete while Vigil is down: the finalizer holds the CR, marked for deletion.
+      const response = await fetch(`${server.url}/apis/vigil.dev/v1alpha1/namespaces/${ns}/scans/scan-${scan.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${server.token}` } });
+      expect(response.status).to.equal(200);
+      expect(server.getObject(ref)!.metadata.deletionTimestamp).to.be.a('string');
+
+      const second = await TestService.start({ ...options, accountName: 'second' });
+      try {
+        await waitFor(async () => server.getObject(ref), (cr) => cr === undefined, 'the CR released and gone');
+        expect((await second.get(`/v1/scans/${scan.id}`, { key: firstKey })).status, 'the row went with its CR').to.equal(404);
+        expect(server.listObjects('batch/v1', 'Job', ns), 'the stop deleted the Job').to.deep.equal([]);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await server.stop();
+      dir.remove();
+    }
+  });
+
+  it('heals a CR status changed by hand, and finishes a scan whose Job completed while the watches were broken and the history compacted', async () => {
+    const server = new FakeKubeApiServer();
+    await server.start();
+    const service = await TestService.start({ env: { VIGIL_RUNTIME: 'kubernetes', VIGIL_ALLOW_TARGETS: '127.0.0.1/32' }, kubeConfig: kubeConfig(server) });
+    try {
+      const scan = (await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
+      const ns = 'vigil-test-account';
+      const ref = crRef(`scan-${scan.id}`, ns);
+      const stateOnCr = () => (server.getObject(ref)?.status as { state?: string } | undefined)?.state;
+      await waitFor(async () => stateOnCr(), (state) => state === 'RUNNING', 'RUNNING on the CR');
+
+      const cr = server.getObject(ref)!;
+      server.setObject({ ...cr, status: { ...(cr.status as object), state: 'FAILED' } });
+      await waitFor(async () => stateOnCr(), (state) => state === 'RUNNING', 'the hand-made status put right');
+
+      expect(server.breakWatches()).to.be.greaterThan(0);
+      const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: `scan-${scan.id}-upload` }) as unknown as { stringData: { token: string } };
+      await service.vigil.uploads.accept(scan.id, secret.stringData.token, 'nmap.xml', [Buffer.from('<?xml version="1.0"?><nmaprun scanner="nmap"></nmaprun>')]);
+      const job = server.getObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: `scan-${scan.id}-scanner` })!;
+      server.setObject({ ...job, status: { conditions: [{ type: 'Complete', status: 'True' }] } });
+      server.compactHistory(); // the restarted watches get 410 and list again
+      await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.state, (state) => state === 'SUCCEEDED', 'SUCCEEDED');
+      await waitFor(async () => stateOnCr(), (state) => state === 'SUCCEEDED', 'SUCCEEDED on the CR');
+    } finally {
+      await service.stop();
+      await server.stop();
+    }
+  });
+
+  it('a Scan deleted through the API removes its CR', async () => {
+    const server = new FakeKubeApiServer();
+    await server.start();
+    const service = await TestService.start({ env: { VIGIL_RUNTIME: 'kubernetes', VIGIL_ALLOW_TARGETS: '127.0.0.1/32' }, kubeConfig: kubeConfig(server) });
+    try {
+      const scan = (await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
+      const ref = crRef(`scan-${scan.id}`, 'vigil-test-account');
+      await waitFor(async () => server.getObject(ref), (cr) => cr !== undefined, 'the CR');
+      await service.post(`/v1/scans/${scan.id}/stop`);
+      await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.state, (state) => state === 'STOPPED', 'STOPPED');
+      expect((await service.delete(`/v1/scans/${scan.id}`)).status).to.equal(200);
+      await waitFor(async () => server.getObject(ref), (cr) => cr === undefined, 'the CR deleted');
+    } finally {
+      await service.stop();
+      await server.stop();
+    }
+  });
+});
