@@ -16,6 +16,22 @@
  *   controller's. Run with `node --expose-gc` (NODE_OPTIONS) for a figure
  *   after a full collection.
  *
+ * Figures (BENCH_SCANS=1000 NODE_OPTIONS=--expose-gc, a 2-CPU VM shared with
+ * other work):
+ * - before: 11.02 requests per scan (8.02 without Events): status writes
+ *   3.01, Events 3.00 (JobCreated, Running, Succeeded), one each to create
+ *   the CR, the Secret and the Job, follow the log and delete the Secrets;
+ * - after: 10.02 (8.02 without Events): JobCreated folded into Running (the
+ *   start creates the Job and makes the scan RUNNING in one step; the
+ *   Running Event names the Job), Events 2.00. The .02 left is 5 requests
+ *   per process (four lists, the scanner ServiceAccount) and a handful of
+ *   QUEUED status writes (a status pass that ran before the start moved the
+ *   row on). With a few scans at a time the CR was also created twice (the
+ *   reconciler and the runner raced the informer: a POST answered 409 and a
+ *   GET) and a status written again when the cache was behind Vigil's own
+ *   writes; both are gone (test/kube/scan-lifecycle-requests.test.ts pins 10
+ *   per scan).
+ *
  * Environment:
  *   BENCH_SCANS     scans (default 1000)
  *   BENCH_RATE      Job completions per second (default 100)

@@ -117,7 +117,6 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
   const scans = scanReconciler(cluster, core, events, clock, logger);
   const runner = new KubernetesJobRunner({
     observer,
-    events,
     cachedScanUid: (namespace, name) => scans.informer.cached(namespace, name)?.metadata?.uid,
     kubeConfig: cluster.kubeConfig,
     scanResources: cluster.scanResources,

@@ -16,8 +16,6 @@ import { scannerFor } from '../../domain/scanners/index.js';
 import type { ResolvedTarget, Scan } from '../../domain/scans/scan.js';
 import { scannerTargets } from '../../domain/scans/resolve-targets.js';
 import { apiServerMessageOf, createIdempotently, isAlreadyExists, isForbidden, isNotFound } from './kube-errors.js';
-import type { EventRecorder } from './event-recorder.js';
-import { SCAN_API_VERSION, SCAN_KIND } from '../../domain/scans/scan-resource.js';
 import { buildScanInputsSecret, buildScanJob, buildScannerServiceAccount, buildUploadTokenSecret, scanJobName, uploadTokenSecretName, type ScanRef, type ScannerOptions } from './job-manifest.js';
 import type { JobObserver } from './job-observer.js';
 import { namespaceNotWritableMessage } from './refusals.js';
@@ -43,7 +41,6 @@ export interface KubernetesJobRunnerOptions {
   observer: JobObserver;
   /** The Scan CR's uid from the Scan informer's cache, so a start needs no read of it; undefined when not cached yet. */
   cachedScanUid?: (namespace: string, name: string) => string | undefined;
-  events?: EventRecorder;
   /** The service's VIGIL_ALLOW_TARGETS, passed to the login step of authenticated web scans. */
   allowTargets?: string;
 }
@@ -88,11 +85,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
     const job = buildScanJob({ scan: ref, targets, addresses, scanner, allowTargets: this.options.allowTargets ?? '', settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: uploadTokenSecretName(ref.name) });
     const created = await createIdempotently(() => this.batch.createNamespacedJob({ namespace: ref.namespace, body: job as k8s.V1Job }));
     this.options.observer.remember(created ?? (job as k8s.V1Job));
-    this.options.events?.normal(
-      { apiVersion: SCAN_API_VERSION, kind: SCAN_KIND, metadata: { name: ref.name, namespace: ref.namespace, uid: ref.uid } },
-      'JobCreated',
-      `created Job ${job.metadata.name} to run the ${scan.type} scanner on ${resolved.length} target(s)`,
-    );
+    // No Event here: the Scan turns RUNNING with this start, and its Running Event names the Job (one Event, not two saying the same).
   }
 
   /**
