@@ -41,6 +41,8 @@ export interface KubernetesJobRunnerOptions {
   observer: JobObserver;
   /** The Scan CR's uid from the Scan informer's cache, so a start needs no read of it; undefined when not cached yet. */
   cachedScanUid?: (namespace: string, name: string) => string | undefined;
+  /** Told when a start failed (the Scan stays QUEUED): the Scan reconciler held its QUEUED status while the start ran. */
+  onStartFailed?: (location: ScanLocation) => void;
   /** The service's VIGIL_ALLOW_TARGETS, passed to the login step of authenticated web scans. */
   allowTargets?: string;
 }
@@ -50,6 +52,8 @@ export class KubernetesJobRunner implements WorkloadRunner {
   private readonly core: k8s.CoreV1Api;
   /** Namespaces whose scanner ServiceAccount this process created or found. */
   private readonly accountsEnsured = new Set<string>();
+  /** Scans whose Job is being created: each leaves QUEUED within these few requests. */
+  private readonly starting = new Set<string>();
 
   constructor(private readonly options: KubernetesJobRunnerOptions) {
     this.batch = options.kubeConfig.makeApiClient(k8s.BatchV1Api);
@@ -63,12 +67,25 @@ export class KubernetesJobRunner implements WorkloadRunner {
   /** A 403 becomes a refusal: the namespace is missing from the chart's tenants, which no retry fixes. */
   async start(scan: Scan, resolved: readonly ResolvedTarget[], inputs: WorkloadInputs = {}): Promise<void> {
     const location = this.mustLocate(scan.id);
+    this.starting.add(scan.id);
     try {
       await this.startJob(scan, resolved, location, inputs);
     } catch (error) {
+      this.starting.delete(scan.id);
+      this.options.onStartFailed?.(location);
       if (!isForbidden(error)) throw error;
       throw new WorkloadRefusedError('NamespaceNotWritable', namespaceNotWritableMessage(location.namespace, apiServerMessageOf(error)));
     }
+    this.starting.delete(scan.id);
+  }
+
+  /**
+   * Whether the scan's Job is being created right now: the start moves it on
+   * from QUEUED within a few requests, so its CR need not show QUEUED first
+   * (one status write, not two).
+   */
+  isStarting(scanId: string): boolean {
+    return this.starting.has(scanId);
   }
 
   private async startJob(scan: Scan, resolved: readonly ResolvedTarget[], location: ScanLocation, workloadInputs: WorkloadInputs): Promise<void> {

@@ -13,6 +13,7 @@
  * | Vigil's (labelled)      | none                | deleted through the API: delete the CR                      |
  * | applied with kubectl    | none                | start the scan for the namespace's account, or refuse       |
  * | exists                  | exists              | add label and finalizer if missing; patch status if it differs |
+ * |                         |                     | (not while a QUEUED row's Job is being created: RUNNING follows) |
  *
  * Nothing reacts to an informer event directly: events, row writes and the
  * informer's full lists only enqueue keys, so a failed write or a missed
@@ -79,6 +80,8 @@ export interface ScanReconcilerOptions {
   cached: (namespace: string, name: string) => ScanObject | undefined;
   events: EventRecorder;
   clock: Clock;
+  /** Whether the scan's Job is being created right now (the runner's start): its QUEUED status is not written, RUNNING follows. */
+  starting?: (scanId: string) => boolean;
   /** Told of every action taken (tests, the benchmark); optional. */
   onAction?: (key: string, action: ScanAction) => void;
 }
@@ -219,6 +222,8 @@ export class ScanReconciler {
         if (!isForbidden(error)) throw error;
       }
     }
+    // A start in flight moves the row on within a few requests: its row write (RUNNING, or FAILED) or a failed start enqueues this key again.
+    if (row.state === 'QUEUED' && this.options.starting?.(row.id) === true) return;
     const desired = projectedStatus(row, object.metadata?.generation);
     const resourceVersion = object.metadata?.resourceVersion;
     const last = this.written.get(key);
