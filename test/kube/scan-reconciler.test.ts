@@ -176,6 +176,33 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
     expect((fixture.server.getObject(crRef('nightly'))!.status as { state: string }).state).to.equal('QUEUED');
   });
 
+  it('tells the story of a scan that ended before its CR showed RUNNING: a Running Event naming its Job, then how it ended', async () => {
+    const recorded: Array<{ reason: string; message: string }> = [];
+    const kc = kubeConfig(fixture.server);
+    const reconciler = new ScanReconciler({
+      kubeConfig: kc,
+      scanResources: new ScanCustomResources(kc),
+      accountForNamespace: (namespace) => fixture.core.accountRepository.findByNamespace(namespace),
+      service: fixture.core.scans,
+      repository: fixture.core.scanRepository,
+      cached: (namespace, name) => fixture.server.getObject(crRef(name, namespace)) as ScanObject | undefined,
+      events: { normal: (_object, reason, message) => recorded.push({ reason, message }), warning: (_object, reason, message) => recorded.push({ reason, message }) },
+      clock: { now: () => new Date('2026-11-25T00:00:00Z') },
+    });
+    const row = startRow(fixture);
+    const at = '2026-11-25T00:00:01.000Z';
+    const failed = { type: 'Failed', status: 'True', reason: 'JobFailed', message: 'the Job failed', lastTransitionTime: at };
+    expect(fixture.core.scanRepository.save({ ...row, state: 'FAILED', startedAt: at, finishedAt: at, conditions: [failed] } as Scan, [])).to.equal(true);
+    fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row), spec: {} } as KubeObject);
+    await reconciler.reconcile(`${NS}/nightly`);
+    expect(recorded).to.deep.equal([
+      { reason: 'Running', message: 'created Job nightly-scanner: the NMAP scanner started' },
+      { reason: 'JobFailed', message: 'the Job failed' },
+    ]);
+    await reconciler.reconcile(`${NS}/nightly`);
+    expect(recorded, 'once per transition the CR shows').to.have.length(2);
+  });
+
   it('heals a failed status write on the next pass (level-triggered)', async () => {
     const row = startRow(fixture);
     fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row), spec: {} } as KubeObject);

@@ -259,9 +259,8 @@ export class ScanReconciler {
     const events = this.options.events;
     const why = (type: string) => row.conditions.find((condition) => condition.type === type);
     switch (row.state) {
-      case 'RUNNING':
+      case 'RUNNING': {
         // The Job's creation and the scan's start are one moment (the start creates the Job): one Event tells both.
-      {
         const ready = why('WorkloadReady');
         return events.normal(object, 'Running', `created Job ${scanJobName(object.metadata!.name!)}: ${ready?.status === 'True' ? ready.message : `the ${row.type} scanner started`}`);
       }
