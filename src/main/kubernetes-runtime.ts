@@ -114,10 +114,9 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     defaults: { apiVersion: SCAN_API_VERSION, kind: SCAN_KIND },
     onError: (error) => logger.warn({ err: error }, 'kubernetes event not recorded'),
   });
-  const scans = scanReconciler(cluster, core, events, clock, logger);
+  const scans = scanReconciler(cluster, core, events, clock, logger, (scanId) => runner.isStarting(scanId));
   const runner = new KubernetesJobRunner({
     observer,
-    events,
     cachedScanUid: (namespace, name) => scans.informer.cached(namespace, name)?.metadata?.uid,
     kubeConfig: cluster.kubeConfig,
     scanResources: cluster.scanResources,
@@ -126,6 +125,7 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     uploadUrl: settings.uploadUrl,
     locate: locator(() => core),
     allowTargets: settings.allowTargets.map((cidr) => cidr.text).join(','),
+    onStartFailed: (location) => cluster.scanKeys.enqueue(scanKey(location.namespace, location.name)),
   });
   const scheduled = appliedScheduledScans(cluster, core, clock, logger, cluster.scheduledEvents);
   const informers = [observer, scans.informer, scheduled.informer];
@@ -177,7 +177,7 @@ function customResourceInformer(
  * loop: informer events and row writes enqueue keys; every full list of the
  * informer (start, restart) is a resync of every CR and every row.
  */
-function scanReconciler(cluster: ClusterMirror, core: Core, events: KubernetesEventRecorder, clock: Clock, logger: Logger) {
+function scanReconciler(cluster: ClusterMirror, core: Core, events: KubernetesEventRecorder, clock: Clock, logger: Logger, starting: (scanId: string) => boolean) {
   const reconciler = new ScanReconciler({
     kubeConfig: cluster.kubeConfig,
     scanResources: cluster.scanResources,
@@ -187,6 +187,7 @@ function scanReconciler(cluster: ClusterMirror, core: Core, events: KubernetesEv
     cached: (namespace, name) => informer.cached(namespace, name) as ScanObject | undefined,
     events,
     clock,
+    starting,
   });
   const rowKeys = function* (): Iterable<string> {
     for (const id of core.scanRepository.idsInStates(SCAN_STATES)) {

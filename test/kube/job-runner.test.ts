@@ -189,6 +189,34 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     expect(creations()).to.deep.equal([]);
   });
 
+  it('tells while a start creates the Job, and tells when one failed (the Scan reconciler holds QUEUED meanwhile)', async () => {
+    const failed: string[] = [];
+    const kc = kubeConfig(server);
+    const watched = new KubernetesJobRunner({
+      observer,
+      kubeConfig: kc,
+      scanResources: new ScanCustomResources(kc),
+      uploads: core.uploads,
+      jobSettings: defaultJobSettings('0.1.0'),
+      uploadUrl: 'http://vigil.vigil.svc:8080',
+      locate: (scanId) => ({ name: core.scanRepository.findByIdUnscoped(scanId)!.name, namespace: 'vigil-acme', type: 'NMAP' }),
+      onStartFailed: (location) => failed.push(location.name),
+    });
+    const scan = startScan();
+    const targets = [{ targetId: scan.requestedTargets[0]!.targetId, target: 'scanme.example.com', addresses: ['93.184.216.34'] }];
+    server.failNext((request) => request.method === 'POST' && request.path.endsWith('/jobs'), 500);
+    const starting = watched.start(scan, targets);
+    expect(watched.isStarting(scan.id)).to.equal(true);
+    let thrown: unknown;
+    await starting.catch((error: unknown) => (thrown = error));
+    expect(thrown).to.be.instanceOf(Error);
+    expect(watched.isStarting(scan.id)).to.equal(false);
+    expect(failed).to.deep.equal([scan.name]);
+    await watched.start(scan, targets);
+    expect(watched.isStarting(scan.id)).to.equal(false);
+    expect(failed, 'a start that succeeds tells nothing: the row write that follows does').to.deep.equal([scan.name]);
+  });
+
   it('collects the uploaded files once the Job completes and moves the Scan to SUCCEEDED', async () => {
     const scan = startScan();
     await controller.reconcile(scan.id);

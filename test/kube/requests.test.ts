@@ -112,6 +112,45 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     await reconcilerWith(cr(sent!.status), scan).reconcile('vigil-acme/scan-a1b2'); // nock refuses any further request
   });
 
+  it('the Scan reconciler writes a row that moved on while its cache was behind once, the latest, and not again when the cache catches up with its earlier write', async () => {
+    const sent: Array<{ state: string; progress: number }> = [];
+    let version = 7;
+    nock(SERVER)
+      .patch(`${SCANS}/scan-a1b2/status`)
+      .times(2)
+      .reply(function (_uri, body) {
+        sent.push(((typeof body === 'string' ? JSON.parse(body) : body) as { status: { state: string; progress: number } }).status);
+        version += 1;
+        return [200, { metadata: { name: 'scan-a1b2', resourceVersion: String(version) } }];
+      });
+    let row: Scan = { ...scan, progress: 0 };
+    let cached: ScanObject = cr();
+    const kc = kubeConfig();
+    const reconciler = new ScanReconciler({
+      kubeConfig: kc,
+      scanResources: new ScanCustomResources(kc),
+      accountForNamespace: () => ({ id: 'acc', name: 'acme', namespace: 'vigil-acme' }) as Account,
+      service: {} as ScansService,
+      repository: { findByName: () => row },
+      cached: () => cached,
+      events: NO_EVENTS,
+      clock: { now: () => new Date('2026-11-21T00:00:02.000Z') },
+    });
+    await reconciler.reconcile('vigil-acme/scan-a1b2'); // RUNNING 0 over version 7, the server answers 8
+    row = { ...row, progress: 50 };
+    await reconciler.reconcile('vigil-acme/scan-a1b2'); // the cache still shows 7: the latest, RUNNING 50, written once (9)
+    const first = sent[0]!;
+    cached = { ...cr(first), metadata: { ...cr().metadata, resourceVersion: '8' } };
+    await reconciler.reconcile('vigil-acme/scan-a1b2'); // the cache shows the first write: behind, and the server holds the second
+    cached = { ...cr(sent[1]), metadata: { ...cr().metadata, resourceVersion: '9' } };
+    await reconciler.reconcile('vigil-acme/scan-a1b2'); // caught up
+    expect(sent.map((status) => `${status.state} ${status.progress}`)).to.deep.equal(['RUNNING 0', 'RUNNING 50']);
+    // A status changed by hand after that (a newer version) is put right again.
+    cached = { ...cr({ ...sent[1], state: 'FAILED' }), metadata: { ...cr().metadata, resourceVersion: '10' } };
+    nock(SERVER).patch(`${SCANS}/scan-a1b2/status`).reply(200, {});
+    await reconciler.reconcile('vigil-acme/scan-a1b2');
+  });
+
   it('the Scan reconciler releases its finalizer with a merge patch that carries the resourceVersion it read', async () => {
     let body: unknown;
     nock(SERVER)

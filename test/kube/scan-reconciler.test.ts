@@ -27,6 +27,8 @@ interface Fixture {
   account: Account;
   reconciler: ScanReconciler;
   actions: ScanAction[];
+  /** Scans whose Job the runner is creating right now. */
+  starting: Set<string>;
 }
 
 interface Case {
@@ -126,6 +128,7 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
     const account = core.accounts.createAccount({ name: 'acme', namespace: NS }).account;
     const kc = kubeConfig(server);
     const actions: ScanAction[] = [];
+    const starting = new Set<string>();
     const reconciler = new ScanReconciler({
       kubeConfig: kc,
       scanResources: new ScanCustomResources(kc),
@@ -137,8 +140,9 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
       events: NO_EVENTS,
       clock: { now: () => new Date('2026-11-25T00:00:00Z') },
       onAction: (_key, action) => actions.push(action),
+      starting: (scanId) => starting.has(scanId),
     });
-    fixture = { server, core, account, reconciler, actions };
+    fixture = { server, core, account, reconciler, actions, starting };
   });
   afterEach(async () => {
     await fixture.server.stop();
@@ -158,6 +162,46 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
       testCase.then?.(fixture, row);
     });
   }
+
+  it('holds the QUEUED status of a scan whose Job is being created (RUNNING follows at once), and writes it when no start runs', async () => {
+    const row = startRow(fixture);
+    fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row), spec: {} } as KubeObject);
+    fixture.starting.add(row.id);
+    await fixture.reconciler.reconcile(`${NS}/nightly`);
+    expect(fixture.actions).to.deep.equal([]);
+    expect(fixture.server.getObject(crRef('nightly'))!.status).to.equal(undefined);
+    fixture.starting.delete(row.id); // the start failed: the runner enqueues the key, and the CR shows QUEUED
+    await fixture.reconciler.reconcile(`${NS}/nightly`);
+    expect(fixture.actions).to.deep.equal([{ action: 'patchStatus' }]);
+    expect((fixture.server.getObject(crRef('nightly'))!.status as { state: string }).state).to.equal('QUEUED');
+  });
+
+  it('tells the story of a scan that ended before its CR showed RUNNING: a Running Event naming its Job, then how it ended', async () => {
+    const recorded: Array<{ reason: string; message: string }> = [];
+    const kc = kubeConfig(fixture.server);
+    const reconciler = new ScanReconciler({
+      kubeConfig: kc,
+      scanResources: new ScanCustomResources(kc),
+      accountForNamespace: (namespace) => fixture.core.accountRepository.findByNamespace(namespace),
+      service: fixture.core.scans,
+      repository: fixture.core.scanRepository,
+      cached: (namespace, name) => fixture.server.getObject(crRef(name, namespace)) as ScanObject | undefined,
+      events: { normal: (_object, reason, message) => recorded.push({ reason, message }), warning: (_object, reason, message) => recorded.push({ reason, message }) },
+      clock: { now: () => new Date('2026-11-25T00:00:00Z') },
+    });
+    const row = startRow(fixture);
+    const at = '2026-11-25T00:00:01.000Z';
+    const failed = { type: 'Failed', status: 'True', reason: 'JobFailed', message: 'the Job failed', lastTransitionTime: at };
+    expect(fixture.core.scanRepository.save({ ...row, state: 'FAILED', startedAt: at, finishedAt: at, conditions: [failed] } as Scan, [])).to.equal(true);
+    fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row), spec: {} } as KubeObject);
+    await reconciler.reconcile(`${NS}/nightly`);
+    expect(recorded).to.deep.equal([
+      { reason: 'Running', message: 'created Job nightly-scanner: the NMAP scanner started' },
+      { reason: 'JobFailed', message: 'the Job failed' },
+    ]);
+    await reconciler.reconcile(`${NS}/nightly`);
+    expect(recorded, 'once per transition the CR shows').to.have.length(2);
+  });
 
   it('heals a failed status write on the next pass (level-triggered)', async () => {
     const row = startRow(fixture);

@@ -5,6 +5,11 @@
  * - the same event again (object, type, reason, message) within
  *   SIMILAR_WINDOW_MS raises the count of the existing Event (one patch)
  *   instead of creating another;
+ * - similar events (same object, type and reason, other messages) are
+ *   aggregated as client-go's EventAggregator does: once SIMILAR_MAX_EVENTS
+ *   distinct messages were seen within SIMILAR_WINDOW_MS, each further one
+ *   is recorded as one Event, "(combined from similar events): <message>",
+ *   whose count rises and whose message follows the latest;
  * - each object has a token bucket (burst SPAM_BURST, one token per
  *   SPAM_REFILL_MS) and events past it are dropped, as client-go's spam
  *   filter does;
@@ -21,6 +26,9 @@ import type { Timers } from '../../app/controller/timer.js';
 export const SPAM_BURST = 25;
 export const SPAM_REFILL_MS = 5 * 60_000;
 export const SIMILAR_WINDOW_MS = 10 * 60_000;
+/** Distinct messages of similar events before they are combined into one Event (client-go's maxEvents). */
+export const SIMILAR_MAX_EVENTS = 10;
+export const COMBINED_PREFIX = '(combined from similar events): ';
 const MAX_REMEMBERED = 4096;
 /** Event writes in flight at once, and waiting at most. */
 const WRITERS = 4;
@@ -50,6 +58,12 @@ interface Remembered {
   lastSeenMs: number;
 }
 
+/** Similar events of one object, type and reason: the distinct messages seen (up to SIMILAR_MAX_EVENTS) and when the last came. */
+interface Similar {
+  messages: Set<string>;
+  lastSeenMs: number;
+}
+
 interface Bucket {
   tokens: number;
   refilledAtMs: number;
@@ -67,6 +81,9 @@ export class KubernetesEventRecorder implements EventRecorder {
   private readonly api: k8s.CoreV1Api;
   private readonly remembered = new Map<string, Remembered>();
   private readonly buckets = new Map<string, Bucket>();
+  private readonly similar = new Map<string, Similar>();
+  /** Per Event name, the end of its last write: a count's patch waits for the Event's creation. */
+  private readonly chains = new Map<string, Promise<void>>();
   /** Writes waiting for one of WRITERS slots; bounded: past MAX_QUEUED, new events are dropped (events are best effort). */
   private readonly queued: Array<() => Promise<void>> = [];
   private writing = 0;
@@ -113,21 +130,70 @@ export class KubernetesEventRecorder implements EventRecorder {
   private record(object: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
     const { name, namespace, uid } = object.metadata ?? {};
     if (name === undefined || namespace === undefined) return;
+    if (this.queued.length >= MAX_QUEUED) return; // best effort: dropped before any bookkeeping
     const now = this.options.timers.now();
-    if (!this.takeToken(uid ?? `${namespace}/${name}`, now)) return;
     const text = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 1)}…` : message;
-    const key = JSON.stringify([uid, namespace, name, type, reason, text]);
+    const aggregated = this.aggregate(JSON.stringify([uid, namespace, name, type, reason]), text, now);
+    if (!this.takeToken(uid ?? `${namespace}/${name}`, now)) return;
+    const { key, message: shown } = aggregated;
     const seen = this.remembered.get(key);
-    const write = seen !== undefined && now - seen.lastSeenMs < SIMILAR_WINDOW_MS ? () => this.repeat(key, seen, now) : () => this.create(key, object, type, reason, text, now);
-    this.enqueue(write);
+    if (seen !== undefined && now - seen.lastSeenMs < SIMILAR_WINDOW_MS) {
+      const entry = { ...seen, count: seen.count + 1, lastSeenMs: now };
+      this.remember(key, entry);
+      this.write(entry.name, () => this.repeat(entry, shown, now));
+      return;
+    }
+    const at = new Date(now).toISOString();
+    const entry: Remembered = { name: `${name}.${now.toString(16)}${randomBytes(2).toString('hex')}`, namespace, count: 1, firstTimestamp: at, lastSeenMs: now };
+    this.remember(key, entry);
+    this.write(entry.name, () =>
+      this.create(object, entry, type, reason, shown).catch((error: unknown) => {
+        // Not created: the next such event creates it anew.
+        if (this.remembered.get(key)?.name === entry.name) this.remembered.delete(key);
+        throw error;
+      }),
+    );
   }
 
-  private async create(key: string, object: InvolvedObject, type: string, reason: string, message: string, now: number): Promise<void> {
+  /**
+   * client-go's EventAggregator: the event as it is while its object, type
+   * and reason had fewer than SIMILAR_MAX_EVENTS distinct messages within
+   * the window (keyed by its message too), else the combined event, keyed
+   * without its message so every further similar one counts up one Event.
+   */
+  private aggregate(similarKey: string, message: string, now: number): { key: string; message: string } {
+    let similar = this.similar.get(similarKey);
+    if (similar === undefined || now - similar.lastSeenMs >= SIMILAR_WINDOW_MS) similar = { messages: new Set(), lastSeenMs: now };
+    similar.lastSeenMs = now;
+    if (similar.messages.size < SIMILAR_MAX_EVENTS) similar.messages.add(message);
+    this.similar.delete(similarKey);
+    this.similar.set(similarKey, similar);
+    if (this.similar.size > MAX_REMEMBERED) this.similar.delete(this.similar.keys().next().value!);
+    if (similar.messages.size < SIMILAR_MAX_EVENTS) return { key: JSON.stringify([similarKey, message]), message };
+    return { key: JSON.stringify([similarKey, COMBINED_PREFIX]), message: `${COMBINED_PREFIX}${message}`.slice(0, MAX_MESSAGE) };
+  }
+
+  /** Queues a write of the Event `name`, after the writes of it queued before. */
+  private write(name: string, write: () => Promise<void>): void {
+    const previous = this.chains.get(name);
+    let finished!: () => void;
+    const done = new Promise<void>((resolve) => (finished = resolve));
+    this.chains.set(name, done);
+    this.enqueue(async () => {
+      try {
+        await previous;
+        await write();
+      } finally {
+        finished();
+        if (this.chains.get(name) === done) this.chains.delete(name);
+      }
+    });
+  }
+
+  private async create(object: InvolvedObject, entry: Remembered, type: string, reason: string, message: string): Promise<void> {
     const { name, namespace, uid } = object.metadata as { name: string; namespace: string; uid?: string };
-    const at = new Date(now).toISOString();
-    const eventName = `${name}.${now.toString(16)}${randomBytes(2).toString('hex')}`;
     const event: k8s.CoreV1Event = {
-      metadata: { name: eventName, namespace },
+      metadata: { name: entry.name, namespace },
       involvedObject: {
         apiVersion: object.apiVersion ?? this.options.defaults?.apiVersion,
         kind: object.kind ?? this.options.defaults?.kind,
@@ -139,23 +205,21 @@ export class KubernetesEventRecorder implements EventRecorder {
       reason,
       message,
       count: 1,
-      firstTimestamp: at as unknown as Date,
-      lastTimestamp: at as unknown as Date,
+      firstTimestamp: entry.firstTimestamp as unknown as Date,
+      lastTimestamp: entry.firstTimestamp as unknown as Date,
       source: { component: 'vigil' },
       reportingComponent: 'vigil.dev/operator',
       reportingInstance: 'vigil',
     };
     await this.api.createNamespacedEvent({ namespace, body: event });
-    this.remember(key, { name: eventName, namespace, count: 1, firstTimestamp: at, lastSeenMs: now });
   }
 
-  private async repeat(key: string, seen: Remembered, now: number): Promise<void> {
-    const count = seen.count + 1;
+  /** A repeat: the count, the time and (a combined Event follows the latest similar one) the message. */
+  private async repeat(entry: Remembered, message: string, now: number): Promise<void> {
     await this.api.patchNamespacedEvent(
-      { name: seen.name, namespace: seen.namespace, body: { count, lastTimestamp: new Date(now).toISOString() } },
+      { name: entry.name, namespace: entry.namespace, body: { count: entry.count, lastTimestamp: new Date(now).toISOString(), message } },
       k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
     );
-    this.remember(key, { ...seen, count, lastSeenMs: now });
   }
 
   private remember(key: string, entry: Remembered): void {

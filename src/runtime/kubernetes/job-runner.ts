@@ -16,8 +16,6 @@ import { scannerFor } from '../../domain/scanners/index.js';
 import type { ResolvedTarget, Scan } from '../../domain/scans/scan.js';
 import { scannerTargets } from '../../domain/scans/resolve-targets.js';
 import { apiServerMessageOf, createIdempotently, isAlreadyExists, isForbidden, isNotFound } from './kube-errors.js';
-import type { EventRecorder } from './event-recorder.js';
-import { SCAN_API_VERSION, SCAN_KIND } from '../../domain/scans/scan-resource.js';
 import { buildScanInputsSecret, buildScanJob, buildScannerServiceAccount, buildUploadTokenSecret, scanJobName, uploadTokenSecretName, type ScanRef, type ScannerOptions } from './job-manifest.js';
 import type { JobObserver } from './job-observer.js';
 import { namespaceNotWritableMessage } from './refusals.js';
@@ -43,7 +41,8 @@ export interface KubernetesJobRunnerOptions {
   observer: JobObserver;
   /** The Scan CR's uid from the Scan informer's cache, so a start needs no read of it; undefined when not cached yet. */
   cachedScanUid?: (namespace: string, name: string) => string | undefined;
-  events?: EventRecorder;
+  /** Told when a start failed (the Scan stays QUEUED): the Scan reconciler held its QUEUED status while the start ran. */
+  onStartFailed?: (location: ScanLocation) => void;
   /** The service's VIGIL_ALLOW_TARGETS, passed to the login step of authenticated web scans. */
   allowTargets?: string;
 }
@@ -53,6 +52,8 @@ export class KubernetesJobRunner implements WorkloadRunner {
   private readonly core: k8s.CoreV1Api;
   /** Namespaces whose scanner ServiceAccount this process created or found. */
   private readonly accountsEnsured = new Set<string>();
+  /** Scans whose Job is being created: each leaves QUEUED within these few requests. */
+  private readonly starting = new Set<string>();
 
   constructor(private readonly options: KubernetesJobRunnerOptions) {
     this.batch = options.kubeConfig.makeApiClient(k8s.BatchV1Api);
@@ -66,12 +67,25 @@ export class KubernetesJobRunner implements WorkloadRunner {
   /** A 403 becomes a refusal: the namespace is missing from the chart's tenants, which no retry fixes. */
   async start(scan: Scan, resolved: readonly ResolvedTarget[], inputs: WorkloadInputs = {}): Promise<void> {
     const location = this.mustLocate(scan.id);
+    this.starting.add(scan.id);
     try {
       await this.startJob(scan, resolved, location, inputs);
     } catch (error) {
+      this.starting.delete(scan.id);
+      this.options.onStartFailed?.(location);
       if (!isForbidden(error)) throw error;
       throw new WorkloadRefusedError('NamespaceNotWritable', namespaceNotWritableMessage(location.namespace, apiServerMessageOf(error)));
     }
+    this.starting.delete(scan.id);
+  }
+
+  /**
+   * Whether the scan's Job is being created right now: the start moves it on
+   * from QUEUED within a few requests, so its CR need not show QUEUED first
+   * (one status write, not two).
+   */
+  isStarting(scanId: string): boolean {
+    return this.starting.has(scanId);
   }
 
   private async startJob(scan: Scan, resolved: readonly ResolvedTarget[], location: ScanLocation, workloadInputs: WorkloadInputs): Promise<void> {
@@ -88,11 +102,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
     const job = buildScanJob({ scan: ref, targets, addresses, scanner, allowTargets: this.options.allowTargets ?? '', settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: uploadTokenSecretName(ref.name) });
     const created = await createIdempotently(() => this.batch.createNamespacedJob({ namespace: ref.namespace, body: job as k8s.V1Job }));
     this.options.observer.remember(created ?? (job as k8s.V1Job));
-    this.options.events?.normal(
-      { apiVersion: SCAN_API_VERSION, kind: SCAN_KIND, metadata: { name: ref.name, namespace: ref.namespace, uid: ref.uid } },
-      'JobCreated',
-      `created Job ${job.metadata.name} to run the ${scan.type} scanner on ${resolved.length} target(s)`,
-    );
+    // No Event here: the Scan turns RUNNING with this start, and its Running Event names the Job (one Event, not two saying the same).
   }
 
   /**

@@ -13,6 +13,7 @@
  * | Vigil's (labelled)      | none                | deleted through the API: delete the CR                      |
  * | applied with kubectl    | none                | start the scan for the namespace's account, or refuse       |
  * | exists                  | exists              | add label and finalizer if missing; patch status if it differs |
+ * |                         |                     | (not while a QUEUED row's Job is being created: RUNNING follows) |
  *
  * Nothing reacts to an informer event directly: events, row writes and the
  * informer's full lists only enqueue keys, so a failed write or a missed
@@ -34,6 +35,7 @@ import type { EventRecorder } from './event-recorder.js';
 import { isForbidden, isNotFound } from './kube-errors.js';
 import { addFinalizerPatch, addLabelPatch } from './finalizers.js';
 import { namespaceNotBoundMessage } from './refusals.js';
+import { scanJobName } from './job-manifest.js';
 import type { ScanCustomResources } from './scan-resources.js';
 
 export const SCAN_ID_LABEL = 'vigil.dev/scan-id';
@@ -78,6 +80,8 @@ export interface ScanReconcilerOptions {
   cached: (namespace: string, name: string) => ScanObject | undefined;
   events: EventRecorder;
   clock: Clock;
+  /** Whether the scan's Job is being created right now (the runner's start): its QUEUED status is not written, RUNNING follows. */
+  starting?: (scanId: string) => boolean;
   /** Told of every action taken (tests, the benchmark); optional. */
   onAction?: (key: string, action: ScanAction) => void;
 }
@@ -87,15 +91,21 @@ const JSON_PATCH = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPa
 
 /** The CR's progress moves in steps of this many points while a scan runs, so a long scan costs a few status writes, not one per percent. */
 export const CR_PROGRESS_STEP = 25;
+/** resourceVersions remembered per key while the cache is behind Vigil's writes (a bound; the cache catches up within a watch event). */
+const MAX_BEHIND = 16;
 
 export class ScanReconciler {
   private readonly api: k8s.CustomObjectsApi;
   /**
-   * The status last written per key and the resourceVersion of the CR it was
-   * written over: until the cache shows a newer CR, the same status is not
-   * written again (the cache is a watch event behind its own writes).
+   * The status last written per key, and the resourceVersions the cache may
+   * still show that are older than that write: the one it was written over
+   * and those earlier writes returned. The cache is a watch event (or
+   * several) behind Vigil's own writes; while it shows one of these, the
+   * server holds `status`, so the same status is not written again and a
+   * stale cached status is not taken for the server's. Forgotten once the
+   * cache shows a newer CR.
    */
-  private readonly written = new Map<string, { resourceVersion: string | undefined; status: ScanStatus }>();
+  private readonly written = new Map<string, { behind: string[]; status: ScanStatus; returned: string | undefined }>();
 
   constructor(private readonly options: ScanReconcilerOptions) {
     this.api = options.kubeConfig.makeApiClient(k8s.CustomObjectsApi);
@@ -104,6 +114,7 @@ export class ScanReconciler {
   async reconcile(key: string): Promise<void> {
     const [namespace, name] = splitKey(key);
     const object = this.options.cached(namespace, name);
+    if (object !== undefined) this.options.scanResources.shown(namespace, name);
     const account = this.options.accountForNamespace(namespace);
     if (account === undefined) return this.unbound(key, object);
     const row = this.options.repository.findByName(account.id, name);
@@ -211,23 +222,48 @@ export class ScanReconciler {
         if (!isForbidden(error)) throw error;
       }
     }
+    // A start in flight moves the row on within a few requests: its row write (RUNNING, or FAILED) or a failed start enqueues this key again.
+    if (row.state === 'QUEUED' && this.options.starting?.(row.id) === true) return;
     const desired = projectedStatus(row, object.metadata?.generation);
-    if (statusShows(object.status, desired)) return void this.written.delete(key);
+    const resourceVersion = object.metadata?.resourceVersion;
     const last = this.written.get(key);
-    if (last !== undefined && last.resourceVersion === object.metadata?.resourceVersion && isDeepStrictEqual(last.status, desired)) return;
+    const cacheBehind = last !== undefined && resourceVersion !== undefined && last.behind.includes(resourceVersion);
+    if (!cacheBehind) this.written.delete(key);
+    // What the server holds as far as Vigil knows: its own last write while the cache is behind it.
+    const shown = cacheBehind ? last.status : object.status;
+    if (statusShows(shown, desired)) return;
+    // Written once, the latest: a row that moved on while the key waited is written as it is now, not step by step.
     this.act(key, { action: 'patchStatus' });
-    await this.ignoringNotFound(() => this.api.patchNamespacedCustomObjectStatus({ ...this.ref(object), body: { status: desired } }, MERGE_PATCH));
-    this.written.set(key, { resourceVersion: object.metadata?.resourceVersion, status: desired });
-    if (object.status?.state !== row.state && last?.status.state !== row.state) this.stateEvent(object, row);
+    let returned: string | undefined;
+    await this.ignoringNotFound(async () => {
+      const patched = (await this.api.patchNamespacedCustomObjectStatus({ ...this.ref(object), body: { status: desired } }, MERGE_PATCH)) as ScanObject | undefined;
+      returned = patched?.metadata?.resourceVersion;
+    });
+    const behind = [...(cacheBehind ? [...last.behind, ...(last.returned === undefined ? [] : [last.returned])] : []), ...(resourceVersion === undefined ? [] : [resourceVersion])].slice(-MAX_BEHIND);
+    this.written.set(key, { behind, status: desired, returned });
+    const before = shown?.state;
+    if (before !== row.state) this.stateEvents(object, row, before);
   }
 
-  /** The state the CR now shows, as an Event (`kubectl describe scan`): once per transition the CR shows. */
+  /**
+   * The state the CR now shows, as an Event (`kubectl describe scan`): once
+   * per transition the CR shows. A scan whose CR never showed RUNNING (it
+   * ended before its status was first written) still tells that its Job ran.
+   */
+  private stateEvents(object: ScanObject, row: Scan, before: string | undefined): void {
+    if (isTerminal(row.state) && before !== 'RUNNING' && row.startedAt !== null) this.stateEvent(object, { ...row, state: 'RUNNING' });
+    this.stateEvent(object, row);
+  }
+
   private stateEvent(object: ScanObject, row: Scan): void {
     const events = this.options.events;
     const why = (type: string) => row.conditions.find((condition) => condition.type === type);
     switch (row.state) {
-      case 'RUNNING':
-        return events.normal(object, 'Running', why('WorkloadReady')?.message ?? `the ${row.type} scanner runs`);
+      case 'RUNNING': {
+        // The Job's creation and the scan's start are one moment (the start creates the Job): one Event tells both.
+        const ready = why('WorkloadReady');
+        return events.normal(object, 'Running', `created Job ${scanJobName(object.metadata!.name!)}: ${ready?.status === 'True' ? ready.message : `the ${row.type} scanner started`}`);
+      }
       case 'SUCCEEDED':
         return events.normal(object, 'Succeeded', `${why('Succeeded')?.message ?? 'the scan succeeded'}: ${row.risks.newOpen.length} new, ${row.risks.stillOpen.length} still open, ${row.risks.closed.length} closed`);
       case 'FAILED': {

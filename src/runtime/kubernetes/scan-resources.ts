@@ -19,8 +19,23 @@ export interface ScanObjectRef {
 /** The ScheduledScan CR whose run created the Scan; undefined when its uid is not known, and the CR is created without an owner. */
 export type ScanOwnerLookup = (scan: Scan) => Promise<OwnerReference | undefined>;
 
+/** CRs this process created (or is creating) and the informer has not shown yet, remembered at most. */
+const MAX_ENSURED = 4096;
+/** A creation is shared this long at most: the informer shows a CR well within it (its watch is a push). */
+const SHARE_MS = 60_000;
+
 export class ScanCustomResources {
   private readonly api: k8s.CustomObjectsApi;
+  /**
+   * One creation per scan: the Scan reconciler (its row has no CR in the
+   * cache) and the Job runner (its Job needs the CR's uid) both ensure the CR
+   * at a scan's start, while the informer has not shown it yet; the second
+   * shares the first's request instead of sending a POST that answers 409
+   * and a GET. Forgotten once the informer shows the CR (`shown`), so a CR
+   * lost later is created again; keyed by the scan's id too, so a CR
+   * re-applied under the same name is never taken for the old one.
+   */
+  private readonly ensured = new Map<string, { scanId: string; at: number; ref: Promise<ScanObjectRef> }>();
 
   constructor(
     kubeConfig: k8s.KubeConfig,
@@ -30,7 +45,26 @@ export class ScanCustomResources {
   }
 
   /** The Scan's CR in the namespace, created from the Scan when it does not exist yet. */
-  async ensure(scan: Scan, namespace: string): Promise<ScanObjectRef> {
+  ensure(scan: Scan, namespace: string): Promise<ScanObjectRef> {
+    const key = `${namespace}/${scan.name}`;
+    const known = this.ensured.get(key);
+    if (known !== undefined && known.scanId === scan.id && Date.now() - known.at < SHARE_MS) return known.ref;
+    const ref = this.create(scan, namespace);
+    const entry = { scanId: scan.id, at: Date.now(), ref };
+    this.ensured.delete(key);
+    this.ensured.set(key, entry);
+    if (this.ensured.size > MAX_ENSURED) this.ensured.delete(this.ensured.keys().next().value!);
+    // A failed creation is forgotten, so the next pass tries again.
+    ref.catch(() => this.ensured.get(key) === entry && this.ensured.delete(key));
+    return ref;
+  }
+
+  /** The informer shows the CR: a later ensure (the CR was lost) creates it again. */
+  shown(namespace: string, name: string): void {
+    if (this.ensured.size > 0) this.ensured.delete(`${namespace}/${name}`);
+  }
+
+  private async create(scan: Scan, namespace: string): Promise<ScanObjectRef> {
     const owner = scan.scheduledBy === null ? undefined : await this.ownerOf(scan);
     const body = {
       apiVersion: SCAN_API_VERSION,
