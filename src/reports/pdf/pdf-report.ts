@@ -7,7 +7,8 @@
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import PDFDocument from 'pdfkit';
+// pdfkit is loaded with the first PDF, not with the service (about 12 MB of RSS a process that renders no PDF does not need).
+import type PDFDocumentType from 'pdfkit';
 import { THREAT_LEVELS } from '../../domain/risks/finding.js';
 import { cvesOf, cvssText, describeFilters, evidenceOf, referencesOf, type ReportModel, type ReportSection } from '../../domain/reports/report-model.js';
 import type { ReportRisk } from '../../domain/reports/snapshot.js';
@@ -336,6 +337,7 @@ export interface PdfRenderOptions {
 
 export async function renderPdfReport(report: ReportModel, out: Writable, options: PdfRenderOptions = {}): Promise<void> {
   const { snapshot } = report;
+  const { default: PDFDocument } = (await import('pdfkit')) as { default: typeof PDFDocumentType };
   const doc = new PDFDocument({
     autoFirstPage: false,
     bufferPages: false,

@@ -10,7 +10,8 @@
  * URL, and the last Authorization header the pages sent to the target's
  * host, if any.
  */
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+// playwright-core is loaded on the first replay, not with the service: it adds about 80 MB of RSS to a process that may never replay a login (bench/operator.ts).
+import type { Browser, BrowserContext } from 'playwright-core';
 import type { HostResolver, LoginOutcome, LoginReplayer, LoginSession } from '../../app/ports.js';
 import type { LoginRecording } from '../../domain/targets/login-recording.js';
 import type { Cidr } from '../../domain/targets/ipv4.js';
@@ -48,6 +49,7 @@ export class BrowserLoginReplayer implements LoginReplayer {
     try {
       const run = (async (): Promise<LoginOutcome> => {
         try {
+          const { chromium } = await import('playwright-core');
           browser = await chromium.launch({
             executablePath: this.options.chromiumPath,
             args: [...BROWSER_ARGS, ...NO_DIRECT_UDP, `--proxy-server=http://127.0.0.1:${port}`, '--proxy-bypass-list=<-loopback>', NO_OWN_DNS],
