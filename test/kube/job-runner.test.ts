@@ -16,6 +16,7 @@ import { JobObserver } from '../../src/runtime/kubernetes/job-observer.js';
 import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
 import { scanInputsSecretName, scanJobName, uploadTokenSecretName } from '../../src/runtime/kubernetes/job-manifest.js';
 import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
+import { kubeScanHarness } from '../support/kube-scan-harness.js';
 import { FakeKubeApiServer } from '../support/fake-kube-apiserver.js';
 import { kubeConfig } from '../support/kubeconfig.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -38,35 +39,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     dir = tempDir();
     core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }));
     account = core.accounts.createAccount({ name: 'acme', namespace: 'vigil-acme' }).account;
-    const kc = kubeConfig(server);
-    timers = new FakeTimers(Date.now());
-    observer = new JobObserver({ kubeConfig: kc, timers, onError: () => undefined });
-    await observer.start();
-    runner = new KubernetesJobRunner({
-      observer,
-      kubeConfig: kc,
-      scanResources: new ScanCustomResources(kc),
-      uploads: core.uploads,
-      jobSettings: defaultJobSettings('0.1.0'),
-      uploadUrl: 'http://vigil.vigil.svc:8080',
-      locate: (scanId) => {
-        const scan = core.scanRepository.findByIdUnscoped(scanId);
-        return scan && { name: scan.name, namespace: 'vigil-acme', type: scan.type };
-      },
-    });
-    controller = new ScanController({
-      scans: core.scanRepository,
-      runner,
-      resolver: { resolve4: async () => ['93.184.216.34'] },
-      resultFiles: core.resultFiles,
-      history: core.history,
-      clock: { now: () => new Date() },
-      timers,
-      maxConcurrentScans: 10,
-      allowTargets: [],
-      onError: () => undefined,
-      pollMs: null,
-    });
+    ({ observer, runner, controller, timers } = await kubeScanHarness(server, core));
   });
   afterEach(async () => {
     await observer.stop();

@@ -11,21 +11,18 @@ import { expect } from 'chai';
 import * as models from 'kubernetes-models';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { ScanController } from '../../src/app/controller/scan-controller.js';
-import { FakeTimers } from '../support/fake-timers.js';
+import type { ScanController } from '../../src/app/controller/scan-controller.js';
 import { WebScanPreparation } from '../../src/app/web-scan-preparation.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { buildScanInputsSecret, buildScanJob, scanInputsSecretName, scanJobName, uploadTokenSecretName, type ScanJobInput } from '../../src/runtime/kubernetes/job-manifest.js';
-import { KubernetesJobRunner } from '../../src/runtime/kubernetes/job-runner.js';
-import { JobObserver, MANAGED_BY_VIGIL } from '../../src/runtime/kubernetes/job-observer.js';
+import { type JobObserver, MANAGED_BY_VIGIL } from '../../src/runtime/kubernetes/job-observer.js';
 import { waitFor } from '../support/wait.js';
 import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
 import { LOGIN_FAILED_EXIT, loginFailureOf } from '../../src/runtime/kubernetes/login-step.js';
-import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
+import { kubeScanHarness } from '../support/kube-scan-harness.js';
 import { FakeKubeApiServer } from '../support/fake-kube-apiserver.js';
-import { kubeConfig } from '../support/kubeconfig.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const fixture = (path: string): Buffer => readFileSync(new URL(`../fixtures/${path}`, import.meta.url));
@@ -108,40 +105,16 @@ describe('Kubernetes: an authenticated ZAP scan through the controller and the f
     dir = tempDir();
     core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path }));
     account = core.accounts.createAccount({ name: 'acme', namespace: 'vigil-acme' }).account;
-    const kc = kubeConfig(server);
-    const timers = new FakeTimers(Date.now());
-    observer = new JobObserver({ kubeConfig: kc, timers, onError: () => undefined });
-    await observer.start();
-    const runner = new KubernetesJobRunner({
-      observer,
-      kubeConfig: kc,
-      scanResources: new ScanCustomResources(kc),
-      uploads: core.uploads,
-      jobSettings: defaultJobSettings('0.1.0'),
-      uploadUrl: 'http://vigil.vigil.svc:8080',
+    ({ observer, controller } = await kubeScanHarness(server, core, {
       allowTargets: '',
-      locate: (scanId) => {
-        const scan = core.scanRepository.findByIdUnscoped(scanId);
-        return scan && { name: scan.name, namespace: 'vigil-acme', type: scan.type };
+      controller: {
+        // No replayer: on Kubernetes the Job replays the login.
+        preparation: new WebScanPreparation(core.targetRepository, undefined),
+        onError: (key, error) => {
+          throw new Error(`reconcile of ${key} failed: ${String(error)}`);
+        },
       },
-    });
-    controller = new ScanController({
-      scans: core.scanRepository,
-      runner,
-      resolver: { resolve4: async () => ['93.184.216.34'] },
-      resultFiles: core.resultFiles,
-      history: core.history,
-      clock: { now: () => new Date() },
-      timers,
-      maxConcurrentScans: 10,
-      allowTargets: [],
-      pollMs: null,
-      // No replayer: on Kubernetes the Job replays the login.
-      preparation: new WebScanPreparation(core.targetRepository, undefined),
-      onError: (key, error) => {
-        throw new Error(`reconcile of ${key} failed: ${String(error)}`);
-      },
-    });
+    }));
   });
   afterEach(async () => {
     await observer.stop();
