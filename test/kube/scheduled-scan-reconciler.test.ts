@@ -186,6 +186,38 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'a row changed through the API while Vigil was down (no hint in memory) still gets its spec shown',
+    row: makeRow,
+    object: (row) => inStep(row!, 1),
+    before: (fixture) => {
+      const row = fixture.core.scheduledScanRepository.findByObjectName(fixture.account.id, 'nightly')!;
+      fixture.core.scheduledScans.update(fixture.account, row.id, { schedule: 'WEEKLY', filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00Z' });
+    },
+    expected: () => [{ action: 'replaceSpec' }, { action: 'patchStatus' }],
+    then: (fixture) => expect(crOf(fixture)!.spec).to.include({ schedule: 'WEEKLY' }),
+  },
+  {
+    name: 'a refused spec is kept until the row changes through the API, which replaces it and clears the refusal',
+    row: makeRow,
+    object: (row) => {
+      const object = inStep(row!, 2, daily({ scanTypes: ['NESSUS'] }), 2);
+      const conditions = (object.status as { conditions: Array<Record<string, unknown>> }).conditions.map((condition) =>
+        condition.type === 'Accepted' ? { ...condition, status: 'False', reason: 'Rejected', message: 'NESSUS is not in the plan; the schedule keeps its previous configuration' } : condition,
+      );
+      return { ...object, status: { ...(object.status as object), conditions } };
+    },
+    before: (fixture) => {
+      const row = fixture.core.scheduledScanRepository.findByObjectName(fixture.account.id, 'nightly')!;
+      fixture.core.scheduledScans.update(fixture.account, row.id, { schedule: 'WEEKLY', filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00Z' });
+      fixture.reconciler.rowChanged(KEY, true);
+    },
+    expected: () => [{ action: 'replaceSpec' }, { action: 'patchStatus' }],
+    then: (fixture) => {
+      expect(crOf(fixture)!.spec).to.deep.include({ schedule: 'WEEKLY', scanTypes: ['NMAP'] });
+      expect(accepted(fixture)).to.include({ status: 'True', observedGeneration: 3 });
+    },
+  },
+  {
     name: 'a run recorded on the row (no new configuration) writes only the status',
     row: makeRow,
     object: (row) => inStep(row!, 1),

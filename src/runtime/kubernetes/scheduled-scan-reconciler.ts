@@ -18,17 +18,20 @@
  * | exists                    | exists | add the finalizer if missing; patch status if it differs        |
  *
  * "New generation" is a `metadata.generation` above the one the status says
- * it observed: kubectl changed the spec. A row changed through the API is
- * told by the repository (rowChanged), the only hint kept in memory; a
- * refusal lives in the CR's own status (Accepted=False for the generation it
- * observed), so a restart keeps it. Nothing reacts to an informer event
+ * it observed: kubectl changed the spec. An observed spec that differs from
+ * the row means the row changed through the API, unless the status refuses
+ * that spec: a refusal lives in the CR's own status (Accepted=False for the
+ * generation it observed), so a restart keeps it, and only a change of the
+ * row through the API (rowChanged, the one hint kept in memory) replaces a
+ * refused spec. Nothing reacts to an informer event
  * directly: events, row writes and the informer's full lists only enqueue
  * keys, and a failed write or a missed event is healed by the next pass
  * (level-triggered), with the work queue's backoff between failures.
  */
 import { isDeepStrictEqual } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
-import type { ScheduledScan, ScheduledScanRepository } from '../../app/ports.js';
+import type { ScheduledScanRepository } from '../../app/ports.js';
+import type { ScheduledScan } from '../../domain/schedules/scheduled-scan.js';
 import type { ScheduledScansService } from '../../app/scheduled-scans-service.js';
 import type { Account } from '../../domain/accounts/account.js';
 import type { Clock } from '../../domain/clock.js';
@@ -235,10 +238,12 @@ export class ScheduledScanReconciler {
       observed = generation;
       row = this.options.repository.findByIdUnscoped(row.id) ?? row;
       this.rowSpecChanged.delete(key); // the row now holds what the spec says (or was refused and kept)
-    } else if (pushSpec) {
-      refusal = undefined;
+    } else if (pushSpec || refusal === undefined) {
+      // An observed spec that says something else than the row: the row changed through the API (told now, or before a
+      // restart). Only a refused spec stays as written, until the row changes again.
       const spec = ScheduledScanSpecSchema.safeParse(object.spec);
       if (!spec.success || !specMatchesRow(spec.data, row)) {
+        refusal = undefined;
         this.act(key, { action: 'replaceSpec' });
         current = (await this.api.patchNamespacedCustomObject({ ...this.ref(object), body: [{ op: 'replace', path: '/spec', value: scheduledScanSpecOf(row) }] }, JSON_PATCH)) as ScheduledScanObject;
         observed = current.metadata?.generation ?? observed;
