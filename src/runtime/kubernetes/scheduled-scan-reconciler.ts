@@ -144,7 +144,7 @@ export class ScheduledScanReconciler {
     if (object?.metadata?.deletionTimestamp !== undefined) return this.deleting(key, account, object, row);
     if (object === undefined) {
       this.written.delete(key);
-      return row === undefined ? undefined : this.createObject(key, row, namespace);
+      return row === undefined ? undefined : this.createObject(key, account, row, namespace, pushSpec);
     }
     if (row === undefined) {
       const linkedId = object.metadata?.labels?.[SCHEDULED_SCAN_ID_LABEL] ?? object.status?.scheduledScanId;
@@ -185,7 +185,7 @@ export class ScheduledScanReconciler {
   }
 
   /** A row without its face: created through the API (or the CR was lost). Created with the row's spec, then its status. */
-  private async createObject(key: string, row: ScheduledScan, namespace: string): Promise<void> {
+  private async createObject(key: string, account: Account, row: ScheduledScan, namespace: string, pushSpec: boolean): Promise<void> {
     this.act(key, { action: 'createObject', scheduledScanId: row.id });
     const metadata = { name: row.objectName, namespace, labels: { [SCHEDULED_SCAN_ID_LABEL]: row.id, 'app.kubernetes.io/managed-by': 'vigil' }, finalizers: [SCHEDULED_SCAN_FINALIZER] };
     const body = { apiVersion: SCHEDULED_SCAN_API_VERSION, kind: SCHEDULED_SCAN_KIND, metadata, spec: scheduledScanSpecOf(row) };
@@ -199,8 +199,9 @@ export class ScheduledScanReconciler {
       },
       () => this.api.getNamespacedCustomObject(this.refOf(location)),
     )) as ScheduledScanObject;
-    // One that already existed (the cache was behind) is compared on the next pass, when the cache shows it.
-    if (created) await this.writeStatus(key, object, row, undefined, object.metadata?.generation);
+    if (created) return this.writeStatus(key, object, row, undefined, object.metadata?.generation);
+    // It existed and the cache is behind: the CR as read is compared now, rather than when the cache shows it.
+    if (object.metadata?.deletionTimestamp === undefined) await this.follow(key, account, object, row, pushSpec);
   }
 
   /** Deleted through the API: the CR goes too; the Scans of earlier runs are kept, as their rows are (Orphan). */
