@@ -231,15 +231,20 @@ const cases: Case[] = [
   },
 ];
 
-function makeReconciler(server: FakeKubeApiServer, core: ReturnType<typeof composeCore>, actions: ScheduledScanAction[]): ScheduledScanReconciler {
+function makeReconciler(
+  server: FakeKubeApiServer,
+  core: ReturnType<typeof composeCore>,
+  actions: ScheduledScanAction[],
+  // The fake server's store stands in for the informer's cache: the table states what the cache holds.
+  cached = (namespace: string, name: string) => server.getObject(crRef(name, namespace)) as ScheduledScanObject | undefined,
+): ScheduledScanReconciler {
   return new ScheduledScanReconciler({
     kubeConfig: kubeConfig(server),
     accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace),
     namespaceOf: (accountId) => core.accountRepository.findById(accountId)?.namespace,
     service: core.scheduledScans,
     repository: core.scheduledScanRepository,
-    // The fake server's store stands in for the informer's cache: the table states what the cache holds.
-    cached: (namespace, name) => server.getObject(crRef(name, namespace)) as ScheduledScanObject | undefined,
+    cached,
     events: NO_EVENTS,
     clock: { now: () => NOW },
     onAction: (_key, action) => actions.push(action),
@@ -299,6 +304,18 @@ describe('the ScheduledScan reconciler (fixture objects in, actions out)', () =>
     await fixture.reconciler.reconcile(KEY);
     expect(fixture.actions).to.deep.equal([{ action: 'replaceSpec' }, { action: 'patchStatus' }]);
     expect(crOf(fixture)!.spec).to.include({ schedule: 'WEEKLY' });
+  });
+
+  it('a CR the cache does not show yet but that exists is compared as read, not created twice', async () => {
+    const row = makeRow(fixture);
+    fixture.server.setObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', ...inStep(row, 1) } as KubeObject);
+    fixture.core.scheduledScans.update(fixture.account, row.id, { schedule: 'WEEKLY', filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00Z' });
+    const actions: ScheduledScanAction[] = [];
+    const behind = makeReconciler(fixture.server, fixture.core, actions, () => undefined);
+    await behind.reconcile(KEY);
+    expect(actions).to.deep.equal([{ action: 'createObject', scheduledScanId: row.id }, { action: 'replaceSpec' }, { action: 'patchStatus' }]);
+    expect(crOf(fixture)!.spec).to.include({ schedule: 'WEEKLY' });
+    expect(fixture.server.listObjects(API_VERSION, 'ScheduledScan', NS)).to.have.length(1);
   });
 
   it('a refusal lives in the CR status: a new process (no memory) keeps it and does not overwrite the refused spec', async () => {
