@@ -2,20 +2,25 @@
  * The composition root's Kubernetes half (VIGIL_RUNTIME=kubernetes): Scan
  * CRs mirror every Scan, scanners run as Jobs in each account's namespace,
  * informers on Vigil's Jobs and pods tell the controller every change (no
- * polling), and an informer on Scan
- * CRs starts Scans applied with kubectl. ScheduledScan CRs mirror every
- * ScheduledScan the same way, and an informer on them turns ScheduledScans
- * applied, edited or deleted with kubectl into rows.
+ * polling), and one reconciler per Kind keeps each Scan and ScheduledScan
+ * row and its custom resource in step (the row is the record; the CR's spec
+ * an input, its status a projection), reading the CRs from informer caches.
  */
 import * as k8s from '@kubernetes/client-node';
-import type { ScanRepository, ScheduledScanRepository } from '../app/ports.js';
+import type { ScanRepository, ScheduledScan, ScheduledScanRepository } from '../app/ports.js';
+import type { CursorValue } from '../domain/lists/page-token.js';
 import { systemTimers } from '../app/controller/timer.js';
 import type { Clock } from '../domain/clock.js';
 import { VIGIL_VERSION } from '../domain/scanners/index.js';
 import { SCAN_GROUP, SCAN_PLURAL, SCAN_VERSION } from '../domain/scans/scan-resource.js';
 import { SCHEDULED_SCAN_API_VERSION, SCHEDULED_SCAN_KIND, SCHEDULED_SCAN_PLURAL } from '../domain/schedules/scheduled-scan-resource.js';
-import { AppliedScheduledScans } from '../runtime/kubernetes/applied-scheduled-scans.js';
-import { MirroredScheduledScanRepository, ScheduledScanMirror, type ScheduledScanObject } from '../runtime/kubernetes/scheduled-scan-mirror.js';
+import {
+  NotifyingScheduledScanRepository,
+  ScheduledScanReconciler,
+  scheduledScanKey,
+  type ScheduledScanObject,
+} from '../runtime/kubernetes/scheduled-scan-reconciler.js';
+import type { OwnerReference } from '../runtime/kubernetes/job-manifest.js';
 import type { Logger } from '../observability/logger.js';
 import { KubernetesJobRunner, type ScanLocation } from '../runtime/kubernetes/job-runner.js';
 import { JobObserver } from '../runtime/kubernetes/job-observer.js';
@@ -49,7 +54,7 @@ function loadDefaultKubeConfig(): k8s.KubeConfig {
   return kubeConfig;
 }
 
-/** Built before the store's services: the repositories they use tell the mirrors about every Scan and ScheduledScan written. */
+/** Built before the store's services: the repositories they use tell the reconcilers about every Scan and ScheduledScan written. */
 export function clusterMirror(given: k8s.KubeConfig | undefined, logger: Logger, core: () => Core, clock: Clock) {
   const kubeConfig = given ?? loadDefaultKubeConfig();
   const scheduledEvents = new KubernetesEventRecorder({
@@ -58,30 +63,30 @@ export function clusterMirror(given: k8s.KubeConfig | undefined, logger: Logger,
     defaults: { apiVersion: SCHEDULED_SCAN_API_VERSION, kind: SCHEDULED_SCAN_KIND },
     onError: (error) => logger.warn({ err: error }, 'kubernetes event not recorded'),
   });
-  const scheduledScanMirror = new ScheduledScanMirror({
-    kubeConfig,
-    events: scheduledEvents,
-    read: (id) => core().scheduledScanRepository.findByIdUnscoped(id),
-    namespaceOf: (accountId) => core().accountRepository.findById(accountId)?.namespace,
-    clock,
-    timers: systemTimers(clock),
-    onError: (id, error) => logger.warn({ scheduled_scan_id: id, err: error }, 'scheduled scan not written to its custom resource; will retry'),
-  });
-  const scanResources = new ScanCustomResources(kubeConfig, (scan) => scheduledScanMirror.ownerReferenceFor(scan.scheduledBy!));
+  /** The ScheduledScan reconciler once the runtime made it: the owner of a run's Scans, and where a written row's key goes. */
+  const scheduledScans: {
+    ownerReferenceFor: (id: string) => Promise<OwnerReference | undefined>;
+    rowChanged: (key: string, spec: boolean) => void;
+  } = { ownerReferenceFor: async () => undefined, rowChanged: () => undefined };
+  const scanResources = new ScanCustomResources(kubeConfig, (scan) => scheduledScans.ownerReferenceFor(scan.scheduledBy!));
   /** Where a written Scan's key goes: the Scan reconciler's queue once the runtime made it (its start lists every key anyway). */
   const scanKeys: { enqueue: (key: string) => void } = { enqueue: () => undefined };
   const scanWritten = (scan: Scan) => {
     const namespace = core().accountRepository.findById(scan.accountId)?.namespace;
     if (namespace !== undefined) scanKeys.enqueue(scanKey(namespace, scan.name));
   };
+  const scheduledScanWritten = (row: ScheduledScan, spec: boolean) => {
+    const namespace = core().accountRepository.findById(row.accountId)?.namespace;
+    if (namespace !== undefined) scheduledScans.rowChanged(scheduledScanKey(namespace, row.objectName), spec);
+  };
   return {
     kubeConfig,
     scanResources,
     scanKeys,
-    scheduledScanMirror,
+    scheduledScans,
     scheduledEvents,
     wrapScans: (repository: ScanRepository) => new NotifyingScanRepository(repository, scanWritten),
-    wrapScheduledScans: (repository: ScheduledScanRepository) => new MirroredScheduledScanRepository(repository, scheduledScanMirror),
+    wrapScheduledScans: (repository: ScheduledScanRepository) => new NotifyingScheduledScanRepository(repository, scheduledScanWritten),
   };
 }
 
@@ -127,15 +132,20 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     allowTargets: settings.allowTargets.map((cidr) => cidr.text).join(','),
     onStartFailed: (location) => cluster.scanKeys.enqueue(scanKey(location.namespace, location.name)),
   });
-  const scheduled = appliedScheduledScans(cluster, core, clock, logger, cluster.scheduledEvents);
+  const scheduled = scheduledScanReconciler(cluster, core, clock, logger);
   const informers = [observer, scans.informer, scheduled.informer];
   return {
     runner,
     // The observer's informers tell every change of a Job or pod: no poll.
     pollMs: null,
     start: async () => {
-      scheduled.reconciler.start();
       for (const informer of informers) await informer.start();
+      cluster.scheduledScans.ownerReferenceFor = (id) => scheduled.reconciler.ownerReferenceFor(id);
+      cluster.scheduledScans.rowChanged = (key, spec) => {
+        scheduled.reconciler.rowChanged(key, spec);
+        scheduled.loop.enqueue(key);
+      };
+      scheduled.loop.start();
       cluster.scanKeys.enqueue = (key) => scans.loop.enqueue(key);
       scans.loop.start();
     },
@@ -143,9 +153,8 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     stop: async () => {
       for (const informer of informers) await informer.stop();
       await scans.loop.stop();
-      await scheduled.reconciler.stop();
-      cluster.scheduledScanMirror.stop();
-      await Promise.all([events.flush(), scheduled.events.flush(), cluster.scheduledScanMirror.flush()]);
+      await scheduled.loop.stop();
+      await Promise.all([events.flush(), cluster.scheduledEvents.flush()]);
     },
   };
 }
@@ -210,21 +219,50 @@ function scanReconciler(cluster: ClusterMirror, core: Core, events: KubernetesEv
   return { reconciler, loop, informer };
 }
 
-/** Watches ScheduledScan CRs in every namespace; every event enqueues its key, and a reconcile converges the row on the CR. */
-function appliedScheduledScans(cluster: ClusterMirror, core: Core, clock: Clock, logger: Logger, events: KubernetesEventRecorder) {
-  const reconciler: AppliedScheduledScans = new AppliedScheduledScans({
+/**
+ * The ScheduledScan reconciler, its informer on ScheduledScan CRs in every
+ * namespace and its loop, as for Scans: informer events and row writes
+ * enqueue keys; every full list of the informer (start, restart) is a pass
+ * over every CR and every row.
+ */
+function scheduledScanReconciler(cluster: ClusterMirror, core: Core, clock: Clock, logger: Logger) {
+  const reconciler = new ScheduledScanReconciler({
     kubeConfig: cluster.kubeConfig,
     accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace),
+    namespaceOf: (accountId) => core.accountRepository.findById(accountId)?.namespace,
     service: core.scheduledScans,
     repository: core.scheduledScanRepository,
-    mirror: cluster.scheduledScanMirror,
     cached: (namespace, name) => informer.cached(namespace, name) as ScheduledScanObject | undefined,
-    listKeys: () => informer.list().map((object) => `${object.metadata!.namespace}/${object.metadata!.name}`),
-    events,
+    events: cluster.scheduledEvents,
     clock,
-    timers: systemTimers(clock),
-    onError: (key, error) => logger.warn({ key, err: error }, 'applied scheduled scan not reconciled; will retry'),
   });
-  const informer = customResourceInformer(cluster.kubeConfig, SCHEDULED_SCAN_PLURAL, (_event, object) => reconciler.enqueue(object), clock, logger, () => reconciler.resync());
-  return { reconciler, informer, events };
+  const rowKeys = function* (): Iterable<string> {
+    for (const account of core.accountRepository.list()) {
+      let after: CursorValue[] | undefined;
+      do {
+        const page = core.scheduledScanRepository.list(account.id, 500, after);
+        for (const row of page.items) yield scheduledScanKey(account.namespace, row.objectName);
+        after = page.nextCursor;
+      } while (after !== undefined);
+    }
+  };
+  const loop = new ControllerLoop({
+    timers: systemTimers(clock),
+    reconcile: (key) => reconciler.reconcile(key),
+    listKeys: function* () {
+      for (const object of informer.list()) yield scheduledScanKey(object.metadata!.namespace!, object.metadata!.name!);
+      yield* rowKeys();
+    },
+    onError: (key, error) => logger.warn({ key, err: error }, 'scheduled scan custom resource not reconciled; will retry'),
+    workers: 2,
+  });
+  const informer = customResourceInformer(
+    cluster.kubeConfig,
+    SCHEDULED_SCAN_PLURAL,
+    (_event, object) => loop.enqueue(scheduledScanKey(object.metadata!.namespace!, object.metadata!.name!)),
+    clock,
+    logger,
+    () => loop.resync(),
+  );
+  return { reconciler, loop, informer };
 }

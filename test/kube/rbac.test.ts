@@ -32,7 +32,8 @@ async function scheduledScanLife(server: FakeKubeApiServer, service: TestService
   server.setObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', metadata: { name: 'stray', namespace: 'elsewhere' }, spec } as never);
   await waitFor(async () => crOf('stray', 'elsewhere')?.status, (status) => status !== undefined, 'the refusal');
   await waitFor(async () => (await service.get('/v1/scans/scheduled')).body.data, (rows) => rows.length === 1, 'the applied schedule');
-  server.deleteObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', namespace: 'vigil-test-account', name: 'applied' });
+  // kubectl delete: the finalizer holds the CR until the reconciler has deleted its schedule.
+  await fetch(`${server.url}/apis/vigil.dev/v1alpha1/namespaces/vigil-test-account/scheduledscans/applied`, { method: 'DELETE', headers: { authorization: `Bearer ${server.token}` } });
   await waitFor(async () => (await service.get('/v1/scans/scheduled')).body.data, (rows) => rows.length === 0, 'the schedule deleted with its CR');
 }
 

@@ -1,13 +1,6 @@
 import type { Account } from '../../domain/accounts/account.js';
-
-export interface StoredApiKey {
-  id: string;
-  accountId: string;
-  name: string;
-  hash: Buffer;
-  createdAt: string;
-  revokedAt: string | null;
-}
+import type { StoredApiKey } from '../../domain/accounts/stored-api-key.js';
+export type { StoredApiKey } from '../../domain/accounts/stored-api-key.js';
 
 export interface AccountRepository {
   insert(account: Account): void;

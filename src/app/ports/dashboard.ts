@@ -1,12 +1,5 @@
-/** A dashboard sign-in; only the SHA-256 hash of its token is stored. */
-export interface DashboardSession {
-  tokenHash: Buffer;
-  accountId: string;
-  apiKeyId: string;
-  csrfToken: string;
-  createdAt: string;
-  expiresAt: string;
-}
+import type { DashboardSession } from '../../domain/accounts/dashboard-session.js';
+export type { DashboardSession } from '../../domain/accounts/dashboard-session.js';
 
 export interface DashboardSessionRepository {
   insert(session: DashboardSession): void;

@@ -1,20 +1,10 @@
 import type { Filters } from '../../domain/lists/list-query.js';
 import type { ReportModel } from '../../domain/reports/report-model.js';
-import type { ReportFilters, ReportFormat, ReportRisk, ReportSnapshot, ReportTarget, ReportTargetFilterKey } from '../../domain/reports/snapshot.js';
+import type { ReportFormat, ReportRisk, ReportSnapshot, ReportTarget, ReportTargetFilterKey } from '../../domain/reports/snapshot.js';
 import type { Readable, Writable } from 'node:stream';
 import type { RiskFilterKey } from './risks.js';
-
-/** A report's row: what it was made from; its snapshot and files are in ReportFiles. */
-export interface ReportRecord {
-  id: string;
-  accountId: string;
-  format: ReportFormat;
-  filters: ReportFilters;
-  riskCount: number;
-  matchedRisks: number;
-  targetCount: number;
-  createdAt: string;
-}
+import type { ReportRecord } from '../../domain/reports/report-record.js';
+export type { ReportRecord } from '../../domain/reports/report-record.js';
 
 /** Which targets and risks a report covers: GET /v1/risks's meaning for risks_filter, targets_filter on their targets. */
 export interface ReportSelection {

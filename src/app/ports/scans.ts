@@ -1,10 +1,11 @@
 import type { OutboxEvent } from '../../domain/events/event.js';
 import type { Filters } from '../../domain/lists/list-query.js';
 import type { CursorValue } from '../../domain/lists/page-token.js';
-import type { Risk } from '../../domain/risks/risk.js';
 import type { Scan, ScanState } from '../../domain/scans/scan.js';
 import type { Readable } from 'node:stream';
 import type { Page } from './lists.js';
+import type { StoredResultFile, RecordingKind, PendingRecording } from '../../domain/scans/result-file.js';
+export type { StoredResultFile, RecordingKind, PendingRecording } from '../../domain/scans/result-file.js';
 
 export const SCAN_FILTER_KEYS = ['state', 'type', 'scheduled_by'] as const;
 export type ScanFilterKey = (typeof SCAN_FILTER_KEYS)[number];
@@ -13,17 +14,6 @@ export interface ScanListQuery {
   filters: Filters<ScanFilterKey>;
   pageSize: number;
   after: CursorValue[] | undefined;
-}
-
-export interface StoredResultFile {
-  id: string;
-  scanId: string;
-  accountId: string;
-  fileName: string;
-  contentType: string;
-  size: number;
-  sha256: string;
-  createdAt: string;
 }
 
 /**
@@ -56,14 +46,6 @@ export interface ScanRepository {
   saveWithResults(scan: Scan, files: readonly StoredResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean;
   findResult(accountId: string, id: string): StoredResultFile | undefined;
   eventsFor(accountId: string): OutboxEvent[];
-}
-
-export type RecordingKind = 'IMPORT' | 'SCAN';
-
-export interface PendingRecording {
-  scanId: string;
-  accountId: string;
-  kind: RecordingKind;
 }
 
 /** Risk recordings in several transactions; what is left at start-up was cut short by a crash. */

@@ -1,8 +1,9 @@
 import type { Filters, SortField } from '../../domain/lists/list-query.js';
 import type { CursorValue } from '../../domain/lists/page-token.js';
-import type { HealthGrade } from '../../domain/targets/health-score.js';
-import type { Target, TargetOrigin } from '../../domain/targets/target.js';
+import type { Target } from '../../domain/targets/target.js';
 import type { Page } from './lists.js';
+import type { TargetListRow, AttachmentKind, TargetAttachment } from '../../domain/targets/target-records.js';
+export type { TargetListRow, AttachmentKind, TargetAttachment } from '../../domain/targets/target-records.js';
 
 export const TARGET_FILTER_KEYS = ['tags', 'label', 'target'] as const;
 export type TargetFilterKey = (typeof TARGET_FILTER_KEYS)[number];
@@ -16,28 +17,6 @@ export interface TargetListQuery {
   after: CursorValue[] | undefined;
   /** Only targets whose address or label contains this text, ignoring case (the dashboard's search box). */
   textContains?: string | undefined;
-}
-
-/**
- * A target as a list reads it: the read model of the hot list path. Its JSON
- * fields stay as the stored text so that a page can be rendered without
- * parsing and re-serialising them.
- */
-export interface TargetListRow {
-  id: string;
-  target: string;
-  label: string;
-  tagsJson: string;
-  zapSettingsJson: string;
-  origin: TargetOrigin;
-  healthScore: number;
-  healthGrade: HealthGrade;
-  authSeleniumFile: string | null;
-  createdAt: string;
-  lastScannedAt: string | null;
-  os: string | null;
-  hostname: string | null;
-  openApiFile: string | null;
 }
 
 /** A list page already rendered as JSON: its items' texts joined with commas, as UTF-8 bytes. */
@@ -72,14 +51,4 @@ export interface TargetRepository {
   attach(accountId: string, targetId: string, attachment: TargetAttachment): boolean;
   /** The attached file of a kind, or undefined. */
   attachment(accountId: string, targetId: string, kind: AttachmentKind): TargetAttachment | undefined;
-}
-
-export type AttachmentKind = 'selenium' | 'openapi';
-
-/** A login recording or an API definition attached to a target (at most 1 MiB, checked at upload). */
-export interface TargetAttachment {
-  kind: AttachmentKind;
-  fileName: string;
-  content: Buffer;
-  updatedAt: string;
 }

@@ -1,38 +1,11 @@
-export interface WebhookEndpoint {
-  id: string;
-  accountId: string;
-  url: string;
-  secret: string;
-  createdAt: string;
-}
+import type { WebhookEndpoint, DueDelivery, DeliveryAttempt, DueClaim, LoggedAttempt, DeliveryCounts } from '../../domain/webhooks/delivery.js';
+export type { WebhookEndpoint, DueDelivery, DeliveryAttempt, DueClaim, LoggedAttempt, DeliveryCounts } from '../../domain/webhooks/delivery.js';
 
 export interface WebhookEndpointRepository {
   insert(endpoint: WebhookEndpoint): void;
   find(accountId: string, id: string): WebhookEndpoint | undefined;
   listFor(accountId: string): WebhookEndpoint[];
   delete(accountId: string, id: string): boolean;
-}
-
-export interface DueDelivery {
-  eventId: string;
-  /** The serialized Event object: the same bytes to every endpoint and on every attempt. */
-  body: string;
-  endpoint: WebhookEndpoint;
-  attempts: number;
-  /** Its next_attempt_at before it was claimed: where `release` puts it back. */
-  dueAt: string;
-}
-
-export interface DeliveryAttempt {
-  eventId: string;
-  endpointId: string;
-  attemptedAt: string;
-  status: number | null;
-  error: string | null;
-  durationMs: number;
-  /** The delivery's state after this attempt, and when to try again while PENDING. */
-  state: 'PENDING' | 'DELIVERED' | 'FAILED';
-  nextAttemptAt: string;
 }
 
 /** Delivery state of webhook events, kept in the database so that a restart loses nothing (DESIGN.md 8). */
@@ -52,28 +25,6 @@ export interface WebhookDeliveryRepository {
   recordAndClaim(attempts: readonly DeliveryAttempt[], claim?: DueClaim): DueDelivery[];
   /** Gives claimed deliveries that were never attempted their due time back. */
   release(deliveries: readonly DueDelivery[]): void;
-}
-
-export interface DueClaim {
-  now: string;
-  until: string;
-  rooms: ReadonlyMap<string, number>;
-}
-
-/** One delivery attempt as the dashboard's delivery log shows it. */
-export interface LoggedAttempt {
-  eventId: string;
-  eventType: string;
-  attemptedAt: string;
-  status: number | null;
-  error: string | null;
-  durationMs: number;
-}
-
-export interface DeliveryCounts {
-  pending: number;
-  delivered: number;
-  failed: number;
 }
 
 /** The read side of delivery state, per endpoint: what the dashboard shows. */

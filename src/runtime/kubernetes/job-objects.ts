@@ -1,122 +1,76 @@
 /**
- * The subset of the Kubernetes API the scanner Job builders write, kept as
- * plain interfaces so that the builders stay free of the client library
- * (moved from job-manifest.ts).
+ * The Kubernetes objects the scanner Job builders write, in
+ * @kubernetes/client-node's own types (V1Job, V1Container, …), each narrowed
+ * to say which of its optional fields Vigil's builders always set, so that
+ * what reads a built Job (the runner, the tests) needs no checks for fields
+ * that are never missing. No copies of the API's shapes are kept here.
  */
+import type {
+  V1Capabilities,
+  V1Container,
+  V1EnvVar,
+  V1Job,
+  V1JobSpec,
+  V1ObjectMeta,
+  V1OwnerReference,
+  V1PodSecurityContext,
+  V1PodSpec,
+  V1PodTemplateSpec,
+  V1ResourceRequirements,
+  V1SeccompProfile,
+  V1Secret,
+  V1SecurityContext,
+  V1Toleration,
+  V1Volume,
+  V1VolumeMount,
+} from '@kubernetes/client-node';
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller: boolean;
-  blockOwnerDeletion: boolean;
-}
+/** T with the fields K always set. */
+type With<T, K extends keyof T> = Omit<T, K> & Required<Pick<T, K>>;
 
-export interface ObjectMeta {
-  name: string;
-  namespace: string;
-  labels: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences: OwnerReference[];
-}
+export type OwnerReference = With<V1OwnerReference, 'controller' | 'blockOwnerDeletion'>;
 
-export interface EnvVar {
-  name: string;
-  value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean }; configMapKeyRef?: { name: string; key: string; optional?: boolean } };
-}
+export type ObjectMeta = With<V1ObjectMeta, 'name' | 'namespace' | 'labels'> & { ownerReferences: OwnerReference[] };
 
-export interface ResourceRequirements {
-  requests?: Record<string, string>;
-  limits?: Record<string, string>;
-}
+export type EnvVar = V1EnvVar;
 
-export interface SeccompProfile {
-  type: 'RuntimeDefault' | 'Localhost' | 'Unconfined';
-}
+export type ResourceRequirements = V1ResourceRequirements;
 
-export interface SecurityContext {
-  allowPrivilegeEscalation: boolean;
-  readOnlyRootFilesystem: boolean;
-  runAsNonRoot: boolean;
-  runAsUser?: number;
-  runAsGroup?: number;
-  capabilities: { drop: string[]; add?: string[] };
-  seccompProfile?: SeccompProfile;
-}
+export type SeccompProfile = V1SeccompProfile;
 
-export interface PodSecurityContext {
-  runAsNonRoot: boolean;
-  runAsUser: number;
-  runAsGroup: number;
-  fsGroup: number;
-  seccompProfile: SeccompProfile;
-}
+export type SecurityContext = With<V1SecurityContext, 'allowPrivilegeEscalation' | 'readOnlyRootFilesystem' | 'runAsNonRoot'> & {
+  capabilities: With<V1Capabilities, 'drop'>;
+};
 
-export interface VolumeMount {
-  name: string;
-  mountPath: string;
-  readOnly?: boolean;
-}
+export type PodSecurityContext = With<V1PodSecurityContext, 'runAsNonRoot' | 'runAsUser' | 'runAsGroup' | 'fsGroup' | 'seccompProfile'>;
 
-export interface Container {
-  name: string;
-  image: string;
-  command?: string[];
-  args: string[];
-  env?: EnvVar[];
-  resources: ResourceRequirements;
-  securityContext: SecurityContext;
-  volumeMounts: VolumeMount[];
-}
+export type VolumeMount = V1VolumeMount;
 
-export interface Volume {
-  name: string;
-  emptyDir?: { sizeLimit?: string };
-  secret?: { secretName: string; defaultMode?: number };
-}
+export type Container = With<V1Container, 'image' | 'args' | 'resources'> & { securityContext: SecurityContext; volumeMounts: VolumeMount[] };
 
-export interface Toleration {
-  key?: string;
-  operator?: 'Exists' | 'Equal';
-  value?: string;
-  effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
-  tolerationSeconds?: number;
-}
+export type Volume = V1Volume;
 
-export interface PodSpec {
-  restartPolicy: 'Never';
-  serviceAccountName: string;
-  automountServiceAccountToken: boolean;
-  enableServiceLinks: boolean;
+export type Toleration = V1Toleration;
+
+export type PodSpec = With<V1PodSpec, 'restartPolicy' | 'serviceAccountName' | 'automountServiceAccountToken' | 'enableServiceLinks'> & {
   securityContext: PodSecurityContext;
   initContainers: Container[];
   containers: Container[];
   volumes: Volume[];
-  imagePullSecrets?: Array<{ name: string }>;
-  nodeSelector?: Record<string, string>;
-  tolerations?: Toleration[];
-}
+};
 
-export interface Job {
+export type Job = Omit<V1Job, 'apiVersion' | 'kind' | 'metadata' | 'spec' | 'status'> & {
   apiVersion: 'batch/v1';
   kind: 'Job';
   metadata: ObjectMeta;
-  spec: {
-    backoffLimit: number;
-    activeDeadlineSeconds: number;
-    ttlSecondsAfterFinished: number;
-    template: { metadata: { labels: Record<string, string>; annotations: Record<string, string> }; spec: PodSpec };
+  spec: With<V1JobSpec, 'backoffLimit' | 'activeDeadlineSeconds' | 'ttlSecondsAfterFinished'> & {
+    template: Omit<V1PodTemplateSpec, 'metadata' | 'spec'> & { metadata: With<V1ObjectMeta, 'labels' | 'annotations'>; spec: PodSpec };
   };
-}
+};
 
-export interface Secret {
-  apiVersion: 'v1';
-  kind: 'Secret';
-  metadata: ObjectMeta;
-  type: 'Opaque';
-  immutable: boolean;
-  stringData: Record<string, string>;
-}
-
+export type Secret = Omit<V1Secret, 'apiVersion' | 'kind' | 'metadata'> &
+  With<V1Secret, 'type' | 'immutable' | 'stringData'> & {
+    apiVersion: 'v1';
+    kind: 'Secret';
+    metadata: ObjectMeta;
+  };

@@ -1,0 +1,436 @@
+/**
+ * The ScheduledScan reconciler (issue 13; DESIGN.md, the record and its
+ * faces), built like the Scan reconciler. The SQLite row is the record; a
+ * ScheduledScan CR is its Kubernetes face, its spec an input and its status a
+ * projection. One reconcile per `namespace/name` reads the CR from the
+ * informer's cache and the row from the store (by object name), compares what
+ * should be with what is, and writes what differs, once:
+ *
+ * | CR                        | row    | action                                                          |
+ * |---------------------------|--------|-----------------------------------------------------------------|
+ * | being deleted             | exists | delete the row (the schedule stops), release the finalizer      |
+ * | being deleted             | none   | release the finalizer                                           |
+ * | none                      | exists | create the CR (spec, id label, finalizer), then its status      |
+ * | linked to a deleted row   | none   | deleted through the API: release, delete the CR (Orphan)        |
+ * | applied with kubectl      | none   | create the schedule for the namespace's account, or refuse      |
+ * | new generation            | exists | update the row from the spec, or refuse and keep the row as is  |
+ * | row changed through API   | exists | replace the CR's spec with the row's                            |
+ * | exists                    | exists | add the finalizer if missing; patch status if it differs        |
+ *
+ * "New generation" is a `metadata.generation` above the one the status says
+ * it observed: kubectl changed the spec. An observed spec that differs from
+ * the row means the row changed through the API, unless the status refuses
+ * that spec: a refusal lives in the CR's own status (Accepted=False for the
+ * generation it observed), so a restart keeps it, and only a change of the
+ * row through the API (rowChanged, the one hint kept in memory) replaces a
+ * refused spec. Nothing reacts to an informer event
+ * directly: events, row writes and the informer's full lists only enqueue
+ * keys, and a failed write or a missed event is healed by the next pass
+ * (level-triggered), with the work queue's backoff between failures.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import * as k8s from '@kubernetes/client-node';
+import type { ScheduledScanRepository } from '../../app/ports.js';
+import type { ScheduledScan } from '../../domain/schedules/scheduled-scan.js';
+import type { ScheduledScansService } from '../../app/scheduled-scans-service.js';
+import type { Account } from '../../domain/accounts/account.js';
+import type { Clock } from '../../domain/clock.js';
+import type { CursorValue } from '../../domain/lists/page-token.js';
+import { InvalidRequestError, NotFoundError } from '../../domain/errors.js';
+import type { Condition } from '../../domain/scans/scan.js';
+import {
+  SCHEDULED_SCAN_API_VERSION,
+  SCHEDULED_SCAN_GROUP,
+  SCHEDULED_SCAN_KIND,
+  SCHEDULED_SCAN_PLURAL,
+  SCHEDULED_SCAN_VERSION,
+  ScheduledScanSpecSchema,
+  parseScheduledScanSpec,
+} from '../../domain/schedules/scheduled-scan-resource.js';
+import type { EventRecorder } from './event-recorder.js';
+import { addFinalizerPatch } from './finalizers.js';
+import type { OwnerReference } from './job-manifest.js';
+import { createOrRead, isNotFound, statusCodeOf } from './kube-errors.js';
+import { namespaceNotBoundMessage, refusedCondition, writeRefusal } from './refusals.js';
+import {
+  SCHEDULED_SCAN_ID_LABEL,
+  scheduledScanInputOf,
+  scheduledScanSpecOf,
+  scheduledScanStatusOf,
+  specMatchesRow,
+  type Refusal,
+  type ScheduledScanStatusPatch,
+} from './scheduled-scan-object.js';
+
+/** Held on every ScheduledScan CR until its schedule is deleted, so a deletion while Vigil is down still deletes the schedule. */
+export const SCHEDULED_SCAN_FINALIZER = 'vigil.dev/scheduledscan';
+
+/** A ScheduledScan CR as the informer's cache holds it. */
+export interface ScheduledScanObject {
+  metadata?: { name?: string; namespace?: string; uid?: string; generation?: number; resourceVersion?: string; labels?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: unknown };
+  spec?: unknown;
+  status?: { scheduledScanId?: string; observedGeneration?: number; nextRun?: string; lastRan?: string; conditions?: Condition[] };
+}
+
+/** What the reconciler did, in order: the table tests' expected actions. */
+export type ScheduledScanAction =
+  | { action: 'deleteRow'; scheduledScanId: string }
+  | { action: 'releaseFinalizer' }
+  | { action: 'createObject'; scheduledScanId: string }
+  | { action: 'deleteObject' }
+  | { action: 'createRow'; scheduledScanId: string }
+  | { action: 'updateRow'; scheduledScanId: string }
+  | { action: 'refuse'; reason: string }
+  | { action: 'replaceSpec' }
+  | { action: 'addFinalizer' }
+  | { action: 'patchStatus' };
+
+export interface ScheduledScanReconcilerOptions {
+  kubeConfig: k8s.KubeConfig;
+  accountForNamespace: (namespace: string) => Account | undefined;
+  /** The namespace of an account, for the CR of a row. */
+  namespaceOf: (accountId: string) => string | undefined;
+  service: ScheduledScansService;
+  repository: Pick<ScheduledScanRepository, 'findByObjectName' | 'findByIdUnscoped'>;
+  /** The CR as the informer last saw it. */
+  cached: (namespace: string, name: string) => ScheduledScanObject | undefined;
+  events: EventRecorder;
+  clock: Clock;
+  /** Told of every action taken (tests); optional. */
+  onAction?: (key: string, action: ScheduledScanAction) => void;
+}
+
+/** What this process last wrote to a CR (by uid): the cache is a watch event behind its own writes. */
+interface Written {
+  uid: string;
+  observedGeneration: number | undefined;
+  status: ScheduledScanStatusPatch | undefined;
+}
+
+const MERGE_PATCH = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+const JSON_PATCH = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch);
+
+export class ScheduledScanReconciler {
+  private readonly api: k8s.CustomObjectsApi;
+  private readonly written = new Map<string, Written>();
+  /** Keys whose row's configuration changed through the API since their last pass: the CR's spec follows the row. */
+  private readonly rowSpecChanged = new Set<string>();
+
+  constructor(private readonly options: ScheduledScanReconcilerOptions) {
+    this.api = options.kubeConfig.makeApiClient(k8s.CustomObjectsApi);
+  }
+
+  /** The repository wrote the row of this key; `spec` when its configuration (not only its runs) may have changed. */
+  rowChanged(key: string, spec: boolean): void {
+    if (spec) this.rowSpecChanged.add(key);
+  }
+
+  async reconcile(key: string): Promise<void> {
+    const pushSpec = this.rowSpecChanged.delete(key);
+    try {
+      await this.converge(key, pushSpec);
+    } catch (error) {
+      if (pushSpec) this.rowSpecChanged.add(key); // the next pass still owes the CR the row's spec
+      throw error;
+    }
+  }
+
+  private async converge(key: string, pushSpec: boolean): Promise<void> {
+    const [namespace, name] = splitKey(key);
+    const object = this.options.cached(namespace, name);
+    const account = this.options.accountForNamespace(namespace);
+    if (account === undefined) return this.unbound(key, object);
+    const row = this.options.repository.findByObjectName(account.id, name);
+    if (object?.metadata?.deletionTimestamp !== undefined) return this.deleting(key, account, object, row);
+    if (object === undefined) {
+      this.written.delete(key);
+      return row === undefined ? undefined : this.createObject(key, account, row, namespace, pushSpec);
+    }
+    if (row === undefined) {
+      const linkedId = object.metadata?.labels?.[SCHEDULED_SCAN_ID_LABEL] ?? object.status?.scheduledScanId;
+      if (linkedId !== undefined && this.options.repository.findByIdUnscoped(linkedId) === undefined) return this.deleteObject(key, object);
+      return this.adopt(key, account, object);
+    }
+    return this.follow(key, account, object, row, pushSpec);
+  }
+
+  /** No account owns the namespace: nothing runs, the CR says why, and a deletion is let through. */
+  private async unbound(key: string, object: ScheduledScanObject | undefined): Promise<void> {
+    if (object === undefined) return;
+    if (object.metadata?.deletionTimestamp !== undefined) return this.releaseFinalizer(key, object);
+    // No Event here: Vigil writes nothing but status outside the namespaces of its tenants.
+    await this.refuse(key, object, { reason: 'NamespaceNotBound', message: namespaceNotBoundMessage(object.metadata!.namespace!) }, false);
+  }
+
+  /** `kubectl delete scheduledscan` (now or while Vigil was down): the schedule goes, then the CR is released. */
+  private async deleting(key: string, account: Account, object: ScheduledScanObject, row: ScheduledScan | undefined): Promise<void> {
+    if (row !== undefined) {
+      this.act(key, { action: 'deleteRow', scheduledScanId: row.id });
+      try {
+        this.options.service.delete(account, row.id);
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+      }
+    }
+    await this.releaseFinalizer(key, object);
+  }
+
+  private async releaseFinalizer(key: string, object: ScheduledScanObject): Promise<void> {
+    this.written.delete(key);
+    const finalizers = object.metadata?.finalizers ?? [];
+    if (!finalizers.includes(SCHEDULED_SCAN_FINALIZER)) return;
+    this.act(key, { action: 'releaseFinalizer' });
+    const body = { metadata: { finalizers: finalizers.filter((entry) => entry !== SCHEDULED_SCAN_FINALIZER), resourceVersion: object.metadata?.resourceVersion } };
+    await ignoringNotFound(() => this.api.patchNamespacedCustomObject({ ...this.ref(object), body }, MERGE_PATCH));
+  }
+
+  /** A row without its face: created through the API (or the CR was lost). Created with the row's spec, then its status. */
+  private async createObject(key: string, account: Account, row: ScheduledScan, namespace: string, pushSpec: boolean): Promise<void> {
+    this.act(key, { action: 'createObject', scheduledScanId: row.id });
+    const metadata = { name: row.objectName, namespace, labels: { [SCHEDULED_SCAN_ID_LABEL]: row.id, 'app.kubernetes.io/managed-by': 'vigil' }, finalizers: [SCHEDULED_SCAN_FINALIZER] };
+    const body = { apiVersion: SCHEDULED_SCAN_API_VERSION, kind: SCHEDULED_SCAN_KIND, metadata, spec: scheduledScanSpecOf(row) };
+    const location = { namespace, name: row.objectName };
+    let created = false;
+    const object = (await createOrRead(
+      async () => {
+        const answer = await this.api.createNamespacedCustomObject({ ...this.collection(namespace), body });
+        created = true;
+        return answer;
+      },
+      () => this.api.getNamespacedCustomObject(this.refOf(location)),
+    )) as ScheduledScanObject;
+    if (created) return this.writeStatus(key, object, row, undefined, object.metadata?.generation);
+    // It existed and the cache is behind: the CR as read is compared now, rather than when the cache shows it.
+    if (object.metadata?.deletionTimestamp === undefined) await this.follow(key, account, object, row, pushSpec);
+  }
+
+  /** Deleted through the API: the CR goes too; the Scans of earlier runs are kept, as their rows are (Orphan). */
+  private async deleteObject(key: string, object: ScheduledScanObject): Promise<void> {
+    this.act(key, { action: 'deleteObject' });
+    await this.releaseFinalizer(key, object);
+    await ignoringNotFound(() => this.api.deleteNamespacedCustomObject({ ...this.ref(object), propagationPolicy: 'Orphan' }));
+  }
+
+  /** Applied with kubectl in a bound namespace: a new schedule, made as one created through the API, or refused with why. */
+  private async adopt(key: string, account: Account, object: ScheduledScanObject): Promise<void> {
+    const parsed = refusing('InvalidSpec', () => parseScheduledScanSpec(object.spec));
+    if ('refusal' in parsed) return this.refuse(key, object, parsed.refusal);
+    const created = refusing('Rejected', () => this.options.service.create(account, scheduledScanInputOf(parsed.value), object.metadata!.name!));
+    if ('refusal' in created) return this.refuse(key, object, created.refusal);
+    this.act(key, { action: 'createRow', scheduledScanId: created.value.id });
+    this.options.events.normal(object, 'Accepted', `Vigil created schedule ${created.value.id} (${created.value.schedule}) for account ${account.name}`);
+    this.rowSpecChanged.delete(key); // the row was made from this very spec
+    await this.holdFinalizer(key, object);
+    await this.writeStatus(key, object, created.value, undefined, object.metadata?.generation);
+  }
+
+  /** A CR with its row: a new generation of the spec is applied to the row; a row changed through the API is shown in the spec. */
+  private async follow(key: string, account: Account, object: ScheduledScanObject, row: ScheduledScan, pushSpec: boolean): Promise<void> {
+    const uid = object.metadata?.uid ?? '';
+    const generation = object.metadata?.generation ?? 1;
+    const memo = this.written.get(key);
+    const mine = memo !== undefined && memo.uid === uid ? memo : undefined;
+    let observed = Math.max(object.status?.observedGeneration ?? 0, mine?.observedGeneration ?? 0);
+    // What this process last wrote is at least as new as the cache, which is a watch event behind it.
+    let refusal = observed >= generation ? refusalShown(mine?.status?.conditions ?? object.status?.conditions, observed) : undefined;
+    let current = object;
+    if (generation > observed) {
+      refusal = this.applySpec(key, account, object, row);
+      observed = generation;
+      row = this.options.repository.findByIdUnscoped(row.id) ?? row;
+      this.rowSpecChanged.delete(key); // the row now holds what the spec says (or was refused and kept)
+    } else if (pushSpec || refusal === undefined) {
+      // An observed spec that says something else than the row: the row changed through the API (told now, or before a
+      // restart). Only a refused spec stays as written, until the row changes again.
+      const spec = ScheduledScanSpecSchema.safeParse(object.spec);
+      if (!spec.success || !specMatchesRow(spec.data, row)) {
+        refusal = undefined;
+        this.act(key, { action: 'replaceSpec' });
+        current = (await this.api.patchNamespacedCustomObject({ ...this.ref(object), body: [{ op: 'replace', path: '/spec', value: scheduledScanSpecOf(row) }] }, JSON_PATCH)) as ScheduledScanObject;
+        observed = current.metadata?.generation ?? observed;
+        this.written.set(key, { uid, observedGeneration: observed, status: mine?.status });
+      }
+    }
+    await this.holdFinalizer(key, current);
+    await this.writeStatus(key, current, row, refusal, observed === 0 ? undefined : observed);
+  }
+
+  /** The CR's new spec applied with update's rules; the refusal the status shows when it is not followed. */
+  private applySpec(key: string, account: Account, object: ScheduledScanObject, row: ScheduledScan): Refusal | undefined {
+    const parsed = refusing('InvalidSpec', () => parseScheduledScanSpec(object.spec));
+    if ('refusal' in parsed) return this.refusedChange(key, object, parsed.refusal);
+    if (specMatchesRow(parsed.value, row)) return undefined;
+    const updated = refusing('Rejected', () => this.options.service.update(account, row.id, scheduledScanInputOf(parsed.value)));
+    if ('refusal' in updated) return this.refusedChange(key, object, updated.refusal);
+    this.act(key, { action: 'updateRow', scheduledScanId: row.id });
+    this.options.events.normal(object, 'Updated', `the schedule follows generation ${object.metadata?.generation ?? 1} of the spec`);
+    return undefined;
+  }
+
+  /** A refused change to a schedule that exists: it keeps running as it was. */
+  private refusedChange(key: string, object: ScheduledScanObject, refusal: Refusal): Refusal {
+    const kept = { reason: refusal.reason, message: `${refusal.message}; the schedule keeps its previous configuration` };
+    this.act(key, { action: 'refuse', reason: kept.reason });
+    this.options.events.warning(object, kept.reason, kept.message);
+    return kept;
+  }
+
+  /** A CR whose schedule exists holds the finalizer (applied with kubectl, or made before finalizers). */
+  private async holdFinalizer(key: string, object: ScheduledScanObject): Promise<void> {
+    if ((object.metadata?.finalizers ?? []).includes(SCHEDULED_SCAN_FINALIZER)) return;
+    this.act(key, { action: 'addFinalizer' });
+    await this.api.patchNamespacedCustomObject({ ...this.ref(object), body: addFinalizerPatch(object.metadata?.finalizers, SCHEDULED_SCAN_FINALIZER) }, JSON_PATCH);
+  }
+
+  /** The row's status on the CR when it differs from what the CR shows and from what this process last wrote to it. */
+  private async writeStatus(key: string, object: ScheduledScanObject, row: ScheduledScan, refusal: Refusal | undefined, observedGeneration: number | undefined): Promise<void> {
+    const uid = object.metadata?.uid ?? '';
+    const memo = this.written.get(key);
+    const mine = memo !== undefined && memo.uid === uid ? memo : undefined;
+    const shown = object.status;
+    const previous = mine?.status?.conditions ?? shown?.conditions ?? [];
+    const desired = scheduledScanStatusOf(row, { refusal, observedGeneration, previous, now: this.options.clock.now() });
+    const remember = () => void this.written.set(key, { uid, observedGeneration, status: mine?.status });
+    if (statusShows(shown, desired)) return remember();
+    if (mine?.status !== undefined && isDeepStrictEqual(mine.status, desired)) return;
+    this.act(key, { action: 'patchStatus' });
+    await this.api.patchNamespacedCustomObjectStatus({ ...this.ref(object), body: { status: desired } }, MERGE_PATCH);
+    this.written.set(key, { uid, observedGeneration, status: desired });
+    const ranBefore = mine?.status?.lastRan ?? shown?.lastRan ?? null;
+    if (desired.lastRan !== null && desired.lastRan !== ranBefore) {
+      this.options.events.normal(object, 'Ran', `the run of ${desired.lastRan} created its Scans; the next run is ${desired.nextRun ?? 'none'}`);
+    }
+  }
+
+  /** `Accepted=False` with what to change; written once per reason and message. */
+  private async refuse(key: string, object: ScheduledScanObject, refusal: Refusal, withEvent = true): Promise<void> {
+    const accepted = object.status?.conditions?.find((existing) => existing.type === 'Accepted');
+    if (accepted?.status === 'False' && accepted.reason === refusal.reason && accepted.message === refusal.message) return;
+    this.act(key, { action: 'refuse', reason: refusal.reason });
+    if (withEvent) this.options.events.warning(object, refusal.reason, refusal.message);
+    await writeRefusal(this.api, this.ref(object), object.status?.conditions, refusedCondition(refusal.reason, refusal.message, this.options.clock.now()));
+  }
+
+  /**
+   * The owner reference a Scan of this schedule's runs gets. The CR comes
+   * from the cache, else the cluster; a schedule whose CR is not made yet
+   * throws, so the Scan reconciler tries again (with backoff) rather than
+   * create the Scan's CR without its owner.
+   */
+  async ownerReferenceFor(scheduledScanId: string): Promise<OwnerReference | undefined> {
+    const row = this.options.repository.findByIdUnscoped(scheduledScanId);
+    const namespace = row && this.options.namespaceOf(row.accountId);
+    if (row === undefined || namespace === undefined) return undefined;
+    const location = { namespace, name: row.objectName };
+    let uid = this.options.cached(namespace, row.objectName)?.metadata?.uid;
+    if (uid === undefined) {
+      try {
+        uid = ((await this.api.getNamespacedCustomObject(this.refOf(location))) as ScheduledScanObject).metadata?.uid;
+      } catch (error) {
+        if (isNotFound(error)) throw new Error(`the ScheduledScan ${namespace}/${row.objectName} that owns this Scan is not created yet`);
+        if (statusCodeOf(error) === 403) return undefined; // not readable: the Scan is created without an owner rather than not at all
+        throw error;
+      }
+    }
+    if (uid === undefined || uid === '') return undefined;
+    return { apiVersion: SCHEDULED_SCAN_API_VERSION, kind: SCHEDULED_SCAN_KIND, name: row.objectName, uid, controller: true, blockOwnerDeletion: true };
+  }
+
+  private act(key: string, action: ScheduledScanAction): void {
+    this.options.onAction?.(key, action);
+  }
+
+  private collection(namespace: string) {
+    return { group: SCHEDULED_SCAN_GROUP, version: SCHEDULED_SCAN_VERSION, plural: SCHEDULED_SCAN_PLURAL, namespace };
+  }
+
+  private refOf(location: { namespace: string; name: string }) {
+    return { ...this.collection(location.namespace), name: location.name };
+  }
+
+  private ref(object: ScheduledScanObject) {
+    const { namespace, name } = object.metadata as { namespace: string; name: string };
+    return this.refOf({ namespace, name });
+  }
+}
+
+type Outcome<T> = { value: T } | { refusal: Refusal };
+
+/** Runs a parse or a service call; the InvalidRequestError it throws (a 400 through the API) becomes the reason the CR shows. */
+function refusing<T>(reason: string, call: () => T): Outcome<T> {
+  try {
+    return { value: call() };
+  } catch (error) {
+    if (!(error instanceof InvalidRequestError)) throw error;
+    return { refusal: { reason, message: error.message } };
+  }
+}
+
+/** The refusal of a change the status shows for the generation it observed: the schedule kept its configuration. */
+function refusalShown(conditions: readonly Condition[] | undefined, observed: number): Refusal | undefined {
+  const accepted = conditions?.find((condition) => condition.type === 'Accepted');
+  if (accepted?.status !== 'False' || (accepted.observedGeneration !== undefined && accepted.observedGeneration !== observed)) return undefined;
+  return { reason: accepted.reason, message: accepted.message };
+}
+
+/** Whether the CR's status already shows every field of the desired one (a null field is one the CR leaves out). */
+function statusShows(current: ScheduledScanObject['status'], desired: ScheduledScanStatusPatch): boolean {
+  if (current === undefined) return false;
+  return Object.entries(desired).every(([field, value]) => isDeepStrictEqual((current as Record<string, unknown>)[field] ?? null, value ?? null));
+}
+
+async function ignoringNotFound(call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+}
+
+export function scheduledScanKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+function splitKey(key: string): [string, string] {
+  const slash = key.indexOf('/');
+  return [key.slice(0, slash), key.slice(slash + 1)];
+}
+
+/** A ScheduledScanRepository that tells the reconciler about every row it writes, by key; reads pass straight through. */
+export class NotifyingScheduledScanRepository implements ScheduledScanRepository {
+  constructor(
+    private readonly inner: ScheduledScanRepository,
+    /** `spec` when the row's configuration may have changed (insert, update), not only its runs. */
+    private readonly changed: (row: ScheduledScan, spec: boolean) => void,
+  ) {}
+
+  insert(scheduledScan: ScheduledScan): void {
+    this.inner.insert(scheduledScan);
+    this.changed(scheduledScan, true);
+  }
+
+  update(scheduledScan: ScheduledScan): void {
+    this.inner.update(scheduledScan);
+    this.changed(scheduledScan, true);
+  }
+
+  delete(accountId: string, id: string): boolean {
+    const row = this.inner.findById(accountId, id);
+    const deleted = this.inner.delete(accountId, id);
+    if (deleted && row !== undefined) this.changed(row, false);
+    return deleted;
+  }
+
+  recordRun(id: string, expectedNextRun: string, lastRan: string, nextRun: string | null): boolean {
+    const recorded = this.inner.recordRun(id, expectedNextRun, lastRan, nextRun);
+    const row = recorded ? this.inner.findByIdUnscoped(id) : undefined;
+    if (row !== undefined) this.changed(row, false);
+    return recorded;
+  }
+
+  findById = (accountId: string, id: string) => this.inner.findById(accountId, id);
+  findByIdUnscoped = (id: string) => this.inner.findByIdUnscoped(id);
+  findByObjectName = (accountId: string, objectName: string) => this.inner.findByObjectName(accountId, objectName);
+  list = (accountId: string, pageSize: number, after: readonly CursorValue[] | undefined) => this.inner.list(accountId, pageSize, after);
+  idsWithNextRun = () => this.inner.idsWithNextRun();
+}
