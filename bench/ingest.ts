@@ -36,6 +36,7 @@
  *
  *   npx tsx bench/ingest.ts            (make bench runs it)
  *   BENCH_INGEST_MB=25                 size of each generated file
+ *   BENCH_INGEST_FORMATS=zap           only these formats (nmap,zap; default both)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -111,7 +112,8 @@ function report(format: string, bytes: number, results: Measurement[]): void {
       `${result.mode.padEnd(10)} ${result.seconds.toFixed(2).padStart(8)} ${result.cpuSeconds.toFixed(2).padStart(7)} ${(mb / result.seconds).toFixed(1).padStart(7)} ${String(result.findings).padStart(10)} ${(result.findings / result.seconds).toFixed(0).padStart(12)} ${over.toFixed(0).padStart(29)} ${(over / mb).toFixed(2).padStart(13)}`,
     );
   }
-  for (const result of results.filter((r) => r.mode !== 'bare')) {
+  const bareStream = results.find((result) => result.mode === 'bare-stream');
+  for (const result of results.filter((r) => !r.mode.startsWith('bare'))) {
     const ratio = result.seconds / bare.seconds;
     const cpuRatio = result.cpuSeconds / bare.cpuSeconds;
     const memory = (result.peakRssMb - result.baselineRssMb) / mb;
@@ -122,17 +124,25 @@ function report(format: string, bytes: number, results: Measurement[]): void {
         `${rate.toFixed(1)} MB/s${format === 'nmap' && result.mode === 'ingest' ? ` (aim >= 15: ${rate >= 15 ? 'met' : 'NOT met'})` : ''}, ` +
         `peak memory ${memory.toFixed(2)}x the file (aim <= ${memoryAim}: ${memory <= memoryAim ? 'met' : 'NOT met'})`,
     );
+    if (bareStream !== undefined) {
+      console.log(
+        `${result.mode}: ${(result.seconds / bareStream.seconds).toFixed(2)}x the bare streaming library in wall time, ${(result.cpuSeconds / bareStream.cpuSeconds).toFixed(2)}x in CPU time (what Vigil's code adds to the library; the aim is against JSON.parse)`,
+      );
+    }
   }
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'vigil-bench-ingest-'));
 try {
   console.log(`node ${process.version}; each measurement in its own process`);
+  const formats = (process.env.BENCH_INGEST_FORMATS ?? 'nmap,zap').split(',');
   for (const [format, build] of [['nmap', buildNmap], ['zap', buildZap]] as const) {
+    if (!formats.includes(format)) continue;
     const file = join(dir, `${format}.${format === 'nmap' ? 'xml' : 'json'}`);
     const text = build();
     writeFileSync(file, text);
-    report(format, Buffer.byteLength(text), ['bare', 'parse', 'ingest'].map((mode) => measure(format, mode, file)));
+    const modes = format === 'zap' ? ['bare', 'bare-stream', 'parse', 'ingest'] : ['bare', 'parse', 'ingest'];
+    report(format, Buffer.byteLength(text), modes.map((mode) => measure(format, mode, file)));
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
