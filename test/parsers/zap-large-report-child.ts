@@ -50,7 +50,7 @@ try {
   }
   write(closing);
   const { findings } = parser.end();
-  console.log(JSON.stringify({ findings: findings.length, written, heapUsedMb: process.memoryUsage().heapUsed / 1024 / 1024 }));
+  console.log(JSON.stringify({ findings: findings.length, written, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
 } catch (error) {
   console.log(JSON.stringify({ error: error instanceof Error ? error.message : String(error), written }));
 }
