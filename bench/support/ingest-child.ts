@@ -25,7 +25,7 @@ const { composeCore } = await load<typeof import('../../src/main/composition-roo
 const { parserFor } = await load<typeof import('../../src/parsers/index.js')>('parsers/index.js');
 
 const [format, mode, file] = process.argv.slice(2) as [string, string, string];
-const scanType: ScanType = format === 'nmap' ? 'NMAP' : 'OWASP_ZAP';
+const scanType: ScanType = format === 'nmap' ? 'NMAP' : format === 'nuclei' ? 'NUCLEI' : 'OWASP_ZAP';
 let peakRss = process.memoryUsage().rss;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 5);
 
@@ -36,6 +36,14 @@ async function chunks(): Promise<Buffer[]> {
 }
 
 async function bare(): Promise<number> {
+  if (format === 'nuclei') {
+    // JSON.parse of each line of the whole text: what the parser did before it streamed.
+    const parts: Buffer[] = [];
+    for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) parts.push(chunk as Buffer);
+    let records = 0;
+    for (const line of Buffer.concat(parts).toString('utf8').split('\n')) if (line.trim() !== '') records += JSON.parse(line) === null ? 0 : 1;
+    return records;
+  }
   if (format === 'zap') {
     const parts: Buffer[] = [];
     for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) parts.push(chunk as Buffer);
@@ -69,8 +77,8 @@ async function bareStream(): Promise<number> {
 
 async function parse(): Promise<Finding[]> {
   const parser = parserFor(scanType);
-  // ZAP: read as the upload path reads it, so the peak is the parser's own (the streaming parser holds no copy of the file).
-  if (format === 'zap') for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) parser.write(chunk as Buffer);
+  // JSON: read as the upload path reads it, so the peak is the parser's own (the streaming parser holds no copy of the file).
+  if (format !== 'nmap') for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) parser.write(chunk as Buffer);
   else for (const chunk of await chunks()) parser.write(chunk);
   return parser.end().findings;
 }
