@@ -1,4 +1,4 @@
-import { Tokenizer, TokenParser } from '@streamparser/json';
+import { Tokenizer, TokenizerError, TokenParser, TokenParserError } from '@streamparser/json';
 import { MalformedResultError } from '../../domain/errors.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, type JsonInputOptions } from './json-input.js';
 import { JsonNestingGuard } from './nesting-guard.js';
@@ -136,8 +136,9 @@ export class JsonStream {
       try {
         this.tokenizer.write(chunk);
       } catch (error) {
-        if (error instanceof MalformedResultError) throw error;
-        this.syntaxError = error instanceof Error ? error.message : String(error);
+        // Only the library's own errors say the JSON is broken; anything else (a refusal from the callback, a bug) goes up as it is.
+        if (!(error instanceof TokenizerError || error instanceof TokenParserError)) throw error;
+        this.syntaxError = error.message;
       }
     });
   }
