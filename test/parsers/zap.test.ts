@@ -188,6 +188,11 @@ describe('ZAP Traditional JSON parser', () => {
       expectMalformed(zap(), bytes, /'site\[0\]\.@name'/);
     });
 
+    it('a bad alert after alerts already read and dropped, named by its index in the file', () => {
+      const bytes = utf8(JSON.stringify({ site: [{ '@name': 'https://a.example', alerts: [BASE_ALERT, BASE_ALERT] }, { '@name': 'https://b.example', alerts: [BASE_ALERT, BASE_ALERT, { ...BASE_ALERT, riskcode: '9' }] }] }));
+      expectMalformed(zap(), bytes, /'site\[1\]\.alerts\[2\]\.riskcode' must be 0 to 3\.$/);
+    });
+
     it('a shape error followed by broken JSON: the syntax error wins, as with JSON.parse', () => {
       const bytes = utf8(`${JSON.stringify({ site: [{ alerts: [] }] }).slice(0, -1)},`);
       expectMalformed(zap(), bytes, /not valid JSON/);
