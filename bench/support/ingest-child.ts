@@ -1,6 +1,7 @@
 /**
  * One measurement of bench/ingest.ts, in its own process: `bare` (saxes or
- * JSON.parse over the bytes), `parse` (Vigil's streaming parser), `ingest`
+ * JSON.parse over the bytes), `bare-stream` (ZAP only: the streaming JSON
+ * library alone), `parse` (Vigil's streaming parser), `ingest`
  * (the upload path: parse as the bytes arrive, store the file, create the
  * targets, record every finding and event on a real SQLite database). Prints
  * one JSON line.
@@ -24,7 +25,7 @@ const { composeCore } = await load<typeof import('../../src/main/composition-roo
 const { parserFor } = await load<typeof import('../../src/parsers/index.js')>('parsers/index.js');
 
 const [format, mode, file] = process.argv.slice(2) as [string, string, string];
-const scanType: ScanType = format === 'nmap' ? 'NMAP' : 'OWASP_ZAP';
+const scanType: ScanType = format === 'nmap' ? 'NMAP' : format === 'nuclei' ? 'NUCLEI' : 'OWASP_ZAP';
 let peakRss = process.memoryUsage().rss;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 5);
 
@@ -35,6 +36,14 @@ async function chunks(): Promise<Buffer[]> {
 }
 
 async function bare(): Promise<number> {
+  if (format === 'nuclei') {
+    // JSON.parse of each line of the whole text: what the parser did before it streamed.
+    const parts: Buffer[] = [];
+    for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) parts.push(chunk as Buffer);
+    let records = 0;
+    for (const line of Buffer.concat(parts).toString('utf8').split('\n')) if (line.trim() !== '') records += JSON.parse(line) === null ? 0 : 1;
+    return records;
+  }
   if (format === 'zap') {
     const parts: Buffer[] = [];
     for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) parts.push(chunk as Buffer);
@@ -49,9 +58,28 @@ async function bare(): Promise<number> {
   return elements;
 }
 
+/**
+ * `bare-stream`: the streaming JSON library Vigil's ZAP parser uses
+ * (@streamparser/json), alone: each alert emitted as it completes and
+ * dropped (its own `paths` and `keepStack: false`), no Vigil code.
+ */
+async function bareStream(): Promise<number> {
+  const { Tokenizer, TokenParser } = await import('@streamparser/json');
+  const tokenizer = new Tokenizer({ stringBufferSize: 64 * 1024, numberBufferSize: 64 });
+  const tokenParser = new TokenParser({ paths: ['$.site.*.alerts.*'], keepStack: false });
+  let alerts = 0;
+  tokenizer.onToken = (token) => tokenParser.write(token);
+  tokenParser.onValue = () => void alerts++;
+  for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) tokenizer.write(chunk as Buffer);
+  tokenizer.end();
+  return alerts;
+}
+
 async function parse(): Promise<Finding[]> {
   const parser = parserFor(scanType);
-  for (const chunk of await chunks()) parser.write(chunk);
+  // JSON: read as the upload path reads it, so the peak is the parser's own (the streaming parser holds no copy of the file).
+  if (format !== 'nmap') for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) parser.write(chunk as Buffer);
+  else for (const chunk of await chunks()) parser.write(chunk);
   return parser.end().findings;
 }
 
@@ -86,7 +114,7 @@ const setup = mode === 'ingest' ? setUpIngest() : undefined;
 const baselineRss = process.memoryUsage().rss;
 const started = process.hrtime.bigint();
 const cpuBefore = process.cpuUsage();
-const count = mode === 'bare' ? await bare() : mode === 'parse' ? (await parse()).length : await ingest(setup!);
+const count = mode === 'bare' ? await bare() : mode === 'bare-stream' ? await bareStream() : mode === 'parse' ? (await parse()).length : await ingest(setup!);
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 const cpu = process.cpuUsage(cpuBefore);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
@@ -96,4 +124,4 @@ if (setup !== undefined) {
   setup.core.db.close();
   rmSync(setup.dir, { recursive: true, force: true });
 }
-console.log(JSON.stringify({ mode, seconds, cpuSeconds, findings: mode === 'bare' ? 0 : count, peakRssMb: peakRss / 1024 / 1024, baselineRssMb: baselineRss / 1024 / 1024 }));
+console.log(JSON.stringify({ mode, seconds, cpuSeconds, findings: mode.startsWith('bare') ? 0 : count, peakRssMb: peakRss / 1024 / 1024, baselineRssMb: baselineRss / 1024 / 1024 }));

@@ -6,7 +6,6 @@
  * Multipart fields come in any order: when scan_type arrives after the file
  * has started, the bytes received so far are parsed at that moment.
  */
-import { Buffer } from 'node:buffer';
 import { describeBytes, importableScanType, type ImportableScanType } from '../domain/imports/importable.js';
 import { InvalidRequestError } from '../domain/errors.js';
 import type { ParseResult, ResultParser } from '../domain/risks/finding.js';
@@ -14,7 +13,8 @@ import { parserFor } from '../parsers/index.js';
 
 export interface ParsedUpload {
   scanType: ImportableScanType;
-  content: Buffer;
+  /** The file's bytes as they arrived, in order; not joined, so the upload holds one copy of the file. */
+  content: readonly Uint8Array[];
   result: ParseResult;
 }
 
@@ -45,6 +45,6 @@ export class ResultUpload {
   finish(): ParsedUpload {
     if (this.scanType === undefined || this.parser === undefined) throw new InvalidRequestError('scan_type is required');
     if (this.size === 0) throw new InvalidRequestError('the file part is empty; upload the scanner output file');
-    return { scanType: this.scanType, content: Buffer.concat(this.chunks, this.size), result: this.parser.end() };
+    return { scanType: this.scanType, content: this.chunks, result: this.parser.end() };
   }
 }

@@ -43,6 +43,11 @@ export function capField(text: string, max: number): string {
   return `${text.slice(0, end)}${TRUNCATION_MARK}`;
 }
 
+/** The refusal of a file with more than MAX_FINDINGS_PER_SCAN findings; a streaming parser throws it as soon as it has counted one too many. */
+export function tooManyFindings(): MalformedResultError {
+  return new MalformedResultError(`the file holds more than ${MAX_FINDINGS_PER_SCAN.toLocaleString('en')} findings, the most one scan or upload may record; split the scan`);
+}
+
 /** Counts findings and their size against the per-scan caps; hands back each finding bounded. */
 export class FindingBudget {
   private count = 0;
@@ -50,9 +55,7 @@ export class FindingBudget {
 
   add(finding: Finding): Finding {
     this.count += 1;
-    if (this.count > MAX_FINDINGS_PER_SCAN) {
-      throw new MalformedResultError(`the file holds more than ${MAX_FINDINGS_PER_SCAN.toLocaleString('en')} findings, the most one scan or upload may record; split the scan`);
-    }
+    if (this.count > MAX_FINDINGS_PER_SCAN) throw tooManyFindings();
     const bounded = boundFinding(finding);
     this.bytes += JSON.stringify(bounded.definition).length;
     if (this.bytes > MAX_FINDING_BYTES_PER_SCAN) {

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { FindingBudget } from './finding-bounds.js';
+import { FindingBudget, MAX_FINDINGS_PER_SCAN, tooManyFindings } from './finding-bounds.js';
 import type { Finding, FindingLocation, ParseResult, ResultParser, ThreatLevel } from '../domain/risks/finding.js';
-import { JsonInput, type JsonInputOptions, type JsonRecord } from './json/json-input.js';
+import type { JsonInputOptions, JsonRecord } from './json/json-input.js';
+import { JsonLinesStream } from './json/json-lines-stream.js';
 import { checkShape } from './json/shape-check.js';
-import { capStrings, mergeFindingsWithSameIdentity, mostSevere } from './json/merge-findings.js';
+import { capStrings, FindingMerger, mostSevere } from './json/merge-findings.js';
 
 /**
  * Parser for nuclei results: JSON Lines (`-jsonl`, v3 keys `template-id`,
@@ -84,14 +85,30 @@ type NucleiInfo = z.output<typeof infoSchema>;
 const NO_INFO: NucleiInfo = infoSchema.parse({});
 const NO_CLASSIFICATION = classificationSchema.parse({});
 
+/**
+ * Records are read as their lines arrive (JsonLinesStream): each becomes its
+ * finding and is dropped, so what is held is the findings, not the file. The
+ * findings cap is refused as soon as it is passed.
+ */
 export function createNucleiParser(options: JsonInputOptions = {}): ResultParser {
-  const input = new JsonInput(FORMAT, options);
+  const merger = new FindingMerger(mergeMatches);
+  const cap = tooManyFindings().message;
+  const stream = new JsonLinesStream(
+    FORMAT,
+    options,
+    (record) => {
+      for (const finding of recordToFindings(record)) {
+        merger.add(finding);
+        if (merger.size > MAX_FINDINGS_PER_SCAN) throw tooManyFindings();
+      }
+    },
+    (error) => error.message === cap,
+  );
   return {
-    write: (chunk) => input.write(chunk),
+    write: (chunk) => stream.write(chunk),
     end: (): ParseResult => {
-      const findings: Finding[] = [];
-      for (const record of input.records()) findings.push(...recordToFindings(record));
-      return { findings: new FindingBudget().addAll(mergeFindingsWithSameIdentity(findings, mergeMatches)), hosts: [] };
+      stream.end();
+      return { findings: new FindingBudget().addAll(merger.findings()), hosts: [] };
     },
   };
 }

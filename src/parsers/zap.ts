@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { FindingBudget } from './finding-bounds.js';
+import { MalformedResultError } from '../domain/errors.js';
+import { FindingBudget, MAX_FINDINGS_PER_SCAN, tooManyFindings } from './finding-bounds.js';
 import type { Finding, ResultParser, ParseResult, ThreatLevel } from '../domain/risks/finding.js';
-import { JsonInput, type JsonInputOptions } from './json/json-input.js';
+import { JsonStream, type CompletedValue, type JsonStreamOptions } from './json/json-stream.js';
 import { checkShape } from './json/shape-check.js';
 import { htmlToPlainText, urlsInText } from './json/html-text.js';
-import { capText, mergeFindingsWithSameIdentity, mostSevere } from './json/merge-findings.js';
+import { capText, FindingMerger, mostSevere } from './json/merge-findings.js';
 
 /**
  * Parser for ZAP's "Traditional JSON" report (zap-baseline/full/api-scan -J).
@@ -64,53 +65,159 @@ const alertSchema = z.object({
   instances: z.array(instanceSchema).optional(),
 });
 
-const siteSchema = z.object({
+/** A site without its alerts: the alerts are checked one by one as they stream in, and taken out of the site. */
+const siteHeaderSchema = z.object({
   '@name': z.string().min(1),
   '@host': optionalText,
   '@port': integerBetween(1, 65535).optional(),
-  alerts: z.array(alertSchema).optional(),
+  alerts: z.array(z.unknown()).optional(),
 });
 
-const reportSchema = z.object({ site: z.array(siteSchema) });
+/** The document once its sites have been taken out. */
+const reportSchema = z.object({ site: z.array(z.unknown()) });
 
-type ZapSite = z.output<typeof siteSchema>;
+type ZapSite = z.output<typeof siteHeaderSchema>;
 type ZapAlert = z.output<typeof alertSchema>;
 
-export function createZapParser(scanType: ZapScanType, options: JsonInputOptions = {}): ResultParser {
-  const input = new JsonInput(FORMAT, options);
+const EXPECTED = "an object with a 'site' array";
+const SITE_HEADER_KEYS = new Set(['@name', '@host', '@port']);
+
+/** What an alert contributes to its finding before the site it belongs to is known (ZAP writes the site's name first, but JSON does not promise it). */
+interface AlertPart {
+  pluginid: string;
+  title: string;
+  threat_level: ThreatLevel;
+  description: string;
+  solution: string;
+  info: Record<string, unknown>;
+}
+
+/**
+ * The report streams through @streamparser/json: each alert is checked and
+ * turned into its finding as soon as it is complete, then dropped from the
+ * document, and each site, once complete, gives its findings their location
+ * and is dropped too. What is held is the findings and the alert being read,
+ * not the file. Everything else in the document is replaced by null once
+ * read (keeping the keys that messages name). Errors are the ones checking
+ * the whole document would give, in the same order: a shape error is kept
+ * until the end, behind any syntax error; only the findings cap is refused at
+ * once.
+ */
+export function createZapParser(scanType: ZapScanType, options: JsonStreamOptions = {}): ResultParser {
+  const merger = new FindingMerger(mergeAlertFindings);
+  let shapeError: MalformedResultError | undefined;
+  let siteAlertError: MalformedResultError | undefined;
+  let parts: AlertPart[] = [];
+
+  const takeAlert = (path: PropertyKey[], value: unknown): void => {
+    if (shapeError || siteAlertError) return;
+    try {
+      parts.push(alertPart(checkShape(value, alertSchema, { format: FORMAT, expected: EXPECTED, path })));
+    } catch (error) {
+      if (!(error instanceof MalformedResultError)) throw error;
+      siteAlertError = error;
+    }
+  };
+
+  const finishSite = (index: number, value: unknown): void => {
+    const alertError = siteAlertError;
+    const found = parts;
+    siteAlertError = undefined;
+    parts = [];
+    if (shapeError) return;
+    try {
+      const site = checkShape(value, siteHeaderSchema, { format: FORMAT, expected: EXPECTED, path: ['site', index] });
+      if (alertError) throw alertError;
+      for (const part of found) {
+        merger.add(siteFinding(scanType, part, site));
+        if (merger.size > MAX_FINDINGS_PER_SCAN) throw tooManyFindings();
+      }
+    } catch (error) {
+      if (!(error instanceof MalformedResultError) || error.message === tooManyFindings().message) throw error;
+      shapeError = error;
+    }
+  };
+
+  const stream = new JsonStream(FORMAT, options, (completed) => {
+    const { depth, key, value } = completed;
+    if (depth === 0) return;
+    if (!isObject(completed.containerAt(0)) || completed.keyAt(1) !== 'site') return prune(completed);
+    if (depth === 1) return Array.isArray(value) ? undefined : stub(completed);
+    if (!Array.isArray(completed.containerAt(1))) return prune(completed);
+    if (depth === 2) {
+      finishSite(key as number, value);
+      return prune(completed);
+    }
+    if (!isObject(completed.containerAt(2))) return prune(completed);
+    if (depth === 3) {
+      if (key === 'alerts') return Array.isArray(value) ? undefined : stub(completed);
+      if (!SITE_HEADER_KEYS.has(key as string)) return prune(completed);
+      return value !== null && typeof value === 'object' ? stub(completed) : undefined;
+    }
+    if (completed.keyAt(3) !== 'alerts' || !Array.isArray(completed.containerAt(3))) return prune(completed);
+    // Depth 4 (the deepest reported: a value deeper stays in its depth-4 ancestor until that completes).
+    takeAlert(['site', completed.keyAt(2)!, 'alerts', key!], value);
+    (completed.parent as unknown[]).pop();
+  }, 4);
+
   return {
-    write: (chunk) => input.write(chunk),
+    write: (chunk) => stream.write(chunk),
     end: (): ParseResult => {
-      const report = checkShape(input.parseDocument(), reportSchema, {
-        format: FORMAT,
-        expected: "an object with a 'site' array",
-      });
-      const findings = report.site.flatMap((site) => (site.alerts ?? []).map((alert) => alertToFinding(scanType, site, alert)));
-      return { findings: new FindingBudget().addAll(mergeFindingsWithSameIdentity(findings, mergeAlertFindings)), hosts: [] };
+      checkShape(stream.end(), reportSchema, { format: FORMAT, expected: EXPECTED });
+      if (shapeError) throw shapeError;
+      return { findings: new FindingBudget().addAll(merger.findings()), hosts: [] };
     },
   };
 }
 
-function alertToFinding(scanType: ZapScanType, site: ZapSite, alert: ZapAlert): Finding {
-  const origin = siteOrigin(site['@name']);
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Drops a value nothing will read, keeping its key (messages list an object's keys) or its array slot. */
+function prune(completed: CompletedValue): void {
+  const { parent, key } = completed;
+  if (parent !== null && typeof parent === 'object' && key !== undefined) (parent as Record<string | number, unknown>)[key] = null;
+}
+
+/** Replaces a value that only an error message will describe by a small one of the same kind ('an array', 'an object', 'a string'). */
+function stub(completed: CompletedValue): void {
+  const { parent, key, value } = completed;
+  if (parent === null || typeof parent !== 'object' || key === undefined) return;
+  const small = Array.isArray(value) ? (value.length === 0 ? [] : [null]) : isObject(value) ? {} : typeof value === 'string' ? '' : value;
+  (parent as Record<string | number, unknown>)[key] = small;
+}
+
+function alertPart(alert: ZapAlert): AlertPart {
   // Alert names are plain text in ZAP, but a crafted file could carry markup there too.
   const title = htmlToPlainText(alert.alert ?? alert.name ?? '').replace(/\n/g, ' ') || `ZAP alert ${alert.pluginid}`;
   return {
-    fingerprint: `zap:${alert.pluginid}:${slug(title)}@${origin}`,
+    pluginid: alert.pluginid,
+    title,
+    threat_level: THREAT_LEVEL_BY_RISKCODE[alert.riskcode] ?? 'INFO',
+    description: htmlToPlainText(alert.desc ?? ''),
+    solution: htmlToPlainText(alert.solution ?? ''),
+    info: alertAdditionalInfo(alert),
+  };
+}
+
+function siteFinding(scanType: ZapScanType, part: AlertPart, site: ZapSite): Finding {
+  return {
+    fingerprint: `zap:${part.pluginid}:${slug(part.title)}@${siteOrigin(site['@name'])}`,
     location: siteLocation(site),
     definition: {
       scan_type: scanType,
-      title,
-      threat_level: THREAT_LEVEL_BY_RISKCODE[alert.riskcode] ?? 'INFO',
-      description: htmlToPlainText(alert.desc ?? ''),
-      solution: htmlToPlainText(alert.solution ?? ''),
+      title: part.title,
+      threat_level: part.threat_level,
+      description: part.description,
+      solution: part.solution,
       cvss: '',
-      additional_info: alertAdditionalInfo(site, alert),
+      additional_info: { ...part.info, site: site['@name'] },
     },
   };
 }
 
-function alertAdditionalInfo(site: ZapSite, alert: ZapAlert): Record<string, unknown> {
+function alertAdditionalInfo(alert: ZapAlert): Record<string, unknown> {
   const instances = alert.instances ?? [];
   return {
     plugin_id: alert.pluginid,
@@ -123,7 +230,6 @@ function alertAdditionalInfo(site: ZapSite, alert: ZapAlert): Record<string, unk
     // ZAP itself lists at most ~20 instances and reports the real total in `count`.
     instance_count: alert.count ?? instances.length,
     instances: instances.slice(0, MAX_INSTANCES).map(summarizeInstance),
-    site: site['@name'],
   };
 }
 

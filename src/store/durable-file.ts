@@ -5,10 +5,12 @@
  */
 import { open, rename } from 'node:fs/promises';
 
-export async function writeFileDurably(path: string, temporary: string, content: Uint8Array): Promise<void> {
+export async function writeFileDurably(path: string, temporary: string, content: Uint8Array | readonly Uint8Array[]): Promise<void> {
   const handle = await open(temporary, 'w');
   try {
-    await handle.writeFile(content);
+    // Pieces are written one after another, so a file that arrived in pieces is never joined in memory.
+    if (content instanceof Uint8Array) await handle.writeFile(content);
+    else for (const piece of content) await handle.writeFile(piece);
     await handle.sync();
   } finally {
     await handle.close();

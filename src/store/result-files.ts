@@ -19,11 +19,18 @@ export class FileSystemResultFiles implements ResultFileStore {
     return join(this.root, basename(scanId), basename(fileName));
   }
 
-  async save(scanId: string, fileName: string, content: Uint8Array): Promise<{ size: number; sha256: string }> {
+  async save(scanId: string, fileName: string, content: Uint8Array | readonly Uint8Array[]): Promise<{ size: number; sha256: string }> {
     const path = this.pathOf(scanId, fileName);
+    const pieces = content instanceof Uint8Array ? [content] : content;
     await mkdir(join(this.root, basename(scanId)), { recursive: true });
-    await writeFileDurably(path, `${path}${PARTIAL}`, content);
-    return { size: content.byteLength, sha256: createHash('sha256').update(content).digest('hex') };
+    await writeFileDurably(path, `${path}${PARTIAL}`, pieces);
+    const hash = createHash('sha256');
+    let size = 0;
+    for (const piece of pieces) {
+      hash.update(piece);
+      size += piece.byteLength;
+    }
+    return { size, sha256: hash.digest('hex') };
   }
 
   open(scanId: string, fileName: string): Readable {

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { createNucleiParser } from '../../src/parsers/nuclei.js';
 import { expectMatchesExpected, fixtureFiles, parseWhole, readExpected, readFixture } from './fixture-expectations.js';
 import {
@@ -141,6 +143,42 @@ describe('nuclei parser', () => {
     it('100k nested arrays or objects', () => {
       expectDeepNestingRefused(nuclei());
       expectDeepNestingRefused(nuclei(), '{"a":');
+    });
+
+    it('a bad line early and a file over the byte cap later: the cap is what is refused, as when the file was read whole', () => {
+      const parser = createNucleiParser({ maxBytes: 1024 });
+      parser.write(utf8(`${JSON.stringify(V3_RECORD)}\n{"broken\n`));
+      expect(() => parser.write(new Uint8Array(1024).fill(0x20))).to.throw(/larger than the 1024 bytes limit/);
+    });
+  });
+
+  describe('streams', () => {
+    it('reads a first line that is not JSON by itself as the start of one pretty-printed record, as before', () => {
+      const pretty = utf8(JSON.stringify(V3_RECORD, null, 2));
+      expect(parseWhole(nuclei(), pretty).findings).to.deep.equal(parseWhole(nuclei(), lines(V3_RECORD)).findings);
+    });
+
+    const child = fileURLToPath(new URL('./nuclei-large-output-child.ts', import.meta.url));
+    const runChild = (mebibytes: number, kind: string, heapMb: number) => {
+      const run = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--import', 'tsx', child, String(mebibytes), kind], { encoding: 'utf8', maxBuffer: 1024 * 1024 });
+      expect(run.status, run.stderr).to.equal(0);
+      return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { findings?: number; error?: string; written: number; maxRssMb?: number };
+    };
+
+    it('reads 256 MiB of JSON Lines in a 64 MiB V8 heap, peaking below the file size', function () {
+      this.timeout(300_000);
+      const result = runChild(256, 'repeats', 64);
+      expect(result.error).to.equal(undefined);
+      expect(result.written).to.be.greaterThan(255 * 1024 * 1024);
+      expect(result.findings).to.equal(5);
+      expect(result.maxRssMb).to.be.lessThan(256);
+    });
+
+    it('refuses more than 50,000 findings at the line that passes the cap, not at the end', function () {
+      this.timeout(300_000);
+      const result = runChild(64, 'distinct', 128);
+      expect(result.error).to.match(/^the file holds more than 50,000 findings/);
+      expect(result.written).to.be.lessThan(64 * 1024 * 1024 * 0.9);
     });
   });
 });

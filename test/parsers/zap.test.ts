@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { MalformedResultError } from '../../src/domain/errors.js';
 import { createZapParser } from '../../src/parsers/zap.js';
 import { expectMatchesExpected, fixtureFiles, parseWhole, readExpected, readFixture } from './fixture-expectations.js';
 import {
@@ -160,6 +163,73 @@ describe('ZAP Traditional JSON parser', () => {
 
     it('100k nested arrays', () => {
       expectDeepNestingRefused(zap());
+    });
+
+    it('100k nested objects', () => {
+      expectDeepNestingRefused(zap(), '{"a":');
+    });
+
+    it('a string over 8 MiB, at the write that passes the cap', () => {
+      const parser = zap();
+      parser.write(utf8('{"site":[{"@name":"https://shop.example","alerts":[{"pluginid":"1","riskcode":"1","desc":"'));
+      const mebibyte = new Uint8Array(1024 * 1024).fill(0x61);
+      for (let index = 0; index < 8; index++) parser.write(mebibyte);
+      expect(() => parser.write(mebibyte)).to.throw(MalformedResultError, /^The file holds a string longer than 8 MiB; no ZAP Traditional JSON report does that\.$/);
+      expect(() => parser.end(), 'end after the refusal').to.throw(MalformedResultError, /string longer than 8 MiB/);
+    });
+
+    it('a missing site name after valid alerts, naming the site as checking the whole document did', () => {
+      const bytes = utf8(JSON.stringify({ site: [{ '@name': 'https://a.example', alerts: [BASE_ALERT] }, { alerts: [BASE_ALERT] }] }));
+      expectMalformed(zap(), bytes, /^Expected an object with a 'site' array \(ZAP Traditional JSON report\); 'site\[1\]\.@name' is missing \(the object has alerts\)\.$/);
+    });
+
+    it('a bad site name before a bad alert: the site is named first, as before', () => {
+      const bytes = utf8(JSON.stringify({ site: [{ alerts: [{ ...BASE_ALERT, riskcode: '9' }], '@name': '' }] }));
+      expectMalformed(zap(), bytes, /'site\[0\]\.@name'/);
+    });
+
+    it('a bad alert after alerts already read and dropped, named by its index in the file', () => {
+      const bytes = utf8(JSON.stringify({ site: [{ '@name': 'https://a.example', alerts: [BASE_ALERT, BASE_ALERT] }, { '@name': 'https://b.example', alerts: [BASE_ALERT, BASE_ALERT, { ...BASE_ALERT, riskcode: '9' }] }] }));
+      expectMalformed(zap(), bytes, /'site\[1\]\.alerts\[2\]\.riskcode' must be 0 to 3\.$/);
+    });
+
+    it('a shape error followed by broken JSON: the syntax error wins, as with JSON.parse', () => {
+      const bytes = utf8(`${JSON.stringify({ site: [{ alerts: [] }] }).slice(0, -1)},`);
+      expectMalformed(zap(), bytes, /not valid JSON/);
+    });
+  });
+
+  describe('streams', () => {
+    it('gives the same finding when the alerts come before the site name', () => {
+      const headerFirst = parseWhole(zap(), reportWith(BASE_ALERT)).findings;
+      const alertsFirst = utf8(JSON.stringify({ site: [{ alerts: [BASE_ALERT], '@name': 'https://shop.example', '@host': 'shop.example', '@port': '443' }] }));
+      expect(parseWhole(zap(), alertsFirst).findings).to.deep.equal(headerFirst);
+    });
+
+    const child = fileURLToPath(new URL('./zap-large-report-child.ts', import.meta.url));
+    const runChild = (mebibytes: number, kind: string, heapMb: number) => {
+      const run = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--import', 'tsx', child, String(mebibytes), kind], { encoding: 'utf8', maxBuffer: 1024 * 1024 });
+      expect(run.status, run.stderr).to.equal(0);
+      return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { findings?: number; error?: string; written: number; maxRssMb?: number };
+    };
+
+    it('parses a 256 MiB report in a 64 MiB V8 heap (the in-cluster result file limit; JSON.parse of it would need over 256 MiB)', function () {
+      this.timeout(300_000);
+      const result = runChild(256, 'same-site', 64);
+      expect(result.error).to.equal(undefined);
+      expect(result.written).to.be.greaterThan(255 * 1024 * 1024);
+      // The whole process, tsx included, peaks below the file's size (the JSON.parse parser peaked at 1.1 GB and ran out of this heap).
+      expect(result.maxRssMb).to.be.lessThan(256);
+      // Every site has the same name: the alerts merge into one finding per plugin and alert name.
+      expect(result.findings).to.equal(7);
+    });
+
+    it('refuses a report with more than 50,000 findings at the site that passes the cap, not at the end', function () {
+      this.timeout(300_000);
+      const result = runChild(64, 'distinct-sites', 128);
+      expect(result.error).to.match(/^the file holds more than 50,000 findings/);
+      // 3 findings per site: refused while writing site 16,667, long before the 64 MiB are written.
+      expect(result.written).to.be.lessThan(64 * 1024 * 1024 * 0.9);
     });
   });
 });

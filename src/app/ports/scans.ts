@@ -57,7 +57,8 @@ export interface PendingRecordings {
 
 /** Where raw scanner output files live (the data directory, in both runtimes). */
 export interface ResultFileStore {
-  save(scanId: string, fileName: string, content: Uint8Array): Promise<{ size: number; sha256: string }>;
+  /** `content` is the file's bytes, or its pieces in order (written one after another, never joined in memory). */
+  save(scanId: string, fileName: string, content: Uint8Array | readonly Uint8Array[]): Promise<{ size: number; sha256: string }>;
   open(scanId: string, fileName: string): Readable;
   /** The whole file, or undefined when it does not exist. */
   read(scanId: string, fileName: string): Promise<Uint8Array | undefined>;

@@ -10,13 +10,30 @@ export function mergeFindingsWithSameIdentity(
   findings: readonly Finding[],
   combine: (kept: Finding, duplicate: Finding) => Finding,
 ): Finding[] {
-  const byIdentity = new Map<string, Finding>();
-  for (const finding of findings) {
+  const merger = new FindingMerger(combine);
+  for (const finding of findings) merger.add(finding);
+  return merger.findings();
+}
+
+/** mergeFindingsWithSameIdentity one finding at a time, for a parser that streams: `size` is the number of distinct findings so far. */
+export class FindingMerger {
+  private readonly byIdentity = new Map<string, Finding>();
+
+  constructor(private readonly combine: (kept: Finding, duplicate: Finding) => Finding) {}
+
+  add(finding: Finding): void {
     const key = identityKey(finding);
-    const kept = byIdentity.get(key);
-    byIdentity.set(key, kept ? combine(kept, finding) : finding);
+    const kept = this.byIdentity.get(key);
+    this.byIdentity.set(key, kept ? this.combine(kept, finding) : finding);
   }
-  return [...byIdentity.values()];
+
+  get size(): number {
+    return this.byIdentity.size;
+  }
+
+  findings(): Finding[] {
+    return [...this.byIdentity.values()];
+  }
 }
 
 function identityKey(finding: Finding): string {

@@ -18,10 +18,17 @@ export class JsonNestingGuard {
   private inString = false;
   /** The previous chunk ended on a backslash inside a string, so this chunk's first byte is escaped. */
   private escapePending = false;
+  /** Bytes of the string being read so far (escapes counted as written). */
+  private stringBytes = 0;
+  /** True once accept() returned false for a string over maxStringBytes rather than for the nesting. */
+  stringTooLong = false;
 
-  constructor(private readonly maxDepth: number) {}
+  constructor(
+    private readonly maxDepth: number,
+    readonly maxStringBytes = Number.POSITIVE_INFINITY,
+  ) {}
 
-  /** Scans the next chunk; false as soon as the nesting exceeds the limit. */
+  /** Scans the next chunk; false as soon as the nesting, or one string, exceeds its limit. */
   accept(chunk: Uint8Array): boolean {
     const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const length = bytes.length;
@@ -37,7 +44,10 @@ export class JsonNestingGuard {
     while (index < length) {
       if (!this.inString) {
         const byte = bytes[index++];
-        if (byte === QUOTE) this.inString = true;
+        if (byte === QUOTE) {
+          this.inString = true;
+          this.stringBytes = 0;
+        }
         else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
           if (++this.depth > this.maxDepth) return false;
         } else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) this.depth--;
@@ -45,6 +55,7 @@ export class JsonNestingGuard {
       }
       if (quote < index) quote = nextIndexOf(bytes, QUOTE, index);
       if (backslash < index) backslash = nextIndexOf(bytes, BACKSLASH, index);
+      const from = index;
       if (backslash < quote) {
         // An escape before the closing quote: skip the backslash and the character it escapes.
         if (backslash + 1 >= length) this.escapePending = true;
@@ -52,6 +63,11 @@ export class JsonNestingGuard {
       } else {
         if (quote < length) this.inString = false;
         index = quote + 1;
+      }
+      this.stringBytes += Math.min(index, length) - from;
+      if (this.stringBytes > this.maxStringBytes) {
+        this.stringTooLong = true;
+        return false;
       }
     }
     return true;

@@ -9,6 +9,8 @@ export interface ShapeExpectation {
   expected: string;
   /** Where the value sits in the file when it is not the whole document, e.g. 'line 3'. */
   where?: string;
+  /** Where the checked value sits inside the document, for messages ('site[2].alerts[0].riskcode'), when it is not the whole document. */
+  path?: readonly PropertyKey[];
 }
 
 /**
@@ -20,18 +22,18 @@ export function checkShape<S extends z.ZodType>(value: unknown, schema: S, expec
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const detail = issue ? describeIssue(value, issue) : 'it does not match';
+  const detail = issue ? describeIssue(value, issue, expectation.path ?? []) : 'it does not match';
   const prefix = expectation.where ? `At ${expectation.where}: expected` : 'Expected';
   throw new MalformedResultError(`${prefix} ${expectation.expected} (${expectation.format}); ${detail}.`);
 }
 
 type Issue = z.core.$ZodIssue;
 
-function describeIssue(root: unknown, issue: Issue): string {
+function describeIssue(root: unknown, issue: Issue, prefix: readonly PropertyKey[]): string {
   const path = issue.path;
   const actual = valueAt(root, path);
-  if (path.length === 0) return issue.code === 'invalid_type' ? `got ${describeValue(actual)}` : issue.message;
-  const where = `'${formatPath(path)}'`;
+  if (path.length === 0 && prefix.length === 0) return issue.code === 'invalid_type' ? `got ${describeValue(actual)}` : issue.message;
+  const where = `'${formatPath([...prefix, ...path])}'`;
   if (issue.code === 'invalid_type') {
     if (actual === undefined) return `${where} is missing${describeKeys(valueAt(root, path.slice(0, -1)))}`;
     return `${where} is ${describeValue(actual)}, not ${withArticle(issue.expected)}`;

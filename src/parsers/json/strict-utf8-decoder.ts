@@ -21,6 +21,14 @@ export class StrictUtf8Decoder {
     return this.withoutByteOrderMark(view.toString('utf8'));
   }
 
+  /** Checks the next chunk without decoding it (the caller decodes elsewhere); false when the bytes are not UTF-8. */
+  accept(chunk: Uint8Array): boolean {
+    const bytes = this.pending.length === 0 ? chunk : concatenate(this.pending, chunk);
+    const complete = lengthOfCompleteCharacters(bytes);
+    this.pending = bytes.slice(complete);
+    return isUtf8(Buffer.from(bytes.buffer, bytes.byteOffset, complete));
+  }
+
   /** True when the input ended on a complete character. */
   finish(): boolean {
     return this.pending.length === 0;
