@@ -25,12 +25,17 @@ export interface CollectedFindings {
  */
 const PARSE_SLICE_BYTES = 1024 * 1024;
 
-/** Parses every output file of the scan with its type's parser and assigns the findings to the scan's targets. */
-export async function collectFindings(scan: Scan, outputs: readonly WorkloadOutput[]): Promise<CollectedFindings> {
+/**
+ * Parses every output file of the scan with its type's parser and assigns the
+ * findings to the scan's targets. `maxBytes` is the result-file limit
+ * (VIGIL_RESULT_FILE_MAX_MB) the files were already held to, passed on so the
+ * JSON parsers do not refuse them at their 25 MiB upload default.
+ */
+export async function collectFindings(scan: Scan, outputs: readonly WorkloadOutput[], maxBytes?: number): Promise<CollectedFindings> {
   const findings: Finding[] = [];
   const unscanned: UnscannedHost[] = [];
   for (const output of outputs) {
-    const parser = parserFor(scan.type);
+    const parser = parserFor(scan.type, maxBytes === undefined ? {} : { maxBytes });
     try {
       for (let start = 0; start < output.content.byteLength; start += PARSE_SLICE_BYTES) {
         parser.write(output.content.subarray(start, start + PARSE_SLICE_BYTES));

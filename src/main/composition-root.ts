@@ -184,6 +184,7 @@ export function scanController(settings: Settings, core: Core, scans: ScanReposi
     timers: systemTimers(clock),
     maxConcurrentScans: settings.maxConcurrentScans,
     allowTargets: settings.allowTargets,
+    resultFileMaxBytes: settings.resultFileMaxBytes,
     // Embedded: the service replays logins itself; Kubernetes: the scan's Job does (login-step.ts).
     preparation: new WebScanPreparation(
       core.targetRepository,

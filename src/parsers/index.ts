@@ -7,7 +7,19 @@ import { createOpenVasParser } from './openvas.js';
 import { createSslyzeParser } from './sslyze.js';
 import { createZapParser } from './zap.js';
 
-export function parserFor(type: ScanType): ResultParser {
+export interface ParserOptions {
+  /**
+   * The largest file the JSON formats (ZAP, nuclei, sslyze) accept; 25 MiB
+   * when not given, the limit of an uploaded result. The caller passes the
+   * limit it already enforces on the bytes (VIGIL_RESULT_FILE_MAX_MB for a
+   * scanner's own output), so the parser never refuses a file its caller
+   * let through. The XML formats stream with bounded memory at any size.
+   */
+  maxBytes?: number;
+}
+
+export function parserFor(type: ScanType, options: ParserOptions = {}): ResultParser {
+  const json = options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes };
   switch (type) {
     case 'NMAP':
     case 'NMAP_UDP':
@@ -18,10 +30,10 @@ export function parserFor(type: ScanType): ResultParser {
       return createNessusParser();
     case 'OWASP_ZAP':
     case 'OWASP_ZAP_ACTIVE':
-      return createZapParser(type);
+      return createZapParser(type, json);
     case 'NUCLEI':
-      return createNucleiParser();
+      return createNucleiParser(json);
     case 'SSLYZE':
-      return createSslyzeParser();
+      return createSslyzeParser(json);
   }
 }

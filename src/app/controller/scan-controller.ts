@@ -39,6 +39,8 @@ export interface ScanControllerOptions {
    * targets only.
    */
   preparation?: WebScanPreparation;
+  /** VIGIL_RESULT_FILE_MAX_MB: the largest output file the collector parses (the JSON parsers' own default is the 25 MiB upload limit). */
+  resultFileMaxBytes?: number;
   onError: (scanId: string, error: unknown) => void;
   /**
    * How often a running workload is polled besides the runner's own change
@@ -213,7 +215,7 @@ export class ScanController {
   private async complete(scan: Scan, status: WorkloadStatus, now: string): Promise<void> {
     let collected: CollectedFindings;
     try {
-      collected = await collectFindings(scan, status.outputs ?? []);
+      collected = await collectFindings(scan, status.outputs ?? [], this.options.resultFileMaxBytes);
     } catch (error) {
       if (!(error instanceof MalformedResultError)) throw error;
       this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', ended('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`));
