@@ -131,6 +131,7 @@ function embeddedRuntime(settings: Settings): WorkloadRuntime {
     launch: launchOptions(settings),
     environment: scannerEnvironment(),
     nucleiTemplatesDir: settings.nucleiTemplatesDir,
+    maxOutputBytes: settings.resultFileMaxBytes,
   });
   return { runner, start: async () => undefined, stop: () => runner.stopAll() };
 }

@@ -26,8 +26,8 @@ function scannerExiting(code: number, completeExitCodes: number[]): ScannerDefin
   };
 }
 
-async function outcome(definition: ScannerDefinition, dir: string): Promise<WorkloadStatus> {
-  const runner = new ProcessWorkloadRunner({ workDir: dir, scannerFor: () => definition, deadlineMs: 60_000, environment: scannerEnvironment(), launch: launchOptions(loadSettings({ PATH: process.env.PATH ?? '' })) });
+async function outcome(definition: ScannerDefinition, dir: string, maxOutputBytes?: number): Promise<WorkloadStatus> {
+  const runner = new ProcessWorkloadRunner({ workDir: dir, scannerFor: () => definition, deadlineMs: 60_000, environment: scannerEnvironment(), launch: launchOptions(loadSettings({ PATH: process.env.PATH ?? '' })), ...(maxOutputBytes === undefined ? {} : { maxOutputBytes }) });
   const scan = { id: 'scan-1', type: 'NMAP' } as Scan;
   await runner.start(scan, [{ targetId: 't', target: '198.51.100.7', addresses: ['198.51.100.7'] }]);
   return waitFor(() => runner.observe(scan.id), (status) => status.phase !== 'Running', 'the scanner to exit');
@@ -48,5 +48,14 @@ describe('embedded runner: exit codes', () => {
     const status = await outcome(scannerExiting(2, [0]), join(dir.path, 'work'));
     expect(status).to.include({ phase: 'Failed', reason: 'ScannerExited' });
     expect(status.message).to.equal('sh exited with code 2: warning: a seed answered 404');
+  });
+
+  it('an output file over the result-file limit fails the Scan as OutputTooLarge without being read; at the limit it is read', async () => {
+    // '<nmaprun/>\n' is 11 bytes.
+    const over = await outcome(scannerExiting(0, [0]), join(dir.path, 'over'), 10);
+    expect(over).to.include({ phase: 'Failed', reason: 'OutputTooLarge' });
+    expect(over.message).to.equal('the scanner wrote 11 bytes to report.xml, over the 10 bytes limit (VIGIL_RESULT_FILE_MAX_MB); scan fewer targets at a time or raise the limit');
+    const within = await outcome(scannerExiting(0, [0]), join(dir.path, 'within'), 11);
+    expect(within.phase).to.equal('Succeeded');
   });
 });

@@ -1,3 +1,4 @@
+import { formatBytes } from '../../domain/bytes.js';
 import { Buffer } from 'node:buffer';
 import { MalformedResultError } from '../../domain/errors.js';
 import { JsonNestingGuard } from './nesting-guard.js';
@@ -267,7 +268,3 @@ function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 3)}...`;
 }
 
-function formatBytes(bytes: number): string {
-  const mib = bytes / (1024 * 1024);
-  return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;
-}

@@ -1,3 +1,4 @@
+import { formatBytes } from '../../domain/bytes.js';
 import { Buffer } from 'node:buffer';
 import { MalformedResultError } from '../../domain/errors.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, JsonInput, type JsonInputOptions, type JsonRecord } from './json-input.js';
@@ -173,7 +174,3 @@ function invalidLine(line: string, where: string, error: unknown): MalformedResu
   return new MalformedResultError(`${context}: ${reason.length <= MAX_ECHOED_ERROR ? reason : `${reason.slice(0, MAX_ECHOED_ERROR - 3)}...`}.`);
 }
 
-function formatBytes(bytes: number): string {
-  const mib = bytes / (1024 * 1024);
-  return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;
-}

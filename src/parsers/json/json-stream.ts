@@ -1,3 +1,4 @@
+import { formatBytes } from '../../domain/bytes.js';
 import { Tokenizer, TokenizerError, TokenParser, TokenParserError } from '@streamparser/json';
 import { MalformedResultError } from '../../domain/errors.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, type JsonInputOptions } from './json-input.js';
@@ -186,7 +187,3 @@ function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 3)}...`;
 }
 
-function formatBytes(bytes: number): string {
-  const mib = bytes / (1024 * 1024);
-  return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;
-}

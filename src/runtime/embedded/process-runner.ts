@@ -9,10 +9,11 @@
  * (scanner-launch.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { access, chown, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, chown, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { WorkloadInputs, WorkloadOutput, WorkloadRunner, WorkloadStatus } from '../../app/ports.js';
+import { formatBytes } from '../../domain/bytes.js';
 import type { ResolvedTarget, Scan } from '../../domain/scans/scan.js';
 import { scannerTargets } from '../../domain/scans/resolve-targets.js';
 import { exitedComplete, type ScannerDefinition, type ScannerInput } from '../../domain/scanners/definition.js';
@@ -36,6 +37,12 @@ export interface ProcessRunnerOptions {
   environment: Readonly<Record<string, string | undefined>>;
   /** Embedded NUCLEI: the templates directory (VIGIL_NUCLEI_TEMPLATES). */
   nucleiTemplatesDir?: string;
+  /**
+   * VIGIL_RESULT_FILE_MAX_MB: an output file larger than this fails the Scan
+   * (OutputTooLarge) instead of being read into memory, as a scanner pod's
+   * upload over it is refused on Kubernetes. Unbounded when not given.
+   */
+  maxOutputBytes?: number;
 }
 
 type Outcome = { phase: 'Succeeded' } | { phase: 'Failed'; reason: string; message: string };
@@ -184,8 +191,18 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
   private async collectOutputs(workload: Workload): Promise<WorkloadStatus> {
     const outputs: WorkloadOutput[] = [];
     for (const output of workload.definition.outputs) {
+      const path = join(workload.dir, output.file);
+      const size = await stat(path).then(
+        (stats) => stats.size,
+        () => undefined,
+      );
+      if (size === undefined) return { phase: 'Failed', reason: 'OutputMissing', message: `the scanner exited cleanly but did not write ${output.file}` };
+      const max = this.options.maxOutputBytes;
+      if (max !== undefined && size > max) {
+        return { phase: 'Failed', reason: 'OutputTooLarge', message: `the scanner wrote ${formatBytes(size)} to ${output.file}, over the ${formatBytes(max)} limit (VIGIL_RESULT_FILE_MAX_MB); scan fewer targets at a time or raise the limit` };
+      }
       try {
-        outputs.push({ ...output, content: await readFile(join(workload.dir, output.file)) });
+        outputs.push({ ...output, content: await readFile(path) });
       } catch {
         return { phase: 'Failed', reason: 'OutputMissing', message: `the scanner exited cleanly but did not write ${output.file}` };
       }
