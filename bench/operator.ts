@@ -63,6 +63,7 @@ import type { KubeObject, ObjectRef } from '../test/support/fake-kube-apiserver.
 import type { KubeApiServerChild } from './support/kube-apiserver-child.js';
 import { kubeConfig } from '../test/support/kubeconfig.js';
 import { envInteger } from './support/env.js';
+import { peakRssMb as ownPeakRssMb } from '../test/support/peak-rss.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // The compiled build when it is up to date (make bench builds first), as the
@@ -230,7 +231,7 @@ async function main(): Promise<void> {
     log(`  Job Complete -> Scan CR status SUCCEEDED:    ${spread(crLatency)} (sampled every 5 ms)`);
     globalThis.gc?.();
     const memory = process.memoryUsage();
-    const peakRss = process.resourceUsage().maxRSS * 1024;
+    const peakRss = ownPeakRssMb() * 1024 * 1024;
     log(`  the controller's process (Vigil, SQLite, the benchmark's own bookkeeping) after ${config.scans} scans: heap used ${mib(memory.heapUsed)}, RSS ${mib(memory.rss)} (peak ${mib(peakRss)}); before Vigil was composed: heap ${mib(baseline.heapUsed)}, RSS ${mib(baseline.rss)}${globalThis.gc === undefined ? ' (run with NODE_OPTIONS=--expose-gc for figures after a full collection)' : ''}`);
     const apiServer = await server.call('memory');
     log(`  the fake API server's process, apart: heap used ${mib(apiServer.heapUsed)}, RSS ${mib(apiServer.rss)}`);

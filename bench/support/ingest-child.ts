@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { SaxesParser } from 'saxes';
 import { existsSync } from 'node:fs';
 import type { Finding, ScanType } from '../../src/domain/risks/finding.js';
+import { peakRssMb as ownPeakRssMb } from '../../test/support/peak-rss.js';
 
 // The compiled build when there is one (make bench builds first): code run
 // through tsx carries its helpers (keepNames) and would be measured slower
@@ -119,7 +120,7 @@ const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 const cpu = process.cpuUsage(cpuBefore);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 clearInterval(sampler);
-peakRss = Math.max(peakRss, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
+peakRss = Math.max(peakRss, process.memoryUsage().rss, ownPeakRssMb() * 1024 * 1024);
 if (setup !== undefined) {
   setup.core.db.close();
   rmSync(setup.dir, { recursive: true, force: true });

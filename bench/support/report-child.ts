@@ -11,6 +11,7 @@ import { finished } from 'node:stream/promises';
 import PDFDocument from 'pdfkit';
 import { loadSettings } from '../../src/config/settings.js';
 import { composeCore } from '../../src/main/composition-root.js';
+import { peakRssMb as ownPeakRssMb } from '../../test/support/peak-rss.js';
 
 const [mode, dataDir, format] = process.argv.slice(2) as [string, string, 'PDF' | 'HTML' | 'CSV' | undefined];
 
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
     seconds = (performance.now() - started) / 1000;
     bytes = (await core.reports.download(account, id, {})).size;
   }
-  const peakRssMb = (process.resourceUsage().maxRSS * 1024) / 1e6;
+  const peakRssMb = (ownPeakRssMb() * 1024 * 1024) / 1e6;
   // CPU time of the whole process (its threads too): steadier than wall time on a shared machine.
   const cpu = process.cpuUsage(cpuBefore);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;

@@ -6,6 +6,7 @@
  * bytes had been written when it was thrown. Usage: <MiB> <repeats|distinct>
  */
 import { createNucleiParser } from '../../src/parsers/nuclei.js';
+import { peakRssMb } from '../support/peak-rss.js';
 
 const [mebibytes, kind] = process.argv.slice(2) as [string, 'repeats' | 'distinct'];
 const total = Number(mebibytes) * 1024 * 1024;
@@ -48,7 +49,7 @@ try {
   collectNow();
   }
   const { findings } = parser.end();
-  console.log(JSON.stringify({ findings: findings.length, written, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
+  console.log(JSON.stringify({ findings: findings.length, written, maxRssMb: peakRssMb() }));
 } catch (error) {
   console.log(JSON.stringify({ error: error instanceof Error ? error.message : String(error), written }));
 }

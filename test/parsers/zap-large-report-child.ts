@@ -6,6 +6,7 @@
  * written when it was thrown. Usage: <MiB> <same-site|distinct-sites>
  */
 import { createZapParser } from '../../src/parsers/zap.js';
+import { peakRssMb } from '../support/peak-rss.js';
 
 const [mebibytes, kind] = process.argv.slice(2) as [string, 'same-site' | 'distinct-sites'];
 const total = Number(mebibytes) * 1024 * 1024;
@@ -64,7 +65,7 @@ try {
   }
   write(closing);
   const { findings } = parser.end();
-  console.log(JSON.stringify({ findings: findings.length, written, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
+  console.log(JSON.stringify({ findings: findings.length, written, maxRssMb: peakRssMb() }));
 } catch (error) {
   console.log(JSON.stringify({ error: error instanceof Error ? error.message : String(error), written }));
 }
