@@ -1,23 +1,9 @@
-import { formatBytes } from '../../domain/bytes.js';
 import { Buffer } from 'node:buffer';
 import { MalformedResultError } from '../../domain/errors.js';
-import { JsonNestingGuard } from './nesting-guard.js';
+import { echoedError, JsonByteChecks, StickyFailure, type JsonInputOptions } from './byte-checks.js';
 import { StrictUtf8Decoder } from './strict-utf8-decoder.js';
 
-/** Upload limit of DESIGN.md decision 11; a larger result file is refused while it streams in. */
-export const DEFAULT_MAX_BYTES = 25 * 1024 * 1024;
-
-/**
- * Real scanner output nests at most ~16 levels (sslyze certificate details).
- * The cap keeps hostile input ('[' x 100k) from reaching code that walks the
- * parsed value recursively, and is checked on the raw bytes before JSON.parse.
- */
-export const DEFAULT_MAX_DEPTH = 64;
-
-export interface JsonInputOptions {
-  maxBytes?: number;
-  maxDepth?: number;
-}
+export { DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, type JsonInputOptions } from './byte-checks.js';
 
 /** One record of a JSON Lines file (or one element of a top-level array) and where it came from. */
 export interface JsonRecord {
@@ -26,7 +12,6 @@ export interface JsonRecord {
   value: unknown;
 }
 
-const MAX_ECHOED_ERROR = 160;
 const STAGING_BYTES = 128 * 1024;
 
 /**
@@ -41,10 +26,9 @@ const STAGING_BYTES = 128 * 1024;
  * sticky: later writes and reads rethrow it.
  */
 export class JsonInput {
-  private readonly maxBytes: number;
-  private readonly maxDepth: number;
+  private readonly checks: JsonByteChecks;
+  private readonly sticky = new StickyFailure();
   private readonly decoder = new StrictUtf8Decoder();
-  private readonly nesting: JsonNestingGuard;
   private pieces: string[] = [];
   /**
    * Bytes are decoded in 128 KiB steps, not per write: fewer, larger pieces
@@ -53,8 +37,6 @@ export class JsonInput {
    */
   private readonly staged = new Uint8Array(STAGING_BYTES);
   private stagedLength = 0;
-  private byteCount = 0;
-  private failure: MalformedResultError | undefined;
   private read = false;
 
   /** `format` names the expected format in messages, e.g. 'ZAP Traditional JSON report'. */
@@ -62,25 +44,13 @@ export class JsonInput {
     readonly format: string,
     options: JsonInputOptions = {},
   ) {
-    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-    this.nesting = new JsonNestingGuard(this.maxDepth);
+    this.checks = new JsonByteChecks(format, options);
   }
 
   write(chunk: Uint8Array): void {
     this.guard(() => {
       if (this.read) throw new Error('JsonInput.write called after the input was read');
-      this.byteCount += chunk.byteLength;
-      if (this.byteCount > this.maxBytes) {
-        throw new MalformedResultError(
-          `The ${this.format} is larger than the ${formatBytes(this.maxBytes)} limit; split the scan or raise the limit.`,
-        );
-      }
-      if (!this.nesting.accept(chunk)) {
-        throw new MalformedResultError(
-          `The file nests JSON arrays or objects more than ${this.maxDepth} levels deep; no ${this.format} does that.`,
-        );
-      }
+      this.checks.accept(chunk);
       this.stage(chunk);
     });
   }
@@ -94,7 +64,7 @@ export class JsonInput {
     return this.guard(() => {
       if (this.read) throw new Error('JsonInput text read twice');
       this.flushStaged();
-      if (!this.decoder.finish()) throw this.notUtf8();
+      if (!this.decoder.finish()) throw this.checks.notUtf8();
       this.read = true;
       const text = this.pieces.join('');
       this.pieces = [];
@@ -121,7 +91,7 @@ export class JsonInput {
     if (start === -1) return;
     if (text[start] === '[') {
       const value = this.parseWhole(text);
-      if (!Array.isArray(value)) throw this.fail(`The file is not a JSON array (expected a ${this.format}).`);
+      if (!Array.isArray(value)) throw this.sticky.fail(`The file is not a JSON array (expected a ${this.format}).`);
       for (let index = 0; index < value.length; index++) yield { where: `item ${index + 1}`, value: value[index] };
       return;
     }
@@ -138,7 +108,7 @@ export class JsonInput {
   }
 
   private parseWhole(text: string): unknown {
-    if (text.trim() === '') throw this.fail(`The file is empty; expected a ${this.format}.`);
+    if (text.trim() === '') throw this.sticky.fail(`The file is empty; expected a ${this.format}.`);
     return this.guard(() => parseJson(text, `The file is not valid JSON (expected a ${this.format})`));
   }
 
@@ -160,30 +130,13 @@ export class JsonInput {
 
   private decode(chunk: Uint8Array): string {
     const text = this.decoder.decode(chunk);
-    if (text === null) throw this.notUtf8();
+    if (text === null) throw this.checks.notUtf8();
     const previous = this.pieces[this.pieces.length - 1] ?? '';
     return escapeWideCharacters(text, previous.endsWith('\\'));
   }
 
-  private notUtf8(): MalformedResultError {
-    return new MalformedResultError(
-      `The file is not UTF-8 text (an invalid byte appears before byte ${this.byteCount}); expected a ${this.format}.`,
-    );
-  }
-
-  private fail(message: string): MalformedResultError {
-    this.failure = new MalformedResultError(message);
-    return this.failure;
-  }
-
   private guard<T>(action: () => T): T {
-    if (this.failure) throw this.failure;
-    try {
-      return action();
-    } catch (error) {
-      if (error instanceof MalformedResultError) this.failure = error;
-      throw error;
-    }
+    return this.sticky.run(action);
   }
 }
 
@@ -256,7 +209,7 @@ function parseJson(text: string, context: string): unknown {
     }
     // V8's message quotes a few characters of the input; cap it so a message never carries much of an upload.
     const reason = error instanceof Error ? error.message : String(error);
-    throw new MalformedResultError(`${context}: ${truncate(reason, MAX_ECHOED_ERROR)}.`);
+    throw new MalformedResultError(`${context}: ${echoedError(reason)}.`);
   }
 }
 
@@ -264,7 +217,4 @@ function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 3)}...`;
-}
 

@@ -1,12 +1,10 @@
-import { formatBytes } from '../../domain/bytes.js';
 import { Buffer } from 'node:buffer';
 import { MalformedResultError } from '../../domain/errors.js';
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, JsonInput, type JsonInputOptions, type JsonRecord } from './json-input.js';
-import { JsonNestingGuard } from './nesting-guard.js';
+import { echoedError, JsonByteChecks, StickyFailure, type JsonInputOptions } from './byte-checks.js';
+import { JsonInput, type JsonRecord } from './json-input.js';
 import { StrictUtf8Decoder } from './strict-utf8-decoder.js';
 
 const NEWLINE = 0x0a;
-const MAX_ECHOED_ERROR = 160;
 
 /**
  * JSON Lines read as the bytes arrive: each line is parsed and handed to
@@ -23,9 +21,8 @@ const MAX_ECHOED_ERROR = 160;
  * throw `urgent` errors (the findings cap) to refuse at once.
  */
 export class JsonLinesStream {
-  private readonly maxBytes: number;
-  private readonly maxDepth: number;
-  private readonly nesting: JsonNestingGuard;
+  private readonly checks: JsonByteChecks;
+  private readonly sticky = new StickyFailure();
   private readonly decoder = new StrictUtf8Decoder();
   private mode: 'undecided' | 'lines' | 'whole' = 'undecided';
   /** Every byte so far, while the form of the file is not known or is not JSON Lines. */
@@ -34,9 +31,7 @@ export class JsonLinesStream {
   private partial: Uint8Array[] = [];
   private atStart = true;
   private lineNumber = 0;
-  private byteCount = 0;
   private deferred: MalformedResultError | undefined;
-  private failure: MalformedResultError | undefined;
   private ended = false;
 
   constructor(
@@ -45,22 +40,14 @@ export class JsonLinesStream {
     private readonly onRecord: (record: JsonRecord) => void,
     private readonly urgent: (error: MalformedResultError) => boolean = () => false,
   ) {
-    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-    this.nesting = new JsonNestingGuard(this.maxDepth);
+    this.checks = new JsonByteChecks(format, options);
   }
 
   write(chunk: Uint8Array): void {
     this.guard(() => {
       if (this.ended) throw new Error('JsonLinesStream.write called after end');
-      this.byteCount += chunk.byteLength;
-      if (this.byteCount > this.maxBytes) {
-        throw new MalformedResultError(`The ${this.format} is larger than the ${formatBytes(this.maxBytes)} limit; split the scan or raise the limit.`);
-      }
-      if (!this.nesting.accept(chunk)) {
-        throw new MalformedResultError(`The file nests JSON arrays or objects more than ${this.maxDepth} levels deep; no ${this.format} does that.`);
-      }
-      if (!this.decoder.accept(chunk)) throw this.notUtf8();
+      this.checks.accept(chunk);
+      if (!this.decoder.accept(chunk)) throw this.checks.notUtf8();
       if (this.mode !== 'lines') this.kept.push(chunk);
       if (this.mode === 'whole') return;
       this.split(chunk);
@@ -71,7 +58,7 @@ export class JsonLinesStream {
     this.guard(() => {
       if (this.ended) throw new Error('JsonLinesStream.end called twice');
       this.ended = true;
-      if (!this.decoder.finish()) throw this.notUtf8();
+      if (!this.decoder.finish()) throw this.checks.notUtf8();
       if (this.mode === 'lines') {
         if (this.deferred === undefined) this.line(Buffer.concat(this.partial));
         this.partial = [];
@@ -143,18 +130,8 @@ export class JsonLinesStream {
     }
   }
 
-  private notUtf8(): MalformedResultError {
-    return new MalformedResultError(`The file is not UTF-8 text (an invalid byte appears before byte ${this.byteCount}); expected a ${this.format}.`);
-  }
-
   private guard<T>(action: () => T): T {
-    if (this.failure) throw this.failure;
-    try {
-      return action();
-    } catch (error) {
-      if (error instanceof MalformedResultError) this.failure = error;
-      throw error;
-    }
+    return this.sticky.run(action);
   }
 }
 
@@ -171,6 +148,6 @@ function invalidLine(line: string, where: string, error: unknown): MalformedResu
   const context = `${where.charAt(0).toUpperCase()}${where.slice(1)} is not valid JSON`;
   if (line.trimStart().startsWith('<')) return new MalformedResultError(`${context}: it looks like XML or HTML.`);
   const reason = error instanceof Error ? error.message : String(error);
-  return new MalformedResultError(`${context}: ${reason.length <= MAX_ECHOED_ERROR ? reason : `${reason.slice(0, MAX_ECHOED_ERROR - 3)}...`}.`);
+  return new MalformedResultError(`${context}: ${echoedError(reason)}.`);
 }
 

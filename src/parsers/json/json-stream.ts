@@ -1,8 +1,6 @@
-import { formatBytes } from '../../domain/bytes.js';
 import { Tokenizer, TokenizerError, TokenParser, TokenParserError } from '@streamparser/json';
 import { MalformedResultError } from '../../domain/errors.js';
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, type JsonInputOptions } from './json-input.js';
-import { JsonNestingGuard } from './nesting-guard.js';
+import { echoedError, JsonByteChecks, StickyFailure, type JsonInputOptions } from './byte-checks.js';
 import { StrictUtf8Decoder } from './strict-utf8-decoder.js';
 
 /**
@@ -49,8 +47,6 @@ export class CompletedValue {
   }
 }
 
-const MAX_ECHOED_ERROR = 160;
-
 /**
  * Parses one JSON document as its bytes arrive, with @streamparser/json
  * (a tokenizer and a token parser, no dependencies), calling `onValue` for
@@ -64,16 +60,13 @@ const MAX_ECHOED_ERROR = 160;
  * throws at once. The first error is sticky.
  */
 export class JsonStream {
-  private readonly maxBytes: number;
-  private readonly maxDepth: number;
-  private readonly nesting: JsonNestingGuard;
+  private readonly checks: JsonByteChecks;
+  private readonly sticky = new StickyFailure();
   private readonly decoder = new StrictUtf8Decoder();
   private readonly tokenizer: Tokenizer;
   private readonly tokenParser: TokenParser;
-  private byteCount = 0;
   private firstByte: number | undefined;
   private syntaxError: string | undefined;
-  private failure: MalformedResultError | undefined;
   private completed = false;
   private root: unknown;
   private ended = false;
@@ -85,9 +78,7 @@ export class JsonStream {
     /** The deepest values the callback sees (the document is depth 0); deeper ones are kept in their parents until those complete. */
     maxReportedDepth = Number.POSITIVE_INFINITY,
   ) {
-    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-    this.nesting = new JsonNestingGuard(this.maxDepth, options.maxStringBytes ?? DEFAULT_MAX_STRING_BYTES);
+    this.checks = new JsonByteChecks(format, { ...options, maxStringBytes: options.maxStringBytes ?? DEFAULT_MAX_STRING_BYTES });
     this.tokenizer = new Tokenizer({ stringBufferSize: 64 * 1024, numberBufferSize: 64 });
     const paths = Number.isFinite(maxReportedDepth) ? Array.from({ length: maxReportedDepth + 1 }, (_, depth) => ['$', ...Array<string>(depth).fill('*')].join('.')) : undefined;
     this.tokenParser = new TokenParser({ keepStack: true, ...(paths ? { paths } : {}) });
@@ -119,19 +110,8 @@ export class JsonStream {
   write(chunk: Uint8Array): void {
     this.guard(() => {
       if (this.ended) throw new Error('JsonStream.write called after end');
-      this.byteCount += chunk.byteLength;
-      if (this.byteCount > this.maxBytes) {
-        throw new MalformedResultError(`The ${this.format} is larger than the ${formatBytes(this.maxBytes)} limit; split the scan or raise the limit.`);
-      }
-      if (!this.nesting.accept(chunk) && !this.nesting.stringTooLong) {
-        throw new MalformedResultError(`The file nests JSON arrays or objects more than ${this.maxDepth} levels deep; no ${this.format} does that.`);
-      }
-      if (this.nesting.stringTooLong) {
-        throw new MalformedResultError(
-          `The file holds a string longer than ${formatBytes(this.nesting.maxStringBytes)}; no ${this.format} does that.`,
-        );
-      }
-      if (!this.decoder.accept(chunk)) throw this.notUtf8();
+      this.checks.accept(chunk);
+      if (!this.decoder.accept(chunk)) throw this.checks.notUtf8();
       if (this.firstByte === undefined) this.firstByte = firstNonSpace(chunk);
       if (this.syntaxError !== undefined) return;
       try {
@@ -149,28 +129,18 @@ export class JsonStream {
     return this.guard(() => {
       if (this.ended) throw new Error('JsonStream.end called twice');
       this.ended = true;
-      if (!this.decoder.finish()) throw this.notUtf8();
+      if (!this.decoder.finish()) throw this.checks.notUtf8();
       if (this.firstByte === undefined) throw new MalformedResultError(`The file is empty; expected a ${this.format}.`);
       const context = `The file is not valid JSON (expected a ${this.format})`;
       if (this.firstByte === 0x3c /* '<' */) throw new MalformedResultError(`${context}: it looks like XML or HTML.`);
       if (this.syntaxError === undefined && !this.completed) this.syntaxError = 'Unexpected end of JSON input';
-      if (this.syntaxError !== undefined) throw new MalformedResultError(`${context}: ${truncate(this.syntaxError, MAX_ECHOED_ERROR)}.`);
+      if (this.syntaxError !== undefined) throw new MalformedResultError(`${context}: ${echoedError(this.syntaxError)}.`);
       return this.root;
     });
   }
 
-  private notUtf8(): MalformedResultError {
-    return new MalformedResultError(`The file is not UTF-8 text (an invalid byte appears before byte ${this.byteCount}); expected a ${this.format}.`);
-  }
-
   private guard<T>(action: () => T): T {
-    if (this.failure) throw this.failure;
-    try {
-      return action();
-    } catch (error) {
-      if (error instanceof MalformedResultError) this.failure = error;
-      throw error;
-    }
+    return this.sticky.run(action);
   }
 }
 
@@ -181,9 +151,5 @@ function firstNonSpace(chunk: Uint8Array): number | undefined {
     return byte;
   }
   return undefined;
-}
-
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 3)}...`;
 }
 
