@@ -7,16 +7,21 @@
  * Deliveries flow as a pipeline: when one ends, the next due one starts at
  * once. At most `concurrency` are in flight in all and at most `perEndpoint`
  * to one endpoint, so a slow or dead endpoint holds only its own slots while
- * the others keep flowing. Each endpoint's due deliveries are claimed from the
- * store a batch at a time, a few slots ahead; a claim moves their
- * next_attempt_at forward, so nothing in hand is selected twice and, should
- * the process die, they are simply due again later. The outcomes of attempts
- * that end together are written in one transaction.
+ * the others keep flowing. Each endpoint's due deliveries are taken from the
+ * store a batch at a time, a few slots ahead, by reading alone: the
+ * dispatcher is the only one on its database (one `vigil serve`, SQLite's one
+ * writer) and holds what it took, in memory, until the attempt's outcome is
+ * written, so nothing is taken twice; should the process die, what it held
+ * is still PENDING in the store and due at once after the restart
+ * (at-least-once). Outcomes are written together, with the fan-out of new
+ * events, in one transaction every RECORD_DELAY_MS at most: the attempt log
+ * and the delivery states stay complete, and a crash before such a write
+ * sends those deliveries again, never loses one.
  */
 import type { Clock } from '../domain/clock.js';
 import { MAX_DELIVERY_ATTEMPTS, nextAttemptAt } from '../domain/webhooks/retry-schedule.js';
 import type { TimerHandle, Timers } from './controller/timer.js';
-import type { DeliveryAttempt, DueClaim, DueDelivery, WebhookDeliveryRepository, WebhookEndpoint } from './ports.js';
+import type { DeliveryAttempt, DueDelivery, WebhookDeliveryRepository, WebhookEndpoint } from './ports.js';
 
 export interface DeliveryOutcome {
   ok: boolean;
@@ -39,24 +44,18 @@ export interface WebhookDispatcherOptions {
   perEndpoint?: number;
   /** How often the outbox is looked at besides wake(). */
   intervalMs?: number;
-  /**
-   * How long a claim lasts: when a claimed delivery is due again if this process
-   * dies before recording its attempt. It must outlast a claimed delivery's wait
-   * for a slot and its attempt: with the defaults and 5 s attempts, 45 s at most.
-   */
-  claimMs?: number;
   /** A store error; the dispatcher carries on and tries again at its next poll. Without it the error is thrown. */
   onError?: (error: unknown) => void;
 }
 
-export const DISPATCHER_DEFAULTS = { concurrency: 32, perEndpoint: 4, intervalMs: 1000, claimMs: 60_000 } as const;
+export const DISPATCHER_DEFAULTS = { concurrency: 32, perEndpoint: 4, intervalMs: 1000 } as const;
 
 /**
  * An endpoint holds (runs or has claimed) up to this many times its slots.
  * Claims are batches, not a row per attempt that ends: they are made when an
  * endpoint is down to one slot's worth, and then every endpoint down to half
- * of what it may hold is topped up in the same transaction (each commit waits
- * for the disk). All endpoints together hold at most
+ * of what it may hold is topped up in the same pass. All endpoints together
+ * hold at most
  * `concurrency * (CLAIM_AHEAD + 1)`: room for every slot, for the batches of
  * endpoints whose slots are all busy, and for more.
  */
@@ -64,7 +63,7 @@ const CLAIM_AHEAD = 8;
 /**
  * Outcomes wait this long to be written together: every commit is synced to
  * disk, so one per attempt would bound throughput. Should the process die
- * meanwhile, those deliveries are sent again once their claims lapse.
+ * meanwhile, those deliveries are still PENDING and sent again after the restart.
  */
 export const RECORD_DELAY_MS = 20;
 
@@ -82,6 +81,12 @@ export class WebhookDispatcher {
   private readonly lanes = new Map<string, Lane>();
   /** Keys of the deliveries in hand, waiting or running. */
   private readonly held = new Set<string>();
+  /**
+   * Event ids, by endpoint id, of every delivery taken and not yet recorded:
+   * waiting, running, or ended with its outcome not yet written. The store
+   * leaves them out of every claim.
+   */
+  private readonly taken = new Map<string, Set<string>>();
   private readonly inFlight = new Map<string, Promise<void>>();
   private unrecorded: DeliveryAttempt[] = [];
   /** The last endpoint that got a claim when they did not go round: the next turns start after it. */
@@ -114,18 +119,19 @@ export class WebhookDispatcher {
     }, 0);
   }
 
-  /** Lets the attempts in flight end and records them; claimed deliveries not yet attempted are given back. */
+  /** Lets the attempts in flight end and records them; claimed deliveries not yet attempted stay due, untouched in the store. */
   async stop(): Promise<void> {
     this.polling = false;
     this.stopping = true;
     for (const handle of [this.pollTimer, this.wakeTimer]) if (handle !== undefined) this.options.timers.clearTimeout(handle);
     this.pollTimer = this.wakeTimer = undefined;
     await Promise.all(this.inFlight.values());
-    const waiting = [...this.lanes.values()].flatMap((lane) => lane.waiting.splice(0));
-    for (const delivery of waiting) this.held.delete(keyOf(delivery));
+    for (const delivery of [...this.lanes.values()].flatMap((lane) => lane.waiting.splice(0))) {
+      this.held.delete(keyOf(delivery));
+      this.untake(delivery.endpoint.id, delivery.eventId);
+    }
     this.lanes.clear();
     this.flush();
-    this.guard(() => this.options.deliveries.release(waiting));
   }
 
   /** Fans new events out and delivers everything due now, then records the outcomes; tests drive the dispatcher with it. */
@@ -139,16 +145,15 @@ export class WebhookDispatcher {
     this.pollTimer = this.options.timers.setTimeout(() => {
       this.pollTimer = undefined;
       this.pass();
-      if (this.unrecorded.length > 0) this.flush();
       if (this.polling) this.schedulePoll(this.options.intervalMs ?? DISPATCHER_DEFAULTS.intervalMs);
     }, delayMs);
   }
 
-  /** Fans new events out, claims for the endpoints with deliveries due, and starts what fits. */
+  /** Records the outcomes so far and fans new events out (one transaction), claims for the endpoints with deliveries due, and starts what fits. */
   private pass(): void {
     if (this.stopping) return;
     this.guard(() => {
-      this.options.deliveries.fanOut();
+      this.write(true);
       this.claimForAll();
     });
     this.startWaiting();
@@ -193,17 +198,15 @@ export class WebhookDispatcher {
 
   private claim(rooms: ReadonlyMap<string, number>): void {
     if (rooms.size === 0) return;
-    const now = this.now();
-    const until = new Date(now.getTime() + (this.options.claimMs ?? DISPATCHER_DEFAULTS.claimMs)).toISOString();
-    const claimed = this.write({ now: now.toISOString(), until, rooms });
+    const claimed = this.options.deliveries.due({ now: this.now().toISOString(), rooms, inHand: this.taken });
     const counts = new Map<string, number>();
     for (const delivery of claimed) {
       const endpointId = delivery.endpoint.id;
       counts.set(endpointId, (counts.get(endpointId) ?? 0) + 1);
-      const key = keyOf(delivery);
-      // Only when an attempt outlived its claim: the delivery is in hand already.
-      if (this.held.has(key)) continue;
-      this.held.add(key);
+      this.held.add(keyOf(delivery));
+      let events = this.taken.get(endpointId);
+      if (events === undefined) this.taken.set(endpointId, (events = new Set()));
+      events.add(delivery.eventId);
       this.laneOf(endpointId).waiting.push(delivery);
     }
     for (const [endpointId, room] of rooms) {
@@ -276,22 +279,31 @@ export class WebhookDispatcher {
   }
 
   private flush(): void {
-    if (this.unrecorded.length > 0) this.guard(() => this.write());
+    if (this.unrecorded.length > 0) this.guard(() => this.write(false));
   }
 
-  /** Writes the outcomes of the attempts that ended since the last write, and makes the claim, in one transaction. */
-  private write(claim?: DueClaim): DueDelivery[] {
+  /** Writes the outcomes of the attempts that ended since the last write and, with `fanOut`, the deliveries of new events, in one transaction. */
+  private write(fanOut: boolean): void {
     if (this.flushTimer !== undefined) this.options.timers.clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     const attempts = this.unrecorded;
     this.unrecorded = [];
     try {
-      return this.options.deliveries.recordAndClaim(attempts, claim);
+      this.options.deliveries.record(attempts, fanOut);
     } catch (error) {
-      // Kept for the next write; until then their claims keep them from being sent again.
+      // Kept, and still taken, for the next write: until then nothing sends them again.
       this.unrecorded.unshift(...attempts);
       throw error;
     }
+    for (const attempt of attempts) this.untake(attempt.endpointId, attempt.eventId);
+  }
+
+  /** The delivery may be taken again: its outcome is written, or it was never attempted. */
+  private untake(endpointId: string, eventId: string): void {
+    const events = this.taken.get(endpointId);
+    if (events === undefined) return;
+    events.delete(eventId);
+    if (events.size === 0) this.taken.delete(endpointId);
   }
 
   private guard(work: () => void): void {

@@ -1,24 +1,36 @@
-import type { DeliveryAttempt, DueClaim, DueDelivery, WebhookDeliveryRepository } from '../app/ports.js';
+import type { DeliveryAttempt, DueClaim, DueDelivery, WebhookDeliveryRepository, WebhookEndpoint } from '../app/ports.js';
 import { serializedEventBody, type EventType } from '../domain/events/event.js';
 import type { Database } from './database.js';
 
-interface DueRow {
-  event_id: string;
+interface EventRow {
+  id: string;
   account_id: string;
   type: EventType;
   payload: string;
-  event_created_at: string;
-  endpoint_id: string;
+  created_at: string;
+}
+
+interface EndpointRow {
+  id: string;
+  account_id: string;
   url: string;
   secret: string;
-  endpoint_created_at: string;
-  attempts: number;
-  next_attempt_at: string;
+  created_at: string;
 }
+
+/**
+ * How many serialized event bodies are kept: an event goes to each of its
+ * account's endpoints, claimed at about the same time, so its payload is read
+ * and serialized once rather than once per endpoint. About 750 bytes each for
+ * a scan.updated event, so a few MB at most.
+ */
+export const BODY_CACHE_EVENTS = 4096;
 
 export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepository {
   private readonly statements;
   private readonly transactions;
+  /** Serialized bodies by event id, oldest first; events never change once recorded. */
+  private readonly bodies = new Map<string, string>();
 
   constructor(private readonly db: Database) {
     this.statements = {
@@ -41,15 +53,13 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
         SELECT endpoint_id FROM pending p WHERE p.endpoint_id IS NOT NULL
           AND (SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending_by_endpoint
             WHERE d.state = 'PENDING' AND d.endpoint_id = p.endpoint_id) <= ?`).pluck(),
-      dueFor: db.prepare(`SELECT d.event_id, e.account_id, e.type, e.payload, e.created_at AS event_created_at,
-          w.id AS endpoint_id, w.url, w.secret, w.created_at AS endpoint_created_at, d.attempts, d.next_attempt_at
-        FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
-        WHERE d.endpoint_id = ? AND d.state = 'PENDING' AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at, d.event_id LIMIT ?`),
-      // One statement for a whole batch; keys are a JSON array of [event_id, endpoint_id] pairs.
-      claim: db.prepare(`UPDATE webhook_deliveries SET next_attempt_at = ?
-        WHERE state = 'PENDING' AND (event_id, endpoint_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`),
-      release: db.prepare(`UPDATE webhook_deliveries SET next_attempt_at = @dueAt
-        WHERE event_id = @eventId AND endpoint_id = @endpointId AND state = 'PENDING'`),
+      // Keys only, along the pending-by-endpoint index, oldest first, past the
+      // ones in hand (a JSON array of event ids); payloads are read per event below.
+      dueFor: db.prepare(`SELECT event_id, attempts FROM webhook_deliveries INDEXED BY webhook_deliveries_pending_by_endpoint
+        WHERE endpoint_id = ? AND state = 'PENDING' AND next_attempt_at <= ? AND event_id NOT IN (SELECT value FROM json_each(?))
+        ORDER BY next_attempt_at, event_id LIMIT ?`),
+      endpoint: db.prepare('SELECT id, account_id, url, secret, created_at FROM webhook_endpoints WHERE id = ?'),
+      events: db.prepare('SELECT id, account_id, type, payload, created_at FROM events WHERE id IN (SELECT value FROM json_each(?))'),
       // An endpoint deleted while its delivery was in flight takes the delivery with it: nothing to record then.
       attempt: db.prepare(`INSERT INTO webhook_attempts (event_id, endpoint_id, attempted_at, status, error, duration_ms)
         SELECT @eventId, @endpointId, @attemptedAt, @status, @error, @durationMs
@@ -66,69 +76,97 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
       updates: db.prepare(`UPDATE webhook_deliveries AS d SET state = a.value ->> 6, attempts = d.attempts + 1, next_attempt_at = a.value ->> 7
         FROM json_each(?) a WHERE d.event_id = a.value ->> 0 AND d.endpoint_id = a.value ->> 1`),
     };
-    const { dueFor, claim, release, attempt, update, attempts: insertAttempts, updates } = this.statements;
+    const { attempt, update, attempts: insertAttempts, updates } = this.statements;
     this.transactions = {
-      recordAndClaim: db.transaction((attempts: readonly DeliveryAttempt[], due: DueClaim | undefined): DueDelivery[] => {
+      record: db.transaction((attempts: readonly DeliveryAttempt[], fanOut: boolean): number => {
         if (attempts.length > 1 && distinctDeliveries(attempts)) {
           const rows = JSON.stringify(attempts.map((one) => [one.eventId, one.endpointId, one.attemptedAt, one.status, one.error, one.durationMs, one.state, one.nextAttemptAt]));
           insertAttempts.run(rows);
           updates.run(rows);
         } else {
-          // One at a time when a delivery appears twice (an attempt that outlived its claim): each counts, in order.
+          // One at a time when a delivery appears twice: each attempt counts, in order.
           for (const one of attempts) {
             attempt.run(one);
             update.run(one);
           }
         }
-        if (due === undefined) return [];
-        const rows: DueRow[] = [];
-        for (const [endpointId, room] of due.rooms) if (room > 0) rows.push(...(dueFor.all(endpointId, due.now, room) as DueRow[]));
-        if (rows.length > 0) claim.run(due.until, JSON.stringify(rows.map((row) => [row.event_id, row.endpoint_id])));
-        return rows.map(dueDelivery);
-      }),
-      release: db.transaction((deliveries: readonly DueDelivery[]) => {
-        for (const { eventId, endpoint, dueAt } of deliveries) release.run({ eventId, endpointId: endpoint.id, dueAt });
+        return fanOut ? this.fanOutNew() : 0;
       }),
     };
   }
 
-  fanOut(): number {
-    return this.db.transaction(() => {
-      const from = (this.statements.cursor.get() as { event_seq: number }).event_seq;
-      const to = (this.statements.latest.get() as { seq: number }).seq;
-      if (to <= from) return 0;
-      const created = this.statements.fanOut.run(from, to).changes;
-      this.statements.advance.run(to);
-      return created;
-    }).immediate();
+  record(attempts: readonly DeliveryAttempt[], fanOut: boolean): number {
+    if (attempts.length === 0 && !fanOut) return 0;
+    // IMMEDIATE: the cursor is read and moved under one write lock, never a read lock upgraded.
+    return this.transactions.record.immediate(attempts, fanOut);
   }
 
   endpointsWithDue(now: string): string[] {
     return this.statements.endpointsWithDue.all(now) as string[];
   }
 
-  recordAndClaim(attempts: readonly DeliveryAttempt[], claim?: DueClaim): DueDelivery[] {
-    if (attempts.length === 0 && claim === undefined) return [];
-    // IMMEDIATE: read and claim under one write lock, never a read lock upgraded.
-    return this.transactions.recordAndClaim.immediate(attempts, claim);
+  due(claim: DueClaim): DueDelivery[] {
+    const picked: Array<{ endpoint: WebhookEndpoint; eventId: string; attempts: number }> = [];
+    for (const [endpointId, room] of claim.rooms) {
+      if (room <= 0) continue;
+      const inHand = claim.inHand.get(endpointId);
+      const rows = this.statements.dueFor.all(endpointId, claim.now, JSON.stringify(inHand === undefined ? [] : [...inHand]), room) as Array<{ event_id: string; attempts: number }>;
+      if (rows.length === 0) continue;
+      const endpointRow = this.statements.endpoint.get(endpointId) as EndpointRow | undefined;
+      if (endpointRow === undefined) continue;
+      const endpoint = { id: endpointRow.id, accountId: endpointRow.account_id, url: endpointRow.url, secret: endpointRow.secret, createdAt: endpointRow.created_at };
+      for (const row of rows) picked.push({ endpoint, eventId: row.event_id, attempts: row.attempts });
+    }
+    this.readBodies(picked.map((one) => one.eventId));
+    const due: DueDelivery[] = [];
+    for (const { endpoint, eventId, attempts } of picked) {
+      const body = this.bodies.get(eventId);
+      // A delivery outlives its event only if the event was deleted with its account, endpoints included.
+      if (body !== undefined) due.push({ eventId, body, endpoint, attempts });
+    }
+    return due;
   }
 
-  release(deliveries: readonly DueDelivery[]): void {
-    this.transactions.release(deliveries);
+  /** Creates the deliveries of the events recorded since the cursor and moves it past them; inside a write transaction. */
+  private fanOutNew(): number {
+    const from = (this.statements.cursor.get() as { event_seq: number }).event_seq;
+    const to = (this.statements.latest.get() as { seq: number }).seq;
+    if (to <= from) return 0;
+    const created = this.statements.fanOut.run(from, to).changes;
+    this.statements.advance.run(to);
+    return created;
+  }
+
+  /**
+   * Serializes the bodies of the events not in the cache, each once, reading
+   * them in one statement. The ones asked for become the newest, so the
+   * eviction of the oldest never takes one of them (a claim asks for far
+   * fewer than BODY_CACHE_EVENTS).
+   */
+  private readBodies(eventIds: readonly string[]): void {
+    const missing: string[] = [];
+    for (const id of new Set(eventIds)) {
+      const body = this.bodies.get(id);
+      if (body === undefined) {
+        missing.push(id);
+      } else {
+        this.bodies.delete(id);
+        this.bodies.set(id, body);
+      }
+    }
+    if (missing.length > 0) {
+      for (const row of this.statements.events.all(JSON.stringify(missing)) as EventRow[]) {
+        this.bodies.set(row.id, serializedEventBody({ id: row.id, accountId: row.account_id, type: row.type, createdAt: new Date(row.created_at) }, row.payload));
+      }
+    }
+    for (const oldest of this.bodies.keys()) {
+      if (this.bodies.size <= BODY_CACHE_EVENTS) break;
+      this.bodies.delete(oldest);
+    }
   }
 }
 
 function distinctDeliveries(attempts: readonly DeliveryAttempt[]): boolean {
   const keys = new Set(attempts.map((one) => `${one.eventId}\u0000${one.endpointId}`));
   return keys.size === attempts.length;
-}
-
-function dueDelivery(row: DueRow): DueDelivery {
-  return {
-    eventId: row.event_id,
-    body: serializedEventBody({ id: row.event_id, accountId: row.account_id, type: row.type, createdAt: new Date(row.event_created_at) }, row.payload),
-    endpoint: { id: row.endpoint_id, accountId: row.account_id, url: row.url, secret: row.secret, createdAt: row.endpoint_created_at },
-    attempts: row.attempts,
-    dueAt: row.next_attempt_at,
-  };
 }

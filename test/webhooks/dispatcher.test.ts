@@ -274,7 +274,7 @@ describe('webhook dispatcher', () => {
       expect(deliveryState()[0]).to.deep.include({ state: 'DELIVERED', attempts: 1 });
     });
 
-    it('on stop, lets the attempts in flight end and gives the claimed ones not yet attempted back, to be sent after a restart', async () => {
+    it('on stop, lets the attempts in flight end and leaves the claimed ones not yet attempted due, untouched, to be sent after a restart', async () => {
       const acme = account('acme');
       endpoints(acme.id, ['one']);
       for (let n = 0; n < 5; n++) record(acme.id, { n });
@@ -296,21 +296,50 @@ describe('webhook dispatcher', () => {
       expect(deliveryState().every((row) => row.state === 'DELIVERED')).to.equal(true);
     });
 
-    it('sends a delivery whose attempt was cut short by a crash again once its claim lapses, and not before', async () => {
+    it('after a crash, sends again at once both a delivery whose attempt was cut short and one whose outcome was not yet written; the attempt log holds only what was written', async () => {
       const acme = account('acme');
       endpoints(acme.id, ['one']);
-      record(acme.id, {});
+      record(acme.id, { n: 1 });
+      record(acme.id, { n: 2 });
       const calls = new OpenCalls();
-      void dispatcher({ deliver: calls.deliver, claimMs: 60_000 }).tick(); // never answered: the process "dies" here
+      void dispatcher({ deliver: calls.deliver }).tick();
       await turn();
-      expect(calls.open).to.have.length(1);
-      timers.advance(59_000);
-      await dispatcher().tick();
-      expect(sent).to.have.length(0);
-      timers.advance(1_000);
-      await dispatcher().tick();
-      expect(sent).to.have.length(1);
-      expect(deliveryState()[0]).to.deep.include({ state: 'DELIVERED', attempts: 1 });
+      expect(calls.open).to.have.length(2);
+      calls.answer(calls.open.slice(0, 1)); // a 2xx whose outcome waits for the next write
+      await turn();
+      // The process "dies" here: no timer moves, so that write never happens.
+      expect(deliveryState().map((row) => [row.state, row.attempts])).to.deep.equal([['PENDING', 0], ['PENDING', 0]]);
+      expect(core.db.prepare('SELECT COUNT(*) AS n FROM webhook_attempts').get()).to.deep.equal({ n: 0 });
+      await dispatcher().tick(); // the restart, at the same instant
+      expect(sent).to.have.length(2);
+      expect(new Set(sent.map((delivery) => JSON.parse(delivery.body).data.n))).to.deep.equal(new Set([1, 2]));
+      expect(deliveryState().map((row) => [row.state, row.attempts])).to.deep.equal([['DELIVERED', 1], ['DELIVERED', 1]]);
+      expect(core.db.prepare('SELECT COUNT(*) AS n FROM webhook_attempts').get()).to.deep.equal({ n: 2 });
+    });
+
+    it('keeps outcomes whose write failed, and their deliveries in hand: nothing is sent twice, and the next write records every attempt', async () => {
+      const acme = account('acme');
+      endpoints(acme.id, ['one', 'two']);
+      for (let n = 0; n < 40; n++) record(acme.id, { n }); // more than one claim's worth: claims come while outcomes wait
+      const store = new SqliteWebhookDeliveryRepository(core.db);
+      let failures = 0;
+      const deliveries = Object.assign(Object.create(store) as SqliteWebhookDeliveryRepository, {
+        record: (attempts: Parameters<typeof store.record>[0], fanOut: boolean) => {
+          if (attempts.length > 0 && failures++ === 0) throw new Error('database is locked');
+          return store.record(attempts, fanOut);
+        },
+      });
+      const errors: unknown[] = [];
+      const run = dispatcher({ deliveries, onError: (error) => errors.push(error), perEndpoint: 2 });
+      await run.tick(); // every delivery sent; the write of the first outcomes failed
+      expect(errors.map(String)).to.deep.equal(['Error: database is locked']);
+      expect(sent).to.have.length(80);
+      await run.tick(); // the next pass writes what was kept and finds nothing more to send
+      expect(sent).to.have.length(80);
+      expect(deliveryState().every((row) => row.state === 'DELIVERED' && row.attempts === 1)).to.equal(true);
+      const log = core.db.prepare('SELECT event_id, endpoint_id, COUNT(*) AS n FROM webhook_attempts GROUP BY 1, 2').all() as Array<{ n: number }>;
+      expect(log).to.have.length(80);
+      expect(log.every((row) => row.n === 1)).to.equal(true);
     });
 
     it('over real HTTPS: a receiver that does not answer holds its own connections only, while another gets every event', async () => {

@@ -10,21 +10,23 @@ export interface WebhookEndpointRepository {
 
 /** Delivery state of webhook events, kept in the database so that a restart loses nothing (DESIGN.md 8). */
 export interface WebhookDeliveryRepository {
-  /** Creates a PENDING delivery for every new outbox event and every endpoint its account had when it was recorded. */
-  fanOut(): number;
+  /**
+   * In one transaction, as each commit waits for the disk: records `attempts`
+   * (the attempt log and each delivery's next state) and, with `fanOut`,
+   * creates a PENDING delivery for every new outbox event and every endpoint
+   * its account had when it was recorded. Returns the deliveries created.
+   */
+  record(attempts: readonly DeliveryAttempt[], fanOut: boolean): number;
   /** The endpoints that have a PENDING delivery due at `now` or earlier. */
   endpointsWithDue(now: string): string[];
   /**
-   * In one transaction, as each commit waits for the disk: records `attempts`,
-   * then, given a claim, takes up to `rooms.get(endpoint)` due deliveries of
-   * each endpoint, oldest first, and moves their next_attempt_at to `until`,
-   * so that no later claim selects them while their attempt runs; should the
-   * process die, they are due again at `until`. An attempt recorded, or
-   * `release`, ends the claim.
+   * Reads, writing nothing: up to `rooms.get(endpoint)` PENDING deliveries of
+   * each endpoint due at `now`, oldest first, leaving out those `inHand`. The
+   * caller is the only dispatcher on the database (one `vigil serve`) and
+   * keeps what it took in hand until its outcome is recorded, so nothing is
+   * taken twice; should the process die, what it held is simply due still.
    */
-  recordAndClaim(attempts: readonly DeliveryAttempt[], claim?: DueClaim): DueDelivery[];
-  /** Gives claimed deliveries that were never attempted their due time back. */
-  release(deliveries: readonly DueDelivery[]): void;
+  due(claim: DueClaim): DueDelivery[];
 }
 
 /** The read side of delivery state, per endpoint: what the dashboard shows. */

@@ -16,8 +16,6 @@ export interface DueDelivery {
   body: string;
   endpoint: WebhookEndpoint;
   attempts: number;
-  /** Its next_attempt_at before it was claimed: where `release` puts it back. */
-  dueAt: string;
 }
 
 export interface DeliveryAttempt {
@@ -34,8 +32,10 @@ export interface DeliveryAttempt {
 
 export interface DueClaim {
   now: string;
-  until: string;
+  /** How many deliveries to take, at most, by endpoint id. */
   rooms: ReadonlyMap<string, number>;
+  /** The event ids of the deliveries the dispatcher holds, by endpoint id: never taken twice. */
+  inHand: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /** One delivery attempt as the dashboard's delivery log shows it. */
