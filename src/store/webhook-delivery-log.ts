@@ -19,7 +19,12 @@ export class SqliteWebhookDeliveryLog implements WebhookDeliveryLog {
       attempts: db.prepare(`SELECT a.event_id, e.type AS event_type, a.attempted_at, a.status, a.error, a.duration_ms
         FROM webhook_attempts a LEFT JOIN events e ON e.id = a.event_id
         WHERE a.endpoint_id = ? ORDER BY a.seq DESC LIMIT ?`),
-      counts: db.prepare('SELECT state, COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? GROUP BY state'),
+      // Three index counts, none reading a row: pending and failed deliveries
+      // each have their own partial index, delivered ones are the rest.
+      counts: db.prepare(`SELECT
+          (SELECT COUNT(*) FROM webhook_deliveries INDEXED BY webhook_deliveries_of_endpoint WHERE endpoint_id = @id) AS total,
+          (SELECT COUNT(*) FROM webhook_deliveries INDEXED BY webhook_deliveries_pending_by_endpoint WHERE endpoint_id = @id AND state = 'PENDING') AS pending,
+          (SELECT COUNT(*) FROM webhook_deliveries INDEXED BY webhook_deliveries_failed_by_endpoint WHERE endpoint_id = @id AND state = 'FAILED') AS failed`),
     };
   }
 
@@ -35,10 +40,7 @@ export class SqliteWebhookDeliveryLog implements WebhookDeliveryLog {
   }
 
   countsFor(endpointId: string): DeliveryCounts {
-    const counts: DeliveryCounts = { pending: 0, delivered: 0, failed: 0 };
-    for (const row of this.statements.counts.all(endpointId) as Array<{ state: 'PENDING' | 'DELIVERED' | 'FAILED'; n: number }>) {
-      counts[row.state.toLowerCase() as keyof DeliveryCounts] = row.n;
-    }
-    return counts;
+    const { total, pending, failed } = this.statements.counts.get({ id: endpointId }) as { total: number; pending: number; failed: number };
+    return { pending, delivered: total - pending - failed, failed };
   }
 }
