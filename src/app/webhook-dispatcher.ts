@@ -21,7 +21,7 @@
 import type { Clock } from '../domain/clock.js';
 import { MAX_DELIVERY_ATTEMPTS, nextAttemptAt } from '../domain/webhooks/retry-schedule.js';
 import type { TimerHandle, Timers } from './controller/timer.js';
-import type { DeliveryAttempt, DueDelivery, WebhookDeliveryRepository, WebhookEndpoint } from './ports.js';
+import type { DeliveryAttempt, DueDelivery, DuePosition, LaneClaim, WebhookDeliveryRepository, WebhookEndpoint } from './ports.js';
 
 export interface DeliveryOutcome {
   ok: boolean;
@@ -73,6 +73,14 @@ interface Lane {
   running: number;
   /** Its last claim got fewer than it asked for: nothing more is due until a poll says otherwise. */
   drained: boolean;
+  /**
+   * Where its last claim stopped: the next one reads on from there instead of
+   * walking past everything in hand again. Forgotten at every pass (each poll,
+   * wake and fan-out) and when a claim drains the queue, so that a delivery
+   * that lands before it (a retry written late, an event whose time ties)
+   * waits at most until then, and is never skipped.
+   */
+  after?: DuePosition;
 }
 
 export class WebhookDispatcher {
@@ -82,11 +90,11 @@ export class WebhookDispatcher {
   /** Keys of the deliveries in hand, waiting or running. */
   private readonly held = new Set<string>();
   /**
-   * Event ids, by endpoint id, of every delivery taken and not yet recorded:
-   * waiting, running, or ended with its outcome not yet written. The store
-   * leaves them out of every claim.
+   * Every delivery taken and not yet recorded (waiting, running, or ended with
+   * its outcome not yet written), by endpoint id, then event id, with its
+   * position when taken. The store leaves them out of every claim.
    */
-  private readonly taken = new Map<string, Set<string>>();
+  private readonly taken = new Map<string, Map<string, string>>();
   private readonly inFlight = new Map<string, Promise<void>>();
   private unrecorded: DeliveryAttempt[] = [];
   /** The last endpoint that got a claim when they did not go round: the next turns start after it. */
@@ -166,6 +174,7 @@ export class WebhookDispatcher {
   private pass(): void {
     if (this.stopping) return;
     this.passOnFlush = false;
+    for (const lane of this.lanes.values()) lane.after = undefined;
     this.guard(() => {
       this.write(true);
       this.claimForAll();
@@ -212,20 +221,31 @@ export class WebhookDispatcher {
 
   private claim(rooms: ReadonlyMap<string, number>): void {
     if (rooms.size === 0) return;
-    const claimed = this.options.deliveries.due({ now: this.now().toISOString(), rooms, inHand: this.taken });
+    const lanes = new Map<string, LaneClaim>();
+    for (const [endpointId, room] of rooms) {
+      const after = this.lanes.get(endpointId)?.after;
+      const inHand: string[] = [];
+      for (const [eventId, dueAt] of this.taken.get(endpointId) ?? []) if (after === undefined || isPast({ dueAt, eventId }, after)) inHand.push(eventId);
+      lanes.set(endpointId, after === undefined ? { room, inHand } : { room, after, inHand });
+    }
+    const claimed = this.options.deliveries.due({ now: this.now().toISOString(), lanes });
     const counts = new Map<string, number>();
     for (const delivery of claimed) {
       const endpointId = delivery.endpoint.id;
       counts.set(endpointId, (counts.get(endpointId) ?? 0) + 1);
       this.held.add(keyOf(delivery));
       let events = this.taken.get(endpointId);
-      if (events === undefined) this.taken.set(endpointId, (events = new Set()));
-      events.add(delivery.eventId);
-      this.laneOf(endpointId).waiting.push(delivery);
+      if (events === undefined) this.taken.set(endpointId, (events = new Map()));
+      events.set(delivery.eventId, delivery.dueAt);
+      const lane = this.laneOf(endpointId);
+      lane.waiting.push(delivery);
+      lane.after = { dueAt: delivery.dueAt, eventId: delivery.eventId };
     }
     for (const [endpointId, room] of rooms) {
       const lane = this.lanes.get(endpointId);
-      if (lane !== undefined) lane.drained = (counts.get(endpointId) ?? 0) < room;
+      if (lane === undefined) continue;
+      lane.drained = (counts.get(endpointId) ?? 0) < room;
+      if (lane.drained) lane.after = undefined;
     }
   }
 
@@ -348,6 +368,11 @@ function attemptRecord(delivery: DueDelivery, outcome: DeliveryOutcome, at: Date
     state: outcome.ok ? 'DELIVERED' : retryAt === undefined || attemptNumber >= MAX_DELIVERY_ATTEMPTS ? 'FAILED' : 'PENDING',
     nextAttemptAt: (retryAt ?? at).toISOString(),
   };
+}
+
+/** Whether `position` comes after `after` in an endpoint's queue, as the store orders it. */
+function isPast(position: DuePosition, after: DuePosition): boolean {
+  return position.dueAt > after.dueAt || (position.dueAt === after.dueAt && position.eventId > after.eventId);
 }
 
 function keyOf(delivery: DueDelivery): string {

@@ -53,11 +53,14 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
         SELECT endpoint_id FROM pending p WHERE p.endpoint_id IS NOT NULL
           AND (SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending_by_endpoint
             WHERE d.state = 'PENDING' AND d.endpoint_id = p.endpoint_id) <= ?`).pluck(),
-      // Keys only, along the pending-by-endpoint index, oldest first, past the
-      // ones in hand (a JSON array of event ids); payloads are read per event below.
-      dueFor: db.prepare(`SELECT event_id, attempts FROM webhook_deliveries INDEXED BY webhook_deliveries_pending_by_endpoint
-        WHERE endpoint_id = ? AND state = 'PENDING' AND next_attempt_at <= ? AND event_id NOT IN (SELECT value FROM json_each(?))
-        ORDER BY next_attempt_at, event_id LIMIT ?`),
+      // Keys only, along the pending-by-endpoint index, oldest first, from a
+      // position on (a range of the index: what lies before it was taken
+      // already) and past the ones in hand (a JSON array of event ids).
+      // Payloads are read per event below.
+      dueFor: db.prepare(`SELECT event_id, attempts, next_attempt_at FROM webhook_deliveries INDEXED BY webhook_deliveries_pending_by_endpoint
+        WHERE endpoint_id = @endpointId AND state = 'PENDING' AND next_attempt_at <= @now AND (next_attempt_at, event_id) > (@afterDueAt, @afterEventId)
+          AND event_id NOT IN (SELECT value FROM json_each(@inHand))
+        ORDER BY next_attempt_at, event_id LIMIT @room`),
       endpoint: db.prepare('SELECT id, account_id, url, secret, created_at FROM webhook_endpoints WHERE id = ?'),
       events: db.prepare('SELECT id, account_id, type, payload, created_at FROM events WHERE id IN (SELECT value FROM json_each(?))'),
       // An endpoint deleted while its delivery was in flight takes the delivery with it: nothing to record then.
@@ -106,23 +109,29 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
   }
 
   due(claim: DueClaim): DueDelivery[] {
-    const picked: Array<{ endpoint: WebhookEndpoint; eventId: string; attempts: number }> = [];
-    for (const [endpointId, room] of claim.rooms) {
+    const picked: Array<{ endpoint: WebhookEndpoint; eventId: string; attempts: number; dueAt: string }> = [];
+    for (const [endpointId, { room, after, inHand }] of claim.lanes) {
       if (room <= 0) continue;
-      const inHand = claim.inHand.get(endpointId);
-      const rows = this.statements.dueFor.all(endpointId, claim.now, JSON.stringify(inHand === undefined ? [] : [...inHand]), room) as Array<{ event_id: string; attempts: number }>;
+      const rows = this.statements.dueFor.all({
+        endpointId,
+        now: claim.now,
+        afterDueAt: after?.dueAt ?? '',
+        afterEventId: after?.eventId ?? '',
+        inHand: JSON.stringify(inHand),
+        room,
+      }) as Array<{ event_id: string; attempts: number; next_attempt_at: string }>;
       if (rows.length === 0) continue;
       const endpointRow = this.statements.endpoint.get(endpointId) as EndpointRow | undefined;
       if (endpointRow === undefined) continue;
       const endpoint = { id: endpointRow.id, accountId: endpointRow.account_id, url: endpointRow.url, secret: endpointRow.secret, createdAt: endpointRow.created_at };
-      for (const row of rows) picked.push({ endpoint, eventId: row.event_id, attempts: row.attempts });
+      for (const row of rows) picked.push({ endpoint, eventId: row.event_id, attempts: row.attempts, dueAt: row.next_attempt_at });
     }
     this.readBodies(picked.map((one) => one.eventId));
     const due: DueDelivery[] = [];
-    for (const { endpoint, eventId, attempts } of picked) {
+    for (const { endpoint, eventId, attempts, dueAt } of picked) {
       const body = this.bodies.get(eventId);
       // A delivery outlives its event only if the event was deleted with its account, endpoints included.
-      if (body !== undefined) due.push({ eventId, body, endpoint, attempts });
+      if (body !== undefined) due.push({ eventId, body, endpoint, attempts, dueAt });
     }
     return due;
   }

@@ -342,6 +342,38 @@ describe('webhook dispatcher', () => {
       expect(log.every((row) => row.n === 1)).to.equal(true);
     });
 
+    it('over many claims, each reading on from where the last stopped, takes every due delivery exactly once, retries included', async () => {
+      const acme = account('acme');
+      const urls = endpoints(acme.id, ['a', 'b', 'c']);
+      for (let n = 0; n < 150; n++) record(acme.id, { n }); // one instant: each queue is ordered by event id
+      timers.advance(1);
+      for (let n = 150; n < 200; n++) record(acme.id, { n });
+      const calls: Array<{ url: string; n: number }> = [];
+      let answered = 0;
+      const deliver: DeliverWebhook = async (endpoint, body) => {
+        const n = JSON.parse(body).data.n as number;
+        calls.push({ url: endpoint.url, n });
+        await turn();
+        // Every seventh event fails at endpoint b on its first attempt.
+        const fails = endpoint.url === urls[1] && n % 7 === 0 && calls.filter((call) => call.url === endpoint.url && call.n === n).length === 1;
+        answered += 1;
+        return fails ? { ok: false, status: 500, durationMs: 1 } : { ok: true, status: 204, durationMs: 1 };
+      };
+      const run = dispatcher({ deliver, concurrency: 4, perEndpoint: 2 });
+      await run.tick();
+      expect(answered).to.equal(600);
+      timers.advance(10_000);
+      await run.tick();
+      const retried = Array.from({ length: 200 }, (_, n) => n).filter((n) => n % 7 === 0).length;
+      expect(calls).to.have.length(600 + retried);
+      const perDelivery = new Map<string, number>();
+      for (const call of calls) perDelivery.set(`${call.url} ${call.n}`, (perDelivery.get(`${call.url} ${call.n}`) ?? 0) + 1);
+      expect(perDelivery.size).to.equal(600);
+      expect([...perDelivery].filter(([key, times]) => times !== (key.startsWith(urls[1]!) && Number(key.split(' ')[1]) % 7 === 0 ? 2 : 1))).to.deep.equal([]);
+      expect(states()).to.deep.equal(urls.map((url) => ({ url, state: 'DELIVERED', n: 200 })));
+      expect(core.db.prepare('SELECT COUNT(*) AS n FROM webhook_attempts').get()).to.deep.equal({ n: 600 + retried });
+    });
+
     it('over real HTTPS: a receiver that does not answer holds its own connections only, while another gets every event', async () => {
       const certs = tempDir();
       const pems = makeCertificates(certs.path);

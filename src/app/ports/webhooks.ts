@@ -1,5 +1,5 @@
 import type { WebhookEndpoint, DueDelivery, DeliveryAttempt, DueClaim, LoggedAttempt, DeliveryCounts } from '../../domain/webhooks/delivery.js';
-export type { WebhookEndpoint, DueDelivery, DeliveryAttempt, DueClaim, LoggedAttempt, DeliveryCounts } from '../../domain/webhooks/delivery.js';
+export type { WebhookEndpoint, DueDelivery, DeliveryAttempt, DueClaim, DuePosition, LaneClaim, LoggedAttempt, DeliveryCounts } from '../../domain/webhooks/delivery.js';
 
 export interface WebhookEndpointRepository {
   insert(endpoint: WebhookEndpoint): void;
@@ -20,8 +20,9 @@ export interface WebhookDeliveryRepository {
   /** The endpoints that have a PENDING delivery due at `now` or earlier. */
   endpointsWithDue(now: string): string[];
   /**
-   * Reads, writing nothing: up to `rooms.get(endpoint)` PENDING deliveries of
-   * each endpoint due at `now`, oldest first, leaving out those `inHand`. The
+   * Reads, writing nothing: for each endpoint of `lanes`, up to `room` of its
+   * PENDING deliveries due at `now`, oldest first, past `after` when given,
+   * leaving out those `inHand`. The
    * caller is the only dispatcher on the database (one `vigil serve`) and
    * keeps what it took in hand until its outcome is recorded, so nothing is
    * taken twice; should the process die, what it held is simply due still.

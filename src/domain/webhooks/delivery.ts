@@ -16,6 +16,8 @@ export interface DueDelivery {
   body: string;
   endpoint: WebhookEndpoint;
   attempts: number;
+  /** Its next_attempt_at when it was taken: its position in the endpoint's queue. */
+  dueAt: string;
 }
 
 export interface DeliveryAttempt {
@@ -30,12 +32,26 @@ export interface DeliveryAttempt {
   nextAttemptAt: string;
 }
 
+/** Where a PENDING delivery stands in its endpoint's queue: oldest due first, then by event id. */
+export interface DuePosition {
+  dueAt: string;
+  eventId: string;
+}
+
+/** What one endpoint's claim asks for. */
+export interface LaneClaim {
+  /** How many deliveries to take, at most. */
+  room: number;
+  /** Take only deliveries past this position: those before it were taken already. Without it, from the oldest. */
+  after?: DuePosition;
+  /** Event ids of deliveries the dispatcher holds past `after` (all it holds, without it): never taken twice. */
+  inHand: readonly string[];
+}
+
 export interface DueClaim {
   now: string;
-  /** How many deliveries to take, at most, by endpoint id. */
-  rooms: ReadonlyMap<string, number>;
-  /** The event ids of the deliveries the dispatcher holds, by endpoint id: never taken twice. */
-  inHand: ReadonlyMap<string, ReadonlySet<string>>;
+  /** By endpoint id. */
+  lanes: ReadonlyMap<string, LaneClaim>;
 }
 
 /** One delivery attempt as the dashboard's delivery log shows it. */
