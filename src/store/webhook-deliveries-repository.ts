@@ -33,7 +33,10 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
   private readonly bodies = new Map<string, string>();
 
   constructor(private readonly db: Database) {
+    const synchronous = db.pragma('synchronous', { simple: true }) as number;
     this.statements = {
+      relaxed: db.prepare('PRAGMA synchronous = NORMAL'),
+      restore: db.prepare(`PRAGMA synchronous = ${Math.trunc(synchronous)}`),
       cursor: db.prepare('SELECT event_seq FROM webhook_cursor WHERE id = 1'),
       latest: db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM events'),
       fanOut: db.prepare(`INSERT OR IGNORE INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_attempt_at)
@@ -98,10 +101,25 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     };
   }
 
+  /**
+   * Commits without waiting for the disk (synchronous = NORMAL for this one
+   * transaction; the connection's own setting, FULL, is put back at once).
+   * What it writes is the dispatcher's bookkeeping, derived from events that
+   * were committed in full: in WAL mode a process crash loses none of it, and
+   * a power loss or OS crash can only roll back its last writes, whole, before
+   * the next synced commit. Then those deliveries are PENDING again and sent
+   * again, and the fan-out is redone from the cursor, which moves in the same
+   * transaction: at-least-once holds, no event is lost, no attempt skipped.
+   */
   record(attempts: readonly DeliveryAttempt[], fanOut: boolean): number {
     if (attempts.length === 0 && !fanOut) return 0;
-    // IMMEDIATE: the cursor is read and moved under one write lock, never a read lock upgraded.
-    return this.transactions.record.immediate(attempts, fanOut);
+    this.statements.relaxed.run();
+    try {
+      // IMMEDIATE: the cursor is read and moved under one write lock, never a read lock upgraded.
+      return this.transactions.record.immediate(attempts, fanOut);
+    } finally {
+      this.statements.restore.run();
+    }
   }
 
   endpointsWithDue(now: string): string[] {

@@ -147,6 +147,25 @@ describe('webhook dispatcher', () => {
     ]);
   });
 
+  it("puts the connection's full synchronous commits back after each of its own writes (which do not wait for the disk)", async () => {
+    const acme = account('acme');
+    core.webhookEndpoints.add(acme.id, 'https://one.example.com/hook');
+    record(acme.id, {});
+    const seen: number[] = [];
+    const store = new SqliteWebhookDeliveryRepository(core.db);
+    const deliveries = Object.assign(Object.create(store) as SqliteWebhookDeliveryRepository, {
+      record: (attempts: Parameters<typeof store.record>[0], fanOut: boolean) => {
+        const result = store.record(attempts, fanOut);
+        seen.push(core.db.pragma('synchronous', { simple: true }) as number);
+        return result;
+      },
+    });
+    await dispatcher({ deliveries }).tick();
+    expect(deliveryState()[0]).to.deep.include({ state: 'DELIVERED', attempts: 1 });
+    expect(seen.length).to.be.greaterThan(0);
+    expect(seen.every((level) => level === 2)).to.equal(true); // FULL, as src/store/database.ts opens it
+  });
+
   it('gives up after 10 attempts', async () => {
     const acme = account('acme');
     core.webhookEndpoints.add(acme.id, 'https://down.example.com/hook');
