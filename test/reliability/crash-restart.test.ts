@@ -3,7 +3,8 @@
  * upload is being recorded and webhooks are being delivered; then a restart
  * on the same data directory. Nothing may be lost (every event reaches the
  * receiver, every recorded result file exists), doubled (each risk once,
- * each event delivered once or, when the crash cut its attempt short, twice)
+ * each event delivered once or, when the crash cut its attempt short or came
+ * before its outcome was written, twice; the attempt log complete)
  * or left behind (no pending import, no unreferenced or temporary file, no
  * scan left RUNNING), and the database passes PRAGMA integrity_check.
  */
@@ -145,6 +146,9 @@ describe('reliability: kill -9 during a scan, an upload and webhook delivery, th
       const lost = events.filter((event) => !received.has(event.id));
       expect(lost.length, `events never delivered, of ${events.length}: ${JSON.stringify(lost.slice(0, 3))}`).to.equal(0);
       expect([...received.values()].every((times) => times <= 2), 'an event delivered more than twice').to.equal(true);
+      // The attempt log is complete: each delivery's count of attempts is its logged attempts, and a delivered one logged its 2xx.
+      expect(count(db, 'SELECT COUNT(*) AS n FROM webhook_deliveries d WHERE d.attempts != (SELECT COUNT(*) FROM webhook_attempts a WHERE a.event_id = d.event_id AND a.endpoint_id = d.endpoint_id)')).to.equal(0);
+      expect(count(db, "SELECT COUNT(*) AS n FROM webhook_deliveries d WHERE d.state = 'DELIVERED' AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.event_id = d.event_id AND a.endpoint_id = d.endpoint_id AND a.status BETWEEN 200 AND 299)")).to.equal(0);
       const referenced = new Set((db.prepare('SELECT scan_id, file_name FROM scan_results').all() as Array<{ scan_id: string; file_name: string }>).map((row) => `${row.scan_id}/${row.file_name}`));
       const onDisk = existsSync(join(dataDir, 'results')) ? readdirSync(join(dataDir, 'results')).flatMap((scanDir) => readdirSync(join(dataDir, 'results', scanDir)).map((name) => `${scanDir}/${name}`)) : [];
       expect(onDisk.filter((path) => !referenced.has(path)), 'files no row references').to.deep.equal([]);
