@@ -23,19 +23,39 @@
  *
  * Aim (issue 17): vigil's burst deliveries/s >= 0.8x bare's.
  *
- * Where the time went (node --cpu-prof, BENCH_WEBHOOK_RUNS=vigil, 50,000
- * deliveries, CPU ~5.3 s against bare's ~2.3 s):
- *   before: TLS writes (writev) and signing as in bare; on top, the
- *     recordAndClaim transactions: two statement calls per attempt (attempt
- *     log INSERT, delivery UPDATE, named parameters) ~0.65 s, the claims'
- *     reads of due rows with their event payloads, the commits (one disk
- *     flush each) ~0.55-1.0 s, and fan-out.
- *   after: the outcomes of a flush go in two set-based statements (json_each:
- *     one INSERT of every attempt, one UPDATE ... FROM of every delivery),
- *     ~4.7 CPU s. What remains is SQLite's own row work (each outcome moves
- *     a delivery between two indexes, each claim moves it once more) and the
- *     commits. 0.34x -> 0.41x bare in back-to-back runs; the 0.8x aim is NOT
- *     met.
+ * Where the time went (node --cpu-prof, and every SQLite statement timed by
+ * wrapping better-sqlite3's Statement run/all/get, of a run with
+ * BENCH_WEBHOOK_RUNS=vigil BENCH_WEBHOOK_TRICKLE=0: 10,000 events, 50,000
+ * deliveries; bare's burst costs 1.8-2.5 CPU s on this machine):
+ *   before (issue 17): 5.2-5.7 CPU s. TLS writes (writev, ~0.7 s) and
+ *     signing as in bare; on top, 2.4 s in SQLite statements: 659 commits,
+ *     each waiting for the disk, 1.08 s (558 of the dispatcher: a claim or a
+ *     batch of outcomes each, plus a fan-out per wake; 101 of the outbox's
+ *     appends); the claims' reads of due rows joined with their events'
+ *     payloads, each payload read and serialized once per endpoint, 0.30 s
+ *     (1,923 reads); each claim's UPDATE moving its rows in the pending index
+ *     0.15 s; the outcomes' attempt INSERT 0.26 s and state UPDATE 0.28 s
+ *     (each outcome also moved its row in (endpoint_id, state)); fan-out
+ *     0.21 s. 0.52x bare in a full run (6,397 against 11,400 and 13,583/s).
+ *   after: 2.8-3.3 CPU s, SQLite statements 0.7-1.3 s. Claims write nothing:
+ *     the dispatcher holds what it took until the outcome is written, and
+ *     the store leaves those out; a claim reads keys from where the
+ *     endpoint's last one stopped (~860 reads, ~0.1 s) and each event's body
+ *     once for all endpoints (~170 reads, 0.02 s). Outcomes and fan-out go
+ *     in one transaction per ~50 ms, a wake under load joining it: ~170
+ *     commits, of which 100 are the outbox's appends and ~50-70 the
+ *     dispatcher's, which no longer wait for the disk (synchronous=NORMAL
+ *     for them alone). Migration 0016: an outcome no longer moves its row in
+ *     a by-endpoint index (state UPDATE 0.28 -> 0.12-0.16 s). What remains
+ *     over bare: the rows themselves (fan-out INSERT, attempt INSERT, state
+ *     UPDATE: ~5 us per delivery), the outbox's 100 synced commits, the
+ *     claims, and the dispatcher's bookkeeping and garbage (~0.1-0.2 s).
+ *   Full runs after the change (make bench's order, bare,vigil,bare; load
+ *     average 7-8 on the 2 CPUs from other work): 1.03x, 0.68x and 0.61x
+ *     bare (vigil 16,424, 6,640 and 8,149/s against 15,006-16,937,
+ *     9,372-10,144 and 12,583-14,305/s), trickle p50 2-3 ms, p99 14-21 ms.
+ *     The aim is met in one run of three, not reliably: Vigil's burst costs
+ *     1.4-1.5x bare's CPU, so with both CPU-bound expect about 0.7x.
  *
  *   npx tsx bench/webhooks.ts            (make bench runs it)
  *   BENCH_WEBHOOK_EVENTS=10000  BENCH_WEBHOOK_ENDPOINTS=5  BENCH_WEBHOOK_BATCH=100  BENCH_WEBHOOK_TRICKLE=500
@@ -279,7 +299,7 @@ async function main(): Promise<void> {
   log(`machine: node ${process.version}, ${cpuList.length} CPUs (${cpuList[0]?.model.trim() ?? 'unknown model'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ${process.platform}/${process.arch}`);
   log(`code: ${compiled ? 'dist/ (compiled)' : 'src/ through tsx (dist/ missing or older than src/; make build for the compiled one)'}`);
   log(`bounds: ${config.concurrency} in flight in all, ${config.perEndpoint} per endpoint (the dispatcher's defaults), in both runs; receivers in a child process answer 204 at once`);
-  log(`vigil: outbox of a real SQLite store (synchronous=FULL), WebhookDispatcher + SqliteWebhookDeliveryRepository, deliverWebhook over createWebhookAgent`);
+  log(`vigil: outbox of a real SQLite store (synchronous=FULL; the dispatcher's own writes NORMAL), WebhookDispatcher + SqliteWebhookDeliveryRepository, deliverWebhook over createWebhookAgent`);
   log(`bare: deliverWebhook over the same agent (same signing, same connections), bodies in memory, no database`);
   log(`delay: from the event's created_at to the attempt's X-SERVICE-TIMESTAMP (both ms)`);
   log();
