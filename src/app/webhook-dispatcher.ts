@@ -107,6 +107,12 @@ export class WebhookDispatcher {
   private polling = false;
   /** A wake waits for the outcomes' write: it makes a whole pass. */
   private passOnFlush = false;
+  /**
+   * The last write failed (the disk full, say, while reads still work): no
+   * claims until one succeeds, so that outcomes waiting in memory stay
+   * within what the dispatcher may hold.
+   */
+  private writeFailed = false;
   private stopping = false;
 
   constructor(private readonly options: WebhookDispatcherOptions) {
@@ -184,6 +190,7 @@ export class WebhookDispatcher {
 
   /** Claims for every endpoint with deliveries due and room for more. */
   private claimForAll(): void {
+    if (this.writeFailed) return;
     const due = this.options.deliveries.endpointsWithDue(this.now().toISOString());
     const dueNow = new Set(due);
     for (const [endpointId, lane] of this.lanes) if (!dueNow.has(endpointId)) lane.drained = true;
@@ -328,8 +335,10 @@ export class WebhookDispatcher {
     } catch (error) {
       // Kept, and still taken, for the next write: until then nothing sends them again.
       this.unrecorded.unshift(...attempts);
+      this.writeFailed = true;
       throw error;
     }
+    this.writeFailed = false;
     for (const attempt of attempts) this.untake(attempt.endpointId, attempt.eventId);
   }
 

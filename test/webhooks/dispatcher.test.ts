@@ -336,29 +336,73 @@ describe('webhook dispatcher', () => {
       expect(core.db.prepare('SELECT COUNT(*) AS n FROM webhook_attempts').get()).to.deep.equal({ n: 2 });
     });
 
-    it('keeps outcomes whose write failed, and their deliveries in hand: nothing is sent twice, and the next write records every attempt', async () => {
+    it('keeps outcomes whose write failed, and their deliveries in hand: nothing is sent twice, nothing new is taken until a write succeeds, and then every attempt is recorded', async () => {
       const acme = account('acme');
       endpoints(acme.id, ['one', 'two']);
       for (let n = 0; n < 40; n++) record(acme.id, { n }); // more than one claim's worth: claims come while outcomes wait
       const store = new SqliteWebhookDeliveryRepository(core.db);
-      let failures = 0;
+      let failing = true;
       const deliveries = Object.assign(Object.create(store) as SqliteWebhookDeliveryRepository, {
         record: (attempts: Parameters<typeof store.record>[0], fanOut: boolean) => {
-          if (attempts.length > 0 && failures++ === 0) throw new Error('database is locked');
+          if (failing && attempts.length > 0) throw new Error('database or disk is full');
           return store.record(attempts, fanOut);
         },
       });
       const errors: unknown[] = [];
       const run = dispatcher({ deliveries, onError: (error) => errors.push(error), perEndpoint: 2 });
-      await run.tick(); // every delivery sent; the write of the first outcomes failed
-      expect(errors.map(String)).to.deep.equal(['Error: database is locked']);
+      await run.tick(); // every delivery sent; the write of their outcomes failed
+      expect(errors.map(String)).to.deep.equal(['Error: database or disk is full']);
       expect(sent).to.have.length(80);
-      await run.tick(); // the next pass writes what was kept and finds nothing more to send
+      for (let n = 40; n < 50; n++) record(acme.id, { n });
+      await run.tick(); // the writes, fan-out included, fail again: the new events are not taken
+      expect(errors.length).to.be.greaterThan(1);
       expect(sent).to.have.length(80);
+      failing = false;
+      await run.tick(); // the write succeeds: what was kept is recorded, the new events go, nothing twice
+      expect(sent).to.have.length(100);
       expect(deliveryState().every((row) => row.state === 'DELIVERED' && row.attempts === 1)).to.equal(true);
       const log = core.db.prepare('SELECT event_id, endpoint_id, COUNT(*) AS n FROM webhook_attempts GROUP BY 1, 2').all() as Array<{ n: number }>;
-      expect(log).to.have.length(80);
+      expect(log).to.have.length(100);
       expect(log.every((row) => row.n === 1)).to.equal(true);
+    });
+
+    it('takes nothing more while its writes fail, so that what waits to be written stays within what it may hold', async () => {
+      const acme = account('acme');
+      endpoints(acme.id, ['one']);
+      for (let n = 0; n < 40; n++) record(acme.id, { n });
+      const store = new SqliteWebhookDeliveryRepository(core.db);
+      let failing = true;
+      const deliveries = Object.assign(Object.create(store) as SqliteWebhookDeliveryRepository, {
+        record: (attempts: Parameters<typeof store.record>[0], fanOut: boolean) => {
+          if (failing && attempts.length > 0) throw new Error('database or disk is full');
+          return store.record(attempts, fanOut);
+        },
+      });
+      const calls = new OpenCalls();
+      let holding = true;
+      let quick = 0;
+      const deliver: DeliverWebhook = (endpoint, body, timestampMs) => {
+        if (holding) return calls.deliver(endpoint, body, timestampMs);
+        quick += 1;
+        return Promise.resolve({ ok: true, status: 204, durationMs: 1 });
+      };
+      const run = dispatcher({ deliveries, deliver, perEndpoint: 1, onError: () => undefined });
+      const ticking = run.tick();
+      await turn();
+      calls.answer(calls.open);
+      await turn();
+      timers.advance(RECORD_DELAY_MS); // the outcome's write fails
+      for (let turns = 0; calls.open.length > 0 && turns < 1000; turns++) {
+        calls.answer(calls.open);
+        await turn();
+      }
+      await ticking;
+      expect(calls.answered).to.equal(16); // the first claim's worth (1 slot x 16 ahead), no more
+      failing = false;
+      holding = false;
+      await run.tick(); // the write succeeds, and the rest is taken
+      expect(quick).to.equal(24);
+      expect(deliveryState().every((row) => row.state === 'DELIVERED' && row.attempts === 1)).to.equal(true);
     });
 
     it('over many claims, each reading on from where the last stopped, takes every due delivery exactly once, retries included', async () => {
