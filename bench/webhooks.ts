@@ -51,11 +51,14 @@
  *     UPDATE: ~5 us per delivery), the outbox's 100 synced commits, the
  *     claims, and the dispatcher's bookkeeping and garbage (~0.1-0.2 s).
  *   Full runs after the change (make bench's order, bare,vigil,bare; load
- *     average 7-8 on the 2 CPUs from other work): 1.03x, 0.68x and 0.61x
- *     bare (vigil 16,424, 6,640 and 8,149/s against 15,006-16,937,
- *     9,372-10,144 and 12,583-14,305/s), trickle p50 2-3 ms, p99 14-21 ms.
- *     The aim is met in one run of three, not reliably: Vigil's burst costs
- *     1.4-1.5x bare's CPU, so with both CPU-bound expect about 0.7x.
+ *     average 4-8 on the 2 CPUs from other work), five runs: 1.03x, 0.72x,
+ *     0.68x, 0.61x and 0.42x bare (vigil 6,640-16,424/s against bare
+ *     9,372-24,315/s), trickle p50 2-3 ms, p99 11-21 ms. The aim is met in
+ *     one run of five, not reliably: Vigil's burst costs 1.4-1.6x bare's CPU
+ *     (3.0-3.9 s against 2.0-2.5 s), so with both CPU-bound expect about
+ *     0.65-0.7x. Next candidates: the outbox's own synced commits (100 per
+ *     burst, 2-9 ms each on this shared disk), the WAL checkpoints the
+ *     dispatcher's commits pay for, and the row work of fan-out and outcomes.
  *
  *   npx tsx bench/webhooks.ts            (make bench runs it)
  *   BENCH_WEBHOOK_EVENTS=10000  BENCH_WEBHOOK_ENDPOINTS=5  BENCH_WEBHOOK_BATCH=100  BENCH_WEBHOOK_TRICKLE=500
