@@ -160,6 +160,18 @@ describe('JsonStream (reading a JSON document as its bytes arrive)', () => {
     }
   });
 
+  it('finds the end of strings full of backslashes and quotes, split anywhere', () => {
+    const random = seededRandom(7);
+    const alphabet = ['\\', '"', 'a', 'é', '\n', '}', ']', '\\"'];
+    for (let round = 0; round < 200; round++) {
+      const text = () => Array.from({ length: Math.floor(random() * 12) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+      const document = { [text()]: [{ [text()]: text(), k: [text(), { x: text() }] }, text()], z: text() };
+      const bytes = utf8(JSON.stringify(document));
+      const pieceSize = 1 + Math.floor(random() * 6);
+      for (const depth of [1, 2, 3]) expect(stream(bytes, depth, pieceSize).document, `round ${round}`).to.deep.equal(document);
+    }
+  });
+
   it('checks the bytes after a syntax error against the caps, as the whole file would be', () => {
     const reader = new JsonStream(FORMAT, { maxDepth: 10 }, () => {}, 2);
     reader.write(utf8('{"a":1,,'));

@@ -332,14 +332,23 @@ export class JsonStream {
     }
     for (;;) {
       if (inString) {
-        while (index < length) {
-          const byte = bytes[index]!;
-          if (byte === QUOTE) break;
-          index += byte === BACKSLASH ? 2 : 1;
+        // The closing quote is the next quote after an even run of backslashes: found by native indexOf, the
+        // backslashes counted back from it (escapes other than \" do not matter to where the string ends).
+        for (;;) {
+          const quote = index < length ? bytes.indexOf(QUOTE, index) : -1;
+          if (quote === -1) {
+            // An odd run of backslashes at the end escapes the first byte of the next write.
+            this.escapePending = (backslashesBefore(bytes, length, index) & 1) === 1;
+            index = length;
+            break;
+          }
+          if ((backslashesBefore(bytes, quote, index) & 1) === 0) {
+            index = quote;
+            break;
+          }
+          index = quote + 1;
         }
         if (index >= length) {
-          // A backslash as the last byte escapes the first byte of the next write.
-          this.escapePending = index > length;
           this.stringBytes += length - stringStart;
           if (this.stringBytes > this.maxStringBytes) throw this.checks.stringTooLong(this.maxStringBytes);
           break;
@@ -440,6 +449,13 @@ export class JsonStream {
   private guard<T>(action: () => T): T {
     return this.sticky.run(action);
   }
+}
+
+/** How many backslashes come right before `end`, not looking before `from`. */
+function backslashesBefore(bytes: Buffer, end: number, from: number): number {
+  let index = end;
+  while (index > from && bytes[index - 1] === BACKSLASH) index--;
+  return end - index;
 }
 
 /** The index of the delimiter that ends a number or literal, or -1 when it goes on in the next write. */
