@@ -172,7 +172,6 @@ function report(format: string, bytes: number, results: Measurement[]): void {
       `${result.mode.padEnd(10)} ${result.seconds.toFixed(2).padStart(8)} ${result.cpuSeconds.toFixed(2).padStart(7)} ${(mb / result.seconds).toFixed(1).padStart(7)} ${String(result.findings).padStart(10)} ${(result.findings / result.seconds).toFixed(0).padStart(12)} ${over.toFixed(0).padStart(29)} ${(over / mb).toFixed(2).padStart(13)}`,
     );
   }
-  const bareStream = results.find((result) => result.mode === 'bare-stream');
   for (const result of results.filter((r) => !r.mode.startsWith('bare'))) {
     const ratio = result.seconds / bare.seconds;
     const cpuRatio = result.cpuSeconds / bare.cpuSeconds;
@@ -189,11 +188,6 @@ function report(format: string, bytes: number, results: Measurement[]): void {
         `${rate.toFixed(1)} MB/s${format === 'nmap' && result.mode === 'ingest' ? ` (aim >= 15: ${rate >= 15 ? 'met' : 'NOT met'})` : ''}, ` +
         `peak memory ${memory.toFixed(2)}x the file (aim <= ${memoryAim}: ${memory <= memoryAim ? 'met' : 'NOT met'})`,
     );
-    if (bareStream !== undefined) {
-      console.log(
-        `${result.mode}: ${(result.seconds / bareStream.seconds).toFixed(2)}x the bare streaming library in wall time, ${(result.cpuSeconds / bareStream.cpuSeconds).toFixed(2)}x in CPU time (what Vigil's code adds to the library; the aim is against JSON.parse)`,
-      );
-    }
   }
 }
 
@@ -206,7 +200,7 @@ try {
     const file = join(dir, `${format}.${format === 'nmap' ? 'xml' : format === 'zap' ? 'json' : 'jsonl'}`);
     const text = build();
     writeFileSync(file, text);
-    const modes = format === 'zap' ? ['bare', 'bare-stream', 'parse', 'ingest'] : format === 'nuclei' ? ['bare', 'parse'] : ['bare', 'parse', 'ingest'];
+    const modes = format === 'nuclei' ? ['bare', 'parse'] : ['bare', 'parse', 'ingest'];
     report(format, Buffer.byteLength(text), modes.map((mode) => measure(format, mode, file)));
   }
 } finally {
