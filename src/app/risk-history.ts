@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { presentRisk } from '../api/present/risk.js';
 import type { Clock } from '../domain/clock.js';
-import { newSerializedEvent, type OutboxEvent } from '../domain/events/event.js';
+import { newEvent, type OutboxEvent } from '../domain/events/event.js';
 import type { Finding, ScanType } from '../domain/risks/finding.js';
 import { diffScan, historyOf, type Risk } from '../domain/risks/risk.js';
 import type { Scan } from '../domain/scans/scan.js';
@@ -64,19 +64,15 @@ export class RiskHistory {
     const existing = this.risks.risksOf(target.id, scan.type);
     const diff = diffScan(existing, new Set(findings.keys()));
     const created: Risk[] = [];
-    // Each new risk's definition is serialized once, for its row and for its risk.created event.
-    const definitionsJson: string[] = [];
     const detected: string[] = [];
     for (const fingerprint of diff.newFingerprints) {
       const risk = this.newRisk(scan, target, findings.get(fingerprint)!, at);
-      const definitionJson = JSON.stringify(risk.definition);
       created.push(risk);
-      definitionsJson.push(definitionJson);
       detected.push(risk.id);
       lists.newOpen.push(risk.id);
-      events.push(this.event('risk.created', risk, target, definitionJson));
+      events.push(this.event('risk.created', risk, target));
     }
-    this.risks.insertMany(created, definitionsJson);
+    this.risks.insertMany(created);
     // Sets, not list scans: a target may carry thousands of risks.
     const stillOpen = new Set(diff.stillOpen.map((risk) => risk.id));
     const closed = new Set(diff.closed.map((risk) => risk.id));
@@ -223,23 +219,9 @@ export class RiskHistory {
     this.targets.update({ ...current, healthScore: healthScore(this.risks.openCounts(target.id)), lastScannedAt: scannedAt ?? current.lastScannedAt });
   }
 
-  /**
-   * The event's data is the Risk as presented now, kept as JSON text (a
-   * recording holds its events until its last transaction). Given the
-   * definition's JSON, the text is built around it rather than serializing
-   * the definition again: JSON.stringify(presentRisk(...)), byte for byte,
-   * as risk_definition is presentRisk's last key.
-   */
-  private event(type: 'risk.created' | 'risk.updated', risk: Risk, target: Target, definitionJson?: string): OutboxEvent {
-    const presented = presentRisk({ ...risk, target: target.target, targetLabel: target.label, tags: target.tags });
-    return newSerializedEvent(risk.accountId, type, definitionJson === undefined ? JSON.stringify(presented) : riskJsonAround(presented, definitionJson), this.clock.now());
+  private event(type: 'risk.created' | 'risk.updated', risk: Risk, target: Target): OutboxEvent {
+    return newEvent(risk.accountId, type, presentRisk({ ...risk, target: target.target, targetLabel: target.label, tags: target.tags }), this.clock.now());
   }
-}
-
-/** JSON.stringify(presented) from the JSON of its risk_definition, its last key. */
-export function riskJsonAround(presented: ReturnType<typeof presentRisk>, definitionJson: string): string {
-  const { risk_definition: _definition, ...head } = presented;
-  return `${JSON.stringify(head).slice(0, -1)},"risk_definition":${definitionJson}}`;
 }
 
 /** How many targets, and about how many findings, one transaction of a recording writes: each takes a few milliseconds. */

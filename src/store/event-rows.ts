@@ -33,7 +33,7 @@ function values(events: readonly OutboxEvent[], start: number, count: number): u
   const list: unknown[] = [];
   for (let index = start; index < start + count; index++) {
     const event = events[index]!;
-    list.push(event.id, event.accountId, event.type, event.dataJson ?? JSON.stringify(event.data), event.createdAt.toISOString(), event.endpointId ?? null);
+    list.push(event.id, event.accountId, event.type, JSON.stringify(event.data), event.createdAt.toISOString(), event.endpointId ?? null);
   }
   return list;
 }

@@ -53,12 +53,12 @@ const INSERT_COLUMNS = `id, account_id, target_id, scan_type, fingerprint, statu
   is_accepted, accepted_by, title, threat_level, qod, definition, created_at`;
 const INSERT_WIDTH = 15;
 
-function pushInsertValues(values: unknown[], risk: Risk, definitionJson: string | undefined): void {
+function pushInsertValues(values: unknown[], risk: Risk): void {
   const qod = risk.definition.additional_info.qod;
   values.push(
     risk.id, risk.accountId, risk.targetId, risk.scanType, risk.fingerprint, risk.status, risk.firstDetectedAt, risk.lastDetectedAt,
     risk.isAccepted ? 1 : 0, JSON.stringify(risk.acceptedBy), risk.definition.title, risk.definition.threat_level,
-    typeof qod === 'number' ? Math.round(qod) : null, definitionJson ?? JSON.stringify(risk.definition), risk.createdAt,
+    typeof qod === 'number' ? Math.round(qod) : null, JSON.stringify(risk.definition), risk.createdAt,
   );
 }
 
@@ -110,9 +110,9 @@ function insertSql(rows: number): string {
   return `INSERT INTO risks (${INSERT_COLUMNS}) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
 }
 
-function insertValues(risks: readonly Risk[], start: number, count: number, definitionsJson: readonly string[] | undefined): unknown[] {
+function insertValues(risks: readonly Risk[], start: number, count: number): unknown[] {
   const values: unknown[] = [];
-  for (let index = start; index < start + count; index++) pushInsertValues(values, risks[index]!, definitionsJson?.[index]);
+  for (let index = start; index < start + count; index++) pushInsertValues(values, risks[index]!);
   return values;
 }
 
@@ -163,12 +163,12 @@ export class SqliteRiskRepository implements RiskRepository {
   }
 
   /** Many new risks in multi-row INSERTs (call inside a transaction). */
-  insertMany(risks: readonly Risk[], definitionsJson?: readonly string[]): void {
+  insertMany(risks: readonly Risk[]): void {
     let start = 0;
     for (; start + INSERT_ROWS_PER_STATEMENT <= risks.length; start += INSERT_ROWS_PER_STATEMENT) {
-      this.statements.insertMany.run(insertValues(risks, start, INSERT_ROWS_PER_STATEMENT, definitionsJson));
+      this.statements.insertMany.run(insertValues(risks, start, INSERT_ROWS_PER_STATEMENT));
     }
-    if (start < risks.length) this.db.prepare(insertSql(risks.length - start)).run(insertValues(risks, start, risks.length - start, definitionsJson));
+    if (start < risks.length) this.db.prepare(insertSql(risks.length - start)).run(insertValues(risks, start, risks.length - start));
   }
 
   update(risk: Risk): void {

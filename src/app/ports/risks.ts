@@ -32,8 +32,8 @@ export interface RiskRepository {
   transaction<T>(fn: () => T): T;
   risksOf(targetId: string, scanType: ScanType): Risk[];
   insert(risk: Risk): void;
-  /** New risks in batches (multi-row statements), for a scan's many findings; `definitionsJson[i]`, when given, is JSON.stringify(risks[i].definition). */
-  insertMany(risks: readonly Risk[], definitionsJson?: readonly string[]): void;
+  /** New risks in batches (multi-row statements), for a scan's many findings. */
+  insertMany(risks: readonly Risk[]): void;
   update(risk: Risk): void;
   delete(riskId: string): void;
   recordCoverage(scanId: string, targetId: string, scanType: ScanType, coveredAt: string): void;

@@ -18,31 +18,10 @@ export interface OutboxEvent {
   createdAt: Date;
   /** Only for a test event: the one endpoint it goes to. Every other event goes to every endpoint of its account. */
   endpointId?: string;
-  /** `data` as JSON, when the event was made from JSON already (newSerializedEvent); the outbox stores it as it is. */
-  dataJson?: string;
 }
 
 export function newEvent(accountId: string, type: EventType, data: unknown, at: Date): OutboxEvent {
   return { id: timeOrderedUuid(at), accountId, type, data, createdAt: at };
-}
-
-/**
- * An event whose data is given as its JSON text: a large recording holds
- * tens of thousands of risk events until its last transaction writes them,
- * and text is a fraction of the objects' memory. `data` is parsed from the
- * text when something reads it.
- */
-export function newSerializedEvent(accountId: string, type: EventType, dataJson: string, at: Date): OutboxEvent {
-  return {
-    id: timeOrderedUuid(at),
-    accountId,
-    type,
-    createdAt: at,
-    dataJson,
-    get data(): unknown {
-      return JSON.parse(dataJson) as unknown;
-    },
-  };
 }
 
 /** A `webhook.test` event for one endpoint: signed, retried and logged like any other. */
