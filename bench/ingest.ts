@@ -51,7 +51,12 @@
  *     each of the ingest child): synchronous = NORMAL for the chunk
  *     transactions (3.28-3.65 CPU s against 3.31-3.45; fsync is cheap on this
  *     disk, it may matter on slower ones), wal_autocheckpoint = 100,000
- *     (about -0.15 s in one run), a 64 MiB page cache (no change).
+ *     (about -0.15 s in one run), a 64 MiB page cache (no change); holding
+ *     each risk event's data as JSON text from the start, with the new
+ *     risk's definition serialized once for its row and its event: worse,
+ *     peak 589-592 MB RSS against 463-482 and 4.0-4.3 CPU s against 3.3-3.6
+ *     (the presented Risk objects share their definitions with the findings
+ *     the upload holds anyway; as text each payload is held on its own).
  *     What is left is SQLite writing ~100 MB of JSON text (40 MB of risk
  *     definitions, 56 MB of event payloads, each event carrying the whole
  *     Risk as it was) with its indexes, through the WAL and again at each
