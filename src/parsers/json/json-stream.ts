@@ -138,8 +138,12 @@ export class JsonStream {
   private captureStart = 0;
   /** Where it starts in the file, for messages. */
   private captureOffset = 0;
-  /** Its bytes from earlier writes, copied. */
-  private capturePieces: Buffer[] = [];
+  /**
+   * Its bytes from earlier writes, copied into one buffer that doubles when
+   * it must (up to maxValueBytes): a value arriving a byte per write costs no
+   * per-piece overhead. A buffer over 1 MiB is let go once its value is read.
+   */
+  private captured: Buffer = Buffer.alloc(0);
   private capturedBytes = 0;
   private captureDepth = 0;
   private inString = false;
@@ -387,21 +391,34 @@ export class JsonStream {
 
   /** The captured value goes on in the next write: its bytes so far are copied (the caller may reuse its buffer). */
   private keepCaptured(bytes: Buffer): void {
-    const piece = Buffer.from(bytes.subarray(this.captureStart));
-    this.capturedBytes += piece.length;
-    this.capturePieces.push(piece);
+    this.appendCaptured(bytes, bytes.length);
     this.captureStart = 0;
-    if (this.capturedBytes > this.maxValueBytes) throw this.valueTooLarge();
+  }
+
+  private appendCaptured(bytes: Buffer, end: number): void {
+    const size = this.capturedBytes + end - this.captureStart;
+    if (size > this.maxValueBytes) throw this.valueTooLarge();
+    if (size > this.captured.length) {
+      const grown = Buffer.allocUnsafe(Math.max(size, Math.min(2 * this.captured.length, this.maxValueBytes), 4096));
+      this.captured.copy(grown, 0, 0, this.capturedBytes);
+      this.captured = grown;
+    }
+    bytes.copy(this.captured, this.capturedBytes, this.captureStart, end);
+    this.capturedBytes = size;
   }
 
   /** Parses the captured value, which ends before `end`, and hands it on; false on a syntax error. */
   private finishCapture(bytes: Buffer, end: number): boolean {
-    const pieces = this.capturePieces;
-    const size = this.capturedBytes + end - this.captureStart;
-    if (size > this.maxValueBytes) throw this.valueTooLarge();
-    const text = pieces.length === 0 ? bytes.toString('utf8', this.captureStart, end) : Buffer.concat([...pieces, bytes.subarray(this.captureStart, end)], size).toString('utf8');
+    let text: string;
+    if (this.capturedBytes === 0) {
+      if (end - this.captureStart > this.maxValueBytes) throw this.valueTooLarge();
+      text = bytes.toString('utf8', this.captureStart, end);
+    } else {
+      this.appendCaptured(bytes, end);
+      text = this.captured.toString('utf8', 0, this.capturedBytes);
+      if (this.captured.length > 1024 * 1024) this.captured = Buffer.alloc(0);
+    }
     this.capture = 0;
-    this.capturePieces = [];
     this.capturedBytes = 0;
     let value: unknown;
     try {
@@ -436,7 +453,8 @@ export class JsonStream {
   private fail(message: string): false {
     this.syntaxError = message;
     this.capture = 0;
-    this.capturePieces = [];
+    this.capturedBytes = 0;
+    this.captured = Buffer.alloc(0);
     this.rest = new JsonNestingGuard(this.checks.maxDepth, this.maxStringBytes, this.frames.length);
     return false;
   }
