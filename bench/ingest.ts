@@ -91,18 +91,22 @@
  *     <scan id>/upload.partial as it arrives (synchronous append, SHA-256 as
  *     it goes) and renames it at the end, so it holds none of the file.
  *     Warm, in one process, five passes: parse 67-79 ms of CPU against
- *     78-93 ms for JSON.parse of the whole text. Two runs of the whole
- *     benchmark (a fresh process per measurement, JSON.parse 0.13 CPU s in
- *     both): parse 0.18 CPU s, 1.37-1.41x JSON.parse (1.36-1.51x wall), peak
- *     2.08-2.32x the file; upload 0.21-0.23 CPU s, 1.57-1.82x JSON.parse in
- *     CPU time (1.71-2.07x wall; the second run under other load), peak
- *     1.96-2.27x the file. In the parse, JSON.parse of the alerts and
+ *     78-93 ms for JSON.parse of the whole text (later, under more load,
+ *     81-99 ms against 80-105). Four runs of the zap benchmark (a fresh
+ *     process per measurement; JSON.parse 0.11-0.16 CPU s; the machine under
+ *     other load, load average 5-7 in the last two): parse 0.16-0.18 CPU s,
+ *     1.01-1.73x JSON.parse in CPU time (0.58-2.71x wall), peak 2.07-2.58x
+ *     the file; upload 0.19-0.23 CPU s, 1.28-1.82x JSON.parse in CPU time
+ *     (0.72-2.07x wall), peak 1.96-2.80x the file (five more runs of the
+ *     upload child alone: peak 55-72 MB over baseline, 2.2-2.9x). In the parse, JSON.parse of the alerts and
  *     decoding their bytes cost about what JSON.parse of the whole text
  *     costs; the rest is the bracket scan, zod over each alert, GC, and on
  *     the upload SHA-256, the file writes and SQLite. The peak is no longer
  *     the file: it is garbage not yet collected (the arriving 256 KiB chunks
  *     outside the heap, ~20 MB at the peak, and each alert's text and parsed
- *     value), so it sits at the 2x aim rather than under it with margin.
+ *     value), so it sits around the 2x aim rather than under it with
+ *     margin; how much of it is there at the peak follows when V8 happens
+ *     to collect, which the load on the machine moves.
  *
  * nuclei (parse only, 24.9 MB of JSON Lines from a real run repeated for
  * distinct hosts, 24,897 findings; no aim in issue 17; bare = JSON.parse of
