@@ -108,6 +108,12 @@
  *     margin; how much of it is there at the peak follows when V8 happens
  *     to collect, which the load on the machine moves.
  *
+ * The other JSON readers: nuclei JSON Lines were already parsed one line at a
+ * time by JSON.parse as each newline arrives (JsonLinesStream: the same
+ * principle, a line being the unit instead of an alert), so they keep their
+ * reader. sslyze reports stay on JsonInput (the whole text, one JSON.parse):
+ * they hold a few servers, and their checks look across the whole document.
+ *
  * nuclei (parse only, 24.9 MB of JSON Lines from a real run repeated for
  * distinct hosts, 24,897 findings; no aim in issue 17; bare = JSON.parse of
  * each line of the whole text): before (the whole text decoded, then one
