@@ -112,7 +112,8 @@
  * time by JSON.parse as each newline arrives (JsonLinesStream: the same
  * principle, a line being the unit instead of an alert), so they keep their
  * reader. sslyze reports stay on JsonInput (the whole text, one JSON.parse):
- * they hold a few servers, and their checks look across the whole document.
+ * they hold a few servers, and each server's findings need the report's
+ * scan date and sslyze version, which JSON may place after the servers.
  *
  * nuclei (parse only, 24.9 MB of JSON Lines from a real run repeated for
  * distinct hosts, 24,897 findings; no aim in issue 17; bare = JSON.parse of
