@@ -1,7 +1,6 @@
 /**
  * One measurement of bench/ingest.ts, in its own process: `bare` (saxes or
- * JSON.parse over the bytes), `bare-stream` (ZAP only: the streaming JSON
- * library alone), `parse` (Vigil's streaming parser), `ingest`
+ * JSON.parse over the bytes), `parse` (Vigil's streaming parser), `ingest`
  * (the upload path: parse as the bytes arrive, store the file, create the
  * targets, record every finding and event on a real SQLite database). Prints
  * one JSON line.
@@ -59,23 +58,6 @@ async function bare(): Promise<number> {
   return elements;
 }
 
-/**
- * `bare-stream`: the streaming JSON library Vigil's ZAP parser uses
- * (@streamparser/json), alone: each alert emitted as it completes and
- * dropped (its own `paths` and `keepStack: false`), no Vigil code.
- */
-async function bareStream(): Promise<number> {
-  const { Tokenizer, TokenParser } = await import('@streamparser/json');
-  const tokenizer = new Tokenizer({ stringBufferSize: 64 * 1024, numberBufferSize: 64 });
-  const tokenParser = new TokenParser({ paths: ['$.site.*.alerts.*'], keepStack: false });
-  let alerts = 0;
-  tokenizer.onToken = (token) => tokenParser.write(token);
-  tokenParser.onValue = () => void alerts++;
-  for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) tokenizer.write(chunk as Buffer);
-  tokenizer.end();
-  return alerts;
-}
-
 async function parse(): Promise<Finding[]> {
   const parser = parserFor(scanType);
   // JSON: read as the upload path reads it, so the peak is the parser's own (the streaming parser holds no copy of the file).
@@ -115,7 +97,7 @@ const setup = mode === 'ingest' ? setUpIngest() : undefined;
 const baselineRss = process.memoryUsage().rss;
 const started = process.hrtime.bigint();
 const cpuBefore = process.cpuUsage();
-const count = mode === 'bare' ? await bare() : mode === 'bare-stream' ? await bareStream() : mode === 'parse' ? (await parse()).length : await ingest(setup!);
+const count = mode === 'bare' ? await bare() : mode === 'parse' ? (await parse()).length : await ingest(setup!);
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 const cpu = process.cpuUsage(cpuBefore);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;

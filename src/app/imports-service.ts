@@ -2,7 +2,8 @@
  * Uploading scanner results (SPEC.md, Imported results). An upload becomes a
  * SUCCEEDED Scan of its targets that feeds the same risk history as scans
  * Vigil runs. Everything is checked and parsed first; then the result file
- * is stored and the targets, the Scan, its risks and every event are written
+ * (written as it arrived, see ResultUpload) is committed under its name and
+ * the targets, the Scan, its risks and every event are written
  * in short transactions under a pending marker (migration 0013): a refusal
  * on the way rolls back what was written, and so does the next start after
  * a crash, so a refused or interrupted upload leaves nothing behind.
@@ -61,8 +62,10 @@ export class ImportsService {
     private readonly pending: PendingRecordings,
   ) {}
 
+  /** A new upload; its file is written to the data directory as it arrives, under the id its Scan will have. */
   newUpload(): ResultUpload {
-    return new ResultUpload(MAX_IMPORT_FILE_BYTES);
+    const scanId = randomUUID();
+    return new ResultUpload(MAX_IMPORT_FILE_BYTES, scanId, this.resultFiles.incoming(scanId));
   }
 
   /** Checks a form field as it arrives, so that a bad upload is refused before its file is read. */
@@ -78,7 +81,7 @@ export class ImportsService {
       for (const target of batch) this.targets.assertUploadable(account, target.target);
       await yieldToEventLoop();
     }
-    const scanId = randomUUID();
+    const scanId = upload.scanId;
     this.pending.begin(scanId, account.id, 'IMPORT', this.clock.now().toISOString());
     try {
       const file = await this.storeFile(account, scanId, upload);
@@ -122,7 +125,7 @@ export class ImportsService {
 
   private async storeFile(account: Account, scanId: string, upload: ParsedUpload): Promise<StoredResultFile> {
     const { fileName, contentType } = storedResultFile(upload.scanType);
-    const { size, sha256 } = await this.resultFiles.save(scanId, fileName, upload.content);
+    const { size, sha256 } = await upload.file.commit(fileName);
     return { id: randomUUID(), scanId, accountId: account.id, fileName, contentType, size, sha256, createdAt: this.clock.now().toISOString() };
   }
 

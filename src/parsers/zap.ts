@@ -4,7 +4,7 @@ import { FindingBudget, MAX_FINDINGS_PER_SCAN, tooManyFindings } from './finding
 import type { Finding, ResultParser, ParseResult, ThreatLevel } from '../domain/risks/finding.js';
 import { JsonStream, type CompletedValue, type JsonStreamOptions } from './json/json-stream.js';
 import { checkShape } from './json/shape-check.js';
-import { htmlToPlainText, urlsInText } from './json/html-text.js';
+import { cappedPlainText, htmlToPlainText, urlsInText } from './json/html-text.js';
 import { capText, FindingMerger, mostSevere } from './json/merge-findings.js';
 
 /**
@@ -93,8 +93,9 @@ interface AlertPart {
 }
 
 /**
- * The report streams through @streamparser/json: each alert is checked and
- * turned into its finding as soon as it is complete, then dropped from the
+ * The report streams through JsonStream: each alert's bytes are delimited as
+ * they arrive and parsed whole by JSON.parse (at most 16 MiB, the value cap),
+ * then the alert is checked and turned into its finding and dropped from the
  * document, and each site, once complete, gives its findings their location
  * and is dropped too. What is held is the findings and the alert being read,
  * not the file. Everything else in the document is replaced by null once
@@ -226,7 +227,7 @@ function alertAdditionalInfo(alert: ZapAlert): Record<string, unknown> {
     cwe_id: positiveOrNull(alert.cweid),
     wasc_id: positiveOrNull(alert.wascid),
     references: urlsInText(htmlToPlainText(alert.reference ?? '')),
-    other_info: capText(htmlToPlainText(alert.otherinfo ?? ''), MAX_OTHER_INFO_CHARS),
+    other_info: cappedPlainText(alert.otherinfo ?? '', MAX_OTHER_INFO_CHARS, capText),
     // ZAP itself lists at most ~20 instances and reports the real total in `count`.
     instance_count: alert.count ?? instances.length,
     instances: instances.slice(0, MAX_INSTANCES).map(summarizeInstance),

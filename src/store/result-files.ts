@@ -3,12 +3,14 @@
  * written to a temporary name, synced, and renamed, so a crash never leaves a
  * half-written file under its final name.
  */
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { closeSync, createReadStream, fsync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { ResultFileStore } from '../app/ports.js';
+import { promisify } from 'node:util';
+import type { IncomingResultFile, ResultFileStore } from '../app/ports.js';
 import { writeFileDurably } from './durable-file.js';
 
 export class FileSystemResultFiles implements ResultFileStore {
@@ -31,6 +33,11 @@ export class FileSystemResultFiles implements ResultFileStore {
       size += piece.byteLength;
     }
     return { size, sha256: hash.digest('hex') };
+  }
+
+  incoming(scanId: string): IncomingResultFile {
+    const folder = join(this.root, basename(scanId));
+    return new IncomingFile(folder, join(folder, `upload${PARTIAL}`));
   }
 
   open(scanId: string, fileName: string): Readable {
@@ -70,6 +77,76 @@ export class FileSystemResultFiles implements ResultFileStore {
 }
 
 const PARTIAL = '.partial';
+/** How much of a file written so far is read back at a time. */
+const READ_BACK_BYTES = 256 * 1024;
+
+/**
+ * An uploaded file written as it arrives (DESIGN.md decision 11): each piece
+ * is appended with a synchronous write (to the page cache, cheaper than
+ * parsing the same piece) and hashed, so the upload holds none of the file.
+ * The folder and file are created at the first piece; commit() fsyncs and
+ * renames '<scan id>/upload.partial' to its final name. A crash leaves a
+ * '.partial' file, which the start-up sweep removes.
+ */
+class IncomingFile implements IncomingResultFile {
+  private fd: number | undefined;
+  private readonly hash = createHash('sha256');
+  private size = 0;
+  private closed = false;
+  private committed = false;
+
+  constructor(
+    private readonly folder: string,
+    private readonly temporary: string,
+  ) {}
+
+  write(chunk: Uint8Array): void {
+    if (this.closed) throw new Error('IncomingFile.write after commit or discard');
+    if (this.fd === undefined) {
+      mkdirSync(this.folder, { recursive: true });
+      this.fd = openSync(this.temporary, 'w+');
+    }
+    for (let offset = 0; offset < chunk.byteLength; ) offset += writeSync(this.fd, chunk, offset, chunk.byteLength - offset, this.size + offset);
+    this.hash.update(chunk);
+    this.size += chunk.byteLength;
+  }
+
+  *written(): Generator<Uint8Array> {
+    if (this.fd === undefined) return;
+    for (let position = 0; position < this.size; ) {
+      const piece = Buffer.allocUnsafe(Math.min(READ_BACK_BYTES, this.size - position));
+      const read = readSync(this.fd, piece, 0, piece.length, position);
+      if (read === 0) throw new Error(`${this.temporary} is shorter than what was written to it`);
+      position += read;
+      yield piece.subarray(0, read);
+    }
+  }
+
+  async commit(fileName: string): Promise<{ size: number; sha256: string }> {
+    if (this.closed) throw new Error('IncomingFile committed after commit or discard');
+    if (this.fd === undefined) this.write(new Uint8Array(0));
+    const fd = this.fd!;
+    this.closed = true;
+    try {
+      await fsyncAsync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    await rename(this.temporary, join(this.folder, basename(fileName)));
+    this.committed = true;
+    return { size: this.size, sha256: this.hash.digest('hex') };
+  }
+
+  /** Once committed, the file is its scan's to remove (ImportsService discards the scan on a later failure). */
+  async discard(): Promise<void> {
+    if (this.committed) return;
+    if (this.fd !== undefined && !this.closed) closeSync(this.fd);
+    this.closed = true;
+    await rm(this.folder, { recursive: true, force: true });
+  }
+}
+
+const fsyncAsync = promisify(fsync);
 
 async function listDir(path: string): Promise<string[]> {
   try {

@@ -6,7 +6,7 @@
  * must be refused while they stream, leaving nothing behind.
  */
 import { expect } from 'chai';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { TestService, type TestResponse } from '../support/test-service.js';
@@ -492,17 +492,61 @@ describe('uploading results: hostile files', () => {
     this.timeout(120_000);
     const caller = newCaller();
     const sourceId = await createSource(caller);
+    const folders = resultFolders();
     const rssBefore = process.memoryUsage().rss;
     const response = await streamWithoutEnd(caller, sourceId, 26 * MIB);
     expect(response.status).to.equal(400);
     expect(response.body.error).to.equal('the file is larger than 25 MiB, the limit for an uploaded result');
     expect(response.connection).to.equal('close');
     service.validateResponse('POST', '/v1/results', response.status, response.body);
-    // The upload keeps at most the 25 MiB it accepts (to store it); nothing beyond.
+    // The file goes to disk as it arrives and the parser holds little of it; nothing near the 26 MiB sent is kept.
     expect(process.memoryUsage().rss - rssBefore).to.be.below(160 * MIB);
+    await expectNothingStored(caller);
+    // The 25 MiB written before the refusal are removed with their folder.
+    expect(resultFolders()).to.deep.equal(folders);
+  });
+});
+
+describe('uploading results: the file on disk', () => {
+  it('writes the file to its scan folder as it arrives, and a client that goes away mid-upload leaves nothing behind', async function () {
+    this.timeout(60_000);
+    const caller = newCaller();
+    const sourceId = await createSource(caller);
+    const folders = resultFolders();
+    const boundary = 'going-away';
+    const head = multipart(boundary, [{ name: 'source_id', value: sourceId }, { name: 'scan_type', value: 'NMAP' }], false);
+    const fileHead = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="scan.xml"\r\n\r\n<nmaprun>`);
+    const req = request(`${service.baseUrl}/v1/results`, {
+      method: 'POST',
+      headers: { 'X-SERVICE-API-KEY': caller.key, 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+    });
+    req.on('error', () => {});
+    req.write(Buffer.concat([head, fileHead]));
+    const chunk = Buffer.alloc(256 * 1024, '<x>y</x>');
+    for (let index = 0; index < 16; index++) req.write(chunk);
+    // The 4 MiB sent are on disk under the temporary name while the request is still open.
+    const partial = await waitFor(() => {
+      const added = resultFolders().filter((folder) => !folders.includes(folder));
+      if (added.length !== 1) return undefined;
+      const path = join(service.settings.dataDir, 'results', added[0]!, 'upload.partial');
+      return existsSync(path) && statSync(path).size >= 4 * MIB ? path : undefined;
+    });
+    expect(partial).to.not.equal(undefined);
+    req.destroy();
+    expect(await waitFor(() => (resultFolders().length === folders.length ? true : undefined)), 'the folder is removed').to.equal(true);
+    expect(resultFolders()).to.deep.equal(folders);
     await expectNothingStored(caller);
   });
 });
+
+async function waitFor<T>(probe: () => T | undefined, timeoutMs = 20_000): Promise<T | undefined> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined || Date.now() > until) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 /**
  * Sends a multipart upload whose file part is `bytes` long and never ends

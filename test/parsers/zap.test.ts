@@ -178,6 +178,19 @@ describe('ZAP Traditional JSON parser', () => {
       expect(() => parser.end(), 'end after the refusal').to.throw(MalformedResultError, /string longer than 8 MiB/);
     });
 
+    it('one alert over 16 MiB, at the write that passes the cap, naming the alert', () => {
+      const parser = zap();
+      parser.write(utf8('{"site":[{"@name":"https://shop.example","alerts":[{"pluginid":"1","riskcode":"1","desc":"'));
+      const mebibyte = new Uint8Array(1024 * 1024).fill(0x61);
+      // Three strings under the 8 MiB string cap: 7 + 7 + 1 MiB and the alert's keys are still under 16 MiB.
+      for (let index = 0; index < 7; index++) parser.write(mebibyte);
+      parser.write(utf8('","otherinfo":"'));
+      for (let index = 0; index < 7; index++) parser.write(mebibyte);
+      parser.write(utf8('","solution":"'));
+      parser.write(mebibyte);
+      expect(() => parser.write(mebibyte)).to.throw(MalformedResultError, /^The file holds a single value larger than 16 MiB \(at 'site\[0\]\.alerts\[0\]'\); no ZAP Traditional JSON report holds one that large\.$/);
+    });
+
     it('a missing site name after valid alerts, naming the site as checking the whole document did', () => {
       const bytes = utf8(JSON.stringify({ site: [{ '@name': 'https://a.example', alerts: [BASE_ALERT] }, { alerts: [BASE_ALERT] }] }));
       expectMalformed(zap(), bytes, /^Expected an object with a 'site' array \(ZAP Traditional JSON report\); 'site\[1\]\.@name' is missing \(the object has alerts\)\.$/);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileSystemResultFiles } from '../../src/store/result-files.js';
@@ -25,5 +25,45 @@ describe('result files on disk', () => {
     const bytes = new TextEncoder().encode('<nmaprun/>');
     expect((await files.save('scan-2', 'nmap.xml', bytes)).size).to.equal(bytes.byteLength);
     expect(Buffer.from((await files.read('scan-2', 'nmap.xml'))!).equals(Buffer.from(bytes))).to.equal(true);
+  });
+
+  describe('a file written as it arrives (an upload)', () => {
+    const piece = (size: number, byte: number) => new Uint8Array(size).fill(byte);
+
+    it('is on disk under a temporary name as each piece arrives, reads back what was written, and is renamed into place with its size and SHA-256', async () => {
+      const files = new FileSystemResultFiles(root);
+      const incoming = files.incoming('scan-3');
+      expect(existsSync(join(root, 'scan-3')), 'nothing before the first piece').to.equal(false);
+      const pieces = [piece(100_000, 0x61), piece(300_000, 0x62), piece(7, 0x63)];
+      let written = 0;
+      for (const part of pieces) {
+        incoming.write(part);
+        written += part.byteLength;
+        expect(statSync(join(root, 'scan-3', 'upload.partial')).size).to.equal(written);
+      }
+      const whole = Buffer.concat(pieces);
+      expect(Buffer.concat([...incoming.written()]).equals(whole)).to.equal(true);
+      expect(await incoming.commit('zap.json')).to.deep.equal({ size: whole.byteLength, sha256: createHash('sha256').update(whole).digest('hex') });
+      expect(readdirSync(join(root, 'scan-3'))).to.deep.equal(['zap.json']);
+      expect(Buffer.from((await files.read('scan-3', 'zap.json'))!).equals(whole)).to.equal(true);
+      await incoming.discard();
+      expect(readdirSync(join(root, 'scan-3')), 'a committed file is not discarded').to.deep.equal(['zap.json']);
+    });
+
+    it('leaves nothing behind when discarded', async () => {
+      const files = new FileSystemResultFiles(root);
+      const incoming = files.incoming('scan-4');
+      incoming.write(piece(1000, 0x61));
+      await incoming.discard();
+      expect(existsSync(join(root, 'scan-4'))).to.equal(false);
+      expect(() => incoming.write(piece(1, 0x61))).to.throw(/after commit or discard/);
+    });
+
+    it('leaves only a temporary file when the process stops mid-upload, which the start-up sweep removes with its folder', async () => {
+      const files = new FileSystemResultFiles(root);
+      files.incoming('scan-5').write(piece(1000, 0x61));
+      expect(await files.sweep(() => true)).to.deep.equal(['scan-5/upload.partial']);
+      expect(existsSync(join(root, 'scan-5'))).to.equal(false);
+    });
   });
 });

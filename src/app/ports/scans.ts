@@ -55,8 +55,26 @@ export interface PendingRecordings {
   list(): PendingRecording[];
 }
 
+/**
+ * One result file written to its place as its pieces arrive (an upload), under
+ * a temporary name in its scan's folder until commit() syncs it and renames it
+ * to its final name; discard() removes it. Nothing of it is kept in memory.
+ */
+export interface IncomingResultFile {
+  /** Appends the piece to the file; synchronous, so the file is never behind what the caller has handed on. */
+  write(chunk: Uint8Array): void;
+  /** The bytes written so far, read back in pieces. */
+  written(): Iterable<Uint8Array>;
+  /** Syncs the file to disk and renames it to `fileName` in its scan's folder. */
+  commit(fileName: string): Promise<{ size: number; sha256: string }>;
+  /** Removes the file and its scan's folder (a refused or failed upload leaves nothing behind). */
+  discard(): Promise<void>;
+}
+
 /** Where raw scanner output files live (the data directory, in both runtimes). */
 export interface ResultFileStore {
+  /** A file of the scan written as it arrives (see IncomingResultFile). */
+  incoming(scanId: string): IncomingResultFile;
   /** `content` is the file's bytes, or its pieces in order (written one after another, never joined in memory). */
   save(scanId: string, fileName: string, content: Uint8Array | readonly Uint8Array[]): Promise<{ size: number; sha256: string }>;
   open(scanId: string, fileName: string): Readable;

@@ -22,18 +22,24 @@ export function importOperations(imports: ImportsService): Record<string, Operat
   return {
     uploadResult: async ({ principal, req, res, validateBody }) => {
       const upload = imports.newUpload();
-      const form = await readMultipartForm(req, res, UPLOAD_LIMITS, {
-        onField: (name, value) => imports.checkField(principal.account, upload, name, value),
-        onFileChunk: (chunk) => upload.write(chunk),
-      });
-      // The file part was streamed, not kept as a field; a marker stands in for it in the document's check.
-      validateBody({ ...form.fields, ...(form.hasFile ? { file: 'streamed' } : {}) });
-      const request = parseBody(ImportFields, form.fields);
-      if (!form.hasFile) {
-        const hint = 'file' in form.fields ? " ('file' was sent as a text field; send it as a file part, with a filename)" : '';
-        throw new InvalidRequestError(`a file part named 'file' is required${hint}`);
+      try {
+        const form = await readMultipartForm(req, res, UPLOAD_LIMITS, {
+          onField: (name, value) => imports.checkField(principal.account, upload, name, value),
+          onFileChunk: (chunk) => upload.write(chunk),
+        });
+        // The file part was streamed, not kept as a field; a marker stands in for it in the document's check.
+        validateBody({ ...form.fields, ...(form.hasFile ? { file: 'streamed' } : {}) });
+        const request = parseBody(ImportFields, form.fields);
+        if (!form.hasFile) {
+          const hint = 'file' in form.fields ? " ('file' was sent as a text field; send it as a file part, with a filename)" : '';
+          throw new InvalidRequestError(`a file part named 'file' is required${hint}`);
+        }
+        return { data: presentImport(await imports.importResult(principal.account, request, upload.finish())) };
+      } catch (error) {
+        // The file was written as it arrived; a refused upload leaves nothing behind.
+        await upload.discard();
+        throw error;
       }
-      return { data: presentImport(await imports.importResult(principal.account, request, upload.finish())) };
     },
   };
 }

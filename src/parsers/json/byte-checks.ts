@@ -49,15 +49,30 @@ export class JsonByteChecks {
 
   /** Counts the chunk and throws the refusal naming the first cap it passes. */
   accept(chunk: Uint8Array): void {
+    this.countBytes(chunk);
+    if (this.nesting.accept(chunk)) return;
+    throw this.nesting.stringTooLong ? this.stringTooLong(this.nesting.maxStringBytes) : this.tooDeep();
+  }
+
+  /**
+   * Counts the chunk against the size cap only, for a reader that checks the
+   * nesting and string lengths in its own pass over the bytes (JsonStream).
+   */
+  countBytes(chunk: Uint8Array): void {
     this.byteCount += chunk.byteLength;
     if (this.byteCount > this.maxBytes) {
       throw new MalformedResultError(`The ${this.format} is larger than the ${formatBytes(this.maxBytes)} limit; split the scan or raise the limit.`);
     }
-    if (this.nesting.accept(chunk)) return;
-    if (this.nesting.stringTooLong) {
-      throw new MalformedResultError(`The file holds a string longer than ${formatBytes(this.nesting.maxStringBytes)}; no ${this.format} does that.`);
-    }
-    throw new MalformedResultError(`The file nests JSON arrays or objects more than ${this.maxDepth} levels deep; no ${this.format} does that.`);
+  }
+
+  /** The refusal of a file nested deeper than maxDepth. */
+  tooDeep(): MalformedResultError {
+    return new MalformedResultError(`The file nests JSON arrays or objects more than ${this.maxDepth} levels deep; no ${this.format} does that.`);
+  }
+
+  /** The refusal of a string longer than `maxStringBytes`. */
+  stringTooLong(maxStringBytes: number): MalformedResultError {
+    return new MalformedResultError(`The file holds a string longer than ${formatBytes(maxStringBytes)}; no ${this.format} does that.`);
   }
 
   /** The refusal of bytes that are not UTF-8, placed by the bytes read so far. */

@@ -39,6 +39,27 @@ export function htmlToPlainText(html: string): string {
   return normalizeLines(decoded);
 }
 
+/** How far the end of a cut text's plain text can differ from the whole text's: a cut entity ('&#x10FFF'), a trimmed space. */
+const CUT_MARGIN = 64;
+
+/**
+ * The first `maxChars` characters of htmlToPlainText(html) (then cut by
+ * `cap`), without converting all of a long text: a ZAP alert's otherinfo
+ * can be 100 KiB of which 4,000 characters are kept. A leading part of the
+ * text is converted, four times longer each time, until its plain text
+ * passes the cap with a margin. Every step is local (a tag, comment or
+ * script cut at the end runs to the end of the part, as it would run past
+ * it in the whole text), so the plain text of a leading part is the whole
+ * text's plain text up to its last few characters.
+ */
+export function cappedPlainText(html: string, maxChars: number, cap: (text: string, maxChars: number) => string): string {
+  for (let part = Math.max(4 * maxChars, 1024); part < html.length; part *= 4) {
+    const text = htmlToPlainText(html.slice(0, part));
+    if (text.length > maxChars + CUT_MARGIN) return cap(text.slice(0, maxChars + CUT_MARGIN), maxChars);
+  }
+  return cap(htmlToPlainText(html), maxChars);
+}
+
 function decodeEntities(text: string): string {
   return text.replace(ENTITY, (entity, body: string) => {
     if (body.startsWith('#')) {

@@ -26,7 +26,11 @@ export class JsonNestingGuard {
   constructor(
     private readonly maxDepth: number,
     readonly maxStringBytes = Number.POSITIVE_INFINITY,
-  ) {}
+    /** The nesting already open before the first byte this guard sees (a reader handing over the rest of a file). */
+    initialDepth = 0,
+  ) {
+    this.depth = initialDepth;
+  }
 
   /** Scans the next chunk; false as soon as the nesting, or one string, exceeds its limit. */
   accept(chunk: Uint8Array): boolean {
