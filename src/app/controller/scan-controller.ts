@@ -231,13 +231,14 @@ export class ScanController {
   }
 
   /**
-   * The risk history a few targets per transaction (so a large result never
-   * holds up other requests), then in one last transaction the Scan's final
-   * state with its risk lists and result files and every event. If the Scan
-   * was stopped meanwhile, all of it is rolled back and the stop wins.
+   * The risk history and, in the same transaction, the Scan's final state
+   * with its risk lists and result files and every event; a large result a
+   * few targets per transaction instead (so it never holds up other
+   * requests), the Scan's state in the last. If the Scan was stopped
+   * meanwhile, all of it is rolled back and the stop wins.
    */
   private async recordCompletion(scan: Scan, files: StoredResultFile[], findings: Map<string, Finding[]>, now: string, detail: string | undefined): Promise<void> {
-    const saved = await this.options.history.recordScanInChunks(scan, 'SCAN', findings, (risks, events) => {
+    const saved = await this.options.history.recordScanWhole(scan, 'SCAN', findings, (risks, events) => {
       const done: Scan = {
         ...scan,
         state: 'SUCCEEDED',
