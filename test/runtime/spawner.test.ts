@@ -5,7 +5,7 @@
  * outlives the service.
  */
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { ScannerSpawner } from '../../src/runtime/embedded/spawner.js';
 import { waitFor } from '../support/wait.js';
@@ -67,6 +67,18 @@ describe('embedded runner: scanner spawner', () => {
     const result = await run(spawner, '/bin/sh', ['-c', 'env']);
     expect(result.lines.some(([line]) => line.startsWith('NODE_CHANNEL'))).to.equal(false);
     expect(result.lines.some(([line]) => line.startsWith('PATH='))).to.equal(true);
+  });
+
+  it('started settles once the process exists (a RUNNING scan has its scanner), and for a program that cannot start', async () => {
+    let closed: (value: unknown) => void = () => undefined;
+    const exited = new Promise((resolve) => (closed = resolve));
+    const child = spawner.spawn('/bin/sh', ['-c', 'exec sleep 300'], { cwd: '/tmp', onLine: () => undefined, onError: () => undefined, onClose: (code, signal) => closed(signal) });
+    await child.started;
+    expect(execFileSync('ps', ['-o', 'args=', '--ppid', String(spawner.pid)]).toString()).to.include('sleep 300');
+    child.kill('SIGKILL');
+    expect(await exited).to.equal('SIGKILL');
+    const missing = spawner.spawn('/nonexistent/scanner', [], { cwd: '/tmp', onLine: () => undefined, onError: () => undefined, onClose: () => undefined });
+    await missing.started;
   });
 
   it('a program that does not exist is an error, then a close', async () => {

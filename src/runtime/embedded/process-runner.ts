@@ -102,7 +102,7 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     }
     workload.launch = launched;
     await this.handOverWorkDir(launched, dir);
-    this.spawnScanner(scan.id, workload, launched, markExited);
+    await this.spawnScanner(scan.id, workload, launched, markExited);
   }
 
   /** The local program or the container to start, or the failure that says why there is none. */
@@ -127,7 +127,8 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     for (const entry of await readdir(dir)) await chown(join(dir, entry), user.uid, user.gid);
   }
 
-  private spawnScanner(scanId: string, workload: Workload, launch: Launch, markExited: () => void): void {
+  /** Resolves once the process exists (or failed to start), as a direct spawn would: a RUNNING scan has its scanner. */
+  private async spawnScanner(scanId: string, workload: Workload, launch: Launch, markExited: () => void): Promise<void> {
     const env = launch.env === undefined ? undefined : { ...this.options.environment, ...launch.env };
     workload.deadline = setTimeout(() => this.kill(scanId, workload, { phase: 'Failed', reason: 'DeadlineExceeded', message: `the scanner ran longer than ${Math.round(this.options.deadlineMs / 1000)} s and was stopped` }), this.options.deadlineMs);
     workload.child = this.spawner.spawn(launch.program, launch.args, {
@@ -143,6 +144,7 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
         markExited();
       },
     });
+    await workload.child.started;
   }
 
   private outcomeOfExit(launch: Launch, workload: Workload, code: number | null, signal: NodeJS.Signals | null): Outcome {

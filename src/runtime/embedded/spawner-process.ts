@@ -24,8 +24,11 @@ const MAX_LINE_CHARS = 64 * 1024;
 const children = new Map<number, ChildProcess>();
 
 function send(event: SpawnerEvent): void {
-  if (process.connected) process.send!(event);
+  // The service may close the channel at any moment (it is exiting): what could not be sent is not news.
+  if (process.connected) process.send!(event, undefined, {}, () => undefined);
 }
+
+process.on('error', () => undefined);
 
 /** Splits a stream into lines (as readline does: \n, \r\n or a lone \r) and sends them in one message per chunk read. */
 function relayLines(id: number, stream: 'stdout' | 'stderr', readable: NodeJS.ReadableStream): void {

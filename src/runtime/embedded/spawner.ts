@@ -35,6 +35,8 @@ export interface SpawnOptions {
 
 /** A scanner process started through the spawner. */
 export interface SpawnedProcess {
+  /** Settles once the process exists (or could not start): then its pid is known and kill() reaches it. */
+  readonly started: Promise<void>;
   /** True until its close was reported. */
   readonly running: boolean;
   kill(signal: NodeJS.Signals): void;
@@ -43,6 +45,7 @@ export interface SpawnedProcess {
 interface Tracked extends SpawnOptions {
   running: boolean;
   pid?: number;
+  markStarted: () => void;
 }
 
 /** Flags of the service's own command line that the spawner needs too: how to load TypeScript under tsx, and nothing else (no --inspect, no --cpu-prof). */
@@ -72,11 +75,14 @@ export class ScannerSpawner {
   spawn(program: string, args: readonly string[], options: SpawnOptions): SpawnedProcess {
     const child = this.spawner();
     const id = this.nextId++;
-    const tracked: Tracked = { ...options, running: true };
+    let markStarted: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (markStarted = resolve));
+    const tracked: Tracked = { ...options, running: true, markStarted };
     this.processes.set(id, tracked);
     child.channel?.ref();
     child.send({ op: 'spawn', id, program, args: [...args], cwd: options.cwd, ...(options.env === undefined ? {} : { env: options.env }) } satisfies SpawnerRequest);
     return {
+      started,
       get running() {
         return tracked.running;
       },
@@ -119,11 +125,13 @@ export class ScannerSpawner {
     switch (event.op) {
       case 'spawned':
         tracked.pid = event.pid;
+        tracked.markStarted();
         return;
       case 'lines':
         for (const line of event.lines) tracked.onLine(line, event.stream);
         return;
       case 'error':
+        tracked.markStarted();
         tracked.onError({ message: event.message, ...(event.code === undefined ? {} : { code: event.code }) });
         return;
       case 'close':
@@ -135,6 +143,7 @@ export class ScannerSpawner {
   private closed(id: number, tracked: Tracked, code: number | null, signal: NodeJS.Signals | null): void {
     this.processes.delete(id);
     tracked.running = false;
+    tracked.markStarted();
     if (this.processes.size === 0) this.child?.channel?.unref();
     tracked.onClose(code, signal);
   }
