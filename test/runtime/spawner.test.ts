@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { execFileSync, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { ScannerSpawner } from '../../src/runtime/embedded/spawner.js';
+import { ScannerSpawner, SPAWNER_LOST } from '../../src/runtime/embedded/spawner.js';
 import { waitFor } from '../support/wait.js';
 
 interface Run {
@@ -106,7 +106,7 @@ describe('embedded runner: scanner spawner', () => {
     const first = await run(spawner, '/bin/sh', ['-c', 'echo $$; echo ready; exec sleep 300'], undefined, () => process.kill(spawner.pid!, 'SIGKILL'));
     scannerPid = Number(first.lines[0]![0]);
     expect(first.exit).to.deep.equal({ code: null, signal: 'SIGKILL' });
-    expect(first.errors.map((error) => error.message)).to.deep.equal(['the scanner spawner process exited']);
+    expect(first.errors).to.deep.equal([{ message: 'the scanner spawner process exited', code: SPAWNER_LOST }]);
     await waitFor(async () => alive(scannerPid), (isAlive) => !isAlive, 'the orphaned scanner to be killed', 30_000);
     const next = await run(spawner, '/bin/sh', ['-c', 'echo again']);
     expect(next.lines).to.deep.equal([['again', 'stdout']]);

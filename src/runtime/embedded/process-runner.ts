@@ -20,7 +20,7 @@ import { scannerTargets } from '../../domain/scans/resolve-targets.js';
 import { exitedComplete, type ScannerDefinition, type ScannerInput } from '../../domain/scanners/definition.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import { decideLaunch, type Launch, type LaunchOptions } from './scanner-launch.js';
-import { ScannerSpawner, type SpawnedProcess } from './spawner.js';
+import { ScannerSpawner, SPAWNER_LOST, type SpawnedProcess } from './spawner.js';
 
 export interface ProcessRunnerOptions {
   workDir: string;
@@ -136,7 +136,8 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
       ...(env === undefined ? {} : { env }),
       onLine: (line, stream) => this.onLine(scanId, workload, line, stream === 'stderr'),
       onError: (error) => {
-        this.finish(scanId, workload, { phase: 'Failed', reason: 'ScannerNotStarted', message: `${launch.name} could not start: ${error.message}` });
+        if (error.code === SPAWNER_LOST) this.finish(scanId, workload, { phase: 'Failed', reason: 'WorkloadLost', message: `the scanner process was lost (${error.message}); start the scan again` });
+        else this.finish(scanId, workload, { phase: 'Failed', reason: 'ScannerNotStarted', message: `${launch.name} could not start: ${error.message}` });
       },
       onClose: (code, signal) => {
         workload.exit = { code, signal };

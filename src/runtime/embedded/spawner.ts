@@ -48,6 +48,9 @@ interface Tracked extends SpawnOptions {
   markStarted: () => void;
 }
 
+/** The error code onError gets when the spawner itself ended under a running scanner. */
+export const SPAWNER_LOST = 'ESPAWNERLOST';
+
 /** Flags of the service's own command line that the spawner needs too: how to load TypeScript under tsx, and nothing else (no --inspect, no --cpu-prof). */
 const LOADER_FLAGS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader']);
 
@@ -156,7 +159,7 @@ export class ScannerSpawner {
   private lost(): void {
     for (const [id, tracked] of [...this.processes]) {
       if (tracked.pid !== undefined) killQuietly(tracked.pid);
-      tracked.onError({ message: 'the scanner spawner process exited' });
+      tracked.onError({ message: 'the scanner spawner process exited', code: SPAWNER_LOST });
       this.closed(id, tracked, null, 'SIGKILL');
     }
   }
