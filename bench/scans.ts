@@ -36,7 +36,10 @@
  *     transaction when they fit one (no marker, no chunk): 3 commits a scan
  *     plus its share of a POST batch's;
  *   - the slot goes to the next scan as soon as SUCCEEDED is saved (the
- *     work directory is removed after), with one controller worker per slot.
+ *     work directory is removed after). One controller worker per slot (10
+ *     instead of 4) was tried and dropped: slots took longer (p50 68 ms in
+ *     a slot against 39-44 ms), more file steps at once waiting on the
+ *     thread pool's 4 threads and on fsync.
  *   In a quiet run the POSTs took ~0.25 s of loop for 200 (~1.2 ms each,
  *   HTTP parsing, express and openapi-backend the larger part, the database
  *   ~0.35 ms), and the completion phase's loop was ~30% commits, ~26% idle
@@ -68,9 +71,9 @@ import { startBenchService } from './support/scan-service.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const execFileAsync = promisify(execFile);
-/** The controller's default poll interval (ScanController.pollMs), and its worker count for the limit (composition-root.ts, scanController). */
+/** The controller's default poll interval (ScanController.pollMs) and worker count (ScanController.start). */
 const CONTROLLER_POLL_MS = 2000;
-const controllerWorkers = (limit: number) => Math.min(32, Math.max(4, limit));
+const CONTROLLER_WORKERS = 4;
 
 function fakeKind(): FakeKind {
   const raw = process.env.BENCH_FAKE?.trim() || 'sh';
@@ -264,7 +267,7 @@ async function main(): Promise<void> {
   log(`fake scanner: ${describeFake(config.fake)}; prints one progress line, writes nmap.xml, exits 0`);
   log(
     `vigil: in this process, composeVigil's pieces with the fake nmap (bench/support/scan-service.ts), scanners started by its spawner process; client in its own process, HTTP over loopback; ` +
-      `controller: ${controllerWorkers(config.limit)} workers, poll ${CONTROLLER_POLL_MS} ms besides the runner's change notices`,
+      `controller: ${CONTROLLER_WORKERS} workers, poll ${CONTROLLER_POLL_MS} ms besides the runner's change notices`,
   );
   log(`bare: child_process.spawn of the same command, ${config.limit} at a time; warm-up, bare, vigil, bare`);
   log();

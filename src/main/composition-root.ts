@@ -174,9 +174,6 @@ function webhookDispatcher(settings: Settings, core: Core, clock: Clock, logger:
 }
 
 /** The Scan controller over a scan repository and a runner (benchmarks pass an observed repository and their own runner). */
-/** The most reconciles of Scans in progress at once, whatever VIGIL_MAX_CONCURRENT_SCANS is. */
-const CONTROLLER_WORKERS_MAX = 32;
-
 export function scanController(settings: Settings, core: Core, scans: ScanRepository, runner: WorkloadRunner, clock: Clock, logger: Logger, pollMs?: number | null): ScanController {
   return new ScanController({
     scans,
@@ -188,8 +185,6 @@ export function scanController(settings: Settings, core: Core, scans: ScanReposi
     clock,
     timers: systemTimers(clock),
     maxConcurrentScans: settings.maxConcurrentScans,
-    // A scan being admitted or completed holds a worker through its file and process steps: one per slot keeps every slot turning over (bench/scans.ts).
-    workers: Math.min(CONTROLLER_WORKERS_MAX, Math.max(4, settings.maxConcurrentScans)),
     allowTargets: settings.allowTargets,
     resultFileMaxBytes: settings.resultFileMaxBytes,
     // Embedded: the service replays logins itself; Kubernetes: the scan's Job does (login-step.ts).
