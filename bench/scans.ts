@@ -12,21 +12,49 @@
  * process (bench/support/scan-client.ts) over loopback HTTP. Aims (issue
  * 17): p99 POST response <= 250 ms, and >= 0.67x the bare process rate.
  *
- * Where the time went (node --cpu-prof on this process, 200 scans):
- *   ChildProcess.spawn is the largest single cost on both sides (~5 ms of
- *   synchronous fork/exec per process on this machine); for Vigil the POSTs
- *   (~2.4 ms of event loop each: openapi-backend validation, target
- *   findOrCreate, scan insert) and the controller's durable commits
- *   (synchronous = FULL: one disk flush per transaction; a scan commits
- *   QUEUED, RUNNING, its recording and SUCCEEDED) share one event loop, busy
- *   ~90% of the run. Slot handover (SUCCEEDED to the next started_at) is
- *   p50 ~35-65 ms: the runner's change notice, not the 2 s poll, hands it on.
- *   After: a POST commits once (targets and scans in one transaction)
- *   instead of twice. The response p99 stays ~0.9-1.4 s because 200 POSTs
- *   arriving at once are answered one after another, each with its own
- *   disk flush, between the controller's work; meeting 250 ms would need
- *   group commit of concurrent POSTs. Not met.
- *
+ * Where the time went (node --cpu-prof --import tsx bench/scans.ts, this
+ * process's samples from the first POST to the last scan recorded):
+ *   before (issue 17, HTTP rows): 2.8 s of which the event loop was idle
+ *     ~0.15 s. ChildProcess.spawn ~0.72 s (3.6 ms a scanner: Node forks the
+ *     service's ~300-400 MB process, and the fork copies its page tables;
+ *     from a 55 MB process it is ~1.2 ms); SQLite commits ~0.77 s (each
+ *     commit a WAL fsync; a scan committed its POST, RUNNING, progress, a
+ *     pending-recording marker, a risk chunk and its SUCCEEDED: 6); the
+ *     POSTs ~0.45 s, of which openapi-backend ~0.21 s (~0.35 ms a request
+ *     rebuilding its list of operations with lodash, and ~100 ms compiling
+ *     startScan's validators, with Ajv's meta-schema, in the first POST).
+ *   after:
+ *   - scanners start from a small forked spawner process
+ *     (src/runtime/embedded/spawner.ts): the fork runs there, on the other
+ *     core; the service sends one IPC message and gets lines and the exit
+ *     back;
+ *   - POSTs read in the same turn of the event loop share one transaction
+ *     and one commit (src/app/group-commit.ts), each in a savepoint,
+ *     answered only once committed; openapi-backend's operation list is
+ *     built once, and startScan's validators at start-up;
+ *   - a scan's risks are recorded with its SUCCEEDED state in one
+ *     transaction when they fit one (no marker, no chunk): 3 commits a scan
+ *     plus its share of a POST batch's;
+ *   - the slot goes to the next scan as soon as SUCCEEDED is saved (the
+ *     work directory is removed after). One controller worker per slot (10
+ *     instead of 4) was tried and dropped: slots took longer (p50 68 ms in
+ *     a slot against 39-44 ms), more file steps at once waiting on the
+ *     thread pool's 4 threads and on fsync.
+ *   - RUNNING is written once the spawner says the process exists (one
+ *     IPC round trip), as it was with a direct spawn.
+ *   In the least loaded profiled run (1.22 s, 0.45x bare) the POSTs took
+ *   ~0.25 s of loop for 200 (~1.2 ms each: HTTP parsing, express and
+ *   openapi-backend the larger part, the database ~0.4 ms), and the
+ *   completion phase's loop was ~30% commits and ~26% idle (waiting on the
+ *   scanners, the spawner, and fsyncs and file steps in the thread pool).
+ *   Steady state, a slot turned over every ~46 ms (34 ms in the slot, 12 ms
+ *   handover) against ~33 ms for a bare process, ~0.7x bare; the POST
+ *   burst, during which few scans start, brings the whole run lower. Over
+ *   the runs of the finished work, at load average 4-9 on the 2 CPUs from
+ *   other work: 0.36-0.55x bare, POST p99 0.33-1.3 s (0.24 s in the two
+ *   quietest runs); Vigil, with more processes and hand-offs per scan,
+ *   loses more to a loaded machine than bare does. Not met.
+
  * Environment:
  *   BENCH_SCANS    scans, and bare processes per round (default 200)
  *   BENCH_LIMIT    VIGIL_MAX_CONCURRENT_SCANS, and the bare pool size (default 10)
@@ -242,7 +270,7 @@ async function main(): Promise<void> {
   log(`machine: node ${process.version}, ${cpuList.length} CPUs (${cpuList[0]?.model.trim() ?? 'unknown model'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ${process.platform}/${process.arch}`);
   log(`fake scanner: ${describeFake(config.fake)}; prints one progress line, writes nmap.xml, exits 0`);
   log(
-    `vigil: in this process, composeVigil's pieces with the fake nmap (bench/support/scan-service.ts); client in its own process, HTTP over loopback; ` +
+    `vigil: in this process, composeVigil's pieces with the fake nmap (bench/support/scan-service.ts), scanners started by its spawner process; client in its own process, HTTP over loopback; ` +
       `controller: ${CONTROLLER_WORKERS} workers, poll ${CONTROLLER_POLL_MS} ms besides the runner's change notices`,
   );
   log(`bare: child_process.spawn of the same command, ${config.limit} at a time; warm-up, bare, vigil, bare`);

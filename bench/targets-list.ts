@@ -19,6 +19,18 @@
  *     from ~1.1-1.5 ms to ~0.9-1.0 ms in isolation; of that ~0.4 ms is
  *     SQLite's own row lookups (one B-tree seek per row from the
  *     (account_id, seq) index). Ratio 0.37-0.48 before, 0.54-0.60 after.
+ *   issue 17, second pass: openapi-backend rebuilt its list of operations
+ *     (lodash chains over the whole document) for every request it routed,
+ *     ~0.35 ms of the ~1.4 ms a page cost; it is now built once at start
+ *     (src/http/api-router.ts), and routing is ~0.002 ms. After, Vigil's
+ *     busy time per page (BENCH_PROFILE=1): SQLite's read and render ~55%
+ *     (~0.5 ms a page alone on a quiet machine: json_quote and the
+ *     ordered group_concat of 500 rows; concat() instead of || is no
+ *     faster), the socket write of the 242 KiB ~9% (bare pays it too), GC
+ *     ~6%, express and the HTTP parser most of the rest. What is left of
+ *     the tail is the SQLite render; a cache of rendered pages would beat
+ *     the benchmark without making Vigil faster where it has writes, and
+ *     is not done.
  *
  * The servers run in child processes, the load generator (autocannon) here.
  *

@@ -151,6 +151,36 @@ export class RiskHistory {
   }
 
   /**
+   * recordScanInChunks() for any size: a recording that fits one transaction
+   * (a scan's usual size: up to TARGETS_PER_TRANSACTION targets and
+   * FINDINGS_PER_TRANSACTION findings) is written with `finish` in a single
+   * transaction, one durable commit, with no pending marker (a crash leaves
+   * nothing of it to roll back) and rolled back by SQLite itself when
+   * `finish` returns false or throws; a larger one goes in chunks
+   * (bench/scans.ts: the marker and a chunk were two more disk flushes per scan).
+   */
+  async recordScanWhole<T>(
+    scan: Scan,
+    kind: RecordingKind,
+    findingsByTarget: ReadonlyMap<string, readonly Finding[]>,
+    finish: (risks: ScanRisks, events: OutboxEvent[]) => T | false,
+  ): Promise<T | false> {
+    const findings = scan.resolvedTargets.reduce((sum, target) => sum + (findingsByTarget.get(target.targetId)?.length ?? 0), 0);
+    if (scan.resolvedTargets.length > TARGETS_PER_TRANSACTION || findings >= FINDINGS_PER_TRANSACTION) return this.recordScanInChunks(scan, kind, findingsByTarget, finish);
+    try {
+      return this.transaction(() => {
+        const part = this.recordScan(scan, findingsByTarget);
+        const done = finish(part.risks, part.events);
+        if (done === false) throw REFUSED;
+        return done;
+      });
+    } catch (error) {
+      if (error === REFUSED) return false;
+      throw error;
+    }
+  }
+
+  /**
    * Undoes what a recording wrote: the scan's coverage and detections go and
    * the risks they touched are recomputed from what remains. No events: the
    * recording's own were never written, so nothing announced is taken back.
@@ -223,6 +253,9 @@ export class RiskHistory {
     return newEvent(risk.accountId, type, presentRisk({ ...risk, target: target.target, targetLabel: target.label, tags: target.tags }), this.clock.now());
   }
 }
+
+/** Thrown inside recordScanWhole()'s transaction to roll it back when `finish` refuses. */
+const REFUSED = Symbol('recording refused');
 
 /** How many targets, and about how many findings, one transaction of a recording writes: each takes a few milliseconds. */
 const TARGETS_PER_TRANSACTION = 250;

@@ -10,6 +10,7 @@ import { pageSizeFrom, parseFilters } from '../domain/lists/list-query.js';
 import { isTerminal, splitTargets, type Scan } from '../domain/scans/scan.js';
 import { assertTypeAllowed, isAuthenticated, selectorOf, type StartScanRequest } from '../domain/scans/start-scan.js';
 import type { Target } from '../domain/targets/target.js';
+import { GroupCommit } from './group-commit.js';
 import type { ListParams, ListResult, Paginator } from './pagination.js';
 import type { RiskHistory } from './risk-history.js';
 import { SCAN_FILTER_KEYS, type EventOutbox, type ResultFileStore, type ScanRepository, type StoredResultFile, type TargetRepository } from './ports.js';
@@ -20,6 +21,8 @@ export type ScanNotifier = (scanId: string) => void;
 
 export class ScansService {
   private notify: ScanNotifier = () => undefined;
+  /** POST /v1/scans: admissions that arrive together share one transaction and one disk flush (bench/scans.ts). */
+  private readonly admissions: GroupCommit;
 
   constructor(
     private readonly scans: ScanRepository,
@@ -30,7 +33,11 @@ export class ScansService {
     private readonly resultFiles: ResultFileStore,
     private readonly history: RiskHistory,
     private readonly outbox: EventOutbox,
-  ) {}
+    /** The store's group commit (composition root); POSTs share its transactions. */
+    admissions: GroupCommit,
+  ) {
+    this.admissions = admissions;
+  }
 
   /** The controller registers here; the service never knows which runtime runs scans. */
   onScanChanged(notify: ScanNotifier): void {
@@ -49,6 +56,19 @@ export class ScansService {
     // One transaction, so one durable commit, for the targets it creates and
     // the Scans: each commit waits for the disk (bench/scans.ts).
     const scans = this.history.transaction(() => this.insertScans(account, request, scheduledBy, name));
+    for (const scan of scans) if (scan.state === 'QUEUED') this.notify(scan.id);
+    return scans;
+  }
+
+  /**
+   * start() for the API: the same Scans and events, written in a transaction
+   * shared with the other requests of the same turn of the event loop
+   * (group commit); resolves once that is committed, so an answered POST is
+   * durable. A bad request fails alone.
+   */
+  async startShared(account: Account, request: StartScanRequest): Promise<Scan[]> {
+    assertTypeAllowed(account, request);
+    const scans = await this.admissions.run(() => this.insertScans(account, request, null, undefined));
     for (const scan of scans) if (scan.state === 'QUEUED') this.notify(scan.id);
     return scans;
   }

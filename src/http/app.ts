@@ -91,6 +91,8 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
       ...importOperations(deps.imports),
     },
     streamingOperations: [...STREAMING_OPERATIONS, ...ATTACHMENT_OPERATIONS],
+    // Bursts land here (200 POST /v1/scans at once, bench/scans.ts; list pages): their validators are compiled before the first request, not by it.
+    compiledAtStart: ['startScan', 'listTargets'],
     publicOperations: {
       getOpenApiDocument: (_req: Request, res: Response) => {
         (res.locals as RequestContext).route = 'getOpenApiDocument';

@@ -27,6 +27,7 @@ import { FileSystemResultFiles } from '../store/result-files.js';
 import { SqlitePendingRecordings } from '../store/pending-recordings-repository.js';
 import { referencedResultFiles } from '../store/result-file-index.js';
 import { ScansService } from '../app/scans-service.js';
+import { GroupCommit } from '../app/group-commit.js';
 import { UploadsService } from '../app/uploads-service.js';
 import { SqliteUploadTokenRepository } from '../store/upload-tokens-repository.js';
 import { SqliteRiskRepository } from '../store/risks-repository.js';
@@ -256,7 +257,7 @@ export function composeCore(
   const pendingRecordings = new SqlitePendingRecordings(db);
   const history = new RiskHistory(riskRepository, targetRepository, clock, pendingRecordings);
   const outbox = new NotifyingOutbox(new SqliteEventOutbox(db));
-  const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles, history, outbox);
+  const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles, history, outbox, new GroupCommit((fn) => db.transaction(fn).immediate(), () => db.inTransaction));
   const uploads = new UploadsService(
     new SqliteUploadTokenRepository(db),
     new FileSystemResultFiles(join(settings.dataDir, 'uploads')),

@@ -161,6 +161,34 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     expect(queued).to.deep.equal([waiting[0]!.id]);
   });
 
+  it('hands a finished scan\'s slot to the next before its workload is released (removing its files does not hold the slot)', async () => {
+    build(1);
+    const first = startScan(['127.0.0.1']);
+    const second = startScan(['127.0.0.2']);
+    await controller.reconcile(first.id);
+    runner.statuses.set(first.id, { phase: 'Succeeded', outputs: [] });
+    let releaseFirst: () => void = () => undefined;
+    const release = runner.release.bind(runner);
+    runner.release = (scanId: string) => (scanId === first.id ? new Promise<void>((resolve) => (releaseFirst = () => void release(scanId).then(resolve))) : release(scanId));
+    const queued: string[] = [];
+    const add = controller.queue.add.bind(controller.queue);
+    controller.queue.add = (key: string) => {
+      queued.push(key);
+      add(key);
+    };
+    const finishing = controller.reconcile(first.id);
+    // The release of the first is still pending: the second is already woken, and admitted.
+    for (let turn = 0; turn < 1000 && queued.length === 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(stateOf(first.id).state).to.equal('SUCCEEDED');
+    expect(queued).to.deep.equal([second.id]);
+    await controller.reconcile(second.id);
+    expect(stateOf(second.id).state).to.equal('RUNNING');
+    expect(runner.actions).to.not.include(`release ${first.id}`);
+    releaseFirst();
+    await finishing;
+    expect(runner.actions.at(-1)).to.equal(`release ${first.id}`);
+  });
+
   it('records progress from the workload, never going backwards', async () => {
     const scan = startScan(['127.0.0.1']);
     await controller.reconcile(scan.id);

@@ -425,6 +425,26 @@ describe('HTTP /v1/scans', function () {
       ]);
     });
 
+    it('answers POSTs sent at once (sharing a commit) as one at a time: the limit counts each, a bad one fails alone, every answered scan is stored with its event', async () => {
+      const capped = service.createAccount('capped', { monthlyScanLimit: 3 });
+      const bodies = range(8).map((i) => ({ type: 'NMAP', targets: [i === 4 ? 'not a target!' : nowhere(`burst-${i}`)] }));
+      const responses = await Promise.all(bodies.map((body) => service.post('/v1/scans', body, { key: capped.apiKey })));
+      expectError(responses[4]!, 400, /targets\[0\]/);
+      const answered = responses.filter((_, i) => i !== 4).map((response) => {
+        expect(response.status, response.text).to.equal(200);
+        return response.body.data as ScanJson;
+      });
+      expect(answered.filter((scan) => scan.state === 'QUEUED')).to.have.length(3);
+      expect(answered.filter((scan) => scan.state === 'OVER_LIMIT')).to.have.length(4);
+      for (const scan of answered) {
+        expect((await getScan(scan.id, capped.apiKey)).requested_targets).to.deep.equal(scan.requested_targets);
+        expect(eventsOf(scan.id)[0]).to.deep.equal({ type: 'scan.created', state: scan.state });
+      }
+      expect(await listScans({}, capped.apiKey)).to.have.length(7);
+      const stored = service.vigil.db.prepare('SELECT target FROM targets WHERE account_id = ?').all(capped.account.id) as Array<{ target: string }>;
+      expect(stored.map((row) => row.target)).to.not.include('not a target!');
+    });
+
     it('admits scans up to the limit within one split request', async () => {
       const capped = service.createAccount('capped', { monthlyScanLimit: 2 });
       await startScan({ type: 'OWASP_ZAP', targets: [nowhereUrl(1), nowhereUrl(2), nowhereUrl(3)] }, capped.apiKey);

@@ -4,6 +4,7 @@
  * with findings or warnings" code with its outputs written is a success.
  */
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkloadStatus } from '../../src/app/ports.js';
 import type { ScannerDefinition } from '../../src/domain/scanners/definition.js';
@@ -48,6 +49,22 @@ describe('embedded runner: exit codes', () => {
     const status = await outcome(scannerExiting(2, [0]), join(dir.path, 'work'));
     expect(status).to.include({ phase: 'Failed', reason: 'ScannerExited' });
     expect(status.message).to.equal('sh exited with code 2: warning: a seed answered 404');
+  });
+
+  it('a scanner whose spawner process dies fails as WorkloadLost, and is killed', async () => {
+    const definition: ScannerDefinition = { ...scannerExiting(0, [0]), local: () => ({ program: 'sh', args: ['-c', 'echo $PPID > spawner.pid; echo $$ > scanner.pid; exec sleep 300'] }) };
+    const workDir = join(dir.path, 'lost');
+    const runner = new ProcessWorkloadRunner({ workDir, scannerFor: () => definition, deadlineMs: 60_000, environment: scannerEnvironment(), launch: launchOptions(loadSettings({ PATH: process.env.PATH ?? '' })) });
+    const scan = { id: 'scan-lost', type: 'NMAP' } as Scan;
+    await runner.start(scan, [{ targetId: 't', target: '198.51.100.7', addresses: ['198.51.100.7'] }]);
+    const pidIn = (file: string) => waitFor(async () => { try { return Number(readFileSync(join(workDir, scan.id, file), 'utf8')); } catch { return 0; } }, (pid) => pid > 0, file);
+    const [spawnerPid, scannerPid] = [await pidIn('spawner.pid'), await pidIn('scanner.pid')];
+    process.kill(spawnerPid, 'SIGKILL');
+    const status = await waitFor(() => runner.observe(scan.id), (found) => found.phase !== 'Running', 'the scan to fail');
+    expect(status).to.include({ phase: 'Failed', reason: 'WorkloadLost' });
+    expect(status.message).to.equal('the scanner process was lost (the scanner spawner process exited); start the scan again');
+    await waitFor(async () => { try { process.kill(scannerPid, 0); return true; } catch { return false; } }, (alive) => !alive, 'the scanner to be killed');
+    await runner.stopAll();
   });
 
   it('an output file over the result-file limit fails the Scan as OutputTooLarge without being read; at the limit it is read', async () => {

@@ -195,7 +195,10 @@ export class ScanController {
       }
       case 'Succeeded':
         await this.complete(scan, status, now);
-        return this.wakeQueued();
+        // The slot is free once the final state is saved: the next scan starts while the work directory is removed.
+        this.wakeQueued();
+        await this.options.runner.release(scan.id);
+        return undefined;
       case 'Failed':
         if (status.reason === LOGIN_FAILED_REASON) {
           this.write(loginFailedInWorkload(scan, status.message ?? 'the login recording failed', now), 'RUNNING', ended('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets'));
@@ -212,6 +215,7 @@ export class ScanController {
     }
   }
 
+  /** Stores the results and the final state (the caller releases the workload). */
   private async complete(scan: Scan, status: WorkloadStatus, now: string): Promise<void> {
     let collected: CollectedFindings;
     try {
@@ -219,7 +223,7 @@ export class ScanController {
     } catch (error) {
       if (!(error instanceof MalformedResultError)) throw error;
       this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', ended('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`));
-      return this.options.runner.release(scan.id);
+      return;
     }
     const files: StoredResultFile[] = [];
     for (const output of status.outputs ?? []) {
@@ -227,17 +231,17 @@ export class ScanController {
       files.push({ id: randomUUID(), scanId: scan.id, accountId: scan.accountId, fileName: output.file, contentType: output.contentType, size, sha256, createdAt: now });
     }
     await this.recordCompletion(withUnscannedSkipped(scan, collected.skipped), files, collected.byTarget, now, status.detail);
-    await this.options.runner.release(scan.id);
   }
 
   /**
-   * The risk history a few targets per transaction (so a large result never
-   * holds up other requests), then in one last transaction the Scan's final
-   * state with its risk lists and result files and every event. If the Scan
-   * was stopped meanwhile, all of it is rolled back and the stop wins.
+   * The risk history and, in the same transaction, the Scan's final state
+   * with its risk lists and result files and every event; a large result a
+   * few targets per transaction instead (so it never holds up other
+   * requests), the Scan's state in the last. If the Scan was stopped
+   * meanwhile, all of it is rolled back and the stop wins.
    */
   private async recordCompletion(scan: Scan, files: StoredResultFile[], findings: Map<string, Finding[]>, now: string, detail: string | undefined): Promise<void> {
-    const saved = await this.options.history.recordScanInChunks(scan, 'SCAN', findings, (risks, events) => {
+    const saved = await this.options.history.recordScanWhole(scan, 'SCAN', findings, (risks, events) => {
       const done: Scan = {
         ...scan,
         state: 'SUCCEEDED',

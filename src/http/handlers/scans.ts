@@ -7,7 +7,7 @@ import { listQuery, parseBody } from './input.js';
 
 export function scanOperations(scans: ScansService): Record<string, Operation> {
   return {
-    startScan: ({ principal, body }) => ({ data: presentScan(scans.start(principal.account, parseBody(StartScan, body))[0]!) }),
+    startScan: async ({ principal, body }) => ({ data: presentScan((await scans.startShared(principal.account, parseBody(StartScan, body)))[0]!) }),
     listScans: ({ principal, query }) => {
       const page = scans.list(principal.account, listQuery(query), presentScan);
       return { data: page.items, ...(page.nextPageToken === undefined ? {} : { next_page_token: page.nextPageToken }) };

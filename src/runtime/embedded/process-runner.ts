@@ -1,6 +1,8 @@
 /**
  * The embedded runtime's WorkloadRunner: each Scan's scanner runs as a child
- * process of the service, in its own work directory under the data dir.
+ * process, started by the service's scanner spawner (spawner.ts: a small
+ * process of its own, so that starting one costs the service's event loop
+ * little), in its own work directory under the data dir.
  * Progress comes from the scanner's output lines; results are the files it
  * writes. A process that cannot start, exits with a code its definition
  * does not list as complete (completeExitCodes), outlives its deadline or is
@@ -8,10 +10,9 @@
  * not installed runs from its pinned image in docker or podman instead
  * (scanner-launch.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { access, chown, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { WorkloadInputs, WorkloadOutput, WorkloadRunner, WorkloadStatus } from '../../app/ports.js';
 import { formatBytes } from '../../domain/bytes.js';
 import type { ResolvedTarget, Scan } from '../../domain/scans/scan.js';
@@ -19,6 +20,7 @@ import { scannerTargets } from '../../domain/scans/resolve-targets.js';
 import { exitedComplete, type ScannerDefinition, type ScannerInput } from '../../domain/scanners/definition.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import { decideLaunch, type Launch, type LaunchOptions } from './scanner-launch.js';
+import { ScannerSpawner, SPAWNER_LOST, type SpawnedProcess } from './spawner.js';
 
 export interface ProcessRunnerOptions {
   workDir: string;
@@ -51,7 +53,9 @@ interface Workload {
   definition: ScannerDefinition;
   dir: string;
   launch?: Launch;
-  child?: ChildProcess;
+  child?: SpawnedProcess;
+  /** How the process ended, once it has. */
+  exit?: { code: number | null; signal: NodeJS.Signals | null };
   progress?: number;
   stderrTail: string[];
   outcome?: Outcome;
@@ -67,6 +71,8 @@ const ENGINE_FAILED_EXIT = 125;
 export class ProcessWorkloadRunner implements WorkloadRunner {
   private readonly workloads = new Map<string, Workload>();
   private readonly listeners: Array<(scanId: string) => void> = [];
+  /** Scanners start from a small process of their own, not from the service's large one (spawner.ts). */
+  private readonly spawner = new ScannerSpawner();
 
   constructor(private readonly options: ProcessRunnerOptions) {}
 
@@ -96,7 +102,7 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     }
     workload.launch = launched;
     await this.handOverWorkDir(launched, dir);
-    this.spawnScanner(scan.id, workload, launched, markExited);
+    await this.spawnScanner(scan.id, workload, launched, markExited);
   }
 
   /** The local program or the container to start, or the failure that says why there is none. */
@@ -121,20 +127,25 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     for (const entry of await readdir(dir)) await chown(join(dir, entry), user.uid, user.gid);
   }
 
-  private spawnScanner(scanId: string, workload: Workload, launch: Launch, markExited: () => void): void {
+  /** Resolves once the process exists (or failed to start), as a direct spawn would: a RUNNING scan has its scanner. */
+  private async spawnScanner(scanId: string, workload: Workload, launch: Launch, markExited: () => void): Promise<void> {
     const env = launch.env === undefined ? undefined : { ...this.options.environment, ...launch.env };
-    const child = spawn(launch.program, launch.args, { cwd: workload.dir, stdio: ['ignore', 'pipe', 'pipe'], ...(env === undefined ? {} : { env }) });
-    workload.child = child;
-    this.followLines(scanId, workload, child);
     workload.deadline = setTimeout(() => this.kill(scanId, workload, { phase: 'Failed', reason: 'DeadlineExceeded', message: `the scanner ran longer than ${Math.round(this.options.deadlineMs / 1000)} s and was stopped` }), this.options.deadlineMs);
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      this.finish(scanId, workload, { phase: 'Failed', reason: 'ScannerNotStarted', message: `${launch.name} could not start: ${error.message}` });
-      markExited();
+    workload.child = this.spawner.spawn(launch.program, launch.args, {
+      cwd: workload.dir,
+      ...(env === undefined ? {} : { env }),
+      onLine: (line, stream) => this.onLine(scanId, workload, line, stream === 'stderr'),
+      onError: (error) => {
+        if (error.code === SPAWNER_LOST) this.finish(scanId, workload, { phase: 'Failed', reason: 'WorkloadLost', message: `the scanner process was lost (${error.message}); start the scan again` });
+        else this.finish(scanId, workload, { phase: 'Failed', reason: 'ScannerNotStarted', message: `${launch.name} could not start: ${error.message}` });
+      },
+      onClose: (code, signal) => {
+        workload.exit = { code, signal };
+        this.finish(scanId, workload, this.outcomeOfExit(launch, workload, code, signal));
+        markExited();
+      },
     });
-    child.once('close', (code, signal) => {
-      this.finish(scanId, workload, this.outcomeOfExit(launch, workload, code, signal));
-      markExited();
-    });
+    await workload.child.started;
   }
 
   private outcomeOfExit(launch: Launch, workload: Workload, code: number | null, signal: NodeJS.Signals | null): Outcome {
@@ -150,17 +161,13 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     return { phase: 'Failed', reason: 'ScannerExited', message: `${program} ${how}${said}` };
   }
 
-  private followLines(scanId: string, workload: Workload, child: ChildProcess): void {
-    const onLine = (line: string, isStderr: boolean) => {
-      const progress = workload.definition.progressFrom(line);
-      if (progress !== undefined && progress !== workload.progress) {
-        workload.progress = progress;
-        this.changed(scanId);
-      }
-      if (isStderr && line.trim() !== '') workload.stderrTail = [...workload.stderrTail, line.trim()].slice(-STDERR_LINES_KEPT);
-    };
-    createInterface({ input: child.stdout! }).on('line', (line) => onLine(line, false));
-    createInterface({ input: child.stderr! }).on('line', (line) => onLine(line, true));
+  private onLine(scanId: string, workload: Workload, line: string, isStderr: boolean): void {
+    const progress = workload.definition.progressFrom(line);
+    if (progress !== undefined && progress !== workload.progress) {
+      workload.progress = progress;
+      this.changed(scanId);
+    }
+    if (isStderr && line.trim() !== '') workload.stderrTail = [...workload.stderrTail, line.trim()].slice(-STDERR_LINES_KEPT);
   }
 
   /** The first outcome wins: a kill for the deadline stays a deadline failure when the process then exits. */
@@ -174,9 +181,9 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
   private kill(scanId: string, workload: Workload, outcome: Outcome): void {
     this.finish(scanId, workload, outcome);
     const child = workload.child;
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    if (child === undefined || !child.running) return;
     child.kill('SIGTERM');
-    setTimeout(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'), KILL_GRACE_MS).unref();
+    setTimeout(() => child.running && child.kill('SIGKILL'), KILL_GRACE_MS).unref();
   }
 
   async observe(scanId: string): Promise<WorkloadStatus> {
@@ -232,7 +239,7 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
    */
   private async removeContainer(workload: Workload): Promise<void> {
     const container = workload.launch?.container;
-    if (container === undefined || (workload.child !== undefined && workload.child.exitCode !== null)) return;
+    if (container === undefined || (workload.exit !== undefined && workload.exit.code !== null)) return;
     await new Promise<void>((resolve) => {
       const remover = spawn(container.engine, ['rm', '--force', container.name], { stdio: 'ignore' });
       remover.once('error', () => resolve());
@@ -249,6 +256,7 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
   /** Service shutdown: no scanner outlives the process that follows it. */
   async stopAll(): Promise<void> {
     await Promise.all([...this.workloads.keys()].map((scanId) => this.stop(scanId)));
+    this.spawner.close();
   }
 }
 
