@@ -53,29 +53,16 @@
  *   BENCH_TIMEOUT   seconds a phase may take before the benchmark gives up (default 300)
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { Writable } from 'node:stream';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { newestMtime } from './support/processes.js';
 import type { KubeObject, ObjectRef } from '../test/support/fake-kube-apiserver.js';
 import type { KubeApiServerChild } from './support/kube-apiserver-child.js';
-import { kubeConfig } from '../test/support/kubeconfig.js';
+import { scanJobName, uploadTokenSecretName } from '../src/runtime/kubernetes/job-manifest.js';
 import { envInteger } from './support/env.js';
-import { peakRssMb as ownPeakRssMb } from '../test/support/peak-rss.js';
+import { cleanup, freePort, newestMtime, runBenchmark, startChild, tempDirectory, waitForHttp, type Child } from './support/processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-// The compiled build when it is up to date (make bench builds first), as the
-// webhooks benchmark does: Vigil's modules run through tsx carry tsx's
-// transforms and helpers, which would be counted as the controller's memory.
-const dist = join(ROOT, 'dist/src/main/composition-root.js');
-const compiled = existsSync(dist) && statSync(dist).mtimeMs >= newestMtime(join(ROOT, 'src'));
-const load = <T>(path: string): Promise<T> => import(join(ROOT, compiled ? `dist/src/${path}.js` : `src/${path}.ts`)) as Promise<T>;
-const { loadSettings } = await load<typeof import('../src/config/settings.js')>('config/settings');
-const { composeVigil } = await load<typeof import('../src/main/composition-root.js')>('main/composition-root');
-const { createLogger } = await load<typeof import('../src/observability/logger.js')>('observability/logger');
-const { scanJobName, uploadTokenSecretName } = await load<typeof import('../src/runtime/kubernetes/job-manifest.js')>('runtime/kubernetes/job-manifest');
 
 const config = {
   scans: envInteger('BENCH_SCANS', 1000, 1),
@@ -100,6 +87,27 @@ async function until(what: string, done: () => boolean | Promise<boolean>, stepM
     if (Date.now() > giveUpAt) throw new Error(`gave up waiting for ${what}`);
     await sleep(stepMs);
   }
+}
+
+/** `vigil serve` as the image runs it: the compiled CLI when it is at least as new as every source file, else the sources through tsx (said in the output). */
+function vigilCommand(): { args: string[]; compiled: boolean } {
+  const dist = join(ROOT, 'dist/src/cli/main.js');
+  if (existsSync(dist) && statSync(dist).mtimeMs >= newestMtime(join(ROOT, 'src'))) return { args: [dist], compiled: true };
+  return { args: ['--import', 'tsx', join(ROOT, 'src/cli/main.ts')], compiled: false };
+}
+
+/** The inherited environment without VIGIL_ settings, LOG_LEVEL or NODE_OPTIONS (the benchmark's --expose-gc is not Vigil's). */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('VIGIL_') && key !== 'LOG_LEVEL' && key !== 'NODE_OPTIONS') env[key] = value;
+  return { ...env, ...extra };
+}
+
+/** VmRSS and VmHWM (the peak) of a process, in MiB, from /proc (test/support/peak-rss.ts reads its own the same way). */
+function residentMib(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? Number.NaN) / 1024;
+  return { rss: field('VmRSS'), peak: field('VmHWM') };
 }
 
 /** The fake API server in its child process (bench/support/kube-apiserver-child.ts), called over IPC. */
@@ -137,6 +145,7 @@ class RemoteApiServer {
   }
 
   async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
     await this.call('stop').catch(() => undefined);
     this.child.disconnect();
@@ -144,103 +153,156 @@ class RemoteApiServer {
   }
 }
 
-const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+/** The REST API of the Vigil child, with the account's key. */
+class Api {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly apiKey: string,
+  ) {}
 
-async function main(): Promise<void> {
-  const server = await RemoteApiServer.start();
-  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-operator-'));
-  const settings = loadSettings({
-    VIGIL_RUNTIME: 'kubernetes',
-    VIGIL_DATA_DIR: dataDir,
-    VIGIL_PORT: '0',
-    VIGIL_ALLOW_TARGETS: '127.0.0.0/8',
-    VIGIL_MAX_CONCURRENT_SCANS: String(config.scans),
-    LOG_LEVEL: 'error',
-  });
-  const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
-  globalThis.gc?.();
-  const baseline = process.memoryUsage();
-  const vigil = composeVigil(settings, createLogger(settings.logLevel, quiet), { defaultMetrics: false, kubeConfig: kubeConfig(await server.call('info')) });
-  const { account } = vigil.accounts.createAccount({ name: 'bench' });
-  const namespace = account.namespace;
-  const http = await vigil.listen();
-  const get = (ref: Omit<ObjectRef, 'namespace'>) => server.call('getObject', { ...ref, namespace });
-  try {
-    log(`operator benchmark (${compiled ? 'compiled dist/' : 'src/ through tsx'}): ${config.scans} NMAP scans through their life on the fake API server (its own process), ${config.rate} Job completions/s`);
-    const started = Date.now();
-    const scans = Array.from({ length: config.scans }, (_, index) => vigil.scans.start(account, { type: 'NMAP', targets: [`127.0.${Math.floor(index / 250)}.${(index % 250) + 1}`] })[0]!);
-    await until('every Job', async () => (await server.call('count', 'batch/v1', 'Job', namespace)) === config.scans);
-    log(`  ${config.scans} Jobs created in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  async request<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: { 'X-SERVICE-API-KEY': this.apiKey, ...(body === undefined || Buffer.isBuffer(body) ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+    return JSON.parse(text) as T;
+  }
 
-    await server.call('runPods', namespace, 'Connect Scan Timing: About 50.00% done; ETC: 10:42\n');
-    await until('progress on every scan', () => scans.every((scan) => vigil.scans.get(account, scan.id).progress >= 50), 50);
-    await until('every CR to show 50 %', async () => (await server.call('scansAtProgress', namespace, 50)) === config.scans, 50);
-
-    const before = await server.call('requestCount');
-    await sleep(10_000);
-    const idle = await server.call('requestTally', before);
-    log(`  requests while ${config.scans} scans run and nothing changes, over 10 s: ${idle.total}${idle.total === 0 ? '' : ` (${Object.entries(idle.byKind).map(([kind, count]) => `${kind} ${count}`).join(', ')})`}`);
-
-    // composeVigil returns the core with it; the Vigil type does not name it. One query a tick instead of a read per scan.
-    const repository = (vigil as unknown as { scanRepository: { idsInStates(states: readonly string[]): string[] } }).scanRepository;
-    const changedAt = new Map<string, number>();
-    const storeLatency: number[] = [];
-    const pendingStore = new Set(scans.map((scan) => scan.id));
-    // The server's process notes when each CR first shows SUCCEEDED (every 5 ms); the clock is the machine's in both.
-    await server.call('track', namespace, 'SUCCEEDED');
-    const watcher = (async () => {
-      while (pendingStore.size > 0) {
-        const running = new Set(repository.idsInStates(['RUNNING']));
-        const now = Date.now();
-        for (const id of pendingStore) {
-          const at = changedAt.get(id);
-          if (at !== undefined && !running.has(id)) {
-            storeLatency.push(now - at);
-            pendingStore.delete(id);
-          }
-        }
-        await sleep(5);
-      }
-    })();
-    const completing = Date.now();
-    for (const [index, scan] of scans.entries()) {
-      const secret = (await get({ apiVersion: 'v1', kind: 'Secret', name: uploadTokenSecretName(scan.name) })) as unknown as { stringData: { token: string } };
-      await vigil.uploads.accept(scan.id, secret.stringData.token, 'nmap.xml', [Buffer.from(NMAP_REPORT)]);
-      const job = (await get({ apiVersion: 'batch/v1', kind: 'Job', name: scanJobName(scan.name) }))!;
-      changedAt.set(scan.id, Date.now());
-      await server.call('setObject', { ...job, status: { conditions: [{ type: 'Complete', status: 'True' }] } } as KubeObject);
-      const due = completing + ((index + 1) * 1000) / config.rate;
-      if (due > Date.now()) await sleep(due - Date.now());
-    }
-    await until('every scan SUCCEEDED in the store', () => pendingStore.size === 0);
-    await watcher;
-    await until('every CR to show SUCCEEDED', async () => Object.keys(await server.call('seen')).length === config.scans, 50);
-    const seen = await server.call('seen');
-    await server.call('stopTracking');
-    const crLatency = scans.map((scan) => seen[scan.name]! - changedAt.get(scan.id)!);
-    await until('the Secrets deleted', async () => (await server.call('count', 'v1', 'Secret', namespace)) === 0, 50);
-    await sleep(1000); // the last Events
-    const failed = scans.filter((scan) => vigil.scans.get(account, scan.id).state !== 'SUCCEEDED');
-    if (failed.length > 0) throw new Error(`${failed.length} scans did not succeed`);
-
-    const tally = await server.call('requestTally', 0);
-    const perScan = (count: number) => (count / config.scans).toFixed(2);
-    log(`  API requests per scan over its whole life: ${perScan(tally.total)} (${perScan(tally.total - tally.events)} without Events; ${tally.total} requests for ${config.scans} scans); plus ${tally.watches} watch requests in all`);
-    for (const [kind, count] of Object.entries(tally.byKind).sort((a, b) => b[1] - a[1])) log(`    ${kind.padEnd(32)} ${perScan(count)} per scan`);
-    log(`  Job Complete -> Scan SUCCEEDED in the store: ${spread(storeLatency)}`);
-    log(`  Job Complete -> Scan CR status SUCCEEDED:    ${spread(crLatency)} (sampled every 5 ms)`);
-    globalThis.gc?.();
-    const memory = process.memoryUsage();
-    const peakRss = ownPeakRssMb() * 1024 * 1024;
-    log(`  the controller's process (Vigil, SQLite, the benchmark's own bookkeeping) after ${config.scans} scans: heap used ${mib(memory.heapUsed)}, RSS ${mib(memory.rss)} (peak ${mib(peakRss)}); before Vigil was composed: heap ${mib(baseline.heapUsed)}, RSS ${mib(baseline.rss)}${globalThis.gc === undefined ? ' (run with NODE_OPTIONS=--expose-gc for figures after a full collection)' : ''}`);
-    const apiServer = await server.call('memory');
-    log(`  the fake API server's process, apart: heap used ${mib(apiServer.heapUsed)}, RSS ${mib(apiServer.rss)}`);
-  } finally {
-    await vigil.close();
-    http.close();
-    await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+  /** Every scan of the account: id, state and progress, page by page. */
+  async scans(): Promise<Array<{ id: string; state: string; progress: number }>> {
+    const all: Array<{ id: string; state: string; progress: number }> = [];
+    let token: string | undefined;
+    do {
+      const page = await this.request<{ data: Array<{ id: string; state: string; progress: number }>; next_page_token?: string | null }>('GET', `/v1/scans?page_size=499${token === undefined ? '' : `&page_token=${encodeURIComponent(token)}`}`);
+      all.push(...page.data);
+      token = page.next_page_token ?? undefined;
+    } while (token !== undefined);
+    return all;
   }
 }
 
-await main();
+/** Runs `work` over `items`, `width` at a time. */
+async function inParallel<T>(items: readonly T[], width: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        await work(items[index]!, index);
+      }
+    }),
+  );
+}
+
+let server: RemoteApiServer | undefined;
+let vigil: Child | undefined;
+
+async function main(): Promise<void> {
+  server = await RemoteApiServer.start();
+  const dataDir = tempDirectory('vigil-bench-operator-');
+  const kubeconfigFile = join(dataDir, 'kubeconfig.json');
+  const info = await server.call('info');
+  // client-node refuses an http:// server unless the cluster entry skips TLS verification (STACK.md).
+  writeFileSync(
+    kubeconfigFile,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'fake', cluster: { server: info.url, 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'bench', user: { token: info.token } }],
+      contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'bench', namespace: 'default' } }],
+      'current-context': 'fake',
+    }),
+  );
+  const command = vigilCommand();
+  const port = await freePort();
+  const env = childEnv({
+    NODE_ENV: 'production',
+    KUBECONFIG: kubeconfigFile,
+    VIGIL_RUNTIME: 'kubernetes',
+    VIGIL_DATA_DIR: dataDir,
+    VIGIL_HOST: '127.0.0.1',
+    VIGIL_PORT: String(port),
+    VIGIL_ALLOW_TARGETS: '127.0.0.0/8',
+    VIGIL_MAX_CONCURRENT_SCANS: String(config.scans),
+    VIGIL_RATE_LIMIT_PER_SECOND: '1000000',
+    VIGIL_RATE_LIMIT_BURST: '1000000',
+    LOG_LEVEL: 'error',
+  });
+  const created = startChild('vigil accounts create', process.execPath, [...command.args, 'accounts', 'create', '--name', 'bench', '--monthly-scan-limit', String(config.scans * 2)], env, ROOT);
+  if ((await created.exited) !== 0) throw new Error(`vigil accounts create failed:\n${created.output()}`);
+  const { api_key: apiKey } = JSON.parse(created.output().trim().split('\n').pop()!) as { api_key: string };
+  const namespace = 'vigil-bench';
+
+  vigil = startChild('vigil serve', process.execPath, [...command.args, 'serve'], env, ROOT);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForHttp(vigil, `${baseUrl}/healthz`);
+  const pid = vigil.process.pid!;
+  const api = new Api(baseUrl, apiKey);
+  const get = (ref: Omit<ObjectRef, 'namespace'>) => server!.call('getObject', { ...ref, namespace });
+  const idle = residentMib(pid);
+  log(`operator benchmark: ${config.scans} NMAP scans through their life; Vigil is \`${command.compiled ? 'node dist/src/cli/main.js serve' : 'node --import tsx src/cli/main.ts serve (dist/ missing or older than src/: make build for the compiled one)'}\` in its own process (kubernetes runtime, KUBECONFIG to the fake API server in another), scans created through the REST API, ${config.rate} Job completions/s`);
+  log(`  Vigil's process once it answers, before any scan: RSS ${idle.rss.toFixed(0)} MiB (peak so far ${idle.peak.toFixed(0)} MiB)`);
+
+  const started = Date.now();
+  const scans: Array<{ id: string; name: string }> = new Array(config.scans);
+  await inParallel(scans, 16, async (_, index) => {
+    const body = await api.request<{ data: { id: string } }>('POST', '/v1/scans', { type: 'NMAP', targets: [`127.0.${Math.floor(index / 250)}.${(index % 250) + 1}`] });
+    scans[index] = { id: body.data.id, name: `scan-${body.data.id}` };
+  });
+  await until('every Job', async () => (await server!.call('count', 'batch/v1', 'Job', namespace)) === config.scans);
+  log(`  ${config.scans} scans created through the API and their Jobs created in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  await server.call('runPods', namespace, 'Connect Scan Timing: About 50.00% done; ETC: 10:42\n');
+  await until('progress on every scan (through the API)', async () => (await api.scans()).every((scan) => scan.progress >= 50), 500);
+
+  const before = await server.call('requestCount');
+  await sleep(10_000);
+  const quiet = await server.call('requestTally', before);
+  log(`  requests while ${config.scans} scans run and nothing changes, over 10 s: ${quiet.total}${quiet.total === 0 ? '' : ` (${Object.entries(quiet.byKind).map(([kind, count]) => `${kind} ${count}`).join(', ')})`}`);
+  const running = residentMib(pid);
+  log(`  Vigil's process with ${config.scans} scans running (Jobs, pods and log streams followed): RSS ${running.rss.toFixed(0)} MiB (peak so far ${running.peak.toFixed(0)} MiB)`);
+
+  const changedAt = new Map<string, number>();
+  // The server's process notes when each CR first shows SUCCEEDED (every 5 ms); the clock is the machine's in both.
+  await server.call('track', namespace, 'SUCCEEDED');
+  const completing = Date.now();
+  for (const [index, scan] of scans.entries()) {
+    const secret = (await get({ apiVersion: 'v1', kind: 'Secret', name: uploadTokenSecretName(scan.name) })) as unknown as { stringData: { token: string } };
+    await api.request('PUT', `/internal/v1/scans/${scan.id}/results/nmap.xml`, Buffer.from(NMAP_REPORT), { authorization: `Bearer ${secret.stringData.token}`, 'content-type': 'application/octet-stream' });
+    const job = (await get({ apiVersion: 'batch/v1', kind: 'Job', name: scanJobName(scan.name) }))!;
+    changedAt.set(scan.name, Date.now());
+    await server.call('setObject', { ...job, status: { conditions: [{ type: 'Complete', status: 'True' }] } } as KubeObject);
+    const due = completing + ((index + 1) * 1000) / config.rate;
+    if (due > Date.now()) await sleep(due - Date.now());
+  }
+  await until('every CR to show SUCCEEDED', async () => Object.keys(await server!.call('seen')).length === config.scans, 50);
+  const seen = await server.call('seen');
+  await server.call('stopTracking');
+  const crLatency = scans.map((scan) => seen[scan.name]! - changedAt.get(scan.name)!);
+  await until('the Secrets deleted', async () => (await server!.call('count', 'v1', 'Secret', namespace)) === 0, 50);
+  await sleep(1000); // the last Events
+  const failed = (await api.scans()).filter((scan) => scan.state !== 'SUCCEEDED');
+  if (failed.length > 0) throw new Error(`${failed.length} scans did not succeed (${failed[0]!.state}, ...)`);
+
+  const tally = await server.call('requestTally', 0);
+  const perScan = (count: number) => (count / config.scans).toFixed(3);
+  log(`  API requests per scan over its whole life: ${perScan(tally.total)} (${perScan(tally.total - tally.events)} without Events; ${tally.total} requests for ${config.scans} scans); plus ${tally.watches} watch requests in all`);
+  for (const [kind, count] of Object.entries(tally.byKind).sort((a, b) => b[1] - a[1])) log(`    ${kind.padEnd(32)} ${perScan(count)} per scan (${count})`);
+  log(`  Job Complete -> Scan CR status SUCCEEDED: ${spread(crLatency)} (sampled every 5 ms)`);
+  const ended = residentMib(pid);
+  await sleep(5_000);
+  const settled = residentMib(pid);
+  log(`  Vigil's process after ${config.scans} scans: RSS ${ended.rss.toFixed(0)} MiB at once, ${settled.rss.toFixed(0)} MiB 5 s later; peak over the run ${settled.peak.toFixed(0)} MiB (VmHWM)`);
+  const apiServer = await server.call('memory');
+  log(`  the fake API server's process, apart: heap used ${(apiServer.heapUsed / 2 ** 20).toFixed(0)} MiB, RSS ${(apiServer.rss / 2 ** 20).toFixed(0)} MiB`);
+}
+
+runBenchmark(main, async () => {
+  await vigil?.stop();
+  await server?.stop();
+  await cleanup();
+});

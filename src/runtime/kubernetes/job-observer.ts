@@ -11,7 +11,7 @@
  * the API server's reason (a missing ServiceAccount, a quota).
  */
 import { Writable } from 'node:stream';
-import * as k8s from '@kubernetes/client-node';
+import * as k8s from './client-node.js';
 import type { Timers } from '../../app/controller/timer.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import { scannerFor } from '../../domain/scanners/index.js';

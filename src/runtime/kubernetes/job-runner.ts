@@ -7,7 +7,7 @@
  * Job with foreground propagation; release deletes the Secrets and revokes
  * the upload token.
  */
-import * as k8s from '@kubernetes/client-node';
+import * as k8s from './client-node.js';
 import type { UploadsService } from '../../app/uploads-service.js';
 import { LOGIN_FAILED_REASON, WorkloadRefusedError, type WorkloadInputs, type WorkloadRunner, type WorkloadStatus } from '../../app/ports.js';
 import { loginFailureOf } from './login-step.js';

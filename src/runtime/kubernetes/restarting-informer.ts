@@ -4,7 +4,7 @@
  * restart) it stops for good (STACK.md); this wrapper starts it again with
  * exponential backoff, and tells a deliberate stop from a failure.
  */
-import * as k8s from '@kubernetes/client-node';
+import * as k8s from './client-node.js';
 import type { TimerHandle, Timers } from '../../app/controller/timer.js';
 import { backoffDelay } from '../../app/controller/backoff.js';
 

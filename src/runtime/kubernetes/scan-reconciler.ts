@@ -21,7 +21,7 @@
  * backoff between failures.
  */
 import { isDeepStrictEqual } from 'node:util';
-import * as k8s from '@kubernetes/client-node';
+import * as k8s from './client-node.js';
 import type { ScansService } from '../../app/scans-service.js';
 import type { ScanRepository } from '../../app/ports.js';
 import type { Account } from '../../domain/accounts/account.js';
