@@ -110,6 +110,15 @@ function residentMib(pid: number): { rss: number; peak: number } {
   return { rss: field('VmRSS'), peak: field('VmHWM') };
 }
 
+/** Heap used and external memory in MiB from Vigil's /metrics (prom-client's Node.js metrics, prefix vigil_). */
+async function heapMib(baseUrl: string): Promise<{ heap: number; external: number }> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} ([0-9.e+]+)`, 'm').exec(text)?.[1] ?? Number.NaN) / 2 ** 20;
+  return { heap: value('vigil_nodejs_heap_size_used_bytes'), external: value('vigil_nodejs_external_memory_bytes') };
+}
+const memoryLine = (rss: { rss: number; peak: number }, heap: { heap: number; external: number }) =>
+  `RSS ${rss.rss.toFixed(0)} MiB (peak so far ${rss.peak.toFixed(0)} MiB), V8 heap used ${heap.heap.toFixed(0)} MiB, external ${heap.external.toFixed(0)} MiB`;
+
 /** The fake API server in its child process (bench/support/kube-apiserver-child.ts), called over IPC. */
 class RemoteApiServer {
   private next = 0;
@@ -231,6 +240,8 @@ async function main(): Promise<void> {
     VIGIL_RATE_LIMIT_PER_SECOND: '1000000',
     VIGIL_RATE_LIMIT_BURST: '1000000',
     LOG_LEVEL: 'error',
+    // Node options for Vigil's process only (a profile, a V8 flag to compare): none by default, as the image runs it.
+    ...(process.env.BENCH_VIGIL_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_VIGIL_NODE_OPTIONS } : {}),
   });
   const created = startChild('vigil accounts create', process.execPath, [...command.args, 'accounts', 'create', '--name', 'bench', '--monthly-scan-limit', String(config.scans * 2)], env, ROOT);
   if ((await created.exited) !== 0) throw new Error(`vigil accounts create failed:\n${created.output()}`);
@@ -244,8 +255,9 @@ async function main(): Promise<void> {
   const api = new Api(baseUrl, apiKey);
   const get = (ref: Omit<ObjectRef, 'namespace'>) => server!.call('getObject', { ...ref, namespace });
   const idle = residentMib(pid);
+  const idleHeap = await heapMib(baseUrl);
   log(`operator benchmark: ${config.scans} NMAP scans through their life; Vigil is \`${command.compiled ? 'node dist/src/cli/main.js serve' : 'node --import tsx src/cli/main.ts serve (dist/ missing or older than src/: make build for the compiled one)'}\` in its own process (kubernetes runtime, KUBECONFIG to the fake API server in another), scans created through the REST API, ${config.rate} Job completions/s`);
-  log(`  Vigil's process once it answers, before any scan: RSS ${idle.rss.toFixed(0)} MiB (peak so far ${idle.peak.toFixed(0)} MiB)`);
+  log(`  Vigil's process once it answers, before any scan: ${memoryLine(idle, idleHeap)}`);
 
   const started = Date.now();
   const scans: Array<{ id: string; name: string }> = new Array(config.scans);
@@ -263,8 +275,7 @@ async function main(): Promise<void> {
   await sleep(10_000);
   const quiet = await server.call('requestTally', before);
   log(`  requests while ${config.scans} scans run and nothing changes, over 10 s: ${quiet.total}${quiet.total === 0 ? '' : ` (${Object.entries(quiet.byKind).map(([kind, count]) => `${kind} ${count}`).join(', ')})`}`);
-  const running = residentMib(pid);
-  log(`  Vigil's process with ${config.scans} scans running (Jobs, pods and log streams followed): RSS ${running.rss.toFixed(0)} MiB (peak so far ${running.peak.toFixed(0)} MiB)`);
+  log(`  Vigil's process with ${config.scans} scans running (Jobs, pods and log streams followed): ${memoryLine(residentMib(pid), await heapMib(baseUrl))}`);
 
   const changedAt = new Map<string, number>();
   // The server's process notes when each CR first shows SUCCEEDED (every 5 ms); the clock is the machine's in both.
@@ -296,7 +307,7 @@ async function main(): Promise<void> {
   const ended = residentMib(pid);
   await sleep(5_000);
   const settled = residentMib(pid);
-  log(`  Vigil's process after ${config.scans} scans: RSS ${ended.rss.toFixed(0)} MiB at once, ${settled.rss.toFixed(0)} MiB 5 s later; peak over the run ${settled.peak.toFixed(0)} MiB (VmHWM)`);
+  log(`  Vigil's process after ${config.scans} scans: RSS ${ended.rss.toFixed(0)} MiB at once; 5 s later ${memoryLine(settled, await heapMib(baseUrl))}; peak over the run ${settled.peak.toFixed(0)} MiB (VmHWM)`);
   const apiServer = await server.call('memory');
   log(`  the fake API server's process, apart: heap used ${(apiServer.heapUsed / 2 ** 20).toFixed(0)} MiB, RSS ${(apiServer.rss / 2 ** 20).toFixed(0)} MiB`);
 }
