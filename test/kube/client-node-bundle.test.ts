@@ -5,8 +5,7 @@
  * and the bundle, loaded by plain Node as compiled Vigil loads it, exports
  * exactly the door's values, inlines the client instead of importing it,
  * and works against the fake API server (a list, a custom object created
- * and merge-patched through its status, an informer's list and watch, a
- * followed log).
+ * and merge-patched through its status, an informer's list and watch).
  */
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
@@ -45,12 +44,7 @@ const informer = k8s.makeInformer(kc, '/api/v1/namespaces/ns/pods', () => core.l
 await informer.start();
 const cached = informer.list().map((pod) => pod.metadata.name);
 await informer.stop();
-const lines = [];
-const { Writable } = await import('node:stream');
-const sink = new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } });
-const request = await new k8s.Log(kc).log('ns', 'pod-a', 'scanner', sink, { follow: false });
-await new Promise((resolve) => sink.on('finish', resolve));
-process.stdout.write(JSON.stringify({ exports: Object.keys(k8s).sort(), pods: pods.items.map((pod) => pod.metadata.name), notFound, cached, log: lines.join('') }));
+process.stdout.write(JSON.stringify({ exports: Object.keys(k8s).sort(), pods: pods.items.map((pod) => pod.metadata.name), notFound, cached }));
 `;
 
 describe('the Kubernetes client: one door, bundled by the build', function () {
@@ -73,14 +67,12 @@ describe('the Kubernetes client: one door, bundled by the build', function () {
     await server.start();
     try {
       server.setObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pod-a', namespace: 'ns' } } as KubeObject);
-      server.setPodLog('ns', 'pod-a', 'About 50.00% done\n', 'scanner');
       const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', CHILD, outfile, server.url, DEFAULT_TOKEN], { env: { ...process.env, NODE_OPTIONS: '' } });
-      const result = JSON.parse(stdout) as { exports: string[]; pods: string[]; notFound: number; cached: string[]; log: string };
+      const result = JSON.parse(stdout) as { exports: string[]; pods: string[]; notFound: number; cached: string[] };
       expect(result.exports).to.deep.equal(doorValues());
       expect(result.pods).to.deep.equal(['pod-a']);
       expect(result.notFound, 'ApiException keeps its numeric code (kube-errors.ts)').to.equal(404);
       expect(result.cached).to.deep.equal(['pod-a']);
-      expect(result.log).to.equal('About 50.00% done\n');
       expect((server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: 'ns', name: 'one' })?.status as { state?: string }).state).to.equal('RUNNING');
     } finally {
       await server.stop();

@@ -15,6 +15,7 @@ import * as k8s from './client-node.js';
 import type { Timers } from '../../app/controller/timer.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import { scannerFor } from '../../domain/scanners/index.js';
+import { LogFollower, type FollowedLog } from './log-follower.js';
 import { RestartingInformer } from './restarting-informer.js';
 import { jobHealth, NO_POD_GRACE_MS, type JobHealth } from './workload-health.js';
 
@@ -47,19 +48,19 @@ export class JobObserver {
   private readonly jobs: RestartingInformer<k8s.V1Job>;
   private readonly pods: RestartingInformer<k8s.V1Pod>;
   private readonly core: k8s.CoreV1Api;
-  private readonly logs: k8s.Log;
+  private readonly logs: LogFollower;
   private readonly listeners: Array<(scanId: string) => void> = [];
   /** Jobs this process created that the cache has not shown yet (a watch event is a moment behind the create). */
   private readonly created = new Map<string, k8s.V1Job>();
   private readonly podsByScan = new Map<string, Map<string, k8s.V1Pod>>();
   private readonly watches = new Map<string, ScanWatch>();
   /** Pods whose scanner log is followed (or was: one stream per pod for its life). */
-  private readonly followed = new Map<string, AbortController | undefined>();
+  private readonly followed = new Map<string, FollowedLog | undefined>();
 
   constructor(private readonly options: JobObserverOptions) {
     const batch = options.kubeConfig.makeApiClient(k8s.BatchV1Api);
     this.core = options.kubeConfig.makeApiClient(k8s.CoreV1Api);
-    this.logs = new k8s.Log(options.kubeConfig);
+    this.logs = new LogFollower(options.kubeConfig);
     this.jobs = new RestartingInformer<k8s.V1Job>({
       kubeConfig: options.kubeConfig,
       path: '/apis/batch/v1/jobs',
@@ -219,7 +220,7 @@ export class JobObserver {
     this.followed.set(podKey(pod), undefined);
     const lines = new LineSplitter((line) => this.progressLine(scanId, type, line));
     this.logs
-      .log(pod.metadata!.namespace!, pod.metadata!.name!, 'scanner', lines, { follow: true, tailLines: 50 })
+      .follow(pod.metadata!.namespace!, pod.metadata!.name!, 'scanner', lines, { tailLines: 50 })
       .then((stream) => {
         if (this.followed.has(podKey(pod))) this.followed.set(podKey(pod), stream);
         else stream.abort();
@@ -279,8 +280,8 @@ class LineSplitter extends Writable {
  * What the caches keep of a Job or a pod: its metadata (names, labels,
  * owners) and status, which is all Vigil reads of them (workload-health.ts,
  * login-step.ts). The spec, the pod template with its containers, and the
- * server's managedFields are dropped: about 40 MiB of the controller's heap
- * with 1,000 scans running (bench/operator.ts).
+ * server's managedFields are dropped: the pod template is most of a Job's
+ * size, and a real pod's spec most of a pod's.
  */
 export function trimCached(object: { spec?: unknown; metadata?: { managedFields?: unknown } }): void {
   delete object.spec;
