@@ -1,56 +1,94 @@
 /**
- * Benchmark: the Kubernetes half (issue 13). Vigil runs in this process in
- * the kubernetes runtime against the fake API server the tests use, which
- * runs in a child process of its own (bench/support/kube-apiserver-child.ts,
- * driven over IPC), and BENCH_SCANS Scans go through their whole life: Job
- * created, pod running with a followed log line of progress, results
- * uploaded, Job Complete, Scan SUCCEEDED, Secrets deleted. Prints, and
- * asserts nothing:
+ * Benchmark: the Kubernetes half (issue 13). Vigil runs as users run it:
+ * `node dist/src/cli/main.js serve` (the image's entry point, compiled by
+ * `make build`; the sources through tsx only when dist/ is missing or older
+ * than src/, and then it says so) in a process of its own, in the kubernetes
+ * runtime, with KUBECONFIG pointing at the fake API server the tests use,
+ * which runs in another child process (bench/support/kube-apiserver-child.ts,
+ * driven over IPC). The account is made with `vigil accounts create`,
+ * BENCH_SCANS NMAP scans are created through the REST API, and each goes
+ * through its whole life: Job created, pod running with a followed log line
+ * of progress, results uploaded to the internal upload endpoint with the
+ * token from its Secret, Job Complete, Scan SUCCEEDED, Secrets deleted.
+ * Prints, and asserts nothing:
  *
  * - API requests per scan over its whole life, by kind, with and without
  *   Events (watches are counted apart: they are per informer, not per scan);
  * - requests while every scan runs and nothing changes (aim: none);
- * - the time from a Job's change (Complete) to the Scan's state in the store
- *   and on its CR (p50/p99/max; the CR's is sampled in the server's process
- *   every 5 ms);
- * - the controller's memory (heap and RSS of this process, which holds Vigil,
- *   SQLite and the benchmark's own few maps) once every scan ran, beside the
- *   same figures after Vigil's modules were loaded and before it was composed,
- *   and the fake API server's apart. Run with `node --expose-gc`
- *   (NODE_OPTIONS) for figures after a full collection.
+ * - the time from a Job's change (Complete) to the Scan CR's state
+ *   (p50/p99/max; sampled in the server's process every 5 ms);
+ * - the memory of Vigil's process: VmRSS and VmHWM (its peak) from
+ *   /proc/<pid>/status, with V8's heap used and external memory from its
+ *   /metrics, once it answers, with every scan running, and after the last
+ *   one; and the fake API server's apart.
  *
- * Figures (BENCH_SCANS=1000 NODE_OPTIONS=--expose-gc, a 2-CPU VM shared with
- * other work):
- * - before: 11.02 requests per scan (8.02 without Events): status writes
- *   3.01, Events 3.00 (JobCreated, Running, Succeeded), one each to create
- *   the CR, the Secret and the Job, follow the log and delete the Secrets.
- *   Memory, Vigil and the fake API server in one process: heap 155 MiB, RSS
- *   470 MiB.
- * - after: 10.01 (8.01 without Events; earlier runs 10.02): JobCreated folded into Running (the
- *   start creates the Job and makes the scan RUNNING in one step; the
- *   Running Event names the Job), Events 2.00. The .02 left is 5 requests
- *   per process (four lists, the scanner ServiceAccount) and a few QUEUED
- *   status writes of scans that waited their turn to start (status writes
- *   3.00 in the last run). With a few scans
- *   at a time, a scan also cost a QUEUED status write while its Job was
- *   being created, a second POST of its CR (answered 409, then a GET: the
- *   reconciler and the runner raced the informer) and a status written again
- *   when the cache was behind Vigil's own write; all three are gone
- *   (test/kube/scan-lifecycle-requests.test.ts pins 10 per scan).
- *   Memory, the fake API server apart: the controller's process heap 118 MiB,
- *   RSS 329 MiB (peak 374 MiB), of which Vigil's modules loaded under tsx
- *   are heap 100 MiB, RSS 331 MiB before any scan (compiled, importing
- *   dist/src/main/composition-root.js alone takes 78 MiB heap, 211 MiB RSS):
- *   1,000 scans add about 18 MiB of heap and at most about 45 MiB of RSS at
- *   the peak. The fake API server: heap 38 MiB, RSS 171 MiB.
- *   Job Complete -> CR status SUCCEEDED p50 87 ms, p99 426 ms (store: p50
- *   50 ms, p99 219 ms) with the machine busy (Jobs created in 20 s, 9.5 s
- *   in the run before); the in-process server measured p99 56-63 ms.
+ * Run: `make build && BENCH_SCANS=1000 npx tsx bench/operator.ts`
+ * (NODE_OPTIONS applies to the benchmark and the fake API server only;
+ * BENCH_VIGIL_NODE_OPTIONS, e.g. "--heapsnapshot-signal=SIGUSR2
+ * --diagnostic-dir=/tmp", to Vigil's process).
+ *
+ * Figures (BENCH_SCANS=1000, a 2-CPU VM shared with other work):
+ * - before (the last session): 10.01 requests per scan (3.00-3.01 status
+ *   writes: RUNNING, one step of progress, the end, and a few QUEUED; 2
+ *   Events; one each to create the CR, the Secret and the Job, follow the
+ *   log and delete the Secrets; 5 per process). Memory, measured in the
+ *   benchmark's own process (tsx, the benchmark and Vigil together): RSS 312
+ *   MiB after 1,000 scans (peak 323 MiB). Measured the new way on the code
+ *   of that session: Vigil's process 133 MiB RSS once it answers, 213 MiB
+ *   with 1,000 scans running (heap used 113 MiB), peak 235-245 MiB, 161-191
+ *   MiB after; 10.009-10.026 requests per scan (4 POSTs of the scanner
+ *   ServiceAccount: 1,000 starts at once each sent one until the first
+ *   answered).
+ * - after (two runs): 9.005 requests per scan (7.005 without Events): 2.000
+ *   status writes (RUNNING and the end: progress alone and QUEUED are not
+ *   written), 2 Events, one each to create the CR, the Secret and the Job,
+ *   follow the log and delete the Secrets, and the 5 per process (the
+ *   ServiceAccount POSTed once). A third run, with the machine so loaded
+ *   that Jobs took 48 s to create, read the events of 8 pod-less Jobs past
+ *   their grace (9.013). None while scans run. Job Complete -> CR status
+ *   p50 66-76 ms, p99 164-318 ms, max 408-524 ms.
+ *   Vigil's process: RSS 133 MiB once it answers (heap used 34 MiB); 191
+ *   MiB with 1,000 scans running (heap used 83-88 MiB); after them 177 MiB
+ *   (heap 58 MiB) in one run and 219 MiB (heap 111 MiB, not yet collected)
+ *   in the other; peak (VmHWM) 206 and 219 MiB, reached while the scans end
+ *   (100 a second: uploads parsed, rows written, status writes, Events and
+ *   Secrets deleted). So under 200 MB at rest and while 1,000 scans run,
+ *   not at the peak. The fake API server apart: RSS 169-180 MiB.
+ *
+ * Where the memory went, and what changed:
+ * - @kubernetes/client-node's index loads every model and API of the
+ *   Kubernetes API (thousands of ES modules): about 75 MiB RSS over bare
+ *   Node. Vigil imports it through one module
+ *   (src/runtime/kubernetes/client-node.ts) that the build bundles with
+ *   esbuild (scripts/bundle-client-node.ts): 1.7 MB, about 20 MiB. Importing
+ *   the compiled composition root: 145 -> 120 MiB RSS (heap 48 -> 31 MiB);
+ *   loading nodemailer with the first e-mail instead of at start: 110 MiB.
+ * - With 1,000 scans running, half of the heap they added was their 1,000
+ *   followed log streams: client-node's Log kept a node-fetch request, an
+ *   Agent and a copy of the TLS options per stream. They now share one
+ *   Agent on Node's http(s).request (src/runtime/kubernetes/log-follower.ts):
+ *   heap with 1,000 scans running 103-113 -> 90 MiB, RSS 203-213 -> 192 MiB.
+ * - The Job and pod caches keep metadata and status only (the informer trims
+ *   each object before its cache keeps it): a Job's pod template is most of
+ *   its size, and a real pod's spec most of a pod's (the fake server's pods
+ *   here have none, so this shows less here than on a cluster).
+ * - Finished Jobs and their pods stay in the caches until the Job's
+ *   ttlSecondsAfterFinished (3600 s) deletes them; the per-scan maps of the
+ *   observer and the reconciler are pruned when a scan ends; the Event
+ *   recorder keeps at most 4,096 entries.
+ * - What is left over bare Node (39 MiB): Vigil's modules (express,
+ *   openapi-backend with its compiled validators, zod, undici, prom-client,
+ *   better-sqlite3, about 70 MiB) and V8's young generation, which grows to
+ *   two 16 MiB semi-spaces under load: NODE_OPTIONS=--max-semi-space-size=2
+ *   takes about 28 MiB off Vigil's RSS at rest (105 MiB once it answers,
+ *   153 MiB after the 1,000 scans) but left a peak of 203 MiB in the one
+ *   run made (beside the full test suite).
  *
  * Environment:
- *   BENCH_SCANS     scans (default 1000)
- *   BENCH_RATE      Job completions per second (default 100)
- *   BENCH_TIMEOUT   seconds a phase may take before the benchmark gives up (default 300)
+ *   BENCH_SCANS               scans (default 1000)
+ *   BENCH_RATE                Job completions per second (default 100)
+ *   BENCH_TIMEOUT             seconds a phase may take before the benchmark gives up (default 300)
+ *   BENCH_VIGIL_NODE_OPTIONS  NODE_OPTIONS for Vigil's process only (default none)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
