@@ -33,12 +33,12 @@
  *   Events; one each to create the CR, the Secret and the Job, follow the
  *   log and delete the Secrets; 5 per process). Memory, measured in the
  *   benchmark's own process (tsx, the benchmark and Vigil together): RSS 312
- *   MiB after 1,000 scans (peak 323 MiB). Measured the new way on the code
- *   of that session: Vigil's process 133 MiB RSS once it answers, 213 MiB
- *   with 1,000 scans running (heap used 113 MiB), peak 235-245 MiB, 161-191
- *   MiB after; 10.009-10.026 requests per scan (4 POSTs of the scanner
- *   ServiceAccount: 1,000 starts at once each sent one until the first
- *   answered).
+ *   MiB after 1,000 scans (peak 323 MiB). Measured the new way with only the
+ *   client bundled (the first step below): Vigil's process 133 MiB RSS once
+ *   it answers, 213 MiB with 1,000 scans running (heap used 113 MiB), 191-245
+ *   MiB after, peak 235-245 MiB; 10.009-10.026 requests per scan (4 POSTs of
+ *   the scanner ServiceAccount: 1,000 starts at once each sent one until the
+ *   first answered).
  * - after (two runs): 9.005 requests per scan (7.005 without Events): 2.000
  *   status writes (RUNNING and the end: progress alone and QUEUED are not
  *   written), 2 Events, one each to create the CR, the Secret and the Job,

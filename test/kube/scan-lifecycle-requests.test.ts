@@ -127,12 +127,10 @@ describe('Kubernetes runtime: API requests per Scan over its whole life', functi
     expect(shared.map((request) => `${request.method} ${request.path.split('/').pop()}`).sort()).to.deep.equal(['GET jobs', 'GET pods', 'GET scans', 'GET scheduledscans', 'POST serviceaccounts']);
   }
 
-  it('costs 9 requests a scan started at once, Events included, with one line of progress', async () => {
+  it('costs 9 requests a scan started at once, Events included, with one line of progress; scans starting together share one ServiceAccount request', async () => {
     await startService();
-    const scans: Started[] = [];
-    for (const target of ['127.0.0.1', '127.0.0.2', '127.0.0.3']) {
-      const scan = await create(target);
-      scans.push(scan);
+    const scans = await Promise.all(['127.0.0.1', '127.0.0.2', '127.0.0.3'].map(create));
+    for (const scan of scans) {
       await run(scan, [50]);
       await finish(scan);
     }
