@@ -228,8 +228,10 @@ export class JobObserver {
       .catch((error: unknown) => this.options.onError('scanner log not followed; progress shows at the end', error));
   }
 
+  /** The key stays (one stream per pod for its life), the stream's handle goes. */
   private stopFollowing(key: string): void {
     this.followed.get(key)?.abort();
+    if (this.followed.has(key)) this.followed.set(key, undefined);
   }
 
   private progressLine(scanId: string, type: ScanType, line: string): void {

@@ -48,7 +48,10 @@ export class LogFollower {
           return;
         }
         response.pipe(sink);
-        resolve({ abort: () => outgoing.destroy() });
+        // Once the stream closed, the handle keeps nothing of it (the observer keeps handles until the pod is deleted).
+        let live: http.ClientRequest | undefined = outgoing;
+        outgoing.once('close', () => (live = undefined));
+        resolve({ abort: () => live?.destroy() });
       });
       outgoing.end();
     });
