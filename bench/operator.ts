@@ -39,21 +39,21 @@
  *   MiB after, peak 235-245 MiB; 10.009-10.026 requests per scan (4 POSTs of
  *   the scanner ServiceAccount: 1,000 starts at once each sent one until the
  *   first answered).
- * - after (two runs): 9.005 requests per scan (7.005 without Events): 2.000
- *   status writes (RUNNING and the end: progress alone and QUEUED are not
- *   written), 2 Events, one each to create the CR, the Secret and the Job,
- *   follow the log and delete the Secrets, and the 5 per process (the
- *   ServiceAccount POSTed once). A third run, with the machine so loaded
- *   that Jobs took 48 s to create, read the events of 8 pod-less Jobs past
- *   their grace (9.013). None while scans run. Job Complete -> CR status
- *   p50 66-76 ms, p99 164-318 ms, max 408-524 ms.
- *   Vigil's process: RSS 133 MiB once it answers (heap used 34 MiB); 191
- *   MiB with 1,000 scans running (heap used 83-88 MiB); after them 177 MiB
- *   (heap 58 MiB) in one run and 219 MiB (heap 111 MiB, not yet collected)
- *   in the other; peak (VmHWM) 206 and 219 MiB, reached while the scans end
- *   (100 a second: uploads parsed, rows written, status writes, Events and
- *   Secrets deleted). So under 200 MB at rest and while 1,000 scans run,
- *   not at the peak. The fake API server apart: RSS 169-180 MiB.
+ * - after (three runs): 9.005 requests per scan in two (7.005 without Events):
+ *   2.000 status writes (RUNNING and the end: progress alone and QUEUED are
+ *   not written), 2 Events, one each to create the CR, the Secret and the
+ *   Job, follow the log and delete the Secrets, and the 5 per process (the
+ *   ServiceAccount POSTed once). The third, with the machine so loaded that
+ *   Jobs took 48 s to create, read the events of 8 pod-less Jobs past their
+ *   grace (9.013). None while scans run. Job Complete -> CR status
+ *   p50 35-76 ms, p99 68-318 ms, max 158-524 ms.
+ *   Vigil's process: RSS 132-133 MiB once it answers (heap used 34 MiB);
+ *   191-193 MiB with 1,000 scans running (heap used 83-89 MiB); after them
+ *   177 MiB (heap 58 MiB) in one run and 219 MiB (heap 111 MiB, not yet
+ *   collected) in two; peak (VmHWM) 206, 219 and 219 MiB, reached while the
+ *   scans end (100 a second: uploads parsed, rows written, status writes,
+ *   Events, Secrets deleted). So under 200 MB at rest and while 1,000 scans
+ *   run, not at the peak. The fake API server apart: RSS 169-180 MiB.
  *
  * Where the memory went, and what changed:
  * - @kubernetes/client-node's index loads every model and API of the
