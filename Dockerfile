@@ -21,13 +21,16 @@ COPY package.json package-lock.json ./
 FROM toolchain AS deps
 RUN npm ci --omit=dev --no-audit --no-fund
 
-# The TypeScript compiler is a dev dependency: compile in a stage of its own
-# (BuildKit runs it beside deps).
+# The TypeScript compiler and esbuild are dev dependencies: compile in a stage
+# of its own (BuildKit runs it beside deps). npm run build is tsc, then esbuild
+# bundling src/runtime/kubernetes/client-node.ts over tsc's output, so `vigil
+# serve` loads the few parts of @kubernetes/client-node it uses.
 FROM toolchain AS build
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npx tsc -p tsconfig.build.json
+COPY scripts/bundle-client-node.ts ./scripts/
+RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime
 # Chromium replays login recordings (the embedded runtime in `serve`, and the

@@ -22,8 +22,8 @@ $(NODE_MODULES_STAMP): package.json package-lock.json
 deps: $(NODE_MODULES_STAMP) ## Install npm dependencies (npm ci) when package files changed
 
 .PHONY: build
-build: deps ## Install dependencies and compile TypeScript to dist/
-	npx tsc -p tsconfig.build.json
+build: deps ## Install dependencies and compile TypeScript to dist/ (npm run build: tsc, then esbuild bundles the Kubernetes client)
+	npm run build --silent
 
 .PHONY: run
 run: build ## Build and run `vigil serve` with the embedded runtime (Ctrl-C stops it)

@@ -1,81 +1,106 @@
 /**
- * Benchmark: the Kubernetes half (issue 13). Vigil runs in this process in
- * the kubernetes runtime against the fake API server the tests use, which
- * runs in a child process of its own (bench/support/kube-apiserver-child.ts,
- * driven over IPC), and BENCH_SCANS Scans go through their whole life: Job
- * created, pod running with a followed log line of progress, results
- * uploaded, Job Complete, Scan SUCCEEDED, Secrets deleted. Prints, and
- * asserts nothing:
+ * Benchmark: the Kubernetes half (issue 13). Vigil runs as users run it:
+ * `node dist/src/cli/main.js serve` (the image's entry point, compiled by
+ * `make build`; the sources through tsx only when dist/ is missing or older
+ * than src/, and then it says so) in a process of its own, in the kubernetes
+ * runtime, with KUBECONFIG pointing at the fake API server the tests use,
+ * which runs in another child process (bench/support/kube-apiserver-child.ts,
+ * driven over IPC). The account is made with `vigil accounts create`,
+ * BENCH_SCANS NMAP scans are created through the REST API, and each goes
+ * through its whole life: Job created, pod running with a followed log line
+ * of progress, results uploaded to the internal upload endpoint with the
+ * token from its Secret, Job Complete, Scan SUCCEEDED, Secrets deleted.
+ * Prints, and asserts nothing:
  *
  * - API requests per scan over its whole life, by kind, with and without
  *   Events (watches are counted apart: they are per informer, not per scan);
  * - requests while every scan runs and nothing changes (aim: none);
- * - the time from a Job's change (Complete) to the Scan's state in the store
- *   and on its CR (p50/p99/max; the CR's is sampled in the server's process
- *   every 5 ms);
- * - the controller's memory (heap and RSS of this process, which holds Vigil,
- *   SQLite and the benchmark's own few maps) once every scan ran, beside the
- *   same figures after Vigil's modules were loaded and before it was composed,
- *   and the fake API server's apart. Run with `node --expose-gc`
- *   (NODE_OPTIONS) for figures after a full collection.
+ * - the time from a Job's change (Complete) to the Scan CR's state
+ *   (p50/p99/max; sampled in the server's process every 5 ms);
+ * - the memory of Vigil's process: VmRSS and VmHWM (its peak) from
+ *   /proc/<pid>/status, with V8's heap used and external memory from its
+ *   /metrics, once it answers, with every scan running, and after the last
+ *   one; and the fake API server's apart.
  *
- * Figures (BENCH_SCANS=1000 NODE_OPTIONS=--expose-gc, a 2-CPU VM shared with
- * other work):
- * - before: 11.02 requests per scan (8.02 without Events): status writes
- *   3.01, Events 3.00 (JobCreated, Running, Succeeded), one each to create
- *   the CR, the Secret and the Job, follow the log and delete the Secrets.
- *   Memory, Vigil and the fake API server in one process: heap 155 MiB, RSS
- *   470 MiB.
- * - after: 10.01 (8.01 without Events; earlier runs 10.02): JobCreated folded into Running (the
- *   start creates the Job and makes the scan RUNNING in one step; the
- *   Running Event names the Job), Events 2.00. The .02 left is 5 requests
- *   per process (four lists, the scanner ServiceAccount) and a few QUEUED
- *   status writes of scans that waited their turn to start (status writes
- *   3.00 in the last run). With a few scans
- *   at a time, a scan also cost a QUEUED status write while its Job was
- *   being created, a second POST of its CR (answered 409, then a GET: the
- *   reconciler and the runner raced the informer) and a status written again
- *   when the cache was behind Vigil's own write; all three are gone
- *   (test/kube/scan-lifecycle-requests.test.ts pins 10 per scan).
- *   Memory, the fake API server apart: the controller's process heap 118 MiB,
- *   RSS 329 MiB (peak 374 MiB), of which Vigil's modules loaded under tsx
- *   are heap 100 MiB, RSS 331 MiB before any scan (compiled, importing
- *   dist/src/main/composition-root.js alone takes 78 MiB heap, 211 MiB RSS):
- *   1,000 scans add about 18 MiB of heap and at most about 45 MiB of RSS at
- *   the peak. The fake API server: heap 38 MiB, RSS 171 MiB.
- *   Job Complete -> CR status SUCCEEDED p50 87 ms, p99 426 ms (store: p50
- *   50 ms, p99 219 ms) with the machine busy (Jobs created in 20 s, 9.5 s
- *   in the run before); the in-process server measured p99 56-63 ms.
+ * Run: `make build && BENCH_SCANS=1000 npx tsx bench/operator.ts`
+ * (NODE_OPTIONS applies to the benchmark and the fake API server only;
+ * BENCH_VIGIL_NODE_OPTIONS, e.g. "--heapsnapshot-signal=SIGUSR2
+ * --diagnostic-dir=/tmp", to Vigil's process).
+ *
+ * Figures (BENCH_SCANS=1000, a 2-CPU VM shared with other work):
+ * - before (the last session): 10.01 requests per scan (3.00-3.01 status
+ *   writes: RUNNING, one step of progress, the end, and a few QUEUED; 2
+ *   Events; one each to create the CR, the Secret and the Job, follow the
+ *   log and delete the Secrets; 5 per process). Memory, measured in the
+ *   benchmark's own process (tsx, the benchmark and Vigil together): RSS 312
+ *   MiB after 1,000 scans (peak 323 MiB). Measured the new way with only the
+ *   client bundled (the first step below): Vigil's process 133 MiB RSS once
+ *   it answers, 213 MiB with 1,000 scans running (heap used 113 MiB), 191-245
+ *   MiB after, peak 235-245 MiB; 10.009-10.026 requests per scan (4 POSTs of
+ *   the scanner ServiceAccount: 1,000 starts at once each sent one until the
+ *   first answered).
+ * - after (three runs): 9.005 requests per scan in two (7.005 without Events):
+ *   2.000 status writes (RUNNING and the end: progress alone and QUEUED are
+ *   not written), 2 Events, one each to create the CR, the Secret and the
+ *   Job, follow the log and delete the Secrets, and the 5 per process (the
+ *   ServiceAccount POSTed once). The third, with the machine so loaded that
+ *   Jobs took 48 s to create, read the events of 8 pod-less Jobs past their
+ *   grace (9.013). None while scans run. Job Complete -> CR status
+ *   p50 35-76 ms, p99 68-318 ms, max 158-524 ms.
+ *   Vigil's process: RSS 132-133 MiB once it answers (heap used 34 MiB);
+ *   191-193 MiB with 1,000 scans running (heap used 83-89 MiB); after them
+ *   177 MiB (heap 58 MiB) in one run and 219 MiB (heap 111 MiB, not yet
+ *   collected) in two; peak (VmHWM) 206, 219 and 219 MiB, reached while the
+ *   scans end (100 a second: uploads parsed, rows written, status writes,
+ *   Events, Secrets deleted). So under 200 MB at rest and while 1,000 scans
+ *   run, not at the peak. The fake API server apart: RSS 169-180 MiB.
+ *
+ * Where the memory went, and what changed:
+ * - @kubernetes/client-node's index loads every model and API of the
+ *   Kubernetes API (thousands of ES modules): about 75 MiB RSS over bare
+ *   Node. Vigil imports it through one module
+ *   (src/runtime/kubernetes/client-node.ts) that the build bundles with
+ *   esbuild (scripts/bundle-client-node.ts): 1.7 MB, about 20 MiB. Importing
+ *   the compiled composition root: 145 -> 120 MiB RSS (heap 48 -> 31 MiB);
+ *   loading nodemailer with the first e-mail instead of at start: 110 MiB.
+ * - With 1,000 scans running, half of the heap they added was their 1,000
+ *   followed log streams: client-node's Log kept a node-fetch request, an
+ *   Agent and a copy of the TLS options per stream. They now share one
+ *   Agent on Node's http(s).request (src/runtime/kubernetes/log-follower.ts):
+ *   heap with 1,000 scans running 103-113 -> 90 MiB, RSS 203-213 -> 192 MiB.
+ * - The Job and pod caches keep metadata and status only (the informer trims
+ *   each object before its cache keeps it): a Job's pod template is most of
+ *   its size, and a real pod's spec most of a pod's (the fake server's pods
+ *   here have none, so this shows less here than on a cluster).
+ * - Finished Jobs and their pods stay in the caches until the Job's
+ *   ttlSecondsAfterFinished (3600 s) deletes them; the per-scan maps of the
+ *   observer and the reconciler are pruned when a scan ends; the Event
+ *   recorder keeps at most 4,096 entries.
+ * - What is left over bare Node (39 MiB): Vigil's modules (express,
+ *   openapi-backend with its compiled validators, zod, undici, prom-client,
+ *   better-sqlite3, about 70 MiB) and V8's young generation, which grows to
+ *   two 16 MiB semi-spaces under load: NODE_OPTIONS=--max-semi-space-size=2
+ *   takes about 28 MiB off Vigil's RSS at rest (105 MiB once it answers,
+ *   153 MiB after the 1,000 scans) but left a peak of 203 MiB in the one
+ *   run made (beside the full test suite).
  *
  * Environment:
- *   BENCH_SCANS     scans (default 1000)
- *   BENCH_RATE      Job completions per second (default 100)
- *   BENCH_TIMEOUT   seconds a phase may take before the benchmark gives up (default 300)
+ *   BENCH_SCANS               scans (default 1000)
+ *   BENCH_RATE                Job completions per second (default 100)
+ *   BENCH_TIMEOUT             seconds a phase may take before the benchmark gives up (default 300)
+ *   BENCH_VIGIL_NODE_OPTIONS  NODE_OPTIONS for Vigil's process only (default none)
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { Writable } from 'node:stream';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { newestMtime } from './support/processes.js';
 import type { KubeObject, ObjectRef } from '../test/support/fake-kube-apiserver.js';
 import type { KubeApiServerChild } from './support/kube-apiserver-child.js';
-import { kubeConfig } from '../test/support/kubeconfig.js';
+import { scanJobName, uploadTokenSecretName } from '../src/runtime/kubernetes/job-manifest.js';
 import { envInteger } from './support/env.js';
-import { peakRssMb as ownPeakRssMb } from '../test/support/peak-rss.js';
+import { cleanup, freePort, newestMtime, runBenchmark, startChild, tempDirectory, waitForHttp, type Child } from './support/processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-// The compiled build when it is up to date (make bench builds first), as the
-// webhooks benchmark does: Vigil's modules run through tsx carry tsx's
-// transforms and helpers, which would be counted as the controller's memory.
-const dist = join(ROOT, 'dist/src/main/composition-root.js');
-const compiled = existsSync(dist) && statSync(dist).mtimeMs >= newestMtime(join(ROOT, 'src'));
-const load = <T>(path: string): Promise<T> => import(join(ROOT, compiled ? `dist/src/${path}.js` : `src/${path}.ts`)) as Promise<T>;
-const { loadSettings } = await load<typeof import('../src/config/settings.js')>('config/settings');
-const { composeVigil } = await load<typeof import('../src/main/composition-root.js')>('main/composition-root');
-const { createLogger } = await load<typeof import('../src/observability/logger.js')>('observability/logger');
-const { scanJobName, uploadTokenSecretName } = await load<typeof import('../src/runtime/kubernetes/job-manifest.js')>('runtime/kubernetes/job-manifest');
 
 const config = {
   scans: envInteger('BENCH_SCANS', 1000, 1),
@@ -101,6 +126,36 @@ async function until(what: string, done: () => boolean | Promise<boolean>, stepM
     await sleep(stepMs);
   }
 }
+
+/** `vigil serve` as the image runs it: the compiled CLI when it is at least as new as every source file, else the sources through tsx (said in the output). */
+function vigilCommand(): { args: string[]; compiled: boolean } {
+  const dist = join(ROOT, 'dist/src/cli/main.js');
+  if (existsSync(dist) && statSync(dist).mtimeMs >= newestMtime(join(ROOT, 'src'))) return { args: [dist], compiled: true };
+  return { args: ['--import', 'tsx', join(ROOT, 'src/cli/main.ts')], compiled: false };
+}
+
+/** The inherited environment without VIGIL_ settings, LOG_LEVEL or NODE_OPTIONS (the benchmark's --expose-gc is not Vigil's). */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('VIGIL_') && key !== 'LOG_LEVEL' && key !== 'NODE_OPTIONS') env[key] = value;
+  return { ...env, ...extra };
+}
+
+/** VmRSS and VmHWM (the peak) of a process, in MiB, from /proc (test/support/peak-rss.ts reads its own the same way). */
+function residentMib(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? Number.NaN) / 1024;
+  return { rss: field('VmRSS'), peak: field('VmHWM') };
+}
+
+/** Heap used and external memory in MiB from Vigil's /metrics (prom-client's Node.js metrics, prefix vigil_). */
+async function heapMib(baseUrl: string): Promise<{ heap: number; external: number }> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} ([0-9.e+]+)`, 'm').exec(text)?.[1] ?? Number.NaN) / 2 ** 20;
+  return { heap: value('vigil_nodejs_heap_size_used_bytes'), external: value('vigil_nodejs_external_memory_bytes') };
+}
+const memoryLine = (rss: { rss: number; peak: number }, heap: { heap: number; external: number }) =>
+  `RSS ${rss.rss.toFixed(0)} MiB (peak so far ${rss.peak.toFixed(0)} MiB), V8 heap used ${heap.heap.toFixed(0)} MiB, external ${heap.external.toFixed(0)} MiB`;
 
 /** The fake API server in its child process (bench/support/kube-apiserver-child.ts), called over IPC. */
 class RemoteApiServer {
@@ -137,6 +192,7 @@ class RemoteApiServer {
   }
 
   async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
     await this.call('stop').catch(() => undefined);
     this.child.disconnect();
@@ -144,103 +200,158 @@ class RemoteApiServer {
   }
 }
 
-const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+/** The REST API of the Vigil child, with the account's key. */
+class Api {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly apiKey: string,
+  ) {}
 
-async function main(): Promise<void> {
-  const server = await RemoteApiServer.start();
-  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-operator-'));
-  const settings = loadSettings({
-    VIGIL_RUNTIME: 'kubernetes',
-    VIGIL_DATA_DIR: dataDir,
-    VIGIL_PORT: '0',
-    VIGIL_ALLOW_TARGETS: '127.0.0.0/8',
-    VIGIL_MAX_CONCURRENT_SCANS: String(config.scans),
-    LOG_LEVEL: 'error',
-  });
-  const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
-  globalThis.gc?.();
-  const baseline = process.memoryUsage();
-  const vigil = composeVigil(settings, createLogger(settings.logLevel, quiet), { defaultMetrics: false, kubeConfig: kubeConfig(await server.call('info')) });
-  const { account } = vigil.accounts.createAccount({ name: 'bench' });
-  const namespace = account.namespace;
-  const http = await vigil.listen();
-  const get = (ref: Omit<ObjectRef, 'namespace'>) => server.call('getObject', { ...ref, namespace });
-  try {
-    log(`operator benchmark (${compiled ? 'compiled dist/' : 'src/ through tsx'}): ${config.scans} NMAP scans through their life on the fake API server (its own process), ${config.rate} Job completions/s`);
-    const started = Date.now();
-    const scans = Array.from({ length: config.scans }, (_, index) => vigil.scans.start(account, { type: 'NMAP', targets: [`127.0.${Math.floor(index / 250)}.${(index % 250) + 1}`] })[0]!);
-    await until('every Job', async () => (await server.call('count', 'batch/v1', 'Job', namespace)) === config.scans);
-    log(`  ${config.scans} Jobs created in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  async request<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: { 'X-SERVICE-API-KEY': this.apiKey, ...(body === undefined || Buffer.isBuffer(body) ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+    return JSON.parse(text) as T;
+  }
 
-    await server.call('runPods', namespace, 'Connect Scan Timing: About 50.00% done; ETC: 10:42\n');
-    await until('progress on every scan', () => scans.every((scan) => vigil.scans.get(account, scan.id).progress >= 50), 50);
-    await until('every CR to show 50 %', async () => (await server.call('scansAtProgress', namespace, 50)) === config.scans, 50);
-
-    const before = await server.call('requestCount');
-    await sleep(10_000);
-    const idle = await server.call('requestTally', before);
-    log(`  requests while ${config.scans} scans run and nothing changes, over 10 s: ${idle.total}${idle.total === 0 ? '' : ` (${Object.entries(idle.byKind).map(([kind, count]) => `${kind} ${count}`).join(', ')})`}`);
-
-    // composeVigil returns the core with it; the Vigil type does not name it. One query a tick instead of a read per scan.
-    const repository = (vigil as unknown as { scanRepository: { idsInStates(states: readonly string[]): string[] } }).scanRepository;
-    const changedAt = new Map<string, number>();
-    const storeLatency: number[] = [];
-    const pendingStore = new Set(scans.map((scan) => scan.id));
-    // The server's process notes when each CR first shows SUCCEEDED (every 5 ms); the clock is the machine's in both.
-    await server.call('track', namespace, 'SUCCEEDED');
-    const watcher = (async () => {
-      while (pendingStore.size > 0) {
-        const running = new Set(repository.idsInStates(['RUNNING']));
-        const now = Date.now();
-        for (const id of pendingStore) {
-          const at = changedAt.get(id);
-          if (at !== undefined && !running.has(id)) {
-            storeLatency.push(now - at);
-            pendingStore.delete(id);
-          }
-        }
-        await sleep(5);
-      }
-    })();
-    const completing = Date.now();
-    for (const [index, scan] of scans.entries()) {
-      const secret = (await get({ apiVersion: 'v1', kind: 'Secret', name: uploadTokenSecretName(scan.name) })) as unknown as { stringData: { token: string } };
-      await vigil.uploads.accept(scan.id, secret.stringData.token, 'nmap.xml', [Buffer.from(NMAP_REPORT)]);
-      const job = (await get({ apiVersion: 'batch/v1', kind: 'Job', name: scanJobName(scan.name) }))!;
-      changedAt.set(scan.id, Date.now());
-      await server.call('setObject', { ...job, status: { conditions: [{ type: 'Complete', status: 'True' }] } } as KubeObject);
-      const due = completing + ((index + 1) * 1000) / config.rate;
-      if (due > Date.now()) await sleep(due - Date.now());
-    }
-    await until('every scan SUCCEEDED in the store', () => pendingStore.size === 0);
-    await watcher;
-    await until('every CR to show SUCCEEDED', async () => Object.keys(await server.call('seen')).length === config.scans, 50);
-    const seen = await server.call('seen');
-    await server.call('stopTracking');
-    const crLatency = scans.map((scan) => seen[scan.name]! - changedAt.get(scan.id)!);
-    await until('the Secrets deleted', async () => (await server.call('count', 'v1', 'Secret', namespace)) === 0, 50);
-    await sleep(1000); // the last Events
-    const failed = scans.filter((scan) => vigil.scans.get(account, scan.id).state !== 'SUCCEEDED');
-    if (failed.length > 0) throw new Error(`${failed.length} scans did not succeed`);
-
-    const tally = await server.call('requestTally', 0);
-    const perScan = (count: number) => (count / config.scans).toFixed(2);
-    log(`  API requests per scan over its whole life: ${perScan(tally.total)} (${perScan(tally.total - tally.events)} without Events; ${tally.total} requests for ${config.scans} scans); plus ${tally.watches} watch requests in all`);
-    for (const [kind, count] of Object.entries(tally.byKind).sort((a, b) => b[1] - a[1])) log(`    ${kind.padEnd(32)} ${perScan(count)} per scan`);
-    log(`  Job Complete -> Scan SUCCEEDED in the store: ${spread(storeLatency)}`);
-    log(`  Job Complete -> Scan CR status SUCCEEDED:    ${spread(crLatency)} (sampled every 5 ms)`);
-    globalThis.gc?.();
-    const memory = process.memoryUsage();
-    const peakRss = ownPeakRssMb() * 1024 * 1024;
-    log(`  the controller's process (Vigil, SQLite, the benchmark's own bookkeeping) after ${config.scans} scans: heap used ${mib(memory.heapUsed)}, RSS ${mib(memory.rss)} (peak ${mib(peakRss)}); before Vigil was composed: heap ${mib(baseline.heapUsed)}, RSS ${mib(baseline.rss)}${globalThis.gc === undefined ? ' (run with NODE_OPTIONS=--expose-gc for figures after a full collection)' : ''}`);
-    const apiServer = await server.call('memory');
-    log(`  the fake API server's process, apart: heap used ${mib(apiServer.heapUsed)}, RSS ${mib(apiServer.rss)}`);
-  } finally {
-    await vigil.close();
-    http.close();
-    await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+  /** Every scan of the account: id, state and progress, page by page. */
+  async scans(): Promise<Array<{ id: string; state: string; progress: number }>> {
+    const all: Array<{ id: string; state: string; progress: number }> = [];
+    let token: string | undefined;
+    do {
+      const page = await this.request<{ data: Array<{ id: string; state: string; progress: number }>; next_page_token?: string | null }>('GET', `/v1/scans?page_size=499${token === undefined ? '' : `&page_token=${encodeURIComponent(token)}`}`);
+      all.push(...page.data);
+      token = page.next_page_token ?? undefined;
+    } while (token !== undefined);
+    return all;
   }
 }
 
-await main();
+/** Runs `work` over `items`, `width` at a time. */
+async function inParallel<T>(items: readonly T[], width: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        await work(items[index]!, index);
+      }
+    }),
+  );
+}
+
+let server: RemoteApiServer | undefined;
+let vigil: Child | undefined;
+
+async function main(): Promise<void> {
+  server = await RemoteApiServer.start();
+  const dataDir = tempDirectory('vigil-bench-operator-');
+  const kubeconfigFile = join(dataDir, 'kubeconfig.json');
+  const info = await server.call('info');
+  // client-node refuses an http:// server unless the cluster entry skips TLS verification (STACK.md).
+  writeFileSync(
+    kubeconfigFile,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'fake', cluster: { server: info.url, 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'bench', user: { token: info.token } }],
+      contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'bench', namespace: 'default' } }],
+      'current-context': 'fake',
+    }),
+  );
+  const command = vigilCommand();
+  const port = await freePort();
+  const env = childEnv({
+    NODE_ENV: 'production',
+    KUBECONFIG: kubeconfigFile,
+    VIGIL_RUNTIME: 'kubernetes',
+    VIGIL_DATA_DIR: dataDir,
+    VIGIL_HOST: '127.0.0.1',
+    VIGIL_PORT: String(port),
+    VIGIL_ALLOW_TARGETS: '127.0.0.0/8',
+    VIGIL_MAX_CONCURRENT_SCANS: String(config.scans),
+    VIGIL_RATE_LIMIT_PER_SECOND: '1000000',
+    VIGIL_RATE_LIMIT_BURST: '1000000',
+    LOG_LEVEL: 'error',
+    // Node options for Vigil's process only (a profile, a V8 flag to compare): none by default, as the image runs it.
+    ...(process.env.BENCH_VIGIL_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_VIGIL_NODE_OPTIONS } : {}),
+  });
+  const created = startChild('vigil accounts create', process.execPath, [...command.args, 'accounts', 'create', '--name', 'bench', '--monthly-scan-limit', String(config.scans * 2)], env, ROOT);
+  if ((await created.exited) !== 0) throw new Error(`vigil accounts create failed:\n${created.output()}`);
+  const { api_key: apiKey } = JSON.parse(created.output().trim().split('\n').pop()!) as { api_key: string };
+  const namespace = 'vigil-bench';
+
+  vigil = startChild('vigil serve', process.execPath, [...command.args, 'serve'], env, ROOT);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForHttp(vigil, `${baseUrl}/healthz`);
+  const pid = vigil.process.pid!;
+  const api = new Api(baseUrl, apiKey);
+  const get = (ref: Omit<ObjectRef, 'namespace'>) => server!.call('getObject', { ...ref, namespace });
+  const idle = residentMib(pid);
+  const idleHeap = await heapMib(baseUrl);
+  log(`operator benchmark: ${config.scans} NMAP scans through their life; Vigil is \`${command.compiled ? 'node dist/src/cli/main.js serve' : 'node --import tsx src/cli/main.ts serve (dist/ missing or older than src/: make build for the compiled one)'}\` in its own process (kubernetes runtime, KUBECONFIG to the fake API server in another), scans created through the REST API, ${config.rate} Job completions/s`);
+  log(`  Vigil's process once it answers, before any scan: ${memoryLine(idle, idleHeap)}`);
+
+  const started = Date.now();
+  const scans: Array<{ id: string; name: string }> = new Array(config.scans);
+  await inParallel(scans, 16, async (_, index) => {
+    const body = await api.request<{ data: { id: string } }>('POST', '/v1/scans', { type: 'NMAP', targets: [`127.0.${Math.floor(index / 250)}.${(index % 250) + 1}`] });
+    scans[index] = { id: body.data.id, name: `scan-${body.data.id}` };
+  });
+  await until('every Job', async () => (await server!.call('count', 'batch/v1', 'Job', namespace)) === config.scans);
+  log(`  ${config.scans} scans created through the API and their Jobs created in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  await server.call('runPods', namespace, 'Connect Scan Timing: About 50.00% done; ETC: 10:42\n');
+  await until('progress on every scan (through the API)', async () => (await api.scans()).every((scan) => scan.progress >= 50), 500);
+
+  const before = await server.call('requestCount');
+  await sleep(10_000);
+  const quiet = await server.call('requestTally', before);
+  log(`  requests while ${config.scans} scans run and nothing changes, over 10 s: ${quiet.total}${quiet.total === 0 ? '' : ` (${Object.entries(quiet.byKind).map(([kind, count]) => `${kind} ${count}`).join(', ')})`}`);
+  log(`  Vigil's process with ${config.scans} scans running (Jobs, pods and log streams followed): ${memoryLine(residentMib(pid), await heapMib(baseUrl))}`);
+
+  const changedAt = new Map<string, number>();
+  // The server's process notes when each CR first shows SUCCEEDED (every 5 ms); the clock is the machine's in both.
+  await server.call('track', namespace, 'SUCCEEDED');
+  const completing = Date.now();
+  for (const [index, scan] of scans.entries()) {
+    const secret = (await get({ apiVersion: 'v1', kind: 'Secret', name: uploadTokenSecretName(scan.name) })) as unknown as { stringData: { token: string } };
+    await api.request('PUT', `/internal/v1/scans/${scan.id}/results/nmap.xml`, Buffer.from(NMAP_REPORT), { authorization: `Bearer ${secret.stringData.token}`, 'content-type': 'application/octet-stream' });
+    const job = (await get({ apiVersion: 'batch/v1', kind: 'Job', name: scanJobName(scan.name) }))!;
+    changedAt.set(scan.name, Date.now());
+    await server.call('setObject', { ...job, status: { conditions: [{ type: 'Complete', status: 'True' }] } } as KubeObject);
+    const due = completing + ((index + 1) * 1000) / config.rate;
+    if (due > Date.now()) await sleep(due - Date.now());
+  }
+  await until('every CR to show SUCCEEDED', async () => Object.keys(await server!.call('seen')).length === config.scans, 50);
+  const seen = await server.call('seen');
+  await server.call('stopTracking');
+  const crLatency = scans.map((scan) => seen[scan.name]! - changedAt.get(scan.name)!);
+  await until('the Secrets deleted', async () => (await server!.call('count', 'v1', 'Secret', namespace)) === 0, 50);
+  await sleep(1000); // the last Events
+  const failed = (await api.scans()).filter((scan) => scan.state !== 'SUCCEEDED');
+  if (failed.length > 0) throw new Error(`${failed.length} scans did not succeed (${failed[0]!.state}, ...)`);
+
+  const tally = await server.call('requestTally', 0);
+  const perScan = (count: number) => (count / config.scans).toFixed(3);
+  log(`  API requests per scan over its whole life: ${perScan(tally.total)} (${perScan(tally.total - tally.events)} without Events; ${tally.total} requests for ${config.scans} scans); plus ${tally.watches} watch requests in all`);
+  for (const [kind, count] of Object.entries(tally.byKind).sort((a, b) => b[1] - a[1])) log(`    ${kind.padEnd(32)} ${perScan(count)} per scan (${count})`);
+  log(`  Job Complete -> Scan CR status SUCCEEDED: ${spread(crLatency)} (sampled every 5 ms)`);
+  const ended = residentMib(pid);
+  await sleep(5_000);
+  const settled = residentMib(pid);
+  log(`  Vigil's process after ${config.scans} scans: RSS ${ended.rss.toFixed(0)} MiB at once; 5 s later ${memoryLine(settled, await heapMib(baseUrl))}; peak over the run ${settled.peak.toFixed(0)} MiB (VmHWM)`);
+  const apiServer = await server.call('memory');
+  log(`  the fake API server's process, apart: heap used ${(apiServer.heapUsed / 2 ** 20).toFixed(0)} MiB, RSS ${(apiServer.rss / 2 ** 20).toFixed(0)} MiB`);
+}
+
+runBenchmark(main, async () => {
+  await vigil?.stop();
+  await server?.stop();
+  await cleanup();
+});

@@ -71,7 +71,7 @@ import { systemResolver } from '../runtime/dns-resolver.js';
 import { ProcessWorkloadRunner } from '../runtime/embedded/process-runner.js';
 import { CONTAINER_USER, type LaunchOptions } from '../runtime/embedded/scanner-launch.js';
 import type { ScanRepository, ScheduledScanRepository, WorkloadRunner } from '../app/ports.js';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../runtime/kubernetes/client-node.js';
 import { clusterMirror, kubernetesRuntime } from './kubernetes-runtime.js';
 
 export interface Vigil {

@@ -6,7 +6,7 @@
  * row and its custom resource in step (the row is the record; the CR's spec
  * an input, its status a projection), reading the CRs from informer caches.
  */
-import * as k8s from '@kubernetes/client-node';
+import * as k8s from '../runtime/kubernetes/client-node.js';
 import type { ScanRepository, ScheduledScan, ScheduledScanRepository } from '../app/ports.js';
 import type { CursorValue } from '../domain/lists/page-token.js';
 import { systemTimers } from '../app/controller/timer.js';

@@ -108,8 +108,9 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
       });
     await reconcilerWith(cr(), scan).reconcile('vigil-acme/scan-a1b2');
     expect(contentType).to.equal('application/merge-patch+json');
-    expect(sent!.status).to.include({ state: 'RUNNING', progress: 25, scanId: scan.id, observedGeneration: 1 });
+    expect(sent!.status).to.include({ state: 'RUNNING', progress: 40, scanId: scan.id, observedGeneration: 1 });
     await reconcilerWith(cr(sent!.status), scan).reconcile('vigil-acme/scan-a1b2'); // nock refuses any further request
+    await reconcilerWith(cr(sent!.status), { ...scan, progress: 80 }).reconcile('vigil-acme/scan-a1b2'); // progress alone writes nothing
   });
 
   it('the Scan reconciler writes a row that moved on while its cache was behind once, the latest, and not again when the cache catches up with its earlier write', async () => {
@@ -137,14 +138,14 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
       clock: { now: () => new Date('2026-11-21T00:00:02.000Z') },
     });
     await reconciler.reconcile('vigil-acme/scan-a1b2'); // RUNNING 0 over version 7, the server answers 8
-    row = { ...row, progress: 50 };
-    await reconciler.reconcile('vigil-acme/scan-a1b2'); // the cache still shows 7: the latest, RUNNING 50, written once (9)
+    row = { ...row, state: 'SUCCEEDED', progress: 100 };
+    await reconciler.reconcile('vigil-acme/scan-a1b2'); // the cache still shows 7: the latest, SUCCEEDED 100, written once (9)
     const first = sent[0]!;
     cached = { ...cr(first), metadata: { ...cr().metadata, resourceVersion: '8' } };
     await reconciler.reconcile('vigil-acme/scan-a1b2'); // the cache shows the first write: behind, and the server holds the second
     cached = { ...cr(sent[1]), metadata: { ...cr().metadata, resourceVersion: '9' } };
     await reconciler.reconcile('vigil-acme/scan-a1b2'); // caught up
-    expect(sent.map((status) => `${status.state} ${status.progress}`)).to.deep.equal(['RUNNING 0', 'RUNNING 50']);
+    expect(sent.map((status) => `${status.state} ${status.progress}`)).to.deep.equal(['RUNNING 0', 'SUCCEEDED 100']);
     // A status changed by hand after that (a newer version) is put right again.
     cached = { ...cr({ ...sent[1], state: 'FAILED' }), metadata: { ...cr().metadata, resourceVersion: '10' } };
     nock(SERVER).patch(`${SCANS}/scan-a1b2/status`).reply(200, {});

@@ -45,17 +45,24 @@ interface Case {
 const crRef = (name: string, namespace = NS) => ({ apiVersion: API_VERSION, kind: 'Scan', namespace, name });
 const applied = (spec: unknown, extra: Partial<KubeObject['metadata']> = {}, namespace = NS) => ({ metadata: { name: 'nightly', namespace, ...extra }, spec });
 const startRow = ({ core, account }: Fixture) => core.scans.start(account, { type: 'NMAP', targets: ['scanme.example.com'] }, null, 'nightly')[0]!;
+/** A row whose scan runs (its Job started): the CR's status is written for it. */
+const runningRow = (fixture: Fixture) => {
+  const row = startRow(fixture);
+  const at = new Date().toISOString();
+  expect(fixture.core.scanRepository.save({ ...row, state: 'RUNNING', startedAt: at } as Scan, [])).to.equal(true);
+  return fixture.core.scanRepository.findByName(row.accountId, 'nightly')!;
+};
 const labelled = (row: Scan | undefined, extra: Partial<KubeObject['metadata']> = {}) => ({ name: 'nightly', namespace: NS, labels: { 'vigil.dev/scan-id': row!.id }, finalizers: [SCAN_FINALIZER], ...extra });
 
 const cases: Case[] = [
   {
     name: 'a Scan applied in a bound namespace starts its scan, gets label and finalizer, and shows the row',
     object: () => applied({ type: 'NMAP', targets: ['scanme.example.com'] }),
-    expected: () => [{ action: 'startScan', scanId: '*' }, { action: 'patchMetadata' }, { action: 'patchStatus' }],
+    expected: () => [{ action: 'startScan', scanId: '*' }, { action: 'patchMetadata' }],
     then: ({ server }) => {
       const cr = server.getObject(crRef('nightly'))!;
       expect(cr.metadata.finalizers).to.deep.equal([SCAN_FINALIZER]);
-      expect((cr.status as { state: string }).state).to.equal('QUEUED');
+      expect(cr.status, 'no status while the scan is QUEUED: RUNNING is its first').to.equal(undefined);
     },
   },
   {
@@ -163,14 +170,13 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
     });
   }
 
-  it('holds the QUEUED status of a scan whose Job is being created (RUNNING follows at once), and writes it when no start runs', async () => {
+  it('writes no status for a QUEUED scan whose CR shows none (RUNNING is its first), and puts right a CR that shows another state', async () => {
     const row = startRow(fixture);
     fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row), spec: {} } as KubeObject);
-    fixture.starting.add(row.id);
     await fixture.reconciler.reconcile(`${NS}/nightly`);
     expect(fixture.actions).to.deep.equal([]);
     expect(fixture.server.getObject(crRef('nightly'))!.status).to.equal(undefined);
-    fixture.starting.delete(row.id); // the start failed: the runner enqueues the key, and the CR shows QUEUED
+    fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row), spec: {}, status: { state: 'RUNNING' } } as KubeObject);
     await fixture.reconciler.reconcile(`${NS}/nightly`);
     expect(fixture.actions).to.deep.equal([{ action: 'patchStatus' }]);
     expect((fixture.server.getObject(crRef('nightly'))!.status as { state: string }).state).to.equal('QUEUED');
@@ -204,22 +210,22 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
   });
 
   it('heals a failed status write on the next pass (level-triggered)', async () => {
-    const row = startRow(fixture);
+    const row = runningRow(fixture);
     fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row), spec: {} } as KubeObject);
     fixture.server.failNext((request) => request.path.endsWith('/status'), 500);
     let thrown: unknown;
     await fixture.reconciler.reconcile(`${NS}/nightly`).catch((error: unknown) => (thrown = error));
     expect(thrown, 'the failure goes to the work queue, which retries with backoff').to.be.instanceOf(Error);
     await fixture.reconciler.reconcile(`${NS}/nightly`);
-    expect((fixture.server.getObject(crRef('nightly'))!.status as { state: string }).state).to.equal('QUEUED');
+    expect((fixture.server.getObject(crRef('nightly'))!.status as { state: string }).state).to.equal('RUNNING');
   });
 
   it('converges when the reply to its write was lost: the write had landed, and the next pass sends nothing', async () => {
-    const row = startRow(fixture);
+    const row = runningRow(fixture);
     fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row), spec: {} } as KubeObject);
     fixture.server.loseNextReply((request) => request.path.endsWith('/status'));
     await fixture.reconciler.reconcile(`${NS}/nightly`).catch(() => undefined);
-    expect((fixture.server.getObject(crRef('nightly'))!.status as { state: string }).state).to.equal('QUEUED');
+    expect((fixture.server.getObject(crRef('nightly'))!.status as { state: string }).state).to.equal('RUNNING');
     fixture.server.clearRequests();
     fixture.actions.length = 0;
     await fixture.reconciler.reconcile(`${NS}/nightly`);

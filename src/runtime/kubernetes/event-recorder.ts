@@ -20,7 +20,7 @@
  * at most MAX_QUEUED writes wait (WRITERS at a time).
  */
 import { randomBytes } from 'node:crypto';
-import * as k8s from '@kubernetes/client-node';
+import * as k8s from './client-node.js';
 import type { Timers } from '../../app/controller/timer.js';
 
 export const SPAM_BURST = 25;

@@ -23,7 +23,7 @@ import type {
   V1Toleration,
   V1Volume,
   V1VolumeMount,
-} from '@kubernetes/client-node';
+} from './client-node.js';
 
 /** T with the fields K always set. */
 type With<T, K extends keyof T> = Omit<T, K> & Required<Pick<T, K>>;

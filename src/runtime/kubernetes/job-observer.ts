@@ -11,10 +11,11 @@
  * the API server's reason (a missing ServiceAccount, a quota).
  */
 import { Writable } from 'node:stream';
-import * as k8s from '@kubernetes/client-node';
+import * as k8s from './client-node.js';
 import type { Timers } from '../../app/controller/timer.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import { scannerFor } from '../../domain/scanners/index.js';
+import { LogFollower, type FollowedLog } from './log-follower.js';
 import { RestartingInformer } from './restarting-informer.js';
 import { jobHealth, NO_POD_GRACE_MS, type JobHealth } from './workload-health.js';
 
@@ -47,24 +48,25 @@ export class JobObserver {
   private readonly jobs: RestartingInformer<k8s.V1Job>;
   private readonly pods: RestartingInformer<k8s.V1Pod>;
   private readonly core: k8s.CoreV1Api;
-  private readonly logs: k8s.Log;
+  private readonly logs: LogFollower;
   private readonly listeners: Array<(scanId: string) => void> = [];
   /** Jobs this process created that the cache has not shown yet (a watch event is a moment behind the create). */
   private readonly created = new Map<string, k8s.V1Job>();
   private readonly podsByScan = new Map<string, Map<string, k8s.V1Pod>>();
   private readonly watches = new Map<string, ScanWatch>();
   /** Pods whose scanner log is followed (or was: one stream per pod for its life). */
-  private readonly followed = new Map<string, AbortController | undefined>();
+  private readonly followed = new Map<string, FollowedLog | undefined>();
 
   constructor(private readonly options: JobObserverOptions) {
     const batch = options.kubeConfig.makeApiClient(k8s.BatchV1Api);
     this.core = options.kubeConfig.makeApiClient(k8s.CoreV1Api);
-    this.logs = new k8s.Log(options.kubeConfig);
+    this.logs = new LogFollower(options.kubeConfig);
     this.jobs = new RestartingInformer<k8s.V1Job>({
       kubeConfig: options.kubeConfig,
       path: '/apis/batch/v1/jobs',
       labelSelector: MANAGED_BY_VIGIL,
       list: () => batch.listJobForAllNamespaces({ labelSelector: MANAGED_BY_VIGIL }),
+      trim: trimCached,
       onObject: (_event, job) => this.jobChanged(job),
       onListed: (jobs) => jobs.forEach((job) => this.jobChanged(job)),
       onError: (error) => options.onError('job informer stopped; restarting', error),
@@ -75,6 +77,7 @@ export class JobObserver {
       path: '/api/v1/pods',
       labelSelector: MANAGED_BY_VIGIL,
       list: () => this.core.listPodForAllNamespaces({ labelSelector: MANAGED_BY_VIGIL }),
+      trim: trimCached,
       onObject: (event, pod) => this.podChanged(event, pod),
       onListed: (pods) => this.podsListed(pods),
       onError: (error) => options.onError('pod informer stopped; restarting', error),
@@ -104,6 +107,7 @@ export class JobObserver {
 
   /** A Job this process just created: shown until the informer sees it. */
   remember(job: k8s.V1Job): void {
+    trimCached(job);
     this.created.set(`${job.metadata?.namespace}/${job.metadata?.name}`, job);
   }
 
@@ -216,7 +220,7 @@ export class JobObserver {
     this.followed.set(podKey(pod), undefined);
     const lines = new LineSplitter((line) => this.progressLine(scanId, type, line));
     this.logs
-      .log(pod.metadata!.namespace!, pod.metadata!.name!, 'scanner', lines, { follow: true, tailLines: 50 })
+      .follow(pod.metadata!.namespace!, pod.metadata!.name!, 'scanner', lines, { tailLines: 50 })
       .then((stream) => {
         if (this.followed.has(podKey(pod))) this.followed.set(podKey(pod), stream);
         else stream.abort();
@@ -224,8 +228,10 @@ export class JobObserver {
       .catch((error: unknown) => this.options.onError('scanner log not followed; progress shows at the end', error));
   }
 
+  /** The key stays (one stream per pod for its life), the stream's handle goes. */
   private stopFollowing(key: string): void {
     this.followed.get(key)?.abort();
+    if (this.followed.has(key)) this.followed.set(key, undefined);
   }
 
   private progressLine(scanId: string, type: ScanType, line: string): void {
@@ -270,4 +276,16 @@ class LineSplitter extends Writable {
     if (this.partial !== '') this.onLine(this.partial);
     done();
   }
+}
+
+/**
+ * What the caches keep of a Job or a pod: its metadata (names, labels,
+ * owners) and status, which is all Vigil reads of them (workload-health.ts,
+ * login-step.ts). The spec, the pod template with its containers, and the
+ * server's managedFields are dropped: the pod template is most of a Job's
+ * size, and a real pod's spec most of a pod's.
+ */
+export function trimCached(object: { spec?: unknown; metadata?: { managedFields?: unknown } }): void {
+  delete object.spec;
+  delete object.metadata?.managedFields;
 }

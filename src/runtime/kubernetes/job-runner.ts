@@ -7,7 +7,7 @@
  * Job with foreground propagation; release deletes the Secrets and revokes
  * the upload token.
  */
-import * as k8s from '@kubernetes/client-node';
+import * as k8s from './client-node.js';
 import type { UploadsService } from '../../app/uploads-service.js';
 import { LOGIN_FAILED_REASON, WorkloadRefusedError, type WorkloadInputs, type WorkloadRunner, type WorkloadStatus } from '../../app/ports.js';
 import { loginFailureOf } from './login-step.js';
@@ -50,8 +50,8 @@ export interface KubernetesJobRunnerOptions {
 export class KubernetesJobRunner implements WorkloadRunner {
   private readonly batch: k8s.BatchV1Api;
   private readonly core: k8s.CoreV1Api;
-  /** Namespaces whose scanner ServiceAccount this process created or found. */
-  private readonly accountsEnsured = new Set<string>();
+  /** Namespaces whose scanner ServiceAccount this process created or found, or is creating: starts at once in a new namespace share one request. */
+  private readonly accountsEnsured = new Map<string, Promise<void>>();
   /** Scans whose Job is being created: each leaves QUEUED within these few requests. */
   private readonly starting = new Set<string>();
 
@@ -110,11 +110,18 @@ export class KubernetesJobRunner implements WorkloadRunner {
    * by hand fails the next Scan there as ServiceAccountMissing (the Job's
    * FailedCreate event), which makes the following start create it again.
    */
-  private async ensureScannerAccount(namespace: string): Promise<void> {
-    if (this.accountsEnsured.has(namespace)) return;
-    const account = buildScannerServiceAccount(namespace, this.options.jobSettings.serviceAccountName);
-    await createIdempotently(() => this.core.createNamespacedServiceAccount({ namespace, body: account }));
-    this.accountsEnsured.add(namespace);
+  private ensureScannerAccount(namespace: string): Promise<void> {
+    let ensured = this.accountsEnsured.get(namespace);
+    if (ensured === undefined) {
+      const account = buildScannerServiceAccount(namespace, this.options.jobSettings.serviceAccountName);
+      ensured = createIdempotently(() => this.core.createNamespacedServiceAccount({ namespace, body: account }));
+      this.accountsEnsured.set(namespace, ensured);
+      // A failed creation is tried again by the next start.
+      ensured.catch(() => {
+        if (this.accountsEnsured.get(namespace) === ensured) this.accountsEnsured.delete(namespace);
+      });
+    }
+    return ensured;
   }
 
   /** The token Secret is immutable: a new token (a start after a crash) replaces it whole; a first start costs one request. */

@@ -3,7 +3,7 @@
  * on it (DESIGN.md decision 6): an `Accepted=False` condition whose reason and
  * message say what to change. Scans and ScheduledScans are refused alike.
  */
-import * as k8s from '@kubernetes/client-node';
+import * as k8s from './client-node.js';
 import type { Condition } from '../../domain/scans/scan.js';
 
 export interface CustomObjectRef {

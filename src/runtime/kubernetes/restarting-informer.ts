@@ -1,10 +1,11 @@
 /**
- * A client-node informer that keeps running. client-node re-lists by itself
+ * A client-node informer that keeps running, its cache trimmed to what Vigil
+ * reads (`trim`). client-node re-lists by itself
  * after a 410, but on any other error (a broken watch, an API server
  * restart) it stops for good (STACK.md); this wrapper starts it again with
  * exponential backoff, and tells a deliberate stop from a failure.
  */
-import * as k8s from '@kubernetes/client-node';
+import * as k8s from './client-node.js';
 import type { TimerHandle, Timers } from '../../app/controller/timer.js';
 import { backoffDelay } from '../../app/controller/backoff.js';
 
@@ -17,6 +18,13 @@ export interface RestartingInformerOptions<T extends k8s.KubernetesObject> {
   labelSelector?: string;
   onObject: (event: 'add' | 'update' | 'delete', object: T) => void;
   onError: (error: unknown, restartInMs: number) => void;
+  /**
+   * Drops from each object, in place, what Vigil never reads, before the
+   * cache keeps it and anyone sees it (client-go's cache transform): the
+   * cache holds the very objects the list and the watch return, so a Job
+   * kept without its pod template costs a fraction of its memory.
+   */
+  trim?: (object: T) => void;
   /**
    * Called after every full list (the first, and each after a restart or a
    * 410): the level-triggered resync, where a reconciler enqueues every key
@@ -36,8 +44,12 @@ export class RestartingInformer<T extends k8s.KubernetesObject> {
 
   constructor(private readonly options: RestartingInformerOptions<T>) {
     this.informer = k8s.makeInformer(options.kubeConfig, options.path, () => this.listAndResync(), options.labelSelector);
+    // The first handlers registered: client-node calls them in order, with the object its cache has just stored.
     for (const event of ['add', 'update', 'delete'] as const) {
-      this.informer.on(event, (object: T) => options.onObject(event, object));
+      this.informer.on(event, (object: T) => {
+        options.trim?.(object);
+        options.onObject(event, object);
+      });
     }
     this.informer.on('connect', () => {
       this.failures = 0;
@@ -72,6 +84,7 @@ export class RestartingInformer<T extends k8s.KubernetesObject> {
   /** client-node applies the list to its cache after this resolves, so the resync runs on the next turn, once it has. */
   private async listAndResync(): Promise<k8s.KubernetesListObject<T>> {
     const listed = await this.options.list();
+    if (this.options.trim !== undefined) listed.items.forEach(this.options.trim);
     this.listedOnce = true; // client-node fills its cache from this list before any other task runs
     setImmediate(() => this.options.onListed?.(listed.items));
     return listed;

@@ -13,7 +13,7 @@
  * | Vigil's (labelled)      | none                | deleted through the API: delete the CR                      |
  * | applied with kubectl    | none                | start the scan for the namespace's account, or refuse       |
  * | exists                  | exists              | add label and finalizer if missing; patch status if it differs |
- * |                         |                     | (not while a QUEUED row's Job is being created: RUNNING follows) |
+ * |                         |                     | (a QUEUED row over no status, and progress alone, write nothing) |
  *
  * Nothing reacts to an informer event directly: events, row writes and the
  * informer's full lists only enqueue keys, so a failed write or a missed
@@ -21,7 +21,7 @@
  * backoff between failures.
  */
 import { isDeepStrictEqual } from 'node:util';
-import * as k8s from '@kubernetes/client-node';
+import * as k8s from './client-node.js';
 import type { ScansService } from '../../app/scans-service.js';
 import type { ScanRepository } from '../../app/ports.js';
 import type { Account } from '../../domain/accounts/account.js';
@@ -89,8 +89,6 @@ export interface ScanReconcilerOptions {
 const MERGE_PATCH = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
 const JSON_PATCH = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch);
 
-/** The CR's progress moves in steps of this many points while a scan runs, so a long scan costs a few status writes, not one per percent. */
-export const CR_PROGRESS_STEP = 25;
 /** resourceVersions remembered per key while the cache is behind Vigil's writes (a bound; the cache catches up within a watch event). */
 const MAX_BEHIND = 16;
 
@@ -231,6 +229,8 @@ export class ScanReconciler {
     if (!cacheBehind) this.written.delete(key);
     // What the server holds as far as Vigil knows: its own last write while the cache is behind it.
     const shown = cacheBehind ? last.status : object.status;
+    // A scan waiting for a slot: its CR has no status until the scan leaves QUEUED (one write fewer; the API lists it as QUEUED). A CR showing another state is put right.
+    if (row.state === 'QUEUED' && shown?.state === undefined) return;
     if (statusShows(shown, desired)) return;
     // Written once, the latest: a row that moved on while the key waited is written as it is now, not step by step.
     this.act(key, { action: 'patchStatus' });
@@ -312,17 +312,22 @@ export class ScanReconciler {
   }
 }
 
-/** The row as the CR's status shows it: progress in steps while running (CR_PROGRESS_STEP), exact at the end. */
+/** The row as the CR's status shows it. */
 export function projectedStatus(row: Scan, generation: number | undefined): ScanStatus {
-  const status = scanStatusOf(row);
-  const progress = row.state === 'RUNNING' ? Math.floor(row.progress / CR_PROGRESS_STEP) * CR_PROGRESS_STEP : row.progress;
-  return { ...status, progress, ...(generation === undefined ? {} : { observedGeneration: generation }) };
+  return { ...scanStatusOf(row), ...(generation === undefined ? {} : { observedGeneration: generation }) };
 }
 
-/** Whether the CR's status already shows every field of the desired one. */
+/**
+ * Whether the CR's status already shows every field of the desired one.
+ * Progress alone never calls for a write (a running scan's progress is not
+ * compared): it rides along with the writes that happen anyway (RUNNING, a
+ * condition that changes, the end), so a scan's status writes do not grow
+ * with its duration or its progress lines (issue 13: at most 10 requests a
+ * scan). The API and the dashboard show progress as it moves.
+ */
 function statusShows(current: ScanObject['status'], desired: ScanStatus): boolean {
   if (current === undefined) return false;
-  return Object.entries(desired).every(([field, value]) => isDeepStrictEqual((current as Record<string, unknown>)[field], value));
+  return Object.entries(desired).every(([field, value]) => (field === 'progress' && desired.state === 'RUNNING') || isDeepStrictEqual((current as Record<string, unknown>)[field], value));
 }
 
 export function scanKey(namespace: string, name: string): string {

@@ -4,7 +4,7 @@
  * every Scan and deleting one removes its Jobs and Secrets. A Scan that a
  * schedule's run created is owned in turn by that ScheduledScan's CR.
  */
-import * as k8s from '@kubernetes/client-node';
+import * as k8s from './client-node.js';
 import type { Scan } from '../../domain/scans/scan.js';
 import { SCAN_API_VERSION, SCAN_GROUP, SCAN_KIND, SCAN_PLURAL, SCAN_VERSION } from '../../domain/scans/scan-resource.js';
 import type { OwnerReference } from './job-manifest.js';

@@ -29,7 +29,7 @@
  * (level-triggered), with the work queue's backoff between failures.
  */
 import { isDeepStrictEqual } from 'node:util';
-import * as k8s from '@kubernetes/client-node';
+import * as k8s from './client-node.js';
 import type { ScheduledScanRepository } from '../../app/ports.js';
 import type { ScheduledScan } from '../../domain/schedules/scheduled-scan.js';
 import type { ScheduledScansService } from '../../app/scheduled-scans-service.js';

@@ -9,7 +9,7 @@
  * registry hiccup heals itself); a container whose configuration is invalid
  * never heals and fails at once.
  */
-import type * as k8s from '@kubernetes/client-node';
+import type * as k8s from './client-node.js';
 
 /** How long an image may fail to pull before the Scan fails. */
 export const IMAGE_PULL_GRACE_MS = 60_000;

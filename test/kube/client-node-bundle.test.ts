@@ -1,0 +1,82 @@
+/**
+ * Vigil's one door to @kubernetes/client-node (src/runtime/kubernetes/
+ * client-node.ts) and the bundle `npm run build` makes of it
+ * (scripts/bundle-client-node.ts): no other source file imports the package,
+ * and the bundle, loaded by plain Node as compiled Vigil loads it, exports
+ * exactly the door's values, inlines the client instead of importing it,
+ * and works against the fake API server (a list, a custom object created
+ * and merge-patched through its status, an informer's list and watch).
+ */
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { bundleClientNode, CLIENT_NODE_ENTRY } from '../../scripts/bundle-client-node.js';
+import { DEFAULT_TOKEN, FakeKubeApiServer, type KubeObject } from '../support/fake-kube-apiserver.js';
+import { tempDir } from '../support/temp-dir.js';
+
+const SRC = fileURLToPath(new URL('../../src', import.meta.url));
+
+/** The value names the door re-exports: `export { A, B } from '@kubernetes/client-node'`. */
+function doorValues(): string[] {
+  const match = /^export \{([^}]*)\} from '@kubernetes\/client-node';$/m.exec(readFileSync(CLIENT_NODE_ENTRY, 'utf8'));
+  return match![1]!.split(',').map((name) => name.trim()).filter(Boolean).sort();
+}
+
+/** What the child prints: the bundle's exports and what it did against the server. */
+const CHILD = `
+const [bundle, url, token] = process.argv.slice(1);
+const k8s = await import(bundle);
+const kc = new k8s.KubeConfig();
+kc.loadFromOptions({ clusters: [{ name: 'fake', server: url, skipTLSVerify: true }], users: [{ name: 'u', token }], contexts: [{ name: 'fake', cluster: 'fake', user: 'u' }], currentContext: 'fake' });
+const core = kc.makeApiClient(k8s.CoreV1Api);
+const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+kc.makeApiClient(k8s.BatchV1Api);
+const pods = await core.listNamespacedPod({ namespace: 'ns' });
+const ref = { group: 'vigil.dev', version: 'v1alpha1', namespace: 'ns', plural: 'scans' };
+await custom.createNamespacedCustomObject({ ...ref, body: { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name: 'one', namespace: 'ns' }, spec: { type: 'NMAP', targets: ['127.0.0.1'] } } });
+await custom.patchNamespacedCustomObjectStatus({ ...ref, name: 'one', body: { status: { state: 'RUNNING' } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+let notFound;
+try { await core.readNamespacedSecret({ namespace: 'ns', name: 'missing' }); } catch (error) { notFound = error.code; }
+const informer = k8s.makeInformer(kc, '/api/v1/namespaces/ns/pods', () => core.listNamespacedPod({ namespace: 'ns' }));
+await informer.start();
+const cached = informer.list().map((pod) => pod.metadata.name);
+await informer.stop();
+process.stdout.write(JSON.stringify({ exports: Object.keys(k8s).sort(), pods: pods.items.map((pod) => pod.metadata.name), notFound, cached }));
+`;
+
+describe('the Kubernetes client: one door, bundled by the build', function () {
+  this.timeout(60_000);
+
+  it('no source file but the door imports @kubernetes/client-node', () => {
+    const files = (readdirSync(SRC, { recursive: true }) as string[]).filter((file) => file.endsWith('.ts')).map((file) => join(SRC, file));
+    const importers = files.filter((file) => /from '@kubernetes\/client-node'|import\('@kubernetes\/client-node'\)/.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file));
+    expect(importers).to.deep.equal(['runtime/kubernetes/client-node.ts']);
+  });
+
+  it('the bundle inlines the client, exports exactly the door values, and works under plain Node', async () => {
+    const dir = tempDir('vigil-client-node-bundle-');
+    const outfile = join(dir.path, 'client-node.js');
+    await bundleClientNode(outfile);
+    const text = readFileSync(outfile, 'utf8');
+    expect(text, 'client-node inlined, not imported').not.to.match(/["']@kubernetes\/client-node["']/);
+
+    const server = new FakeKubeApiServer();
+    await server.start();
+    try {
+      server.setObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pod-a', namespace: 'ns' } } as KubeObject);
+      const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', CHILD, outfile, server.url, DEFAULT_TOKEN], { env: { ...process.env, NODE_OPTIONS: '' } });
+      const result = JSON.parse(stdout) as { exports: string[]; pods: string[]; notFound: number; cached: string[] };
+      expect(result.exports).to.deep.equal(doorValues());
+      expect(result.pods).to.deep.equal(['pod-a']);
+      expect(result.notFound, 'ApiException keeps its numeric code (kube-errors.ts)').to.equal(404);
+      expect(result.cached).to.deep.equal(['pod-a']);
+      expect((server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: 'ns', name: 'one' })?.status as { state?: string }).state).to.equal('RUNNING');
+    } finally {
+      await server.stop();
+      dir.remove();
+    }
+  });
+});
