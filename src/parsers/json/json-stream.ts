@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import { formatBytes } from '../../domain/bytes.js';
 import { MalformedResultError } from '../../domain/errors.js';
 import { echoedError, JsonByteChecks, StickyFailure, type JsonInputOptions } from './byte-checks.js';
-import { JsonNestingGuard } from './nesting-guard.js';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, JsonNestingGuard, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './nesting-guard.js';
 import { StrictUtf8Decoder } from './strict-utf8-decoder.js';
 
 /**
@@ -59,12 +59,6 @@ export class CompletedValue {
   }
 }
 
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 

@@ -1,11 +1,12 @@
 import { Buffer } from 'node:buffer';
 
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+/** JSON's structural bytes (ASCII), shared by the byte-level readers. */
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACKET = 0x5d;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
 
 /**
  * Tracks how deeply a JSON text nests arrays and objects, over raw bytes in
