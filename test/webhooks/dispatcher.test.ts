@@ -17,6 +17,7 @@ import { newEvent } from '../../src/domain/events/event.js';
 import { verifyWebhook } from '../../src/domain/webhooks/signature.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { SqliteWebhookDeliveryRepository } from '../../src/store/webhook-deliveries-repository.js';
+import type { Database } from '../../src/store/database.js';
 import { parseCidrList } from '../../src/domain/targets/ipv4.js';
 import { createWebhookAgent, deliverWebhook } from '../../src/runtime/webhooks/https-delivery.js';
 import { makeCertificates, startReceiver } from '../support/https-receiver.js';
@@ -24,6 +25,18 @@ import { tcpListener } from '../support/listeners.js';
 import { tempDir } from '../support/temp-dir.js';
 import { TestService } from '../support/test-service.js';
 import { waitFor } from '../support/wait.js';
+
+
+/** The real store, whose outcome writes fail (as on a full disk) while `writes.failing`. */
+function failingWrites(db: Database, writes: { failing: boolean }): SqliteWebhookDeliveryRepository {
+  const store = new SqliteWebhookDeliveryRepository(db);
+  return Object.assign(Object.create(store) as SqliteWebhookDeliveryRepository, {
+    record: (attempts: Parameters<typeof store.record>[0], fanOut: boolean) => {
+      if (writes.failing && attempts.length > 0) throw new Error('database or disk is full');
+      return store.record(attempts, fanOut);
+    },
+  });
+}
 
 describe('webhook dispatcher', () => {
   let dir: ReturnType<typeof tempDir>;
@@ -340,14 +353,8 @@ describe('webhook dispatcher', () => {
       const acme = account('acme');
       endpoints(acme.id, ['one', 'two']);
       for (let n = 0; n < 40; n++) record(acme.id, { n }); // more than one claim's worth: claims come while outcomes wait
-      const store = new SqliteWebhookDeliveryRepository(core.db);
-      let failing = true;
-      const deliveries = Object.assign(Object.create(store) as SqliteWebhookDeliveryRepository, {
-        record: (attempts: Parameters<typeof store.record>[0], fanOut: boolean) => {
-          if (failing && attempts.length > 0) throw new Error('database or disk is full');
-          return store.record(attempts, fanOut);
-        },
-      });
+      const writes = { failing: true };
+      const deliveries = failingWrites(core.db, writes);
       const errors: unknown[] = [];
       const run = dispatcher({ deliveries, onError: (error) => errors.push(error), perEndpoint: 2 });
       await run.tick(); // every delivery sent; the write of their outcomes failed
@@ -357,7 +364,7 @@ describe('webhook dispatcher', () => {
       await run.tick(); // the writes, fan-out included, fail again: the new events are not taken
       expect(errors.length).to.be.greaterThan(1);
       expect(sent).to.have.length(80);
-      failing = false;
+      writes.failing = false;
       await run.tick(); // the write succeeds: what was kept is recorded, the new events go, nothing twice
       expect(sent).to.have.length(100);
       expect(deliveryState().every((row) => row.state === 'DELIVERED' && row.attempts === 1)).to.equal(true);
@@ -370,14 +377,8 @@ describe('webhook dispatcher', () => {
       const acme = account('acme');
       endpoints(acme.id, ['one']);
       for (let n = 0; n < 40; n++) record(acme.id, { n });
-      const store = new SqliteWebhookDeliveryRepository(core.db);
-      let failing = true;
-      const deliveries = Object.assign(Object.create(store) as SqliteWebhookDeliveryRepository, {
-        record: (attempts: Parameters<typeof store.record>[0], fanOut: boolean) => {
-          if (failing && attempts.length > 0) throw new Error('database or disk is full');
-          return store.record(attempts, fanOut);
-        },
-      });
+      const writes = { failing: true };
+      const deliveries = failingWrites(core.db, writes);
       const calls = new OpenCalls();
       let holding = true;
       let quick = 0;
@@ -398,7 +399,7 @@ describe('webhook dispatcher', () => {
       }
       await ticking;
       expect(calls.answered).to.equal(16); // the first claim's worth (1 slot x 16 ahead), no more
-      failing = false;
+      writes.failing = false;
       holding = false;
       await run.tick(); // the write succeeds, and the rest is taken
       expect(quick).to.equal(24);
