@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TestService } from '../support/test-service.js';
 import { tempDir } from '../support/temp-dir.js';
+import { outputBytes } from '../support/workload-output.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -33,7 +34,7 @@ describe('scanner result uploads (internal endpoint and vigil upload-result)', (
     expect(response.status).to.equal(200);
     expect(((await response.json()) as { data: object }).data).to.include({ scan_id: scanId, file: 'nmap.xml', size: 10 });
     const staged = await service.vigil.uploads.staged(scanId, [{ file: 'nmap.xml', contentType: 'application/xml' }]);
-    expect('outputs' in staged && Buffer.from(staged.outputs[0]!.content).toString()).to.equal('<nmaprun/>');
+    expect('outputs' in staged && (await outputBytes(staged.outputs[0]!)).toString()).to.equal('<nmaprun/>');
   });
 
   it('reports the first expected file that was never uploaded', async () => {
@@ -88,7 +89,7 @@ describe('scanner result uploads (internal endpoint and vigil upload-result)', (
         expect(result.status, result.stderr).to.equal(0);
         expect(result.stdout).to.equal('uploaded nmap.xml\n');
         const staged = await service.vigil.uploads.staged(scanId, [{ file: 'nmap.xml', contentType: 'application/xml' }]);
-        expect('outputs' in staged && Buffer.from(staged.outputs[0]!.content).toString()).to.equal('<nmaprun>real</nmaprun>');
+        expect('outputs' in staged && (await outputBytes(staged.outputs[0]!)).toString()).to.equal('<nmaprun>real</nmaprun>');
         expect(await service.vigil.uploads.staged(scanId, [{ file: 'login.side', contentType: 'x' }])).to.deep.equal({ missing: 'login.side' });
       } finally {
         dir.remove();
