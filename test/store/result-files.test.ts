@@ -84,5 +84,14 @@ describe('result files on disk', () => {
       expect(await files.sweep(() => true)).to.deep.equal(['scan-5/upload.partial']);
       expect(existsSync(join(root, 'scan-5'))).to.equal(false);
     });
+
+    it("an in-cluster upload cut short by a crash: the sweep removes its temporary file and keeps the scan's files uploaded before", async () => {
+      const files = new FileSystemResultFiles(root);
+      await files.save('scan-8', 'nmap.xml', piece(10, 0x61));
+      files.incoming('scan-8', 'zap.json.0123456789ab').write(piece(1000, 0x61));
+      expect(readdirSync(join(root, 'scan-8')).sort()).to.deep.equal(['nmap.xml', 'zap.json.0123456789ab.partial']);
+      expect(await files.sweep(() => true)).to.deep.equal(['scan-8/zap.json.0123456789ab.partial']);
+      expect(readdirSync(join(root, 'scan-8'))).to.deep.equal(['nmap.xml']);
+    });
   });
 });
