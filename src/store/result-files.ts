@@ -5,8 +5,8 @@
  */
 import { Buffer } from 'node:buffer';
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, fsync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { closeSync, createReadStream, fsync, mkdirSync, openSync, readSync, rmdirSync, rmSync, writeSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -171,9 +171,10 @@ class IncomingFile implements IncomingResultFile {
     if (this.committed) return;
     if (this.fd !== undefined && !this.closed) closeSync(this.fd);
     this.closed = true;
-    await rm(this.temporary, { force: true });
+    // Synchronous, as the first write's mkdir and open are: another upload of the scan starting now never finds its folder gone between the two.
+    rmSync(this.temporary, { force: true });
     try {
-      await rmdir(this.folder);
+      rmdirSync(this.folder);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
