@@ -25,6 +25,14 @@ export interface CollectedFindings {
  */
 const PARSE_SLICE_BYTES = 1024 * 1024;
 
+/** The file in slices of at most PARSE_SLICE_BYTES: cut from memory, or as read from disk (never the whole file at once). */
+async function* slices(content: WorkloadOutput['content']): AsyncGenerator<Uint8Array> {
+  const pieces = content instanceof Uint8Array ? [content] : content();
+  for await (const piece of pieces) {
+    for (let start = 0; start < piece.byteLength; start += PARSE_SLICE_BYTES) yield piece.subarray(start, start + PARSE_SLICE_BYTES);
+  }
+}
+
 /**
  * Parses every output file of the scan with its type's parser and assigns the
  * findings to the scan's targets. `maxBytes` is the result-file limit
@@ -37,8 +45,8 @@ export async function collectFindings(scan: Scan, outputs: readonly WorkloadOutp
   for (const output of outputs) {
     const parser = parserFor(scan.type, maxBytes === undefined ? {} : { maxBytes });
     try {
-      for (let start = 0; start < output.content.byteLength; start += PARSE_SLICE_BYTES) {
-        parser.write(output.content.subarray(start, start + PARSE_SLICE_BYTES));
+      for await (const slice of slices(output.content)) {
+        parser.write(slice);
         await new Promise((resolve) => setImmediate(resolve));
       }
       const result = parser.end();

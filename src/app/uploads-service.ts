@@ -1,7 +1,8 @@
 /**
  * Result files uploaded by scanner pods (DESIGN.md decision 1): each Scan
  * gets its own token, only that Scan's upload accepts it, and a file is
- * refused while it streams once it passes the size cap.
+ * refused while it streams once it passes the size cap. The file is written
+ * to disk as it arrives and read back in pieces, never held whole.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
@@ -34,29 +35,40 @@ export class UploadsService {
     }
   }
 
-  /** Stores one uploaded file of the Scan, reading at most maxBytes. */
+  /**
+   * Stores one uploaded file of the Scan, reading at most maxBytes. Each
+   * piece is appended to '<scan id>/<file>.<random>.partial' as it arrives
+   * (the import path's IncomingResultFile), so the service holds one piece,
+   * not the file; the file is synced and renamed into place once whole, and
+   * a refused or interrupted upload removes its temporary file. A retried
+   * upload writes its own temporary file and replaces the earlier one whole.
+   */
   async accept(scanId: string, token: string | undefined, fileName: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<{ size: number; sha256: string }> {
     this.assertToken(scanId, token);
     if (!FILE_NAME.test(fileName)) {
       throw new InvalidRequestError(`'${fileName.slice(0, 100)}' is not an acceptable result file name: letters, digits, '.', '_' and '-' only, at most 100 characters`);
     }
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      size += chunk.byteLength;
-      if (size > this.maxBytes) throw new InvalidRequestError(`the file is larger than ${Math.round(this.maxBytes / 1024 / 1024)} MiB, the limit for one result file`);
-      chunks.push(chunk);
+    const file = this.staging.incoming(scanId, `${fileName}.${randomBytes(6).toString('hex')}`);
+    try {
+      let size = 0;
+      for await (const chunk of body) {
+        size += chunk.byteLength;
+        if (size > this.maxBytes) throw new InvalidRequestError(`the file is larger than ${Math.round(this.maxBytes / 1024 / 1024)} MiB, the limit for one result file`);
+        file.write(chunk);
+      }
+      return await file.commit(fileName);
+    } catch (error) {
+      await file.discard();
+      throw error;
     }
-    return this.staging.save(scanId, fileName, Buffer.concat(chunks));
   }
 
-  /** The expected files as uploaded, or the name of the first one missing. */
+  /** The expected files as uploaded (read from disk in pieces when parsed), or the name of the first one missing. */
   async staged(scanId: string, expected: ReadonlyArray<{ file: string; contentType: string }>): Promise<{ outputs: WorkloadOutput[] } | { missing: string }> {
     const outputs: WorkloadOutput[] = [];
     for (const { file, contentType } of expected) {
-      const content = await this.staging.read(scanId, file);
-      if (content === undefined) return { missing: file };
-      outputs.push({ file, contentType, content });
+      if ((await this.staging.sizeOf(scanId, file)) === undefined) return { missing: file };
+      outputs.push({ file, contentType, content: () => this.staging.open(scanId, file) });
     }
     return { outputs };
   }

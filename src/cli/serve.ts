@@ -1,5 +1,6 @@
 import { loadSettings } from '../config/settings.js';
 import { composeVigil } from '../main/composition-root.js';
+import { lockDataDir } from '../store/data-dir-lock.js';
 import { createLogger } from '../observability/logger.js';
 import { firstKeyBanner } from './first-key-banner.js';
 import { UsageError } from './usage.js';
@@ -7,8 +8,16 @@ import { UsageError } from './usage.js';
 export async function runServe(args: string[]): Promise<number> {
   if (args.length > 0) throw new UsageError(`'vigil serve' takes no arguments (got '${args.join(' ')}'); configure it with environment variables`);
   const settings = loadSettings();
+  // Before the database is opened: a second server on the directory stops here (DataDirInUseError, exit 1).
+  const lock = lockDataDir(settings.dataDir);
   const logger = createLogger(settings.logLevel);
-  const vigil = composeVigil(settings, logger);
+  let vigil: ReturnType<typeof composeVigil>;
+  try {
+    vigil = composeVigil(settings, logger);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   const { createdKey } = vigil.accounts.bootstrap(settings.bootstrapApiKey, settings.namespace);
   const server = await vigil.listen();
   const address = server.address();
@@ -25,6 +34,7 @@ export async function runServe(args: string[]): Promise<number> {
       logger.info({ signal }, 'shutting down');
       vigil.close().then(
         () => {
+          lock.release();
           logger.info('stopped');
           resolve(0);
         },

@@ -4,9 +4,9 @@
  * half-written file under its final name.
  */
 import { Buffer } from 'node:buffer';
-import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, fsync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, createReadStream, fsync, mkdirSync, openSync, readSync, rmdirSync, rmSync, writeSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -21,7 +21,8 @@ export class FileSystemResultFiles implements ResultFileStore {
     return join(this.root, basename(scanId), basename(fileName));
   }
 
-  async save(scanId: string, fileName: string, content: Uint8Array | readonly Uint8Array[]): Promise<{ size: number; sha256: string }> {
+  async save(scanId: string, fileName: string, content: Uint8Array | readonly Uint8Array[] | AsyncIterable<Uint8Array>): Promise<{ size: number; sha256: string }> {
+    if (isAsyncIterable(content)) return this.saveStreamed(scanId, fileName, content);
     const path = this.pathOf(scanId, fileName);
     const pieces = content instanceof Uint8Array ? [content] : content;
     await mkdir(join(this.root, basename(scanId)), { recursive: true });
@@ -35,9 +36,32 @@ export class FileSystemResultFiles implements ResultFileStore {
     return { size, sha256: hash.digest('hex') };
   }
 
-  incoming(scanId: string): IncomingResultFile {
+  incoming(scanId: string, name = 'upload'): IncomingResultFile {
     const folder = join(this.root, basename(scanId));
-    return new IncomingFile(folder, join(folder, `upload${PARTIAL}`));
+    return new IncomingFile(folder, join(folder, `${basename(name)}${PARTIAL}`));
+  }
+
+  /** A stream of pieces written as they come (IncomingFile), so it holds one piece at a time. */
+  private async saveStreamed(scanId: string, fileName: string, content: AsyncIterable<Uint8Array>): Promise<{ size: number; sha256: string }> {
+    // A name of its own: two writers of the same file never share a temporary file.
+    const file = this.incoming(scanId, `${basename(fileName)}.${randomBytes(6).toString('hex')}`);
+    try {
+      for await (const piece of content) file.write(piece);
+      return await file.commit(fileName);
+    } catch (error) {
+      await file.discard();
+      throw error;
+    }
+  }
+
+  async sizeOf(scanId: string, fileName: string): Promise<number | undefined> {
+    try {
+      const stats = await stat(this.pathOf(scanId, fileName));
+      return stats.isFile() ? stats.size : undefined;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
   }
 
   open(scanId: string, fileName: string): Readable {
@@ -137,16 +161,32 @@ class IncomingFile implements IncomingResultFile {
     return { size: this.size, sha256: this.hash.digest('hex') };
   }
 
-  /** Once committed, the file is its scan's to remove (ImportsService discards the scan on a later failure). */
+  /**
+   * Removes the temporary file, and the folder when nothing else is in it
+   * (an in-cluster upload's folder holds the scan's other files). Once
+   * committed, the file is its scan's to remove (ImportsService discards the
+   * scan on a later failure).
+   */
   async discard(): Promise<void> {
     if (this.committed) return;
     if (this.fd !== undefined && !this.closed) closeSync(this.fd);
     this.closed = true;
-    await rm(this.folder, { recursive: true, force: true });
+    // Synchronous, as the first write's mkdir and open are: another upload of the scan starting now never finds its folder gone between the two.
+    rmSync(this.temporary, { force: true });
+    try {
+      rmdirSync(this.folder);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+    }
   }
 }
 
 const fsyncAsync = promisify(fsync);
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<Uint8Array> {
+  return typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
+}
 
 async function listDir(path: string): Promise<string[]> {
   try {

@@ -1,11 +1,13 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TestService } from '../support/test-service.js';
 import { tempDir } from '../support/temp-dir.js';
+import { outputBytes } from '../support/workload-output.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -33,7 +35,7 @@ describe('scanner result uploads (internal endpoint and vigil upload-result)', (
     expect(response.status).to.equal(200);
     expect(((await response.json()) as { data: object }).data).to.include({ scan_id: scanId, file: 'nmap.xml', size: 10 });
     const staged = await service.vigil.uploads.staged(scanId, [{ file: 'nmap.xml', contentType: 'application/xml' }]);
-    expect('outputs' in staged && Buffer.from(staged.outputs[0]!.content).toString()).to.equal('<nmaprun/>');
+    expect('outputs' in staged && (await outputBytes(staged.outputs[0]!)).toString()).to.equal('<nmaprun/>');
   });
 
   it('reports the first expected file that was never uploaded', async () => {
@@ -65,6 +67,44 @@ describe('scanner result uploads (internal endpoint and vigil upload-result)', (
     expect(await service.vigil.uploads.staged(scanId, [{ file: 'big.xml', contentType: 'x' }])).to.deep.equal({ missing: 'big.xml' });
   });
 
+  const uploadFolder = () => join(service.settings.dataDir, 'uploads', scanId);
+  const filesIn = (folder: string) => (existsSync(folder) ? readdirSync(folder).sort() : []);
+
+  it('appends the file to a temporary file as it arrives, and a client that goes away mid-upload leaves only the files uploaded before', async function () {
+    this.timeout(60_000);
+    expect((await put(`/internal/v1/scans/${scanId}/results/nmap.xml`, '<nmaprun/>', token)).status).to.equal(200);
+    const req = request(`${service.baseUrl}/internal/v1/scans/${scanId}/results/zap.json`, { method: 'PUT', headers: { Authorization: `Bearer ${token}` } });
+    req.on('error', () => {});
+    for (let index = 0; index < 4; index++) req.write(Buffer.alloc(128 * 1024, 0x20));
+    // The 512 KiB sent are on disk under a temporary name while the request is still open.
+    const partial = await waitFor(() => {
+      const name = filesIn(uploadFolder()).find((file) => /^zap\.json\.[0-9a-f]{12}\.partial$/.test(file));
+      return name !== undefined && statSync(join(uploadFolder(), name)).size >= 512 * 1024 ? name : undefined;
+    });
+    expect(partial, 'the temporary file holds what was sent').to.not.equal(undefined);
+    req.destroy();
+    expect(await waitFor(() => (filesIn(uploadFolder()).length === 1 ? true : undefined)), 'the temporary file is removed').to.equal(true);
+    expect(filesIn(uploadFolder())).to.deep.equal(['nmap.xml']);
+    const staged = await service.vigil.uploads.staged(scanId, [{ file: 'nmap.xml', contentType: 'application/xml' }]);
+    expect('outputs' in staged && (await outputBytes(staged.outputs[0]!)).toString()).to.equal('<nmaprun/>');
+  });
+
+  it('leaves no folder behind when the only upload of the scan is refused', async () => {
+    const response = await put(`/internal/v1/scans/${scanId}/results/big.xml`, new Uint8Array(1024 * 1024 + 1), token);
+    expect(response.status).to.equal(400);
+    expect(existsSync(uploadFolder())).to.equal(false);
+  });
+
+  it('replaces a file uploaded again (a retried upload) whole, with one file under its name', async () => {
+    expect((await put(`/internal/v1/scans/${scanId}/results/nmap.xml`, '<nmaprun>first, longer</nmaprun>', token)).status).to.equal(200);
+    const again = await put(`/internal/v1/scans/${scanId}/results/nmap.xml`, '<nmaprun/>', token);
+    expect(again.status).to.equal(200);
+    expect(((await again.json()) as { data: object }).data).to.include({ size: 10 });
+    expect(filesIn(uploadFolder())).to.deep.equal(['nmap.xml']);
+    const staged = await service.vigil.uploads.staged(scanId, [{ file: 'nmap.xml', contentType: 'application/xml' }]);
+    expect('outputs' in staged && (await outputBytes(staged.outputs[0]!)).toString()).to.equal('<nmaprun/>');
+  });
+
   describe('vigil upload-result', function () {
     this.timeout(30_000);
     // Asynchronous: the service under test runs in this process and must keep answering.
@@ -88,7 +128,7 @@ describe('scanner result uploads (internal endpoint and vigil upload-result)', (
         expect(result.status, result.stderr).to.equal(0);
         expect(result.stdout).to.equal('uploaded nmap.xml\n');
         const staged = await service.vigil.uploads.staged(scanId, [{ file: 'nmap.xml', contentType: 'application/xml' }]);
-        expect('outputs' in staged && Buffer.from(staged.outputs[0]!.content).toString()).to.equal('<nmaprun>real</nmaprun>');
+        expect('outputs' in staged && (await outputBytes(staged.outputs[0]!)).toString()).to.equal('<nmaprun>real</nmaprun>');
         expect(await service.vigil.uploads.staged(scanId, [{ file: 'login.side', contentType: 'x' }])).to.deep.equal({ missing: 'login.side' });
       } finally {
         dir.remove();
@@ -117,3 +157,12 @@ describe('scanner result uploads (internal endpoint and vigil upload-result)', (
     });
   });
 });
+
+async function waitFor<T>(probe: () => T | undefined, timeoutMs = 20_000): Promise<T | undefined> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined || Date.now() > until) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -14,6 +14,7 @@ import { launchOptions } from '../../src/main/composition-root.js';
 import { ProcessWorkloadRunner } from '../../src/runtime/embedded/process-runner.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait.js';
+import { outputBytes } from '../support/workload-output.js';
 
 /** A scanner that writes its report, then exits with `code`. */
 function scannerExiting(code: number, completeExitCodes: number[]): ScannerDefinition {
@@ -42,7 +43,7 @@ describe('embedded runner: exit codes', () => {
   it('a listed non-zero code with the outputs written succeeds, with the outputs', async () => {
     const status = await outcome(scannerExiting(2, [0, 2]), join(dir.path, 'work'));
     expect(status.phase).to.equal('Succeeded');
-    expect(Buffer.from(status.outputs![0]!.content).toString()).to.equal('<nmaprun/>\n');
+    expect((await outputBytes(status.outputs![0]!)).toString()).to.equal('<nmaprun/>\n');
   });
 
   it('an unlisted code fails, naming the code and the scanner\'s last error lines', async () => {

@@ -27,6 +27,25 @@ describe('result files on disk', () => {
     expect(Buffer.from((await files.read('scan-2', 'nmap.xml'))!).equals(Buffer.from(bytes))).to.equal(true);
   });
 
+  it('saves a stream of pieces as they come, and a stream that fails leaves the files saved before and no temporary file', async () => {
+    const files = new FileSystemResultFiles(root);
+    async function* pieces(fail: boolean) {
+      yield new Uint8Array(70_000).fill(0x61);
+      yield new Uint8Array(5).fill(0x62);
+      if (fail) throw new Error('the reader failed');
+    }
+    const whole = Buffer.concat([Buffer.alloc(70_000, 0x61), Buffer.alloc(5, 0x62)]);
+    expect(await files.save('scan-6', 'zap.json', pieces(false))).to.deep.equal({ size: whole.byteLength, sha256: createHash('sha256').update(whole).digest('hex') });
+    expect(await files.sizeOf('scan-6', 'zap.json')).to.equal(whole.byteLength);
+    let error: unknown;
+    await files.save('scan-6', 'other.json', pieces(true)).catch((thrown: unknown) => (error = thrown));
+    expect((error as Error).message).to.equal('the reader failed');
+    expect(readdirSync(join(root, 'scan-6'))).to.deep.equal(['zap.json']);
+    expect(await files.sizeOf('scan-6', 'other.json')).to.equal(undefined);
+    await files.save('scan-7', 'zap.json', pieces(true)).catch(() => undefined);
+    expect(existsSync(join(root, 'scan-7')), 'a folder holding nothing else goes').to.equal(false);
+  });
+
   describe('a file written as it arrives (an upload)', () => {
     const piece = (size: number, byte: number) => new Uint8Array(size).fill(byte);
 
@@ -64,6 +83,15 @@ describe('result files on disk', () => {
       files.incoming('scan-5').write(piece(1000, 0x61));
       expect(await files.sweep(() => true)).to.deep.equal(['scan-5/upload.partial']);
       expect(existsSync(join(root, 'scan-5'))).to.equal(false);
+    });
+
+    it("an in-cluster upload cut short by a crash: the sweep removes its temporary file and keeps the scan's files uploaded before", async () => {
+      const files = new FileSystemResultFiles(root);
+      await files.save('scan-8', 'nmap.xml', piece(10, 0x61));
+      files.incoming('scan-8', 'zap.json.0123456789ab').write(piece(1000, 0x61));
+      expect(readdirSync(join(root, 'scan-8')).sort()).to.deep.equal(['nmap.xml', 'zap.json.0123456789ab.partial']);
+      expect(await files.sweep(() => true)).to.deep.equal(['scan-8/zap.json.0123456789ab.partial']);
+      expect(readdirSync(join(root, 'scan-8'))).to.deep.equal(['nmap.xml']);
     });
   });
 });

@@ -227,7 +227,8 @@ export class ScanController {
     }
     const files: StoredResultFile[] = [];
     for (const output of status.outputs ?? []) {
-      const { size, sha256 } = await this.options.resultFiles.save(scan.id, output.file, output.content);
+      const content = output.content instanceof Uint8Array ? output.content : output.content();
+      const { size, sha256 } = await this.options.resultFiles.save(scan.id, output.file, content);
       files.push({ id: randomUUID(), scanId: scan.id, accountId: scan.accountId, fileName: output.file, contentType: output.contentType, size, sha256, createdAt: now });
     }
     await this.recordCompletion(withUnscannedSkipped(scan, collected.skipped), files, collected.byTarget, now, status.detail);

@@ -67,17 +67,25 @@ export interface IncomingResultFile {
   written(): Iterable<Uint8Array>;
   /** Syncs the file to disk and renames it to `fileName` in its scan's folder. */
   commit(fileName: string): Promise<{ size: number; sha256: string }>;
-  /** Removes the file and its scan's folder (a refused or failed upload leaves nothing behind). */
+  /** Removes the file, and its scan's folder when nothing else is in it (a refused or failed upload leaves nothing behind). */
   discard(): Promise<void>;
 }
 
 /** Where raw scanner output files live (the data directory, in both runtimes). */
 export interface ResultFileStore {
-  /** A file of the scan written as it arrives (see IncomingResultFile). */
-  incoming(scanId: string): IncomingResultFile;
-  /** `content` is the file's bytes, or its pieces in order (written one after another, never joined in memory). */
-  save(scanId: string, fileName: string, content: Uint8Array | readonly Uint8Array[]): Promise<{ size: number; sha256: string }>;
+  /**
+   * A file of the scan written as it arrives (see IncomingResultFile), under
+   * '<scan id>/<name>.partial' until committed; `name` defaults to 'upload'.
+   */
+  incoming(scanId: string, name?: string): IncomingResultFile;
+  /**
+   * `content` is the file's bytes, its pieces in order, or a stream of pieces
+   * (written one after another as they come, never joined in memory).
+   */
+  save(scanId: string, fileName: string, content: Uint8Array | readonly Uint8Array[] | AsyncIterable<Uint8Array>): Promise<{ size: number; sha256: string }>;
   open(scanId: string, fileName: string): Readable;
+  /** The file's size in bytes, or undefined when it does not exist. */
+  sizeOf(scanId: string, fileName: string): Promise<number | undefined>;
   /** The whole file, or undefined when it does not exist. */
   read(scanId: string, fileName: string): Promise<Uint8Array | undefined>;
   removeScan(scanId: string): Promise<void>;

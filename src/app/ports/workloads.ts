@@ -7,7 +7,12 @@ export type WorkloadPhase = 'Running' | 'Succeeded' | 'Failed' | 'Missing';
 export interface WorkloadOutput {
   file: string;
   contentType: string;
-  content: Uint8Array;
+  /**
+   * The file's bytes in memory, or a function that reads them in pieces from
+   * where the runner left the file (an uploaded or written result file, up to
+   * VIGIL_RESULT_FILE_MAX_MB), so that a large file is never held whole.
+   */
+  content: Uint8Array | (() => AsyncIterable<Uint8Array>);
 }
 
 export interface WorkloadStatus {

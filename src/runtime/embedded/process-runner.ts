@@ -11,6 +11,7 @@
  * (scanner-launch.ts).
  */
 import { spawn } from 'node:child_process';
+import { createReadStream } from 'node:fs';
 import { access, chown, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorkloadInputs, WorkloadOutput, WorkloadRunner, WorkloadStatus } from '../../app/ports.js';
@@ -208,11 +209,8 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
       if (max !== undefined && size > max) {
         return { phase: 'Failed', reason: 'OutputTooLarge', message: `the scanner wrote ${formatBytes(size)} to ${output.file}, over the ${formatBytes(max)} limit (VIGIL_RESULT_FILE_MAX_MB); scan fewer targets at a time or raise the limit` };
       }
-      try {
-        outputs.push({ ...output, content: await readFile(path) });
-      } catch {
-        return { phase: 'Failed', reason: 'OutputMissing', message: `the scanner exited cleanly but did not write ${output.file}` };
-      }
+      // Read in pieces when parsed and stored (before release removes the work directory), never whole.
+      outputs.push({ ...output, content: () => createReadStream(path) });
     }
     const detail = await this.contentOf(workload);
     return { phase: 'Succeeded', outputs, ...(detail === undefined ? {} : { detail }) };
