@@ -121,6 +121,13 @@ export class ScanReconciler {
 
   /** Applied Scans started at once, by key: their Running Event says they were accepted (one Event, not two). */
   private readonly pendingAcceptances = new Map<string, { scanId: string; message: string }>();
+  /**
+   * The resourceVersion each label-and-finalizer patch was sent over, by key:
+   * while the cache still shows that version it is behind the patch, which
+   * is not sent again (a second request for the same change). Forgotten once
+   * the cache shows a newer CR.
+   */
+  private readonly metadataPatched = new Map<string, string>();
   private readonly budget: ScanRequestBudget;
 
   constructor(private readonly options: ScanReconcilerOptions) {
@@ -139,6 +146,7 @@ export class ScanReconciler {
     if (object === undefined) {
       this.written.delete(key);
       this.pendingAcceptances.delete(key);
+      this.metadataPatched.delete(key);
       return row === undefined ? undefined : this.createObject(key, account, row);
     }
     if (row === undefined) return object.metadata?.labels?.[SCAN_ID_LABEL] !== undefined ? this.deleteObject(key, object) : this.adopt(key, account, object);
@@ -165,6 +173,7 @@ export class ScanReconciler {
       return; // the stopped row's write enqueues this key again
     }
     this.pendingAcceptances.delete(key);
+    this.metadataPatched.delete(key);
     if (row !== undefined) {
       this.budget.drop(row.id);
       this.act(key, { action: 'deleteRow', scanId: row.id });
@@ -242,8 +251,12 @@ export class ScanReconciler {
   private async project(key: string, object: ScanObject, row: Scan): Promise<ReconcileResult> {
     const labels = object.metadata?.labels ?? {};
     const finalizers = object.metadata?.finalizers ?? [];
-    if (labels[SCAN_ID_LABEL] !== row.id || !finalizers.includes(SCAN_FINALIZER)) {
+    const version = object.metadata?.resourceVersion;
+    const patchedOver = this.metadataPatched.get(key);
+    if (patchedOver !== undefined && patchedOver !== version) this.metadataPatched.delete(key);
+    if ((labels[SCAN_ID_LABEL] !== row.id || !finalizers.includes(SCAN_FINALIZER)) && (patchedOver === undefined || patchedOver !== version)) {
       this.act(key, { action: 'patchMetadata' });
+      if (version !== undefined) this.metadataPatched.set(key, version);
       this.budget.spend(row.id);
       try {
         const patch = [
@@ -253,7 +266,10 @@ export class ScanReconciler {
         await this.api.patchNamespacedCustomObject({ ...this.ref(object), body: patch }, JSON_PATCH);
       } catch (error) {
         // Outside the tenants Vigil may only write status (cluster-wide): the CR shows why its scan failed, unlabelled.
-        if (!isForbidden(error)) throw error;
+        if (!isForbidden(error)) {
+          this.metadataPatched.delete(key); // not applied (as far as Vigil knows): the next pass sends it again
+          throw error;
+        }
       }
     }
     // A start in flight moves the row on within a few requests: its row write (RUNNING, or FAILED) or a failed start enqueues this key again.
