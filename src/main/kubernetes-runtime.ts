@@ -143,6 +143,7 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     allowTargets: settings.allowTargets.map((cidr) => cidr.text).join(','),
     onStartFailed: (location) => cluster.scanKeys.enqueue(scanKey(location.namespace, location.name)),
     onRequest: spend,
+    onJobCreated: (scanId) => budget.started(scanId),
   });
   const scheduled = scheduledScanReconciler(cluster, core, clock, logger);
   const informers = [observer, scans.informer, scheduled.informer];

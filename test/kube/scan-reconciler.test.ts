@@ -289,6 +289,7 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
       await reconciler.reconcile(`${NS}/nightly`);
       expect((fixture.server.getObject(crRef('nightly'))!.status as { state: string; progress: number })).to.deep.include({ state: 'RUNNING', progress: 0 });
       budget.spend(row.id, spent - budget.spent(row.id));
+      budget.started(row.id);
       fixture.actions.length = 0;
       return { reconciler, row };
     }
@@ -322,6 +323,21 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
       await reconciler.reconcile(`${NS}/nightly`);
       expect(progressOnCr()).to.equal(100);
       expect(budget.size, 'the ended scan is no longer counted').to.equal(0);
+    });
+
+    it('writes no progress alone for a scan this process did not start (running across a restart): its count would be partial', async () => {
+      const reconciler = reconcilerWith(true);
+      const row = toRunning(startRow(fixture));
+      fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row), spec: {} } as KubeObject);
+      await reconciler.reconcile(`${NS}/nightly`);
+      fixture.actions.length = 0;
+      withProgress(row, 60);
+      now = NOW + 60_000;
+      expect(await reconciler.reconcile(`${NS}/nightly`)).to.equal(undefined);
+      expect(fixture.actions).to.deep.equal([]);
+      budget.started(row.id);
+      await reconciler.reconcile(`${NS}/nightly`);
+      expect(fixture.actions, 'the control: once started here, it is written').to.deep.equal([{ action: 'patchStatus' }]);
     });
 
     it('writes no progress alone within a step, and none when the budget has no room (a scan that already spent 7)', async () => {

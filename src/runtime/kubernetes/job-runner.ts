@@ -48,6 +48,8 @@ export interface KubernetesJobRunnerOptions {
   allowTargets?: string;
   /** Told of each request sent for a scan (its id), for its request budget (request-budget.ts). */
   onRequest?: (scanId: string) => void;
+  /** Told when this process created the scan's Job (its request budget then covers the scan's life). */
+  onJobCreated?: (scanId: string) => void;
 }
 
 export class KubernetesJobRunner implements WorkloadRunner {
@@ -104,6 +106,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
     this.spent(scan.id);
     const created = await createIdempotently(() => this.batch.createNamespacedJob({ namespace: ref.namespace, body: job as k8s.V1Job }));
     this.options.observer.remember(created ?? (job as k8s.V1Job));
+    this.options.onJobCreated?.(scan.id);
     // No Event here: the Scan turns RUNNING with this start, and its Running Event names the Job (one Event, not two saying the same).
   }
 

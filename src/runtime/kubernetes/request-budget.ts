@@ -9,7 +9,9 @@
  * the Secrets' deletion), at most once per 25-point step, and never within
  * 10 s of the scan's last status write. A usual scan (9 requests of its own)
  * so shows one step of progress on `kubectl get scans`; a scan that already
- * spent more (applied with kubectl and waited for a slot) shows none.
+ * spent more (applied with kubectl and waited for a slot) shows none, and
+ * so does a scan this process did not start (one running across a restart
+ * of Vigil): its count would miss what the previous process sent.
  */
 
 /** Requests a scan may cost over its life. */
@@ -25,6 +27,8 @@ const MAX_COUNTED = 65_536;
 
 interface Count {
   spent: number;
+  /** This process created the scan's Job, so its count covers the scan's life. */
+  startedHere?: boolean;
   /** The progress the CR's status was last written with, and when (ms). */
   progress?: number;
   writtenAt?: number;
@@ -37,6 +41,11 @@ export class ScanRequestBudget {
   spend(key: string, requests = 1): void {
     const count = this.countOf(key);
     count.spent += requests;
+  }
+
+  /** This process created the scan's Job: a scan it did not start (it ran across a restart) is never written for progress alone, its count being partial. */
+  started(key: string): void {
+    this.countOf(key).startedHere = true;
   }
 
   spent(key: string): number {
@@ -56,7 +65,8 @@ export class ScanRequestBudget {
    * to wait before the 10 s since the last status write are over.
    */
   progressWrite(key: string, progress: number, at: number): 'write' | 'never' | number {
-    const count = this.counts.get(key) ?? { spent: 0 };
+    const count = this.counts.get(key);
+    if (count?.startedHere !== true) return 'never';
     if (count.spent + 1 + REQUESTS_AT_END > SCAN_REQUEST_BUDGET) return 'never';
     if (Math.floor(progress / PROGRESS_STEP) <= Math.floor((count.progress ?? 0) / PROGRESS_STEP)) return 'never';
     if (progress >= 100) return 'never'; // the end writes 100
