@@ -308,6 +308,11 @@ async function main(): Promise<void> {
 
   await server.call('runPods', namespace, 'Connect Scan Timing: About 50.00% done; ETC: 10:42\n');
   await until('progress on every scan (through the API)', async () => (await api.scans()).every((scan) => scan.progress >= 50), 500);
+  // The CRs show it too, within each scan's request budget: one status write of its own, at least 10 s after RUNNING (request-budget.ts).
+  const progressStarted = Date.now();
+  const statusWrites = async () => (await server!.call('requestTally', 0)).byKind['PATCH scans/status'] ?? 0;
+  while ((await statusWrites()) < 2 * config.scans && Date.now() - progressStarted < 30_000) await sleep(250);
+  log(`  progress on the CRs: ${(await statusWrites()) - config.scans} of ${config.scans} scans had a status write for progress within ${((Date.now() - progressStarted) / 1000).toFixed(1)} s of the log line (none sooner than 10 s after RUNNING)`);
 
   const before = await server.call('requestCount');
   await sleep(10_000);
