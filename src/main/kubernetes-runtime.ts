@@ -144,6 +144,7 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     onStartFailed: (location) => cluster.scanKeys.enqueue(scanKey(location.namespace, location.name)),
     onRequest: spend,
     onJobCreated: (scanId) => budget.started(scanId),
+    onReleased: (scanId) => budget.drop(scanId),
   });
   const scheduled = scheduledScanReconciler(cluster, core, clock, logger);
   const informers = [observer, scans.informer, scheduled.informer];

@@ -50,6 +50,8 @@ export interface KubernetesJobRunnerOptions {
   onRequest?: (scanId: string) => void;
   /** Told when this process created the scan's Job (its request budget then covers the scan's life). */
   onJobCreated?: (scanId: string) => void;
+  /** Told when the scan is released (it ended, or its row was deleted): its request count goes. */
+  onReleased?: (scanId: string) => void;
 }
 
 export class KubernetesJobRunner implements WorkloadRunner {
@@ -210,6 +212,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
    */
   async release(scanId: string): Promise<void> {
     this.options.observer.forget(scanId);
+    this.options.onReleased?.(scanId);
     await this.options.uploads.discard(scanId);
     const location = this.options.locate(scanId);
     if (location === undefined) return;
