@@ -23,6 +23,8 @@ import {
 import type { OwnerReference } from '../runtime/kubernetes/job-manifest.js';
 import type { Logger } from '../observability/logger.js';
 import { KubernetesJobRunner, type ScanLocation } from '../runtime/kubernetes/job-runner.js';
+import { ScanRequestBudget } from '../runtime/kubernetes/request-budget.js';
+
 import { JobObserver } from '../runtime/kubernetes/job-observer.js';
 import { checkJobSettings, defaultJobSettings, jobSettingsFrom, type JobSettings } from '../runtime/kubernetes/job-settings.js';
 import { readFileSync } from 'node:fs';
@@ -36,6 +38,9 @@ import { ControllerLoop } from '../app/controller/controller-loop.js';
 import { SCAN_API_VERSION, SCAN_KIND } from '../domain/scans/scan-resource.js';
 import { SCAN_STATES, type Scan } from '../domain/scans/scan.js';
 import type { Core, WorkloadRuntime } from './composition-root.js';
+
+/** The scans holding or waiting for a slot: a Scan applied when these (itself included) are within the limit starts at once. */
+const ACTIVE_SCAN_STATES = ['QUEUED', 'RUNNING', 'STOPPING'] as const;
 
 export type ClusterMirror = ReturnType<typeof clusterMirror>;
 
@@ -108,10 +113,15 @@ function jobSettings(file: string | undefined): JobSettings {
 }
 
 export function kubernetesRuntime(settings: Settings, core: Core, cluster: ClusterMirror, clock: Clock, logger: Logger): WorkloadRuntime {
+  // Each scan's requests, counted where they are sent (request-budget.ts): progress is written on its own only within the budget.
+  const budget = new ScanRequestBudget();
+  const spend = (scanId: string) => budget.spend(scanId);
+  cluster.scanResources.onRequest = spend;
   const observer = new JobObserver({
     kubeConfig: cluster.kubeConfig,
     timers: systemTimers(clock),
     onError: (what, error) => logger.warn({ err: error }, what),
+    onRequest: spend,
   });
   const events = new KubernetesEventRecorder({
     kubeConfig: cluster.kubeConfig,
@@ -119,7 +129,8 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     defaults: { apiVersion: SCAN_API_VERSION, kind: SCAN_KIND },
     onError: (error) => logger.warn({ err: error }, 'kubernetes event not recorded'),
   });
-  const scans = scanReconciler(cluster, core, events, clock, logger, (scanId) => runner.isStarting(scanId));
+  const startsAtOnce = () => ACTIVE_SCAN_STATES.reduce((total, state) => total + core.scanRepository.countInState(state), 0) <= settings.maxConcurrentScans;
+  const scans = scanReconciler(cluster, core, events, clock, logger, (scanId) => runner.isStarting(scanId), budget, startsAtOnce);
   const runner = new KubernetesJobRunner({
     observer,
     cachedScanUid: (namespace, name) => scans.informer.cached(namespace, name)?.metadata?.uid,
@@ -131,6 +142,9 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     locate: locator(() => core),
     allowTargets: settings.allowTargets.map((cidr) => cidr.text).join(','),
     onStartFailed: (location) => cluster.scanKeys.enqueue(scanKey(location.namespace, location.name)),
+    onRequest: spend,
+    onJobCreated: (scanId) => budget.started(scanId),
+    onReleased: (scanId) => budget.drop(scanId),
   });
   const scheduled = scheduledScanReconciler(cluster, core, clock, logger);
   const informers = [observer, scans.informer, scheduled.informer];
@@ -186,7 +200,16 @@ function customResourceInformer(
  * loop: informer events and row writes enqueue keys; every full list of the
  * informer (start, restart) is a resync of every CR and every row.
  */
-function scanReconciler(cluster: ClusterMirror, core: Core, events: KubernetesEventRecorder, clock: Clock, logger: Logger, starting: (scanId: string) => boolean) {
+function scanReconciler(
+  cluster: ClusterMirror,
+  core: Core,
+  events: KubernetesEventRecorder,
+  clock: Clock,
+  logger: Logger,
+  starting: (scanId: string) => boolean,
+  budget: ScanRequestBudget,
+  startsAtOnce: () => boolean,
+) {
   const reconciler = new ScanReconciler({
     kubeConfig: cluster.kubeConfig,
     scanResources: cluster.scanResources,
@@ -197,6 +220,8 @@ function scanReconciler(cluster: ClusterMirror, core: Core, events: KubernetesEv
     events,
     clock,
     starting,
+    budget,
+    startsAtOnce,
   });
   const rowKeys = function* (): Iterable<string> {
     for (const id of core.scanRepository.idsInStates(SCAN_STATES)) {

@@ -3,9 +3,8 @@ import { SCAN_TYPES, type ScanType } from '../../src/domain/risks/finding.js';
 import { NUCLEI_TEMPLATES_VERSION } from '../../src/domain/scanners/images.js';
 import { scannerFor } from '../../src/domain/scanners/index.js';
 import {
-  buildScanInputsSecret,
+  buildScanSecret,
   buildScanJob,
-  buildUploadTokenSecret,
   scanJobName,
   uploadTokenSecretName,
   type Container,
@@ -31,6 +30,14 @@ const UPLOAD_URL = 'http://vigil-collector.vigil-system.svc:8081/internal/v1/sca
 
 function scanRef(type: ScanType = 'NMAP', name = 'nightly-nmap'): ScanRef {
   return { name, namespace: 'vigil-acme', uid: '0b6f5a0e-3c1d-4f7e-9a52-8d1c2e3f4a5b', type, id: 'scn_01HZX3K7Q9' };
+}
+
+/** The input files of the scan's one Secret (its keys but the token), or undefined when it has none. */
+function inputsSecret(input: ScanJobInput) {
+  const secret = buildScanSecret(input, TOKEN);
+  const { token, ...files } = secret.stringData;
+  expect(token).to.equal(TOKEN);
+  return Object.keys(files).length === 0 ? undefined : { ...secret, stringData: files };
 }
 
 function jobInput(type: ScanType = 'NMAP', overrides: Partial<ScanJobInput> = {}): ScanJobInput {
@@ -173,7 +180,7 @@ const volume = object(
   {
     name: dnsLabel,
     emptyDir: object({ medium: oneOf('', 'Memory'), sizeLimit: quantity }),
-    secret: object({ secretName: dnsSubdomain, defaultMode: int(0, 0o777), optional: bool }, ['secretName']),
+    secret: object({ secretName: dnsSubdomain, defaultMode: int(0, 0o777), optional: bool, items: array(object({ key: nonEmpty, path: nonEmpty, mode: int(0, 0o777) }, ['key', 'path'])) }, ['secretName']),
   },
   ['name'],
 );
@@ -294,7 +301,7 @@ describe('scanner Job manifest', () => {
       expect(buildScanJob(jobInput()).metadata.name).to.equal('nightly-nmap-scanner');
       expect(buildScanJob(jobInput()).metadata.name).to.equal(buildScanJob(jobInput()).metadata.name);
       expect(scanJobName('nightly-nmap')).to.equal('nightly-nmap-scanner');
-      expect(buildUploadTokenSecret(scanRef(), TOKEN).metadata.name).to.equal('nightly-nmap-upload');
+      expect(buildScanSecret(jobInput(), TOKEN).metadata.name).to.equal('nightly-nmap-secret');
     });
 
     it('shortens a long Scan name to a DNS-1123 label of at most 63 characters with a hash that tells names apart', () => {
@@ -327,8 +334,8 @@ describe('scanner Job manifest', () => {
       blockOwnerDeletion: true,
     };
 
-    it('owns the Job and both Secrets by the Scan, in the Scan namespace', () => {
-      const objects = [buildScanJob(jobInput('NUCLEI')), buildUploadTokenSecret(scanRef('NUCLEI'), TOKEN), buildScanInputsSecret(jobInput('NUCLEI'))!];
+    it('owns the Job and its one Secret by the Scan, in the Scan namespace', () => {
+      const objects = [buildScanJob(jobInput('NUCLEI')), buildScanSecret(jobInput('NUCLEI'), TOKEN)];
       for (const object of objects) {
         expect(object.metadata.ownerReferences, object.kind).to.deep.equal([owner]);
         expect(object.metadata.namespace).to.equal('vigil-acme');
@@ -347,7 +354,7 @@ describe('scanner Job manifest', () => {
       const job = buildScanJob(input);
       expect(job.metadata.labels).to.deep.equal(expected);
       expect(job.spec.template.metadata.labels).to.deep.equal(expected);
-      expect(buildUploadTokenSecret(input.scan, TOKEN).metadata.labels).to.deep.equal(expected);
+      expect(buildScanSecret(input, TOKEN).metadata.labels).to.deep.equal(expected);
     });
 
     it('keeps the scan label valid for a Scan name longer than a label value may be', () => {
@@ -457,7 +464,7 @@ describe('scanner Job manifest', () => {
       expect(upload.env).to.deep.include({ name: 'VIGIL_RESULT_FILES', value: 'nmap.xml' });
     });
 
-    it('prepares the input files first for the types that have them, from the inputs Secret mounted read-only', () => {
+    it("prepares the input files first for the types that have them, from the scan's Secret mounted read-only with its input keys only", () => {
       for (const type of ['NUCLEI', 'OWASP_ZAP', 'OWASP_ZAP_ACTIVE'] as const) {
         const input = jobInput(type);
         const job = buildScanJob(input);
@@ -466,8 +473,11 @@ describe('scanner Job manifest', () => {
         const prepare = containerNamed(job, 'prepare');
         expect(prepare.args).to.deep.equal(['prepare-inputs', '--from', '/vigil/input', '--to', '/vigil/output']);
         expect(prepare.volumeMounts).to.deep.include({ name: 'input', mountPath: '/vigil/input', readOnly: true });
-        const secret = buildScanInputsSecret(input)!;
-        expect(pod.volumes).to.deep.include({ name: 'input', secret: { secretName: secret.metadata.name, defaultMode: 0o440 } });
+        const secret = inputsSecret(input)!;
+        const items = Object.keys(secret.stringData).map((key) => ({ key, path: key }));
+        expect(items.map((item) => item.key), 'never the token').to.not.include('token');
+        expect(pod.volumes).to.deep.include({ name: 'input', secret: { secretName: secret.metadata.name, defaultMode: 0o440, items } });
+        expect(pod.volumes.find((volume) => volume.name === 'input')!.secret!.secretName).to.equal(containerNamed(job, 'upload').env!.find((env) => env.name === 'VIGIL_UPLOAD_TOKEN')!.valueFrom!.secretKeyRef!.name, 'one Secret');
         expect(secretProblems(secret)).to.deep.equal([]);
         for (const file of scannerFor(type).inputs!({ targets: input.targets, outputDir: '/vigil/output' })) {
           expect(secret.stringData[file.file]).to.equal(file.content);
@@ -475,9 +485,9 @@ describe('scanner Job manifest', () => {
       }
     });
 
-    it('builds no inputs Secret and no prepare container for types without inputs', () => {
+    it('puts only the token in the Secret, and builds no prepare container, for types without inputs', () => {
       for (const type of ['NMAP', 'NMAP_UDP', 'SSLYZE', 'OPENVAS', 'NESSUS'] as const) {
-        expect(buildScanInputsSecret(jobInput(type)), type).to.equal(undefined);
+        expect(Object.keys(buildScanSecret(jobInput(type), TOKEN).stringData), type).to.deep.equal(['token']);
         const pod = buildScanJob(jobInput(type)).spec.template.spec;
         expect(pod.initContainers.map((each) => each.name)).to.deep.equal(['scanner']);
         expect(pod.volumes.map((each) => each.name)).to.not.include('input');
@@ -486,7 +496,7 @@ describe('scanner Job manifest', () => {
 
     it('ships a ZAP login script as an input the plan points to', () => {
       const input = jobInput('OWASP_ZAP', { scanner: { authScript: '{"type":"ZestScript","title":"login"}', settings: { anti_csrf_tokens: ['xsrf'] } } });
-      const secret = buildScanInputsSecret(input)!;
+      const secret = inputsSecret(input)!;
       expect(secret.stringData['login.zst']).to.equal('{"type":"ZestScript","title":"login"}');
       expect(secret.stringData['zap-plan.yaml']).to.include('/vigil/output/login.zst');
       expect(containerNamed(buildScanJob(input), 'scanner').args.join(' ')).to.include('anticsrf.tokens.token(15).name=xsrf');
@@ -521,11 +531,11 @@ describe('scanner Job manifest', () => {
 
   describe('upload token', () => {
     it('reaches the uploader only through a secretKeyRef, never inline in the Job', () => {
-      const secret = buildUploadTokenSecret(scanRef(), TOKEN);
+      const secret = buildScanSecret(jobInput(), TOKEN);
       const job = buildScanJob(jobInput('NMAP', { uploadTokenSecretName: secret.metadata.name }));
       const upload = containerNamed(job, 'upload');
       const tokenEnv = upload.env?.find((env) => env.name === 'VIGIL_UPLOAD_TOKEN');
-      expect(tokenEnv).to.deep.equal({ name: 'VIGIL_UPLOAD_TOKEN', valueFrom: { secretKeyRef: { name: 'nightly-nmap-upload', key: 'token' } } });
+      expect(tokenEnv).to.deep.equal({ name: 'VIGIL_UPLOAD_TOKEN', valueFrom: { secretKeyRef: { name: 'nightly-nmap-secret', key: 'token' } } });
       expect(JSON.stringify(job)).to.not.include(TOKEN);
       for (const each of allContainers(job).filter((candidate) => candidate.name !== 'upload')) {
         expect(JSON.stringify(each.env ?? [])).to.not.include('VIGIL_UPLOAD_TOKEN');
@@ -533,7 +543,7 @@ describe('scanner Job manifest', () => {
     });
 
     it('keeps the token in an immutable Opaque Secret', () => {
-      const secret = buildUploadTokenSecret(scanRef(), TOKEN);
+      const secret = buildScanSecret(jobInput(), TOKEN);
       expect(secret).to.deep.include({ apiVersion: 'v1', kind: 'Secret', type: 'Opaque', immutable: true, stringData: { token: TOKEN } });
       expect(secretProblems(secret)).to.deep.equal([]);
     });
@@ -552,7 +562,7 @@ describe('scanner Job manifest', () => {
         expect(upload.volumeMounts).to.deep.include({ name: outputMount.name, mountPath: '/vigil/output', readOnly: true });
         expect(scanner.volumeMounts).to.deep.include({ name: 'tmp', mountPath: '/tmp' });
         expect(pod.volumes.find((each) => each.name === 'tmp')?.emptyDir).to.not.equal(undefined);
-        const written = [...scanner.args, ...Object.values(buildScanInputsSecret(jobInput(type))?.stringData ?? {})].join('\n');
+        const written = [...scanner.args, ...Object.values(inputsSecret(jobInput(type))?.stringData ?? {})].join('\n');
         for (const output of scannerFor(type).outputs) {
           expect(written.includes(`/vigil/output/${output.file}`) || (written.includes('/vigil/output') && written.includes(output.file)), output.file).to.equal(true);
         }
@@ -575,7 +585,7 @@ describe('scanner Job manifest', () => {
 
     it('the ZAP plan in the inputs Secret ends with an exitStatus job: warnings exit 0, errors 1', () => {
       for (const type of ['OWASP_ZAP', 'OWASP_ZAP_ACTIVE'] as const) {
-        const plan = buildScanInputsSecret(jobInput(type))!.stringData['zap-plan.yaml']!;
+        const plan = inputsSecret(jobInput(type))!.stringData['zap-plan.yaml']!;
         expect(plan.trimEnd().endsWith('- type: "exitStatus"\n    parameters:\n      okExitValue: 0\n      warnExitValue: 0\n      errorExitValue: 1'), plan).to.equal(true);
       }
     });
@@ -590,7 +600,7 @@ describe('scanner Job manifest', () => {
   describe('vetted addresses (issue 16: scanners never resolve a target name again)', () => {
     const addresses = { 'scanme.example.com': ['93.184.216.34'], 'shop.example.com': ['93.184.216.35'], 'www.example.com': ['93.184.216.36'], 'api.example.com': ['93.184.216.37'] };
     const scanner = (type: ScanType, targets: string[]) => containerNamed(buildScanJob(jobInput(type, { targets, addresses })), 'scanner');
-    const inputsOf = (type: ScanType, targets: string[]) => buildScanInputsSecret(jobInput(type, { targets, addresses }))!.stringData;
+    const inputsOf = (type: ScanType, targets: string[]) => inputsSecret(jobInput(type, { targets, addresses }))!.stringData;
 
     it('nmap scans the addresses, not the names', () => {
       expect(scanner('NMAP', ['scanme.example.com', '198.51.100.7']).args.slice(-2)).to.deep.equal(['93.184.216.34', '198.51.100.7']);

@@ -52,3 +52,54 @@ describe('the Job observer caches: trimmed to what Vigil reads', () => {
     expect(observer.job(NS, 'created-scanner')?.spec, 'a Job just created, before the cache shows it').to.equal(undefined);
   });
 });
+
+describe('the Job observer: a log follow that connects after its scan was forgotten', () => {
+  let server: FakeKubeApiServer;
+  let observer: JobObserver;
+  const podLabels = { ...labels, 'vigil.dev/scan-type': 'nmap' };
+  const runningPod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'late-scanner-pod', namespace: NS, labels: podLabels },
+    status: { phase: 'Pending', initContainerStatuses: [{ name: 'scanner', image: 'nmap', imageID: '', ready: false, restartCount: 0, state: { running: { startedAt: new Date().toISOString() } } }] },
+  } as unknown as KubeObject;
+  const isFollow = (request: { path: string; query: Record<string, string> }) => request.path.endsWith('/log') && request.query.follow === 'true';
+
+  beforeEach(async () => {
+    server = new FakeKubeApiServer();
+    await server.start();
+    observer = new JobObserver({ kubeConfig: kubeConfig(server), timers: new FakeTimers(), onError: () => undefined });
+    await observer.start();
+  });
+
+  afterEach(async () => {
+    await observer.stop();
+    await server.stop();
+  });
+
+  async function followHeld(): Promise<() => void> {
+    const release = server.holdNext(isFollow);
+    server.setObject(runningPod);
+    await waitFor(async () => server.requests.filter(isFollow).length, (count) => count === 1, 'the log follow sent');
+    return release;
+  }
+
+  it('keeps the stream of a scan still watched (the control)', async () => {
+    const release = await followHeld();
+    release();
+    await waitFor(async () => server.logFollowsOpened, (count) => count === 1, 'the follow answered');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(server.openLogFollowers).to.equal(1);
+    expect(observer.followedStreams).to.equal(1);
+  });
+
+  it('closes the stream at once, and keeps nothing of it, when the scan was forgotten before it connected', async () => {
+    const release = await followHeld();
+    observer.forget('scan-1');
+    release();
+    await waitFor(async () => server.logFollowsOpened, (count) => count === 1, 'the follow answered');
+    await waitFor(async () => server.openLogFollowers, (count) => count === 0, 'the late stream closed');
+    expect(observer.followedStreams).to.equal(0);
+    expect(server.requests.filter(isFollow), 'not followed again for the same pod').to.have.length(1);
+  });
+});

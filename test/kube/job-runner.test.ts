@@ -14,7 +14,7 @@ import { NUCLEI_TEMPLATES_VERSION, SCANNER_IMAGES } from '../../src/domain/scann
 import { KubernetesJobRunner } from '../../src/runtime/kubernetes/job-runner.js';
 import { JobObserver } from '../../src/runtime/kubernetes/job-observer.js';
 import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
-import { scanInputsSecretName, scanJobName, uploadTokenSecretName } from '../../src/runtime/kubernetes/job-manifest.js';
+import { scanJobName, scanSecretName, uploadTokenSecretName } from '../../src/runtime/kubernetes/job-manifest.js';
 import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
 import { kubeScanHarness } from '../support/kube-scan-harness.js';
 import { FakeKubeApiServer } from '../support/fake-kube-apiserver.js';
@@ -142,7 +142,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     };
     for (const scan of Object.values(scans)) await rebinding.reconcile(scan.id);
     const scanner = (scan: Scan) => (jobOf(scan) as unknown as { spec: { template: { spec: { initContainers: Array<{ name: string; args: string[]; env?: Array<{ name: string; value?: string }> }> } } } }).spec.template.spec.initContainers.find((each) => each.name === 'scanner')!;
-    const inputs = (scan: Scan) => (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: scanInputsSecretName(scan.name) }) as unknown as { stringData: Record<string, string> }).stringData;
+    const inputs = (scan: Scan) => (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: scanSecretName(scan.name) }) as unknown as { stringData: Record<string, string> }).stringData;
 
     expect(scanner(scans.nmap).args.at(-1)).to.equal('93.184.216.34');
     expect(scanner(scans.sslyze).args.at(-1)).to.equal('tls.example.com:443{93.184.216.34}');
@@ -321,9 +321,13 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     expect(reads.map((request) => request.path)).to.deep.equal(['/api/v1/namespaces/vigil-acme/events']);
   });
 
-  it('deletes the Secrets and revokes the upload token when the scan ends', async () => {
+  it("keeps a scan's token and inputs in one Secret, created in one request, deleted when the scan ends with the token revoked", async () => {
     const scan = core.scans.start(account, { type: 'NUCLEI', targets: ['https://www.example.com/'] })[0]!;
     await controller.reconcile(scan.id);
+    const secrets = server.listObjects('v1', 'Secret', 'vigil-acme') as unknown as Array<{ metadata: { name: string }; stringData: Record<string, string> }>;
+    expect(secrets.map((secret) => secret.metadata.name)).to.deep.equal([scanSecretName(scan.name)]);
+    expect(Object.keys(secrets[0]!.stringData), 'the token and the nuclei inputs').to.include('token').and.to.have.length.greaterThan(1);
+    expect(server.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/secrets'))).to.have.length(1);
     const token = (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } }).stringData.token;
     await core.uploads.accept(scan.id, token, 'nuclei.jsonl', [Buffer.from('')]);
     await setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);

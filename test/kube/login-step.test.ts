@@ -16,7 +16,7 @@ import { WebScanPreparation } from '../../src/app/web-scan-preparation.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import { composeCore } from '../../src/main/composition-root.js';
-import { buildScanInputsSecret, buildScanJob, scanInputsSecretName, scanJobName, uploadTokenSecretName, type ScanJobInput } from '../../src/runtime/kubernetes/job-manifest.js';
+import { buildScanJob, buildScanSecret, scanSecretName, scanJobName, uploadTokenSecretName, type ScanJobInput } from '../../src/runtime/kubernetes/job-manifest.js';
 import { type JobObserver, MANAGED_BY_VIGIL } from '../../src/runtime/kubernetes/job-observer.js';
 import { waitFor } from '../support/wait.js';
 import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
@@ -64,10 +64,10 @@ describe('Kubernetes: the login step in the scan Job', () => {
     expect(JSON.stringify(job)).to.not.include(PASSWORD);
   });
 
-  it('puts the recording, the plan input and the API definition in the inputs Secret; the plan has the openapi job and the target settings', () => {
-    const secret = buildScanInputsSecret(jobInput())!;
+  it("puts the recording, the plan input and the API definition in the scan's Secret beside its token; the plan has the openapi job and the target settings", () => {
+    const secret = buildScanSecret(jobInput(), 'tok_login');
     new models.v1.Secret(secret as never).validate();
-    expect(Object.keys(secret.stringData).sort()).to.deep.equal(['login.side', 'zap-hosts', 'zap-openapi.yaml', 'zap-plan-input.json', 'zap-plan.yaml']);
+    expect(Object.keys(secret.stringData).sort()).to.deep.equal(['login.side', 'token', 'zap-hosts', 'zap-openapi.yaml', 'zap-plan-input.json', 'zap-plan.yaml']);
     expect(secret.stringData['login.side']).to.equal(RECORDING.toString());
     expect(secret.stringData['zap-openapi.yaml']).to.equal(DEFINITION.toString());
     const planInput = JSON.parse(secret.stringData['zap-plan-input.json']!);
@@ -133,7 +133,7 @@ describe('Kubernetes: an authenticated ZAP scan through the controller and the f
     expect(core.scans.get(account, scan.id).state).to.equal('RUNNING');
     const job = server.getObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-acme', name: scanJobName(scan.name) }) as never as { spec: { template: { spec: { initContainers: Array<{ name: string }> } } } };
     expect(job.spec.template.spec.initContainers.map((container) => container.name)).to.deep.equal(['prepare', 'login', 'scanner']);
-    const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: scanInputsSecretName(scan.name) }) as never as { data?: Record<string, string>; stringData?: Record<string, string> };
+    const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: scanSecretName(scan.name) }) as never as { data?: Record<string, string>; stringData?: Record<string, string> };
     const recording = secret.stringData?.['login.side'] ?? Buffer.from(secret.data!['login.side']!, 'base64').toString();
     expect(recording).to.equal(RECORDING.toString());
     // The target's own settings and its API definition reach the Job's plan too.

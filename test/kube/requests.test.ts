@@ -17,6 +17,8 @@ import { FakeTimers } from '../support/fake-timers.js';
 import { KubernetesJobRunner } from '../../src/runtime/kubernetes/job-runner.js';
 import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
 import type { UploadsService } from '../../src/app/uploads-service.js';
+import { ScanRequestBudget } from '../../src/runtime/kubernetes/request-budget.js';
+import { KubernetesEventRecorder } from '../../src/runtime/kubernetes/event-recorder.js';
 
 const SERVER = 'http://kube.test:6443';
 
@@ -193,5 +195,98 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     const sent = body as { query: string | null; requestBody: unknown };
     const inBody = typeof sent.requestBody === 'object' && sent.requestBody !== null ? (sent.requestBody as { propagationPolicy?: string }).propagationPolicy : undefined;
     expect(sent.query ?? inBody).to.equal('Foreground');
+  });
+
+  it("start creates the scan's one Secret (token and inputs, immutable) in one request, and a Job that reads each part of it where it is needed", async () => {
+    const bodies: { secret?: { metadata: { name: string }; immutable: boolean; stringData: Record<string, string> }; job?: k8s.V1Job } = {};
+    nock(SERVER)
+      .post('/api/v1/namespaces/vigil-acme/serviceaccounts')
+      .reply(201, {})
+      .post('/api/v1/namespaces/vigil-acme/secrets')
+      .reply(function (_uri, body) {
+        bodies.secret = body as typeof bodies.secret;
+        return [201, body];
+      })
+      .post('/apis/batch/v1/namespaces/vigil-acme/jobs')
+      .reply(function (_uri, body) {
+        bodies.job = body as k8s.V1Job;
+        return [201, body];
+      });
+    const kc = kubeConfig();
+    const counted: string[] = [];
+    const runner = new KubernetesJobRunner({
+      kubeConfig: kc,
+      scanResources: new ScanCustomResources(kc),
+      uploads: { issueToken: () => 'tok_nock_0123456789' } as unknown as UploadsService,
+      jobSettings: defaultJobSettings('0.1.0'),
+      uploadUrl: 'http://vigil:8080',
+      locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NUCLEI' }),
+      cachedScanUid: () => 'uid-42',
+      observer: new JobObserver({ kubeConfig: kc, timers: new FakeTimers(), onError: () => undefined }),
+      onRequest: (scanId) => counted.push(scanId),
+    });
+    await runner.start({ ...scan, type: 'NUCLEI', state: 'QUEUED' }, [{ targetId: 't1', target: 'https://web.example.com/', addresses: ['93.184.216.34'] }]);
+    const secret = bodies.secret!;
+    expect(secret.metadata.name).to.equal('scan-a1b2-secret');
+    expect(secret.immutable).to.equal(true);
+    expect(secret.stringData.token).to.equal('tok_nock_0123456789');
+    expect(secret.stringData['nuclei-hosts']).to.equal('93.184.216.34 web.example.com\n');
+    const pod = bodies.job!.spec!.template.spec!;
+    const inputKeys = Object.keys(secret.stringData).filter((key) => key !== 'token');
+    expect(pod.volumes!.find((volume) => volume.name === 'input')!.secret).to.deep.equal({ secretName: 'scan-a1b2-secret', defaultMode: 0o440, items: inputKeys.map((key) => ({ key, path: key })) });
+    const upload = pod.containers.find((container) => container.name === 'upload')!;
+    expect(upload.env!.find((env) => env.name === 'VIGIL_UPLOAD_TOKEN')!.valueFrom).to.deep.equal({ secretKeyRef: { name: 'scan-a1b2-secret', key: 'token' } });
+    expect(JSON.stringify(bodies.job)).to.not.include('tok_nock_0123456789');
+    expect(counted, "the Secret and the Job count against the scan's budget; the namespace's ServiceAccount does not").to.deep.equal([scan.id, scan.id]);
+  });
+
+  it("the Scan reconciler writes progress alone as a merge patch of the status when the scan's budget has room, 10 s after its RUNNING write and its one Running Event", async () => {
+    const sent: Array<{ status: { state: string; progress: number } }> = [];
+    const events: Array<{ reason: string; message: string }> = [];
+    nock(SERVER)
+      .patch(`${SCANS}/scan-a1b2/status`)
+      .times(2)
+      .reply(function (_uri, body) {
+        expect(this.req.headers['content-type']).to.equal('application/merge-patch+json');
+        sent.push((typeof body === 'string' ? JSON.parse(body) : body) as (typeof sent)[number]);
+        return [200, {}];
+      })
+      .post('/api/v1/namespaces/vigil-acme/events')
+      .reply(function (_uri, body) {
+        events.push(body as (typeof events)[number]);
+        return [201, body];
+      });
+    const kc = kubeConfig();
+    const budget = new ScanRequestBudget();
+    let now = new Date('2026-11-21T00:00:02.000Z').getTime();
+    let object: ScanObject = {
+      metadata: { name: 'scan-a1b2', namespace: 'vigil-acme', uid: 'uid-42', generation: 1, resourceVersion: '7', labels: { 'vigil.dev/scan-id': scan.id }, finalizers: ['vigil.dev/scan'] },
+      spec: { type: 'NMAP', targets: ['scanme.example.com'] },
+    };
+    let row: Scan = { ...scan, progress: 0, conditions: [{ type: 'WorkloadReady', status: 'True', reason: 'WorkloadStarted', message: 'the NMAP scanner started on 1 target(s)', lastTransitionTime: '2026-11-21T00:00:01.000Z' }] };
+    const timers = new FakeTimers(now);
+    const recorder = new KubernetesEventRecorder({ kubeConfig: kc, timers, defaults: { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan' }, onError: () => undefined });
+    const reconciler = new ScanReconciler({
+      kubeConfig: kc,
+      scanResources: new ScanCustomResources(kc),
+      accountForNamespace: () => ({ id: 'acc', name: 'acme', namespace: 'vigil-acme' }) as Account,
+      service: {} as ScansService,
+      repository: { findByName: () => row },
+      cached: () => object,
+      events: recorder,
+      clock: { now: () => new Date(now) },
+      budget,
+    });
+    budget.started(scan.id);
+    budget.spend(scan.id, 4); // the Secret, the Job, the followed log and (below) the RUNNING write and its Event make 6
+    await reconciler.reconcile('vigil-acme/scan-a1b2');
+    await recorder.flush();
+    object = { ...object, metadata: { ...object.metadata, resourceVersion: '8' }, status: sent[0]!.status as ScanObject['status'] };
+    row = { ...row, progress: 50 };
+    now += 10_000;
+    await reconciler.reconcile('vigil-acme/scan-a1b2');
+    expect(sent.map((body) => `${body.status.state} ${body.status.progress}`)).to.deep.equal(['RUNNING 0', 'RUNNING 50']);
+    expect(events.map((event) => event.reason)).to.deep.equal(['Running']);
+    expect(budget.spent(scan.id)).to.equal(7);
   });
 });

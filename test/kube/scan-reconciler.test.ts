@@ -12,6 +12,7 @@ import { composeCore } from '../../src/main/composition-root.js';
 import { NO_EVENTS } from '../../src/runtime/kubernetes/event-recorder.js';
 import { SCAN_FINALIZER, ScanReconciler, type ScanAction, type ScanObject } from '../../src/runtime/kubernetes/scan-reconciler.js';
 import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
+import { ScanRequestBudget } from '../../src/runtime/kubernetes/request-budget.js';
 import { FakeKubeApiServer, type KubeObject } from '../support/fake-kube-apiserver.js';
 import { kubeConfig } from '../support/kubeconfig.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -209,6 +210,156 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
     expect(recorded, 'once per transition the CR shows').to.have.length(2);
   });
 
+  describe('Events and progress within the budget', () => {
+    const NOW = new Date('2026-11-25T00:00:00Z').getTime();
+    let recorded: Array<{ reason: string; message: string }>;
+    let budget: ScanRequestBudget;
+    let now: number;
+
+    function reconcilerWith(startsAtOnce: boolean): ScanReconciler {
+      const kc = kubeConfig(fixture.server);
+      return new ScanReconciler({
+        kubeConfig: kc,
+        scanResources: new ScanCustomResources(kc),
+        accountForNamespace: (namespace) => fixture.core.accountRepository.findByNamespace(namespace),
+        service: fixture.core.scans,
+        repository: fixture.core.scanRepository,
+        cached: (namespace, name) => fixture.server.getObject(crRef(name, namespace)) as ScanObject | undefined,
+        events: { normal: (_object, reason, message) => recorded.push({ reason, message }), warning: (_object, reason, message) => recorded.push({ reason, message }) },
+        clock: { now: () => new Date(now) },
+        onAction: (_key, action) => fixture.actions.push(action),
+        budget,
+        startsAtOnce: () => startsAtOnce,
+      });
+    }
+
+    beforeEach(() => {
+      recorded = [];
+      budget = new ScanRequestBudget();
+      now = NOW;
+    });
+
+    const toRunning = (row: Scan, progress = 0) => {
+      const ready = { type: 'WorkloadReady', status: 'True', reason: 'WorkloadStarted', message: 'the NMAP scanner started on 1 target(s)', lastTransitionTime: '2026-11-25T00:00:00.000Z' };
+      expect(fixture.core.scanRepository.save({ ...row, state: 'RUNNING', startedAt: '2026-11-25T00:00:00.000Z', progress, conditions: [ready] } as Scan, [])).to.equal(true);
+      return fixture.core.scanRepository.findByName(row.accountId, 'nightly')!;
+    };
+
+    it('folds Accepted into Running for an applied Scan that starts at once: one Event saying it was accepted and started, naming the Job', async () => {
+      const reconciler = reconcilerWith(true);
+      fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', ...applied({ type: 'NMAP', targets: ['scanme.example.com'] }) } as KubeObject);
+      await reconciler.reconcile(`${NS}/nightly`);
+      expect(recorded, 'no Accepted Event while it starts').to.deep.equal([]);
+      const row = toRunning(fixture.core.scanRepository.findByName(fixture.account.id, 'nightly')!);
+      await reconciler.reconcile(`${NS}/nightly`);
+      expect(recorded).to.deep.equal([
+        { reason: 'Running', message: `accepted and started (Vigil started NMAP scan ${row.id} for account acme); created Job nightly-scanner: the NMAP scanner started on 1 target(s)` },
+      ]);
+      expect(budget.spent(row.id), 'the finalizer patch, the RUNNING write, one Event').to.equal(3);
+    });
+
+    it('keeps the Accepted Event of an applied Scan that has to wait for a slot, and the Running Event says only that it runs', async () => {
+      const reconciler = reconcilerWith(false);
+      fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', ...applied({ type: 'NMAP', targets: ['scanme.example.com'] }) } as KubeObject);
+      await reconciler.reconcile(`${NS}/nightly`);
+      const queued = fixture.core.scanRepository.findByName(fixture.account.id, 'nightly')!;
+      expect(recorded).to.deep.equal([{ reason: 'Accepted', message: `Vigil started NMAP scan ${queued.id} for account acme` }]);
+      toRunning(queued);
+      await reconciler.reconcile(`${NS}/nightly`);
+      expect(recorded.map((event) => event.reason)).to.deep.equal(['Accepted', 'Running']);
+      expect(recorded[1]!.message).to.equal('created Job nightly-scanner: the NMAP scanner started on 1 target(s)');
+    });
+
+    it('an applied Scan started at once that ends before it runs still tells its acceptance, then how it ended', async () => {
+      const reconciler = reconcilerWith(true);
+      fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', ...applied({ type: 'NMAP', targets: ['scanme.example.com'] }) } as KubeObject);
+      await reconciler.reconcile(`${NS}/nightly`);
+      const row = fixture.core.scanRepository.findByName(fixture.account.id, 'nightly')!;
+      const failed = { type: 'Failed', status: 'True', reason: 'NoScannableTargets', message: 'every target was skipped; see skipped_targets', lastTransitionTime: '2026-11-25T00:00:00.000Z' };
+      expect(fixture.core.scanRepository.save({ ...row, state: 'FAILED', finishedAt: '2026-11-25T00:00:00.000Z', conditions: [failed] } as Scan, [])).to.equal(true);
+      await reconciler.reconcile(`${NS}/nightly`);
+      expect(recorded.map((event) => event.reason)).to.deep.equal(['Accepted', 'NoScannableTargets']);
+    });
+
+    /** A scan created through the API and running, its CR showing RUNNING at 0 (written by this reconciler at NOW), having spent `spent` requests. */
+    async function runningAt(spent: number): Promise<{ reconciler: ScanReconciler; row: Scan }> {
+      const reconciler = reconcilerWith(true);
+      const row = toRunning(startRow(fixture));
+      fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row), spec: {} } as KubeObject);
+      await reconciler.reconcile(`${NS}/nightly`);
+      expect((fixture.server.getObject(crRef('nightly'))!.status as { state: string; progress: number })).to.deep.include({ state: 'RUNNING', progress: 0 });
+      budget.spend(row.id, spent - budget.spent(row.id));
+      budget.started(row.id);
+      fixture.actions.length = 0;
+      return { reconciler, row };
+    }
+    const progressOnCr = () => (fixture.server.getObject(crRef('nightly'))!.status as { progress: number }).progress;
+    const withProgress = (row: Scan, progress: number) => {
+      expect(fixture.core.scanRepository.save({ ...fixture.core.scanRepository.findByName(row.accountId, 'nightly')!, progress } as Scan, [])).to.equal(true);
+    };
+
+    it('writes progress alone once per 25-point step, not within 10 s of the last status write, while the budget has room for it and the 3 writes still to come', async () => {
+      // A usual scan: CR, Secret, Job, RUNNING, Running Event, followed log = 6; 6 + 1 + 3 = 10.
+      const { reconciler, row } = await runningAt(6);
+      withProgress(row, 50);
+      expect(await reconciler.reconcile(`${NS}/nightly`), 'within 10 s of the RUNNING write: looked at again when they are over').to.deep.equal({ requeueAfterMs: 10_000 });
+      expect(fixture.actions).to.deep.equal([]);
+      now = NOW + 4_000;
+      expect(await reconciler.reconcile(`${NS}/nightly`)).to.deep.equal({ requeueAfterMs: 6_000 });
+      now = NOW + 10_000;
+      await reconciler.reconcile(`${NS}/nightly`);
+      expect(fixture.actions).to.deep.equal([{ action: 'patchStatus' }]);
+      expect(progressOnCr()).to.equal(50);
+      expect(budget.spent(row.id)).to.equal(7);
+      // The budget is now full but for the end: no more progress alone, whatever the step or the time.
+      withProgress(row, 90);
+      now = NOW + 60_000;
+      expect(await reconciler.reconcile(`${NS}/nightly`)).to.equal(undefined);
+      expect(fixture.actions).to.have.length(1);
+      expect(progressOnCr()).to.equal(50);
+      // The end writes the exact figure and drops the count.
+      const done = { type: 'Succeeded', status: 'True', reason: 'ResultsRecorded', message: 'done', lastTransitionTime: '2026-11-25T00:01:00.000Z' };
+      expect(fixture.core.scanRepository.save({ ...fixture.core.scanRepository.findByName(row.accountId, 'nightly')!, state: 'SUCCEEDED', progress: 100, finishedAt: '2026-11-25T00:01:00.000Z', conditions: [done] } as Scan, [])).to.equal(true);
+      await reconciler.reconcile(`${NS}/nightly`);
+      expect(progressOnCr()).to.equal(100);
+      expect(budget.size, 'the ended scan is no longer counted').to.equal(0);
+    });
+
+    it('writes no progress alone for a scan this process did not start (running across a restart): its count would be partial', async () => {
+      const reconciler = reconcilerWith(true);
+      const row = toRunning(startRow(fixture));
+      fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row), spec: {} } as KubeObject);
+      await reconciler.reconcile(`${NS}/nightly`);
+      fixture.actions.length = 0;
+      withProgress(row, 60);
+      now = NOW + 60_000;
+      expect(await reconciler.reconcile(`${NS}/nightly`)).to.equal(undefined);
+      expect(fixture.actions).to.deep.equal([]);
+      budget.started(row.id);
+      await reconciler.reconcile(`${NS}/nightly`);
+      expect(fixture.actions, 'the control: once started here, it is written').to.deep.equal([{ action: 'patchStatus' }]);
+    });
+
+    it('writes no progress alone within a step, and none when the budget has no room (a scan that already spent 7)', async () => {
+      const { reconciler, row } = await runningAt(5);
+      withProgress(row, 20);
+      now = NOW + 30_000;
+      expect(await reconciler.reconcile(`${NS}/nightly`), 'still the first step').to.equal(undefined);
+      withProgress(row, 25);
+      await reconciler.reconcile(`${NS}/nightly`);
+      expect(progressOnCr()).to.equal(25);
+      withProgress(row, 49);
+      now = NOW + 60_000;
+      await reconciler.reconcile(`${NS}/nightly`);
+      expect(progressOnCr(), 'the same step as the last write').to.equal(25);
+      budget.spend(row.id);
+      withProgress(row, 75);
+      await reconciler.reconcile(`${NS}/nightly`);
+      expect(progressOnCr(), '7 spent: 7 + 1 + 3 > 10').to.equal(25);
+      expect(fixture.actions).to.deep.equal([{ action: 'patchStatus' }]);
+    });
+  });
+
   it('heals a failed status write on the next pass (level-triggered)', async () => {
     const row = runningRow(fixture);
     fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row), spec: {} } as KubeObject);
@@ -287,7 +438,7 @@ describe('Scan CRs with finalizers, through the service (VIGIL_RUNTIME=kubernete
       await waitFor(async () => stateOnCr(), (state) => state === 'RUNNING', 'the hand-made status put right');
 
       expect(server.breakWatches()).to.be.greaterThan(0);
-      const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: `scan-${scan.id}-upload` }) as unknown as { stringData: { token: string } };
+      const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: `scan-${scan.id}-secret` }) as unknown as { stringData: { token: string } };
       await service.vigil.uploads.accept(scan.id, secret.stringData.token, 'nmap.xml', [Buffer.from('<?xml version="1.0"?><nmaprun scanner="nmap"></nmaprun>')]);
       const job = server.getObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: `scan-${scan.id}-scanner` })!;
       server.setObject({ ...job, status: { conditions: [{ type: 'Complete', status: 'True' }] } });

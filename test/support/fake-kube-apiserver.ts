@@ -506,6 +506,7 @@ export class FakeKubeApiServer {
   private readonly watchers = new Set<Watcher>();
   private readonly failures: InjectedFailure[] = [];
   private readonly lostReplies: Array<(request: RecordedRequest) => boolean> = [];
+  private readonly holds: Array<{ matches: (request: RecordedRequest) => boolean; released: Promise<void> }> = [];
   private history: StoredEvent[] = [];
   private revision = 1;
   private oldestWatchableRevision = 0;
@@ -565,6 +566,24 @@ export class FakeKubeApiServer {
   /** The next matching request is applied but its reply is lost: the connection drops before any answer. */
   loseNextReply(match: RequestMatch | ((request: RecordedRequest) => boolean)): void {
     this.lostReplies.push(typeof match === 'function' ? match : (request: RecordedRequest) => matchesRequest(match, request));
+  }
+
+  /**
+   * The next matching request is recorded and then held, unanswered, until
+   * the returned function is called (a reply on its way: a log follow that
+   * connects late).
+   */
+  holdNext(match: RequestMatch | ((request: RecordedRequest) => boolean)): () => void {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    this.holds.push({ matches: typeof match === 'function' ? match : (request: RecordedRequest) => matchesRequest(match, request), released });
+    return release;
+  }
+
+  private takeHold(request: RecordedRequest): Promise<void> | undefined {
+    const index = this.holds.findIndex((hold) => hold.matches(request));
+    if (index < 0) return undefined;
+    return this.holds.splice(index, 1)[0]!.released;
   }
 
   private takeLostReply(request: RecordedRequest): boolean {
@@ -670,6 +689,9 @@ export class FakeKubeApiServer {
     return ended;
   }
 
+  /** How many followed log streams were ever answered (opened), closed since or not. */
+  logFollowsOpened = 0;
+
   /** How many followed log streams are open now. */
   get openLogFollowers(): number {
     return [...this.logFollowers.values()].reduce((total, followers) => total + followers.size, 0);
@@ -685,6 +707,8 @@ export class FakeKubeApiServer {
       if (request.headers.authorization !== `Bearer ${this.token}`) throw apiError(401, 'Unauthorized');
       const refusal = this.authorize?.(recorded);
       if (refusal !== undefined) throw apiError(403, refusal, 'Forbidden');
+      const held = this.takeHold(recorded);
+      if (held !== undefined) await held;
       const lost = this.takeLostReply(recorded);
       // A lost reply: the request is applied, then the connection drops before the answer arrives.
       this.dispatch(recorded, lost ? discardingResponse(response) : response);
@@ -1104,6 +1128,7 @@ export class FakeKubeApiServer {
     const followers = this.logFollowers.get(logKey) ?? new Set<ServerResponse>();
     followers.add(response);
     this.logFollowers.set(logKey, followers);
+    this.logFollowsOpened += 1;
     response.on('close', () => followers.delete(response));
   }
 

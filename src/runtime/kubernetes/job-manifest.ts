@@ -1,7 +1,10 @@
 /**
- * The Kubernetes objects one Scan runs as, built by pure functions: the Job,
- * the Secret holding the per-scan upload token, and the Secret holding the
- * scanner's input files when its type has any.
+ * The Kubernetes objects one Scan runs as, built by pure functions: the Job
+ * and the scan's one Secret, which holds its upload token and the scanner's
+ * input files when its type has any (created in one request, deleted in one
+ * when the scan ends). Each container reads only its part: the uploader the
+ * token (a secretKeyRef), the `prepare` and login steps the input files (a
+ * volume projecting those keys only).
  *
  * Pod layout (DESIGN.md decision 1): the scanner is an init container that
  * writes its results into the `output` emptyDir; the main container
@@ -23,12 +26,12 @@ import { ZAP_PLAN, type ZapType } from '../../domain/scanners/zap.js';
 import { loginContainer, loginInputFiles } from './login-step.js';
 import { checkJobSettings, quantityValue, scannerResources, type JobSettings } from './job-settings.js';
 import type { Container, EnvVar, Job, PodSpec, ResourceRequirements, Secret, Volume, VolumeMount } from './job-objects.js';
-import { childMetadata, scanInputsSecretName, scanJobName, uploadTokenSecretName } from './scan-names.js';
+import { childMetadata, scanJobName, scanSecretName } from './scan-names.js';
 import { containerSecurityContext, podSecurityContext, SCANNER_USER } from './pod-security.js';
 
 // Moved to their own modules; re-exported so that importers keep one entry point.
 export * from './job-objects.js';
-export { childName, scanJobName, uploadTokenSecretName, scanInputsSecretName, scanLabels, scanOwnerReference } from './scan-names.js';
+export { childName, scanJobName, scanSecretName, uploadTokenSecretName, scanLabels, scanOwnerReference } from './scan-names.js';
 export { SCANNER_USER } from './pod-security.js';
 
 // ---- Inputs ------------------------------------------------------------------
@@ -67,7 +70,7 @@ export interface ScanJobInput extends ScanInputsInput {
   settings: JobSettings;
   /** The collector's internal upload endpoint. */
   uploadUrl: string;
-  /** Name of the Secret built by buildUploadTokenSecret; the token itself never enters the Job. */
+  /** Name of the Secret built by buildScanSecret (scanSecretName); the token itself never enters the Job. */
   uploadTokenSecretName: string;
   /** The service's VIGIL_ALLOW_TARGETS, for the login step's browser. */
   allowTargets?: string;
@@ -109,18 +112,30 @@ export function buildScannerServiceAccount(namespace: string, name: string) {
 // ---- Secrets -----------------------------------------------------------------
 
 /**
- * The per-scan upload token, owned by the Scan. The Job reads it through a
- * secretKeyRef; it never appears in the Job, the pod spec or `kubectl describe`.
+ * The scan's one Secret, owned by the Scan: its upload token (key `token`)
+ * and the scanner's input files, each under its file name. A Secret rather
+ * than a ConfigMap: the ZAP plan carries the target's headers and cookies
+ * (session tokens, API keys) and the login script carries credentials, and
+ * ConfigMaps are readable under far broader RBAC. The uploader reads the
+ * token through a secretKeyRef (never in the Job, the pod spec or `kubectl
+ * describe`); the input volume projects the input files only. The API server
+ * refuses a Secret over 1 MiB, token and inputs together.
  */
-export function buildUploadTokenSecret(scan: ScanRef, token: string): Secret {
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: childMetadata(scan, uploadTokenSecretName(scan.name)),
-    type: 'Opaque',
-    immutable: true,
-    stringData: { [UPLOAD_TOKEN_KEY]: token },
-  };
+export function buildScanSecret(input: ScanInputsInput, token: string): Secret {
+  const stringData: Record<string, string> = { [UPLOAD_TOKEN_KEY]: token };
+  for (const file of inputKeys(input)) stringData[file.file] = file.content;
+  return { apiVersion: 'v1', kind: 'Secret', metadata: childMetadata(input.scan, scanSecretName(input.scan.name)), type: 'Opaque', immutable: true, stringData };
+}
+
+/** The input files as Secret keys: each a valid key, none the token's, no two alike. */
+function inputKeys(input: ScanInputsInput): ScannerInputFile[] {
+  const files = scanInputFiles(input);
+  const seen = new Set<string>([UPLOAD_TOKEN_KEY]);
+  for (const { file } of files) {
+    if (!SECRET_KEY.test(file) || seen.has(file)) throw new Error(`scanner input file name '${file}' cannot be a Secret key`);
+    seen.add(file);
+  }
+  return files;
 }
 
 function scannerInput(input: ScanInputsInput): ScannerInput {
@@ -145,22 +160,6 @@ export function scanInputFiles(input: ScanInputsInput): ScannerInputFile[] {
   return [...files, ...(authScript === undefined ? [] : [{ file: AUTH_SCRIPT_FILE, content: authScript }]), ...login];
 }
 
-/**
- * The scanner's input files as a Secret, or undefined when the type has none.
- * A Secret rather than a ConfigMap: the ZAP plan carries the target's headers
- * and cookies (session tokens, API keys) and the login script carries
- * credentials, and ConfigMaps are readable under far broader RBAC.
- */
-export function buildScanInputsSecret(input: ScanInputsInput): Secret | undefined {
-  const files = scanInputFiles(input);
-  if (files.length === 0) return undefined;
-  const stringData: Record<string, string> = {};
-  for (const { file, content } of files) {
-    if (!SECRET_KEY.test(file) || file in stringData) throw new Error(`scanner input file name '${file}' cannot be a Secret key`);
-    stringData[file] = content;
-  }
-  return { apiVersion: 'v1', kind: 'Secret', metadata: childMetadata(input.scan, scanInputsSecretName(input.scan.name)), type: 'Opaque', immutable: true, stringData };
-}
 
 // ---- Containers --------------------------------------------------------------
 
@@ -250,13 +249,17 @@ function uploadContainer(input: ScanJobInput): Container {
 
 // ---- The Job -----------------------------------------------------------------
 
-function volumes(input: ScanJobInput, withInputs: boolean): Volume[] {
+function volumes(input: ScanJobInput, inputFiles: readonly ScannerInputFile[]): Volume[] {
   const list: Volume[] = [
     { name: VOLUMES.output, emptyDir: { sizeLimit: input.settings.outputSizeLimit } },
     { name: VOLUMES.tmp, emptyDir: { sizeLimit: input.settings.tmpSizeLimit } },
   ];
+  // The scan's Secret, its input files only (`items`): the token never lands in a file.
   // 0440 with fsGroup: readable by the pod's group, by nobody else.
-  if (withInputs) list.push({ name: VOLUMES.input, secret: { secretName: scanInputsSecretName(input.scan.name), defaultMode: 0o440 } });
+  if (inputFiles.length > 0) {
+    const items = inputFiles.map(({ file }) => ({ key: file, path: file }));
+    list.push({ name: VOLUMES.input, secret: { secretName: input.uploadTokenSecretName, defaultMode: 0o440, items } });
+  }
   return list;
 }
 
@@ -269,7 +272,8 @@ function schedulingFields(settings: JobSettings): Partial<PodSpec> {
 }
 
 function podSpec(input: ScanJobInput): PodSpec {
-  const withInputs = scanInputFiles(input).length > 0;
+  const inputFiles = inputKeys(input);
+  const withInputs = inputFiles.length > 0;
   return {
     restartPolicy: 'Never',
     serviceAccountName: input.settings.serviceAccountName,
@@ -279,7 +283,7 @@ function podSpec(input: ScanJobInput): PodSpec {
     securityContext: podSecurityContext(),
     initContainers: [...(withInputs ? [prepareContainer(input.settings)] : []), ...loginStep(input), scannerContainer(input)],
     containers: [uploadContainer(input)],
-    volumes: volumes(input, withInputs),
+    volumes: volumes(input, inputFiles),
     ...schedulingFields(input.settings),
   };
 }
@@ -302,9 +306,8 @@ function loginStep(input: ScanJobInput): Container[] {
 }
 
 /**
- * The scanner Job of one Scan. Create the Secrets of buildUploadTokenSecret
- * and buildScanInputsSecret (when it returns one) first: a pod whose Secret
- * is missing waits in ContainerCreating. Throws when the settings are unusable
+ * The scanner Job of one Scan. Create the Secret of buildScanSecret first: a
+ * pod whose Secret is missing waits in ContainerCreating. Throws when the settings are unusable
  * (checkJobSettings) rather than create a Job that would not run as intended.
  */
 export function buildScanJob(input: ScanJobInput): Job {

@@ -33,6 +33,14 @@ export interface JobObserverOptions {
   onError: (what: string, error: unknown) => void;
   /** Follow the scanner container's log for progress (one stream per running pod). */
   followLogs?: boolean;
+  /** Told of each request sent for a scan (its id): the log follow, the reads of a pod-less Job's events (request-budget.ts). */
+  onRequest?: (scanId: string) => void;
+}
+
+/** A pod's followed log: connecting (no stream yet) or flowing; `stopped` once it is no longer wanted. */
+interface Following {
+  stream?: FollowedLog;
+  stopped: boolean;
 }
 
 interface ScanWatch {
@@ -54,8 +62,14 @@ export class JobObserver {
   private readonly created = new Map<string, k8s.V1Job>();
   private readonly podsByScan = new Map<string, Map<string, k8s.V1Pod>>();
   private readonly watches = new Map<string, ScanWatch>();
-  /** Pods whose scanner log is followed (or was: one stream per pod for its life). */
-  private readonly followed = new Map<string, FollowedLog | undefined>();
+  /**
+   * Pods whose scanner log is followed (or was: one stream per pod for its
+   * life; the value goes once it is stopped, the key stays until the pod is
+   * deleted). A stream that connects after it was stopped (the scan ended,
+   * or its pod was deleted, while the request was on its way) is closed at
+   * once.
+   */
+  private readonly followed = new Map<string, Following | undefined>();
 
   constructor(private readonly options: JobObserverOptions) {
     const batch = options.kubeConfig.makeApiClient(k8s.BatchV1Api);
@@ -95,7 +109,7 @@ export class JobObserver {
   }
 
   async stop(): Promise<void> {
-    for (const stream of this.followed.values()) stream?.abort();
+    for (const key of this.followed.keys()) this.stopFollowing(key);
     this.followed.clear();
     await Promise.all([this.jobs.stop(), this.pods.stop()]);
   }
@@ -133,6 +147,7 @@ export class JobObserver {
     if (watch.eventReads >= MAX_EVENT_READS || now < (watch.nextEventReadAt ?? 0)) return { phase: 'Running', ...this.eventRecheck(watch, now) };
     watch.eventReads += 1;
     watch.nextEventReadAt = now + 2 * NO_POD_GRACE_MS;
+    this.options.onRequest?.(scanId);
     const refusal = await this.failedCreateOf(job);
     if (refusal === undefined) return { phase: 'Running', ...this.eventRecheck(watch, now) };
     watch.failedCreate = refusal;
@@ -217,21 +232,35 @@ export class JobObserver {
     if (scanner?.state?.running === undefined) return;
     const type = pod.metadata?.labels?.[SCAN_TYPE_LABEL]?.toUpperCase() as ScanType | undefined;
     if (type === undefined) return;
-    this.followed.set(podKey(pod), undefined);
+    const following: Following = { stopped: false };
+    this.followed.set(podKey(pod), following);
     const lines = new LineSplitter((line) => this.progressLine(scanId, type, line));
+    this.options.onRequest?.(scanId);
     this.logs
       .follow(pod.metadata!.namespace!, pod.metadata!.name!, 'scanner', lines, { tailLines: 50 })
       .then((stream) => {
-        if (this.followed.has(podKey(pod))) this.followed.set(podKey(pod), stream);
-        else stream.abort();
+        // Stopped while connecting (the scan was forgotten, the pod deleted, the observer stopped): closed, never kept.
+        if (following.stopped) stream.abort();
+        else following.stream = stream;
       })
       .catch((error: unknown) => this.options.onError('scanner log not followed; progress shows at the end', error));
   }
 
   /** The key stays (one stream per pod for its life), the stream's handle goes. */
   private stopFollowing(key: string): void {
-    this.followed.get(key)?.abort();
-    if (this.followed.has(key)) this.followed.set(key, undefined);
+    const following = this.followed.get(key);
+    if (following === undefined) return;
+    following.stopped = true;
+    following.stream?.abort();
+    following.stream = undefined;
+    this.followed.set(key, undefined);
+  }
+
+  /** Streams open or connecting (tests: a forgotten scan leaves none). */
+  get followedStreams(): number {
+    let count = 0;
+    for (const following of this.followed.values()) if (following !== undefined) count += 1;
+    return count;
   }
 
   private progressLine(scanId: string, type: ScanType, line: string): void {

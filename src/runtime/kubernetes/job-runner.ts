@@ -1,7 +1,8 @@
 /**
  * The Kubernetes WorkloadRunner: a Scan's scanner runs as a Job in the
- * account's namespace (DESIGN.md). Start creates the upload-token Secret,
- * the inputs Secret and the Job, all owned by the Scan's CR; observe reads
+ * account's namespace (DESIGN.md). Start creates the scan's one Secret (its
+ * upload token and its scanner inputs) and the Job, both owned by the Scan's
+ * CR; observe reads
  * the Job and its pods from the JobObserver's informer caches (no request)
  * and, once the Job completed, the files its uploader sent; stop deletes the
  * Job with foreground propagation; release deletes the Secrets and revokes
@@ -16,7 +17,7 @@ import { scannerFor } from '../../domain/scanners/index.js';
 import type { ResolvedTarget, Scan } from '../../domain/scans/scan.js';
 import { scannerTargets } from '../../domain/scans/resolve-targets.js';
 import { apiServerMessageOf, createIdempotently, isAlreadyExists, isForbidden, isNotFound } from './kube-errors.js';
-import { buildScanInputsSecret, buildScanJob, buildScannerServiceAccount, buildUploadTokenSecret, scanJobName, uploadTokenSecretName, type ScanRef, type ScannerOptions } from './job-manifest.js';
+import { buildScanJob, buildScanSecret, buildScannerServiceAccount, scanJobName, scanSecretName, type ScanInputsInput, type ScanRef, type ScannerOptions } from './job-manifest.js';
 import type { JobObserver } from './job-observer.js';
 import { namespaceNotWritableMessage } from './refusals.js';
 import type { JobSettings } from './job-settings.js';
@@ -45,6 +46,12 @@ export interface KubernetesJobRunnerOptions {
   onStartFailed?: (location: ScanLocation) => void;
   /** The service's VIGIL_ALLOW_TARGETS, passed to the login step of authenticated web scans. */
   allowTargets?: string;
+  /** Told of each request sent for a scan (its id), for its request budget (request-budget.ts). */
+  onRequest?: (scanId: string) => void;
+  /** Told when this process created the scan's Job (its request budget then covers the scan's life). */
+  onJobCreated?: (scanId: string) => void;
+  /** Told when the scan is released (it ended, or its row was deleted): its request count goes. */
+  onReleased?: (scanId: string) => void;
 }
 
 export class KubernetesJobRunner implements WorkloadRunner {
@@ -94,14 +101,14 @@ export class KubernetesJobRunner implements WorkloadRunner {
     const cachedUid = this.options.cachedScanUid?.(location.namespace, location.name);
     const owner = cachedUid === undefined ? await this.options.scanResources.ensure(scan, location.namespace) : { name: location.name, namespace: location.namespace, uid: cachedUid };
     const ref: ScanRef = { ...owner, type: scan.type, id: scan.id };
-    await this.replaceTokenSecret(ref);
     const { targets, addresses } = scannerTargets(resolved);
     const scanner = scannerOptionsOf(workloadInputs);
-    const inputs = buildScanInputsSecret({ scan: ref, targets, addresses, scanner });
-    if (inputs !== undefined) await createIdempotently(() => this.core.createNamespacedSecret({ namespace: ref.namespace, body: inputs as k8s.V1Secret }));
-    const job = buildScanJob({ scan: ref, targets, addresses, scanner, allowTargets: this.options.allowTargets ?? '', settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: uploadTokenSecretName(ref.name) });
+    await this.replaceSecret({ scan: ref, targets, addresses, scanner });
+    const job = buildScanJob({ scan: ref, targets, addresses, scanner, allowTargets: this.options.allowTargets ?? '', settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: scanSecretName(ref.name) });
+    this.spent(scan.id);
     const created = await createIdempotently(() => this.batch.createNamespacedJob({ namespace: ref.namespace, body: job as k8s.V1Job }));
     this.options.observer.remember(created ?? (job as k8s.V1Job));
+    this.options.onJobCreated?.(scan.id);
     // No Event here: the Scan turns RUNNING with this start, and its Running Event names the Job (one Event, not two saying the same).
   }
 
@@ -124,21 +131,33 @@ export class KubernetesJobRunner implements WorkloadRunner {
     return ensured;
   }
 
-  /** The token Secret is immutable: a new token (a start after a crash) replaces it whole; a first start costs one request. */
-  private async replaceTokenSecret(ref: ScanRef): Promise<void> {
-    const secret = buildUploadTokenSecret(ref, this.options.uploads.issueToken(ref.id));
+  /**
+   * The scan's one Secret (its token and its inputs) is immutable: a new
+   * token (a start after a crash) replaces it whole; a first start costs one
+   * request.
+   */
+  private async replaceSecret(input: ScanInputsInput): Promise<void> {
+    const { scan } = input;
+    const secret = buildScanSecret(input, this.options.uploads.issueToken(scan.id));
     try {
-      await this.core.createNamespacedSecret({ namespace: ref.namespace, body: secret as k8s.V1Secret });
+      this.spent(scan.id);
+      await this.core.createNamespacedSecret({ namespace: scan.namespace, body: secret as k8s.V1Secret });
       return;
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
     }
     try {
-      await this.core.deleteNamespacedSecret({ namespace: ref.namespace, name: secret.metadata.name });
+      this.spent(scan.id);
+      await this.core.deleteNamespacedSecret({ namespace: scan.namespace, name: secret.metadata.name });
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
-    await this.core.createNamespacedSecret({ namespace: ref.namespace, body: secret as k8s.V1Secret });
+    this.spent(scan.id);
+    await this.core.createNamespacedSecret({ namespace: scan.namespace, body: secret as k8s.V1Secret });
+  }
+
+  private spent(scanId: string): void {
+    this.options.onRequest?.(scanId);
   }
 
   /** From the caches only: a running scan costs no request (issue 13). */
@@ -193,10 +212,12 @@ export class KubernetesJobRunner implements WorkloadRunner {
    */
   async release(scanId: string): Promise<void> {
     this.options.observer.forget(scanId);
+    this.options.onReleased?.(scanId);
     await this.options.uploads.discard(scanId);
     const location = this.options.locate(scanId);
     if (location === undefined) return;
-    // One request for both (the token, the inputs when the type has any): they carry the Scan's id label.
+    // One request (the scan's Secret carries its id label; so did the token and inputs Secrets of earlier versions).
+    // Not counted against the scan's budget: its count was dropped when it ended, and this deletion was reserved (request-budget.ts).
     await this.core.deleteCollectionNamespacedSecret({ namespace: location.namespace, labelSelector: `vigil.dev/scan-id=${scanId}` });
   }
 

@@ -5,7 +5,7 @@
  *
  *   prepare -> login -> scanner (ZAP) -> upload
  *
- * Its inputs travel in the scan's inputs Secret, never in arguments, the
+ * Its inputs travel in the scan's Secret (beside its upload token), never in arguments, the
  * environment or logs: the recording (login.side) and what ZAP's plan is
  * written from (zap-plan-input.json). It replays the login in the confined
  * browser, then writes ZAP's plan again with the session, over the one
@@ -37,7 +37,7 @@ export interface LoginStepInput {
   recording: Buffer;
 }
 
-/** The files the login step reads, added to the scan's inputs Secret. */
+/** The files the login step reads, added to the scan's Secret. */
 export function loginInputFiles(input: LoginStepInput): ScannerInputFile[] {
   return [
     { file: LOGIN_RECORDING_FILE, content: input.recording.toString('utf8') },

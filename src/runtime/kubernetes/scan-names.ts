@@ -31,8 +31,10 @@ export function childName(scanName: string, suffix: string): string {
 }
 
 export const scanJobName = (scanName: string): string => childName(scanName, 'scanner');
-export const uploadTokenSecretName = (scanName: string): string => childName(scanName, 'upload');
-export const scanInputsSecretName = (scanName: string): string => childName(scanName, 'inputs');
+/** The scan's one Secret: its upload token and its scanner inputs (job-manifest.ts). */
+export const scanSecretName = (scanName: string): string => childName(scanName, 'secret');
+/** The Secret holding the upload token: the scan's one Secret. */
+export const uploadTokenSecretName = scanSecretName;
 
 /** Label values are capped at 63 characters; Scan names may have 253. The full name is in an annotation. */
 function scanLabelValue(scanName: string): string {

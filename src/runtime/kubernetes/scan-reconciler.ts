@@ -13,7 +13,8 @@
  * | Vigil's (labelled)      | none                | deleted through the API: delete the CR                      |
  * | applied with kubectl    | none                | start the scan for the namespace's account, or refuse       |
  * | exists                  | exists              | add label and finalizer if missing; patch status if it differs |
- * |                         |                     | (a QUEUED row over no status, and progress alone, write nothing) |
+ * |                         |                     | (a QUEUED row over no status writes nothing; progress alone |
+ * |                         |                     | only within the scan's request budget: request-budget.ts)   |
  *
  * Nothing reacts to an informer event directly: events, row writes and the
  * informer's full lists only enqueue keys, so a failed write or a missed
@@ -37,6 +38,8 @@ import { addFinalizerPatch, addLabelPatch } from './finalizers.js';
 import { namespaceNotBoundMessage } from './refusals.js';
 import { scanJobName } from './job-manifest.js';
 import type { ScanCustomResources } from './scan-resources.js';
+import type { ReconcileResult } from '../../app/controller/work-queue.js';
+import { ScanRequestBudget } from './request-budget.js';
 
 export const SCAN_ID_LABEL = 'vigil.dev/scan-id';
 /** Held on every Scan CR until its scan is stopped and its row deleted, so a deletion while Vigil is down is still seen. */
@@ -84,6 +87,15 @@ export interface ScanReconcilerOptions {
   starting?: (scanId: string) => boolean;
   /** Told of every action taken (tests, the benchmark); optional. */
   onAction?: (key: string, action: ScanAction) => void;
+  /** Each scan's requests, counted by every part of the controller that sends one for it (request-budget.ts); one of its own when not given. */
+  budget?: ScanRequestBudget;
+  /**
+   * Whether a scan started now gets a slot at once (the scans not ended,
+   * this one included, are within the limit): an applied Scan that does has
+   * its acceptance told by its Running Event, one that waits gets an
+   * `Accepted` Event at once. Undefined: it is assumed to wait.
+   */
+  startsAtOnce?: () => boolean;
 }
 
 const MERGE_PATCH = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
@@ -91,6 +103,8 @@ const JSON_PATCH = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPa
 
 /** resourceVersions remembered per key while the cache is behind Vigil's writes (a bound; the cache catches up within a watch event). */
 const MAX_BEHIND = 16;
+/** Applied Scans whose acceptance waits to be told with their Running Event, remembered at most (a bound; each is forgotten when told). */
+const MAX_PENDING_ACCEPTANCES = 4096;
 
 export class ScanReconciler {
   private readonly api: k8s.CustomObjectsApi;
@@ -105,11 +119,23 @@ export class ScanReconciler {
    */
   private readonly written = new Map<string, { behind: string[]; status: ScanStatus; returned: string | undefined }>();
 
+  /** Applied Scans started at once, by key: their Running Event says they were accepted (one Event, not two). */
+  private readonly pendingAcceptances = new Map<string, { scanId: string; message: string }>();
+  /**
+   * The resourceVersion each label-and-finalizer patch was sent over, by key:
+   * while the cache still shows that version it is behind the patch, which
+   * is not sent again (a second request for the same change). Forgotten once
+   * the cache shows a newer CR.
+   */
+  private readonly metadataPatched = new Map<string, string>();
+  private readonly budget: ScanRequestBudget;
+
   constructor(private readonly options: ScanReconcilerOptions) {
     this.api = options.kubeConfig.makeApiClient(k8s.CustomObjectsApi);
+    this.budget = options.budget ?? new ScanRequestBudget();
   }
 
-  async reconcile(key: string): Promise<void> {
+  async reconcile(key: string): Promise<ReconcileResult> {
     const [namespace, name] = splitKey(key);
     const object = this.options.cached(namespace, name);
     if (object !== undefined) this.options.scanResources.shown(namespace, name);
@@ -119,6 +145,8 @@ export class ScanReconciler {
     if (object?.metadata?.deletionTimestamp !== undefined) return this.deleting(key, account, object, row);
     if (object === undefined) {
       this.written.delete(key);
+      this.pendingAcceptances.delete(key);
+      this.metadataPatched.delete(key);
       return row === undefined ? undefined : this.createObject(key, account, row);
     }
     if (row === undefined) return object.metadata?.labels?.[SCAN_ID_LABEL] !== undefined ? this.deleteObject(key, object) : this.adopt(key, account, object);
@@ -139,11 +167,15 @@ export class ScanReconciler {
       if (row.state !== 'STOPPING') {
         this.act(key, { action: 'stop', scanId: row.id });
         this.options.service.stop(account, row.id);
+        this.budget.spend(row.id);
         this.options.events.normal(object, 'Stopping', 'the Scan is being deleted: its scanner is stopped first');
       }
       return; // the stopped row's write enqueues this key again
     }
+    this.pendingAcceptances.delete(key);
+    this.metadataPatched.delete(key);
     if (row !== undefined) {
+      this.budget.drop(row.id);
       this.act(key, { action: 'deleteRow', scanId: row.id });
       try {
         this.options.service.delete(account, row.id);
@@ -185,7 +217,7 @@ export class ScanReconciler {
   }
 
   /** Applied with kubectl in a bound namespace: started exactly as one created through the API. */
-  private async adopt(key: string, account: Account, object: ScanObject): Promise<void> {
+  private async adopt(key: string, account: Account, object: ScanObject): Promise<ReconcileResult> {
     let spec: ScanSpec;
     try {
       spec = parseScanSpec(object.spec);
@@ -199,16 +231,33 @@ export class ScanReconciler {
       return this.refuseInvalid(key, object, 'Rejected', error);
     }
     this.act(key, { action: 'startScan', scanId: started.id });
-    this.options.events.normal(object, 'Accepted', `Vigil started ${started.type} scan ${started.id} for account ${account.name}`);
-    await this.project(key, object, started);
+    const accepted = `Vigil started ${started.type} scan ${started.id} for account ${account.name}`;
+    if (this.options.startsAtOnce?.() === true) {
+      // Started in this pass: its Running Event tells both (one Event, not two).
+      this.pendingAcceptances.set(key, { scanId: started.id, message: accepted });
+      if (this.pendingAcceptances.size > MAX_PENDING_ACCEPTANCES) this.pendingAcceptances.delete(this.pendingAcceptances.keys().next().value!);
+    } else {
+      this.budget.spend(started.id);
+      this.options.events.normal(object, 'Accepted', accepted);
+    }
+    return this.project(key, object, started);
   }
 
-  /** Label and finalizer when missing (one patch), then the status when it differs from the row's (one patch). */
-  private async project(key: string, object: ScanObject, row: Scan): Promise<void> {
+  /**
+   * Label and finalizer when missing (one patch), then the status when it
+   * differs from the row's (one patch); progress alone only when the scan's
+   * request budget has room for it (request-budget.ts).
+   */
+  private async project(key: string, object: ScanObject, row: Scan): Promise<ReconcileResult> {
     const labels = object.metadata?.labels ?? {};
     const finalizers = object.metadata?.finalizers ?? [];
-    if (labels[SCAN_ID_LABEL] !== row.id || !finalizers.includes(SCAN_FINALIZER)) {
+    const version = object.metadata?.resourceVersion;
+    const patchedOver = this.metadataPatched.get(key);
+    if (patchedOver !== undefined && patchedOver !== version) this.metadataPatched.delete(key);
+    if ((labels[SCAN_ID_LABEL] !== row.id || !finalizers.includes(SCAN_FINALIZER)) && (patchedOver === undefined || patchedOver !== version)) {
       this.act(key, { action: 'patchMetadata' });
+      if (version !== undefined) this.metadataPatched.set(key, version);
+      this.budget.spend(row.id);
       try {
         const patch = [
           ...(labels[SCAN_ID_LABEL] === row.id ? [] : addLabelPatch(object.metadata?.labels, SCAN_ID_LABEL, row.id)),
@@ -217,7 +266,10 @@ export class ScanReconciler {
         await this.api.patchNamespacedCustomObject({ ...this.ref(object), body: patch }, JSON_PATCH);
       } catch (error) {
         // Outside the tenants Vigil may only write status (cluster-wide): the CR shows why its scan failed, unlabelled.
-        if (!isForbidden(error)) throw error;
+        if (!isForbidden(error)) {
+          this.metadataPatched.delete(key); // not applied (as far as Vigil knows): the next pass sends it again
+          throw error;
+        }
       }
     }
     // A start in flight moves the row on within a few requests: its row write (RUNNING, or FAILED) or a failed start enqueues this key again.
@@ -231,9 +283,18 @@ export class ScanReconciler {
     const shown = cacheBehind ? last.status : object.status;
     // A scan waiting for a slot: its CR has no status until the scan leaves QUEUED (one write fewer; the API lists it as QUEUED). A CR showing another state is put right.
     if (row.state === 'QUEUED' && shown?.state === undefined) return;
-    if (statusShows(shown, desired)) return;
+    const now = this.options.clock.now().getTime();
+    if (statusShows(shown, desired)) {
+      if (isTerminal(row.state)) this.budget.drop(row.id);
+      if (row.state !== 'RUNNING' || shown?.progress === desired.progress) return;
+      // Progress alone: within the budget, once per step, not within 10 s of the last status write.
+      const decision = this.budget.progressWrite(row.id, desired.progress ?? 0, now);
+      if (decision === 'never') return;
+      if (decision !== 'write') return { requeueAfterMs: decision };
+    }
     // Written once, the latest: a row that moved on while the key waited is written as it is now, not step by step.
     this.act(key, { action: 'patchStatus' });
+    this.budget.spend(row.id);
     let returned: string | undefined;
     await this.ignoringNotFound(async () => {
       const patched = (await this.api.patchNamespacedCustomObjectStatus({ ...this.ref(object), body: { status: desired } }, MERGE_PATCH)) as ScanObject | undefined;
@@ -241,8 +302,12 @@ export class ScanReconciler {
     });
     const behind = [...(cacheBehind ? [...last.behind, ...(last.returned === undefined ? [] : [last.returned])] : []), ...(resourceVersion === undefined ? [] : [resourceVersion])].slice(-MAX_BEHIND);
     this.written.set(key, { behind, status: desired, returned });
+    this.budget.statusWritten(row.id, desired.progress, now);
     const before = shown?.state;
-    if (before !== row.state) this.stateEvents(object, row, before);
+    if (before !== row.state) this.stateEvents(key, object, row, before);
+    // The scan ended: its count goes (the deletion of its Secret, still to come, was reserved).
+    if (isTerminal(row.state)) this.budget.drop(row.id);
+    return undefined;
   }
 
   /**
@@ -250,30 +315,45 @@ export class ScanReconciler {
    * per transition the CR shows. A scan whose CR never showed RUNNING (it
    * ended before its status was first written) still tells that its Job ran.
    */
-  private stateEvents(object: ScanObject, row: Scan, before: string | undefined): void {
-    if (isTerminal(row.state) && before !== 'RUNNING' && row.startedAt !== null) this.stateEvent(object, { ...row, state: 'RUNNING' });
-    this.stateEvent(object, row);
+  private stateEvents(key: string, object: ScanObject, row: Scan, before: string | undefined): void {
+    const pending = this.pendingAcceptances.get(key);
+    const accepted = pending?.scanId === row.id ? pending.message : undefined;
+    if (pending !== undefined && (accepted === undefined || row.state !== 'QUEUED')) this.pendingAcceptances.delete(key);
+    const runs = row.state === 'RUNNING' || (isTerminal(row.state) && before !== 'RUNNING' && row.startedAt !== null);
+    // An applied Scan that ended before it started (no scannable target, a refused Job): its acceptance is told on its own.
+    if (accepted !== undefined && !runs && row.state !== 'QUEUED') this.event(row, () => this.options.events.normal(object, 'Accepted', accepted));
+    if (isTerminal(row.state) && runs) this.stateEvent(object, { ...row, state: 'RUNNING' }, accepted);
+    this.stateEvent(object, row, accepted);
   }
 
-  private stateEvent(object: ScanObject, row: Scan): void {
+  /** One Event of the scan, counted against its budget. */
+  private event(row: Scan, record: () => void): void {
+    this.budget.spend(row.id);
+    record();
+  }
+
+  private stateEvent(object: ScanObject, row: Scan, accepted?: string): void {
     const events = this.options.events;
     const why = (type: string) => row.conditions.find((condition) => condition.type === type);
+    const record = (write: () => void) => this.event(row, write);
     switch (row.state) {
       case 'RUNNING': {
-        // The Job's creation and the scan's start are one moment (the start creates the Job): one Event tells both.
+        // The Job's creation and the scan's start are one moment (the start creates the Job): one Event tells both,
+        // and for a Scan applied with kubectl and started at once, its acceptance too.
         const ready = why('WorkloadReady');
-        return events.normal(object, 'Running', `created Job ${scanJobName(object.metadata!.name!)}: ${ready?.status === 'True' ? ready.message : `the ${row.type} scanner started`}`);
+        const created = `created Job ${scanJobName(object.metadata!.name!)}: ${ready?.status === 'True' ? ready.message : `the ${row.type} scanner started`}`;
+        return record(() => events.normal(object, 'Running', accepted === undefined ? created : `accepted and started (${accepted}); ${created}`));
       }
       case 'SUCCEEDED':
-        return events.normal(object, 'Succeeded', `${why('Succeeded')?.message ?? 'the scan succeeded'}: ${row.risks.newOpen.length} new, ${row.risks.stillOpen.length} still open, ${row.risks.closed.length} closed`);
+        return record(() => events.normal(object, 'Succeeded', `${why('Succeeded')?.message ?? 'the scan succeeded'}: ${row.risks.newOpen.length} new, ${row.risks.stillOpen.length} still open, ${row.risks.closed.length} closed`));
       case 'FAILED': {
         const failed = why('Failed');
-        return events.warning(object, failed?.reason ?? 'Failed', failed?.message ?? 'the scan failed');
+        return record(() => events.warning(object, failed?.reason ?? 'Failed', failed?.message ?? 'the scan failed'));
       }
       case 'STOPPED':
-        return events.normal(object, 'Stopped', why('Stopped')?.message ?? 'the scan was stopped');
+        return record(() => events.normal(object, 'Stopped', why('Stopped')?.message ?? 'the scan was stopped'));
       case 'OVER_LIMIT':
-        return events.warning(object, 'OverLimit', why('Admitted')?.message ?? "the account's monthly scan limit is reached");
+        return record(() => events.warning(object, 'OverLimit', why('Admitted')?.message ?? "the account's monthly scan limit is reached"));
       default:
         return undefined;
     }
@@ -318,12 +398,13 @@ export function projectedStatus(row: Scan, generation: number | undefined): Scan
 }
 
 /**
- * Whether the CR's status already shows every field of the desired one.
- * Progress alone never calls for a write (a running scan's progress is not
- * compared): it rides along with the writes that happen anyway (RUNNING, a
- * condition that changes, the end), so a scan's status writes do not grow
- * with its duration or its progress lines (issue 13: at most 10 requests a
- * scan). The API and the dashboard show progress as it moves.
+ * Whether the CR's status already shows every field of the desired one, a
+ * running scan's progress aside: progress rides along with the writes that
+ * happen anyway (RUNNING, a condition that changes, the end), and is written
+ * on its own only within the scan's request budget (request-budget.ts), so
+ * a scan's requests do not grow with its duration or its progress lines
+ * (issue 13: at most 10 a scan). The API and the dashboard show progress as
+ * it moves.
  */
 function statusShows(current: ScanObject['status'], desired: ScanStatus): boolean {
   if (current === undefined) return false;

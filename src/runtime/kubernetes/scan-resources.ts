@@ -36,6 +36,8 @@ export class ScanCustomResources {
    * re-applied under the same name is never taken for the old one.
    */
   private readonly ensured = new Map<string, { scanId: string; at: number; ref: Promise<ScanObjectRef> }>();
+  /** Told of each request sent for a scan (its id), for the scan's request budget (request-budget.ts). */
+  onRequest: (scanId: string) => void = () => undefined;
 
   constructor(
     kubeConfig: k8s.KubeConfig,
@@ -81,8 +83,8 @@ export class ScanCustomResources {
     };
     const ref = { group: SCAN_GROUP, version: SCAN_VERSION, namespace, plural: SCAN_PLURAL };
     const object = (await createOrRead(
-      () => this.api.createNamespacedCustomObject({ ...ref, body }),
-      () => this.api.getNamespacedCustomObject({ ...ref, name: scan.name }),
+      () => (this.onRequest(scan.id), this.api.createNamespacedCustomObject({ ...ref, body })),
+      () => (this.onRequest(scan.id), this.api.getNamespacedCustomObject({ ...ref, name: scan.name })),
     )) as { metadata: { uid: string } };
     return { name: scan.name, namespace, uid: object.metadata.uid };
   }
