@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { TestService, type TestResponse } from '../support/test-service.js';
+import { probeUntil } from '../support/wait.js';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url);
 const fixture = (path: string): Buffer => readFileSync(new URL(path, FIXTURES));
@@ -525,7 +526,7 @@ describe('uploading results: the file on disk', () => {
     const chunk = Buffer.alloc(256 * 1024, '<x>y</x>');
     for (let index = 0; index < 16; index++) req.write(chunk);
     // The 4 MiB sent are on disk under the temporary name while the request is still open.
-    const partial = await waitFor(() => {
+    const partial = await probeUntil(() => {
       const added = resultFolders().filter((folder) => !folders.includes(folder));
       if (added.length !== 1) return undefined;
       const path = join(service.settings.dataDir, 'results', added[0]!, 'upload.partial');
@@ -533,20 +534,11 @@ describe('uploading results: the file on disk', () => {
     });
     expect(partial).to.not.equal(undefined);
     req.destroy();
-    expect(await waitFor(() => (resultFolders().length === folders.length ? true : undefined)), 'the folder is removed').to.equal(true);
+    expect(await probeUntil(() => (resultFolders().length === folders.length ? true : undefined)), 'the folder is removed').to.equal(true);
     expect(resultFolders()).to.deep.equal(folders);
     await expectNothingStored(caller);
   });
 });
-
-async function waitFor<T>(probe: () => T | undefined, timeoutMs = 20_000): Promise<T | undefined> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined || Date.now() > until) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /**
  * Sends a multipart upload whose file part is `bytes` long and never ends

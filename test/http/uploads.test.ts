@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { TestService } from '../support/test-service.js';
 import { tempDir } from '../support/temp-dir.js';
 import { outputBytes } from '../support/workload-output.js';
+import { probeUntil } from '../support/wait.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -77,13 +78,13 @@ describe('scanner result uploads (internal endpoint and vigil upload-result)', (
     req.on('error', () => {});
     for (let index = 0; index < 4; index++) req.write(Buffer.alloc(128 * 1024, 0x20));
     // The 512 KiB sent are on disk under a temporary name while the request is still open.
-    const partial = await waitFor(() => {
+    const partial = await probeUntil(() => {
       const name = filesIn(uploadFolder()).find((file) => /^zap\.json\.[0-9a-f]{12}\.partial$/.test(file));
       return name !== undefined && statSync(join(uploadFolder(), name)).size >= 512 * 1024 ? name : undefined;
     });
     expect(partial, 'the temporary file holds what was sent').to.not.equal(undefined);
     req.destroy();
-    expect(await waitFor(() => (filesIn(uploadFolder()).length === 1 ? true : undefined)), 'the temporary file is removed').to.equal(true);
+    expect(await probeUntil(() => (filesIn(uploadFolder()).length === 1 ? true : undefined)), 'the temporary file is removed').to.equal(true);
     expect(filesIn(uploadFolder())).to.deep.equal(['nmap.xml']);
     const staged = await service.vigil.uploads.staged(scanId, [{ file: 'nmap.xml', contentType: 'application/xml' }]);
     expect('outputs' in staged && (await outputBytes(staged.outputs[0]!)).toString()).to.equal('<nmaprun/>');
@@ -157,12 +158,3 @@ describe('scanner result uploads (internal endpoint and vigil upload-result)', (
     });
   });
 });
-
-async function waitFor<T>(probe: () => T | undefined, timeoutMs = 20_000): Promise<T | undefined> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined || Date.now() > until) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -12,3 +12,16 @@ export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boo
   }
   return last;
 }
+
+/**
+ * Polls a synchronous probe every 50 ms until it returns a value, or gives
+ * `undefined` after `boundMs`, for the caller to assert on with its own words.
+ */
+export async function probeUntil<T>(probe: () => T | undefined, boundMs = 20_000): Promise<T | undefined> {
+  const giveUpAt = Date.now() + boundMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined || Date.now() > giveUpAt) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
