@@ -38,6 +38,7 @@ import { ControllerLoop } from '../app/controller/controller-loop.js';
 import { SCAN_API_VERSION, SCAN_KIND } from '../domain/scans/scan-resource.js';
 import { SCAN_STATES, type Scan } from '../domain/scans/scan.js';
 import type { Core, WorkloadRuntime } from './composition-root.js';
+import { shareAgents } from '../runtime/kubernetes/shared-agent.js';
 
 /** The scans holding or waiting for a slot: a Scan applied when these (itself included) are within the limit starts at once. */
 const ACTIVE_SCAN_STATES = ['QUEUED', 'RUNNING', 'STOPPING'] as const;
@@ -62,6 +63,7 @@ function loadDefaultKubeConfig(): k8s.KubeConfig {
 /** Built before the store's services: the repositories they use tell the reconcilers about every Scan and ScheduledScan written. */
 export function clusterMirror(given: k8s.KubeConfig | undefined, logger: Logger, core: () => Core, clock: Clock) {
   const kubeConfig = given ?? loadDefaultKubeConfig();
+  shareAgents(kubeConfig); // one keep-alive Agent for every request, not one per request (shared-agent.ts)
   const scheduledEvents = new KubernetesEventRecorder({
     kubeConfig,
     timers: systemTimers(clock),
