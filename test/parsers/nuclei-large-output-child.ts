@@ -6,7 +6,7 @@
  * bytes had been written when it was thrown. Usage: <MiB> <repeats|distinct>
  */
 import { createNucleiParser } from '../../src/parsers/nuclei.js';
-import { peakRssMb } from '../support/peak-rss.js';
+import { collectingEvery, peakRssMb } from '../support/peak-rss.js';
 
 const [mebibytes, kind] = process.argv.slice(2) as [string, 'repeats' | 'distinct'];
 const total = Number(mebibytes) * 1024 * 1024;
@@ -28,25 +28,14 @@ function record(n: number): string {
 
 let written = 0;
 
-/**
- * The chunks written are garbage once the parser has read them, but they live
- * outside the small V8 heap, which does not see their pressure: a full
- * collection every 32 MiB keeps the peak RSS what the parser holds, not what
- * the collector has not yet freed (run with --expose-gc).
- */
-let collectedAt = 0;
-function collectNow(): void {
-  if (written - collectedAt < 32 * 1024 * 1024) return;
-  collectedAt = written;
-  (globalThis as { gc?: () => void }).gc?.();
-}
+const collectNow = collectingEvery(); // a full collection every 32 MiB written (peak-rss.ts)
 try {
   for (let n = 0; ; n++) {
     const bytes = encoder.encode(`${record(n)}\n`);
     if (written + bytes.byteLength > total) break;
     written += bytes.byteLength;
     parser.write(bytes);
-  collectNow();
+  collectNow(written);
   }
   const { findings } = parser.end();
   console.log(JSON.stringify({ findings: findings.length, written, maxRssMb: peakRssMb() }));

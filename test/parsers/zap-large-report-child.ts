@@ -6,7 +6,7 @@
  * written when it was thrown. Usage: <MiB> <same-site|distinct-sites>
  */
 import { createZapParser } from '../../src/parsers/zap.js';
-import { peakRssMb } from '../support/peak-rss.js';
+import { collectingEvery, peakRssMb } from '../support/peak-rss.js';
 
 const [mebibytes, kind] = process.argv.slice(2) as [string, 'same-site' | 'distinct-sites'];
 const total = Number(mebibytes) * 1024 * 1024;
@@ -36,23 +36,12 @@ function site(n: number, alerts: string[]): string {
 
 let written = 0;
 
-/**
- * The chunks written are garbage once the parser has read them, but they live
- * outside the small V8 heap, which does not see their pressure: a full
- * collection every 32 MiB keeps the peak RSS what the parser holds, not what
- * the collector has not yet freed (run with --expose-gc).
- */
-let collectedAt = 0;
-function collectNow(): void {
-  if (written - collectedAt < 32 * 1024 * 1024) return;
-  collectedAt = written;
-  (globalThis as { gc?: () => void }).gc?.();
-}
+const collectNow = collectingEvery(); // a full collection every 32 MiB written (peak-rss.ts)
 function write(text: string): void {
   const bytes = encoder.encode(text);
   written += bytes.byteLength;
   parser.write(bytes);
-  collectNow();
+  collectNow(written);
 }
 
 try {

@@ -17,3 +17,20 @@ export function peakRssMb(): number {
   }
   return process.resourceUsage().maxRSS / 1024;
 }
+
+/**
+ * For a child that writes a large input to a parser in chunks: the chunks are
+ * garbage once the parser has read them, but they live outside the small V8
+ * heap, which does not see their pressure. Calling the returned function with
+ * the bytes written so far runs a full collection every `everyBytes` (run with
+ * --expose-gc), so the peak RSS is what the parser holds, not what the
+ * collector has not yet freed.
+ */
+export function collectingEvery(everyBytes = 32 * 1024 * 1024): (written: number) => void {
+  let collectedAt = 0;
+  return (written) => {
+    if (written - collectedAt < everyBytes) return;
+    collectedAt = written;
+    (globalThis as { gc?: () => void }).gc?.();
+  };
+}
