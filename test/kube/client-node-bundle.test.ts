@@ -37,7 +37,10 @@ kc.makeApiClient(k8s.BatchV1Api);
 const pods = await core.listNamespacedPod({ namespace: 'ns' });
 const ref = { group: 'vigil.dev', version: 'v1alpha1', namespace: 'ns', plural: 'scans' };
 await custom.createNamespacedCustomObject({ ...ref, body: { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name: 'one', namespace: 'ns' }, spec: { type: 'NMAP', targets: ['127.0.0.1'] } } });
-await custom.patchNamespacedCustomObjectStatus({ ...ref, name: 'one', body: { status: { state: 'RUNNING' } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+// What KubeApi (kube-api.ts) takes from the KubeConfig: the credentials as headers, then a plain JSON request.
+const auth = {};
+await kc.applySecurityAuthentication({ setHeaderParam: (name, value) => { auth[name] = value; }, setAgent: () => undefined });
+await fetch(url + '/apis/vigil.dev/v1alpha1/namespaces/ns/scans/one/status', { method: 'PATCH', headers: { ...auth, 'content-type': 'application/merge-patch+json' }, body: JSON.stringify({ status: { state: 'RUNNING' } }) });
 let notFound;
 try { await core.readNamespacedSecret({ namespace: 'ns', name: 'missing' }); } catch (error) { notFound = error.code; }
 const informer = k8s.makeInformer(kc, '/api/v1/namespaces/ns/pods', () => core.listNamespacedPod({ namespace: 'ns' }));

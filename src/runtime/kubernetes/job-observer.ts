@@ -12,6 +12,7 @@
  */
 import { Writable } from 'node:stream';
 import * as k8s from './client-node.js';
+import { KubeApi, kubePaths } from './kube-api.js';
 import type { Timers } from '../../app/controller/timer.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import { scannerFor } from '../../domain/scanners/index.js';
@@ -56,6 +57,7 @@ export class JobObserver {
   private readonly jobs: RestartingInformer<k8s.V1Job>;
   private readonly pods: RestartingInformer<k8s.V1Pod>;
   private readonly core: k8s.CoreV1Api;
+  private readonly api: KubeApi;
   private readonly logs: LogFollower;
   private readonly listeners: Array<(scanId: string) => void> = [];
   /** Jobs this process created that the cache has not shown yet (a watch event is a moment behind the create). */
@@ -74,6 +76,7 @@ export class JobObserver {
   constructor(private readonly options: JobObserverOptions) {
     const batch = options.kubeConfig.makeApiClient(k8s.BatchV1Api);
     this.core = options.kubeConfig.makeApiClient(k8s.CoreV1Api);
+    this.api = new KubeApi(options.kubeConfig);
     this.logs = new LogFollower(options.kubeConfig);
     this.jobs = new RestartingInformer<k8s.V1Job>({
       kubeConfig: options.kubeConfig,
@@ -160,9 +163,8 @@ export class JobObserver {
 
   /** The message of the Job's latest FailedCreate event, if any. */
   private async failedCreateOf(job: k8s.V1Job): Promise<string | undefined> {
-    const events = await this.core.listNamespacedEvent({
-      namespace: job.metadata!.namespace!,
-      fieldSelector: `involvedObject.kind=Job,involvedObject.name=${job.metadata!.name!},reason=FailedCreate`,
+    const events = await this.api.get<k8s.CoreV1EventList>(kubePaths.core(job.metadata!.namespace!, 'events'), {
+      query: { fieldSelector: `involvedObject.kind=Job,involvedObject.name=${job.metadata!.name!},reason=FailedCreate` },
     });
     const latest = events.items.sort((a, b) => eventTime(a) - eventTime(b)).at(-1);
     return latest?.message;
