@@ -7,6 +7,7 @@
  * an input, its status a projection), reading the CRs from informer caches.
  */
 import * as k8s from '../runtime/kubernetes/client-node.js';
+import { KubeApi } from '../runtime/kubernetes/kube-api.js';
 import type { ScanRepository, ScheduledScan, ScheduledScanRepository } from '../app/ports.js';
 import type { CursorValue } from '../domain/lists/page-token.js';
 import { systemTimers } from '../app/controller/timer.js';
@@ -184,12 +185,12 @@ function customResourceInformer(
   logger: Logger,
   onListed?: () => void,
 ) {
-  const customObjects = kubeConfig.makeApiClient(k8s.CustomObjectsApi);
+  const api = new KubeApi(kubeConfig);
   const singular = plural.replace(/s$/, '');
   return new RestartingInformer<k8s.KubernetesObject>({
     kubeConfig,
     path: `/apis/${SCAN_GROUP}/${SCAN_VERSION}/${plural}`,
-    list: async () => (await customObjects.listClusterCustomObject({ group: SCAN_GROUP, version: SCAN_VERSION, plural })) as k8s.KubernetesListObject<k8s.KubernetesObject>,
+    list: () => api.get<k8s.KubernetesListObject<k8s.KubernetesObject>>(`/apis/${SCAN_GROUP}/${SCAN_VERSION}/${plural}`),
     onObject,
     ...(onListed === undefined ? {} : { onListed }),
     onError: (error, restartInMs) => logger.warn({ err: error, restart_in_ms: restartInMs }, `${singular} informer stopped; restarting`),

@@ -8,6 +8,6 @@
  * resolve it as a plain re-export. A name used elsewhere must be added here,
  * or the compiled build lacks it (test/cli/client-node-bundle.test.ts).
  */
-export { BatchV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, makeInformer } from '@kubernetes/client-node';
+export { KubeConfig, makeInformer } from '@kubernetes/client-node';
 // Types only (erased from the JavaScript): every client-node type, none of its values.
 export type * from '@kubernetes/client-node';

@@ -56,7 +56,6 @@ interface ScanWatch {
 export class JobObserver {
   private readonly jobs: RestartingInformer<k8s.V1Job>;
   private readonly pods: RestartingInformer<k8s.V1Pod>;
-  private readonly core: k8s.CoreV1Api;
   private readonly api: KubeApi;
   private readonly logs: LogFollower;
   private readonly listeners: Array<(scanId: string) => void> = [];
@@ -74,15 +73,13 @@ export class JobObserver {
   private readonly followed = new Map<string, Following | undefined>();
 
   constructor(private readonly options: JobObserverOptions) {
-    const batch = options.kubeConfig.makeApiClient(k8s.BatchV1Api);
-    this.core = options.kubeConfig.makeApiClient(k8s.CoreV1Api);
     this.api = new KubeApi(options.kubeConfig);
     this.logs = new LogFollower(options.kubeConfig);
     this.jobs = new RestartingInformer<k8s.V1Job>({
       kubeConfig: options.kubeConfig,
       path: '/apis/batch/v1/jobs',
       labelSelector: MANAGED_BY_VIGIL,
-      list: () => batch.listJobForAllNamespaces({ labelSelector: MANAGED_BY_VIGIL }),
+      list: () => this.api.get<k8s.V1JobList>('/apis/batch/v1/jobs', { query: { labelSelector: MANAGED_BY_VIGIL } }),
       trim: trimCached,
       onObject: (_event, job) => this.jobChanged(job),
       onListed: (jobs) => jobs.forEach((job) => this.jobChanged(job)),
@@ -93,7 +90,7 @@ export class JobObserver {
       kubeConfig: options.kubeConfig,
       path: '/api/v1/pods',
       labelSelector: MANAGED_BY_VIGIL,
-      list: () => this.core.listPodForAllNamespaces({ labelSelector: MANAGED_BY_VIGIL }),
+      list: () => this.api.get<k8s.V1PodList>('/api/v1/pods', { query: { labelSelector: MANAGED_BY_VIGIL } }),
       trim: trimCached,
       onObject: (event, pod) => this.podChanged(event, pod),
       onListed: (pods) => this.podsListed(pods),
