@@ -135,7 +135,7 @@
  *   BENCH_SCANS               scans (default 1000)
  *   BENCH_RATE                Job completions per second (default 100)
  *   BENCH_TIMEOUT             seconds a phase may take before the benchmark gives up (default 300)
- *   BENCH_VIGIL_NODE_OPTIONS  NODE_OPTIONS for Vigil's process only (default none)
+ *   BENCH_VIGIL_NODE_OPTIONS  NODE_OPTIONS for Vigil's process only (default: the image's, from the Dockerfile's final stage; set it empty for none)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -144,6 +144,7 @@ import { fileURLToPath } from 'node:url';
 import type { KubeObject, ObjectRef } from '../test/support/fake-kube-apiserver.js';
 import type { KubeApiServerChild } from './support/kube-apiserver-child.js';
 import { scanJobName, uploadTokenSecretName } from '../src/runtime/kubernetes/job-manifest.js';
+import { runtimeEnv } from '../test/support/dockerfile.js';
 import { envInteger } from './support/env.js';
 import { cleanup, freePort, newestMtime, runBenchmark, startChild, tempDirectory, waitForHttp, type Child } from './support/processes.js';
 
@@ -312,6 +313,7 @@ async function main(): Promise<void> {
     }),
   );
   const command = vigilCommand();
+  const vigilNodeOptions = process.env.BENCH_VIGIL_NODE_OPTIONS ?? runtimeEnv().NODE_OPTIONS ?? '';
   const port = await freePort();
   const env = childEnv({
     NODE_ENV: 'production',
@@ -325,8 +327,8 @@ async function main(): Promise<void> {
     VIGIL_RATE_LIMIT_PER_SECOND: '1000000',
     VIGIL_RATE_LIMIT_BURST: '1000000',
     LOG_LEVEL: 'error',
-    // Node options for Vigil's process only (a profile, a V8 flag to compare): none by default, as the image runs it.
-    ...(process.env.BENCH_VIGIL_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_VIGIL_NODE_OPTIONS } : {}),
+    // Node options for Vigil's process only: the image's (its Dockerfile's NODE_OPTIONS), unless BENCH_VIGIL_NODE_OPTIONS replaces them (a profile, a V8 flag to compare).
+    ...(vigilNodeOptions === '' ? {} : { NODE_OPTIONS: vigilNodeOptions }),
   });
   const created = startChild('vigil accounts create', process.execPath, [...command.args, 'accounts', 'create', '--name', 'bench', '--monthly-scan-limit', String(config.scans * 2)], env, ROOT);
   if ((await created.exited) !== 0) throw new Error(`vigil accounts create failed:\n${created.output()}`);
@@ -341,7 +343,7 @@ async function main(): Promise<void> {
   const get = (ref: Omit<ObjectRef, 'namespace'>) => server!.call('getObject', { ...ref, namespace });
   const idle = residentMib(pid);
   const idleHeap = await heapMib(baseUrl);
-  log(`operator benchmark: ${config.scans} NMAP scans through their life; Vigil is \`${command.compiled ? 'node dist/src/cli/main.js serve' : 'node --import tsx src/cli/main.ts serve (dist/ missing or older than src/: make build for the compiled one)'}\` in its own process (kubernetes runtime, KUBECONFIG to the fake API server in another), scans created through the REST API, ${config.rate} Job completions/s`);
+  log(`operator benchmark: ${config.scans} NMAP scans through their life; Vigil is \`${command.compiled ? 'node dist/src/cli/main.js serve' : 'node --import tsx src/cli/main.ts serve (dist/ missing or older than src/: make build for the compiled one)'}\` in its own process with NODE_OPTIONS=${vigilNodeOptions === '' ? '(none)' : vigilNodeOptions}${process.env.BENCH_VIGIL_NODE_OPTIONS === undefined ? ' (the image\'s)' : ' (BENCH_VIGIL_NODE_OPTIONS)'} (kubernetes runtime, KUBECONFIG to the fake API server in another), scans created through the REST API, ${config.rate} Job completions/s`);
   log(`  Vigil's process once it answers, before any scan: ${memoryLine(idle, idleHeap)}`);
 
   const started = Date.now();
