@@ -37,7 +37,35 @@
  * --diagnostic-dir=/tmp", to Vigil's process).
  *
  * Figures (BENCH_SCANS=1000, a 2-CPU VM shared with other work):
- * - now (client-node's API calls on one keep-alive Agent, shared-agent.ts;
+ * - now (Vigil's requests as plain JSON, src/runtime/kubernetes/kube-api.ts,
+ *   and the image's NODE_OPTIONS=--max-semi-space-size=4, which this
+ *   benchmark now reads from the Dockerfile; `npm run build`, then
+ *   `BENCH_SCANS=1000 NODE_OPTIONS=--expose-gc npx tsx bench/operator.ts`;
+ *   four runs at a load average of 10-11 on the 2 CPUs, four other
+ *   engineers' benchmarks running): peak (VmHWM) 173, 174, 175 and 177 MiB
+ *   (181-186 MB); RSS 113-129 MiB once it answers, 146-161 MiB with the
+ *   1,000 scans running, 155-177 MiB after them. Requests per scan
+ *   9.958-10.005 (each scan's own 10 at most, as test/kube/scan-lifecycle-
+ *   requests.test.ts pins, plus the 5 of the process: 0.005 per scan here).
+ *   Job Complete -> CR status p99 233-312 ms under that load. Where it
+ *   went: a sampling heap profile of Vigil's process while the 1,000 scans
+ *   started (28 s) showed 364 MiB allocated, most of it by client-node's
+ *   generated API classes: ObjectSerializer.serialize 19 MiB self (a walk of
+ *   the model's type map per field), deserialize 11, node-fetch's Headers
+ *   (sorting and copying) 15, its middleware promise chain and request
+ *   objects most of the rest. Vigil's objects are plain JSON already, so
+ *   they now go as JSON on Node's http.request with the KubeConfig's
+ *   credentials and the shared Agent; the same profile of the completion
+ *   phase then showed 71 MiB allocated in 16 s (429 MiB before the shared
+ *   Agent), the largest parts the scan controller, SQLite's risk
+ *   transactions and Express. Without the young-generation cap, the same
+ *   build peaked at 194 MiB in one run at that load (and 198 MiB before
+ *   the JSON requests, at a load average of 1); with the cap at 8 MiB per
+ *   semi-space 173 MiB, at 4 MiB 174 and 180 (one run before the JSON
+ *   requests). A heap snapshot with the 1,000 scans running: 54 MiB live
+ *   (13.5 MiB of it compiled code), so what is above that is V8's spaces
+ *   and garbage awaiting collection, which the cap bounds.
+ * - the change before (client-node's API calls on one keep-alive Agent, shared-agent.ts;
  *   `npm run build`, then `BENCH_SCANS=1000 NODE_OPTIONS=--expose-gc npx
  *   tsx bench/operator.ts`, runs listed in the README row): Vigil's process
  *   after the 1,000 scans RSS 170-174 MiB (heap 49-57 MiB) instead of 223-235
