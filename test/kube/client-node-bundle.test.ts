@@ -9,6 +9,7 @@
  */
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
+import { builtinModules } from 'node:module';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,6 +69,10 @@ describe('the Kubernetes client: one door, bundled by the build', function () {
     await bundleClientNode(outfile);
     const text = readFileSync(outfile, 'utf8');
     expect(text, 'client-node inlined, not imported').not.to.match(/["']@kubernetes\/client-node["']/);
+    // Nothing but Node's own modules is imported: the image ships client-node's bundle, not the package (a devDependency).
+    const specifiers = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']((?:node:)?[@a-z][a-z0-9@._/-]*)["']/g)].map((match) => match[1]!);
+    expect(specifiers.length).to.be.greaterThan(0);
+    expect(specifiers.filter((specifier) => !builtinModules.includes(specifier.replace(/^node:/, '')))).to.deep.equal([]);
 
     const server = new FakeKubeApiServer();
     await server.start();
