@@ -37,7 +37,35 @@
  * --diagnostic-dir=/tmp", to Vigil's process).
  *
  * Figures (BENCH_SCANS=1000, a 2-CPU VM shared with other work):
- * - now (client-node's API calls on one keep-alive Agent, shared-agent.ts;
+ * - now (Vigil's requests as plain JSON, src/runtime/kubernetes/kube-api.ts,
+ *   and the image's NODE_OPTIONS=--max-semi-space-size=4, which this
+ *   benchmark now reads from the Dockerfile; `npm run build`, then
+ *   `BENCH_SCANS=1000 NODE_OPTIONS=--expose-gc npx tsx bench/operator.ts`;
+ *   four runs at a load average of 10-11 on the 2 CPUs, four other
+ *   engineers' benchmarks running): peak (VmHWM) 173, 174, 175 and 177 MiB
+ *   (181-186 MB); RSS 113-129 MiB once it answers, 146-161 MiB with the
+ *   1,000 scans running, 155-177 MiB after them. Requests per scan
+ *   9.958-10.005 (each scan's own 10 at most, as test/kube/scan-lifecycle-
+ *   requests.test.ts pins, plus the 5 of the process: 0.005 per scan here).
+ *   Job Complete -> CR status p99 233-312 ms under that load. Where it
+ *   went: a sampling heap profile of Vigil's process while the 1,000 scans
+ *   started (28 s) showed 364 MiB allocated, most of it by client-node's
+ *   generated API classes: ObjectSerializer.serialize 19 MiB self (a walk of
+ *   the model's type map per field), deserialize 11, node-fetch's Headers
+ *   (sorting and copying) 15, its middleware promise chain and request
+ *   objects most of the rest. Vigil's objects are plain JSON already, so
+ *   they now go as JSON on Node's http.request with the KubeConfig's
+ *   credentials and the shared Agent; the same profile of the completion
+ *   phase then showed 71 MiB allocated in 16 s (429 MiB before the shared
+ *   Agent), the largest parts the scan controller, SQLite's risk
+ *   transactions and Express. Without the young-generation cap, the same
+ *   build peaked at 194 MiB in one run at that load (and 198 MiB before
+ *   the JSON requests, at a load average of 1); with the cap at 8 MiB per
+ *   semi-space 173 MiB, at 4 MiB 174 and 180 (one run before the JSON
+ *   requests). A heap snapshot with the 1,000 scans running: 54 MiB live
+ *   (13.5 MiB of it compiled code), so what is above that is V8's spaces
+ *   and garbage awaiting collection, which the cap bounds.
+ * - the change before (client-node's API calls on one keep-alive Agent, shared-agent.ts;
  *   `npm run build`, then `BENCH_SCANS=1000 NODE_OPTIONS=--expose-gc npx
  *   tsx bench/operator.ts`, runs listed in the README row): Vigil's process
  *   after the 1,000 scans RSS 170-174 MiB (heap 49-57 MiB) instead of 223-235
@@ -135,7 +163,7 @@
  *   BENCH_SCANS               scans (default 1000)
  *   BENCH_RATE                Job completions per second (default 100)
  *   BENCH_TIMEOUT             seconds a phase may take before the benchmark gives up (default 300)
- *   BENCH_VIGIL_NODE_OPTIONS  NODE_OPTIONS for Vigil's process only (default none)
+ *   BENCH_VIGIL_NODE_OPTIONS  NODE_OPTIONS for Vigil's process only (default: the image's, from the Dockerfile's final stage; set it empty for none)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -144,6 +172,7 @@ import { fileURLToPath } from 'node:url';
 import type { KubeObject, ObjectRef } from '../test/support/fake-kube-apiserver.js';
 import type { KubeApiServerChild } from './support/kube-apiserver-child.js';
 import { scanJobName, uploadTokenSecretName } from '../src/runtime/kubernetes/job-manifest.js';
+import { runtimeEnv } from '../test/support/dockerfile.js';
 import { envInteger } from './support/env.js';
 import { cleanup, freePort, newestMtime, runBenchmark, startChild, tempDirectory, waitForHttp, type Child } from './support/processes.js';
 
@@ -312,6 +341,7 @@ async function main(): Promise<void> {
     }),
   );
   const command = vigilCommand();
+  const vigilNodeOptions = process.env.BENCH_VIGIL_NODE_OPTIONS ?? runtimeEnv().NODE_OPTIONS ?? '';
   const port = await freePort();
   const env = childEnv({
     NODE_ENV: 'production',
@@ -325,8 +355,8 @@ async function main(): Promise<void> {
     VIGIL_RATE_LIMIT_PER_SECOND: '1000000',
     VIGIL_RATE_LIMIT_BURST: '1000000',
     LOG_LEVEL: 'error',
-    // Node options for Vigil's process only (a profile, a V8 flag to compare): none by default, as the image runs it.
-    ...(process.env.BENCH_VIGIL_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_VIGIL_NODE_OPTIONS } : {}),
+    // Node options for Vigil's process only: the image's (its Dockerfile's NODE_OPTIONS), unless BENCH_VIGIL_NODE_OPTIONS replaces them (a profile, a V8 flag to compare).
+    ...(vigilNodeOptions === '' ? {} : { NODE_OPTIONS: vigilNodeOptions }),
   });
   const created = startChild('vigil accounts create', process.execPath, [...command.args, 'accounts', 'create', '--name', 'bench', '--monthly-scan-limit', String(config.scans * 2)], env, ROOT);
   if ((await created.exited) !== 0) throw new Error(`vigil accounts create failed:\n${created.output()}`);
@@ -341,7 +371,7 @@ async function main(): Promise<void> {
   const get = (ref: Omit<ObjectRef, 'namespace'>) => server!.call('getObject', { ...ref, namespace });
   const idle = residentMib(pid);
   const idleHeap = await heapMib(baseUrl);
-  log(`operator benchmark: ${config.scans} NMAP scans through their life; Vigil is \`${command.compiled ? 'node dist/src/cli/main.js serve' : 'node --import tsx src/cli/main.ts serve (dist/ missing or older than src/: make build for the compiled one)'}\` in its own process (kubernetes runtime, KUBECONFIG to the fake API server in another), scans created through the REST API, ${config.rate} Job completions/s`);
+  log(`operator benchmark: ${config.scans} NMAP scans through their life; Vigil is \`${command.compiled ? 'node dist/src/cli/main.js serve' : 'node --import tsx src/cli/main.ts serve (dist/ missing or older than src/: make build for the compiled one)'}\` in its own process with NODE_OPTIONS=${vigilNodeOptions === '' ? '(none)' : vigilNodeOptions}${process.env.BENCH_VIGIL_NODE_OPTIONS === undefined ? ' (the image\'s)' : ' (BENCH_VIGIL_NODE_OPTIONS)'} (kubernetes runtime, KUBECONFIG to the fake API server in another), scans created through the REST API, ${config.rate} Job completions/s`);
   log(`  Vigil's process once it answers, before any scan: ${memoryLine(idle, idleHeap)}`);
 
   const started = Date.now();

@@ -7,6 +7,7 @@
  * an input, its status a projection), reading the CRs from informer caches.
  */
 import * as k8s from '../runtime/kubernetes/client-node.js';
+import { customResourceInformer as informerOnCustomResources } from '../runtime/kubernetes/custom-resource-informer.js';
 import type { ScanRepository, ScheduledScan, ScheduledScanRepository } from '../app/ports.js';
 import type { CursorValue } from '../domain/lists/page-token.js';
 import { systemTimers } from '../app/controller/timer.js';
@@ -29,7 +30,6 @@ import { JobObserver } from '../runtime/kubernetes/job-observer.js';
 import { checkJobSettings, defaultJobSettings, jobSettingsFrom, type JobSettings } from '../runtime/kubernetes/job-settings.js';
 import { readFileSync } from 'node:fs';
 import { SettingsError, type Settings } from '../config/settings.js';
-import { RestartingInformer } from '../runtime/kubernetes/restarting-informer.js';
 import { ScanCustomResources } from '../runtime/kubernetes/scan-resources.js';
 import { NotifyingScanRepository } from '../runtime/kubernetes/scan-writes.js';
 import { ScanReconciler, scanKey, type ScanObject } from '../runtime/kubernetes/scan-reconciler.js';
@@ -175,7 +175,7 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
   };
 }
 
-/** An informer on one kind of Vigil's custom resources in every namespace, restarted with backoff when its watch breaks. */
+/** An informer on one kind of Vigil's custom resources in every namespace (custom-resource-informer.ts), its failures logged. */
 function customResourceInformer(
   kubeConfig: k8s.KubeConfig,
   plural: string,
@@ -184,12 +184,12 @@ function customResourceInformer(
   logger: Logger,
   onListed?: () => void,
 ) {
-  const customObjects = kubeConfig.makeApiClient(k8s.CustomObjectsApi);
   const singular = plural.replace(/s$/, '');
-  return new RestartingInformer<k8s.KubernetesObject>({
+  return informerOnCustomResources({
     kubeConfig,
-    path: `/apis/${SCAN_GROUP}/${SCAN_VERSION}/${plural}`,
-    list: async () => (await customObjects.listClusterCustomObject({ group: SCAN_GROUP, version: SCAN_VERSION, plural })) as k8s.KubernetesListObject<k8s.KubernetesObject>,
+    group: SCAN_GROUP,
+    version: SCAN_VERSION,
+    plural,
     onObject,
     ...(onListed === undefined ? {} : { onListed }),
     onError: (error, restartInMs) => logger.warn({ err: error, restart_in_ms: restartInMs }, `${singular} informer stopped; restarting`),

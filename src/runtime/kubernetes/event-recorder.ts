@@ -20,7 +20,8 @@
  * at most MAX_QUEUED writes wait (WRITERS at a time).
  */
 import { randomBytes } from 'node:crypto';
-import * as k8s from './client-node.js';
+import type * as k8s from './client-node.js';
+import { KubeApi, kubePaths } from './kube-api.js';
 import type { Timers } from '../../app/controller/timer.js';
 
 export const SPAM_BURST = 25;
@@ -78,7 +79,7 @@ export interface KubernetesEventRecorderOptions {
 }
 
 export class KubernetesEventRecorder implements EventRecorder {
-  private readonly api: k8s.CoreV1Api;
+  private readonly api: KubeApi;
   private readonly remembered = new Map<string, Remembered>();
   private readonly buckets = new Map<string, Bucket>();
   private readonly similar = new Map<string, Similar>();
@@ -90,7 +91,7 @@ export class KubernetesEventRecorder implements EventRecorder {
   private readonly idle: Array<() => void> = [];
 
   constructor(private readonly options: KubernetesEventRecorderOptions) {
-    this.api = options.kubeConfig.makeApiClient(k8s.CoreV1Api);
+    this.api = new KubeApi(options.kubeConfig);
   }
 
   normal(object: InvolvedObject, reason: string, message: string): void {
@@ -211,15 +212,12 @@ export class KubernetesEventRecorder implements EventRecorder {
       reportingComponent: 'vigil.dev/operator',
       reportingInstance: 'vigil',
     };
-    await this.api.createNamespacedEvent({ namespace, body: event });
+    await this.api.create(kubePaths.core(namespace, 'events'), event);
   }
 
   /** A repeat: the count, the time and (a combined Event follows the latest similar one) the message. */
   private async repeat(entry: Remembered, message: string, now: number): Promise<void> {
-    await this.api.patchNamespacedEvent(
-      { name: entry.name, namespace: entry.namespace, body: { count: entry.count, lastTimestamp: new Date(now).toISOString(), message } },
-      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-    );
+    await this.api.patch(kubePaths.core(entry.namespace, 'events', entry.name), { count: entry.count, lastTimestamp: new Date(now).toISOString(), message });
   }
 
   private remember(key: string, entry: Remembered): void {

@@ -12,6 +12,7 @@
  */
 import { Writable } from 'node:stream';
 import * as k8s from './client-node.js';
+import { KubeApi, kubePaths } from './kube-api.js';
 import type { Timers } from '../../app/controller/timer.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import { scannerFor } from '../../domain/scanners/index.js';
@@ -55,7 +56,7 @@ interface ScanWatch {
 export class JobObserver {
   private readonly jobs: RestartingInformer<k8s.V1Job>;
   private readonly pods: RestartingInformer<k8s.V1Pod>;
-  private readonly core: k8s.CoreV1Api;
+  private readonly api: KubeApi;
   private readonly logs: LogFollower;
   private readonly listeners: Array<(scanId: string) => void> = [];
   /** Jobs this process created that the cache has not shown yet (a watch event is a moment behind the create). */
@@ -72,14 +73,13 @@ export class JobObserver {
   private readonly followed = new Map<string, Following | undefined>();
 
   constructor(private readonly options: JobObserverOptions) {
-    const batch = options.kubeConfig.makeApiClient(k8s.BatchV1Api);
-    this.core = options.kubeConfig.makeApiClient(k8s.CoreV1Api);
+    this.api = new KubeApi(options.kubeConfig);
     this.logs = new LogFollower(options.kubeConfig);
     this.jobs = new RestartingInformer<k8s.V1Job>({
       kubeConfig: options.kubeConfig,
       path: '/apis/batch/v1/jobs',
       labelSelector: MANAGED_BY_VIGIL,
-      list: () => batch.listJobForAllNamespaces({ labelSelector: MANAGED_BY_VIGIL }),
+      list: () => this.api.get<k8s.V1JobList>('/apis/batch/v1/jobs', { query: { labelSelector: MANAGED_BY_VIGIL } }),
       trim: trimCached,
       onObject: (_event, job) => this.jobChanged(job),
       onListed: (jobs) => jobs.forEach((job) => this.jobChanged(job)),
@@ -90,7 +90,7 @@ export class JobObserver {
       kubeConfig: options.kubeConfig,
       path: '/api/v1/pods',
       labelSelector: MANAGED_BY_VIGIL,
-      list: () => this.core.listPodForAllNamespaces({ labelSelector: MANAGED_BY_VIGIL }),
+      list: () => this.api.get<k8s.V1PodList>('/api/v1/pods', { query: { labelSelector: MANAGED_BY_VIGIL } }),
       trim: trimCached,
       onObject: (event, pod) => this.podChanged(event, pod),
       onListed: (pods) => this.podsListed(pods),
@@ -160,9 +160,8 @@ export class JobObserver {
 
   /** The message of the Job's latest FailedCreate event, if any. */
   private async failedCreateOf(job: k8s.V1Job): Promise<string | undefined> {
-    const events = await this.core.listNamespacedEvent({
-      namespace: job.metadata!.namespace!,
-      fieldSelector: `involvedObject.kind=Job,involvedObject.name=${job.metadata!.name!},reason=FailedCreate`,
+    const events = await this.api.get<k8s.CoreV1EventList>(kubePaths.core(job.metadata!.namespace!, 'events'), {
+      query: { fieldSelector: `involvedObject.kind=Job,involvedObject.name=${job.metadata!.name!},reason=FailedCreate` },
     });
     const latest = events.items.sort((a, b) => eventTime(a) - eventTime(b)).at(-1);
     return latest?.message;

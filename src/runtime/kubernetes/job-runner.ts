@@ -8,7 +8,8 @@
  * Job with foreground propagation; release deletes the Secrets and revokes
  * the upload token.
  */
-import * as k8s from './client-node.js';
+import type * as k8s from './client-node.js';
+import { KubeApi, kubePaths } from './kube-api.js';
 import type { UploadsService } from '../../app/uploads-service.js';
 import { LOGIN_FAILED_REASON, WorkloadRefusedError, type WorkloadInputs, type WorkloadRunner, type WorkloadStatus } from '../../app/ports.js';
 import { loginFailureOf } from './login-step.js';
@@ -55,16 +56,14 @@ export interface KubernetesJobRunnerOptions {
 }
 
 export class KubernetesJobRunner implements WorkloadRunner {
-  private readonly batch: k8s.BatchV1Api;
-  private readonly core: k8s.CoreV1Api;
+  private readonly api: KubeApi;
   /** Namespaces whose scanner ServiceAccount this process created or found, or is creating: starts at once in a new namespace share one request. */
   private readonly accountsEnsured = new Map<string, Promise<void>>();
   /** Scans whose Job is being created: each leaves QUEUED within these few requests. */
   private readonly starting = new Set<string>();
 
   constructor(private readonly options: KubernetesJobRunnerOptions) {
-    this.batch = options.kubeConfig.makeApiClient(k8s.BatchV1Api);
-    this.core = options.kubeConfig.makeApiClient(k8s.CoreV1Api);
+    this.api = new KubeApi(options.kubeConfig);
   }
 
   onChange(listener: (scanId: string) => void): void {
@@ -106,8 +105,8 @@ export class KubernetesJobRunner implements WorkloadRunner {
     await this.replaceSecret({ scan: ref, targets, addresses, scanner });
     const job = buildScanJob({ scan: ref, targets, addresses, scanner, allowTargets: this.options.allowTargets ?? '', settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: scanSecretName(ref.name) });
     this.spent(scan.id);
-    const created = await createIdempotently(() => this.batch.createNamespacedJob({ namespace: ref.namespace, body: job as k8s.V1Job }));
-    this.options.observer.remember(created ?? (job as k8s.V1Job));
+    await createIdempotently(() => this.api.create(kubePaths.namespaced('batch', 'v1', ref.namespace, 'jobs'), job));
+    this.options.observer.remember(job as k8s.V1Job);
     this.options.onJobCreated?.(scan.id);
     // No Event here: the Scan turns RUNNING with this start, and its Running Event names the Job (one Event, not two saying the same).
   }
@@ -121,7 +120,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
     let ensured = this.accountsEnsured.get(namespace);
     if (ensured === undefined) {
       const account = buildScannerServiceAccount(namespace, this.options.jobSettings.serviceAccountName);
-      ensured = createIdempotently(() => this.core.createNamespacedServiceAccount({ namespace, body: account }));
+      ensured = createIdempotently(() => this.api.create(kubePaths.core(namespace, 'serviceaccounts'), account));
       this.accountsEnsured.set(namespace, ensured);
       // A failed creation is tried again by the next start.
       ensured.catch(() => {
@@ -141,19 +140,19 @@ export class KubernetesJobRunner implements WorkloadRunner {
     const secret = buildScanSecret(input, this.options.uploads.issueToken(scan.id));
     try {
       this.spent(scan.id);
-      await this.core.createNamespacedSecret({ namespace: scan.namespace, body: secret as k8s.V1Secret });
+      await this.api.create(kubePaths.core(scan.namespace, 'secrets'), secret);
       return;
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
     }
     try {
       this.spent(scan.id);
-      await this.core.deleteNamespacedSecret({ namespace: scan.namespace, name: secret.metadata.name });
+      await this.api.delete(kubePaths.core(scan.namespace, 'secrets', secret.metadata.name));
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
     this.spent(scan.id);
-    await this.core.createNamespacedSecret({ namespace: scan.namespace, body: secret as k8s.V1Secret });
+    await this.api.create(kubePaths.core(scan.namespace, 'secrets'), secret);
   }
 
   private spent(scanId: string): void {
@@ -199,7 +198,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
     const location = this.options.locate(scanId);
     if (location === undefined) return;
     try {
-      await this.batch.deleteNamespacedJob({ namespace: location.namespace, name: scanJobName(location.name), propagationPolicy: 'Foreground' });
+      await this.api.delete(kubePaths.namespaced('batch', 'v1', location.namespace, 'jobs', scanJobName(location.name)), { propagationPolicy: 'Foreground' });
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
@@ -218,7 +217,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
     if (location === undefined) return;
     // One request (the scan's Secret carries its id label; so did the token and inputs Secrets of earlier versions).
     // Not counted against the scan's budget: its count was dropped when it ended, and this deletion was reserved (request-budget.ts).
-    await this.core.deleteCollectionNamespacedSecret({ namespace: location.namespace, labelSelector: `vigil.dev/scan-id=${scanId}` });
+    await this.api.delete(kubePaths.core(location.namespace, 'secrets'), { labelSelector: `vigil.dev/scan-id=${scanId}` });
   }
 
   private mustLocate(scanId: string): ScanLocation {

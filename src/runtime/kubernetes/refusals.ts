@@ -3,7 +3,7 @@
  * on it (DESIGN.md decision 6): an `Accepted=False` condition whose reason and
  * message say what to change. Scans and ScheduledScans are refused alike.
  */
-import * as k8s from './client-node.js';
+import { kubePaths, type KubeApi } from './kube-api.js';
 import type { Condition } from '../../domain/scans/scan.js';
 
 export interface CustomObjectRef {
@@ -32,12 +32,14 @@ export function namespaceNotWritableMessage(namespace: string, apiServerMessage:
   return `Vigil may not create its scanner objects in namespace ${namespace} (the API server said: ${apiServerMessage}); add ${namespace} to tenants.namespaces in the Helm chart's values and run helm upgrade`;
 }
 
+/** The path of a custom resource, or of its subresource (`status`). */
+export function customObjectPath(ref: CustomObjectRef, subresource?: string): string {
+  return kubePaths.namespaced(ref.group, ref.version, ref.namespace, ref.plural, ref.name, subresource);
+}
+
 /** Writes the refusal with a merge patch on /status; an unchanged reason and message is not written again. */
-export async function writeRefusal(api: k8s.CustomObjectsApi, ref: CustomObjectRef, current: readonly Condition[] | undefined, refusal: Condition): Promise<void> {
+export async function writeRefusal(api: KubeApi, ref: CustomObjectRef, current: readonly Condition[] | undefined, refusal: Condition): Promise<void> {
   const accepted = current?.find((condition) => condition.type === 'Accepted');
   if (accepted?.status === 'False' && accepted.reason === refusal.reason && accepted.message === refusal.message) return;
-  await api.patchNamespacedCustomObjectStatus(
-    { ...ref, body: { status: { conditions: [refusal] } } },
-    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
-  );
+  await api.patch(customObjectPath(ref, 'status'), { status: { conditions: [refusal] } });
 }

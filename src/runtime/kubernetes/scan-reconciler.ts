@@ -22,7 +22,8 @@
  * backoff between failures.
  */
 import { isDeepStrictEqual } from 'node:util';
-import * as k8s from './client-node.js';
+import type * as k8s from './client-node.js';
+import { JSON_PATCH, KubeApi } from './kube-api.js';
 import type { ScansService } from '../../app/scans-service.js';
 import type { ScanRepository } from '../../app/ports.js';
 import type { Account } from '../../domain/accounts/account.js';
@@ -35,7 +36,7 @@ import { isTerminal, type Condition, type Scan } from '../../domain/scans/scan.j
 import type { EventRecorder } from './event-recorder.js';
 import { isForbidden, isNotFound } from './kube-errors.js';
 import { addFinalizerPatch, addLabelPatch } from './finalizers.js';
-import { namespaceNotBoundMessage } from './refusals.js';
+import { customObjectPath, namespaceNotBoundMessage } from './refusals.js';
 import { scanJobName } from './job-manifest.js';
 import type { ScanCustomResources } from './scan-resources.js';
 import type { ReconcileResult } from '../../app/controller/work-queue.js';
@@ -98,16 +99,13 @@ export interface ScanReconcilerOptions {
   startsAtOnce?: () => boolean;
 }
 
-const MERGE_PATCH = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
-const JSON_PATCH = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch);
-
 /** resourceVersions remembered per key while the cache is behind Vigil's writes (a bound; the cache catches up within a watch event). */
 const MAX_BEHIND = 16;
 /** Applied Scans whose acceptance waits to be told with their Running Event, remembered at most (a bound; each is forgotten when told). */
 const MAX_PENDING_ACCEPTANCES = 4096;
 
 export class ScanReconciler {
-  private readonly api: k8s.CustomObjectsApi;
+  private readonly api: KubeApi;
   /**
    * The status last written per key, and the resourceVersions the cache may
    * still show that are older than that write: the one it was written over
@@ -131,7 +129,7 @@ export class ScanReconciler {
   private readonly budget: ScanRequestBudget;
 
   constructor(private readonly options: ScanReconcilerOptions) {
-    this.api = options.kubeConfig.makeApiClient(k8s.CustomObjectsApi);
+    this.api = new KubeApi(options.kubeConfig);
     this.budget = options.budget ?? new ScanRequestBudget();
   }
 
@@ -191,9 +189,9 @@ export class ScanReconciler {
     if (!finalizers.includes(SCAN_FINALIZER)) return;
     this.act(key, { action: 'releaseFinalizer' });
     await this.ignoringNotFound(() =>
-      this.api.patchNamespacedCustomObject(
-        { ...this.ref(object), body: { metadata: { finalizers: finalizers.filter((entry) => entry !== SCAN_FINALIZER), resourceVersion: object.metadata?.resourceVersion } } },
-        MERGE_PATCH,
+      this.api.patch(
+        this.path(object),
+        { metadata: { finalizers: finalizers.filter((entry) => entry !== SCAN_FINALIZER), resourceVersion: object.metadata?.resourceVersion } },
       ),
     );
   }
@@ -213,7 +211,7 @@ export class ScanReconciler {
   private async deleteObject(key: string, object: ScanObject): Promise<void> {
     this.act(key, { action: 'deleteObject' });
     await this.releaseFinalizer(key, object);
-    await this.ignoringNotFound(() => this.api.deleteNamespacedCustomObject({ ...this.ref(object), propagationPolicy: 'Background' }));
+    await this.ignoringNotFound(() => this.api.delete(this.path(object), { propagationPolicy: 'Background' }));
   }
 
   /** Applied with kubectl in a bound namespace: started exactly as one created through the API. */
@@ -263,7 +261,7 @@ export class ScanReconciler {
           ...(labels[SCAN_ID_LABEL] === row.id ? [] : addLabelPatch(object.metadata?.labels, SCAN_ID_LABEL, row.id)),
           ...(finalizers.includes(SCAN_FINALIZER) ? [] : addFinalizerPatch(object.metadata?.finalizers, SCAN_FINALIZER)),
         ];
-        await this.api.patchNamespacedCustomObject({ ...this.ref(object), body: patch }, JSON_PATCH);
+        await this.api.patch(this.path(object), patch, JSON_PATCH);
       } catch (error) {
         // Outside the tenants Vigil may only write status (cluster-wide): the CR shows why its scan failed, unlabelled.
         if (!isForbidden(error)) {
@@ -297,7 +295,7 @@ export class ScanReconciler {
     this.budget.spend(row.id);
     let returned: string | undefined;
     await this.ignoringNotFound(async () => {
-      const patched = (await this.api.patchNamespacedCustomObjectStatus({ ...this.ref(object), body: { status: desired } }, MERGE_PATCH)) as ScanObject | undefined;
+      const patched = await this.api.patch<ScanObject | undefined>(this.path(object, 'status'), { status: desired });
       returned = patched?.metadata?.resourceVersion;
     });
     const behind = [...(cacheBehind ? [...last.behind, ...(last.returned === undefined ? [] : [last.returned])] : []), ...(resourceVersion === undefined ? [] : [resourceVersion])].slice(-MAX_BEHIND);
@@ -371,7 +369,7 @@ export class ScanReconciler {
     this.act(key, { action: 'refuse', reason });
     if (withEvent) this.options.events.warning(object, reason, message);
     const conditions = setCondition(object.status?.conditions ?? [], change, this.options.clock.now(), object.metadata?.generation);
-    await this.api.patchNamespacedCustomObjectStatus({ ...this.ref(object), body: { status: { conditions } } }, MERGE_PATCH);
+    await this.api.patch(this.path(object, 'status'), { status: { conditions } });
   }
 
   private act(key: string, action: ScanAction): void {
@@ -386,9 +384,9 @@ export class ScanReconciler {
     }
   }
 
-  private ref(object: ScanObject) {
+  private path(object: ScanObject, subresource?: string): string {
     const { namespace, name } = object.metadata as { namespace: string; name: string };
-    return { group: SCAN_GROUP, version: SCAN_VERSION, plural: SCAN_PLURAL, namespace, name };
+    return customObjectPath({ group: SCAN_GROUP, version: SCAN_VERSION, plural: SCAN_PLURAL, namespace, name }, subresource);
   }
 }
 

@@ -4,7 +4,8 @@
  * every Scan and deleting one removes its Jobs and Secrets. A Scan that a
  * schedule's run created is owned in turn by that ScheduledScan's CR.
  */
-import * as k8s from './client-node.js';
+import type * as k8s from './client-node.js';
+import { KubeApi, kubePaths } from './kube-api.js';
 import type { Scan } from '../../domain/scans/scan.js';
 import { SCAN_API_VERSION, SCAN_GROUP, SCAN_KIND, SCAN_PLURAL, SCAN_VERSION } from '../../domain/scans/scan-resource.js';
 import type { OwnerReference } from './job-manifest.js';
@@ -25,7 +26,7 @@ const MAX_ENSURED = 4096;
 const SHARE_MS = 60_000;
 
 export class ScanCustomResources {
-  private readonly api: k8s.CustomObjectsApi;
+  private readonly api: KubeApi;
   /**
    * One creation per scan: the Scan reconciler (its row has no CR in the
    * cache) and the Job runner (its Job needs the CR's uid) both ensure the CR
@@ -43,7 +44,7 @@ export class ScanCustomResources {
     kubeConfig: k8s.KubeConfig,
     private readonly ownerOf: ScanOwnerLookup = async () => undefined,
   ) {
-    this.api = kubeConfig.makeApiClient(k8s.CustomObjectsApi);
+    this.api = new KubeApi(kubeConfig);
   }
 
   /** The Scan's CR in the namespace, created from the Scan when it does not exist yet. */
@@ -81,11 +82,10 @@ export class ScanCustomResources {
       },
       spec: { type: scan.type, targets: scan.requestedTargets.map((target) => target.target) },
     };
-    const ref = { group: SCAN_GROUP, version: SCAN_VERSION, namespace, plural: SCAN_PLURAL };
-    const object = (await createOrRead(
-      () => (this.onRequest(scan.id), this.api.createNamespacedCustomObject({ ...ref, body })),
-      () => (this.onRequest(scan.id), this.api.getNamespacedCustomObject({ ...ref, name: scan.name })),
-    )) as { metadata: { uid: string } };
+    const object = await createOrRead(
+      () => (this.onRequest(scan.id), this.api.create<{ metadata: { uid: string } }>(kubePaths.namespaced(SCAN_GROUP, SCAN_VERSION, namespace, SCAN_PLURAL), body)),
+      () => (this.onRequest(scan.id), this.api.get<{ metadata: { uid: string } }>(kubePaths.namespaced(SCAN_GROUP, SCAN_VERSION, namespace, SCAN_PLURAL, scan.name))),
+    );
     return { name: scan.name, namespace, uid: object.metadata.uid };
   }
 }

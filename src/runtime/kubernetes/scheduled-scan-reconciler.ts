@@ -29,7 +29,7 @@
  * (level-triggered), with the work queue's backoff between failures.
  */
 import { isDeepStrictEqual } from 'node:util';
-import * as k8s from './client-node.js';
+import type * as k8s from './client-node.js';
 import type { ScheduledScanRepository } from '../../app/ports.js';
 import type { ScheduledScan } from '../../domain/schedules/scheduled-scan.js';
 import type { ScheduledScansService } from '../../app/scheduled-scans-service.js';
@@ -51,7 +51,8 @@ import type { EventRecorder } from './event-recorder.js';
 import { addFinalizerPatch } from './finalizers.js';
 import type { OwnerReference } from './job-manifest.js';
 import { createOrRead, isNotFound, statusCodeOf } from './kube-errors.js';
-import { namespaceNotBoundMessage, refusedCondition, writeRefusal } from './refusals.js';
+import { customObjectPath, namespaceNotBoundMessage, refusedCondition, writeRefusal } from './refusals.js';
+import { JSON_PATCH, KubeApi, kubePaths } from './kube-api.js';
 import {
   SCHEDULED_SCAN_ID_LABEL,
   scheduledScanInputOf,
@@ -107,17 +108,15 @@ interface Written {
   status: ScheduledScanStatusPatch | undefined;
 }
 
-const MERGE_PATCH = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
-const JSON_PATCH = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch);
 
 export class ScheduledScanReconciler {
-  private readonly api: k8s.CustomObjectsApi;
+  private readonly api: KubeApi;
   private readonly written = new Map<string, Written>();
   /** Keys whose row's configuration changed through the API since their last pass: the CR's spec follows the row. */
   private readonly rowSpecChanged = new Set<string>();
 
   constructor(private readonly options: ScheduledScanReconcilerOptions) {
-    this.api = options.kubeConfig.makeApiClient(k8s.CustomObjectsApi);
+    this.api = new KubeApi(options.kubeConfig);
   }
 
   /** The repository wrote the row of this key; `spec` when its configuration (not only its runs) may have changed. */
@@ -181,7 +180,7 @@ export class ScheduledScanReconciler {
     if (!finalizers.includes(SCHEDULED_SCAN_FINALIZER)) return;
     this.act(key, { action: 'releaseFinalizer' });
     const body = { metadata: { finalizers: finalizers.filter((entry) => entry !== SCHEDULED_SCAN_FINALIZER), resourceVersion: object.metadata?.resourceVersion } };
-    await ignoringNotFound(() => this.api.patchNamespacedCustomObject({ ...this.ref(object), body }, MERGE_PATCH));
+    await ignoringNotFound(() => this.api.patch(customObjectPath(this.ref(object)), body));
   }
 
   /** A row without its face: created through the API (or the CR was lost). Created with the row's spec, then its status. */
@@ -191,14 +190,15 @@ export class ScheduledScanReconciler {
     const body = { apiVersion: SCHEDULED_SCAN_API_VERSION, kind: SCHEDULED_SCAN_KIND, metadata, spec: scheduledScanSpecOf(row) };
     const location = { namespace, name: row.objectName };
     let created = false;
-    const object = (await createOrRead(
+    const object = await createOrRead(
       async () => {
-        const answer = await this.api.createNamespacedCustomObject({ ...this.collection(namespace), body });
+        const collection = this.collection(namespace);
+        const answer = await this.api.create<ScheduledScanObject>(kubePaths.namespaced(collection.group, collection.version, namespace, collection.plural), body);
         created = true;
         return answer;
       },
-      () => this.api.getNamespacedCustomObject(this.refOf(location)),
-    )) as ScheduledScanObject;
+      () => this.api.get<ScheduledScanObject>(customObjectPath(this.refOf(location))),
+    );
     if (created) return this.writeStatus(key, object, row, undefined, object.metadata?.generation);
     // It existed and the cache is behind: the CR as read is compared now, rather than when the cache shows it.
     if (object.metadata?.deletionTimestamp === undefined) await this.follow(key, account, object, row, pushSpec);
@@ -208,7 +208,7 @@ export class ScheduledScanReconciler {
   private async deleteObject(key: string, object: ScheduledScanObject): Promise<void> {
     this.act(key, { action: 'deleteObject' });
     await this.releaseFinalizer(key, object);
-    await ignoringNotFound(() => this.api.deleteNamespacedCustomObject({ ...this.ref(object), propagationPolicy: 'Orphan' }));
+    await ignoringNotFound(() => this.api.delete(customObjectPath(this.ref(object)), { propagationPolicy: 'Orphan' }));
   }
 
   /** Applied with kubectl in a bound namespace: a new schedule, made as one created through the API, or refused with why. */
@@ -246,7 +246,7 @@ export class ScheduledScanReconciler {
       if (!spec.success || !specMatchesRow(spec.data, row)) {
         refusal = undefined;
         this.act(key, { action: 'replaceSpec' });
-        current = (await this.api.patchNamespacedCustomObject({ ...this.ref(object), body: [{ op: 'replace', path: '/spec', value: scheduledScanSpecOf(row) }] }, JSON_PATCH)) as ScheduledScanObject;
+        current = await this.api.patch<ScheduledScanObject>(customObjectPath(this.ref(object)), [{ op: 'replace', path: '/spec', value: scheduledScanSpecOf(row) }], JSON_PATCH);
         observed = current.metadata?.generation ?? observed;
         this.written.set(key, { uid, observedGeneration: observed, status: mine?.status });
       }
@@ -279,7 +279,7 @@ export class ScheduledScanReconciler {
   private async holdFinalizer(key: string, object: ScheduledScanObject): Promise<void> {
     if ((object.metadata?.finalizers ?? []).includes(SCHEDULED_SCAN_FINALIZER)) return;
     this.act(key, { action: 'addFinalizer' });
-    await this.api.patchNamespacedCustomObject({ ...this.ref(object), body: addFinalizerPatch(object.metadata?.finalizers, SCHEDULED_SCAN_FINALIZER) }, JSON_PATCH);
+    await this.api.patch(customObjectPath(this.ref(object)), addFinalizerPatch(object.metadata?.finalizers, SCHEDULED_SCAN_FINALIZER), JSON_PATCH);
   }
 
   /** The row's status on the CR when it differs from what the CR shows and from what this process last wrote to it. */
@@ -294,7 +294,7 @@ export class ScheduledScanReconciler {
     if (statusShows(shown, desired)) return remember();
     if (mine?.status !== undefined && isDeepStrictEqual(mine.status, desired)) return;
     this.act(key, { action: 'patchStatus' });
-    await this.api.patchNamespacedCustomObjectStatus({ ...this.ref(object), body: { status: desired } }, MERGE_PATCH);
+    await this.api.patch(customObjectPath(this.ref(object), 'status'), { status: desired });
     this.written.set(key, { uid, observedGeneration, status: desired });
     const ranBefore = mine?.status?.lastRan ?? shown?.lastRan ?? null;
     if (desired.lastRan !== null && desired.lastRan !== ranBefore) {
@@ -325,7 +325,7 @@ export class ScheduledScanReconciler {
     let uid = this.options.cached(namespace, row.objectName)?.metadata?.uid;
     if (uid === undefined) {
       try {
-        uid = ((await this.api.getNamespacedCustomObject(this.refOf(location))) as ScheduledScanObject).metadata?.uid;
+        uid = (await this.api.get<ScheduledScanObject>(customObjectPath(this.refOf(location)))).metadata?.uid;
       } catch (error) {
         if (isNotFound(error)) throw new Error(`the ScheduledScan ${namespace}/${row.objectName} that owns this Scan is not created yet`);
         if (statusCodeOf(error) === 403) return undefined; // not readable: the Scan is created without an owner rather than not at all
