@@ -7,12 +7,11 @@
  */
 import { expect } from 'chai';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
-import nock from 'nock';
 import { JSON_PATCH, KubeApi, KubeApiError, MAX_ANSWER_BYTES, kubePaths } from '../../src/runtime/kubernetes/kube-api.js';
 import { apiServerMessageOf, isAlreadyExists, isNotFound } from '../../src/runtime/kubernetes/kube-errors.js';
 import { shareAgents } from '../../src/runtime/kubernetes/shared-agent.js';
+import { startRealHttpServer, type RealHttpServer } from '../support/real-http-server.js';
 
 interface Seen {
   method: string;
@@ -28,18 +27,13 @@ function kubeConfig(server: string, user: k8s.User = { name: 'u', token: 'secret
 }
 
 describe('KubeApi: JSON requests to the API server', () => {
-  let server: http.Server;
+  let server: RealHttpServer;
   let url = '';
   let seen: Seen[] = [];
-  let connections = 0;
   let answer: (request: Seen, res: http.ServerResponse) => void = (_, res) => res.end('{}');
-  let nockWasActive = false;
 
   before(async () => {
-    // Another test file's nock replaces http.ClientRequest: real requests here.
-    nockWasActive = nock.isActive();
-    if (nockWasActive) nock.restore();
-    server = http.createServer((req, res) => {
+    server = await startRealHttpServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
@@ -49,18 +43,12 @@ describe('KubeApi: JSON requests to the API server', () => {
         answer(request, res);
       });
     });
-    server.on('connection', () => (connections += 1));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = server.url;
   });
-  after(async () => {
-    if (nockWasActive) nock.activate();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
+  after(() => server.close());
   beforeEach(() => {
     seen = [];
-    connections = 0;
+    server.reset();
     answer = (request, res) => res.end(request.body === '' ? '{"kind":"Status"}' : request.body);
   });
 
@@ -142,6 +130,6 @@ describe('KubeApi: JSON requests to the API server', () => {
     shareAgents(kc);
     const api = new KubeApi(kc);
     for (let i = 0; i < 3; i += 1) await api.get(kubePaths.core('ns', 'pods'));
-    expect({ requests: seen.length, connections }).to.deep.equal({ requests: 3, connections: 1 });
+    expect({ requests: seen.length, connections: server.connections }).to.deep.equal({ requests: 3, connections: 1 });
   });
 });

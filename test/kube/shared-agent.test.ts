@@ -5,10 +5,9 @@
  */
 import { expect } from 'chai';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
-import nock from 'nock';
 import { shareAgents } from '../../src/runtime/kubernetes/shared-agent.js';
+import { startRealHttpServer, type RealHttpServer } from '../support/real-http-server.js';
 
 function kubeConfig(server: string, token = 't'): k8s.KubeConfig {
   const kc = new k8s.KubeConfig();
@@ -25,48 +24,37 @@ type CreateAgent = (cluster: k8s.Cluster | null, options: Record<string, unknown
 const createAgent = (kc: k8s.KubeConfig): CreateAgent => (kc as unknown as { createAgent: CreateAgent }).createAgent.bind(kc);
 
 describe('shareAgents: one keep-alive Agent per KubeConfig', () => {
-  let server: http.Server;
-  let connections = 0;
+  let server: RealHttpServer;
   let requests = 0;
   let url = '';
-  let nockWasActive = false;
 
   before(async () => {
-    // Another test file's nock replaces http.ClientRequest (no Agent, no connections): real requests here.
-    nockWasActive = nock.isActive();
-    if (nockWasActive) nock.restore();
-    server = http.createServer((req, res) => {
+    server = await startRealHttpServer((req, res) => {
       requests += 1;
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'vigil-acme' } }));
     });
-    server.on('connection', () => (connections += 1));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = server.url;
   });
-  after(async () => {
-    if (nockWasActive) nock.activate();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
+  after(() => server.close());
   beforeEach(() => {
-    connections = 0;
+    server.reset();
     requests = 0;
   });
 
   it('sequential API calls reuse one connection once shared (each opened its own before)', async () => {
     const plain = kubeConfig(url).makeApiClient(k8s.CoreV1Api);
     for (let i = 0; i < 3; i += 1) await plain.readNamespace({ name: 'vigil-acme' });
-    expect({ requests, connections }).to.deep.equal({ requests: 3, connections: 3 });
+    expect({ requests, connections: server.connections }).to.deep.equal({ requests: 3, connections: 3 });
 
-    connections = 0;
+    server.reset();
     requests = 0;
     const kc = kubeConfig(url);
     shareAgents(kc);
     shareAgents(kc); // twice: still one Agent
     const core = kc.makeApiClient(k8s.CoreV1Api);
     for (let i = 0; i < 3; i += 1) expect((await core.readNamespace({ name: 'vigil-acme' })).metadata?.name).to.equal('vigil-acme');
-    expect({ requests, connections }).to.deep.equal({ requests: 3, connections: 1 });
+    expect({ requests, connections: server.connections }).to.deep.equal({ requests: 3, connections: 1 });
     // The idle connection closes after 4 s, before the server's 5 s (a request on a connection the server is closing fails).
     const agent = createAgent(kc)(kc.getCurrentCluster(), { rejectUnauthorized: false }); // the options client-node passes for this cluster
     const idle = Object.values(agent.freeSockets).flat();
