@@ -12,7 +12,7 @@ import { diffScan, historyOf, type Risk } from '../domain/risks/risk.js';
 import type { Scan } from '../domain/scans/scan.js';
 import { healthScore } from '../domain/targets/health-score.js';
 import type { Target } from '../domain/targets/target.js';
-import type { PendingRecording, PendingRecordings, RecordingKind, RiskRepository, TargetRepository } from './ports.js';
+import type { EventReceivers, PendingRecording, PendingRecordings, RecordingKind, RiskRepository, TargetRepository } from './ports.js';
 
 export interface ScanRisks {
   newOpen: string[];
@@ -26,6 +26,7 @@ export class RiskHistory {
     private readonly targets: TargetRepository,
     private readonly clock: Clock,
     private readonly pending: PendingRecordings,
+    private readonly receivers: EventReceivers,
   ) {}
 
   /** Runs fn in the store's transaction (the caller adds the scan's own write). */
@@ -40,8 +41,10 @@ export class RiskHistory {
    */
   recordScan(scan: Scan, findingsByTarget: ReadonlyMap<string, readonly Finding[]>): { risks: ScanRisks; events: OutboxEvent[] } {
     const lists: ScanRisks = { newOpen: [], stillOpen: [], closed: [] };
-    const events: OutboxEvent[] = [];
-    const at = this.clock.now().toISOString();
+    const now = this.clock.now();
+    const at = now.toISOString();
+    // No endpoint to receive them: the risk events are not even built (the outbox would not store them).
+    const events: OutboxEvent[] | undefined = this.receivers.receivesEvents(scan.accountId, now) ? [] : undefined;
     for (const resolved of scan.resolvedTargets) {
       const target = this.targets.findById(scan.accountId, resolved.targetId);
       if (target === undefined) continue; // deleted while the scan ran
@@ -49,7 +52,7 @@ export class RiskHistory {
       this.recordTarget(scan, target, uniqueFindings(findingsByTarget.get(target.id) ?? []), at, lists, events);
       this.refreshTarget(target, at);
     }
-    return { risks: lists, events };
+    return { risks: lists, events: events ?? [] };
   }
 
   /**
@@ -60,7 +63,7 @@ export class RiskHistory {
    * Lists and events keep their order: new risks first, then the existing
    * ones in the order they were created.
    */
-  private recordTarget(scan: Scan, target: Target, findings: Map<string, Finding>, at: string, lists: ScanRisks, events: OutboxEvent[]): void {
+  private recordTarget(scan: Scan, target: Target, findings: Map<string, Finding>, at: string, lists: ScanRisks, events: OutboxEvent[] | undefined): void {
     const existing = this.risks.risksOf(target.id, scan.type);
     const diff = diffScan(existing, new Set(findings.keys()));
     const created: Risk[] = [];
@@ -70,7 +73,7 @@ export class RiskHistory {
       created.push(risk);
       detected.push(risk.id);
       lists.newOpen.push(risk.id);
-      events.push(this.event('risk.created', risk, target));
+      events?.push(this.event('risk.created', risk, target));
     }
     this.risks.insertMany(created);
     // Sets, not list scans: a target may carry thousands of risks.
@@ -82,12 +85,12 @@ export class RiskHistory {
         this.risks.update(updated);
         detected.push(risk.id);
         lists.stillOpen.push(risk.id);
-        events.push(this.event('risk.updated', updated, target));
+        events?.push(this.event('risk.updated', updated, target));
       } else if (closed.has(risk.id)) {
         const closedRisk: Risk = { ...risk, status: 'CLOSED' };
         this.risks.update(closedRisk);
         lists.closed.push(risk.id);
-        events.push(this.event('risk.updated', closedRisk, target));
+        events?.push(this.event('risk.updated', closedRisk, target));
       }
     }
     this.risks.recordDetections(scan.id, detected);

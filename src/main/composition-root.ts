@@ -32,6 +32,7 @@ import { UploadsService } from '../app/uploads-service.js';
 import { SqliteUploadTokenRepository } from '../store/upload-tokens-repository.js';
 import { SqliteRiskRepository } from '../store/risks-repository.js';
 import { SqliteEventOutbox } from '../store/event-outbox.js';
+import { SqliteEventReceivers } from '../store/event-receivers.js';
 import { RiskHistory } from '../app/risk-history.js';
 import { RisksService } from '../app/risks-service.js';
 import { ReportsService } from '../app/reports-service.js';
@@ -255,7 +256,7 @@ export function composeCore(
   const resultFiles = new FileSystemResultFiles(join(settings.dataDir, 'results'));
   const riskRepository = new SqliteRiskRepository(db);
   const pendingRecordings = new SqlitePendingRecordings(db);
-  const history = new RiskHistory(riskRepository, targetRepository, clock, pendingRecordings);
+  const history = new RiskHistory(riskRepository, targetRepository, clock, pendingRecordings, new SqliteEventReceivers(db));
   const outbox = new NotifyingOutbox(new SqliteEventOutbox(db));
   const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles, history, outbox, new GroupCommit((fn) => db.transaction(fn).immediate(), () => db.inTransaction));
   const uploads = new UploadsService(
