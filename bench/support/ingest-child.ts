@@ -2,8 +2,9 @@
  * One measurement of bench/ingest.ts, in its own process: `bare` (saxes or
  * JSON.parse over the bytes), `parse` (Vigil's streaming parser), `ingest`
  * (the upload path: parse as the bytes arrive, store the file, create the
- * targets, record every finding and event on a real SQLite database). Prints
- * one JSON line.
+ * targets, record every finding on a real SQLite database; no webhook endpoint,
+ * so no event is stored), `ingest-endpoint` (the same with one endpoint
+ * registered: every event stored). Prints one JSON line.
  */
 import { createReadStream } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -83,17 +84,23 @@ async function ingest(setup: IngestSetup): Promise<number> {
   return imported.scan.risks.newOpen.length;
 }
 
-/** The running service an upload arrives at: its store opened (migrations applied), an account and a source. Not measured. */
-function setUpIngest() {
+/**
+ * The running service an upload arrives at: its store opened (migrations
+ * applied), an account and a source, and for `ingest-endpoint` one webhook
+ * endpoint registered (events are stored only for their receivers; nothing is
+ * delivered here, the dispatcher does not run). Not measured.
+ */
+function setUpIngest(withEndpoint: boolean) {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-bench-db-'));
   const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir }));
   const account = core.accounts.createAccount({ name: 'bench', monthlyScanLimit: null }).account;
   const source = core.sources.create(account, { source_type: 'IMPORTED', name: 'bench' });
+  if (withEndpoint) core.webhookEndpoints.add(account.id, 'https://hooks.bench.example.com/vigil');
   return { dir, core, account, source };
 }
 type IngestSetup = ReturnType<typeof setUpIngest>;
 
-const setup = mode === 'ingest' ? setUpIngest() : undefined;
+const setup = mode.startsWith('ingest') ? setUpIngest(mode === 'ingest-endpoint') : undefined;
 const baselineRss = process.memoryUsage().rss;
 const started = process.hrtime.bigint();
 const cpuBefore = process.cpuUsage();
