@@ -14,7 +14,7 @@
  * - Only tcp and udp ports: FindingLocation has no other protocol, and `-sO`
  *   lists IP protocol numbers, not ports.
  */
-import type { Finding, HostFacts, ResultParser } from '../domain/risks/finding.js';
+import type { Finding, FindingSink, HostFacts, ResultParser } from '../domain/risks/finding.js';
 import { MalformedResultError } from '../domain/errors.js';
 import { parseCvssScore, threatLevelFromCvssScore } from './xml/cvss.js';
 import { ParseResultBuilder } from './xml/parse-result-builder.js';
@@ -59,8 +59,8 @@ interface NmapHost {
   ports: NmapPort[];
 }
 
-export function createNmapParser(scanType: NmapScanType): ResultParser {
-  const builder = new ParseResultBuilder();
+export function createNmapParser(scanType: NmapScanType, findings?: FindingSink): ResultParser {
+  const builder = new ParseResultBuilder(findings);
   const reader = createSafeXmlReader(
     { expected: 'an nmap XML report (nmap -oX)', rootElements: ['nmaprun'] },
     new NmapDocumentHandlers((host) => addNmapHost(host, scanType, builder)),
