@@ -49,6 +49,8 @@ export class ResultUpload {
 
   useScanType(value: string): void {
     this.scanType = importableScanType(value);
+    // A second scan_type field starts the parse over: what the first parser staged goes.
+    if (this.parser !== undefined) this.staging.drop();
     this.parser = parserFor(this.scanType, { findings: this.staging.sink });
     for (const piece of this.file.written()) this.parser.write(piece);
   }

@@ -53,6 +53,36 @@ describe('reliability: a large upload holds neither its findings nor its events,
     }
   });
 
+  it('stages each finding once when scan_type comes twice, and leaves nothing staged after an upload, recorded or refused', async () => {
+    const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path }));
+    try {
+      const owner = core.accounts.createAccount({ name: 'staging' }).account;
+      const source = core.sources.create(owner, { source_type: 'IMPORTED', name: 'staging' });
+      const staged = () => count(core.db, 'SELECT COUNT(*) AS n FROM temp.staged_findings');
+      const upload = core.imports.newUpload();
+      upload.useScanType('NMAP');
+      upload.write(Buffer.from(nmapReport(4, 300)));
+      upload.useScanType('NMAP'); // a second scan_type field: the file read so far is parsed again
+      const parsed = upload.finish();
+      expect(staged()).to.equal(1200);
+      const imported = await core.imports.importResult(owner, { source_id: source.id, scan_type: 'NMAP' }, parsed);
+      expect(imported.scan.risks.newOpen).to.have.length(1200);
+      expect(staged()).to.equal(0);
+
+      const refused = core.imports.newUpload();
+      refused.useScanType('NMAP');
+      refused.write(Buffer.from(nmapReport(2, 3)));
+      const parsedRefused = refused.finish();
+      let error: unknown;
+      await core.imports.importResult(owner, { source_id: 'no-such-source', scan_type: 'NMAP' }, parsedRefused).catch((caught: unknown) => (error = caught));
+      expect(error).to.be.an('error');
+      await refused.discard(); // as the upload handler does on any refusal
+      expect(staged()).to.equal(0);
+    } finally {
+      core.db.close();
+    }
+  });
+
   it('killed while recording: what was committed before stays, the upload is either whole or gone after start-up, and no event speaks of a rolled-back risk', async () => {
     // A committed upload first, on another account, with its events.
     let core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path }));
