@@ -72,11 +72,13 @@
  *     webhook endpoint (the common self-hosted case: no event is stored) and
  *     `ingest-endpoint` with one (every event stored). At the start of this
  *     work, one run: bare 0.36 CPU s, parse 1.32 CPU s (3.72x), ingest (events
- *     always stored) 4.12 CPU s (11.6x), 5.3 MB/s, peak 8.32x the file. Two
- *     runs at the end: bare 0.29-0.30 CPU s; parse 0.65-0.68 CPU s
- *     (2.13-2.32x bare), peak 2.69-2.75x; ingest 2.30-2.37 CPU s (7.78-7.86x),
- *     3.8-6.0 MB/s (4.2-6.6 s wall), peak 3.43-3.65x; ingest-endpoint
- *     3.54-3.73 CPU s (11.6-12.8x), 2.4-3.2 MB/s, peak 5.84-5.85x. Steps, each
+ *     always stored) 4.12 CPU s (11.6x), 5.3 MB/s, peak 8.32x the file. Three
+ *     runs at the end: bare 0.29-0.30 CPU s; parse 0.65-0.83 CPU s
+ *     (2.13-2.79x bare), peak 2.69-2.75x (4.75x in the third run; four more
+ *     runs of the parse child: 0.69-0.73 CPU s, 2.7x); ingest 2.30-2.50 CPU s
+ *     (7.78-8.39x), 3.8-6.0 MB/s (4.2-6.6 s wall), peak 3.43-3.65x;
+ *     ingest-endpoint 3.54-3.73 CPU s (11.6-12.8x), 2.4-4.0 MB/s, peak
+ *     5.84-5.93x. Steps, each
  *     measured on the ingest child (three runs or more):
  *     1. Events are stored only for their receivers (no endpoint: no event
  *        row, and the risk events are not even built): 4.1 -> 3.2 CPU s.
@@ -111,7 +113,7 @@
  *     building ~0.3 s, the staging INSERTs ~0.3 s); GC 0.2 s. Not met: the
  *     CPU aim (<= 3x, ~0.9 CPU s) is below what writing 40 MB of risk
  *     definitions with their indexes through the WAL costs here (~1.6 s);
- *     parse is 2.1-2.3x saxes, not 1.5x (saxes itself with the text and
+ *     parse is 2.1-2.8x saxes, not 1.5x (saxes itself with the text and
  *     close events the handlers need, the findings built, bounded and
  *     staged); with an endpoint, the 56 MB of event payloads (each event the
  *     whole Risk) are written once to the staging and once to the outbox,
