@@ -22,15 +22,14 @@ import {
   targetsComeFromFile,
   type ImportableScanType,
 } from '../domain/imports/importable.js';
-import { findingsByTarget, givenTarget, inferTargets, type InferredTargets, type SkippedHost } from '../domain/imports/inferred-targets.js';
-import type { Finding } from '../domain/risks/finding.js';
+import { givenTarget, inferTargets, type InferredTargets, type SkippedHost } from '../domain/imports/inferred-targets.js';
 import type { Scan } from '../domain/scans/scan.js';
 import type { Source } from '../domain/sources/source.js';
 import type { Cidr } from '../domain/targets/ipv4.js';
 import type { Target } from '../domain/targets/target.js';
-import type { PendingRecording, PendingRecordings, ResultFileStore, ScanRepository, StoredResultFile } from './ports.js';
+import type { PendingRecording, PendingRecordings, RecordingStaging, ResultFileStore, ScanRepository, StoredResultFile } from './ports.js';
 import { ResultUpload, type ParsedUpload } from './result-upload.js';
-import type { RiskHistory } from './risk-history.js';
+import type { RiskHistory, TargetFindings } from './risk-history.js';
 import type { SourcesService } from './sources-service.js';
 import type { TargetsService } from './targets-service.js';
 
@@ -60,12 +59,20 @@ export class ImportsService {
     private readonly clock: Clock,
     private readonly allowTargets: readonly Cidr[],
     private readonly pending: PendingRecordings,
+    private readonly staging: RecordingStaging,
   ) {}
 
-  /** A new upload; its file is written to the data directory as it arrives, under the id its Scan will have. */
+  /**
+   * A new upload; its file is written to the data directory as it arrives,
+   * under the id its Scan will have, and its findings are staged in the store
+   * as they are parsed.
+   */
   newUpload(): ResultUpload {
     const scanId = randomUUID();
-    return new ResultUpload(MAX_IMPORT_FILE_BYTES, scanId, this.resultFiles.incoming(scanId));
+    return new ResultUpload(MAX_IMPORT_FILE_BYTES, scanId, this.resultFiles.incoming(scanId), {
+      sink: this.staging.findingSink(scanId),
+      drop: () => this.staging.drop(scanId),
+    });
   }
 
   /** Checks a form field as it arrives, so that a bad upload is refused before its file is read. */
@@ -85,10 +92,12 @@ export class ImportsService {
     this.pending.begin(scanId, account.id, 'IMPORT', this.clock.now().toISOString());
     try {
       const file = await this.storeFile(account, scanId, upload);
-      return await this.record(account, { scanId, source, inferred, file, findings: upload.result.findings, type: upload.scanType });
+      return await this.record(account, { scanId, source, inferred, file, type: upload.scanType });
     } catch (error) {
       await this.discard(account.id, scanId);
       throw error;
+    } finally {
+      this.staging.drop(scanId);
     }
   }
 
@@ -159,13 +168,31 @@ export class ImportsService {
       this.scans.insertImported(draft, [input.file]);
       this.sources.linkScan(draft.id, input.source);
     });
-    const scan = await this.history.recordScanInChunks(draft, 'IMPORT', findingsById(input, targets), (risks, events) => {
+    const scan = await this.history.recordScanInChunks(draft, 'IMPORT', this.stagedFindings(input, targets), (risks, events) => {
       const recorded: Scan = { ...draft, risks };
       const created = newEvent(account.id, 'scan.created', presentScan(recorded), this.clock.now());
       return this.scans.save(recorded, [created, ...events]) ? recorded : false;
     });
     if (scan === false) throw new ImportInterrupted(draft.id);
     return { scan, source: input.source, targets, skippedHosts: input.inferred.skipped };
+  }
+
+  /**
+   * The staged findings of each target, read target by target as the
+   * recording reaches it. A finding belongs to the target whose file host it
+   * was reported on; findings on skipped hosts belong to none. With a web
+   * scanner's single given target, every finding is its own.
+   */
+  private stagedFindings(input: RecordInput, targets: readonly Target[]): TargetFindings {
+    const idOf = new Map(targets.map((target) => [target.target, target.id]));
+    const counts = this.staging.findingCounts(input.scanId);
+    const given = input.inferred.targets.length === 1 && input.inferred.targets[0]!.hosts.length === 0;
+    const hostsOf = new Map(input.inferred.targets.map((inferred) => [idOf.get(inferred.target)!, inferred.hosts]));
+    const total = [...counts.values()].reduce((sum, n) => sum + n, 0);
+    return {
+      countOf: (targetId) => (given ? total : (hostsOf.get(targetId) ?? []).reduce((sum, host) => sum + (counts.get(host) ?? 0), 0)),
+      findingsOf: (targetId) => this.staging.findings(input.scanId, given ? undefined : (hostsOf.get(targetId) ?? [])),
+    };
   }
 
 }
@@ -193,15 +220,7 @@ interface RecordInput {
   source: Source;
   inferred: InferredTargets;
   file: StoredResultFile;
-  findings: readonly Finding[];
   type: ImportableScanType;
-}
-
-/** The findings of each target, keyed by target id as the risk history wants them. */
-function findingsById(input: RecordInput, targets: readonly Target[]): Map<string, Finding[]> {
-  const idOf = new Map(targets.map((target) => [target.target, target.id]));
-  const byAddress = findingsByTarget(input.inferred.targets, input.findings);
-  return new Map([...byAddress].map(([address, findings]) => [idOf.get(address)!, findings]));
 }
 
 function noTargetMessage(skipped: readonly SkippedHost[]): string {

@@ -3,21 +3,39 @@
  * adds to it, and what deleting a scan takes away. Both run in one store
  * transaction together with the scan's own write and the events they cause.
  */
-import { randomUUID } from 'node:crypto';
 import { presentRisk } from '../api/present/risk.js';
 import type { Clock } from '../domain/clock.js';
+import { timeOrderedUuid } from '../domain/events/event-id.js';
 import { newEvent, type OutboxEvent } from '../domain/events/event.js';
 import type { Finding, ScanType } from '../domain/risks/finding.js';
 import { diffScan, historyOf, type Risk } from '../domain/risks/risk.js';
 import type { Scan } from '../domain/scans/scan.js';
 import { healthScore } from '../domain/targets/health-score.js';
 import type { Target } from '../domain/targets/target.js';
-import type { PendingRecording, PendingRecordings, RecordingKind, RiskRepository, TargetRepository } from './ports.js';
+import type { EventReceivers, PendingRecording, PendingRecordings, RecordingKind, RecordingStaging, RiskRepository, TargetRepository } from './ports.js';
 
 export interface ScanRisks {
   newOpen: string[];
   stillOpen: string[];
   closed: string[];
+}
+
+/**
+ * The findings of each target a recording covers, by target id: a Map when
+ * they are in memory (a scan Vigil ran), or read from the store target by
+ * target (an upload's staged findings, RecordingStaging).
+ */
+export interface TargetFindings {
+  findingsOf(targetId: string): readonly Finding[];
+  countOf(targetId: string): number;
+}
+
+type FindingsInput = ReadonlyMap<string, readonly Finding[]> | TargetFindings;
+
+function targetFindings(input: FindingsInput): TargetFindings {
+  if (!(input instanceof Map)) return input as TargetFindings;
+  const map = input as ReadonlyMap<string, readonly Finding[]>;
+  return { findingsOf: (targetId) => map.get(targetId) ?? [], countOf: (targetId) => map.get(targetId)?.length ?? 0 };
 }
 
 export class RiskHistory {
@@ -26,6 +44,8 @@ export class RiskHistory {
     private readonly targets: TargetRepository,
     private readonly clock: Clock,
     private readonly pending: PendingRecordings,
+    private readonly receivers: EventReceivers,
+    private readonly staging: RecordingStaging,
   ) {}
 
   /** Runs fn in the store's transaction (the caller adds the scan's own write). */
@@ -38,18 +58,21 @@ export class RiskHistory {
    * scan's risk lists and the risk events. Skipped targets are not covered,
    * so they close nothing. Call inside transaction().
    */
-  recordScan(scan: Scan, findingsByTarget: ReadonlyMap<string, readonly Finding[]>): { risks: ScanRisks; events: OutboxEvent[] } {
+  recordScan(scan: Scan, findingsByTarget: FindingsInput): { risks: ScanRisks; events: OutboxEvent[] } {
+    const source = targetFindings(findingsByTarget);
     const lists: ScanRisks = { newOpen: [], stillOpen: [], closed: [] };
-    const events: OutboxEvent[] = [];
-    const at = this.clock.now().toISOString();
+    const now = this.clock.now();
+    const at = now.toISOString();
+    // No endpoint to receive them: the risk events are not even built (the outbox would not store them).
+    const events: OutboxEvent[] | undefined = this.receivers.receivesEvents(scan.accountId, now) ? [] : undefined;
     for (const resolved of scan.resolvedTargets) {
       const target = this.targets.findById(scan.accountId, resolved.targetId);
       if (target === undefined) continue; // deleted while the scan ran
       this.risks.recordCoverage(scan.id, target.id, scan.type, at);
-      this.recordTarget(scan, target, uniqueFindings(findingsByTarget.get(target.id) ?? []), at, lists, events);
+      this.recordTarget(scan, target, uniqueFindings(source.findingsOf(target.id)), at, lists, events);
       this.refreshTarget(target, at);
     }
-    return { risks: lists, events };
+    return { risks: lists, events: events ?? [] };
   }
 
   /**
@@ -60,7 +83,7 @@ export class RiskHistory {
    * Lists and events keep their order: new risks first, then the existing
    * ones in the order they were created.
    */
-  private recordTarget(scan: Scan, target: Target, findings: Map<string, Finding>, at: string, lists: ScanRisks, events: OutboxEvent[]): void {
+  private recordTarget(scan: Scan, target: Target, findings: Map<string, Finding>, at: string, lists: ScanRisks, events: OutboxEvent[] | undefined): void {
     const existing = this.risks.risksOf(target.id, scan.type);
     const diff = diffScan(existing, new Set(findings.keys()));
     const created: Risk[] = [];
@@ -70,7 +93,7 @@ export class RiskHistory {
       created.push(risk);
       detected.push(risk.id);
       lists.newOpen.push(risk.id);
-      events.push(this.event('risk.created', risk, target));
+      events?.push(this.event('risk.created', risk, target));
     }
     this.risks.insertMany(created);
     // Sets, not list scans: a target may carry thousands of risks.
@@ -82,12 +105,12 @@ export class RiskHistory {
         this.risks.update(updated);
         detected.push(risk.id);
         lists.stillOpen.push(risk.id);
-        events.push(this.event('risk.updated', updated, target));
+        events?.push(this.event('risk.updated', updated, target));
       } else if (closed.has(risk.id)) {
         const closedRisk: Risk = { ...risk, status: 'CLOSED' };
         this.risks.update(closedRisk);
         lists.closed.push(risk.id);
-        events.push(this.event('risk.updated', closedRisk, target));
+        events?.push(this.event('risk.updated', closedRisk, target));
       }
     }
     this.risks.recordDetections(scan.id, detected);
@@ -95,7 +118,10 @@ export class RiskHistory {
 
   private newRisk(scan: Scan, target: Target, finding: Finding, at: string): Risk {
     return {
-      id: randomUUID(),
+      // Time-ordered (UUID v7): a recording's new risks go to the end of the id
+      // and detection indexes instead of to pages all over them, each of which
+      // a chunk's commit then wrote again (bench/ingest.ts).
+      id: timeOrderedUuid(this.clock.now()),
       accountId: scan.accountId,
       targetId: target.id,
       scanType: scan.type,
@@ -114,32 +140,37 @@ export class RiskHistory {
    * recordScan() for a large scan: a few targets per transaction with a turn
    * of the event loop between them, so that it never holds up other requests
    * (issue 16), under a pending marker that a crash leaves for start-up to
-   * roll back. `finish` runs in the last transaction with the scan's risk
-   * lists and events (written only there, so none goes out for a recording
-   * that is rolled back); when it returns false or throws, everything this
-   * recording wrote is rolled back.
+   * roll back. Each chunk's events are staged (RecordingStaging, not memory)
+   * and go to the outbox only in the last transaction, after `finish`'s own,
+   * so none goes out for a recording that is rolled back; `finish` gets the
+   * scan's risk lists and no events. When it returns false or throws,
+   * everything this recording wrote is rolled back. The risk lists (ids
+   * only) are the one thing held to the end: the Scan stores them.
    */
   async recordScanInChunks<T>(
     scan: Scan,
     kind: RecordingKind,
-    findingsByTarget: ReadonlyMap<string, readonly Finding[]>,
+    findingsByTarget: FindingsInput,
     finish: (risks: ScanRisks, events: OutboxEvent[]) => T | false,
   ): Promise<T | false> {
+    const source = targetFindings(findingsByTarget);
     this.pending.begin(scan.id, scan.accountId, kind, this.clock.now().toISOString());
     try {
       const risks: ScanRisks = { newOpen: [], stillOpen: [], closed: [] };
-      const events: OutboxEvent[] = [];
-      for (const batch of batchesByFindings(scan.resolvedTargets, (target) => findingsByTarget.get(target.targetId)?.length ?? 0)) {
+      for (const batch of batchesByFindings(scan.resolvedTargets, (target) => source.countOf(target.targetId))) {
         this.transaction(() => {
-          const part = this.recordScan({ ...scan, resolvedTargets: batch }, findingsByTarget);
-          for (const list of ['newOpen', 'stillOpen', 'closed'] as const) risks[list].push(...part.risks[list]);
-          events.push(...part.events);
+          const part = this.recordScan({ ...scan, resolvedTargets: batch }, source);
+          for (const list of ['newOpen', 'stillOpen', 'closed'] as const) for (const id of part.risks[list]) risks[list].push(id);
+          this.staging.stageEvents(scan.id, part.events);
         });
         await yieldToEventLoop();
       }
       const result = this.transaction(() => {
-        const done = finish(risks, events);
-        if (done !== false) this.pending.end(scan.id);
+        const done = finish(risks, []);
+        if (done !== false) {
+          this.staging.releaseEvents(scan.id);
+          this.pending.end(scan.id);
+        }
         return done;
       });
       if (result === false) this.rollBack(scan.accountId, scan.id);
@@ -162,10 +193,11 @@ export class RiskHistory {
   async recordScanWhole<T>(
     scan: Scan,
     kind: RecordingKind,
-    findingsByTarget: ReadonlyMap<string, readonly Finding[]>,
+    findingsByTarget: FindingsInput,
     finish: (risks: ScanRisks, events: OutboxEvent[]) => T | false,
   ): Promise<T | false> {
-    const findings = scan.resolvedTargets.reduce((sum, target) => sum + (findingsByTarget.get(target.targetId)?.length ?? 0), 0);
+    const source = targetFindings(findingsByTarget);
+    const findings = scan.resolvedTargets.reduce((sum, target) => sum + source.countOf(target.targetId), 0);
     if (scan.resolvedTargets.length > TARGETS_PER_TRANSACTION || findings >= FINDINGS_PER_TRANSACTION) return this.recordScanInChunks(scan, kind, findingsByTarget, finish);
     try {
       return this.transaction(() => {
@@ -183,10 +215,12 @@ export class RiskHistory {
   /**
    * Undoes what a recording wrote: the scan's coverage and detections go and
    * the risks they touched are recomputed from what remains. No events: the
-   * recording's own were never written, so nothing announced is taken back.
+   * recording's own were only staged, and are dropped, so nothing announced
+   * is taken back.
    */
   rollBack(accountId: string, scanId: string): void {
     this.transaction(() => {
+      this.staging.drop(scanId);
       const covered = this.risks.coveredBy(scanId);
       this.risks.forgetCoverage(scanId);
       this.forgetScan(accountId, covered);

@@ -32,6 +32,8 @@ import { UploadsService } from '../app/uploads-service.js';
 import { SqliteUploadTokenRepository } from '../store/upload-tokens-repository.js';
 import { SqliteRiskRepository } from '../store/risks-repository.js';
 import { SqliteEventOutbox } from '../store/event-outbox.js';
+import { SqliteEventReceivers } from '../store/event-receivers.js';
+import { SqliteRecordingStaging } from '../store/recording-staging.js';
 import { RiskHistory } from '../app/risk-history.js';
 import { RisksService } from '../app/risks-service.js';
 import { ReportsService } from '../app/reports-service.js';
@@ -255,7 +257,8 @@ export function composeCore(
   const resultFiles = new FileSystemResultFiles(join(settings.dataDir, 'results'));
   const riskRepository = new SqliteRiskRepository(db);
   const pendingRecordings = new SqlitePendingRecordings(db);
-  const history = new RiskHistory(riskRepository, targetRepository, clock, pendingRecordings);
+  const staging = new SqliteRecordingStaging(db);
+  const history = new RiskHistory(riskRepository, targetRepository, clock, pendingRecordings, new SqliteEventReceivers(db), staging);
   const outbox = new NotifyingOutbox(new SqliteEventOutbox(db));
   const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles, history, outbox, new GroupCommit((fn) => db.transaction(fn).immediate(), () => db.inTransaction));
   const uploads = new UploadsService(
@@ -283,7 +286,7 @@ export function composeCore(
   const scheduledScanRepository = wrapScheduledScans(new SqliteScheduledScanRepository(db));
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
-  const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings);
+  const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings, staging);
   return { db, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, reports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 

@@ -1,5 +1,5 @@
 /** The parser for each scan type's output (the formats of src/domain/scanners' outputs). */
-import type { ResultParser, ScanType } from '../domain/risks/finding.js';
+import type { FindingSink, ResultParser, ScanType } from '../domain/risks/finding.js';
 import { createNessusParser } from './nessus.js';
 import { createNmapParser } from './nmap.js';
 import { createNucleiParser } from './nuclei.js';
@@ -16,6 +16,12 @@ export interface ParserOptions {
    * let through. The XML formats stream with bounded memory at any size.
    */
   maxBytes?: number;
+  /**
+   * Where the XML parsers (nmap, OpenVAS, Nessus) hand their findings over in
+   * batches as they parse, holding none to the end; the other formats return
+   * theirs in the result as without it.
+   */
+  findings?: FindingSink;
 }
 
 export function parserFor(type: ScanType, options: ParserOptions = {}): ResultParser {
@@ -23,11 +29,11 @@ export function parserFor(type: ScanType, options: ParserOptions = {}): ResultPa
   switch (type) {
     case 'NMAP':
     case 'NMAP_UDP':
-      return createNmapParser(type);
+      return createNmapParser(type, options.findings);
     case 'OPENVAS':
-      return createOpenVasParser();
+      return createOpenVasParser(options.findings);
     case 'NESSUS':
-      return createNessusParser();
+      return createNessusParser(options.findings);
     case 'OWASP_ZAP':
     case 'OWASP_ZAP_ACTIVE':
       return createZapParser(type, json);

@@ -11,7 +11,7 @@
  * - Compliance checks share one plugin id per audit file, so their check id
  *   joins the fingerprint; otherwise every check would merge into one Risk.
  */
-import type { Finding, FindingLocation, HostFacts, ResultParser, ThreatLevel } from '../domain/risks/finding.js';
+import type { Finding, FindingLocation, FindingSink, HostFacts, ResultParser, ThreatLevel } from '../domain/risks/finding.js';
 import { MalformedResultError } from '../domain/errors.js';
 import { parseCvssScore, threatLevelFromCvssScore } from './xml/cvss.js';
 import { ParseResultBuilder } from './xml/parse-result-builder.js';
@@ -58,8 +58,8 @@ interface NessusHost {
   items: NessusItem[];
 }
 
-export function createNessusParser(): ResultParser {
-  const builder = new ParseResultBuilder();
+export function createNessusParser(findings?: FindingSink): ResultParser {
+  const builder = new ParseResultBuilder(findings);
   const reader = createSafeXmlReader(
     { expected: 'a Nessus v2 report (.nessus)', rootElements: ['NessusClientData_v2'] },
     new NessusDocumentHandlers((host) => addNessusHost(host, builder)),

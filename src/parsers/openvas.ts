@@ -13,7 +13,7 @@
  * - The numeric severity ranks a result (CVSS qualitative scale); the <threat>
  *   word is the fallback for old exports without one.
  */
-import type { Finding, ResultParser, ThreatLevel } from '../domain/risks/finding.js';
+import type { Finding, FindingSink, ResultParser, ThreatLevel } from '../domain/risks/finding.js';
 import { parseCvssScore, threatLevelFromCvssScore } from './xml/cvss.js';
 import { ParseResultBuilder } from './xml/parse-result-builder.js';
 import { joinSections, normaliseText, normaliseTitle } from './xml/plain-text.js';
@@ -56,8 +56,8 @@ interface OpenVasHost {
   details: Map<string, string>;
 }
 
-export function createOpenVasParser(): ResultParser {
-  const builder = new ParseResultBuilder();
+export function createOpenVasParser(findings?: FindingSink): ResultParser {
+  const builder = new ParseResultBuilder(findings);
   const reader = createSafeXmlReader(
     {
       expected: 'an OpenVAS/Greenbone XML report',

@@ -2,10 +2,12 @@
  * Writes outbox events in multi-row INSERTs: a large scan records one event
  * per risk (45,000 for a 25 MB nmap upload, bench/ingest.ts), and one
  * statement call per event was a tenth of the upload's time. Rows keep the
- * order given, so their seq order is unchanged.
+ * order given, so their seq order is unchanged. An event no webhook endpoint
+ * of its account would receive is not stored (event-receivers.ts).
  */
 import type { OutboxEvent } from '../domain/events/event.js';
 import type { Database } from './database.js';
+import { SqliteEventReceivers } from './event-receivers.js';
 
 /** Events per statement: 6 values each, far below SQLite's 32,766. */
 const ROWS_PER_STATEMENT = 200;
@@ -13,12 +15,15 @@ const ROW = '(?, ?, ?, ?, ?, ?)';
 
 export class EventRows {
   private readonly full;
+  private readonly receivers;
 
   constructor(private readonly db: Database) {
     this.full = db.prepare(sql(ROWS_PER_STATEMENT));
+    this.receivers = new SqliteEventReceivers(db);
   }
 
-  insert(events: readonly OutboxEvent[]): void {
+  insert(all: readonly OutboxEvent[]): void {
+    const events = this.receivers.received(all);
     let start = 0;
     for (; start + ROWS_PER_STATEMENT <= events.length; start += ROWS_PER_STATEMENT) this.full.run(values(events, start, ROWS_PER_STATEMENT));
     if (start < events.length) this.db.prepare(sql(events.length - start)).run(values(events, start, events.length - start));

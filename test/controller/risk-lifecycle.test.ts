@@ -17,6 +17,7 @@ import type { RiskView } from '../../src/domain/risks/risk.js';
 import type { Target } from '../../src/domain/targets/target.js';
 import { tempDir } from '../support/temp-dir.js';
 import { FakeRunner, scriptedScanController, escapeXml, nmapXml, portXml, xmlOutput, type NmapHostSpec, type OpenPort } from '../support/scripted-scans.js';
+import { receiveEvents } from '../support/event-receiver.js';
 
 /** A Greenbone report with one result per entry, all on 127.0.0.1. */
 function openVasXml(results: Array<{ oid: string; name: string; port: string; severity: string; qod: number }>): string {
@@ -57,6 +58,7 @@ describe('the risk lifecycle (real controller and store, scripted nmap output)',
     const clock = { now: () => new Date(nowMs) };
     core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }), clock);
     account = core.accounts.createAccount({ name: 'acme' }).account;
+    receiveEvents(core.webhookEndpoints, account.id);
     runner = new FakeRunner();
     dnsTable.clear();
     dnsTable.set('public.example.com', ['93.184.216.34']);

@@ -8,6 +8,7 @@ import { composeCore } from '../../src/main/composition-root.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import { tempDir } from '../support/temp-dir.js';
+import { receiveEvents } from '../support/event-receiver.js';
 
 /** A fake cluster: records every action in order and answers observe() with a scripted status. */
 class FakeRunner implements WorkloadRunner {
@@ -75,10 +76,12 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
 
   beforeEach(() => {
     dir = tempDir();
-    core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }));
-    account = core.accounts.createAccount({ name: 'acme' }).account;
-    runner = new FakeRunner();
     timers = new FakeTimers();
+    // The store's clock is the controller's, so that the endpoint below is registered before the scans' events happen.
+    core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }), { now: () => new Date(timers.now()) });
+    account = core.accounts.createAccount({ name: 'acme' }).account;
+    receiveEvents(core.webhookEndpoints, account.id);
+    runner = new FakeRunner();
     build();
   });
   afterEach(() => {

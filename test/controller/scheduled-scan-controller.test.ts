@@ -13,6 +13,7 @@ import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import { composeCore, scheduledScanController } from '../../src/main/composition-root.js';
 import { tempDir } from '../support/temp-dir.js';
+import { receiveEvents } from '../support/event-receiver.js';
 
 const START = Date.parse('2026-03-01T08:00:00.000Z');
 const HOUR = 60 * 60 * 1000;
@@ -55,6 +56,7 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
     errors = [];
     core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path }), clock);
     account = core.accounts.createAccount({ name: 'acme' }).account;
+    receiveEvents(core.webhookEndpoints, account.id);
   });
 
   afterEach(() => {
@@ -229,6 +231,7 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
 
   it('skips a type the account may no longer run (plan changed since), with the reason, and still runs the others', async () => {
     account = core.accounts.createAccount({ name: 'paying', plan: 'paid' }).account;
+    receiveEvents(core.webhookEndpoints, account.id);
     target('198.51.99.10');
     const daily = schedule({ scan_types: ['NMAP', 'OWASP_ZAP_ACTIVE'] });
     core.db.prepare(`UPDATE accounts SET plan = 'free' WHERE id = ?`).run(account.id);

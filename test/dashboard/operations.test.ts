@@ -12,6 +12,7 @@ import { DashboardClient, importNmapReport, nmapReport } from '../support/dashbo
 import { tcpListener, type TcpListener } from '../support/listeners.js';
 import { TestService } from '../support/test-service.js';
 import { waitFor } from '../support/wait.js';
+import { receiveEvents } from '../support/event-receiver.js';
 
 const HOSTILE = `<script>alert("x")</script>' onmouseover="alert(1)`;
 const HOSTILE_ESCAPED = '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onmouseover=&quot;alert(1)';
@@ -41,6 +42,8 @@ before(async function () {
   this.timeout(60_000);
   service = await TestService.start({ env: LAB });
   user = await new DashboardClient(service.baseUrl).signedIn(service.apiKey);
+  // Events are stored only for their receivers: with one, "no event" below means none was made.
+  receiveEvents(service.vigil.webhookEndpoints, service.accountId);
   const summary = await importNmapReport(service, service.apiKey, nmapReport('93.184.216.34', [
     { port: 22, product: 'OpenSSH 7.4', cves: [{ id: 'CVE-2024-6387', cvss: '9.8' }, { id: 'CVE-2018-15919', cvss: '5.0' }] },
     { port: 80 },
@@ -349,6 +352,7 @@ describe('dashboard: scheduled scans', () => {
 describe("dashboard: another account's targets, scans, results and schedules", () => {
   it('are 404s that change nothing', async () => {
     const other = service.createAccount('other-tenant');
+    receiveEvents(service.vigil.webhookEndpoints, other.account.id);
     const summary = await importNmapReport(service, other.apiKey, nmapReport('93.184.216.40', [{ port: 25 }]));
     const theirScan = await api.scan(summary.scan_id, other.apiKey);
     const theirTarget = (await service.post('/v1/targets', { target: 'theirs.example.com', label: 'theirs' }, { key: other.apiKey })).body.data;

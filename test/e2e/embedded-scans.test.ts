@@ -8,6 +8,7 @@ import { TestService } from '../support/test-service.js';
 import { tcpListener, udpEchoListener, type TcpListener } from '../support/listeners.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait.js';
+import { receiveEvents } from '../support/event-receiver.js';
 
 const LAB = { VIGIL_ALLOW_TARGETS: '127.0.0.0/8' };
 const isRoot = process.getuid?.() === 0;
@@ -27,6 +28,8 @@ describe('embedded runtime, end to end with real nmap', function () {
 
   beforeEach(async () => {
     service = await TestService.start({ env: LAB });
+    // Events are stored only for their receivers.
+    receiveEvents(service.vigil.webhookEndpoints, service.accountId);
   });
   afterEach(async () => {
     await service.stop();

@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { TestService } from '../support/test-service.js';
 import { tcpListener, type TcpListener } from '../support/listeners.js';
 import { waitFor } from '../support/wait.js';
+import { receiveEvents } from '../support/event-receiver.js';
 
 const LAB = { VIGIL_ALLOW_TARGETS: '127.0.0.0/8' };
 
@@ -36,6 +37,8 @@ describe('risk lifecycle end to end with real nmap: a listener up, up, down, up'
 
   before(async () => {
     service = await TestService.start({ env: LAB });
+    // Events are stored only for their receivers.
+    receiveEvents(service.vigil.webhookEndpoints, service.accountId);
   });
   after(async () => {
     await listener?.close();

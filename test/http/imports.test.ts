@@ -11,6 +11,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { TestService, type TestResponse } from '../support/test-service.js';
 import { probeUntil } from '../support/wait.js';
+import { receiveEvents } from '../support/event-receiver.js';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url);
 const fixture = (path: string): Buffer => readFileSync(new URL(path, FIXTURES));
@@ -51,9 +52,13 @@ after(async () => {
   await service.stop();
 });
 
-/** Every test gets its own account, so "nothing stored" means exactly that. */
+/**
+ * Every test gets its own account, so "nothing stored" means exactly that,
+ * with a webhook endpoint: events are stored only for their receivers.
+ */
 function newCaller(): Caller {
   const { account, apiKey } = service.createAccount(`imports-${++accounts}`);
+  receiveEvents(service.vigil.webhookEndpoints, account.id);
   return { key: apiKey, accountId: account.id };
 }
 

@@ -12,6 +12,7 @@ import type { ScanType, ThreatLevel } from '../../src/domain/risks/finding.js';
 import type { Risk, RiskStatus } from '../../src/domain/risks/risk.js';
 import { SqliteRiskRepository } from '../../src/store/risks-repository.js';
 import { TestService, type TestResponse } from '../support/test-service.js';
+import { receiveEvents } from '../support/event-receiver.js';
 
 const LAB = { VIGIL_ALLOW_TARGETS: '127.0.0.0/8' };
 
@@ -110,6 +111,8 @@ describe('HTTP /v1/risks', function () {
 
   beforeEach(async () => {
     service = await TestService.start({ env: LAB });
+    // Events are stored only for their receivers.
+    receiveEvents(service.vigil.webhookEndpoints, service.accountId);
   });
   afterEach(async () => {
     await service.stop();

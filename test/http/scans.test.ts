@@ -14,6 +14,7 @@ import { tcpListener, type TcpListener } from '../support/listeners.js';
 import { aTarget } from '../support/targets.js';
 import { TestService, type TestResponse } from '../support/test-service.js';
 import { waitFor } from '../support/wait.js';
+import { receiveEvents } from '../support/event-receiver.js';
 
 const LAB = { VIGIL_ALLOW_TARGETS: '127.0.0.0/8' };
 const TERMINAL = ['SUCCEEDED', 'STOPPED', 'FAILED', 'OVER_LIMIT'];
@@ -370,6 +371,7 @@ describe('HTTP /v1/scans', function () {
   describe('start: the monthly scan limit', () => {
     it('answers the scan over the limit with 200 in OVER_LIMIT, with a condition saying why, and never runs it', async () => {
       const capped = service.createAccount('capped', { monthlyScanLimit: 2 });
+      receiveEvents(service.vigil.webhookEndpoints, capped.account.id);
       const first = await startScan({ type: 'NMAP', targets: [nowhere(1)] }, capped.apiKey);
       const second = await startScan({ type: 'NMAP', targets: [nowhere(2)] }, capped.apiKey);
       expect([first.state, second.state]).to.deep.equal(['QUEUED', 'QUEUED']);
@@ -409,6 +411,7 @@ describe('HTTP /v1/scans', function () {
 
     it('gives a split request that straddles the limit QUEUED first scans and OVER_LIMIT for the rest, each with a scan.created event', async () => {
       const capped = service.createAccount('capped', { monthlyScanLimit: 2 });
+      receiveEvents(service.vigil.webhookEndpoints, capped.account.id);
       const earlier = await startScan({ type: 'NMAP', targets: [nowhere(0)] }, capped.apiKey);
       const first = await startScan({ type: 'OWASP_ZAP', targets: [nowhereUrl(1), nowhereUrl(2), nowhereUrl(3)] }, capped.apiKey);
       expect(first.state).to.equal('QUEUED');
@@ -427,6 +430,7 @@ describe('HTTP /v1/scans', function () {
 
     it('answers POSTs sent at once (sharing a commit) as one at a time: the limit counts each, a bad one fails alone, every answered scan is stored with its event', async () => {
       const capped = service.createAccount('capped', { monthlyScanLimit: 3 });
+      receiveEvents(service.vigil.webhookEndpoints, capped.account.id);
       const bodies = range(8).map((i) => ({ type: 'NMAP', targets: [i === 4 ? 'not a target!' : nowhere(`burst-${i}`)] }));
       const responses = await Promise.all(bodies.map((body) => service.post('/v1/scans', body, { key: capped.apiKey })));
       expectError(responses[4]!, 400, /targets\[0\]/);
@@ -447,6 +451,7 @@ describe('HTTP /v1/scans', function () {
 
     it('admits scans up to the limit within one split request', async () => {
       const capped = service.createAccount('capped', { monthlyScanLimit: 2 });
+      receiveEvents(service.vigil.webhookEndpoints, capped.account.id);
       await startScan({ type: 'OWASP_ZAP', targets: [nowhereUrl(1), nowhereUrl(2), nowhereUrl(3)] }, capped.apiKey);
       const created = service.vigil.db
         .prepare("SELECT json_extract(payload, '$.state') AS state FROM events WHERE account_id = ? AND type = 'scan.created' ORDER BY seq")
@@ -637,6 +642,7 @@ describe('HTTP /v1/scans with the only scan slot taken by a running scan', funct
   beforeEach(async () => {
     listener = await tcpListener({ silent: true });
     service = await TestService.start({ env: { ...LAB, VIGIL_MAX_CONCURRENT_SCANS: '1' } });
+    receiveEvents(service.vigil.webhookEndpoints, service.accountId);
     running = await startScan({ type: 'NMAP', targets: ['127.0.0.1'] });
     running = await waitFor(() => getScan(running.id), (scan) => scan.state !== 'QUEUED', 'the first scan to run');
     expect(running.state, JSON.stringify(running.conditions)).to.equal('RUNNING');

@@ -94,6 +94,28 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
     expect(core.history.coveredBy(second.id)).to.deep.equal([]);
   });
 
+  it('with a webhook endpoint, stores no event of a refused recording (its chunks staged them) and every event of a completed one, in order', async () => {
+    core.webhookEndpoints.add(account.id, 'https://hooks.example.com/chunks');
+    const events = () => core.db.prepare('SELECT type, json_extract(payload, \'$.status\') AS status FROM events ORDER BY seq').all() as Array<{ type: string; status: string }>;
+    const refused = insertScan();
+    expect(await core.history.recordScanInChunks(refused, 'SCAN', findings([80, 443]), () => false)).to.equal(false);
+    expect(events()).to.deep.equal([]);
+    expect(core.db.prepare('SELECT COUNT(*) AS n FROM temp.staged_events').get()).to.deep.equal({ n: 0 });
+
+    const second = insertScan();
+    const result = await core.history.recordScanInChunks(second, 'SCAN', findings([80, 443]), (risks) => risks);
+    expect(result).to.not.equal(false);
+    const stored = events();
+    expect(stored).to.have.length(3 * TARGETS);
+    // Per chunk as one transaction writes them: new risks, then the existing ones (port 22 closed, port 80 still open).
+    expect(stored.slice(0, 3)).to.deep.equal([
+      { type: 'risk.created', status: 'OPEN' },
+      { type: 'risk.updated', status: 'CLOSED' },
+      { type: 'risk.updated', status: 'OPEN' },
+    ]);
+    expect(core.db.prepare('SELECT COUNT(*) AS n FROM temp.staged_events').get()).to.deep.equal({ n: 0 });
+  });
+
   it('records a completed recording with every chunk: each risk once, closed and still open as one transaction would', async () => {
     const second = insertScan();
     const result = await core.history.recordScanInChunks(second, 'SCAN', findings([80, 443]), (risks) => risks);

@@ -1,3 +1,4 @@
+import type { Finding, FindingSink } from '../../domain/risks/finding.js';
 import type { OutboxEvent } from '../../domain/events/event.js';
 import type { Filters } from '../../domain/lists/list-query.js';
 import type { CursorValue } from '../../domain/lists/page-token.js';
@@ -53,6 +54,29 @@ export interface PendingRecordings {
   begin(scanId: string, accountId: string, kind: RecordingKind, at: string): void;
   end(scanId: string): void;
   list(): PendingRecording[];
+}
+
+/**
+ * What a large recording has in hand before it is done, kept in the store
+ * instead of in memory (issue 17: an upload's memory must not grow with its
+ * findings): an upload's findings as they are parsed, and the events of a
+ * chunked recording until its last transaction. Nothing staged outlives the
+ * process: a crash leaves none of it, a finished or refused recording
+ * drops its own.
+ */
+export interface RecordingStaging {
+  /** Where the upload's parser hands its findings as it goes. */
+  findingSink(scanId: string): FindingSink;
+  /** How many staged findings each file host has. */
+  findingCounts(scanId: string): Map<string, number>;
+  /** The staged findings of these file hosts (every one when `hosts` is undefined), in the order they were parsed. */
+  findings(scanId: string, hosts: readonly string[] | undefined): Finding[];
+  /** Keeps a chunk's events until the recording is done (in the caller's transaction). */
+  stageEvents(scanId: string, events: readonly OutboxEvent[]): void;
+  /** Moves the staged events into the outbox, in the order staged (in the recording's last transaction). */
+  releaseEvents(scanId: string): void;
+  /** Forgets everything staged for the recording. */
+  drop(scanId: string): void;
 }
 
 /**

@@ -104,3 +104,13 @@ export interface UploadTokenRepository {
 export interface EventOutbox {
   append(events: readonly OutboxEvent[]): void;
 }
+
+/**
+ * Whether an event has a receiver: events exist only to be delivered to the
+ * account's webhook endpoints, each of which receives the events that happen
+ * after it is registered. The outbox stores no event without one.
+ */
+export interface EventReceivers {
+  /** Whether an event of the account made at `at` (or later) would be delivered anywhere. */
+  receivesEvents(accountId: string, at: Date): boolean;
+}

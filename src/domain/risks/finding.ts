@@ -75,6 +75,16 @@ export interface UnscannedHost {
   reason: string;
 }
 
+/**
+ * Where a streaming parser hands its findings over as it goes, in bounded
+ * batches, instead of holding every one until the end (an upload's findings
+ * go to the store as they are parsed). A parser given one returns no
+ * findings of its own in its ParseResult.
+ */
+export interface FindingSink {
+  add(findings: readonly Finding[]): void;
+}
+
 export interface ParseResult {
   findings: Finding[];
   hosts: HostFacts[];

@@ -1,4 +1,4 @@
-import type { Finding, HostFacts, ParseResult } from '../../domain/risks/finding.js';
+import type { Finding, FindingSink, HostFacts, ParseResult } from '../../domain/risks/finding.js';
 import { FindingBudget } from '../finding-bounds.js';
 
 /**
@@ -6,18 +6,24 @@ import { FindingBudget } from '../finding-bounds.js';
  * per fingerprint (DESIGN.md decision 7), so a repeat of a fingerprint on the
  * same host is dropped: the first keeps the order the scanner reported in,
  * and any later copy would overwrite it with nothing new about the weakness.
+ * With a sink, the findings go to it SINK_BATCH at a time as they are added
+ * and the result holds none (an upload's findings go to the store as they
+ * are parsed; only the keys that drop repeats are kept).
  */
 export class ParseResultBuilder {
-  private readonly findings: Finding[] = [];
+  private findings: Finding[] = [];
   private readonly seenFindings = new Set<string>();
   private readonly hosts = new Map<string, HostFacts>();
   private readonly budget = new FindingBudget();
+
+  constructor(private readonly sink?: FindingSink) {}
 
   addFinding(finding: Finding): void {
     const key = `${finding.location.host}\u0000${finding.location.hostname ?? ''}\u0000${finding.fingerprint}`;
     if (this.seenFindings.has(key)) return;
     this.seenFindings.add(key);
     this.findings.push(this.budget.add(finding));
+    if (this.sink !== undefined && this.findings.length >= SINK_BATCH) this.flush();
   }
 
   /** A host seen twice keeps its first facts and gains the ones it lacked. */
@@ -31,9 +37,20 @@ export class ParseResultBuilder {
   }
 
   result(): ParseResult {
+    if (this.sink !== undefined) this.flush();
     return { findings: [...this.findings], hosts: [...this.hosts.values()] };
   }
+
+  private flush(): void {
+    if (this.findings.length === 0) return;
+    const batch = this.findings;
+    this.findings = [];
+    this.sink!.add(batch);
+  }
 }
+
+/** Findings handed to a sink at once: a few hundred KB of them. */
+export const SINK_BATCH = 100;
 
 function withoutEmptyFacts(facts: HostFacts): HostFacts {
   const clean: HostFacts = { address: facts.address };

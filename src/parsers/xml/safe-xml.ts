@@ -15,7 +15,16 @@ export const DEFAULT_MAX_XML_DEPTH = 64;
 export interface XmlElement {
   readonly name: string;
   readonly attributes: Readonly<Record<string, string>>;
-  /** Element names from the root down to and including this element. */
+  /** 0 for the root element, 1 for its children, and so on. */
+  readonly depth: number;
+  /** The element this one is in; undefined for the root. */
+  readonly parent: XmlElement | undefined;
+  /**
+   * Element names from the root down to and including this element. Built
+   * when first asked for (and kept): handlers that go by name and depth make
+   * no array per element (issue 17: the nmap handlers' path joins were a
+   * third of the parse).
+   */
   readonly path: readonly string[];
 }
 
@@ -62,9 +71,22 @@ export function relativePath(path: readonly string[], depth: number): string {
 // and the declaration carries nothing we rely on (we always decode UTF-8).
 const LATE_XML_DECLARATION = 'an XML declaration must be at the start of the document.';
 
-interface OpenElement {
-  element: XmlElement;
-  text: string;
+/** An element while it is open: its own text is gathered on it. */
+class OpenElement implements XmlElement {
+  text = '';
+  private builtPath: string[] | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly attributes: Readonly<Record<string, string>>,
+    readonly depth: number,
+    readonly parent: OpenElement | undefined,
+  ) {}
+
+  get path(): readonly string[] {
+    if (this.builtPath === undefined) this.builtPath = this.parent === undefined ? [this.name] : [...this.parent.path, this.name];
+    return this.builtPath;
+  }
 }
 
 class SafeXmlStream implements SafeXmlReader {
@@ -196,15 +218,14 @@ class SafeXmlStream implements SafeXmlReader {
     this.checkDepth();
     const parent = this.stack[this.stack.length - 1];
     if (parent === undefined) this.checkRoot(tag.name);
-    const path = parent === undefined ? [tag.name] : [...parent.element.path, tag.name];
-    const element: XmlElement = { name: tag.name, attributes: tag.attributes, path };
-    this.stack.push({ element, text: '' });
+    const element = new OpenElement(tag.name, tag.attributes, this.stack.length, parent);
+    this.stack.push(element);
     this.handlers.open?.(element);
   }
 
   private onCloseTag(): void {
     const closed = this.stack.pop();
-    if (closed !== undefined) this.handlers.close?.(closed.element, closed.text);
+    if (closed !== undefined) this.handlers.close?.(closed, closed.text);
   }
 
   private onText(text: string): void {
@@ -232,7 +253,7 @@ class SafeXmlStream implements SafeXmlReader {
     const innermost = this.stack[this.stack.length - 1];
     if (innermost !== undefined) {
       throw new MalformedResultError(
-        `The file ends inside <${innermost.element.name}> at line ${this.parser.line}, before the root element is closed; it looks truncated.`,
+        `The file ends inside <${innermost.name}> at line ${this.parser.line}, before the root element is closed; it looks truncated.`,
       );
     }
   }

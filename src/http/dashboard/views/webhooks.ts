@@ -23,7 +23,7 @@ export function webhooksPage(view: WebhooksView): string {
   return page(
     { title: 'Webhook endpoints', session: view.session, section: 'webhooks', notice: view.notice },
     html`<h1>Webhook endpoints</h1>
-<p class="lead">Vigil sends <code>scan.created</code>, <code>scan.updated</code>, <code>risk.created</code> and <code>risk.updated</code> events to every endpoint of the account, signed with the endpoint's own secret and retried for about three hours. Open an endpoint to see its signing secret and delivery log, or to send it a test event.</p>
+<p class="lead">Vigil sends <code>scan.created</code>, <code>scan.updated</code>, <code>risk.created</code> and <code>risk.updated</code> events to every endpoint of the account, signed with the endpoint's own secret and retried for about three hours. An endpoint receives the events that happen after it is added; while the account has no endpoint, no event is kept. Open an endpoint to see its signing secret and delivery log, or to send it a test event.</p>
 ${view.endpoints.length === 0
   ? html`<p class="empty">No endpoints yet.</p>`
   : html`<div class="table-wrap"><table>

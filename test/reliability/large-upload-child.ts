@@ -1,0 +1,47 @@
+/**
+ * Run by large-upload.test.ts in a child process: uploads an nmap report of
+ * `hosts` hosts (real <host> blocks from the fixtures, 73 findings each, with
+ * distinct public addresses), generated as it is written and never whole in
+ * memory, through the upload path a user meets (ImportsService), on the data
+ * directory given. With `endpoint`, a webhook endpoint is registered first
+ * (every event stored). Prints one JSON line: the scan's risk counts, the
+ * size of the findings' text as stored, and the peak RSS over the baseline.
+ * The parent may kill it midway (the crash test).
+ * Usage: <data dir> <hosts> [endpoint]
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadSettings } from '../../src/config/settings.js';
+import { composeCore } from '../../src/main/composition-root.js';
+import { peakRssMb } from '../support/peak-rss.js';
+
+const [dataDir, hostCount, withEndpoint] = process.argv.slice(2) as [string, string, string | undefined];
+const fixture = readFileSync(fileURLToPath(new URL('../fixtures/nmap/defectdojo-nmap-issue4406.xml', import.meta.url)), 'utf8');
+const host = fixture.slice(fixture.indexOf('<host '), fixture.indexOf('</host>') + '</host>'.length);
+
+const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dataDir }));
+const account = core.accounts.createAccount({ name: `large-${process.pid}`, monthlyScanLimit: null }).account;
+if (withEndpoint === 'endpoint') core.webhookEndpoints.add(account.id, 'https://hooks.example.com/large');
+const source = core.sources.create(account, { source_type: 'IMPORTED', name: 'large' });
+const baseline = peakRssMb();
+
+const upload = core.imports.newUpload();
+upload.useScanType('NMAP');
+upload.write(Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<nmaprun scanner="nmap" args="nmap -sV" version="7.91">\n'));
+for (let n = 1; n <= Number(hostCount); n++) {
+  const address = `45.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+  upload.write(Buffer.from(host.replace(/addr="10\.250\.195\.71"/g, `addr="${address}"`).replace(/ip-10-250-195-71[^"]*/g, `host-${n}.large.example.com`)));
+}
+upload.write(Buffer.from('</nmaprun>\n'));
+console.log(JSON.stringify({ parsed: true }));
+const imported = await core.imports.importResult(account, { source_id: source.id, scan_type: 'NMAP' }, upload.finish());
+const stored = core.db.prepare('SELECT COALESCE(SUM(length(definition)), 0) AS bytes FROM risks WHERE account_id = ?').get(account.id) as { bytes: number };
+console.log(
+  JSON.stringify({
+    scanId: imported.scan.id,
+    newOpen: imported.scan.risks.newOpen.length,
+    definitionMb: stored.bytes / 1024 / 1024,
+    peakOverBaselineMb: peakRssMb() - baseline,
+  }),
+);
+core.db.close();
