@@ -11,7 +11,10 @@
  *   FAILED scan, and counts reconciles (the controller reads the scan once
  *   per reconcile);
  * - a second listener on the runner's change notices records when each
- *   workload last changed (for the fake, its exit), without acting on it.
+ *   workload last changed (for the fake, its exit), without acting on it;
+ * - the scanner spawner, which composeVigil forks at start without waiting
+ *   for it, is ready before the POSTs are sent, as in a service that has
+ *   been up for a moment (under tsx it takes ~0.3 s to load).
  */
 import type { Server } from 'node:http';
 import { join } from 'node:path';
@@ -116,6 +119,8 @@ export async function startBenchService(settings: Settings, fake: FakeKind): Pro
     server.once('error', reject);
   });
   accepting = true;
+  // composeVigil's embedded runtime forks the spawner at start without waiting for it; a service that is up has it ready.
+  await runner.prepare();
   controller.start();
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : settings.port;

@@ -134,7 +134,15 @@ function embeddedRuntime(settings: Settings): WorkloadRuntime {
     nucleiTemplatesDir: settings.nucleiTemplatesDir,
     maxOutputBytes: settings.resultFileMaxBytes,
   });
-  return { runner, start: async () => undefined, stop: () => runner.stopAll() };
+  // The scanner spawner is forked at start, so the first scans do not wait for it to load; listening does not wait for it either.
+  return {
+    runner,
+    start: async () => {
+      // A spawner that fails to start is forked again at the first scan, which then reports why.
+      runner.prepare().catch(() => undefined);
+    },
+    stop: () => runner.stopAll(),
+  };
 }
 
 /** Wrong API keys per client address: 20 at once, then one a second (README, Security). */

@@ -13,6 +13,8 @@ const ROW = '(?, ?, ?, ?, ?, ?)';
 
 export class EventRows {
   private readonly full;
+  /** Statements for a remainder, by its row count, prepared once each: most writes carry one or two events (a scan's state change), and preparing cost more than running. */
+  private readonly partial = new Map<number, ReturnType<Database['prepare']>>();
 
   constructor(private readonly db: Database) {
     this.full = db.prepare(sql(ROWS_PER_STATEMENT));
@@ -21,7 +23,16 @@ export class EventRows {
   insert(events: readonly OutboxEvent[]): void {
     let start = 0;
     for (; start + ROWS_PER_STATEMENT <= events.length; start += ROWS_PER_STATEMENT) this.full.run(values(events, start, ROWS_PER_STATEMENT));
-    if (start < events.length) this.db.prepare(sql(events.length - start)).run(values(events, start, events.length - start));
+    if (start < events.length) this.statementFor(events.length - start).run(values(events, start, events.length - start));
+  }
+
+  private statementFor(rows: number) {
+    let statement = this.partial.get(rows);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql(rows));
+      this.partial.set(rows, statement);
+    }
+    return statement;
   }
 }
 

@@ -161,6 +161,34 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     expect(queued).to.deep.equal([waiting[0]!.id]);
   });
 
+  it('a freed slot wakes a queued scan that can take it, not one already being started (still QUEUED until RUNNING is saved)', async () => {
+    build(2);
+    const first = startScan(['127.0.0.1']);
+    await controller.reconcile(first.id);
+    const starting = startScan(['127.0.0.2']);
+    const waiting = startScan(['127.0.0.3']);
+    // The second scan's workload start is in progress (a spawn round trip) when the first finishes.
+    let finishStart: (() => void) | undefined;
+    const start = runner.start.bind(runner);
+    runner.start = (scan, targets) => (scan.id === starting.id ? new Promise<void>((resolve) => (finishStart = () => void start(scan, targets).then(resolve))) : start(scan, targets));
+    const admitting = controller.reconcile(starting.id);
+    for (let turn = 0; turn < 1000 && finishStart === undefined; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(stateOf(starting.id).state).to.equal('QUEUED');
+    runner.statuses.set(first.id, { phase: 'Succeeded', outputs: [] });
+    const queued: string[] = [];
+    const add = controller.queue.add.bind(controller.queue);
+    controller.queue.add = (key: string) => {
+      queued.push(key);
+      add(key);
+    };
+    await controller.reconcile(first.id);
+    expect(queued).to.deep.equal([waiting.id]);
+    finishStart!();
+    await admitting;
+    await controller.reconcile(waiting.id);
+    expect([stateOf(starting.id).state, stateOf(waiting.id).state]).to.deep.equal(['RUNNING', 'RUNNING']);
+  });
+
   it('hands a finished scan\'s slot to the next before its workload is released (removing its files does not hold the slot)', async () => {
     build(1);
     const first = startScan(['127.0.0.1']);

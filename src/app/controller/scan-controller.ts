@@ -273,7 +273,10 @@ export class ScanController {
    */
   private wakeQueued(): undefined {
     const free = this.options.maxConcurrentScans - this.slotsInUse();
-    if (free > 0) for (const id of this.options.scans.idsInStates(['QUEUED'], free)) this.queue.add(id);
+    if (free <= 0) return undefined;
+    // The oldest QUEUED scans include those being started right now (still QUEUED until RUNNING is saved): skipped, so every free slot wakes a scan that can take it.
+    const waiting = this.options.scans.idsInStates(['QUEUED'], free + this.starting.size).filter((id) => !this.starting.has(id));
+    for (const id of waiting.slice(0, free)) this.queue.add(id);
     return undefined;
   }
 

@@ -77,6 +77,11 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
 
   constructor(private readonly options: ProcessRunnerOptions) {}
 
+  /** Service start: the scanner spawner is forked now rather than at the first scan (ScannerSpawner.start). */
+  async prepare(): Promise<void> {
+    await this.spawner.start();
+  }
+
   onChange(listener: (scanId: string) => void): void {
     this.listeners.push(listener);
   }
