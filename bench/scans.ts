@@ -72,6 +72,7 @@ import { describeFake, runBare, type BareRun, type FakeKind } from './support/fa
 import { envInteger } from './support/env.js';
 import { cleanup, runBenchmark, tempDirectory } from './support/processes.js';
 import { startBenchService } from './support/scan-service.js';
+import { childrenMatching, cpuTimesOf, difference } from './support/cpu-time.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const execFileAsync = promisify(execFile);
@@ -135,6 +136,8 @@ interface VigilRun {
   reconciles: number;
   /** Share of the run this process's event loop was busy (HTTP edge, controller and runner; the client is another process). */
   eventLoopUtilization: number;
+  /** CPU over the run, ms: this process (Vigil, and the benchmark's sampler), the spawner, and the scanners the spawner reaped; undefined without /proc. */
+  cpu: { serviceMs: number; spawnerMs: number | undefined; scannersMs: number | undefined };
 }
 
 /**
@@ -184,6 +187,9 @@ async function runVigil(dataDir: string): Promise<VigilRun> {
       timer = setTimeout(() => reject(new Error(`the Vigil run did not finish within ${config.timeoutSeconds} s (BENCH_TIMEOUT)`)), config.timeoutSeconds * 1000);
     });
 
+    const spawnerPid = childrenMatching(process.pid, 'spawner-process')[0];
+    const spawnerStart = spawnerPid === undefined ? undefined : cpuTimesOf(spawnerPid);
+    const cpuStart = process.cpuUsage();
     const eluStart = performance.eventLoopUtilization();
     const postsPromise = postScans(service.baseUrl, service.apiKey);
     postsPromise.catch(() => undefined); // when the timeout wins the race, the POSTs' own failure is not news
@@ -194,6 +200,8 @@ async function runVigil(dataDir: string): Promise<VigilRun> {
     clearTimeout(timer);
     clearInterval(sampler);
     const eventLoopUtilization = performance.eventLoopUtilization(eluStart).utilization;
+    const serviceCpu = process.cpuUsage(cpuStart);
+    const spawnerCpu = spawnerPid === undefined ? undefined : difference(cpuTimesOf(spawnerPid), spawnerStart);
     const reconciles = observations.reconciles;
 
     if (observations.failed.size > 0) {
@@ -231,6 +239,7 @@ async function runVigil(dataDir: string): Promise<VigilRun> {
       maxQueueDepth,
       reconciles,
       eventLoopUtilization,
+      cpu: { serviceMs: (serviceCpu.user + serviceCpu.system) / 1000, spawnerMs: spawnerCpu?.selfMs, scannersMs: spawnerCpu?.childrenMs },
     };
     for (const p of posted) {
       const row = scans.get(p.id);
@@ -258,11 +267,36 @@ async function runVigil(dataDir: string): Promise<VigilRun> {
   }
 }
 
-function bareSummary(runs: readonly BareRun[]) {
+interface MeasuredBareRun extends BareRun {
+  /** CPU ms of this process starting them, and of the processes themselves (reaped, so counted as this process's children); the latter undefined without /proc. */
+  spawningCpuMs: number;
+  processesCpuMs: number | undefined;
+}
+
+async function measuredBare(baseDir: string): Promise<MeasuredBareRun> {
+  const cpuStart = process.cpuUsage();
+  const childrenStart = cpuTimesOf(process.pid);
+  const run = await runBare(config.fake, baseDir, config.scans, config.limit);
+  const cpu = process.cpuUsage(cpuStart);
+  return { ...run, spawningCpuMs: (cpu.user + cpu.system) / 1000, processesCpuMs: difference(cpuTimesOf(process.pid), childrenStart)?.childrenMs };
+}
+
+function bareSummary(runs: readonly MeasuredBareRun[]) {
   const processes = runs.reduce((sum, run) => sum + run.processes, 0);
   const ms = runs.reduce((sum, run) => sum + run.ms, 0);
-  return { processes, ms, perSecond: (processes / ms) * 1000, lifetimesMs: runs.flatMap((run) => run.lifetimesMs) };
+  const processesCpu = runs.every((run) => run.processesCpuMs !== undefined) ? runs.reduce((sum, run) => sum + run.processesCpuMs!, 0) : undefined;
+  return {
+    processes,
+    ms,
+    perSecond: (processes / ms) * 1000,
+    lifetimesMs: runs.flatMap((run) => run.lifetimesMs),
+    spawningCpuMs: runs.reduce((sum, run) => sum + run.spawningCpuMs, 0),
+    processesCpuMs: processesCpu,
+  };
 }
+
+/** "1.23 ms" per item, or "n/a" without /proc. */
+const perItem = (totalMs: number | undefined, count: number) => (totalMs === undefined ? 'n/a' : `${(totalMs / count).toFixed(2)} ms`);
 
 async function main(): Promise<void> {
   const cpuList = cpus();
@@ -278,9 +312,9 @@ async function main(): Promise<void> {
 
   const dir = tempDirectory('vigil-bench-scans-');
   await runBare(config.fake, join(dir, 'warm-up'), config.limit, config.limit);
-  const bareRuns: BareRun[] = [await runBare(config.fake, join(dir, 'bare-1'), config.scans, config.limit)];
+  const bareRuns: MeasuredBareRun[] = [await measuredBare(join(dir, 'bare-1'))];
   const vigil = await runVigil(join(dir, 'data'));
-  bareRuns.push(await runBare(config.fake, join(dir, 'bare-2'), config.scans, config.limit));
+  bareRuns.push(await measuredBare(join(dir, 'bare-2')));
   const bare = bareSummary(bareRuns);
   const vigilPerSecond = (config.scans / vigil.wallMs) * 1000;
 
@@ -300,7 +334,12 @@ async function main(): Promise<void> {
     `  max RUNNING at once: ${vigil.maxRunning} counted after every controller write, ${vigil.maxRunningSampled} sampled every 5 ms ` +
       `(limit ${config.limit}: held)`,
   );
+  log(
+    `    CPU per scan (user + system): this process ${perItem(vigil.cpu.serviceMs, config.scans)} (Vigil, and the benchmark's 5 ms sampler), ` +
+      `the spawner ${perItem(vigil.cpu.spawnerMs, config.scans)}, the scanners ${perItem(vigil.cpu.scannersMs, config.scans)}`,
+  );
   log(`bare: ${bareRuns.length} rounds x ${config.scans} processes in ${(bare.ms / 1000).toFixed(2)} s = ${bare.perSecond.toFixed(1)} processes/s; ` + `per process, spawn to close: ${spread(bare.lifetimesMs)}`);
+  log(`  CPU per process (user + system): the process starting them ${perItem(bare.spawningCpuMs, bare.processes)}, the processes ${perItem(bare.processesCpuMs, bare.processes)}`);
   log();
   const ratio = vigilPerSecond / bare.perSecond;
   const p99 = percentile(vigil.responseMs, 0.99);

@@ -164,20 +164,25 @@ export class RiskHistory {
     kind: RecordingKind,
     findingsByTarget: ReadonlyMap<string, readonly Finding[]>,
     finish: (risks: ScanRisks, events: OutboxEvent[]) => T | false,
+    shared?: <R>(work: () => R) => Promise<R>,
   ): Promise<T | false> {
     const findings = scan.resolvedTargets.reduce((sum, target) => sum + (findingsByTarget.get(target.targetId)?.length ?? 0), 0);
     if (scan.resolvedTargets.length > TARGETS_PER_TRANSACTION || findings >= FINDINGS_PER_TRANSACTION) return this.recordScanInChunks(scan, kind, findingsByTarget, finish);
-    try {
-      return this.transaction(() => {
-        const part = this.recordScan(scan, findingsByTarget);
-        const done = finish(part.risks, part.events);
-        if (done === false) throw REFUSED;
-        return done;
-      });
-    } catch (error) {
-      if (error === REFUSED) return false;
-      throw error;
-    }
+    const whole = (): T | false => {
+      try {
+        return this.transaction(() => {
+          const part = this.recordScan(scan, findingsByTarget);
+          const done = finish(part.risks, part.events);
+          if (done === false) throw REFUSED;
+          return done;
+        });
+      } catch (error) {
+        if (error === REFUSED) return false;
+        throw error;
+      }
+    };
+    // `shared` (the store's group commit): the transaction nests in one shared with other writes of the same turn, one disk flush for all.
+    return shared === undefined ? whole() : shared(whole);
   }
 
   /**

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { ResolvedTarget, Scan } from '../../src/domain/scans/scan.js';
 import type { HostResolver, WorkloadRunner, WorkloadStatus } from '../../src/app/ports.js';
-import { ScanController } from '../../src/app/controller/scan-controller.js';
+import { ScanController, type ScanControllerOptions } from '../../src/app/controller/scan-controller.js';
+import { GroupCommit } from '../../src/app/group-commit.js';
 import { FakeTimers } from '../support/fake-timers.js';
 import { parseCidrList } from '../../src/domain/targets/ipv4.js';
 import { composeCore } from '../../src/main/composition-root.js';
@@ -54,7 +55,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
   let controller: ScanController;
   let account: Account;
 
-  function build(maxConcurrentScans = 10): void {
+  function build(maxConcurrentScans = 10, extra: Partial<ScanControllerOptions> = {}): void {
     controller = new ScanController({
       scans: core.scanRepository,
       runner,
@@ -70,6 +71,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
       },
       pollMs: 1000,
       admissionRetryMs: 5000,
+      ...extra,
     });
   }
 
@@ -243,6 +245,42 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     for await (const chunk of content) chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks).toString()).to.equal('<nmaprun/>');
     expect(runner.actions.at(-1)).to.equal(`release ${scan.id}`);
+  });
+
+  it("with the store's group commit, the writes of scans reconciled in the same turn share one transaction (one disk flush): their RUNNING, then their SUCCEEDED", async () => {
+    let transactions = 0;
+    const commits = new GroupCommit(
+      (fn) => {
+        if (!core.db.inTransaction) transactions += 1;
+        return core.db.transaction(fn).immediate();
+      },
+      () => core.db.inTransaction,
+    );
+    build(10, { commit: (work) => commits.run(work) });
+    const scans = [startScan(['127.0.0.1']), startScan(['127.0.0.2']), startScan(['127.0.0.3'])];
+    await Promise.all(scans.map((scan) => controller.reconcile(scan.id)));
+    expect(scans.map((scan) => stateOf(scan.id).state)).to.deep.equal(['RUNNING', 'RUNNING', 'RUNNING']);
+    expect(transactions).to.equal(1);
+    // No output files: saving them would wait on the disk, so the three would no longer finish in the same turn.
+    for (const scan of scans) runner.statuses.set(scan.id, { phase: 'Succeeded', outputs: [] });
+    await Promise.all(scans.map((scan) => controller.reconcile(scan.id)));
+    expect(scans.map((scan) => stateOf(scan.id).state)).to.deep.equal(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
+    expect(transactions).to.equal(2);
+    expect(eventTypes().filter((type) => type === 'scan.updated:SUCCEEDED')).to.have.length(3);
+  });
+
+  it('a scan is RUNNING only once its write is committed: the reconcile waits for the commit', async () => {
+    const held: Array<() => void> = [];
+    build(10, { commit: <T>(work: () => T) => new Promise<T>((resolve) => held.push(() => resolve(work()))) });
+    const scan = startScan(['127.0.0.1']);
+    let done = false;
+    const admitting = controller.reconcile(scan.id).then(() => (done = true));
+    for (let turn = 0; turn < 1000 && held.length === 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(runner.actions).to.deep.equal([`start ${scan.id} 127.0.0.1`]);
+    expect([stateOf(scan.id).state, done]).to.deep.equal(['QUEUED', false]);
+    held[0]!();
+    await admitting;
+    expect(stateOf(scan.id).state).to.equal('RUNNING');
   });
 
   for (const [what, status, reason] of [
