@@ -11,8 +11,8 @@
  * (scanner-launch.ts).
  */
 import { spawn } from 'node:child_process';
-import { createReadStream, readFileSync, statSync } from 'node:fs';
-import { access, chown, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createReadStream, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { access, chown, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorkloadInputs, WorkloadOutput, WorkloadRunner, WorkloadStatus } from '../../app/ports.js';
 import { formatBytes } from '../../domain/bytes.js';
@@ -103,7 +103,8 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     let markExited: () => void = () => undefined;
     const workload: Workload = { definition, dir, stderrTail: [], exited: new Promise((resolve) => (markExited = resolve)) };
     this.workloads.set(scan.id, workload);
-    await mkdir(dir, { recursive: true });
+    // Synchronous (one local directory: microseconds): one trip through the thread pool fewer before the spawn.
+    mkdirSync(dir, { recursive: true });
     const input: ScannerInput = { ...scannerTargets(resolved), outputDir: dir, cliPath: this.options.cliPath, nucleiTemplatesDir: this.options.nucleiTemplatesDir, ...scannerInputsOf(inputs) };
     for (const file of definition.inputs?.(input) ?? []) await writeFile(join(dir, file.file), file.content);
     const launched = await this.chooseLaunch(scan, definition, input);
