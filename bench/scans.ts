@@ -12,8 +12,9 @@
  * process (bench/support/scan-client.ts) over loopback HTTP. Aims (issue
  * 17): p99 POST response <= 250 ms, and >= 0.67x the bare process rate.
  *
- * Where the time went (node --cpu-prof --import tsx bench/scans.ts, this
- * process's samples from the first POST to the last scan recorded):
+ * Where the time went, first round (node --cpu-prof --import tsx
+ * bench/scans.ts, this process's samples from the first POST to the last
+ * scan recorded):
  *   before (issue 17, HTTP rows): 2.8 s of which the event loop was idle
  *     ~0.15 s. ChildProcess.spawn ~0.72 s (3.6 ms a scanner: Node forks the
  *     service's ~300-400 MB process, and the fork copies its page tables;
@@ -54,7 +55,77 @@
  *   other work: 0.36-0.55x bare, POST p99 0.33-1.3 s (0.24 s in the two
  *   quietest runs); Vigil, with more processes and hand-offs per scan,
  *   loses more to a loaded machine than bare does. Not met.
-
+ *
+ * Second round (the admission row of issue 17). Profiled with --cpu-prof
+ * and a trace of each scan's life (timestamps at: POST committed, admitted,
+ * spawn requested, spawned, RUNNING saved, exited, followed, output read,
+ * file saved, SUCCEEDED saved, released), on a machine at load average
+ * 0.3-12 from other work:
+ *   before: 0.38x bare (65 scans/s against 173/s), POST p99 673 ms, at load
+ *     average ~1; 0.31x with the profiler. Found:
+ *   - no scan started during the burst: the spawner was forked at the first
+ *     scan, and loading it took ~0.5 s under tsx (~80 ms from dist/) while
+ *     all 4 controller workers, each holding a scan's start, waited for its
+ *     "spawned": the first 10 scans started ~0.7 s after their POSTs were
+ *     committed, after the whole burst;
+ *   - a freed slot could stay empty: it woke the oldest QUEUED scans, which
+ *     include those being started at that moment (QUEUED until RUNNING is
+ *     saved), so the wake went to a scan that could not take it and the slot
+ *     waited for the next completion (in-slot p99 0.9 s, 250 ms buckets of
+ *     a wholly idle event loop in the profile);
+ *   - every scan.updated write prepared its INSERT anew (event-rows.ts: the
+ *     statement for a remainder of rows, here 1): ~0.17 ms a write, ~100 ms
+ *     of the run; idsInStates prepared per call too.
+ *   With those fixed (spawner forked at service start, ScannerSpawner.start;
+ *   a freed slot wakes a scan not being started; statements prepared once
+ *   per shape), at load average ~4: 0.61x bare (182 against 299 scans/s),
+ *   POST p99 203 ms. The trace of a slot then (p50): woken to admitted
+ *   2.3 ms, spawn request to "spawned" 4.2 ms, RUNNING commit 0.3 ms, the
+ *   scanner ~4 ms, its exit to the controller following it 10.6 ms (waiting
+ *   for one of the 4 workers), reading the output 1.7 ms (read twice, to
+ *   parse and to store, 4 thread-pool trips each, and a turn of the event
+ *   loop), storing it 3.7 ms (mkdir, open, write, fsync, close, rename: 6
+ *   trips), SUCCEEDED commit 0.5 ms, removing the work directory 3.1 ms
+ *   (holding its worker). A worker was held ~15 ms a scan: 4 workers allow
+ *   ~260 scans/s, the steady rate seen (~250/s). Each commit is a WAL fsync
+ *   that blocks the event loop: 0.65 ms p50, 2.1 ms p90, up to 87 ms on
+ *   this disk with other work writing.
+ *   after (this round):
+ *   - an output file up to 1 MiB (IN_MEMORY_OUTPUT_BYTES) is read once,
+ *     synchronously, when the scanner has exited, parsed from memory with
+ *     no turn of the event loop before its single slice, and stored with a
+ *     synchronous write to the page cache, then fsync and rename (2 trips
+ *     instead of 6; FileSystemResultFiles.saveSmall): output read 0.2 ms;
+ *   - the work directory is created synchronously, and removed in the
+ *     background after release (stopAll waits for it): the worker is free
+ *     at once;
+ *   - the controller's writes (RUNNING, progress, FAILED, SUCCEEDED with its
+ *     risks) go through the store's group commit, shared with POST
+ *     /v1/scans: the writes of a turn share one transaction and one fsync,
+ *     and each reconcile goes on only once its write is committed (same
+ *     durability: a 200 is answered, and a scan is RUNNING or SUCCEEDED,
+ *     only once on disk);
+ *   - CPU per scan is printed: this process 3.6-5.7 ms (with ~0.9 ms of CPU
+ *     a POST, measured in a POST-only run: HTTP, express and openapi-backend
+ *     ~0.6 ms, SQLite ~0.1 ms), the spawner 1.3-1.9 ms, the scanners
+ *     1.2-1.9 ms; bare: the process starting them 2.0-2.5 ms, the processes
+ *     3.6-4.9 ms (a child forked from a large process pays at exec for the
+ *     page tables it copied). Vigil spends about what bare does in CPU; what
+ *     is left is latency in its chain of hand-offs (IPC to the spawner and
+ *     back, thread-pool trips, turns of the event loop), which a loaded
+ *     machine stretches, and the POSTs' own CPU.
+ *   Tried and dropped: 10 controller workers instead of 4 (handover p50
+ *   1-5 ms instead of 16-27 ms, but longer in a slot; alternating runs at
+ *   load average 8-12: 0.40, 0.58, 1.49x against 0.53, 0.63, 0.83x: no
+ *   clear gain). Not done: openapi-backend and express per request (~0.6 ms
+ *   a POST; shared with the list row); taking the commit's fsync off the
+ *   event loop (synchronous=NORMAL for the group commit's transactions and
+ *   an fsync of the -wal file in the thread pool before answering) would
+ *   keep acknowledged writes durable, but other readers (GETs, the webhook
+ *   dispatcher) could act on a commit not yet on disk: not the same
+ *   durability, so not done.
+ *   Runs of this build: see the README's Performance aims row.
+ *
  * Environment:
  *   BENCH_SCANS    scans, and bare processes per round (default 200)
  *   BENCH_LIMIT    VIGIL_MAX_CONCURRENT_SCANS, and the bare pool size (default 10)
@@ -331,12 +402,12 @@ async function main(): Promise<void> {
   log(`    controller: ${vigil.reconciles} reconciles (${(vigil.reconciles / config.scans).toFixed(1)} per scan), ready-queue depth up to ${vigil.maxQueueDepth} (sampled every 5 ms)`);
   log(`    this process's event loop was busy ${(100 * vigil.eventLoopUtilization).toFixed(0)}% of the run (HTTP edge, controller and runner; the client is another process)`);
   log(
-    `  max RUNNING at once: ${vigil.maxRunning} counted after every controller write, ${vigil.maxRunningSampled} sampled every 5 ms ` +
-      `(limit ${config.limit}: held)`,
-  );
-  log(
     `    CPU per scan (user + system): this process ${perItem(vigil.cpu.serviceMs, config.scans)} (Vigil, and the benchmark's 5 ms sampler), ` +
       `the spawner ${perItem(vigil.cpu.spawnerMs, config.scans)}, the scanners ${perItem(vigil.cpu.scannersMs, config.scans)}`,
+  );
+  log(
+    `  max RUNNING at once: ${vigil.maxRunning} counted after every controller write, ${vigil.maxRunningSampled} sampled every 5 ms ` +
+      `(limit ${config.limit}: held)`,
   );
   log(`bare: ${bareRuns.length} rounds x ${config.scans} processes in ${(bare.ms / 1000).toFixed(2)} s = ${bare.perSecond.toFixed(1)} processes/s; ` + `per process, spawn to close: ${spread(bare.lifetimesMs)}`);
   log(`  CPU per process (user + system): the process starting them ${perItem(bare.spawningCpuMs, bare.processes)}, the processes ${perItem(bare.processesCpuMs, bare.processes)}`);
