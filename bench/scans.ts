@@ -286,13 +286,8 @@ async function runVigil(dataDir: string): Promise<VigilRun> {
 
     const rows = core.db.prepare('SELECT id, state, started_at, finished_at FROM scans').all() as Array<{ id: string; state: string; started_at: string | null; finished_at: string | null }>;
     const scans = new Map(rows.map((row) => [row.id, row]));
-    const runningEvents = core.db
-      .prepare(
-        `SELECT json_extract(payload, '$.id') AS id, MIN(created_at) AS at FROM events
-         WHERE type = 'scan.updated' AND json_extract(payload, '$.state') = 'RUNNING' GROUP BY 1`,
-      )
-      .all() as Array<{ id: string; at: string }>;
-    const runningAt = new Map(runningEvents.map((row) => [row.id, Date.parse(row.at)]));
+    // Saved RUNNING, as the controller's repository saw it (not its scan.updated event: events may not be stored when no endpoint would receive them).
+    const runningAt = new Map([...observations.runningAt].map(([id, at]) => [id, epochMs(at)]));
 
     const lastSucceeded = Math.max(...observations.succeededAt.values());
     const run: VigilRun = {
@@ -392,7 +387,7 @@ async function main(): Promise<void> {
   log(`vigil:`);
   log(`  ${config.scans} POSTs sent at once, all answered 200 QUEUED within ${vigil.postsMs.toFixed(0)} ms; response time ${spread(vigil.responseMs)}`);
   log(`  wall time, first POST sent to last SUCCEEDED: ${(vigil.wallMs / 1000).toFixed(2)} s = ${vigilPerSecond.toFixed(1)} scans/s to SUCCEEDED`);
-  log(`  admission delay, POST sent to workload started (RUNNING event): ${spread(vigil.admissionMs)}`);
+  log(`  admission delay, POST sent to workload started (saved RUNNING): ${spread(vigil.admissionMs)}`);
   log(`    (POST sent to started_at, the admission decision before spawn: ${spread(vigil.decisionMs)})`);
   log(`  time to SUCCEEDED, POST sent to SUCCEEDED: ${spread(vigil.toSucceededMs)}`);
   log(`  where the time goes:`);
