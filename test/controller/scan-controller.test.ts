@@ -283,6 +283,50 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     expect(stateOf(scan.id).state).to.equal('RUNNING');
   });
 
+  it('a scan whose RUNNING is written holds one slot, not two, while its reconcile waits for the shared commit: a slot freed meanwhile wakes the next scan', async () => {
+    // Writes are applied at once but their reconciles resume only when the test says (a commit shared with others, still being flushed).
+    const held = new Map<string, () => void>();
+    let writing = '';
+    build(2, {
+      commit: <T>(work: () => T) => {
+        const value = work();
+        return new Promise<T>((resolve) => held.set(writing, () => resolve(value)));
+      },
+    });
+    const resume = async (id: string) => {
+      for (let turn = 0; turn < 1000 && !held.has(id); turn++) await new Promise((resolve) => setImmediate(resolve));
+      held.get(id)!();
+      held.delete(id);
+    };
+    const first = startScan(['127.0.0.1']);
+    writing = first.id;
+    const admitFirst = controller.reconcile(first.id);
+    await resume(first.id);
+    await admitFirst;
+    const second = startScan(['127.0.0.2']);
+    const third = startScan(['127.0.0.3']);
+    writing = second.id;
+    const admitSecond = controller.reconcile(second.id);
+    for (let turn = 0; turn < 1000 && !held.has(second.id); turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(stateOf(second.id).state).to.equal('RUNNING');
+    // The first finishes while the second's reconcile still waits for its commit.
+    runner.statuses.set(first.id, { phase: 'Succeeded', outputs: [] });
+    const queued: string[] = [];
+    const add = controller.queue.add.bind(controller.queue);
+    controller.queue.add = (key: string) => {
+      queued.push(key);
+      add(key);
+    };
+    writing = first.id;
+    const finishFirst = controller.reconcile(first.id);
+    await resume(first.id);
+    await finishFirst;
+    expect(stateOf(first.id).state).to.equal('SUCCEEDED');
+    expect(queued).to.deep.equal([third.id]);
+    await resume(second.id);
+    await admitSecond;
+  });
+
   for (const [what, status, reason] of [
     ['a scanner that exits non-zero', { phase: 'Failed', reason: 'ScannerExited', message: 'nmap exited with code 1' }, 'ScannerExited'],
     ['a scanner that is not installed', { phase: 'Failed', reason: 'ScannerNotInstalled', message: 'nuclei is not installed' }, 'ScannerNotInstalled'],

@@ -158,6 +158,9 @@ export class ScanController {
       { ...scan, state: 'RUNNING', resolvedTargets: resolved, skippedTargets: skipped, startedAt: now },
       'QUEUED',
       [{ type: 'WorkloadReady', status: 'True', reason: 'WorkloadStarted', message: `the ${scan.type} scanner started on ${resolved.length} target(s)` }],
+      // Once RUNNING is written, the RUNNING count holds its slot: counted as starting as well, until this reconcile
+      // resumes after a shared commit, the slot would count twice, and a freed slot woken meanwhile would go unused.
+      () => this.starting.delete(scan.id),
     );
     if (!started) {
       // Stopped or deleted while its targets were resolved: the workload must not outlive it.
@@ -290,13 +293,18 @@ export class ScanController {
 
   /**
    * Saves the scan (with a new condition when given) and its scan.updated
-   * event in one transaction (shared, with options.commit), only if it is still in `expectedState`; when
+   * event in one transaction (shared, with options.commit), only if it is still in `expectedState`
+   * (`whenWritten` runs in that transaction once the row is written); when
    * the API changed it meanwhile (a stop), the scan is reconciled again.
    */
-  private async write(scan: Scan, expectedState: Scan['state'], changes: readonly ConditionChange[] = []): Promise<boolean> {
+  private async write(scan: Scan, expectedState: Scan['state'], changes: readonly ConditionChange[] = [], whenWritten?: () => void): Promise<boolean> {
     const updated = changes.length === 0 ? scan : { ...scan, conditions: setConditions(scan.conditions, applicable(scan, changes), this.options.clock.now()) };
     const event = newEvent(scan.accountId, 'scan.updated', presentScan(updated), this.options.clock.now());
-    const saved = await this.commit(() => this.options.scans.save(updated, [event], expectedState));
+    const saved = await this.commit(() => {
+      const written = this.options.scans.save(updated, [event], expectedState);
+      if (written) whenWritten?.();
+      return written;
+    });
     if (!saved) this.queue.add(scan.id);
     return saved;
   }
