@@ -268,7 +268,13 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     this.workloads.delete(scanId);
     if (workload === undefined) return;
     const removal: Promise<void> = rm(workload.dir, { recursive: true, force: true })
-      .catch((error: unknown) => this.options.onCleanupError?.(scanId, error))
+      .catch((error: unknown) => {
+        try {
+          this.options.onCleanupError?.(scanId, error);
+        } catch {
+          // A reporter that throws has nowhere else to say so; the removal is not retried either way.
+        }
+      })
       .finally(() => this.removals.delete(removal));
     this.removals.add(removal);
   }
