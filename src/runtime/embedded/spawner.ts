@@ -4,8 +4,8 @@
  * costs in proportion to the memory of the process that forks, so from the
  * service it took ~3.5-4.5 ms of its event loop per scanner, from the
  * spawner ~1.2 ms on another core (bench/scans.ts). The spawner is forked
- * on the first scanner start, shared by every scanner of the runner, and
- * closed with it; a spawner that dies is forked again for the next scanner,
+ * by start() (the service's start) or else on the first scanner start,
+ * shared by every scanner of the runner, and closed with it; a spawner that dies is forked again for the next scanner,
  * and the scanners it was running end as killed.
  */
 import { fork, type ChildProcess } from 'node:child_process';
