@@ -115,9 +115,10 @@
  *     back, thread-pool trips, turns of the event loop), which a loaded
  *     machine stretches, and the POSTs' own CPU.
  *   Tried and dropped: 10 controller workers instead of 4 (handover p50
- *   1-5 ms instead of 16-27 ms, but longer in a slot; alternating runs at
- *   load average 8-12: 0.40, 0.58, 1.49x against 0.53, 0.63, 0.83x: no
- *   clear gain). Not done: openapi-backend and express per request (~0.6 ms
+ *   3-5 ms instead of 16-28 ms, but longer in a slot; six alternating pairs
+ *   at load average 8-12, 4 then 10 workers: 0.53/0.40, 0.63/0.58,
+ *   0.83/1.49, 0.69/0.50, 0.60/0.72, 0.58/0.91: no clear gain, as the first
+ *   round found). Not done: openapi-backend and express per request (~0.6 ms
  *   a POST; shared with the list row); taking the commit's fsync off the
  *   event loop (synchronous=NORMAL for the group commit's transactions and
  *   an fsync of the -wal file in the thread pool before answering) would
