@@ -129,12 +129,13 @@
  *   stayed in the starting set until its reconcile resumed after the shared
  *   commit), so a slot freed meanwhile could wait for the next completion:
  *   fixed (it leaves the set as its RUNNING row is written).
- *   Runs of this build, at load average 8-10 from other work: 0.54, 0.63
- *   and 0.44x bare (44, 54 and 31 scans/s against 82, 86 and 71
- *   processes/s), POST p99 1.8, 0.58 and 2.5 s; CPU per scan 7.2-11.1 ms
- *   (this process 4.3-6.9, spawner 1.5-1.9, scanner 1.4-2.3) against bare
- *   6.7-8.1 ms. Earlier builds of this round: 0.61x with p99 0.20 s at load
- *   average ~4, 0.67-0.73x at 7-9. Not met reliably.
+ *   Nine runs of this build, at load average 5-10 from other work:
+ *   0.32-0.69x bare (median 0.58; 31-75 scans/s against 71-236 processes/s;
+ *   0.32 in the one run whose bare rounds had the machine nearly to
+ *   themselves, 236/s), POST p99 0.52-2.5 s (median 0.87 s); CPU per scan
+ *   7.2-11.1 ms (this process 3.1-6.9, spawner 1.2-1.9, scanner 1.1-2.3)
+ *   against bare 4.8-8.1 ms. Earlier builds of this round: 0.61x with p99
+ *   0.20 s at load average ~4, 0.67-0.73x at 7-9. Not met reliably.
  *
  * Environment:
  *   BENCH_SCANS    scans, and bare processes per round (default 200)
