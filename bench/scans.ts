@@ -133,7 +133,8 @@
  *   0.32-0.69x bare (median 0.58; 31-75 scans/s against 71-236 processes/s;
  *   0.32 in the one run whose bare rounds had the machine nearly to
  *   themselves, 236/s), POST p99 0.52-2.5 s (median 0.87 s); CPU per scan
- *   7.2-11.1 ms (this process 3.1-6.9, spawner 1.2-1.9, scanner 1.1-2.3)
+ *   5.4-11.1 ms in the six runs that printed it (this process 3.1-6.9,
+ *   spawner 1.2-1.9, scanner 1.1-2.3)
  *   against bare 4.8-8.1 ms. Earlier builds of this round: 0.61x with p99
  *   0.20 s at load average ~4, 0.67-0.73x at 7-9. Not met reliably.
  *
