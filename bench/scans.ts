@@ -129,14 +129,23 @@
  *   stayed in the starting set until its reconcile resumed after the shared
  *   commit), so a slot freed meanwhile could wait for the next completion:
  *   fixed (it leaves the set as its RUNNING row is written).
- *   Nine runs of this build, at load average 5-10 from other work:
- *   0.32-0.69x bare (median 0.58; 31-75 scans/s against 71-236 processes/s;
- *   0.32 in the one run whose bare rounds had the machine nearly to
- *   themselves, 236/s), POST p99 0.52-2.5 s (median 0.87 s); CPU per scan
- *   5.4-11.1 ms in the six runs that printed it (this process 3.1-6.9,
- *   spawner 1.2-1.9, scanner 1.1-2.3)
- *   against bare 4.8-8.1 ms. Earlier builds of this round: 0.61x with p99
- *   0.20 s at load average ~4, 0.67-0.73x at 7-9. Not met reliably.
+ *   Seventeen runs of this build, at load average 2.4-10 from other work:
+ *   0.32-0.69x bare, median 0.54 (31-126 scans/s against 71-331
+ *   processes/s), 0.67 or more in two; POST p99 0.19-2.5 s, median
+ *   0.58 s, 250 ms or less in four (all at load average below 3). At load
+ *   average 2.4-3.5 (eight runs): 0.38-0.67x, p99 0.19-0.76 s; at 5-10
+ *   (nine): 0.32-0.69x, p99 0.52-2.5 s. CPU per scan 5.4-11.1 ms where it
+ *   was printed (this process 3.1-6.9, spawner 1.2-1.9, scanner 1.1-2.3)
+ *   against bare 4.8-8.1 ms. Also tried, alternating runs at load average
+ *   2.4-3.1, no difference beyond the noise: the controller's writes each
+ *   committing on their own (0.44, 0.55, 0.40x against 0.46, 0.45, 0.42x
+ *   shared), and UV_THREADPOOL_SIZE=16 (0.54, 0.68, 0.48x against 0.41,
+ *   0.59, 0.67x with 4). Not met reliably. Next step, measured: storing a
+ *   small output in the SQLite transaction that records SUCCEEDED (one
+ *   fsync instead of two) would take out the largest step left after the
+ *   scanner exits, the file's fsync and rename (p50 9.5 ms at load
+ *   average ~5, against 1.4 ms for the SUCCEEDED commit and 11 ms waiting
+ *   for a worker).
  *
  * Environment:
  *   BENCH_SCANS    scans, and bare processes per round (default 200)
