@@ -110,10 +110,10 @@
  *     ~0.6 ms, SQLite ~0.1 ms), the spawner 1.3-1.9 ms, the scanners
  *     1.2-1.9 ms; bare: the process starting them 2.0-2.5 ms, the processes
  *     3.6-4.9 ms (a child forked from a large process pays at exec for the
- *     page tables it copied). Vigil spends about what bare does in CPU; what
- *     is left is latency in its chain of hand-offs (IPC to the spawner and
- *     back, thread-pool trips, turns of the event loop), which a loaded
- *     machine stretches, and the POSTs' own CPU.
+ *     page tables it copied). Vigil spends a little more CPU than bare (runs
+ *     below); what is left is mostly latency in its chain of hand-offs (IPC
+ *     to the spawner and back, thread-pool trips, turns of the event loop,
+ *     fsyncs), and the POSTs' own CPU.
  *   Tried and dropped: 10 controller workers instead of 4 (handover p50
  *   3-5 ms instead of 16-28 ms, but longer in a slot; six alternating pairs
  *   at load average 8-12, 4 then 10 workers: 0.53/0.40, 0.63/0.58,
@@ -142,7 +142,7 @@
  *   shared), and UV_THREADPOOL_SIZE=16 (0.54, 0.68, 0.48x against 0.41,
  *   0.59, 0.67x with 4). Not met reliably. Next step, measured: storing a
  *   small output in the SQLite transaction that records SUCCEEDED (one
- *   fsync instead of two) would take out the largest step left after the
+ *   fsync instead of two) could take out the largest step left after the
  *   scanner exits, the file's fsync and rename (p50 9.5 ms at load
  *   average ~5, against 1.4 ms for the SUCCEEDED commit and 11 ms waiting
  *   for a worker).
