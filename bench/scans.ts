@@ -12,8 +12,9 @@
  * process (bench/support/scan-client.ts) over loopback HTTP. Aims (issue
  * 17): p99 POST response <= 250 ms, and >= 0.67x the bare process rate.
  *
- * Where the time went (node --cpu-prof --import tsx bench/scans.ts, this
- * process's samples from the first POST to the last scan recorded):
+ * Where the time went, first round (node --cpu-prof --import tsx
+ * bench/scans.ts, this process's samples from the first POST to the last
+ * scan recorded):
  *   before (issue 17, HTTP rows): 2.8 s of which the event loop was idle
  *     ~0.15 s. ChildProcess.spawn ~0.72 s (3.6 ms a scanner: Node forks the
  *     service's ~300-400 MB process, and the fork copies its page tables;
@@ -54,7 +55,98 @@
  *   other work: 0.36-0.55x bare, POST p99 0.33-1.3 s (0.24 s in the two
  *   quietest runs); Vigil, with more processes and hand-offs per scan,
  *   loses more to a loaded machine than bare does. Not met.
-
+ *
+ * Second round (the admission row of issue 17). Profiled with --cpu-prof
+ * and a trace of each scan's life (timestamps at: POST committed, admitted,
+ * spawn requested, spawned, RUNNING saved, exited, followed, output read,
+ * file saved, SUCCEEDED saved, released), on a machine at load average
+ * 0.3-12 from other work:
+ *   before: 0.38x bare (65 scans/s against 173/s), POST p99 673 ms, at load
+ *     average ~1; 0.31x with the profiler. Found:
+ *   - no scan started during the burst: the spawner was forked at the first
+ *     scan, and loading it took ~0.5 s under tsx (~80 ms from dist/) while
+ *     all 4 controller workers, each holding a scan's start, waited for its
+ *     "spawned": the first 10 scans started ~0.7 s after their POSTs were
+ *     committed, after the whole burst;
+ *   - a freed slot could stay empty: it woke the oldest QUEUED scans, which
+ *     include those being started at that moment (QUEUED until RUNNING is
+ *     saved), so the wake went to a scan that could not take it and the slot
+ *     waited for the next completion (in-slot p99 0.9 s, 250 ms buckets of
+ *     a wholly idle event loop in the profile);
+ *   - every scan.updated write prepared its INSERT anew (event-rows.ts: the
+ *     statement for a remainder of rows, here 1): ~0.17 ms a write, ~100 ms
+ *     of the run; idsInStates prepared per call too.
+ *   With those fixed (spawner forked at service start, ScannerSpawner.start;
+ *   a freed slot wakes a scan not being started; statements prepared once
+ *   per shape), at load average ~4: 0.61x bare (182 against 299 scans/s),
+ *   POST p99 203 ms. The trace of a slot then (p50): woken to admitted
+ *   2.3 ms, spawn request to "spawned" 4.2 ms, RUNNING commit 0.3 ms, the
+ *   scanner ~4 ms, its exit to the controller following it 10.6 ms (waiting
+ *   for one of the 4 workers), reading the output 1.7 ms (read twice, to
+ *   parse and to store, 4 thread-pool trips each, and a turn of the event
+ *   loop), storing it 3.7 ms (mkdir, open, write, fsync, close, rename: 6
+ *   trips), SUCCEEDED commit 0.5 ms, removing the work directory 3.1 ms
+ *   (holding its worker). A worker was held ~15 ms a scan: 4 workers allow
+ *   ~260 scans/s, the steady rate seen (~250/s). Each commit is a WAL fsync
+ *   that blocks the event loop: 0.65 ms p50, 2.1 ms p90, up to 87 ms on
+ *   this disk with other work writing.
+ *   after (this round):
+ *   - an output file up to 1 MiB (IN_MEMORY_OUTPUT_BYTES) is read once,
+ *     synchronously, when the scanner has exited, parsed from memory with
+ *     no turn of the event loop before its single slice, and stored with a
+ *     synchronous write to the page cache, then fsync and rename (2 trips
+ *     instead of 6; FileSystemResultFiles.saveSmall): output read 0.2 ms;
+ *   - the work directory is created synchronously, and removed in the
+ *     background after release (stopAll waits for it): the worker is free
+ *     at once;
+ *   - the controller's writes (RUNNING, progress, FAILED, SUCCEEDED with its
+ *     risks) go through the store's group commit, shared with POST
+ *     /v1/scans: the writes of a turn share one transaction and one fsync,
+ *     and each reconcile goes on only once its write is committed (same
+ *     durability: a 200 is answered, and a scan is RUNNING or SUCCEEDED,
+ *     only once on disk);
+ *   - CPU per scan is printed: this process 3.6-5.7 ms (with ~0.9 ms of CPU
+ *     a POST, measured in a POST-only run: HTTP, express and openapi-backend
+ *     ~0.6 ms, SQLite ~0.1 ms), the spawner 1.3-1.9 ms, the scanners
+ *     1.2-1.9 ms; bare: the process starting them 2.0-2.5 ms, the processes
+ *     3.6-4.9 ms (a child forked from a large process pays at exec for the
+ *     page tables it copied). Vigil spends a little more CPU than bare (runs
+ *     below); what is left is mostly latency in its chain of hand-offs (IPC
+ *     to the spawner and back, thread-pool trips, turns of the event loop,
+ *     fsyncs), and the POSTs' own CPU.
+ *   Tried and dropped: 10 controller workers instead of 4 (handover p50
+ *   3-5 ms instead of 16-28 ms, but longer in a slot; six alternating pairs
+ *   at load average 8-12, 4 then 10 workers: 0.53/0.40, 0.63/0.58,
+ *   0.83/1.49, 0.69/0.50, 0.60/0.72, 0.58/0.91: no clear gain, as the first
+ *   round found). Not done: openapi-backend and express per request (~0.6 ms
+ *   a POST; shared with the list row); taking the commit's fsync off the
+ *   event loop (synchronous=NORMAL for the group commit's transactions and
+ *   an fsync of the -wal file in the thread pool before answering) would
+ *   keep acknowledged writes durable, but other readers (GETs, the webhook
+ *   dispatcher) could act on a commit not yet on disk: not the same
+ *   durability, so not done.
+ *   A starting scan was briefly counted twice (a scan written RUNNING
+ *   stayed in the starting set until its reconcile resumed after the shared
+ *   commit), so a slot freed meanwhile could wait for the next completion:
+ *   fixed (it leaves the set as its RUNNING row is written).
+ *   Seventeen runs of this build, at load average 2.4-10 from other work:
+ *   0.32-0.69x bare, median 0.54 (31-126 scans/s against 71-331
+ *   processes/s), 0.67 or more in two; POST p99 0.19-2.5 s, median
+ *   0.58 s, 250 ms or less in four (all at load average below 3). At load
+ *   average 2.4-3.5 (eight runs): 0.38-0.67x, p99 0.19-0.76 s; at 5-10
+ *   (nine): 0.32-0.69x, p99 0.52-2.5 s. CPU per scan 5.4-11.1 ms where it
+ *   was printed (this process 3.1-6.9, spawner 1.2-1.9, scanner 1.1-2.3)
+ *   against bare 4.8-8.1 ms. Also tried, alternating runs at load average
+ *   2.4-3.1, no difference beyond the noise: the controller's writes each
+ *   committing on their own (0.44, 0.55, 0.40x against 0.46, 0.45, 0.42x
+ *   shared), and UV_THREADPOOL_SIZE=16 (0.54, 0.68, 0.48x against 0.41,
+ *   0.59, 0.67x with 4). Not met reliably. Next step, measured: storing a
+ *   small output in the SQLite transaction that records SUCCEEDED (one
+ *   fsync instead of two) could take out the largest step left after the
+ *   scanner exits, the file's fsync and rename (p50 9.5 ms at load
+ *   average ~5, against 1.4 ms for the SUCCEEDED commit and 11 ms waiting
+ *   for a worker).
+ *
  * Environment:
  *   BENCH_SCANS    scans, and bare processes per round (default 200)
  *   BENCH_LIMIT    VIGIL_MAX_CONCURRENT_SCANS, and the bare pool size (default 10)
@@ -72,6 +164,7 @@ import { describeFake, runBare, type BareRun, type FakeKind } from './support/fa
 import { envInteger } from './support/env.js';
 import { cleanup, runBenchmark, tempDirectory } from './support/processes.js';
 import { startBenchService } from './support/scan-service.js';
+import { childrenMatching, cpuTimesOf, difference } from './support/cpu-time.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const execFileAsync = promisify(execFile);
@@ -135,6 +228,8 @@ interface VigilRun {
   reconciles: number;
   /** Share of the run this process's event loop was busy (HTTP edge, controller and runner; the client is another process). */
   eventLoopUtilization: number;
+  /** CPU over the run, ms: this process (Vigil, and the benchmark's sampler), the spawner, and the scanners the spawner reaped; undefined without /proc. */
+  cpu: { serviceMs: number; spawnerMs: number | undefined; scannersMs: number | undefined };
 }
 
 /**
@@ -184,6 +279,9 @@ async function runVigil(dataDir: string): Promise<VigilRun> {
       timer = setTimeout(() => reject(new Error(`the Vigil run did not finish within ${config.timeoutSeconds} s (BENCH_TIMEOUT)`)), config.timeoutSeconds * 1000);
     });
 
+    const spawnerPid = childrenMatching(process.pid, 'spawner-process')[0];
+    const spawnerStart = spawnerPid === undefined ? undefined : cpuTimesOf(spawnerPid);
+    const cpuStart = process.cpuUsage();
     const eluStart = performance.eventLoopUtilization();
     const postsPromise = postScans(service.baseUrl, service.apiKey);
     postsPromise.catch(() => undefined); // when the timeout wins the race, the POSTs' own failure is not news
@@ -194,6 +292,8 @@ async function runVigil(dataDir: string): Promise<VigilRun> {
     clearTimeout(timer);
     clearInterval(sampler);
     const eventLoopUtilization = performance.eventLoopUtilization(eluStart).utilization;
+    const serviceCpu = process.cpuUsage(cpuStart);
+    const spawnerCpu = spawnerPid === undefined ? undefined : difference(cpuTimesOf(spawnerPid), spawnerStart);
     const reconciles = observations.reconciles;
 
     if (observations.failed.size > 0) {
@@ -207,13 +307,8 @@ async function runVigil(dataDir: string): Promise<VigilRun> {
 
     const rows = core.db.prepare('SELECT id, state, started_at, finished_at FROM scans').all() as Array<{ id: string; state: string; started_at: string | null; finished_at: string | null }>;
     const scans = new Map(rows.map((row) => [row.id, row]));
-    const runningEvents = core.db
-      .prepare(
-        `SELECT json_extract(payload, '$.id') AS id, MIN(created_at) AS at FROM events
-         WHERE type = 'scan.updated' AND json_extract(payload, '$.state') = 'RUNNING' GROUP BY 1`,
-      )
-      .all() as Array<{ id: string; at: string }>;
-    const runningAt = new Map(runningEvents.map((row) => [row.id, Date.parse(row.at)]));
+    // Saved RUNNING, as the controller's repository saw it (not its scan.updated event: events may not be stored when no endpoint would receive them).
+    const runningAt = new Map([...observations.runningAt].map(([id, at]) => [id, epochMs(at)]));
 
     const lastSucceeded = Math.max(...observations.succeededAt.values());
     const run: VigilRun = {
@@ -231,6 +326,7 @@ async function runVigil(dataDir: string): Promise<VigilRun> {
       maxQueueDepth,
       reconciles,
       eventLoopUtilization,
+      cpu: { serviceMs: (serviceCpu.user + serviceCpu.system) / 1000, spawnerMs: spawnerCpu?.selfMs, scannersMs: spawnerCpu?.childrenMs },
     };
     for (const p of posted) {
       const row = scans.get(p.id);
@@ -258,11 +354,36 @@ async function runVigil(dataDir: string): Promise<VigilRun> {
   }
 }
 
-function bareSummary(runs: readonly BareRun[]) {
+interface MeasuredBareRun extends BareRun {
+  /** CPU ms of this process starting them, and of the processes themselves (reaped, so counted as this process's children); the latter undefined without /proc. */
+  spawningCpuMs: number;
+  processesCpuMs: number | undefined;
+}
+
+async function measuredBare(baseDir: string): Promise<MeasuredBareRun> {
+  const cpuStart = process.cpuUsage();
+  const childrenStart = cpuTimesOf(process.pid);
+  const run = await runBare(config.fake, baseDir, config.scans, config.limit);
+  const cpu = process.cpuUsage(cpuStart);
+  return { ...run, spawningCpuMs: (cpu.user + cpu.system) / 1000, processesCpuMs: difference(cpuTimesOf(process.pid), childrenStart)?.childrenMs };
+}
+
+function bareSummary(runs: readonly MeasuredBareRun[]) {
   const processes = runs.reduce((sum, run) => sum + run.processes, 0);
   const ms = runs.reduce((sum, run) => sum + run.ms, 0);
-  return { processes, ms, perSecond: (processes / ms) * 1000, lifetimesMs: runs.flatMap((run) => run.lifetimesMs) };
+  const processesCpu = runs.every((run) => run.processesCpuMs !== undefined) ? runs.reduce((sum, run) => sum + run.processesCpuMs!, 0) : undefined;
+  return {
+    processes,
+    ms,
+    perSecond: (processes / ms) * 1000,
+    lifetimesMs: runs.flatMap((run) => run.lifetimesMs),
+    spawningCpuMs: runs.reduce((sum, run) => sum + run.spawningCpuMs, 0),
+    processesCpuMs: processesCpu,
+  };
 }
+
+/** "1.23 ms" per item, or "n/a" without /proc. */
+const perItem = (totalMs: number | undefined, count: number) => (totalMs === undefined ? 'n/a' : `${(totalMs / count).toFixed(2)} ms`);
 
 async function main(): Promise<void> {
   const cpuList = cpus();
@@ -278,16 +399,16 @@ async function main(): Promise<void> {
 
   const dir = tempDirectory('vigil-bench-scans-');
   await runBare(config.fake, join(dir, 'warm-up'), config.limit, config.limit);
-  const bareRuns: BareRun[] = [await runBare(config.fake, join(dir, 'bare-1'), config.scans, config.limit)];
+  const bareRuns: MeasuredBareRun[] = [await measuredBare(join(dir, 'bare-1'))];
   const vigil = await runVigil(join(dir, 'data'));
-  bareRuns.push(await runBare(config.fake, join(dir, 'bare-2'), config.scans, config.limit));
+  bareRuns.push(await measuredBare(join(dir, 'bare-2')));
   const bare = bareSummary(bareRuns);
   const vigilPerSecond = (config.scans / vigil.wallMs) * 1000;
 
   log(`vigil:`);
   log(`  ${config.scans} POSTs sent at once, all answered 200 QUEUED within ${vigil.postsMs.toFixed(0)} ms; response time ${spread(vigil.responseMs)}`);
   log(`  wall time, first POST sent to last SUCCEEDED: ${(vigil.wallMs / 1000).toFixed(2)} s = ${vigilPerSecond.toFixed(1)} scans/s to SUCCEEDED`);
-  log(`  admission delay, POST sent to workload started (RUNNING event): ${spread(vigil.admissionMs)}`);
+  log(`  admission delay, POST sent to workload started (saved RUNNING): ${spread(vigil.admissionMs)}`);
   log(`    (POST sent to started_at, the admission decision before spawn: ${spread(vigil.decisionMs)})`);
   log(`  time to SUCCEEDED, POST sent to SUCCEEDED: ${spread(vigil.toSucceededMs)}`);
   log(`  where the time goes:`);
@@ -297,10 +418,15 @@ async function main(): Promise<void> {
   log(`    controller: ${vigil.reconciles} reconciles (${(vigil.reconciles / config.scans).toFixed(1)} per scan), ready-queue depth up to ${vigil.maxQueueDepth} (sampled every 5 ms)`);
   log(`    this process's event loop was busy ${(100 * vigil.eventLoopUtilization).toFixed(0)}% of the run (HTTP edge, controller and runner; the client is another process)`);
   log(
+    `    CPU per scan (user + system): this process ${perItem(vigil.cpu.serviceMs, config.scans)} (Vigil, and the benchmark's 5 ms sampler), ` +
+      `the spawner ${perItem(vigil.cpu.spawnerMs, config.scans)}, the scanners ${perItem(vigil.cpu.scannersMs, config.scans)}`,
+  );
+  log(
     `  max RUNNING at once: ${vigil.maxRunning} counted after every controller write, ${vigil.maxRunningSampled} sampled every 5 ms ` +
       `(limit ${config.limit}: held)`,
   );
   log(`bare: ${bareRuns.length} rounds x ${config.scans} processes in ${(bare.ms / 1000).toFixed(2)} s = ${bare.perSecond.toFixed(1)} processes/s; ` + `per process, spawn to close: ${spread(bare.lifetimesMs)}`);
+  log(`  CPU per process (user + system): the process starting them ${perItem(bare.spawningCpuMs, bare.processes)}, the processes ${perItem(bare.processesCpuMs, bare.processes)}`);
   log();
   const ratio = vigilPerSecond / bare.perSecond;
   const p99 = percentile(vigil.responseMs, 0.99);

@@ -8,10 +8,13 @@
  * - the controller's ScanRepository is wrapped by an observer that, after
  *   every write the controller makes, counts RUNNING scans (exact, not
  *   sampled: one extra COUNT query per write), notes each SUCCEEDED or
- *   FAILED scan, and counts reconciles (the controller reads the scan once
- *   per reconcile);
+ *   FAILED scan and when each was first saved RUNNING, and counts
+ *   reconciles (the controller reads the scan once per reconcile);
  * - a second listener on the runner's change notices records when each
- *   workload last changed (for the fake, its exit), without acting on it.
+ *   workload last changed (for the fake, its exit), without acting on it;
+ * - the scanner spawner, which composeVigil forks at start without waiting
+ *   for it, is ready before the POSTs are sent, as in a service that has
+ *   been up for a moment (under tsx it takes ~0.3 s to load).
  */
 import type { Server } from 'node:http';
 import { join } from 'node:path';
@@ -29,6 +32,8 @@ import { scannerForWithFakeNmap, type FakeKind } from './fake-scanner.js';
 export interface ScanObservations {
   /** The most scans RUNNING at once, counted after every controller write. */
   maxRunning: number;
+  /** performance.now() when each scan was first saved RUNNING (its workload started). */
+  runningAt: Map<string, number>;
   /** performance.now() when each scan was saved SUCCEEDED. */
   succeededAt: Map<string, number>;
   /** Scans saved in another terminal state, with the state. */
@@ -55,6 +60,10 @@ function observed(repository: ScanRepository, observations: ScanObservations): S
   const afterWrite = (scan: Scan, saved: boolean) => {
     observations.maxRunning = Math.max(observations.maxRunning, repository.countInState('RUNNING'));
     if (!saved) return;
+    if (scan.state === 'RUNNING') {
+      if (!observations.runningAt.has(scan.id)) observations.runningAt.set(scan.id, performance.now());
+      return;
+    }
     if (scan.state === 'SUCCEEDED') observations.succeededAt.set(scan.id, performance.now());
     else if (scan.state === 'FAILED' || scan.state === 'STOPPED') observations.failed.set(scan.id, scan.state);
     else return;
@@ -94,7 +103,7 @@ export async function startBenchService(settings: Settings, fake: FakeKind): Pro
   const core = composeCore(settings, clock);
   const { apiKey } = core.accounts.createAccount({ name: 'bench' });
   const metrics = new Metrics({ defaultMetrics: true });
-  const observations: ScanObservations = { maxRunning: 0, succeededAt: new Map(), failed: new Map(), lastNoticeAt: new Map(), reconciles: 0, onTerminal: () => undefined };
+  const observations: ScanObservations = { maxRunning: 0, runningAt: new Map(), succeededAt: new Map(), failed: new Map(), lastNoticeAt: new Map(), reconciles: 0, onTerminal: () => undefined };
 
   const runner = new ProcessWorkloadRunner({
     workDir: join(settings.dataDir, 'work'),
@@ -116,6 +125,8 @@ export async function startBenchService(settings: Settings, fake: FakeKind): Pro
     server.once('error', reject);
   });
   accepting = true;
+  // composeVigil's embedded runtime forks the spawner at start without waiting for it; a service that is up has it ready.
+  await runner.prepare();
   controller.start();
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : settings.port;

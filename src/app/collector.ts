@@ -45,9 +45,12 @@ export async function collectFindings(scan: Scan, outputs: readonly WorkloadOutp
   for (const output of outputs) {
     const parser = parserFor(scan.type, maxBytes === undefined ? {} : { maxBytes });
     try {
+      let first = true;
       for await (const slice of slices(output.content)) {
+        // A turn of the event loop between slices, none before the first: a file of one slice (most scans' output) is parsed at once.
+        if (!first) await new Promise((resolve) => setImmediate(resolve));
+        first = false;
         parser.write(slice);
-        await new Promise((resolve) => setImmediate(resolve));
       }
       const result = parser.end();
       findings.push(...result.findings);

@@ -195,21 +195,26 @@ export class RiskHistory {
     kind: RecordingKind,
     findingsByTarget: FindingsInput,
     finish: (risks: ScanRisks, events: OutboxEvent[]) => T | false,
+    shared?: <R>(work: () => R) => Promise<R>,
   ): Promise<T | false> {
     const source = targetFindings(findingsByTarget);
     const findings = scan.resolvedTargets.reduce((sum, target) => sum + source.countOf(target.targetId), 0);
     if (scan.resolvedTargets.length > TARGETS_PER_TRANSACTION || findings >= FINDINGS_PER_TRANSACTION) return this.recordScanInChunks(scan, kind, findingsByTarget, finish);
-    try {
-      return this.transaction(() => {
-        const part = this.recordScan(scan, findingsByTarget);
-        const done = finish(part.risks, part.events);
-        if (done === false) throw REFUSED;
-        return done;
-      });
-    } catch (error) {
-      if (error === REFUSED) return false;
-      throw error;
-    }
+    const whole = (): T | false => {
+      try {
+        return this.transaction(() => {
+          const part = this.recordScan(scan, findingsByTarget);
+          const done = finish(part.risks, part.events);
+          if (done === false) throw REFUSED;
+          return done;
+        });
+      } catch (error) {
+        if (error === REFUSED) return false;
+        throw error;
+      }
+    };
+    // `shared` (the store's group commit): the transaction nests in one shared with other writes of the same turn, one disk flush for all.
+    return shared === undefined ? whole() : shared(whole);
   }
 
   /**

@@ -125,7 +125,7 @@ export function launchOptions(settings: Settings): LaunchOptions {
 }
 
 /** The embedded runtime: scanners as child processes, none outliving the service. */
-function embeddedRuntime(settings: Settings): WorkloadRuntime {
+function embeddedRuntime(settings: Settings, logger: Logger): WorkloadRuntime {
   const runner = new ProcessWorkloadRunner({
     workDir: join(settings.dataDir, 'work'),
     scannerFor,
@@ -135,8 +135,17 @@ function embeddedRuntime(settings: Settings): WorkloadRuntime {
     environment: scannerEnvironment(),
     nucleiTemplatesDir: settings.nucleiTemplatesDir,
     maxOutputBytes: settings.resultFileMaxBytes,
+    onCleanupError: (scanId, error) => logger.warn({ scan_id: scanId, err: error }, "a finished scan's work directory could not be removed"),
   });
-  return { runner, start: async () => undefined, stop: () => runner.stopAll() };
+  // The scanner spawner is forked at start, so the first scans do not wait for it to load; listening does not wait for it either.
+  return {
+    runner,
+    start: async () => {
+      // A spawner that fails to start is forked again at the first scan, which then reports why.
+      runner.prepare().catch(() => undefined);
+    },
+    stop: () => runner.stopAll(),
+  };
 }
 
 /** Wrong API keys per client address: 20 at once, then one a second (README, Security). */
@@ -189,6 +198,7 @@ export function scanController(settings: Settings, core: Core, scans: ScanReposi
     maxConcurrentScans: settings.maxConcurrentScans,
     allowTargets: settings.allowTargets,
     resultFileMaxBytes: settings.resultFileMaxBytes,
+    commit: (work) => core.commits.run(work),
     // Embedded: the service replays logins itself; Kubernetes: the scan's Job does (login-step.ts).
     preparation: new WebScanPreparation(
       core.targetRepository,
@@ -260,7 +270,9 @@ export function composeCore(
   const staging = new SqliteRecordingStaging(db);
   const history = new RiskHistory(riskRepository, targetRepository, clock, pendingRecordings, new SqliteEventReceivers(db), staging);
   const outbox = new NotifyingOutbox(new SqliteEventOutbox(db));
-  const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles, history, outbox, new GroupCommit((fn) => db.transaction(fn).immediate(), () => db.inTransaction));
+  // Writes of the same turn of the event loop in one transaction, one disk flush: POST /v1/scans and the Scan controller's state changes.
+  const commits = new GroupCommit((fn) => db.transaction(fn).immediate(), () => db.inTransaction);
+  const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles, history, outbox, commits);
   const uploads = new UploadsService(
     new SqliteUploadTokenRepository(db),
     new FileSystemResultFiles(join(settings.dataDir, 'uploads')),
@@ -287,7 +299,7 @@ export function composeCore(
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
   const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings, staging);
-  return { db, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, reports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
+  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, reports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 
 /**
@@ -362,7 +374,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     return bound;
   };
 
-  const runtime = cluster === undefined ? embeddedRuntime(settings) : kubernetesRuntime(settings, core, cluster, clock, logger);
+  const runtime = cluster === undefined ? embeddedRuntime(settings, logger) : kubernetesRuntime(settings, core, cluster, clock, logger);
   const controller = scanController(settings, core, core.scanRepository, runtime.runner, clock, logger, runtime.pollMs);
   core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
   const dispatcher = webhookDispatcher(settings, core, clock, logger);

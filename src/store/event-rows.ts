@@ -16,6 +16,8 @@ const ROW = '(?, ?, ?, ?, ?, ?)';
 export class EventRows {
   private readonly full;
   private readonly receivers;
+  /** Statements for a remainder, by its row count (fewer than ROWS_PER_STATEMENT), prepared once each: most writes carry one or two events (a scan's state change), and preparing cost more than running. */
+  private readonly partial = new Map<number, ReturnType<Database['prepare']>>();
 
   constructor(private readonly db: Database) {
     this.full = db.prepare(sql(ROWS_PER_STATEMENT));
@@ -26,7 +28,16 @@ export class EventRows {
     const events = this.receivers.received(all);
     let start = 0;
     for (; start + ROWS_PER_STATEMENT <= events.length; start += ROWS_PER_STATEMENT) this.full.run(values(events, start, ROWS_PER_STATEMENT));
-    if (start < events.length) this.db.prepare(sql(events.length - start)).run(values(events, start, events.length - start));
+    if (start < events.length) this.statementFor(events.length - start).run(values(events, start, events.length - start));
+  }
+
+  private statementFor(rows: number) {
+    let statement = this.partial.get(rows);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql(rows));
+      this.partial.set(rows, statement);
+    }
+    return statement;
   }
 }
 

@@ -99,6 +99,8 @@ function toParams(scan: Scan) {
 export class SqliteScanRepository implements ScanRepository {
   private readonly statements;
   private readonly eventRows: EventRows;
+  /** idsInStates' statement per list of states (the controller asks for QUEUED ones at every freed slot). */
+  private readonly idsInStatesStatements = new Map<string, ReturnType<Database['prepare']>>();
 
   constructor(private readonly db: Database) {
     this.eventRows = new EventRows(db);
@@ -183,9 +185,13 @@ export class SqliteScanRepository implements ScanRepository {
   }
 
   idsInStates(states: readonly ScanState[], limit = -1): string[] {
-    const rows = this.db
-      .prepare(`SELECT id FROM scans WHERE state IN (${states.map(() => '?').join(', ')}) ORDER BY seq LIMIT ?`)
-      .all(...states, limit) as Array<{ id: string }>;
+    const key = states.join(',');
+    let statement = this.idsInStatesStatements.get(key);
+    if (statement === undefined) {
+      statement = this.db.prepare(`SELECT id FROM scans WHERE state IN (${states.map(() => '?').join(', ')}) ORDER BY seq LIMIT ?`);
+      this.idsInStatesStatements.set(key, statement);
+    }
+    const rows = statement.all([...states, limit]) as Array<{ id: string }>;
     return rows.map((row) => row.id);
   }
 

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { ResolvedTarget, Scan } from '../../src/domain/scans/scan.js';
 import type { HostResolver, WorkloadRunner, WorkloadStatus } from '../../src/app/ports.js';
-import { ScanController } from '../../src/app/controller/scan-controller.js';
+import { ScanController, type ScanControllerOptions } from '../../src/app/controller/scan-controller.js';
+import { GroupCommit } from '../../src/app/group-commit.js';
 import { FakeTimers } from '../support/fake-timers.js';
 import { parseCidrList } from '../../src/domain/targets/ipv4.js';
 import { composeCore } from '../../src/main/composition-root.js';
@@ -55,7 +56,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
   let controller: ScanController;
   let account: Account;
 
-  function build(maxConcurrentScans = 10): void {
+  function build(maxConcurrentScans = 10, extra: Partial<ScanControllerOptions> = {}): void {
     controller = new ScanController({
       scans: core.scanRepository,
       runner,
@@ -71,6 +72,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
       },
       pollMs: 1000,
       admissionRetryMs: 5000,
+      ...extra,
     });
   }
 
@@ -164,6 +166,34 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     expect(queued).to.deep.equal([waiting[0]!.id]);
   });
 
+  it('a freed slot wakes a queued scan that can take it, not one already being started (still QUEUED until RUNNING is saved)', async () => {
+    build(2);
+    const first = startScan(['127.0.0.1']);
+    await controller.reconcile(first.id);
+    const starting = startScan(['127.0.0.2']);
+    const waiting = startScan(['127.0.0.3']);
+    // The second scan's workload start is in progress (a spawn round trip) when the first finishes.
+    let finishStart: (() => void) | undefined;
+    const start = runner.start.bind(runner);
+    runner.start = (scan, targets) => (scan.id === starting.id ? new Promise<void>((resolve) => (finishStart = () => void start(scan, targets).then(resolve))) : start(scan, targets));
+    const admitting = controller.reconcile(starting.id);
+    for (let turn = 0; turn < 1000 && finishStart === undefined; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(stateOf(starting.id).state).to.equal('QUEUED');
+    runner.statuses.set(first.id, { phase: 'Succeeded', outputs: [] });
+    const queued: string[] = [];
+    const add = controller.queue.add.bind(controller.queue);
+    controller.queue.add = (key: string) => {
+      queued.push(key);
+      add(key);
+    };
+    await controller.reconcile(first.id);
+    expect(queued).to.deep.equal([waiting.id]);
+    finishStart!();
+    await admitting;
+    await controller.reconcile(waiting.id);
+    expect([stateOf(starting.id).state, stateOf(waiting.id).state]).to.deep.equal(['RUNNING', 'RUNNING']);
+  });
+
   it('hands a finished scan\'s slot to the next before its workload is released (removing its files does not hold the slot)', async () => {
     build(1);
     const first = startScan(['127.0.0.1']);
@@ -218,6 +248,86 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     for await (const chunk of content) chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks).toString()).to.equal('<nmaprun/>');
     expect(runner.actions.at(-1)).to.equal(`release ${scan.id}`);
+  });
+
+  it("with the store's group commit, the writes of scans reconciled in the same turn share one transaction (one disk flush): their RUNNING, then their SUCCEEDED", async () => {
+    let transactions = 0;
+    const commits = new GroupCommit(
+      (fn) => {
+        if (!core.db.inTransaction) transactions += 1;
+        return core.db.transaction(fn).immediate();
+      },
+      () => core.db.inTransaction,
+    );
+    build(10, { commit: (work) => commits.run(work) });
+    const scans = [startScan(['127.0.0.1']), startScan(['127.0.0.2']), startScan(['127.0.0.3'])];
+    await Promise.all(scans.map((scan) => controller.reconcile(scan.id)));
+    expect(scans.map((scan) => stateOf(scan.id).state)).to.deep.equal(['RUNNING', 'RUNNING', 'RUNNING']);
+    expect(transactions).to.equal(1);
+    // No output files: saving them would wait on the disk, so the three would no longer finish in the same turn.
+    for (const scan of scans) runner.statuses.set(scan.id, { phase: 'Succeeded', outputs: [] });
+    await Promise.all(scans.map((scan) => controller.reconcile(scan.id)));
+    expect(scans.map((scan) => stateOf(scan.id).state)).to.deep.equal(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
+    expect(transactions).to.equal(2);
+    expect(eventTypes().filter((type) => type === 'scan.updated:SUCCEEDED')).to.have.length(3);
+  });
+
+  it('a scan is RUNNING only once its write is committed: the reconcile waits for the commit', async () => {
+    const held: Array<() => void> = [];
+    build(10, { commit: <T>(work: () => T) => new Promise<T>((resolve) => held.push(() => resolve(work()))) });
+    const scan = startScan(['127.0.0.1']);
+    let done = false;
+    const admitting = controller.reconcile(scan.id).then(() => (done = true));
+    for (let turn = 0; turn < 1000 && held.length === 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(runner.actions).to.deep.equal([`start ${scan.id} 127.0.0.1`]);
+    expect([stateOf(scan.id).state, done]).to.deep.equal(['QUEUED', false]);
+    held[0]!();
+    await admitting;
+    expect(stateOf(scan.id).state).to.equal('RUNNING');
+  });
+
+  it('a scan whose RUNNING is written holds one slot, not two, while its reconcile waits for the shared commit: a slot freed meanwhile wakes the next scan', async () => {
+    // Writes are applied at once but their reconciles resume only when the test says (a commit shared with others, still being flushed).
+    const held = new Map<string, () => void>();
+    let writing = '';
+    build(2, {
+      commit: <T>(work: () => T) => {
+        const value = work();
+        return new Promise<T>((resolve) => held.set(writing, () => resolve(value)));
+      },
+    });
+    const resume = async (id: string) => {
+      for (let turn = 0; turn < 1000 && !held.has(id); turn++) await new Promise((resolve) => setImmediate(resolve));
+      held.get(id)!();
+      held.delete(id);
+    };
+    const first = startScan(['127.0.0.1']);
+    writing = first.id;
+    const admitFirst = controller.reconcile(first.id);
+    await resume(first.id);
+    await admitFirst;
+    const second = startScan(['127.0.0.2']);
+    const third = startScan(['127.0.0.3']);
+    writing = second.id;
+    const admitSecond = controller.reconcile(second.id);
+    for (let turn = 0; turn < 1000 && !held.has(second.id); turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(stateOf(second.id).state).to.equal('RUNNING');
+    // The first finishes while the second's reconcile still waits for its commit.
+    runner.statuses.set(first.id, { phase: 'Succeeded', outputs: [] });
+    const queued: string[] = [];
+    const add = controller.queue.add.bind(controller.queue);
+    controller.queue.add = (key: string) => {
+      queued.push(key);
+      add(key);
+    };
+    writing = first.id;
+    const finishFirst = controller.reconcile(first.id);
+    await resume(first.id);
+    await finishFirst;
+    expect(stateOf(first.id).state).to.equal('SUCCEEDED');
+    expect(queued).to.deep.equal([third.id]);
+    await resume(second.id);
+    await admitSecond;
   });
 
   for (const [what, status, reason] of [

@@ -4,7 +4,7 @@
  * with findings or warnings" code with its outputs written is a success.
  */
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkloadStatus } from '../../src/app/ports.js';
 import type { ScannerDefinition } from '../../src/domain/scanners/definition.js';
@@ -44,6 +44,40 @@ describe('embedded runner: exit codes', () => {
     const status = await outcome(scannerExiting(2, [0, 2]), join(dir.path, 'work'));
     expect(status.phase).to.equal('Succeeded');
     expect((await outputBytes(status.outputs![0]!)).toString()).to.equal('<nmaprun/>\n');
+  });
+
+  it('a small output (up to 1 MiB) is read when the scanner exits, so it outlives the work directory; a larger one is read from it later, in pieces', async () => {
+    const writing = (bytes: number): ScannerDefinition => ({ ...scannerExiting(0, [0]), local: () => ({ program: 'sh', args: ['-c', `head -c ${bytes} /dev/zero | tr '\\0' x > report.xml`] }) });
+    const runner = (name: string, definition: ScannerDefinition) =>
+      new ProcessWorkloadRunner({ workDir: join(dir.path, name), scannerFor: () => definition, deadlineMs: 60_000, environment: scannerEnvironment(), launch: launchOptions(loadSettings({ PATH: process.env.PATH ?? '' })) });
+    const finished = async (workloads: ProcessWorkloadRunner) => {
+      const scan = { id: 'scan-1', type: 'NMAP' } as Scan;
+      await workloads.start(scan, [{ targetId: 't', target: '198.51.100.7', addresses: ['198.51.100.7'] }]);
+      const status = await waitFor(() => workloads.observe(scan.id), (status) => status.phase !== 'Running', 'the scanner to exit');
+      expect(status.phase).to.equal('Succeeded');
+      return { status, release: () => workloads.release(scan.id) };
+    };
+    const small = await finished(runner('small', writing(1024 * 1024)));
+    await small.release();
+    expect(small.status.outputs![0]!.content).to.be.instanceOf(Uint8Array);
+    expect((await outputBytes(small.status.outputs![0]!)).toString()).to.equal('x'.repeat(1024 * 1024));
+    const large = await finished(runner('large', writing(1024 * 1024 + 1)));
+    expect(large.status.outputs![0]!.content).to.be.a('function');
+    expect((await outputBytes(large.status.outputs![0]!)).byteLength).to.equal(1024 * 1024 + 1);
+    await large.release();
+  });
+
+  it('release forgets the workload at once and removes its work directory in the background; stopAll waits for the removal', async () => {
+    const workDir = join(dir.path, 'released');
+    const runner = new ProcessWorkloadRunner({ workDir, scannerFor: () => scannerExiting(0, [0]), deadlineMs: 60_000, environment: scannerEnvironment(), launch: launchOptions(loadSettings({ PATH: process.env.PATH ?? '' })) });
+    const scan = { id: 'scan-1', type: 'NMAP' } as Scan;
+    await runner.start(scan, [{ targetId: 't', target: '198.51.100.7', addresses: ['198.51.100.7'] }]);
+    await waitFor(() => runner.observe(scan.id), (status) => status.phase !== 'Running', 'the scanner to exit');
+    expect(existsSync(join(workDir, scan.id, 'report.xml'))).to.equal(true);
+    await runner.release(scan.id);
+    expect(await runner.observe(scan.id)).to.deep.equal({ phase: 'Missing' });
+    await runner.stopAll();
+    expect(existsSync(join(workDir, scan.id))).to.equal(false);
   });
 
   it('an unlisted code fails, naming the code and the scanner\'s last error lines', async () => {

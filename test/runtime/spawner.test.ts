@@ -81,6 +81,27 @@ describe('embedded runner: scanner spawner', () => {
     await missing.started;
   });
 
+  it('start() forks the spawner ahead of the first scanner and resolves once it is ready; the scanners then run from that same process', async () => {
+    expect(spawner.pid).to.equal(undefined);
+    await spawner.start();
+    const pid = spawner.pid!;
+    expect(alive(pid)).to.equal(true);
+    await spawner.start();
+    expect(spawner.pid).to.equal(pid);
+    const result = await run(spawner, '/bin/sh', ['-c', 'echo $PPID']);
+    expect(result.lines).to.deep.equal([[String(pid), 'stdout']]);
+  });
+
+  it('start() after the spawner died forks a new one', async () => {
+    await spawner.start();
+    const first = spawner.pid!;
+    process.kill(first, 'SIGKILL');
+    await waitFor(async () => spawner.pid, (pid) => pid === undefined, 'the dead spawner to be noticed', 30_000);
+    await spawner.start();
+    expect(spawner.pid).to.not.equal(first);
+    expect((await run(spawner, '/bin/sh', ['-c', 'echo again'])).lines).to.deep.equal([['again', 'stdout']]);
+  });
+
   it('a program that does not exist is an error, then a close', async () => {
     const result = await run(spawner, '/nonexistent/scanner', []);
     expect(result.errors).to.have.length(1);

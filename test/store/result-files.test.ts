@@ -27,6 +27,19 @@ describe('result files on disk', () => {
     expect(Buffer.from((await files.read('scan-2', 'nmap.xml'))!).equals(Buffer.from(bytes))).to.equal(true);
   });
 
+  it('writes a small file given whole (up to 1 MiB, written synchronously and synced) and a larger one alike: the same bytes, size and SHA-256, no temporary file left', async () => {
+    const files = new FileSystemResultFiles(root);
+    for (const [scanId, bytes] of [['small', new Uint8Array(1024 * 1024).fill(0x61)], ['large', new Uint8Array(1024 * 1024 + 1).fill(0x62)]] as const) {
+      const saved = await files.save(scanId, 'out.xml', bytes);
+      expect(saved).to.deep.equal({ size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') });
+      expect(Buffer.from((await files.read(scanId, 'out.xml'))!).equals(Buffer.from(bytes))).to.equal(true);
+      expect(readdirSync(join(root, scanId))).to.deep.equal(['out.xml']);
+    }
+    // Saved again, the file is replaced whole.
+    await files.save('small', 'out.xml', new TextEncoder().encode('<nmaprun/>'));
+    expect(Buffer.from((await files.read('small', 'out.xml'))!).toString()).to.equal('<nmaprun/>');
+  });
+
   it('saves a stream of pieces as they come, and a stream that fails leaves the files saved before and no temporary file', async () => {
     const files = new FileSystemResultFiles(root);
     async function* pieces(fail: boolean) {

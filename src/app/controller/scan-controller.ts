@@ -54,6 +54,14 @@ export interface ScanControllerOptions {
    */
   admissionRetryMs?: number;
   workers?: number;
+  /**
+   * Runs a write in a store transaction shared with the other writes of the
+   * same turn of the event loop (the store's GroupCommit, shared with POST
+   * /v1/scans), resolving once it is committed: one disk flush, which blocks
+   * the event loop, then serves several scans' state changes. Absent, each
+   * write commits on its own.
+   */
+  commit?: <T>(work: () => T) => Promise<T>;
 }
 
 const ACTIVE_STATES = ['QUEUED', 'RUNNING', 'STOPPING'] as const;
@@ -136,20 +144,23 @@ export class ScanController {
     const scan = { ...queued, conditions: setConditions(queued.conditions, prepared.conditions, this.options.clock.now()) };
     const now = this.options.clock.now().toISOString();
     if (resolved.length === 0) {
-      this.write({ ...scan, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', ended('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets'));
+      await this.write({ ...scan, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', ended('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets'));
       return this.wakeQueued();
     }
     try {
       await this.options.runner.start(scan, resolved, prepared.inputs);
     } catch (error) {
       if (!(error instanceof WorkloadRefusedError)) throw error;
-      this.write({ ...scan, resolvedTargets: resolved, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', ended('Failed', error.reason, error.message));
+      await this.write({ ...scan, resolvedTargets: resolved, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', ended('Failed', error.reason, error.message));
       return this.wakeQueued();
     }
-    const started = this.write(
+    const started = await this.write(
       { ...scan, state: 'RUNNING', resolvedTargets: resolved, skippedTargets: skipped, startedAt: now },
       'QUEUED',
       [{ type: 'WorkloadReady', status: 'True', reason: 'WorkloadStarted', message: `the ${scan.type} scanner started on ${resolved.length} target(s)` }],
+      // Once RUNNING is written, the RUNNING count holds its slot: counted as starting as well, until this reconcile
+      // resumes after a shared commit, the slot would count twice, and a freed slot woken meanwhile would go unused.
+      () => this.starting.delete(scan.id),
     );
     if (!started) {
       // Stopped or deleted while its targets were resolved: the workload must not outlive it.
@@ -190,7 +201,7 @@ export class ScanController {
     switch (status.phase) {
       case 'Running': {
         const progress = advanceProgress(scan.progress, status.progress ?? 0);
-        if (progress !== scan.progress) this.write({ ...scan, progress }, 'RUNNING');
+        if (progress !== scan.progress) await this.write({ ...scan, progress }, 'RUNNING');
         return this.recheck(status);
       }
       case 'Succeeded':
@@ -201,15 +212,15 @@ export class ScanController {
         return undefined;
       case 'Failed':
         if (status.reason === LOGIN_FAILED_REASON) {
-          this.write(loginFailedInWorkload(scan, status.message ?? 'the login recording failed', now), 'RUNNING', ended('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets'));
+          await this.write(loginFailedInWorkload(scan, status.message ?? 'the login recording failed', now), 'RUNNING', ended('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets'));
           await this.options.runner.release(scan.id);
           return this.wakeQueued();
         }
-        this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status));
+        await this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status));
         await this.options.runner.release(scan.id);
         return this.wakeQueued();
       case 'Missing':
-        this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status));
+        await this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status));
         await this.options.runner.release(scan.id);
         return this.wakeQueued();
     }
@@ -222,7 +233,7 @@ export class ScanController {
       collected = await collectFindings(scan, status.outputs ?? [], this.options.resultFileMaxBytes);
     } catch (error) {
       if (!(error instanceof MalformedResultError)) throw error;
-      this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', ended('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`));
+      await this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', ended('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`));
       return;
     }
     const files: StoredResultFile[] = [];
@@ -254,14 +265,14 @@ export class ScanController {
       };
       const scanEvent = newEvent(scan.accountId, 'scan.updated', presentScan(done), this.options.clock.now());
       return this.options.scans.saveWithResults(done, files, [scanEvent, ...events], 'RUNNING');
-    });
+    }, this.options.commit);
     if (saved === false) this.queue.add(scan.id);
   }
 
   private async finishStopping(scan: Scan): Promise<ReconcileResult> {
     await this.options.runner.stop(scan.id);
     const now = this.options.clock.now().toISOString();
-    this.write({ ...scan, state: 'STOPPED', finishedAt: now }, 'STOPPING', ended('Stopped', 'StopRequested', 'the scan was stopped on request'));
+    await this.write({ ...scan, state: 'STOPPED', finishedAt: now }, 'STOPPING', ended('Stopped', 'StopRequested', 'the scan was stopped on request'));
     await this.options.runner.release(scan.id);
     return this.wakeQueued();
   }
@@ -273,20 +284,39 @@ export class ScanController {
    */
   private wakeQueued(): undefined {
     const free = this.options.maxConcurrentScans - this.slotsInUse();
-    if (free > 0) for (const id of this.options.scans.idsInStates(['QUEUED'], free)) this.queue.add(id);
+    if (free <= 0) return undefined;
+    // The oldest QUEUED scans include those being started right now (still QUEUED until RUNNING is saved): skipped, so every free slot wakes a scan that can take it.
+    const waiting = this.options.scans.idsInStates(['QUEUED'], free + this.starting.size).filter((id) => !this.starting.has(id));
+    for (const id of waiting.slice(0, free)) this.queue.add(id);
     return undefined;
   }
 
   /**
    * Saves the scan (with a new condition when given) and its scan.updated
-   * event in one transaction, only if it is still in `expectedState`; when
+   * event in one transaction (shared, with options.commit), only if it is still in `expectedState`
+   * (`whenWritten` runs in that transaction once the row is written); when
    * the API changed it meanwhile (a stop), the scan is reconciled again.
    */
-  private write(scan: Scan, expectedState: Scan['state'], changes: readonly ConditionChange[] = []): boolean {
+  private async write(scan: Scan, expectedState: Scan['state'], changes: readonly ConditionChange[] = [], whenWritten?: () => void): Promise<boolean> {
     const updated = changes.length === 0 ? scan : { ...scan, conditions: setConditions(scan.conditions, applicable(scan, changes), this.options.clock.now()) };
-    const saved = this.options.scans.save(updated, [newEvent(scan.accountId, 'scan.updated', presentScan(updated), this.options.clock.now())], expectedState);
+    const event = newEvent(scan.accountId, 'scan.updated', presentScan(updated), this.options.clock.now());
+    const saved = await this.commit(() => {
+      const written = this.options.scans.save(updated, [event], expectedState);
+      if (written) whenWritten?.();
+      return written;
+    });
     if (!saved) this.queue.add(scan.id);
     return saved;
+  }
+
+  /** A write through options.commit, or on its own (synchronously, as the store writes) without it. */
+  private commit<T>(work: () => T): Promise<T> {
+    if (this.options.commit !== undefined) return this.options.commit(work);
+    try {
+      return Promise.resolve(work());
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 }
 

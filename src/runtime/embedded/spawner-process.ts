@@ -98,3 +98,6 @@ process.on('disconnect', () => {
   for (const child of children.values()) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   process.exit(0);
 });
+
+// Said once its handlers are in place: the service may wait for it at start (ScannerSpawner.start).
+send({ op: 'ready' });

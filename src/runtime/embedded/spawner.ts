@@ -4,8 +4,8 @@
  * costs in proportion to the memory of the process that forks, so from the
  * service it took ~3.5-4.5 ms of its event loop per scanner, from the
  * spawner ~1.2 ms on another core (bench/scans.ts). The spawner is forked
- * on the first scanner start, shared by every scanner of the runner, and
- * closed with it; a spawner that dies is forked again for the next scanner,
+ * by start() (the service's start) or else on the first scanner start,
+ * shared by every scanner of the runner, and closed with it; a spawner that dies is forked again for the next scanner,
  * and the scanners it was running end as killed.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -17,6 +17,7 @@ export type SpawnerRequest =
   | { op: 'kill'; id: number; signal: NodeJS.Signals };
 
 export type SpawnerEvent =
+  | { op: 'ready' }
   | { op: 'spawned'; id: number; pid: number }
   | { op: 'lines'; id: number; stream: 'stdout' | 'stderr'; lines: string[] }
   | { op: 'error'; id: number; message: string; code?: string }
@@ -72,6 +73,8 @@ const SPAWNER_MODULE = fileURLToPath(new URL(`./spawner-process${extname(fileURL
 export class ScannerSpawner {
   private child: ChildProcess | undefined;
   private readonly processes = new Map<number, Tracked>();
+  /** Spawners that said they are ready. */
+  private readonly ready = new WeakSet<ChildProcess>();
   private nextId = 1;
 
   /** Starts a program; what it prints and how it ends come back through the options' callbacks. */
@@ -95,6 +98,31 @@ export class ScannerSpawner {
     };
   }
 
+  /**
+   * Forks the spawner now, and resolves once it is ready to start scanners
+   * (or has exited: the first spawn() then forks another). The embedded
+   * runtime calls it at service start, so the first scans do not wait for
+   * a fork of Node to load (~50 ms from dist/, ~0.5 s under tsx), holding
+   * controller workers meanwhile (bench/scans.ts).
+   */
+  start(): Promise<void> {
+    const child = this.spawner();
+    if (this.ready.has(child)) return Promise.resolve();
+    // Waiting for it keeps the event loop alive (an idle spawner does not).
+    child.channel?.ref();
+    return new Promise((resolve) => {
+      const settle = () => {
+        child.off('message', onMessage);
+        child.off('exit', settle);
+        if (this.processes.size === 0) child.channel?.unref();
+        resolve();
+      };
+      const onMessage = (event: SpawnerEvent) => event.op === 'ready' && settle();
+      child.on('message', onMessage);
+      child.once('exit', settle);
+    });
+  }
+
   /** The spawner's process id while it runs (for tests). */
   get pid(): number | undefined {
     return this.child?.pid;
@@ -111,7 +139,7 @@ export class ScannerSpawner {
     if (this.child !== undefined && this.child.connected) return this.child;
     const child = fork(SPAWNER_MODULE, [], { execArgv: loaderArgs(process.execArgv), stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
     this.child = child;
-    child.on('message', (event: SpawnerEvent) => this.onEvent(event));
+    child.on('message', (event: SpawnerEvent) => this.onEvent(child, event));
     child.once('exit', () => {
       if (this.child === child) this.child = undefined;
       this.lost();
@@ -122,7 +150,11 @@ export class ScannerSpawner {
     return child;
   }
 
-  private onEvent(event: SpawnerEvent): void {
+  private onEvent(child: ChildProcess, event: SpawnerEvent): void {
+    if (event.op === 'ready') {
+      this.ready.add(child);
+      return;
+    }
     const tracked = this.processes.get(event.id);
     if (tracked === undefined) return;
     switch (event.op) {
