@@ -95,7 +95,11 @@ const LIST_COLUMNS = [
  * escapes exactly as JSON.stringify does for text SQLite can hold, and the
  * stored tags and zap settings are already JSON written by JSON.stringify,
  * so they are spliced in as they are. test/http/presenters.test.ts keeps it
- * equal to presentTarget.
+ * equal to presentTarget. Migration 0017 indexes this very expression
+ * (targets_list_json), so that a page in created_at order reads each row's
+ * JSON from the index instead of computing it: a change here needs a
+ * migration that replaces that index (the same test fails until then; the
+ * results stay right either way, only slower).
  */
 export const TARGET_JSON_SQL = `'{"id":' || json_quote(id) || ',"target":' || json_quote(target) || ',"label":' || json_quote(label)
   || ',"tags":' || tags || ',"health_score":{"score":' || health_score || ',"grade":' || json_quote(health_grade) || '}'

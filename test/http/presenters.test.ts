@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { SqliteAccountRepository } from '../../src/store/accounts-repository.js';
-import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
+import { SqliteTargetRepository, TARGET_JSON_SQL } from '../../src/store/targets-repository.js';
 import { AccountsService } from '../../src/app/accounts-service.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { DEFAULT_ZAP_SETTINGS, type Target } from '../../src/domain/targets/target.js';
@@ -148,6 +148,18 @@ describe('target presenters: the list fast path (JSON rendered by SQLite) is exa
           expect(pages.flat(), `sort ${JSON.stringify(sort)}, pages of ${pageSize}`).to.deep.equal(expected);
           expect(pages.length, `sort ${JSON.stringify(sort)}, pages of ${pageSize}`).to.equal(Math.ceil(total / pageSize));
         }
+      }
+    });
+
+    it("read a page in created_at order from the index that holds each target's JSON (migration 0017), not by computing it", () => {
+      // SQLite reads an indexed expression from the index only when the index's expression is TARGET_JSON_SQL itself.
+      for (const direction of ['DESC', 'ASC']) {
+        const plan = db
+          .prepare(`EXPLAIN QUERY PLAN SELECT ${TARGET_JSON_SQL} AS j FROM targets WHERE account_id = ? AND seq < ? ORDER BY seq ${direction} LIMIT ?`)
+          .all(accountId, 1e9, 500)
+          .map((row) => (row as { detail: string }).detail)
+          .join(' | ');
+        expect(plan, direction).to.match(/USING COVERING INDEX targets_list_json \(account_id=\? AND seq<\?\)/);
       }
     });
 
