@@ -107,6 +107,43 @@
  *     value), so it sits around the 2x aim rather than under it with
  *     margin; how much of it is there at the peak follows when V8 happens
  *     to collect, which the load on the machine moves.
+ *   issue 17, what held the upload's peak (process.memoryUsage() and V8's
+ *     heap spaces sampled every 2 ms, the sample at the highest RSS kept;
+ *     Buffer allocations counted by call site): 52-54 MB of RSS over the
+ *     baseline (VmHWM 55-57 MB, 2.2-2.3x the file) in three runs of the
+ *     upload alone, of which 26 MB outside the V8 heap (arrayBuffers) and 30
+ *     MB in it: 13.4 MB in the young large-object space and 9 MB more in
+ *     the old one (each large alert's text and its parsed strings, waiting
+ *     for a collection), 7 MB more old space. Outside the heap, beside the
+ *     read chunks, was the reader's own buffer for values that span writes:
+ *     it was let go after every value over 1 MiB, so each of the report's
+ *     14 large alerts (1.4 and 2.2 MB, repeated with the sites) regrew it by
+ *     doubling from its first piece: 65 allocations, 57 MB, for a 25 MB
+ *     file, garbage that V8 sees only as external memory and frees late.
+ *   Changed: the buffer is kept for the next value and let go at end(); it
+ *     grows once to hold the largest value (4 MiB here; at most
+ *     DEFAULT_MAX_VALUE_BYTES, 16 MiB). test/parsers/json-stream.test.ts
+ *     counts the allocations (20 values of 2 MiB: under 4x one value in all,
+ *     where it was 166 MB). After, the same sampling: arrayBuffers 9-13 MB
+ *     at the peak (the chunks read since the last scavenge), VmHWM 36-39 MB
+ *     over the baseline; eleven runs of the upload child alone 32.5-39.7 MB
+ *     (1.33-1.62x the file), eight of the parse child 26-38 MB. What is left is V8's
+ *     young generation, not the file: the semi-spaces grow from 8 to 32 MB
+ *     committed as large alerts survive scavenges, and ~13 MB of young large
+ *     objects wait for the next one; a 3.7 MB report (one copy of the
+ *     juice-shop site, with both large alerts) peaks 15 MB over the
+ *     baseline, the 0.3 MB bodgeit report 1.5 MB. Tried and not kept: the
+ *     chunk size (64 KiB, as an HTTP upload's socket reads, against 256
+ *     KiB: 38.7-39.3 against 39.2-40.6 MB); cutting every string over 256
+ *     KiB before JSON.parse, simulated with a report so cut (31 MB against
+ *     37: not worth the parser keeping less than it is given); V8 flags,
+ *     which users would have to run too: --max-semi-space-size=1 or 2 made
+ *     it worse (57-58 MB: the alerts then survive into the old generation
+ *     and wait for a mark-compact), 8 made it better (23 MB) and is not
+ *     adopted. Six runs of the zap benchmark after (load average 7.7-12,
+ *     JSON.parse 0.11-0.17 CPU s): upload 0.18-0.25 CPU s, 1.25-1.92x in
+ *     CPU time (0.62-3.81x wall), peak 1.29-1.74x the file (32-43 MB; before:
+ *     1.96-2.80x); parse 0.17-0.19 CPU s, 1.10-1.57x, peak 1.48-1.60x.
  *
  * The other JSON readers: nuclei JSON Lines were already parsed one line at a
  * time by JSON.parse as each newline arrives (JsonLinesStream: the same
