@@ -269,9 +269,9 @@ export class SqliteTargetRepository implements TargetRepository {
    * subquery with ORDER BY and LIMIT is run as a co-routine that hands its
    * rows on in that order, and SQLite keeps such an ORDER BY (it only drops
    * one from a subquery without LIMIT). group_concat(... ORDER BY ...) said
-   * the same thing at the cost of a sort of the rendered rows, ~40% of the
-   * query.s time; test/http/presenters.test.ts holds the order to
-   * every sort the API offers. The next cursor and whether more rows follow
+   * the same thing at the cost of a sort of the rendered rows, a third or
+   * more of the query's time; test/http/presenters.test.ts holds the order
+   * to every sort the API offers. The next cursor and whether more rows follow
    * come from a second query reading only the keys of the page's last row
    * and the one after it (LIMIT 2 OFFSET pageSize - 1): reading the keys of
    * all 501 rows made ~30 KB of short-lived JS arrays per page, the largest
