@@ -146,10 +146,10 @@
  *     which users would have to run too: --max-semi-space-size=1 or 2 made
  *     it worse (57-58 MB: the alerts then survive into the old generation
  *     and wait for a mark-compact), 8 made it better (23 MB) and is not
- *     adopted. Six runs of the zap benchmark after (load average 7.7-12,
- *     JSON.parse 0.11-0.17 CPU s): upload 0.18-0.25 CPU s, 1.25-1.92x in
+ *     adopted. Nine runs of the zap benchmark after (load average 6.3-12,
+ *     JSON.parse 0.10-0.17 CPU s): upload 0.17-0.25 CPU s, 1.23-1.92x in
  *     CPU time (0.62-3.81x wall), peak 1.29-1.74x the file (32-43 MB; before:
- *     1.96-2.80x); parse 0.17-0.19 CPU s, 1.10-1.57x, peak 1.48-1.60x.
+ *     1.96-2.80x); parse 0.16-0.19 CPU s, 1.10-1.57x, peak 1.36-1.63x.
  *
  * The other JSON readers: nuclei JSON Lines were already parsed one line at a
  * time by JSON.parse as each newline arrives (JsonLinesStream: the same

@@ -65,10 +65,10 @@
  *     12,837 requests; the store's share of JS allocation 3.5% (express,
  *     router, openapi-backend and pino per request are the rest, common to
  *     every endpoint); three runs of the benchmark (load average 7.4-12):
- *     0.84-0.89x bare, p99 1.19-1.61x. After (1) and (2), three runs at load
- *     average 9-12: 882-1,160 req/s against bare's 526-850, 1.07-1.79x; p99
- *     38-58 ms against 41-88 ms, 0.66-1.01x (before this pass: 0.51-0.71x,
- *     p99 1.51-2.02x). Vigil now does less per page than bare express, which
+ *     0.84-0.89x bare, p99 1.19-1.61x. After (1) and (2), six runs at load
+ *     average 6.3-12: 666-1,912 req/s against bare's 526-1,064, 1.07-1.88x;
+ *     p99 12-102 ms against 22-93 ms, 0.28-1.09x (before this pass:
+ *     0.51-0.71x, p99 1.51-2.02x). Vigil now does less per page than bare express, which
  *     runs JSON.stringify over the 500 objects for every request.
  *
  * The servers run in child processes, the load generator (autocannon) here.
