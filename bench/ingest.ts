@@ -150,6 +150,22 @@
  *     JSON.parse 0.10-0.17 CPU s): upload 0.17-0.25 CPU s, 1.23-1.92x in
  *     CPU time (0.62-3.81x wall), peak 1.29-1.74x the file (32-43 MB; before:
  *     1.96-2.80x); parse 0.16-0.19 CPU s, 1.10-1.57x, peak 1.36-1.63x.
+ *   Then, what the 6.6-9 MB more of old large objects at the peak were: not
+ *     garbage but the findings' evidence. capText cut a 1.4 MB evidence
+ *     string to 500 characters with slice(), and V8 makes a slice (and a
+ *     concatenation with it) point into its source, so each finding of the
+ *     "Source Code Disclosure" alert kept its 1.4 MB, 364 KB and 61 KB
+ *     evidence strings alive, 7 copies, 12.7 MB, until the parse ended
+ *     (FindingBudget's JSON.stringify flattened them then, which is why the
+ *     heap after the parse looked clean). capText now returns its cut in a
+ *     string of its own (a UTF-16 copy: every code unit kept as it is);
+ *     test/parsers/zap.test.ts measures the heap while the parser holds 12
+ *     such findings (2.3 MB, where it was 26). Four runs of the zap
+ *     benchmark after (load average 7.6-8.9, JSON.parse 0.10-0.14 CPU s):
+ *     upload 0.18-0.22 CPU s, 1.35-1.79x in CPU time (1.22-1.98x wall), peak
+ *     1.22-1.27x the file (30-31 MB over the baseline); parse 0.15-0.20 CPU
+ *     s, 1.05-2.02x in CPU time (a 0.10 s bare pass in that run), peak
+ *     1.23-1.53x.
  *
  * The other JSON readers: nuclei JSON Lines were already parsed one line at a
  * time by JSON.parse as each newline arrives (JsonLinesStream: the same
