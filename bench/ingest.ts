@@ -159,6 +159,72 @@
  *     value), so it sits around the 2x aim rather than under it with
  *     margin; how much of it is there at the peak follows when V8 happens
  *     to collect, which the load on the machine moves.
+ *   issue 17, what held the upload's peak (process.memoryUsage() and V8's
+ *     heap spaces sampled every 2 ms, the sample at the highest RSS kept;
+ *     Buffer allocations counted by call site): 52-54 MB of RSS over the
+ *     baseline (VmHWM 55-57 MB, 2.2-2.3x the file) in three runs of the
+ *     upload alone, of which 26 MB outside the V8 heap (arrayBuffers) and 30
+ *     MB in it: 13.4 MB in the young large-object space and 9 MB more in
+ *     the old one (each large alert's text and its parsed strings, waiting
+ *     for a collection), 7 MB more old space. Outside the heap, beside the
+ *     read chunks, was the reader's own buffer for values that span writes:
+ *     it was let go after every value over 1 MiB, so each of the report's
+ *     14 large alerts (1.4 and 2.2 MB, repeated with the sites) regrew it by
+ *     doubling from its first piece: 65 allocations, 57 MB, for a 25 MB
+ *     file, garbage that V8 sees only as external memory and frees late.
+ *     Not the cause, checked: the findings holding their source strings
+ *     (after the parse and a full collection the whole heap is 11 MB, the
+ *     211 findings 0.7 MB as JSON), the disk writes (synchronous appends: no
+ *     chunk waits for a write), the baseline (taken after the store is
+ *     opened, as a running service has it; the peak is VmHWM, so no sample
+ *     can miss it).
+ *   Changed: the buffer is kept for the next value and let go at end(); it
+ *     grows once to hold the largest value (4 MiB here; at most
+ *     DEFAULT_MAX_VALUE_BYTES, 16 MiB). test/parsers/json-stream.test.ts
+ *     counts the allocations (20 values of 2 MiB: under 4x one value in all,
+ *     where it was 166 MB). After, the same sampling: arrayBuffers 9-13 MB
+ *     at the peak (the chunks read since the last scavenge), VmHWM 36-39 MB
+ *     over the baseline; eleven runs of the upload child alone 32.5-39.7 MB
+ *     (1.33-1.62x the file), eight of the parse child 26-38 MB. What is left is V8's
+ *     young generation, not the file: the semi-spaces grow from 8 to 32 MB
+ *     committed as large alerts survive scavenges, and ~13 MB of young large
+ *     objects wait for the next one; a 3.7 MB report (one copy of the
+ *     juice-shop site, with both large alerts) peaks 15 MB over the
+ *     baseline, the 0.3 MB bodgeit report 1.5 MB. Tried and not kept: the
+ *     chunk size (64 KiB, as an HTTP upload's socket reads, against 256
+ *     KiB: 38.7-39.3 against 39.2-40.6 MB); cutting every string over 256
+ *     KiB before JSON.parse, simulated with a report so cut (31 MB against
+ *     37: not worth the parser keeping less than it is given); V8 flags,
+ *     which users would have to run too: --max-semi-space-size=1 or 2 made
+ *     it worse (57-58 MB: the alerts then survive into the old generation
+ *     and wait for a mark-compact), 8 made it better (23 MB) and is not
+ *     adopted. Nine runs of the zap benchmark after (load average 6.3-12,
+ *     JSON.parse 0.10-0.17 CPU s): upload 0.17-0.25 CPU s, 1.23-1.92x in
+ *     CPU time (0.62-3.81x wall), peak 1.29-1.74x the file (32-43 MB; before:
+ *     1.96-2.80x); parse 0.16-0.19 CPU s, 1.10-1.57x, peak 1.36-1.63x.
+ *   Then, what the 6.6-9 MB more of old large objects at the peak were: not
+ *     garbage but the findings' evidence. capText cut a 1.4 MB evidence
+ *     string to 500 characters with slice(), and V8 makes a slice (and a
+ *     concatenation with it) point into its source, so each finding of the
+ *     "Source Code Disclosure" alert kept its 1.4 MB, 364 KB and 61 KB
+ *     evidence strings alive, 7 copies, 12.7 MB, until the parse ended
+ *     (FindingBudget's JSON.stringify flattened them then, which is why the
+ *     heap after the parse looked clean). capText now returns its cut in a
+ *     string of its own (a UTF-16 copy: every code unit kept as it is);
+ *     test/parsers/zap.test.ts measures the heap while the parser holds 12
+ *     such findings (2.3 MB, where it was 26). Six runs of the zap
+ *     benchmark after (load average 4.8-8.9, JSON.parse 0.10-0.14 CPU s):
+ *     upload 0.18-0.24 CPU s, 1.35-1.93x in CPU time (1.22-1.98x wall), peak
+ *     1.22-1.41x the file (30-35 MB over the baseline); parse 0.15-0.20 CPU
+ *     s, 1.05-2.02x in CPU time (a 0.10 s bare pass in that run), peak
+ *     1.23-1.53x. The upload's CPU time is within its aim with little
+ *     margin (1.85x and 1.93x in two runs): SHA-256, the file writes and
+ *     SQLite come on top of the parse, and the bare pass is 0.10-0.14 s.
+ *     Warm, in one process, four passes over the same chunks: JSON.parse
+ *     71-104 ms, the parse 68-118 ms, the upload 108-130 ms (SHA-256 12 ms,
+ *     the file writes 8 ms, the import's SQLite work the rest): the fresh
+ *     child's larger ratio is mostly compiling the upload path the first
+ *     time, which JSON.parse, native, does not pay.
  *
  * The other JSON readers: nuclei JSON Lines were already parsed one line at a
  * time by JSON.parse as each newline arrives (JsonLinesStream: the same

@@ -31,6 +31,45 @@
  *     the tail is the SQLite render; a cache of rendered pages would beat
  *     the benchmark without making Vigil faster where it has writes, and
  *     is not done.
+ *   issue 17, third pass (the p99 aim was met in 3 of 4 runs, 1.51-2.02x):
+ *     where the tail came from, measured with a preloaded probe in both
+ *     servers (GC events from perf_hooks, each request's time in the server)
+ *     and V8's sampling heap profiler including collected objects: Vigil's
+ *     server time per page p50 1.33 ms, p99 6.1 ms (bare 0.93 / 4.7); 100
+ *     scavenges over 7,361 requests, 3.8 ms each on average, up to 25 ms
+ *     (bare: 1.9 ms, up to 7 ms), and 7 mark-compacts up to 23 ms; none of
+ *     the slowest 1% of requests overlapped a mark-compact. So not a page
+ *     cache miss or a full GC, but plain work per page and the young garbage
+ *     it made: 58% of all the JS allocation of a list request was the keys
+ *     query (501 one-element row arrays a page, read only for the cursor),
+ *     and SQLite's share of the busy time (~55%) was mostly the rendering
+ *     and a sort: group_concat(j ORDER BY ...) copies all 242 KiB of
+ *     rendered rows into a sorter to order rows that the ordered, limited
+ *     subquery already yields in order. In one process on 100,000 targets
+ *     (the machine loaded, so ranges): the keys of 501 rows 0.22-0.28 ms
+ *     against 0.02-0.06 ms for the keys of the page's last row and the next
+ *     (LIMIT 2 OFFSET page_size - 1); a page's JSON with the aggregate's
+ *     ORDER BY about 1 ms more than without it.
+ *   Changed: (1) the rows are joined in the subquery's order (SQLite keeps
+ *     the ORDER BY of a FROM-clause subquery that has a LIMIT, and its
+ *     co-routine yields the rows in that order; test/http/presenters.test.ts
+ *     walks every sort over many pages) and the cursor comes from LIMIT 2
+ *     OFFSET; (2) migration 0017 indexes TARGET_JSON_SQL itself beside
+ *     (account_id, seq): SQLite (3.41+) reads an indexed expression from the
+ *     index instead of computing it, so a page in created_at order is read
+ *     from that index alone: 0.26-0.40 ms a page against 0.66-0.82 ms (same
+ *     process, alternating). The cost is on writes and disk: ~600 bytes more
+ *     per target (the seed's 100,000 inserts took 3.8 s instead of 1.9 s);
+ *     the other sorts compute the JSON per row as before.
+ *   After (1): server time p50 0.85 ms, p99 3.0 ms; 111 scavenges over
+ *     12,837 requests; the store's share of JS allocation 3.5% (express,
+ *     router, openapi-backend and pino per request are the rest, common to
+ *     every endpoint); three runs of the benchmark (load average 7.4-12):
+ *     0.84-0.89x bare, p99 1.19-1.61x. After (1) and (2), six runs at load
+ *     average 6.3-12: 666-1,912 req/s against bare's 526-1,064, 1.07-1.88x;
+ *     p99 12-102 ms against 22-93 ms, 0.28-1.09x (before this pass:
+ *     0.51-0.71x, p99 1.51-2.02x). Vigil now does less per page than bare express, which
+ *     runs JSON.stringify over the 500 objects for every request.
  *
  * The servers run in child processes, the load generator (autocannon) here.
  *

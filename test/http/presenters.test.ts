@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { SqliteAccountRepository } from '../../src/store/accounts-repository.js';
-import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
+import { SqliteTargetRepository, TARGET_JSON_SQL } from '../../src/store/targets-repository.js';
 import { AccountsService } from '../../src/app/accounts-service.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { DEFAULT_ZAP_SETTINGS, type Target } from '../../src/domain/targets/target.js';
@@ -92,7 +92,7 @@ describe('target presenters: the list fast path (JSON rendered by SQLite) is exa
         expect(page.count).to.equal(ids(page.body).length);
         pages.push(ids(page.body));
         after = page.nextCursor;
-      } while (after !== undefined && pages.length < 20);
+      } while (after !== undefined && pages.length < 100);
       return pages;
     };
 
@@ -120,6 +120,48 @@ describe('target presenters: the list fast path (JSON rendered by SQLite) is exa
         expect(pages.flat()).to.deep.equal(expected);
       });
     }
+
+    it('keep the order of every sort over many rows and pages, and give no cursor after a page that ends the list exactly', () => {
+      // The store joins the rendered rows in the order its ordered, limited subquery yields them (no sort of the rendered rows).
+      const random = (() => {
+        let state = 17;
+        return () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+      })();
+      for (let index = 0; index < 233; index++) {
+        repository.insert({
+          id: randomUUID(), accountId, target: `https://m${Math.floor(random() * 1e9)}-${index}.example.com`, label: labels[Math.floor(random() * labels.length)]!, tags: [],
+          healthScore: healthScore({}), authSeleniumFile: undefined, zap: { ...DEFAULT_ZAP_SETTINGS }, origin: 'MANUAL',
+          createdAt: `2026-01-02T00:00:00.${String(index).padStart(3, '0')}Z`, lastScannedAt: random() < 0.3 ? null : `2026-03-0${1 + Math.floor(random() * 9)}T00:00:00.000Z`,
+        });
+      }
+      const total = labels.length + 233;
+      const sorts: Array<TargetListQuery['sort']> = [
+        [], [{ field: 'created_at', direction: 'asc' }], [{ field: 'label', direction: 'asc' }], [{ field: 'label', direction: 'desc' }],
+        [{ field: 'target', direction: 'asc' }], [{ field: 'target', direction: 'desc' }],
+        [{ field: 'last_scanned', direction: 'desc' }, { field: 'label', direction: 'asc' }], [{ field: 'label', direction: 'asc' }, { field: 'created_at', direction: 'asc' }],
+      ];
+      for (const sort of sorts) {
+        const expected = repository.list(accountId, { filters: {}, sort, pageSize: 500, after: undefined }).items.map((row) => row.id);
+        expect(expected).to.have.length(total);
+        for (const pageSize of [7, 120, total]) {
+          const pages = walk(sort, pageSize, 4 * 1024 * 1024);
+          expect(pages.flat(), `sort ${JSON.stringify(sort)}, pages of ${pageSize}`).to.deep.equal(expected);
+          expect(pages.length, `sort ${JSON.stringify(sort)}, pages of ${pageSize}`).to.equal(Math.ceil(total / pageSize));
+        }
+      }
+    });
+
+    it("read a page in created_at order from the index that holds each target's JSON (migration 0017), not by computing it", () => {
+      // SQLite reads an indexed expression from the index only when the index's expression is TARGET_JSON_SQL itself.
+      for (const direction of ['DESC', 'ASC']) {
+        const plan = db
+          .prepare(`EXPLAIN QUERY PLAN SELECT ${TARGET_JSON_SQL} AS j FROM targets WHERE account_id = ? AND seq < ? ORDER BY seq ${direction} LIMIT ?`)
+          .all(accountId, 1e9, 500)
+          .map((row) => (row as { detail: string }).detail)
+          .join(' | ');
+        expect(plan, direction).to.match(/USING COVERING INDEX targets_list_json \(account_id=\? AND seq<\?\)/);
+      }
+    });
 
     it('is empty, without a cursor, for an account without targets', () => {
       const other = new AccountsService(new SqliteAccountRepository(db), systemClock).createAccount({ name: 'b' }).account.id;

@@ -126,6 +126,33 @@ describe('JsonStream (reading a JSON document as its bytes arrive)', () => {
     expect(reader.end()).to.deep.equal(JSON.parse(text));
   });
 
+  it('holds the bytes of values that span writes in one buffer for the whole document, not a new one per value', () => {
+    // 20 alerts of 2 MiB each (one long string, as ZAP's otherinfo or evidence), arriving in 64 KiB pieces.
+    const alert = JSON.stringify({ pluginid: '7', otherinfo: 'x'.repeat(2 * 1024 * 1024) });
+    const bytes = utf8(`{"site":[{"alerts":[${Array.from({ length: 20 }, () => alert).join(',')}]}]}`);
+    const pieces = Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, index) => bytes.subarray(index * 65536, (index + 1) * 65536));
+    const allocated: number[] = [];
+    const originals = { alloc: Buffer.alloc, allocUnsafe: Buffer.allocUnsafe, allocUnsafeSlow: Buffer.allocUnsafeSlow };
+    const spy = <F extends (size: number, ...rest: never[]) => Buffer>(original: F) =>
+      ((size: number, ...rest: never[]) => {
+        allocated.push(size);
+        return original.call(Buffer, size, ...rest);
+      }) as unknown as F;
+    let alerts = 0;
+    const reader = new JsonStream(FORMAT, { maxBytes: bytes.length }, (completed) => (alerts += completed.depth === 4 ? 1 : 0), 4);
+    Object.assign(Buffer, { alloc: spy(originals.alloc), allocUnsafe: spy(originals.allocUnsafe), allocUnsafeSlow: spy(originals.allocUnsafeSlow) });
+    try {
+      for (const piece of pieces) reader.write(piece);
+    } finally {
+      Object.assign(Buffer, originals);
+    }
+    reader.end();
+    expect(alerts).to.equal(20);
+    const total = allocated.reduce((sum, size) => sum + size, 0);
+    // Growing by doubling to hold the largest value allocates under 4x it, once; a buffer grown per value would be 20 times that.
+    expect(total, `allocated ${allocated.join(', ')}`).to.be.below(4 * alert.length);
+  });
+
   it('refuses a value at the read depth over maxValueBytes at the write that passes the cap, naming where it is', () => {
     const reader = new JsonStream(FORMAT, { maxValueBytes: 1000 }, () => {}, 4);
     reader.write(utf8('{"site":[{"alerts":[{"a":"small"},{"a":"'));

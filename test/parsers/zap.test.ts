@@ -237,6 +237,18 @@ describe('ZAP Traditional JSON parser', () => {
       expect(result.findings).to.equal(7);
     });
 
+    it('holds only the kept part of a long evidence string while it reads, not the whole string', function () {
+      this.timeout(120_000);
+      const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL('./zap-long-evidence-child.ts', import.meta.url))], { encoding: 'utf8' });
+      expect(run.status, run.stderr).to.equal(0);
+      const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { findings: number; evidenceChars: number[]; holdingMb: number; afterMb: number };
+      expect(result.findings).to.equal(12);
+      expect(result.evidenceChars.every((length) => length === 500)).to.equal(true);
+      // 12 findings of 500 evidence characters each: a cut that pointed into its 2 MiB source kept 24 MiB alive until the end.
+      expect(result.holdingMb).to.be.lessThan(8);
+      expect(result.afterMb).to.be.lessThan(8);
+    });
+
     it('refuses a report with more than 50,000 findings at the site that passes the cap, not at the end', function () {
       this.timeout(300_000);
       const result = runChild(64, 'distinct-sites', 128);

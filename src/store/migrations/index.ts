@@ -18,6 +18,7 @@ import { m0013PendingRecordings } from './0013-pending-recordings.js';
 import { m0014DashboardRiskIndexes } from './0014-dashboard-risk-indexes.js';
 import { m0015TargetAttachments } from './0015-target-attachments.js';
 import { m0016WebhookDeliveryStateIndexes } from './0016-webhook-delivery-state-indexes.js';
+import { m0017TargetListJsonIndex } from './0017-target-list-json-index.js';
 
 export interface Migration {
   version: number;
@@ -25,4 +26,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens, m0004Risks, m0005Sources, m0006Webhooks, m0007WebhookCursor, m0008ScheduledScans, m0009DashboardSessions, m0010ScheduledRuns, m0011WebhookDueByEndpoint, m0012Reports, m0013PendingRecordings, m0014DashboardRiskIndexes, m0015TargetAttachments, m0016WebhookDeliveryStateIndexes];
+export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens, m0004Risks, m0005Sources, m0006Webhooks, m0007WebhookCursor, m0008ScheduledScans, m0009DashboardSessions, m0010ScheduledRuns, m0011WebhookDueByEndpoint, m0012Reports, m0013PendingRecordings, m0014DashboardRiskIndexes, m0015TargetAttachments, m0016WebhookDeliveryStateIndexes, m0017TargetListJsonIndex];
