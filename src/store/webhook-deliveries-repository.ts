@@ -172,6 +172,8 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
   record(attempts: readonly DeliveryAttempt[], fanOut: boolean): number {
     if (attempts.length === 0 && !fanOut) return 0;
     const until = fanOut ? this.noteNewEvents() : 0;
+    // A pass that only notes new events writes nothing: no transaction (a lone event's pass, a poll).
+    if (attempts.length === 0 && until === 0) return 0;
     this.statements.relaxed.run();
     let created: number;
     try {
@@ -214,7 +216,10 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     for (const [endpointId, { room, after, inHand }] of claim.lanes) {
       if (room <= 0) continue;
       const endpointRow = this.statements.endpoint.get(endpointId) as EndpointRow | undefined;
-      if (endpointRow === undefined) continue;
+      if (endpointRow === undefined) {
+        this.freshFrom.delete(endpointId);
+        continue;
+      }
       const pending = this.statements.dueFor.all({
         endpointId,
         now: claim.now,
