@@ -69,6 +69,7 @@ export const RECORD_DELAY_MS = 50;
 
 /** One endpoint's deliveries in hand. */
 interface Lane {
+  endpointId: string;
   waiting: DueDelivery[];
   running: number;
   /** Its last claim got fewer than it asked for: nothing more is due until a poll says otherwise. */
@@ -260,7 +261,7 @@ export class WebhookDispatcher {
   private laneOf(endpointId: string): Lane {
     let lane = this.lanes.get(endpointId);
     if (lane === undefined) {
-      lane = { waiting: [], running: 0, drained: false };
+      lane = { endpointId, waiting: [], running: 0, drained: false };
       this.lanes.set(endpointId, lane);
     }
     return lane;
@@ -269,19 +270,17 @@ export class WebhookDispatcher {
   /** Starts waiting deliveries while slots are free, one endpoint after another so that each gets its turn. */
   private startWaiting(): void {
     while (!this.stopping && this.inFlight.size < this.concurrency) {
-      let endpointId: string | undefined;
       let lane: Lane | undefined;
-      for (const [id, candidate] of this.lanes) {
+      for (const candidate of this.lanes.values()) {
         if (candidate.waiting.length > 0 && candidate.running < this.perEndpoint) {
-          endpointId = id;
           lane = candidate;
           break;
         }
       }
-      if (endpointId === undefined || lane === undefined) return;
+      if (lane === undefined) return;
       // To the back of the line.
-      this.lanes.delete(endpointId);
-      this.lanes.set(endpointId, lane);
+      this.lanes.delete(lane.endpointId);
+      this.lanes.set(lane.endpointId, lane);
       this.run(lane.waiting.shift()!, lane);
     }
   }
