@@ -2,7 +2,9 @@
  * The dispatcher (DESIGN.md): reads the outbox, fans each event out to the
  * endpoints its account had when it was recorded, and delivers it signed,
  * retrying on SPEC.md's schedule. State lives in the database, so a restart
- * resumes where it stopped.
+ * resumes where it stopped (a new event's deliveries are read from the
+ * outbox and get their row with their first outcome: the store's
+ * FIRST_ATTEMPT_WINDOW_MS).
  *
  * Deliveries flow as a pipeline: when one ends, the next due one starts at
  * once. At most `concurrency` are in flight in all and at most `perEndpoint`
