@@ -62,7 +62,8 @@
  *
  *   npx tsx bench/webhooks.ts            (make bench runs it)
  *   BENCH_WEBHOOK_EVENTS=10000  BENCH_WEBHOOK_ENDPOINTS=5  BENCH_WEBHOOK_BATCH=100  BENCH_WEBHOOK_TRICKLE=500
- *   BENCH_WEBHOOK_RUNS=bare,vigil,bare   which runs, in order (one alone to profile it)
+ *   BENCH_WEBHOOK_RUNS=bare,vigil,bare   which runs, in order (one alone to profile it); `overhead` is
+ *     Vigil's path with every send answered on the next turn, no HTTP: Vigil's own CPU per delivery
  */
 import { existsSync, statSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -102,7 +103,7 @@ const config = {
   concurrency: DISPATCHER_DEFAULTS.concurrency,
   perEndpoint: DISPATCHER_DEFAULTS.perEndpoint,
 };
-for (const run of config.runs) if (run !== 'bare' && run !== 'vigil') throw new Error(`BENCH_WEBHOOK_RUNS lists bare and vigil runs (got '${run}')`);
+for (const run of config.runs) if (run !== 'bare' && run !== 'vigil' && run !== 'overhead') throw new Error(`BENCH_WEBHOOK_RUNS lists bare, vigil and overhead runs (got '${run}')`);
 const log = (line = '') => process.stdout.write(`${line}\n`);
 
 /** A Scan object as scan.updated carries it: about 600 bytes of JSON, 750 for the whole Event object. */
@@ -189,13 +190,21 @@ async function measurePhases(run: string, meter: Meter, accountId: string, appen
   return measured;
 }
 
-/** Vigil's path: the outbox of a real store, the dispatcher, its repository, deliverWebhook. */
-async function runVigil(dataDir: string, agent: Agent, urls: readonly string[]): Promise<Measured[]> {
+/** An answer on the next turn of the event loop, with no request: the overhead run's send. */
+const answerAtOnce: DeliverWebhook = () => new Promise((resolve) => setImmediate(() => resolve({ ok: true, status: 204, durationMs: 0 })));
+
+/**
+ * Vigil's path: the outbox of a real store, the dispatcher, its repository,
+ * deliverWebhook. The overhead run (`name` 'overhead') sends nothing: each
+ * delivery is answered on the next turn, so what it costs is Vigil's own work
+ * per delivery (outbox, store, dispatcher), without HTTP.
+ */
+async function runVigil(name: string, dataDir: string, agent: Agent, urls: readonly string[]): Promise<Measured[]> {
   const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dataDir, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }));
   try {
     const account = core.accounts.createAccount({ name: 'bench' }).account;
     for (const url of urls) core.webhookEndpoints.add(account.id, url);
-    const meter = new Meter((endpoint, body, timestampMs) => deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent }));
+    const meter = new Meter(name === 'overhead' ? answerAtOnce : (endpoint, body, timestampMs) => deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent }));
     const dispatcher = new WebhookDispatcher({
       deliveries: new SqliteWebhookDeliveryRepository(core.db),
       deliver: meter.deliver,
@@ -205,12 +214,12 @@ async function runVigil(dataDir: string, agent: Agent, urls: readonly string[]):
     });
     core.outbox.onAppended(() => dispatcher.wake());
     dispatcher.start();
-    const measured = await measurePhases('vigil', meter, account.id, (events) => core.db.transaction(() => core.outbox.append(events))());
+    const measured = await measurePhases(name, meter, account.id, (events) => core.db.transaction(() => core.outbox.append(events))());
     await dispatcher.stop();
     const total = PHASES.reduce((sum, phase) => sum + phase.events, 0) * config.endpoints;
     const states = core.db.prepare('SELECT state, COUNT(*) AS n, SUM(attempts) AS attempts FROM webhook_deliveries GROUP BY state').all();
     if (JSON.stringify(states) !== JSON.stringify([{ state: 'DELIVERED', n: total, attempts: total }])) {
-      throw new Error(`vigil: expected ${total} deliveries DELIVERED at the first attempt, found ${JSON.stringify(states)}`);
+      throw new Error(`${name}: expected ${total} deliveries DELIVERED at the first attempt, found ${JSON.stringify(states)}`);
     }
     return measured;
   } finally {
@@ -292,6 +301,16 @@ function report(measured: readonly Measured[]): void {
     const ratio = vigil / bare;
     log(`\nratio of burst deliveries/s, vigil / bare (bare runs pooled): ${ratio.toFixed(2)} (aim >= 0.8: ${ratio >= 0.8 ? 'met' : 'NOT met'})`);
   }
+  /** CPU microseconds per burst delivery, runs pooled. */
+  const burstCpu = (run: string) => {
+    const bursts = measured.filter((m) => m.phase === 'burst' && m.run.startsWith(run));
+    return bursts.length === 0 ? undefined : (1000 * bursts.reduce((sum, m) => sum + m.cpuMs, 0)) / bursts.reduce((sum, m) => sum + m.delaysMs.length, 0);
+  };
+  const [vigilCpu, bareCpu, overheadCpu] = [burstCpu('vigil'), burstCpu('bare'), burstCpu('overhead')];
+  if (vigilCpu !== undefined && bareCpu !== undefined) {
+    log(`CPU per burst delivery: vigil ${vigilCpu.toFixed(1)} us, bare ${bareCpu.toFixed(1)} us: ${(vigilCpu / bareCpu).toFixed(2)}x bare's (aim <= 1.2x: ${vigilCpu / bareCpu <= 1.2 ? 'met' : 'NOT met'})`);
+  }
+  if (overheadCpu !== undefined) log(`CPU per burst delivery without HTTP (overhead run: outbox, store, dispatcher): ${overheadCpu.toFixed(1)} us`);
 }
 
 async function main(): Promise<void> {
@@ -315,7 +334,7 @@ async function main(): Promise<void> {
     const measured: Measured[] = [];
     for (const [index, run] of config.runs.entries()) {
       const bareRuns = config.runs.slice(0, index + 1).filter((name) => name === 'bare').length;
-      measured.push(...(run === 'vigil' ? await runVigil(join(dir, `data-${index}`), agent, urls) : await runBare(`bare #${bareRuns}`, agent, urls)));
+      measured.push(...(run === 'bare' ? await runBare(`bare #${bareRuns}`, agent, urls) : await runVigil(run, join(dir, `data-${index}`), agent, urls)));
     }
     report(measured);
   } finally {
