@@ -81,6 +81,8 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
   private readonly seen: Array<{ seq: number; atMs: number }> = [];
   /** Accounts with events past the cursor, and their newest one. */
   private readonly accountsLatest = new Map<string, number>();
+  /** The endpoints of those accounts, read again whenever the account has new events (an endpoint added since gets only later ones). */
+  private readonly accountEndpoints = new Map<string, string[]>();
   /**
    * Per endpoint, how far the outbox was read for its fresh deliveries: what
    * lies before was taken (and is held by the dispatcher, or has its row), or
@@ -185,7 +187,11 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     // Committed: what the cursor passed is read from the PENDING rows from now on.
     if (until > 0) {
       while (this.seen.length > 0 && this.seen[0]!.seq <= until) this.seen.shift();
-      for (const [accountId, newest] of this.accountsLatest) if (newest <= until) this.accountsLatest.delete(accountId);
+      for (const [accountId, newest] of this.accountsLatest) {
+        if (newest > until) continue;
+        this.accountsLatest.delete(accountId);
+        this.accountEndpoints.delete(accountId);
+      }
     }
     return created;
   }
@@ -198,7 +204,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     const all = new Set(due);
     for (const [accountId, newest] of this.accountsLatest) {
       if (newest <= cursor) continue;
-      for (const endpointId of this.statements.endpointsOf.all(accountId) as string[]) {
+      for (const endpointId of this.accountEndpoints.get(accountId) ?? []) {
         if (Math.max(cursor, this.freshFrom.get(endpointId) ?? 0) < newest) all.add(endpointId);
       }
     }
@@ -284,6 +290,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     if (to > this.latest) {
       for (const row of this.statements.newSince.all(Math.max(this.latest, this.cursor()), to) as Array<{ account_id: string; seq: number }>) {
         this.accountsLatest.set(row.account_id, row.seq);
+        this.accountEndpoints.set(row.account_id, this.statements.endpointsOf.all(row.account_id) as string[]);
       }
       this.latest = to;
       this.seen.push({ seq: to, atMs: nowMs });

@@ -99,6 +99,25 @@ describe('webhook dispatcher', () => {
     expect(deliveryState().map((row) => row.state)).to.deep.equal(['DELIVERED', 'DELIVERED']);
   });
 
+  it('sends an endpoint added while the dispatcher runs the events recorded after it, and none from before', async () => {
+    const acme = account('acme');
+    core.webhookEndpoints.add(acme.id, 'https://one.example.com/hook');
+    const run = dispatcher();
+    record(acme.id, { n: 1 });
+    await run.tick();
+    timers.advance(1000);
+    core.webhookEndpoints.add(acme.id, 'https://late.example.com/hook');
+    timers.advance(1000);
+    record(acme.id, { n: 2 });
+    await run.tick();
+    await run.tick();
+    expect(sent.map((delivery) => `${delivery.endpoint} ${JSON.parse(delivery.body).data.n}`).sort()).to.deep.equal([
+      'https://late.example.com/hook 2',
+      'https://one.example.com/hook 1',
+      'https://one.example.com/hook 2',
+    ]);
+  });
+
   it("never sends one account's events to another account's endpoints", async () => {
     const acme = account('acme');
     const other = account('other');
