@@ -60,6 +60,50 @@
  *     burst, 2-9 ms each on this shared disk), the WAL checkpoints the
  *     dispatcher's commits pay for, and the row work of fan-out and outcomes.
  *
+ * Second pass (issue 17: Vigil's CPU per delivery <= 1.2x bare's). Fairness
+ * checked first: both runs use the same deliverWebhook over the same Agent
+ * (same keep-alive connections: the receivers count 40 TLS connections over
+ * a whole run, 20 of them the warm-up's), the same bounds (32 in flight, 4
+ * per endpoint: 20 effective with 5 endpoints), receivers in their own
+ * process, the runs one after another on the same CPUs, bare before and after
+ * vigil. Profiled over the burst window alone (samples from the first event
+ * recorded to the last delivery), Vigil's HTTP side costs what bare's does:
+ * deliverWebhook 0.94 s inclusive against 0.86 s (signing 0.21 against 0.18,
+ * undici's request 0.43 against 0.36, the AbortController and timer 0.10
+ * each), TLS writes (writev) 1.14 s against 1.10 s. So what separates them is
+ * Vigil's own work, measured by the `overhead` run (the same path, each send
+ * answered on the next turn, no HTTP), per burst delivery:
+ *   before: 23.4 us (1.16-1.18 CPU s for 50,000; bare's whole burst costs
+ *     40-50 us per delivery). SQLite statements, timed: the outcomes' attempt
+ *     INSERT and state UPDATE over json_each (~3 us each: each column's ->>
+ *     parses the row's JSON again), the fan-out INSERT (2-3 us: a PENDING
+ *     row and its pending-index entry), the claims' reads of those rows
+ *     (~2 us), ~210 commits (~3 us; 100 of them the outbox's, synced), the
+ *     outbox's own INSERT (~0.5 us); the dispatcher's bookkeeping and its
+ *     garbage ~5 us (key strings and Set/Map entries per delivery, a copy of
+ *     the lanes per delivery started, two async frames per send).
+ *   after: 16.1-16.2 us (0.79-0.84 CPU s for 50,000). A new event's
+ *     deliveries are read from the outbox (events_by_account, from where the
+ *     endpoint's last read stopped; ~1.5 us) and get their row with their
+ *     first outcome, one upsert (~2.5 us), instead of a PENDING row, its move
+ *     out of the pending index and an update; a delivery not attempted within
+ *     FIRST_ATTEMPT_WINDOW_MS (10 s) gets its PENDING row when the cursor
+ *     passes, so slow endpoints and retries keep the old path. Outcomes a row
+ *     at a time with positional parameters: in a micro-benchmark of 50,000
+ *     outcomes in batches of 500, json_each 484-519 ms, named parameters
+ *     383-396, positional 352-397, multi-row VALUES 445-466; written with
+ *     their row instead of after a fan-out row, 355-370 against 577-643 ms.
+ *     The dispatcher keeps counts and object keys instead of key strings and
+ *     walks its lanes without copying them. What remains: the upsert and the
+ *     attempt INSERT (~4.5 us), commits (~2-3 us), the claims' reads (~2 us),
+ *     the outbox's INSERT and its JSON (~1.5 us), bookkeeping and garbage
+ *     (~4 us). Tried, no change: WAL autocheckpoint 10,000 pages, a 64 MB
+ *     page cache, outcomes written every 200 ms instead of 50, claims 4 times
+ *     larger, dropping the secondary indexes (~50-100 ms for all three).
+ *   Next candidate: no delivery row for a delivery done at its first attempt
+ *     (its 2xx attempt says it), which halves the rows; it changes the
+ *     delivery log's counts and the crash test's queries.
+ *
  *   npx tsx bench/webhooks.ts            (make bench runs it)
  *   BENCH_WEBHOOK_EVENTS=10000  BENCH_WEBHOOK_ENDPOINTS=5  BENCH_WEBHOOK_BATCH=100  BENCH_WEBHOOK_TRICKLE=500
  *   BENCH_WEBHOOK_RUNS=bare,vigil,bare   which runs, in order (one alone to profile it); `overhead` is
