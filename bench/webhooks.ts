@@ -101,12 +101,14 @@
  *     page cache, outcomes written every 200 ms instead of 50, claims 4 times
  *     larger, dropping the secondary indexes (~50-100 ms for all three).
  *   Full runs after (make bench's order, bare,vigil,bare; the fourth with an
- *     overhead run after; load average 3.5-7.4 on the 2 CPUs from other
- *     work): 0.67x, 0.73x, 0.94x and 0.89x bare's deliveries/s (vigil
- *     7,245-13,338/s, bare 5,789-23,779/s); CPU per burst delivery 60.6,
- *     61.5, 58.9 and 73.9 us against bare's 42.7, 43.7, 47.1 and 51.0 us:
- *     1.42x, 1.41x, 1.25x and 1.45x (aim <= 1.2x: not met); the gap, 12-23 us,
- *     is the overhead run's 16.8 us. Trickle p50 2-4 ms, p99 6-37 ms. Before
+ *     overhead run after; load average 3.1-7.4 on the 2 CPUs from other
+ *     work), seven: 0.67x, 0.73x, 0.94x, 0.89x, 0.89x, 1.04x and 0.69x bare's
+ *     deliveries/s, median 0.89x (vigil 7,245-16,449/s, bare 5,789-26,956/s);
+ *     CPU per burst delivery 60.6, 61.5, 58.9, 73.9, 61.6, 55.5 and 56.2 us
+ *     against bare's 42.7, 43.7, 47.1, 51.0, 45.9, 43.8 and 39.0 us: 1.42x,
+ *     1.41x, 1.25x, 1.45x, 1.34x, 1.27x and 1.44x (aim <= 1.2x: not met); the
+ *     gap, 12-23 us, is the overhead run's 16.8 us. Trickle p50 2-4 ms, p99
+ *     4-37 ms. Before
  *     this pass, in this session's first run (load 1-5): 0.47x, 3.81 CPU s
  *     against 2.17-2.44 (about 1.65x). Runs at load average 9-15 gave 0.42x,
  *     0.74x, 0.81x and 0.83x: wall ratios follow the other work on the machine.
