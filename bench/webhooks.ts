@@ -63,7 +63,7 @@
  * Second pass (issue 17: Vigil's CPU per delivery <= 1.2x bare's). Fairness
  * checked first: both runs use the same deliverWebhook over the same Agent
  * (same keep-alive connections: the receivers count 40 TLS connections over
- * a whole run, 20 of them the warm-up's), the same bounds (32 in flight, 4
+ * a whole run, as many with bare alone or vigil alone), the same bounds (32 in flight, 4
  * per endpoint: 20 effective with 5 endpoints), receivers in their own
  * process, the runs one after another on the same CPUs, bare before and after
  * vigil. Profiled over the burst window alone (samples from the first event
