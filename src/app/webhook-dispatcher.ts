@@ -2,7 +2,9 @@
  * The dispatcher (DESIGN.md): reads the outbox, fans each event out to the
  * endpoints its account had when it was recorded, and delivers it signed,
  * retrying on SPEC.md's schedule. State lives in the database, so a restart
- * resumes where it stopped.
+ * resumes where it stopped (a new event's deliveries are read from the
+ * outbox and get their row with their first outcome: the store's
+ * FIRST_ATTEMPT_WINDOW_MS).
  *
  * Deliveries flow as a pipeline: when one ends, the next due one starts at
  * once. At most `concurrency` are in flight in all and at most `perEndpoint`
@@ -69,6 +71,7 @@ export const RECORD_DELAY_MS = 50;
 
 /** One endpoint's deliveries in hand. */
 interface Lane {
+  endpointId: string;
   waiting: DueDelivery[];
   running: number;
   /** Its last claim got fewer than it asked for: nothing more is due until a poll says otherwise. */
@@ -87,15 +90,16 @@ export class WebhookDispatcher {
   private readonly concurrency: number;
   private readonly perEndpoint: number;
   private readonly lanes = new Map<string, Lane>();
-  /** Keys of the deliveries in hand, waiting or running. */
-  private readonly held = new Set<string>();
+  /** How many deliveries are in hand, waiting or running. */
+  private held = 0;
   /**
    * Every delivery taken and not yet recorded (waiting, running, or ended with
    * its outcome not yet written), by endpoint id, then event id, with its
    * position when taken. The store leaves them out of every claim.
    */
   private readonly taken = new Map<string, Map<string, string>>();
-  private readonly inFlight = new Map<string, Promise<void>>();
+  /** The attempts running, by the delivery they attempt (each one taken once). */
+  private readonly inFlight = new Map<DueDelivery, Promise<void>>();
   private unrecorded: DeliveryAttempt[] = [];
   /** The last endpoint that got a claim when they did not go round: the next turns start after it. */
   private resumeAfter = '';
@@ -154,7 +158,7 @@ export class WebhookDispatcher {
     this.pollTimer = this.wakeTimer = undefined;
     await Promise.all(this.inFlight.values());
     for (const delivery of [...this.lanes.values()].flatMap((lane) => lane.waiting.splice(0))) {
-      this.held.delete(keyOf(delivery));
+      this.held -= 1;
       this.untake(delivery.endpoint.id, delivery.eventId);
     }
     this.lanes.clear();
@@ -200,7 +204,7 @@ export class WebhookDispatcher {
   /** How many each endpoint may claim: its batch, in turns, within what all endpoints together may hold. */
   private roomsFor(endpointIds: readonly string[]): Map<string, number> {
     const rooms = new Map<string, number>();
-    let budget = this.concurrency * (CLAIM_AHEAD + 1) - this.held.size;
+    let budget = this.concurrency * (CLAIM_AHEAD + 1) - this.held;
     const from = endpointIds.findIndex((id) => id > this.resumeAfter);
     const turns = from <= 0 ? endpointIds : [...endpointIds.slice(from), ...endpointIds.slice(0, from)];
     this.starved = false;
@@ -240,7 +244,7 @@ export class WebhookDispatcher {
     for (const delivery of claimed) {
       const endpointId = delivery.endpoint.id;
       counts.set(endpointId, (counts.get(endpointId) ?? 0) + 1);
-      this.held.add(keyOf(delivery));
+      this.held += 1;
       let events = this.taken.get(endpointId);
       if (events === undefined) this.taken.set(endpointId, (events = new Map()));
       events.set(delivery.eventId, delivery.dueAt);
@@ -259,7 +263,7 @@ export class WebhookDispatcher {
   private laneOf(endpointId: string): Lane {
     let lane = this.lanes.get(endpointId);
     if (lane === undefined) {
-      lane = { waiting: [], running: 0, drained: false };
+      lane = { endpointId, waiting: [], running: 0, drained: false };
       this.lanes.set(endpointId, lane);
     }
     return lane;
@@ -268,38 +272,39 @@ export class WebhookDispatcher {
   /** Starts waiting deliveries while slots are free, one endpoint after another so that each gets its turn. */
   private startWaiting(): void {
     while (!this.stopping && this.inFlight.size < this.concurrency) {
-      const next = [...this.lanes].find(([, lane]) => lane.waiting.length > 0 && lane.running < this.perEndpoint);
-      if (next === undefined) return;
-      const [endpointId, lane] = next;
+      let lane: Lane | undefined;
+      for (const candidate of this.lanes.values()) {
+        if (candidate.waiting.length > 0 && candidate.running < this.perEndpoint) {
+          lane = candidate;
+          break;
+        }
+      }
+      if (lane === undefined) return;
       // To the back of the line.
-      this.lanes.delete(endpointId);
-      this.lanes.set(endpointId, lane);
+      this.lanes.delete(lane.endpointId);
+      this.lanes.set(lane.endpointId, lane);
       this.run(lane.waiting.shift()!, lane);
     }
   }
 
   private run(delivery: DueDelivery, lane: Lane): void {
     lane.running += 1;
-    this.inFlight.set(keyOf(delivery), this.attempt(delivery, lane));
+    this.inFlight.set(delivery, this.attempt(delivery, lane));
   }
 
   private async attempt(delivery: DueDelivery, lane: Lane): Promise<void> {
-    const outcome = await this.send(delivery);
+    let outcome: DeliveryOutcome;
+    try {
+      outcome = await this.options.deliver(delivery.endpoint, delivery.body, this.now().getTime());
+    } catch (error) {
+      outcome = { ok: false, error: error instanceof Error ? error.message : String(error), durationMs: 0 };
+    }
     this.unrecorded.push(attemptRecord(delivery, outcome, this.now()));
     this.scheduleFlush();
-    const key = keyOf(delivery);
     lane.running -= 1;
-    this.held.delete(key);
-    this.inFlight.delete(key);
+    this.held -= 1;
+    this.inFlight.delete(delivery);
     this.afterAttempt(delivery.endpoint.id, lane);
-  }
-
-  private async send(delivery: DueDelivery): Promise<DeliveryOutcome> {
-    try {
-      return await this.options.deliver(delivery.endpoint, delivery.body, this.now().getTime());
-    } catch (error) {
-      return { ok: false, error: error instanceof Error ? error.message : String(error), durationMs: 0 };
-    }
   }
 
   /** The slot passes on: claims go round again when the endpoint runs low or others were left waiting, then the next delivery starts. */
@@ -367,23 +372,20 @@ export class WebhookDispatcher {
 function attemptRecord(delivery: DueDelivery, outcome: DeliveryOutcome, at: Date): DeliveryAttempt {
   const attemptNumber = delivery.attempts + 1;
   const retryAt = outcome.ok ? undefined : nextAttemptAt(at, attemptNumber);
+  const attemptedAt = at.toISOString();
   return {
     eventId: delivery.eventId,
     endpointId: delivery.endpoint.id,
-    attemptedAt: at.toISOString(),
+    attemptedAt,
     status: outcome.status ?? null,
     error: outcome.error ?? null,
     durationMs: Math.round(outcome.durationMs),
     state: outcome.ok ? 'DELIVERED' : retryAt === undefined || attemptNumber >= MAX_DELIVERY_ATTEMPTS ? 'FAILED' : 'PENDING',
-    nextAttemptAt: (retryAt ?? at).toISOString(),
+    nextAttemptAt: retryAt === undefined ? attemptedAt : retryAt.toISOString(),
   };
 }
 
 /** Whether `position` comes after `after` in an endpoint's queue, as the store orders it. */
 function isPast(position: DuePosition, after: DuePosition): boolean {
   return position.dueAt > after.dueAt || (position.dueAt === after.dueAt && position.eventId > after.eventId);
-}
-
-function keyOf(delivery: DueDelivery): string {
-  return `${delivery.eventId}\u0000${delivery.endpoint.id}`;
 }

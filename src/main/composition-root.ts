@@ -176,7 +176,7 @@ function webhookDispatcher(settings: Settings, core: Core, clock: Clock, logger:
     allow: settings.allowTargets,
   });
   return new WebhookDispatcher({
-    deliveries: new SqliteWebhookDeliveryRepository(core.db),
+    deliveries: new SqliteWebhookDeliveryRepository(core.db, { clock }),
     deliver: (endpoint, body, timestampMs) => deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent }),
     clock,
     timers: systemTimers(clock),

@@ -1,4 +1,5 @@
 import type { DeliveryAttempt, DueClaim, DueDelivery, WebhookDeliveryRepository, WebhookEndpoint } from '../app/ports.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import { serializedEventBody, type EventType } from '../domain/events/event.js';
 import type { Database } from './database.js';
 
@@ -26,19 +27,88 @@ interface EndpointRow {
  */
 export const BODY_CACHE_EVENTS = 4096;
 
+/**
+ * How long a new event's deliveries are taken straight from the outbox before
+ * they are written as PENDING rows. Within it, a delivery gets its row only
+ * with the outcome of its first attempt: one row written per delivery instead
+ * of a PENDING row, its move out of the pending index and an update (the
+ * dispatcher's largest cost, bench/webhooks.ts). Past it, the deliveries not
+ * yet attempted (a slow or dead endpoint's, those a stop left behind) are
+ * written as PENDING rows and wait in the pending index, as retries do, so
+ * that the outbox's unread part stays a few seconds of events.
+ */
+export const FIRST_ATTEMPT_WINDOW_MS = 10_000;
+
+interface FreshRow {
+  seq: number;
+  id: string;
+  created_at: string;
+}
+
+interface PendingRow {
+  event_id: string;
+  attempts: number;
+  next_attempt_at: string;
+}
+
+export interface DeliveryRepositoryOptions {
+  /** Times FIRST_ATTEMPT_WINDOW_MS. */
+  clock?: Clock;
+  firstAttemptWindowMs?: number;
+}
+
+/**
+ * The dispatcher's store. A delivery is due from the moment its event is in
+ * the outbox; its row in webhook_deliveries is written with the outcome of
+ * its first attempt (an upsert), or, for one not attempted within
+ * FIRST_ATTEMPT_WINDOW_MS, as a PENDING row when the cursor moves past its
+ * event. So the deliveries due are the PENDING rows plus the "fresh" ones:
+ * for each event past the cursor (webhook_cursor), each endpoint its account
+ * had when it was recorded that has no row for it yet. Every event up to the
+ * cursor has a row per delivery. A crash loses nothing: what has no row is
+ * past the cursor, and read again from the outbox after the restart.
+ */
 export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepository {
   private readonly statements;
   private readonly transactions;
+  private readonly clock: Clock;
+  private readonly firstAttemptWindowMs: number;
   /** Serialized bodies by event id, oldest first; events never change once recorded. */
   private readonly bodies = new Map<string, string>();
+  /** The newest event seen at the last fan-out pass: fresh deliveries are read up to it. */
+  private latest = 0;
+  /** Each newest event seen and when (ms), oldest first: the cursor moves past those seen longer than the window ago. */
+  private readonly seen: Array<{ seq: number; atMs: number }> = [];
+  /** Accounts with events past the cursor, and their newest one. */
+  private readonly accountsLatest = new Map<string, number>();
+  /** The endpoints of those accounts, read again whenever the account has new events (an endpoint added since gets only later ones). */
+  private readonly accountEndpoints = new Map<string, string[]>();
+  /**
+   * Per endpoint, how far the outbox was read for its fresh deliveries: what
+   * lies before was taken (and is held by the dispatcher, or has its row), or
+   * is not for it. Never read twice; past the cursor only.
+   */
+  private readonly freshFrom = new Map<string, number>();
 
-  constructor(private readonly db: Database) {
+  constructor(private readonly db: Database, options: DeliveryRepositoryOptions = {}) {
+    this.clock = options.clock ?? systemClock;
+    this.firstAttemptWindowMs = options.firstAttemptWindowMs ?? FIRST_ATTEMPT_WINDOW_MS;
     const synchronous = db.pragma('synchronous', { simple: true }) as number;
     this.statements = {
       relaxed: db.prepare('PRAGMA synchronous = NORMAL'),
       restore: db.prepare(`PRAGMA synchronous = ${Math.trunc(synchronous)}`),
       cursor: db.prepare('SELECT event_seq FROM webhook_cursor WHERE id = 1'),
       latest: db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM events'),
+      newSince: db.prepare('SELECT account_id, MAX(seq) AS seq FROM events WHERE seq > ? AND seq <= ? GROUP BY account_id'),
+      endpointsOf: db.prepare('SELECT id FROM webhook_endpoints WHERE account_id = ?').pluck(),
+      // An endpoint's fresh deliveries, in the order the events were recorded:
+      // its account's events past `from` (a range of events_by_account), those
+      // of its time, without a row yet.
+      freshFor: db.prepare(`SELECT e.seq, e.id, e.created_at FROM events e INDEXED BY events_by_account
+        WHERE e.account_id = @accountId AND e.seq > @from AND e.seq <= @to AND e.created_at >= @since
+          AND (e.endpoint_id IS NULL OR e.endpoint_id = @endpointId)
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.endpoint_id = @endpointId)
+        ORDER BY e.seq LIMIT @room`),
       fanOut: db.prepare(`INSERT OR IGNORE INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_attempt_at)
         SELECT e.id, w.id, 'PENDING', 0, e.created_at FROM events e
         JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.created_at <= e.created_at
@@ -66,37 +136,27 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
         ORDER BY next_attempt_at, event_id LIMIT @room`),
       endpoint: db.prepare('SELECT id, account_id, url, secret, created_at FROM webhook_endpoints WHERE id = ?'),
       events: db.prepare('SELECT id, account_id, type, payload, created_at FROM events WHERE id IN (SELECT value FROM json_each(?))'),
-      // An endpoint deleted while its delivery was in flight takes the delivery with it: nothing to record then.
-      attempt: db.prepare(`INSERT INTO webhook_attempts (event_id, endpoint_id, attempted_at, status, error, duration_ms)
-        SELECT @eventId, @endpointId, @attemptedAt, @status, @error, @durationMs
-        WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE event_id = @eventId AND endpoint_id = @endpointId)`),
-      update: db.prepare(`UPDATE webhook_deliveries SET state = @state, attempts = attempts + 1, next_attempt_at = @nextAttemptAt
-        WHERE event_id = @eventId AND endpoint_id = @endpointId`),
-      // The same two writes for a whole batch of outcomes, each a JSON array of
-      // [event_id, endpoint_id, attempted_at, status, error, duration_ms, state, next_attempt_at]:
-      // two statement calls per flush instead of two per attempt (bench/webhooks.ts).
-      attempts: db.prepare(`INSERT INTO webhook_attempts (event_id, endpoint_id, attempted_at, status, error, duration_ms)
-        SELECT a.value ->> 0, a.value ->> 1, a.value ->> 2, a.value ->> 3, a.value ->> 4, a.value ->> 5 FROM json_each(?) a
-        WHERE EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = a.value ->> 0 AND d.endpoint_id = a.value ->> 1)
-        ORDER BY a.key`),
-      updates: db.prepare(`UPDATE webhook_deliveries AS d SET state = a.value ->> 6, attempts = d.attempts + 1, next_attempt_at = a.value ->> 7
-        FROM json_each(?) a WHERE d.event_id = a.value ->> 0 AND d.endpoint_id = a.value ->> 1`),
+      // One outcome: the delivery's row, written with its first outcome or
+      // updated, then its attempt; both only while its endpoint exists (one
+      // deleted while its delivery was in flight takes its deliveries with
+      // it: nothing to record then). Positional parameters and a row at a
+      // time: cheaper than one statement over a JSON array of the batch
+      // (json_each and ->> parse each row's JSON again for every column) and
+      // than named parameters (bench/webhooks.ts header).
+      upsert: db.prepare(`INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_attempt_at)
+        SELECT ?, ?, ?, 1, ? WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)
+        ON CONFLICT (event_id, endpoint_id) DO UPDATE SET state = excluded.state, attempts = attempts + 1, next_attempt_at = excluded.next_attempt_at`),
+      attempt: db.prepare(`INSERT INTO webhook_attempts (event_id, endpoint_id, attempted_at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)`),
     };
-    const { attempt, update, attempts: insertAttempts, updates } = this.statements;
+    const { attempt, upsert } = this.statements;
     this.transactions = {
-      record: db.transaction((attempts: readonly DeliveryAttempt[], fanOut: boolean): number => {
-        if (attempts.length > 1 && distinctDeliveries(attempts)) {
-          const rows = JSON.stringify(attempts.map((one) => [one.eventId, one.endpointId, one.attemptedAt, one.status, one.error, one.durationMs, one.state, one.nextAttemptAt]));
-          insertAttempts.run(rows);
-          updates.run(rows);
-        } else {
-          // One at a time when a delivery appears twice: each attempt counts, in order.
-          for (const one of attempts) {
-            attempt.run(one);
-            update.run(one);
-          }
+      record: db.transaction((attempts: readonly DeliveryAttempt[], until: number): number => {
+        // In order: when a delivery appears twice, each attempt counts.
+        for (const one of attempts) {
+          if (upsert.run(one.eventId, one.endpointId, one.state, one.nextAttemptAt, one.endpointId).changes === 0) continue;
+          attempt.run(one.eventId, one.endpointId, one.attemptedAt, one.status, one.error, one.durationMs);
         }
-        return fanOut ? this.fanOutNew() : 0;
+        return until > 0 ? this.materialize(until) : 0;
       }),
     };
   }
@@ -107,42 +167,103 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
    * What it writes is the dispatcher's bookkeeping, derived from events that
    * were committed in full: in WAL mode a process crash loses none of it, and
    * a power loss or OS crash can only roll back its last writes, whole, before
-   * the next synced commit. Then those deliveries are PENDING again and sent
-   * again, and the fan-out is redone from the cursor, which moves in the same
-   * transaction: at-least-once holds, no event is lost, no attempt skipped.
+   * the next synced commit. Then those deliveries are due again (PENDING,
+   * or without a row past the cursor, which moves in the same transaction)
+   * and sent again: at-least-once holds, no event is lost, no attempt skipped.
    */
   record(attempts: readonly DeliveryAttempt[], fanOut: boolean): number {
     if (attempts.length === 0 && !fanOut) return 0;
+    const until = fanOut ? this.noteNewEvents() : 0;
+    // A pass that only notes new events writes nothing: no transaction (a lone event's pass, a poll).
+    if (attempts.length === 0 && until === 0) return 0;
     this.statements.relaxed.run();
+    let created: number;
     try {
       // IMMEDIATE: the cursor is read and moved under one write lock, never a read lock upgraded.
-      return this.transactions.record.immediate(attempts, fanOut);
+      created = this.transactions.record.immediate(attempts, until);
     } finally {
       this.statements.restore.run();
     }
+    // Committed: what the cursor passed is read from the PENDING rows from now on.
+    if (until > 0) {
+      while (this.seen.length > 0 && this.seen[0]!.seq <= until) this.seen.shift();
+      for (const [accountId, newest] of this.accountsLatest) {
+        if (newest > until) continue;
+        this.accountsLatest.delete(accountId);
+        this.accountEndpoints.delete(accountId);
+      }
+    }
+    return created;
   }
 
+  /** The endpoints with PENDING rows due, and those with events past where their fresh deliveries were read, in id order. */
   endpointsWithDue(now: string): string[] {
-    return this.statements.endpointsWithDue.all(now) as string[];
+    const due = this.statements.endpointsWithDue.all(now) as string[];
+    if (this.accountsLatest.size === 0) return due;
+    const cursor = this.cursor();
+    const all = new Set(due);
+    for (const [accountId, newest] of this.accountsLatest) {
+      if (newest <= cursor) continue;
+      for (const endpointId of this.accountEndpoints.get(accountId) ?? []) {
+        if (Math.max(cursor, this.freshFrom.get(endpointId) ?? 0) < newest) all.add(endpointId);
+      }
+    }
+    return all.size === due.length ? due : [...all].sort();
   }
 
+  /**
+   * Per lane, its PENDING rows due (past `after`, leaving out those in hand)
+   * and its fresh deliveries (read on from where the last read stopped, so
+   * none is taken twice), merged oldest first, `room` at most.
+   */
   due(claim: DueClaim): DueDelivery[] {
     const picked: Array<{ endpoint: WebhookEndpoint; eventId: string; attempts: number; dueAt: string }> = [];
+    const cursor = this.accountsLatest.size === 0 ? 0 : this.cursor();
     for (const [endpointId, { room, after, inHand }] of claim.lanes) {
       if (room <= 0) continue;
-      const rows = this.statements.dueFor.all({
+      const endpointRow = this.statements.endpoint.get(endpointId) as EndpointRow | undefined;
+      if (endpointRow === undefined) {
+        this.freshFrom.delete(endpointId);
+        continue;
+      }
+      const pending = this.statements.dueFor.all({
         endpointId,
         now: claim.now,
         afterDueAt: after?.dueAt ?? '',
         afterEventId: after?.eventId ?? '',
         inHand: JSON.stringify(inHand),
         room,
-      }) as Array<{ event_id: string; attempts: number; next_attempt_at: string }>;
-      if (rows.length === 0) continue;
-      const endpointRow = this.statements.endpoint.get(endpointId) as EndpointRow | undefined;
-      if (endpointRow === undefined) continue;
+      }) as PendingRow[];
+      const from = Math.max(cursor, this.freshFrom.get(endpointId) ?? 0);
+      const newest = this.accountsLatest.get(endpointRow.account_id) ?? 0;
+      const fresh =
+        newest > from
+          ? (this.statements.freshFor.all({ accountId: endpointRow.account_id, endpointId, from, to: this.latest, since: endpointRow.created_at, room }) as FreshRow[])
+          : [];
+      if (pending.length === 0 && fresh.length === 0) {
+        if (newest > from) this.freshFrom.set(endpointId, this.latest);
+        continue;
+      }
       const endpoint = { id: endpointRow.id, accountId: endpointRow.account_id, url: endpointRow.url, secret: endpointRow.secret, createdAt: endpointRow.created_at };
-      for (const row of rows) picked.push({ endpoint, eventId: row.event_id, attempts: row.attempts, dueAt: row.next_attempt_at });
+      let p = 0;
+      let f = 0;
+      while (p + f < room && (p < pending.length || f < fresh.length)) {
+        const next = pending[p];
+        const candidate = fresh[f];
+        if (candidate !== undefined && (next === undefined || candidate.created_at < next.next_attempt_at || (candidate.created_at === next.next_attempt_at && candidate.id < next.event_id))) {
+          picked.push({ endpoint, eventId: candidate.id, attempts: 0, dueAt: candidate.created_at });
+          f += 1;
+        } else if (next !== undefined) {
+          picked.push({ endpoint, eventId: next.event_id, attempts: next.attempts, dueAt: next.next_attempt_at });
+          p += 1;
+        }
+      }
+      // Read to the newest event and all taken: nothing more of its own until new events come.
+      if (f === fresh.length && fresh.length < room) {
+        if (newest > from) this.freshFrom.set(endpointId, this.latest);
+      } else if (f > 0) {
+        this.freshFrom.set(endpointId, fresh[f - 1]!.seq);
+      }
     }
     this.readBodies(picked.map((one) => one.eventId));
     const due: DueDelivery[] = [];
@@ -154,13 +275,44 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     return due;
   }
 
-  /** Creates the deliveries of the events recorded since the cursor and moves it past them; inside a write transaction. */
-  private fanOutNew(): number {
-    const from = (this.statements.cursor.get() as { event_seq: number }).event_seq;
+  private cursor(): number {
+    return (this.statements.cursor.get() as { event_seq: number }).event_seq;
+  }
+
+  /**
+   * Notes the events recorded since the last pass (their deliveries are
+   * fresh: due, read from the outbox) and returns how far the cursor may
+   * move: past the events seen more than the window ago (0: not at all).
+   */
+  private noteNewEvents(): number {
     const to = (this.statements.latest.get() as { seq: number }).seq;
-    if (to <= from) return 0;
-    const created = this.statements.fanOut.run(from, to).changes;
-    this.statements.advance.run(to);
+    const nowMs = this.clock.now().getTime();
+    if (to > this.latest) {
+      for (const row of this.statements.newSince.all(Math.max(this.latest, this.cursor()), to) as Array<{ account_id: string; seq: number }>) {
+        this.accountsLatest.set(row.account_id, row.seq);
+        this.accountEndpoints.set(row.account_id, this.statements.endpointsOf.all(row.account_id) as string[]);
+      }
+      this.latest = to;
+      this.seen.push({ seq: to, atMs: nowMs });
+    }
+    let until = 0;
+    for (const { seq, atMs } of this.seen) {
+      if (atMs > nowMs - this.firstAttemptWindowMs) break;
+      until = seq;
+    }
+    return until;
+  }
+
+  /**
+   * Moves the cursor to `until`, writing a PENDING row for each delivery of
+   * the events it passes that has none yet (not attempted within the
+   * window). Inside the write transaction. Returns the rows written.
+   */
+  private materialize(until: number): number {
+    const from = this.cursor();
+    if (until <= from) return 0;
+    const created = this.statements.fanOut.run(from, until).changes;
+    this.statements.advance.run(until);
     return created;
   }
 
@@ -191,9 +343,4 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
       this.bodies.delete(oldest);
     }
   }
-}
-
-function distinctDeliveries(attempts: readonly DeliveryAttempt[]): boolean {
-  const keys = new Set(attempts.map((one) => `${one.eventId}\u0000${one.endpointId}`));
-  return keys.size === attempts.length;
 }

@@ -20,10 +20,17 @@ export class SqliteWebhookDeliveryLog implements WebhookDeliveryLog {
         FROM webhook_attempts a LEFT JOIN events e ON e.id = a.event_id
         WHERE a.endpoint_id = ? ORDER BY a.seq DESC LIMIT ?`),
       // Three index counts, none reading a row: pending and failed deliveries
-      // each have their own partial index, delivered ones are the rest.
+      // each have their own partial index, delivered ones are the rest. Pending
+      // also counts the deliveries of events past the dispatcher's cursor that
+      // have no row yet (their first attempt writes it: src/store/webhook-deliveries-repository.ts),
+      // a range of events_by_account of at most a few seconds of events.
       counts: db.prepare(`SELECT
           (SELECT COUNT(*) FROM webhook_deliveries INDEXED BY webhook_deliveries_of_endpoint WHERE endpoint_id = @id) AS total,
           (SELECT COUNT(*) FROM webhook_deliveries INDEXED BY webhook_deliveries_pending_by_endpoint WHERE endpoint_id = @id AND state = 'PENDING') AS pending,
+          (SELECT COUNT(*) FROM webhook_endpoints w JOIN events e INDEXED BY events_by_account ON e.account_id = w.account_id
+            WHERE w.id = @id AND e.seq > (SELECT event_seq FROM webhook_cursor WHERE id = 1) AND e.created_at >= w.created_at
+              AND (e.endpoint_id IS NULL OR e.endpoint_id = w.id)
+              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.endpoint_id = w.id)) AS fresh,
           (SELECT COUNT(*) FROM webhook_deliveries INDEXED BY webhook_deliveries_failed_by_endpoint WHERE endpoint_id = @id AND state = 'FAILED') AS failed`),
     };
   }
@@ -40,7 +47,7 @@ export class SqliteWebhookDeliveryLog implements WebhookDeliveryLog {
   }
 
   countsFor(endpointId: string): DeliveryCounts {
-    const { total, pending, failed } = this.statements.counts.get({ id: endpointId }) as { total: number; pending: number; failed: number };
-    return { pending, delivered: total - pending - failed, failed };
+    const { total, pending, fresh, failed } = this.statements.counts.get({ id: endpointId }) as { total: number; pending: number; fresh: number; failed: number };
+    return { pending: pending + fresh, delivered: total - pending - failed, failed };
   }
 }

@@ -16,7 +16,7 @@ import { loadSettings } from '../../src/config/settings.js';
 import { newEvent } from '../../src/domain/events/event.js';
 import { verifyWebhook } from '../../src/domain/webhooks/signature.js';
 import { composeCore } from '../../src/main/composition-root.js';
-import { SqliteWebhookDeliveryRepository } from '../../src/store/webhook-deliveries-repository.js';
+import { FIRST_ATTEMPT_WINDOW_MS, SqliteWebhookDeliveryRepository } from '../../src/store/webhook-deliveries-repository.js';
 import type { Database } from '../../src/store/database.js';
 import { parseCidrList } from '../../src/domain/targets/ipv4.js';
 import { createWebhookAgent, deliverWebhook } from '../../src/runtime/webhooks/https-delivery.js';
@@ -48,7 +48,7 @@ describe('webhook dispatcher', () => {
   const clock = () => ({ now: () => new Date(timers.now()) });
   const dispatcher = (options: Partial<WebhookDispatcherOptions> = {}) =>
     new WebhookDispatcher({
-      deliveries: new SqliteWebhookDeliveryRepository(core.db),
+      deliveries: new SqliteWebhookDeliveryRepository(core.db, { clock: clock() }),
       deliver: async (endpoint, body, timestampMs) => {
         sent.push({ endpoint: endpoint.url, body, timestampMs });
         return answer(endpoint);
@@ -76,6 +76,11 @@ describe('webhook dispatcher', () => {
     core.outbox.append([event]);
     return event;
   };
+  /** What the dashboard shows for the endpoint at `url`: due deliveries count as pending whether or not they have a row yet. */
+  const countsOf = (url: string) => {
+    const endpoint = core.db.prepare('SELECT id, account_id FROM webhook_endpoints WHERE url = ?').get(url) as { id: string; account_id: string };
+    return core.webhookEndpoints.deliveryLog(endpoint.account_id, endpoint.id).counts;
+  };
   const deliveryState = () => core.db.prepare('SELECT state, attempts, next_attempt_at FROM webhook_deliveries').all() as Array<{ state: string; attempts: number; next_attempt_at: string }>;
 
   it('delivers each event once to every endpoint its account had when it was recorded, with the same id and body', async () => {
@@ -92,6 +97,25 @@ describe('webhook dispatcher', () => {
     expect(new Set(sent.map((delivery) => delivery.body)).size).to.equal(1);
     expect(JSON.parse(sent[0]!.body)).to.include({ id: event.id, type: 'scan.created', event_created_at: '2026-11-21T10:00:00.000Z', created_at: Date.parse('2026-11-21T10:00:00.000Z') });
     expect(deliveryState().map((row) => row.state)).to.deep.equal(['DELIVERED', 'DELIVERED']);
+  });
+
+  it('sends an endpoint added while the dispatcher runs the events recorded after it, and none from before', async () => {
+    const acme = account('acme');
+    core.webhookEndpoints.add(acme.id, 'https://one.example.com/hook');
+    const run = dispatcher();
+    record(acme.id, { n: 1 });
+    await run.tick();
+    timers.advance(1000);
+    core.webhookEndpoints.add(acme.id, 'https://late.example.com/hook');
+    timers.advance(1000);
+    record(acme.id, { n: 2 });
+    await run.tick();
+    await run.tick();
+    expect(sent.map((delivery) => `${delivery.endpoint} ${JSON.parse(delivery.body).data.n}`).sort()).to.deep.equal([
+      'https://late.example.com/hook 2',
+      'https://one.example.com/hook 1',
+      'https://one.example.com/hook 2',
+    ]);
   });
 
   it("never sends one account's events to another account's endpoints", async () => {
@@ -276,10 +300,9 @@ describe('webhook dispatcher', () => {
       await turn();
       expect(calls.openTo(slow!)).to.equal(4); // never answered, still open
       timers.advance(RECORD_DELAY_MS); // outcomes are written in batches, shortly after
-      expect(states()).to.deep.equal([
-        { url: fast, state: 'DELIVERED', n: 20 },
-        { url: slow, state: 'PENDING', n: 20 },
-      ]);
+      // The slow endpoint's deliveries are due still, without a row until their first outcome.
+      expect(states()).to.deep.equal([{ url: fast, state: 'DELIVERED', n: 20 }]);
+      expect(countsOf(slow!)).to.deep.equal({ pending: 20, delivered: 0, failed: 0 });
       for (let turns = 0; calls.answered < 40 && turns < 1000; turns++) {
         await turn();
         calls.answer(calls.open);
@@ -289,6 +312,49 @@ describe('webhook dispatcher', () => {
         { url: fast, state: 'DELIVERED', n: 20 },
         { url: slow, state: 'DELIVERED', n: 20 },
       ]);
+    });
+
+    it('writes a PENDING row for each delivery not attempted within FIRST_ATTEMPT_WINDOW_MS (in hand or not yet read), and still sends every delivery once', async () => {
+      const acme = account('acme');
+      const [slow, fast] = endpoints(acme.id, ['slow', 'fast']);
+      for (let n = 0; n < 40; n++) record(acme.id, { n });
+      const calls = new OpenCalls();
+      const sentTo: string[] = [];
+      const deliver: DeliverWebhook = (endpoint, body, timestampMs) => {
+        sentTo.push(`${endpoint.url} ${JSON.parse(body).data.n}`);
+        return calls.deliver(endpoint, body, timestampMs);
+      };
+      // One slot per endpoint: the slow one holds 16 (its claim), one of them open, and has 24 more not yet read.
+      const run = dispatcher({ deliver, perEndpoint: 1 });
+      run.start();
+      timers.advance(0);
+      for (let turns = 0; calls.answered < 40 && turns < 1000; turns++) {
+        await turn();
+        calls.answer(calls.open.filter((call) => call.url === fast));
+      }
+      await turn();
+      expect(calls.openTo(slow!)).to.equal(1);
+      timers.advance(RECORD_DELAY_MS);
+      expect(states()).to.deep.equal([{ url: fast, state: 'DELIVERED', n: 40 }]);
+      timers.advance(FIRST_ATTEMPT_WINDOW_MS); // polls meanwhile: the cursor moves past the 40 events
+      expect(states()).to.deep.equal([
+        { url: fast, state: 'DELIVERED', n: 40 },
+        { url: slow, state: 'PENDING', n: 40 },
+      ]);
+      expect(countsOf(slow!)).to.deep.equal({ pending: 40, delivered: 0, failed: 0 });
+      for (let turns = 0; calls.answered < 80 && turns < 1000; turns++) {
+        calls.answer(calls.open);
+        await turn();
+      }
+      await run.stop();
+      expect(sentTo).to.have.length(80);
+      expect(new Set(sentTo).size).to.equal(80);
+      expect(states()).to.deep.equal([
+        { url: fast, state: 'DELIVERED', n: 40 },
+        { url: slow, state: 'DELIVERED', n: 40 },
+      ]);
+      expect(deliveryState().every((row) => row.attempts === 1)).to.equal(true);
+      expect(core.db.prepare('SELECT COUNT(*) AS n FROM webhook_attempts').get()).to.deep.equal({ n: 80 });
     });
 
     it('starts on new events when woken, without waiting for the next poll', async () => {
@@ -319,10 +385,9 @@ describe('webhook dispatcher', () => {
       calls.answer(calls.open);
       await stopping;
       expect(calls.answered).to.equal(1);
-      expect(deliveryState().map((row) => [row.state, row.next_attempt_at])).to.have.deep.members([
-        ['DELIVERED', '2026-11-21T10:00:00.000Z'],
-        ...Array.from({ length: 4 }, () => ['PENDING', '2026-11-21T10:00:00.000Z']),
-      ]);
+      // The other four are due still: no row until their first outcome.
+      expect(deliveryState().map((row) => [row.state, row.next_attempt_at])).to.deep.equal([['DELIVERED', '2026-11-21T10:00:00.000Z']]);
+      expect(countsOf('https://one.example.com/hook')).to.deep.equal({ pending: 4, delivered: 1, failed: 0 });
       await dispatcher().tick();
       expect(sent).to.have.length(4);
       expect(deliveryState().every((row) => row.state === 'DELIVERED')).to.equal(true);
@@ -340,7 +405,8 @@ describe('webhook dispatcher', () => {
       calls.answer(calls.open.slice(0, 1)); // a 2xx whose outcome waits for the next write
       await turn();
       // The process "dies" here: no timer moves, so that write never happens.
-      expect(deliveryState().map((row) => [row.state, row.attempts])).to.deep.equal([['PENDING', 0], ['PENDING', 0]]);
+      expect(deliveryState()).to.deep.equal([]); // a delivery's row is written with its first outcome
+      expect(countsOf('https://one.example.com/hook')).to.deep.equal({ pending: 2, delivered: 0, failed: 0 });
       expect(core.db.prepare('SELECT COUNT(*) AS n FROM webhook_attempts').get()).to.deep.equal({ n: 0 });
       await dispatcher().tick(); // the restart, at the same instant
       expect(sent).to.have.length(2);

@@ -12,17 +12,20 @@ export interface WebhookEndpointRepository {
 export interface WebhookDeliveryRepository {
   /**
    * In one transaction, as each commit waits for the disk: records `attempts`
-   * (the attempt log and each delivery's next state) and, with `fanOut`,
-   * creates a PENDING delivery for every new outbox event and every endpoint
-   * its account had when it was recorded. Returns the deliveries created.
+   * (the attempt log and each delivery's next state, its row written with its
+   * first outcome) and, with `fanOut`, takes note of new outbox events: each
+   * is due to every endpoint its account had when it was recorded, from the
+   * outbox at first, as PENDING rows once the store's first-attempt window
+   * has passed. Returns the PENDING rows written.
    */
   record(attempts: readonly DeliveryAttempt[], fanOut: boolean): number;
-  /** The endpoints that have a PENDING delivery due at `now` or earlier. */
+  /** The endpoints that have a delivery due at `now` or earlier (or may have: new events of their account not yet read). */
   endpointsWithDue(now: string): string[];
   /**
    * Reads, writing nothing: for each endpoint of `lanes`, up to `room` of its
-   * PENDING deliveries due at `now`, oldest first, past `after` when given,
-   * leaving out those `inHand`. The
+   * deliveries due at `now`, oldest first: PENDING ones past `after` when
+   * given, leaving out those `inHand`, and those of new events from where the
+   * last read of the outbox stopped. The
    * caller is the only dispatcher on the database (one `vigil serve`) and
    * keeps what it took in hand until its outcome is recorded, so nothing is
    * taken twice; should the process die, what it held is simply due still.
