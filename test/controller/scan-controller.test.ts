@@ -156,12 +156,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     for (const scan of running) await controller.reconcile(scan.id);
     const waiting = [startScan(['127.0.0.3']), startScan(['127.0.0.4']), startScan(['127.0.0.5'])];
     runner.statuses.set(running[0]!.id, { phase: 'Succeeded', outputs: [] });
-    const queued: string[] = [];
-    const add = controller.queue.add.bind(controller.queue);
-    controller.queue.add = (key: string) => {
-      queued.push(key);
-      add(key);
-    };
+    const queued = recordQueued(controller);
     await controller.reconcile(running[0]!.id);
     expect(queued).to.deep.equal([waiting[0]!.id]);
   });
@@ -180,12 +175,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     for (let turn = 0; turn < 1000 && finishStart === undefined; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(stateOf(starting.id).state).to.equal('QUEUED');
     runner.statuses.set(first.id, { phase: 'Succeeded', outputs: [] });
-    const queued: string[] = [];
-    const add = controller.queue.add.bind(controller.queue);
-    controller.queue.add = (key: string) => {
-      queued.push(key);
-      add(key);
-    };
+    const queued = recordQueued(controller);
     await controller.reconcile(first.id);
     expect(queued).to.deep.equal([waiting.id]);
     finishStart!();
@@ -203,12 +193,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     let releaseFirst: () => void = () => undefined;
     const release = runner.release.bind(runner);
     runner.release = (scanId: string) => (scanId === first.id ? new Promise<void>((resolve) => (releaseFirst = () => void release(scanId).then(resolve))) : release(scanId));
-    const queued: string[] = [];
-    const add = controller.queue.add.bind(controller.queue);
-    controller.queue.add = (key: string) => {
-      queued.push(key);
-      add(key);
-    };
+    const queued = recordQueued(controller);
     const finishing = controller.reconcile(first.id);
     // The release of the first is still pending: the second is already woken, and admitted.
     for (let turn = 0; turn < 1000 && queued.length === 0; turn++) await new Promise((resolve) => setImmediate(resolve));
@@ -314,12 +299,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     expect(stateOf(second.id).state).to.equal('RUNNING');
     // The first finishes while the second's reconcile still waits for its commit.
     runner.statuses.set(first.id, { phase: 'Succeeded', outputs: [] });
-    const queued: string[] = [];
-    const add = controller.queue.add.bind(controller.queue);
-    controller.queue.add = (key: string) => {
-      queued.push(key);
-      add(key);
-    };
+    const queued = recordQueued(controller);
     writing = first.id;
     const finishFirst = controller.reconcile(first.id);
     await resume(first.id);
@@ -382,3 +362,14 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     expect(stateOf(scan.id).conditions.at(-1)).to.include({ reason: 'WorkloadLost' });
   });
 });
+
+/** The keys added to the controller's work queue from now on, in order (they are still queued). */
+function recordQueued(controller: { queue: { add(key: string): void } }): string[] {
+  const queued: string[] = [];
+  const add = controller.queue.add.bind(controller.queue);
+  controller.queue.add = (key: string) => {
+    queued.push(key);
+    add(key);
+  };
+  return queued;
+}
