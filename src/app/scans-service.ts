@@ -1,6 +1,6 @@
 /** Scans (SPEC.md, Scans): starting, listing, stopping and deleting them, and their result files. */
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { presentScan } from '../api/present/scan.js';
 import type { Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
@@ -196,7 +196,8 @@ export class ScansService {
     if (file === undefined) throw new NotFoundError('result', resultId);
     const scan = this.scans.findById(account.id, file.scanId);
     if (scan?.state !== 'SUCCEEDED') throw new NotFoundError('result', resultId);
-    return { file, content: this.resultFiles.open(file.scanId, file.fileName) };
+    const inRow = this.scans.resultContent(file.id);
+    return { file, content: inRow !== undefined ? Readable.from([inRow]) : this.resultFiles.open(file.scanId, file.fileName) };
   }
 
   /** The stored files behind a scan's results (names and sizes), for listing them. */

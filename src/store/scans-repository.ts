@@ -1,4 +1,4 @@
-import type { Page, ScanListQuery, ScanRepository, StoredResultFile } from '../app/ports.js';
+import type { NewResultFile, Page, ScanListQuery, ScanRepository, StoredResultFile } from '../app/ports.js';
 import type { OutboxEvent, EventType } from '../domain/events/event.js';
 import type { ScanType } from '../domain/risks/finding.js';
 import type { Scan, ScanState } from '../domain/scans/scan.js';
@@ -61,6 +61,12 @@ function toScan(row: ScanRow, results: StoredResultFile[]): Scan {
   };
 }
 
+const RESULT_COLUMNS = 'id, scan_id, account_id, file_name, content_type, size, sha256, created_at';
+
+function resultParams(file: NewResultFile) {
+  return { id: file.id, scanId: file.scanId, accountId: file.accountId, fileName: file.fileName, contentType: file.contentType, size: file.size, sha256: file.sha256, createdAt: file.createdAt, content: file.content ?? null };
+}
+
 function toResult(row: ResultRow): StoredResultFile {
   return {
     id: row.id,
@@ -121,10 +127,12 @@ export class SqliteScanRepository implements ScanRepository {
       addUsage: db.prepare(`INSERT INTO scan_usage (account_id, month, scans) VALUES (?, ?, ?)
         ON CONFLICT (account_id, month) DO UPDATE SET scans = scans + excluded.scans`),
       eventsFor: db.prepare('SELECT * FROM events WHERE account_id = ? ORDER BY seq'),
-      insertResult: db.prepare(`INSERT INTO scan_results (id, scan_id, account_id, file_name, content_type, size, sha256, created_at)
-        VALUES (@id, @scanId, @accountId, @fileName, @contentType, @size, @sha256, @createdAt)`),
-      resultsOf: db.prepare('SELECT * FROM scan_results WHERE scan_id = ? ORDER BY created_at, id'),
-      result: db.prepare('SELECT * FROM scan_results WHERE account_id = ? AND id = ?'),
+      insertResult: db.prepare(`INSERT INTO scan_results (id, scan_id, account_id, file_name, content_type, size, sha256, created_at, content)
+        VALUES (@id, @scanId, @accountId, @fileName, @contentType, @size, @sha256, @createdAt, @content)`),
+      // Never the content column: a row's bytes are read only to send them (resultContent).
+      resultsOf: db.prepare(`SELECT ${RESULT_COLUMNS} FROM scan_results WHERE scan_id = ? ORDER BY created_at, id`),
+      result: db.prepare(`SELECT ${RESULT_COLUMNS} FROM scan_results WHERE account_id = ? AND id = ?`),
+      resultContent: db.prepare('SELECT content FROM scan_results WHERE id = ?'),
     };
   }
 
@@ -150,7 +158,7 @@ export class SqliteScanRepository implements ScanRepository {
   insertImported(scan: Scan, files: readonly StoredResultFile[]): void {
     this.db.transaction(() => {
       this.statements.insert.run(toParams(scan));
-      for (const file of files) this.statements.insertResult.run(file);
+      for (const file of files) this.statements.insertResult.run(resultParams(file));
     })();
   }
 
@@ -203,10 +211,10 @@ export class SqliteScanRepository implements ScanRepository {
     return (this.statements.usage.get(accountId, month) as { scans: number } | undefined)?.scans ?? 0;
   }
 
-  saveWithResults(scan: Scan, files: readonly StoredResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean {
+  saveWithResults(scan: Scan, files: readonly NewResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean {
     return this.db.transaction(() => {
       if (!this.save(scan, events, expectedState)) return false;
-      for (const file of files) this.statements.insertResult.run(file);
+      for (const file of files) this.statements.insertResult.run(resultParams(file));
       return true;
     })();
   }
@@ -214,6 +222,11 @@ export class SqliteScanRepository implements ScanRepository {
   findResult(accountId: string, id: string): StoredResultFile | undefined {
     const row = this.statements.result.get(accountId, id) as ResultRow | undefined;
     return row && toResult(row);
+  }
+
+  resultContent(id: string): Uint8Array | undefined {
+    const row = this.statements.resultContent.get(id) as { content: Buffer | null } | undefined;
+    return row?.content ?? undefined;
   }
 
   eventsFor(accountId: string): OutboxEvent[] {

@@ -9,6 +9,7 @@ import { composeCore } from '../../src/main/composition-root.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import { tempDir } from '../support/temp-dir.js';
+import { RESULT_IN_ROW_MAX_BYTES } from '../../src/domain/scans/result-file.js';
 import { receiveEvents } from '../support/event-receiver.js';
 
 /** A fake cluster: records every action in order and answers observe() with a scripted status. */
@@ -233,6 +234,38 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     for await (const chunk of content) chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks).toString()).to.equal('<nmaprun/>');
     expect(runner.actions.at(-1)).to.equal(`release ${scan.id}`);
+  });
+
+  it('keeps an output of up to RESULT_IN_ROW_MAX_BYTES in its result row, and a larger or streamed one in a file, each served the same', async () => {
+    const scan = startScan(['127.0.0.1']);
+    await controller.reconcile(scan.id);
+    const atBound = Buffer.concat([Buffer.from('<nmaprun/>'), Buffer.alloc(RESULT_IN_ROW_MAX_BYTES - 10, 0x20)]);
+    const overBound = Buffer.concat([Buffer.from('<nmaprun/>'), Buffer.alloc(RESULT_IN_ROW_MAX_BYTES + 1 - 10, 0x20)]);
+    const streamed = Buffer.from('<nmaprun/>\n');
+    runner.statuses.set(scan.id, {
+      phase: 'Succeeded',
+      outputs: [
+        { file: 'nmap.xml', contentType: 'application/xml', content: atBound },
+        { file: 'over.xml', contentType: 'application/xml', content: overBound },
+        { file: 'streamed.xml', contentType: 'application/xml', content: async function* () { yield streamed; } },
+      ],
+    });
+    await controller.reconcile(scan.id);
+    const done = stateOf(scan.id);
+    expect(done.state, JSON.stringify(done.conditions)).to.equal('SUCCEEDED');
+    const served = new Map<string, { inRow: boolean; onDisk: boolean; bytes: Buffer; size: number }>();
+    for (const result of done.results) {
+      const { file, content } = core.scans.openResult(account, result.resultId);
+      const chunks: Buffer[] = [];
+      for await (const chunk of content) chunks.push(Buffer.from(chunk as Uint8Array));
+      served.set(file.fileName, { inRow: core.scanRepository.resultContent(result.resultId) !== undefined, onDisk: (await core.resultFiles.read(scan.id, file.fileName)) !== undefined, bytes: Buffer.concat(chunks), size: file.size });
+    }
+    expect(served.get('nmap.xml')).to.deep.include({ inRow: true, onDisk: false, size: RESULT_IN_ROW_MAX_BYTES });
+    expect(served.get('nmap.xml')!.bytes.equals(atBound)).to.equal(true);
+    expect(served.get('over.xml')).to.deep.include({ inRow: false, onDisk: true, size: RESULT_IN_ROW_MAX_BYTES + 1 });
+    expect(served.get('over.xml')!.bytes.equals(overBound)).to.equal(true);
+    expect(served.get('streamed.xml')).to.deep.include({ inRow: false, onDisk: true, size: streamed.length });
+    expect(served.get('streamed.xml')!.bytes.equals(streamed)).to.equal(true);
   });
 
   it("with the store's group commit, the writes of scans reconciled in the same turn share one transaction (one disk flush): their RUNNING, then their SUCCEEDED", async () => {

@@ -6,7 +6,9 @@
  * needed (VIGIL_ALLOW_TARGETS=127.0.0.0/8).
  */
 import { expect } from 'chai';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Account } from '../../src/domain/accounts/account.js';
 import type { Target } from '../../src/domain/targets/target.js';
 import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
@@ -14,6 +16,7 @@ import { tcpListener, type TcpListener } from '../support/listeners.js';
 import { aTarget } from '../support/targets.js';
 import { TestService, type TestResponse } from '../support/test-service.js';
 import { waitFor } from '../support/wait.js';
+import { tempDir } from '../support/temp-dir.js';
 import { receiveEvents } from '../support/event-receiver.js';
 
 const LAB = { VIGIL_ALLOW_TARGETS: '127.0.0.0/8' };
@@ -725,11 +728,46 @@ describe('HTTP /v1/results', function () {
     const own = await service.get(`/v1/results/${resultId}`);
     expect(own.status).to.equal(200);
     expect(own.text).to.match(/<nmaprun/);
+    // A small output is kept in its result row (migration 0018), written with SUCCEEDED: no file of its own.
+    const row = service.vigil.db.prepare('SELECT size, sha256, content FROM scan_results WHERE id = ?').get(resultId) as { size: number; sha256: string; content: Buffer | null };
+    expect(row.content?.toString('utf8')).to.equal(own.text);
+    expect(row.size).to.equal(Buffer.byteLength(own.text));
+    expect(row.sha256).to.equal(createHash('sha256').update(own.text).digest('hex'));
+    expect(existsSync(join(service.settings.dataDir, 'results', started.id, 'nmap.xml'))).to.equal(false);
 
     const other = service.createAccount('other');
     expectError(await service.get(`/v1/results/${resultId}`, { key: other.apiKey }), 404, /No result/);
 
     expect((await service.delete(`/v1/scans/${started.id}`)).status).to.equal(200);
     expectError(await service.get(`/v1/results/${resultId}`), 404, /No result/);
+  });
+
+  it('serves a result kept in its row after a restart, as committed with SUCCEEDED', async () => {
+    listener = await tcpListener();
+    const dir = tempDir();
+    try {
+      await service.stop();
+      service = await TestService.start({ env: LAB, dataDir: dir.path });
+      const key = service.apiKey;
+      const started = await startScan({ type: 'NMAP', targets: ['127.0.0.1'] });
+      const done = await waitForTerminal(started.id);
+      expect(done.state, JSON.stringify(done.conditions)).to.equal('SUCCEEDED');
+      const resultId = done.results[0]!.result_id;
+      const before = await service.get(`/v1/results/${resultId}`);
+      expect(before.status).to.equal(200);
+      expect(before.text).to.match(/<nmaprun/);
+
+      await service.stop();
+      service = await TestService.start({ env: LAB, dataDir: dir.path, accountName: 'after-restart' });
+      const after = await service.get(`/v1/results/${resultId}`, { key });
+      expect(after.status).to.equal(200);
+      expect(after.text).to.equal(before.text);
+      expect(after.headers.get('content-length')).to.equal(String(Buffer.byteLength(before.text)));
+      expectError(await service.get(`/v1/results/${resultId}`), 404, /No result/);
+    } finally {
+      await service.stop();
+      dir.remove();
+      service = await TestService.start({ env: LAB });
+    }
   });
 });

@@ -5,7 +5,7 @@
  * files, and writes state back with a scan.updated event. The same logic
  * serves both runtimes; only the WorkloadRunner differs.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { presentScan } from '../../api/present/scan.js';
 import type { Clock } from '../../domain/clock.js';
 import { newEvent } from '../../domain/events/event.js';
@@ -13,11 +13,12 @@ import { classifyResolution, hostOf, type Resolution } from '../../domain/scans/
 import { advanceProgress, type ResolvedTarget, type Scan, type SkippedTarget } from '../../domain/scans/scan.js';
 import { setCondition, setConditions, type ConditionChange } from '../../domain/conditions/condition.js';
 import type { Cidr } from '../../domain/targets/ipv4.js';
-import { LOGIN_FAILED_REASON, WorkloadRefusedError, type HostResolver, type ResultFileStore, type ScanRepository, type StoredResultFile, type WorkloadRunner, type WorkloadStatus } from '../ports.js';
+import { LOGIN_FAILED_REASON, WorkloadRefusedError, type HostResolver, type ResultFileStore, type NewResultFile, type ScanRepository, type WorkloadRunner, type WorkloadStatus } from '../ports.js';
 import type { Timers } from './timer.js';
 import { collectFindings, type CollectedFindings } from '../collector.js';
 import type { RiskHistory } from '../risk-history.js';
 import { MalformedResultError } from '../../domain/errors.js';
+import { RESULT_IN_ROW_MAX_BYTES } from '../../domain/scans/result-file.js';
 import type { Finding } from '../../domain/risks/finding.js';
 import type { WorkQueue, ReconcileResult } from './work-queue.js';
 import { ControllerLoop } from './controller-loop.js';
@@ -236,8 +237,14 @@ export class ScanController {
       await this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', ended('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`));
       return;
     }
-    const files: StoredResultFile[] = [];
+    const files: NewResultFile[] = [];
     for (const output of status.outputs ?? []) {
+      if (output.content instanceof Uint8Array && output.content.byteLength <= RESULT_IN_ROW_MAX_BYTES) {
+        // Kept in its row, written with SUCCEEDED in one transaction: as durable as the final state, with no file of its own.
+        const sha256 = createHash('sha256').update(output.content).digest('hex');
+        files.push({ id: randomUUID(), scanId: scan.id, accountId: scan.accountId, fileName: output.file, contentType: output.contentType, size: output.content.byteLength, sha256, createdAt: now, content: output.content });
+        continue;
+      }
       const content = output.content instanceof Uint8Array ? output.content : output.content();
       const { size, sha256 } = await this.options.resultFiles.save(scan.id, output.file, content);
       files.push({ id: randomUUID(), scanId: scan.id, accountId: scan.accountId, fileName: output.file, contentType: output.contentType, size, sha256, createdAt: now });
@@ -252,7 +259,7 @@ export class ScanController {
    * requests), the Scan's state in the last. If the Scan was stopped
    * meanwhile, all of it is rolled back and the stop wins.
    */
-  private async recordCompletion(scan: Scan, files: StoredResultFile[], findings: Map<string, Finding[]>, now: string, detail: string | undefined): Promise<void> {
+  private async recordCompletion(scan: Scan, files: NewResultFile[], findings: Map<string, Finding[]>, now: string, detail: string | undefined): Promise<void> {
     const saved = await this.options.history.recordScanWhole(scan, 'SCAN', findings, (risks, events) => {
       const done: Scan = {
         ...scan,

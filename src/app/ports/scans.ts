@@ -5,8 +5,8 @@ import type { CursorValue } from '../../domain/lists/page-token.js';
 import type { Scan, ScanState } from '../../domain/scans/scan.js';
 import type { Readable } from 'node:stream';
 import type { Page } from './lists.js';
-import type { StoredResultFile, RecordingKind, PendingRecording } from '../../domain/scans/result-file.js';
-export type { StoredResultFile, RecordingKind, PendingRecording } from '../../domain/scans/result-file.js';
+import type { NewResultFile, StoredResultFile, RecordingKind, PendingRecording } from '../../domain/scans/result-file.js';
+export type { NewResultFile, StoredResultFile, RecordingKind, PendingRecording } from '../../domain/scans/result-file.js';
 
 export const SCAN_FILTER_KEYS = ['state', 'type', 'scheduled_by'] as const;
 export type ScanFilterKey = (typeof SCAN_FILTER_KEYS)[number];
@@ -44,8 +44,10 @@ export interface ScanRepository {
   /** Scans started in the month (YYYY-MM, UTC) that count against the monthly limit; deleting a scan does not lower it. */
   monthlyUsage(accountId: string, month: string): number;
   /** Records the scan's result files together with its new state and events, in one transaction. */
-  saveWithResults(scan: Scan, files: readonly StoredResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean;
+  saveWithResults(scan: Scan, files: readonly NewResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean;
   findResult(accountId: string, id: string): StoredResultFile | undefined;
+  /** The bytes of a result kept in its row (NewResultFile.content); undefined when the file is on disk. The caller has checked the account. */
+  resultContent(id: string): Uint8Array | undefined;
   eventsFor(accountId: string): OutboxEvent[];
 }
 

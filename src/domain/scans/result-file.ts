@@ -13,6 +13,20 @@ export interface StoredResultFile {
   createdAt: string;
 }
 
+/**
+ * A result file as it is recorded with its scan's final state. `content`: a
+ * scanner output of up to RESULT_IN_ROW_MAX_BYTES is kept in the database
+ * row, written in the transaction that records SUCCEEDED (one durable commit
+ * instead of a file's fsync and rename, then the commit's); absent, the file
+ * is on disk (result files store).
+ */
+export interface NewResultFile extends StoredResultFile {
+  content?: Uint8Array;
+}
+
+/** The largest scanner output kept in its result row rather than in a file of its own: 1 MiB. */
+export const RESULT_IN_ROW_MAX_BYTES = 1024 * 1024;
+
 export type RecordingKind = 'IMPORT' | 'SCAN';
 
 export interface PendingRecording {

@@ -7,7 +7,7 @@
  */
 import type { OutboxEvent } from '../../domain/events/event.js';
 import type { Scan, ScanState } from '../../domain/scans/scan.js';
-import type { ScanListQuery, ScanRepository, StoredResultFile } from '../../app/ports.js';
+import type { NewResultFile, ScanListQuery, ScanRepository, StoredResultFile } from '../../app/ports.js';
 
 export class NotifyingScanRepository implements ScanRepository {
   constructor(
@@ -31,7 +31,7 @@ export class NotifyingScanRepository implements ScanRepository {
     return saved;
   }
 
-  saveWithResults(scan: Scan, files: readonly StoredResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean {
+  saveWithResults(scan: Scan, files: readonly NewResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean {
     const saved = this.inner.saveWithResults(scan, files, events, expectedState);
     if (saved) this.changed(scan);
     return saved;
@@ -46,6 +46,7 @@ export class NotifyingScanRepository implements ScanRepository {
 
   findById = (accountId: string, id: string) => this.inner.findById(accountId, id);
   findByIdUnscoped = (id: string) => this.inner.findByIdUnscoped(id);
+  resultContent = (id: string) => this.inner.resultContent(id);
   findByName = (accountId: string, name: string) => this.inner.findByName(accountId, name);
   list = (accountId: string, query: ScanListQuery) => this.inner.list(accountId, query);
   idsInStates = (states: readonly ScanState[], limit?: number) => this.inner.idsInStates(states, limit);
