@@ -19,6 +19,7 @@ import { m0014DashboardRiskIndexes } from './0014-dashboard-risk-indexes.js';
 import { m0015TargetAttachments } from './0015-target-attachments.js';
 import { m0016WebhookDeliveryStateIndexes } from './0016-webhook-delivery-state-indexes.js';
 import { m0017TargetListJsonIndex } from './0017-target-list-json-index.js';
+import { m0018WebhookFirstAttemptDeliveries } from './0018-webhook-first-attempt-deliveries.js';
 
 export interface Migration {
   version: number;
@@ -26,4 +27,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens, m0004Risks, m0005Sources, m0006Webhooks, m0007WebhookCursor, m0008ScheduledScans, m0009DashboardSessions, m0010ScheduledRuns, m0011WebhookDueByEndpoint, m0012Reports, m0013PendingRecordings, m0014DashboardRiskIndexes, m0015TargetAttachments, m0016WebhookDeliveryStateIndexes, m0017TargetListJsonIndex];
+export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens, m0004Risks, m0005Sources, m0006Webhooks, m0007WebhookCursor, m0008ScheduledScans, m0009DashboardSessions, m0010ScheduledRuns, m0011WebhookDueByEndpoint, m0012Reports, m0013PendingRecordings, m0014DashboardRiskIndexes, m0015TargetAttachments, m0016WebhookDeliveryStateIndexes, m0017TargetListJsonIndex, m0018WebhookFirstAttemptDeliveries];
