@@ -283,7 +283,7 @@ async function runVigil(name: string, dataDir: string, agent: Agent, urls: reado
     const measured = await measurePhases(name, meter, account.id, (events) => core.db.transaction(() => core.outbox.append(events))());
     await dispatcher.stop();
     const total = PHASES.reduce((sum, phase) => sum + phase.events, 0) * config.endpoints;
-    const states = core.db.prepare('SELECT state, COUNT(*) AS n, SUM(attempts) AS attempts FROM webhook_deliveries GROUP BY state').all();
+    const states = core.db.prepare('SELECT state, COUNT(*) AS n, SUM(attempts) AS attempts FROM webhook_delivery_states GROUP BY state').all();
     if (JSON.stringify(states) !== JSON.stringify([{ state: 'DELIVERED', n: total, attempts: total }])) {
       throw new Error(`${name}: expected ${total} deliveries DELIVERED at the first attempt, found ${JSON.stringify(states)}`);
     }
