@@ -126,6 +126,41 @@
  *     (its 2xx attempt says it), which halves the rows; it changes the
  *     delivery log's counts and the crash test's queries.
  *
+ * Third pass: no delivery row for a delivery done at its first attempt
+ * (migration 0018): its 2xx attempt, marked first_delivered and in a partial
+ * index (endpoint_id, event_id), is its only record; the fresh reads, the
+ * cursor's PENDING rows and the delivery log's counts take it into account,
+ * and the view webhook_delivery_states gives each delivery one row as before
+ * (the tests and this benchmark's check read it). Measured beside the
+ * previous build (git archive of the commit before, built in /tmp), the
+ * overhead run alternated with it, load average 3-4.5 from the other
+ * engineer's work:
+ *   before: 14.4, 13.9, 13.9 (two runs each), 13.5, 13.3, 13.4 (three runs
+ *     each), 12.9, 13.2, 13.9 us (BENCH_WEBHOOK_EVENTS=30000).
+ *   after: 14.6, 14.8, 14.0, 12.7, 13.7, 13.6, 16.6 (under a load spike),
+ *     12.6, 13.5 us. No measurable change. The profile says why: the record
+ *     transaction's own time went from 300 to 258 ms per 50,000 outcomes
+ *     (6.0 -> 5.2 us), but the single INSERT that replaced the upsert and the
+ *     attempt INSERT has to check, per outcome, that the endpoint exists, that
+ *     the delivery has no row (the cursor may have written a PENDING row while
+ *     it was in flight) and that it was not delivered before. In a
+ *     micro-benchmark (in-memory SQLite, 50,000 rows in transactions of 500):
+ *     that guarded INSERT ... SELECT 303-413 ms, the same INSERT ... SELECT
+ *     without the guards 230-269, a plain INSERT ... VALUES 143-187, 50 rows
+ *     per VALUES statement 132-158. So the next step is to know those facts
+ *     without asking SQLite per row (the dispatcher knows a delivery's attempt
+ *     number; the store would need each fresh delivery's event seq to know
+ *     whether the cursor passed it), then write first deliveries with plain,
+ *     multi-row INSERTs: about 2.5-3 us per delivery of the ~13.5.
+ *   Full runs after (make bench's order, bare,vigil,bare; load average
+ *     2.1-2.6): 0.83x, 0.69x and 0.70x bare's deliveries/s (vigil 11,907,
+ *     18,112, 18,490/s; bare 14,969 and 13,724, 26,054 and 26,090, 27,534
+ *     and 25,561/s); CPU per burst delivery 59.8, 57.4, 56.1 us against
+ *     bare's 48.0, 40.0, 39.7 us: 1.25x, 1.43x, 1.41x (aim <= 1.2x: not met).
+ *     Trickle p50 2 ms, p99 4-12 ms. The previous build in the same session
+ *     (two runs, load 1.1-1.8): 0.68x and 1.12x, CPU 1.47x and 1.15x: the
+ *     wall ratio follows the load on the machine more than either build.
+ *
  *   npx tsx bench/webhooks.ts            (make bench runs it)
  *   BENCH_WEBHOOK_EVENTS=10000  BENCH_WEBHOOK_ENDPOINTS=5  BENCH_WEBHOOK_BATCH=100  BENCH_WEBHOOK_TRICKLE=500
  *   BENCH_WEBHOOK_RUNS=bare,vigil,bare   which runs, in order (one alone to profile it); `overhead` is
