@@ -152,4 +152,42 @@ describe('webhook delivery store: recording outcomes', () => {
     expect(log.attemptsFor(mixedId, 10).map((attempt) => attempt.status)).to.deep.equal([500, 204, 503, 503, 204, 204]);
     expect(log.attemptsFor(cleanId, 10).map((attempt) => attempt.status)).to.deep.equal([204, 204, 204, 204, 204]);
   });
+
+  it('writes a first delivery without checks only while no row can have appeared for it: after the cursor wrote PENDING rows, and for the same delivery twice in a batch, the checks decide', () => {
+    let nowMs = Date.parse(at);
+    store = new SqliteWebhookDeliveryRepository(core.db, { clock: { now: () => new Date(nowMs) } });
+    const { deliveries } = fannedOut(['quick', 'late', 'twice'], 1);
+    const [quick, late, twice] = ['quick', 'late', 'twice'].map((name) => deliveries.find((delivery) => delivery.endpoint.url.includes(name))!) as [DueDelivery, DueDelivery, DueDelivery];
+    expect(deliveries.map((delivery) => delivery.rowless)).to.deep.equal([0, 0, 0]);
+    const delivered = (delivery: DueDelivery) => outcome(delivery, { rowless: delivery.rowless });
+    store.record([delivered(quick), delivered(twice), delivered(twice)], false);
+    // The window passes with `late` still in flight: the cursor writes its PENDING row.
+    nowMs += 11_000;
+    expect(store.record([], true)).to.equal(1);
+    store.record([delivered(late)], false);
+    expect(core.db.prepare('SELECT (SELECT url FROM webhook_endpoints w WHERE w.id = endpoint_id) AS url, state, attempts FROM webhook_delivery_states ORDER BY 1').all()).to.deep.equal([
+      { url: 'https://late.example.com/hook', state: 'DELIVERED', attempts: 1 },
+      { url: 'https://quick.example.com/hook', state: 'DELIVERED', attempts: 1 },
+      { url: 'https://twice.example.com/hook', state: 'DELIVERED', attempts: 1 },
+    ]);
+    expect(core.db.prepare('SELECT (SELECT url FROM webhook_endpoints w WHERE w.id = endpoint_id) AS url, first_delivered FROM webhook_attempts ORDER BY seq').all()).to.deep.equal([
+      { url: 'https://quick.example.com/hook', first_delivered: 1 },
+      { url: 'https://twice.example.com/hook', first_delivered: 1 },
+      { url: 'https://late.example.com/hook', first_delivered: null },
+    ]);
+    const log = new SqliteWebhookDeliveryLog(core.db);
+    for (const delivery of [quick, late, twice]) expect(log.countsFor(delivery.endpoint.id)).to.deep.equal({ pending: 0, delivered: 1, failed: 0 });
+  });
+
+  it('writes nothing for a first delivery whose endpoint was deleted while it was in flight, on the unchecked path too', () => {
+    const { accountId, deliveries } = fannedOut(['gone', 'kept']);
+    const gone = deliveries.find((delivery) => delivery.endpoint.url.includes('gone'))!;
+    const kept = deliveries.find((delivery) => delivery.endpoint.url.includes('kept'))!;
+    core.webhookEndpoints.remove(accountId, gone.endpoint.id);
+    store.record([outcome(gone, { rowless: gone.rowless }), outcome(kept, { rowless: kept.rowless })], false);
+    expect(rows()).to.deep.equal({
+      deliveries: [{ url: 'https://kept.example.com/hook', state: 'DELIVERED', attempts: 1, next_attempt_at: at }],
+      attempts: [{ endpoint_id: kept.endpoint.id, status: 204, error: null, attempted_at: at }],
+    });
+  });
 });
