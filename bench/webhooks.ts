@@ -147,19 +147,35 @@
  *     micro-benchmark (in-memory SQLite, 50,000 rows in transactions of 500):
  *     that guarded INSERT ... SELECT 303-413 ms, the same INSERT ... SELECT
  *     without the guards 230-269, a plain INSERT ... VALUES 143-187, 50 rows
- *     per VALUES statement 132-158. So the next step is to know those facts
- *     without asking SQLite per row (the dispatcher knows a delivery's attempt
- *     number; the store would need each fresh delivery's event seq to know
- *     whether the cursor passed it), then write first deliveries with plain,
- *     multi-row INSERTs: about 2.5-3 us per delivery of the ~13.5.
- *   Full runs after (make bench's order, bare,vigil,bare; load average
- *     2.1-2.6): 0.83x, 0.69x and 0.70x bare's deliveries/s (vigil 11,907,
- *     18,112, 18,490/s; bare 14,969 and 13,724, 26,054 and 26,090, 27,534
- *     and 25,561/s); CPU per burst delivery 59.8, 57.4, 56.1 us against
- *     bare's 48.0, 40.0, 39.7 us: 1.25x, 1.43x, 1.41x (aim <= 1.2x: not met).
- *     Trickle p50 2 ms, p99 4-12 ms. The previous build in the same session
- *     (two runs, load 1.1-1.8): 0.68x and 1.12x, CPU 1.47x and 1.15x: the
- *     wall ratio follows the load on the machine more than either build.
+ *     per VALUES statement 132-158. Full runs with this step alone (load
+ *     2.1-2.6): 0.83x, 0.69x and 0.70x bare, CPU 1.25x, 1.43x and 1.41x; the
+ *     previous build beside it (load 1.1-1.8): 0.68x and 1.12x, CPU 1.47x and
+ *     1.15x: the wall ratio follows the load on the machine more than either
+ *     build.
+ *   Then the checks without SQL: a delivery read from the outbox carries the
+ *     store's count of cursor passes that wrote PENDING rows (DueDelivery and
+ *     DeliveryAttempt .rowless); while that count is unchanged no row can
+ *     have been written for it (the store is the database's only writer of
+ *     delivery rows: one dispatcher per data directory), so its delivered
+ *     outcome is a plain INSERT ... VALUES; the endpoint's existence is read
+ *     once per endpoint per batch, and a delivery twice in one batch, or one
+ *     whose count changed, takes the checked path. Overhead run, alternated
+ *     with the previous build (load 2.4-2.9): 10.3, 10.6, 10.4, 11.0, 12.9 us
+ *     against 14.3, 13.1, 13.0, 13.2, 13.2 us; the record transaction's own
+ *     time 258 -> 126 ms per 50,000 outcomes. Tried, no gain, not kept: the
+ *     first deliveries 50 rows per INSERT (11.3, 11.8 us against 13.3, 13.7
+ *     at load 3.3); fresh reads without their NOT EXISTS checks for events
+ *     recorded after the store was made (10.8, 10.8 us). What remains of
+ *     the overhead (profile of the overhead run after): garbage collection
+ *     ~2.9 us, the claims' reads (due) ~2.2 us, the record transaction ~2.5
+ *     us, commits, waits included, ~2.7 us (100 of them the outbox's synced
+ *     ones), the bodies' reads ~0.6 us.
+ *   Full runs after both steps (make bench's order, bare,vigil,bare; load
+ *     average 1.8-3.3): 0.80x, 0.78x and 0.76x bare's deliveries/s (vigil
+ *     18,276, 18,570, 19,288/s; bare 20,107 and 26,107, 23,129 and 24,604,
+ *     26,296 and 24,795/s); CPU per burst delivery 56.6, 56.3, 53.1 us
+ *     against bare's 41.6, 44.2, 41.2 us: 1.36x, 1.27x, 1.29x (aim <= 1.2x:
+ *     not met). Trickle p50 2 ms, p99 4 ms.
  *
  *   npx tsx bench/webhooks.ts            (make bench runs it)
  *   BENCH_WEBHOOK_EVENTS=10000  BENCH_WEBHOOK_ENDPOINTS=5  BENCH_WEBHOOK_BATCH=100  BENCH_WEBHOOK_TRICKLE=500
