@@ -382,6 +382,7 @@ function attemptRecord(delivery: DueDelivery, outcome: DeliveryOutcome, at: Date
     durationMs: Math.round(outcome.durationMs),
     state: outcome.ok ? 'DELIVERED' : retryAt === undefined || attemptNumber >= MAX_DELIVERY_ATTEMPTS ? 'FAILED' : 'PENDING',
     nextAttemptAt: retryAt === undefined ? attemptedAt : retryAt.toISOString(),
+    rowless: delivery.rowless,
   };
 }
 

@@ -60,12 +60,15 @@ export interface DeliveryRepositoryOptions {
 /**
  * The dispatcher's store. A delivery is due from the moment its event is in
  * the outbox; its row in webhook_deliveries is written with the outcome of
- * its first attempt (an upsert), or, for one not attempted within
+ * its first attempt (an upsert) unless that attempt delivered it: then its
+ * attempt, marked first_delivered, is its only record (migration 0019). Or,
+ * for one not attempted within
  * FIRST_ATTEMPT_WINDOW_MS, as a PENDING row when the cursor moves past its
  * event. So the deliveries due are the PENDING rows plus the "fresh" ones:
  * for each event past the cursor (webhook_cursor), each endpoint its account
- * had when it was recorded that has no row for it yet. Every event up to the
- * cursor has a row per delivery. A crash loses nothing: what has no row is
+ * had when it was recorded that has no row and no first_delivered attempt
+ * for it yet. Every event up to the
+ * cursor has, per delivery, a row or a first_delivered attempt. A crash loses nothing: what has no row is
  * past the cursor, and read again from the outbox after the restart.
  */
 export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepository {
@@ -89,6 +92,15 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
    * is not for it. Never read twice; past the cursor only.
    */
   private readonly freshFrom = new Map<string, number>();
+  /**
+   * How many committed passes of the cursor wrote PENDING rows for fresh
+   * deliveries. A fresh delivery is handed out with the count of its time
+   * (DueDelivery.rowless); while the count is unchanged, no row can have
+   * been written for it (this store is the only writer: one dispatcher per
+   * database), so an outcome that delivered it is written as its attempt
+   * alone, with no per-row check in SQL.
+   */
+  private rowPasses = 0;
 
   constructor(private readonly db: Database, options: DeliveryRepositoryOptions = {}) {
     this.clock = options.clock ?? systemClock;
@@ -108,12 +120,16 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
         WHERE e.account_id = @accountId AND e.seq > @from AND e.seq <= @to AND e.created_at >= @since
           AND (e.endpoint_id IS NULL OR e.endpoint_id = @endpointId)
           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.endpoint_id = @endpointId)
+          AND NOT EXISTS (SELECT 1 FROM webhook_attempts a INDEXED BY webhook_attempts_first_delivered
+            WHERE a.endpoint_id = @endpointId AND a.event_id = e.id AND a.first_delivered = 1)
         ORDER BY e.seq LIMIT @room`),
       fanOut: db.prepare(`INSERT OR IGNORE INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_attempt_at)
         SELECT e.id, w.id, 'PENDING', 0, e.created_at FROM events e
         JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.created_at <= e.created_at
           AND (e.endpoint_id IS NULL OR e.endpoint_id = w.id)
-        WHERE e.seq > ? AND e.seq <= ?`),
+        WHERE e.seq > ? AND e.seq <= ?
+          AND NOT EXISTS (SELECT 1 FROM webhook_attempts a INDEXED BY webhook_attempts_first_delivered
+            WHERE a.endpoint_id = w.id AND a.event_id = e.id AND a.first_delivered = 1)`),
       advance: db.prepare('UPDATE webhook_cursor SET event_seq = ? WHERE id = 1'),
       // Walks the pending-by-endpoint index from one endpoint to the next
       // (a loose index scan): one probe per endpoint, however long its queue.
@@ -139,21 +155,54 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
       // One outcome: the delivery's row, written with its first outcome or
       // updated, then its attempt; both only while its endpoint exists (one
       // deleted while its delivery was in flight takes its deliveries with
-      // it: nothing to record then). Positional parameters and a row at a
+      // it: nothing to record then), and never for a delivery already done
+      // at its first attempt (below: it has no row). Positional parameters and a row at a
       // time: cheaper than one statement over a JSON array of the batch
       // (json_each and ->> parse each row's JSON again for every column) and
       // than named parameters (bench/webhooks.ts header).
       upsert: db.prepare(`INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_attempt_at)
         SELECT ?, ?, ?, 1, ? WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)
+          AND NOT EXISTS (SELECT 1 FROM webhook_attempts INDEXED BY webhook_attempts_first_delivered WHERE endpoint_id = ? AND event_id = ? AND first_delivered = 1)
         ON CONFLICT (event_id, endpoint_id) DO UPDATE SET state = excluded.state, attempts = attempts + 1, next_attempt_at = excluded.next_attempt_at`),
       attempt: db.prepare(`INSERT INTO webhook_attempts (event_id, endpoint_id, attempted_at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)`),
+      // The same as firstDelivered when the store knows the checks hold: a
+      // plain INSERT ... VALUES costs about half the guarded INSERT ... SELECT
+      // (bench/webhooks.ts header, third pass).
+      firstDeliveredKnown: db.prepare(`INSERT INTO webhook_attempts (event_id, endpoint_id, attempted_at, status, error, duration_ms, first_delivered) VALUES (?, ?, ?, ?, ?, ?, 1)`),
+      // A delivery done at its first attempt: its attempt alone, marked, no
+      // delivery row (half the rows of a delivery that goes well). Only while
+      // it has no row (not attempted before, no PENDING row written by the
+      // cursor meanwhile) and its endpoint exists; otherwise the upsert path.
+      firstDelivered: db.prepare(`INSERT INTO webhook_attempts (event_id, endpoint_id, attempted_at, status, error, duration_ms, first_delivered)
+        SELECT ?, ?, ?, ?, ?, ?, 1 WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?)
+          AND NOT EXISTS (SELECT 1 FROM webhook_attempts INDEXED BY webhook_attempts_first_delivered WHERE endpoint_id = ? AND event_id = ? AND first_delivered = 1)`),
     };
-    const { attempt, upsert } = this.statements;
+    const { attempt, endpoint, firstDelivered, firstDeliveredKnown, upsert } = this.statements;
     this.transactions = {
       record: db.transaction((attempts: readonly DeliveryAttempt[], until: number): number => {
+        // Per endpoint of the batch: whether it still exists, and the deliveries written as first deliveries without checks.
+        const known = new Map<string, Set<string> | null>();
         // In order: when a delivery appears twice, each attempt counts.
         for (const one of attempts) {
-          if (upsert.run(one.eventId, one.endpointId, one.state, one.nextAttemptAt, one.endpointId).changes === 0) continue;
+          if (one.state === 'DELIVERED' && one.rowless === this.rowPasses) {
+            let written = known.get(one.endpointId);
+            if (written === undefined) {
+              written = endpoint.get(one.endpointId) === undefined ? null : new Set();
+              known.set(one.endpointId, written);
+            }
+            // Unless its endpoint is gone (nothing to write) or it was written already in this batch (the checks below then apply).
+            if (written === null) continue;
+            if (!written.has(one.eventId)) {
+              written.add(one.eventId);
+              firstDeliveredKnown.run(one.eventId, one.endpointId, one.attemptedAt, one.status, one.error, one.durationMs);
+              continue;
+            }
+          }
+          if (one.state === 'DELIVERED' && firstDelivered.run(one.eventId, one.endpointId, one.attemptedAt, one.status, one.error, one.durationMs, one.endpointId, one.eventId, one.endpointId, one.endpointId, one.eventId).changes === 1) {
+            continue;
+          }
+          if (upsert.run(one.eventId, one.endpointId, one.state, one.nextAttemptAt, one.endpointId, one.endpointId, one.eventId).changes === 0) continue;
           attempt.run(one.eventId, one.endpointId, one.attemptedAt, one.status, one.error, one.durationMs);
         }
         return until > 0 ? this.materialize(until) : 0;
@@ -184,6 +233,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     } finally {
       this.statements.restore.run();
     }
+    if (created > 0) this.rowPasses += 1;
     // Committed: what the cursor passed is read from the PENDING rows from now on.
     if (until > 0) {
       while (this.seen.length > 0 && this.seen[0]!.seq <= until) this.seen.shift();
@@ -217,7 +267,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
    * none is taken twice), merged oldest first, `room` at most.
    */
   due(claim: DueClaim): DueDelivery[] {
-    const picked: Array<{ endpoint: WebhookEndpoint; eventId: string; attempts: number; dueAt: string }> = [];
+    const picked: Array<{ endpoint: WebhookEndpoint; eventId: string; attempts: number; dueAt: string; rowless: number | undefined }> = [];
     const cursor = this.accountsLatest.size === 0 ? 0 : this.cursor();
     for (const [endpointId, { room, after, inHand }] of claim.lanes) {
       if (room <= 0) continue;
@@ -251,10 +301,10 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
         const next = pending[p];
         const candidate = fresh[f];
         if (candidate !== undefined && (next === undefined || candidate.created_at < next.next_attempt_at || (candidate.created_at === next.next_attempt_at && candidate.id < next.event_id))) {
-          picked.push({ endpoint, eventId: candidate.id, attempts: 0, dueAt: candidate.created_at });
+          picked.push({ endpoint, eventId: candidate.id, attempts: 0, dueAt: candidate.created_at, rowless: this.rowPasses });
           f += 1;
         } else if (next !== undefined) {
-          picked.push({ endpoint, eventId: next.event_id, attempts: next.attempts, dueAt: next.next_attempt_at });
+          picked.push({ endpoint, eventId: next.event_id, attempts: next.attempts, dueAt: next.next_attempt_at, rowless: undefined });
           p += 1;
         }
       }
@@ -267,10 +317,10 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     }
     this.readBodies(picked.map((one) => one.eventId));
     const due: DueDelivery[] = [];
-    for (const { endpoint, eventId, attempts, dueAt } of picked) {
+    for (const { endpoint, eventId, attempts, dueAt, rowless } of picked) {
       const body = this.bodies.get(eventId);
       // A delivery outlives its event only if the event was deleted with its account, endpoints included.
-      if (body !== undefined) due.push({ eventId, body, endpoint, attempts, dueAt });
+      if (body !== undefined) due.push({ eventId, body, endpoint, attempts, dueAt, rowless });
     }
     return due;
   }

@@ -19,8 +19,10 @@ export class SqliteWebhookDeliveryLog implements WebhookDeliveryLog {
       attempts: db.prepare(`SELECT a.event_id, e.type AS event_type, a.attempted_at, a.status, a.error, a.duration_ms
         FROM webhook_attempts a LEFT JOIN events e ON e.id = a.event_id
         WHERE a.endpoint_id = ? ORDER BY a.seq DESC LIMIT ?`),
-      // Three index counts, none reading a row: pending and failed deliveries
-      // each have their own partial index, delivered ones are the rest. Pending
+      // Four index counts, none reading a row: pending and failed deliveries
+      // each have their own partial index, delivered ones are the rest plus
+      // those done at their first attempt, which have no row, only their
+      // first_delivered attempt (its own partial index, migration 0019). Pending
       // also counts the deliveries of events past the dispatcher's cursor that
       // have no row yet (their first attempt writes it: src/store/webhook-deliveries-repository.ts),
       // a range of events_by_account of at most a few seconds of events.
@@ -30,7 +32,10 @@ export class SqliteWebhookDeliveryLog implements WebhookDeliveryLog {
           (SELECT COUNT(*) FROM webhook_endpoints w JOIN events e INDEXED BY events_by_account ON e.account_id = w.account_id
             WHERE w.id = @id AND e.seq > (SELECT event_seq FROM webhook_cursor WHERE id = 1) AND e.created_at >= w.created_at
               AND (e.endpoint_id IS NULL OR e.endpoint_id = w.id)
-              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.endpoint_id = w.id)) AS fresh,
+              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.endpoint_id = w.id)
+              AND NOT EXISTS (SELECT 1 FROM webhook_attempts a INDEXED BY webhook_attempts_first_delivered
+                WHERE a.endpoint_id = w.id AND a.event_id = e.id AND a.first_delivered = 1)) AS fresh,
+          (SELECT COUNT(*) FROM webhook_attempts INDEXED BY webhook_attempts_first_delivered WHERE endpoint_id = @id AND first_delivered = 1) AS first,
           (SELECT COUNT(*) FROM webhook_deliveries INDEXED BY webhook_deliveries_failed_by_endpoint WHERE endpoint_id = @id AND state = 'FAILED') AS failed`),
     };
   }
@@ -47,7 +52,7 @@ export class SqliteWebhookDeliveryLog implements WebhookDeliveryLog {
   }
 
   countsFor(endpointId: string): DeliveryCounts {
-    const { total, pending, fresh, failed } = this.statements.counts.get({ id: endpointId }) as { total: number; pending: number; fresh: number; failed: number };
-    return { pending: pending + fresh, delivered: total - pending - failed, failed };
+    const { total, pending, fresh, first, failed } = this.statements.counts.get({ id: endpointId }) as { total: number; pending: number; fresh: number; first: number; failed: number };
+    return { pending: pending + fresh, delivered: total - pending - failed + first, failed };
   }
 }

@@ -125,7 +125,7 @@ describe('reliability: kill -9 during a scan, an upload and webhook delivery, th
     const risks = ((await again.json()) as any).data.risks;
     expect(risks.new_open + risks.still_open).to.equal(HOSTS * PORTS);
 
-    const undelivered = "SELECT COUNT(*) AS n FROM events e WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.state = 'DELIVERED')";
+    const undelivered = "SELECT COUNT(*) AS n FROM events e WHERE NOT EXISTS (SELECT 1 FROM webhook_delivery_states d WHERE d.event_id = e.id AND d.state = 'DELIVERED')";
     await waitFor(async () => withDatabase(dataDir, (db) => count(db, undelivered)), (n) => n === 0, 'every event delivered', 90_000);
     const received = new Map<string, number>();
     for (const request of receiver.requests) {
@@ -142,13 +142,13 @@ describe('reliability: kill -9 during a scan, an upload and webhook delivery, th
       expect(count(db, 'SELECT COUNT(*) AS n FROM pending_recordings')).to.equal(0);
       expect(count(db, "SELECT COUNT(*) AS n FROM risks r JOIN targets t ON t.id = r.target_id WHERE t.target LIKE '50.%'")).to.equal(HOSTS * PORTS);
       expect(count(db, "SELECT COUNT(*) AS n FROM scans WHERE state IN ('RUNNING', 'STOPPING')")).to.equal(0);
-      const events = db.prepare('SELECT e.id, e.type, e.seq, (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries FROM events e').all() as Array<{ id: string }>;
+      const events = db.prepare('SELECT e.id, e.type, e.seq, (SELECT COUNT(*) FROM webhook_delivery_states d WHERE d.event_id = e.id) AS deliveries FROM events e').all() as Array<{ id: string }>;
       const lost = events.filter((event) => !received.has(event.id));
       expect(lost.length, `events never delivered, of ${events.length}: ${JSON.stringify(lost.slice(0, 3))}`).to.equal(0);
       expect([...received.values()].every((times) => times <= 2), 'an event delivered more than twice').to.equal(true);
       // The attempt log is complete: each delivery's count of attempts is its logged attempts, and a delivered one logged its 2xx.
-      expect(count(db, 'SELECT COUNT(*) AS n FROM webhook_deliveries d WHERE d.attempts != (SELECT COUNT(*) FROM webhook_attempts a WHERE a.event_id = d.event_id AND a.endpoint_id = d.endpoint_id)')).to.equal(0);
-      expect(count(db, "SELECT COUNT(*) AS n FROM webhook_deliveries d WHERE d.state = 'DELIVERED' AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.event_id = d.event_id AND a.endpoint_id = d.endpoint_id AND a.status BETWEEN 200 AND 299)")).to.equal(0);
+      expect(count(db, 'SELECT COUNT(*) AS n FROM webhook_delivery_states d WHERE d.attempts != (SELECT COUNT(*) FROM webhook_attempts a WHERE a.event_id = d.event_id AND a.endpoint_id = d.endpoint_id)')).to.equal(0);
+      expect(count(db, "SELECT COUNT(*) AS n FROM webhook_delivery_states d WHERE d.state = 'DELIVERED' AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.event_id = d.event_id AND a.endpoint_id = d.endpoint_id AND a.status BETWEEN 200 AND 299)")).to.equal(0);
       // A small output is kept in its row (migration 0018), as durable as the row; only the others are files.
       expect(count(db, 'SELECT COUNT(*) AS n FROM scan_results WHERE content IS NOT NULL AND length(content) != size')).to.equal(0);
       const referenced = new Set((db.prepare('SELECT scan_id, file_name FROM scan_results WHERE content IS NULL').all() as Array<{ scan_id: string; file_name: string }>).map((row) => `${row.scan_id}/${row.file_name}`));

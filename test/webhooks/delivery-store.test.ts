@@ -2,7 +2,9 @@
  * The dispatcher's store on a real SQLite database: how a batch of outcomes
  * is written (a row at a time, in order), for the cases a batch can hold
  * besides the usual one outcome per delivery: the same delivery twice, and a
- * delivery whose endpoint was deleted while it was in flight.
+ * delivery whose endpoint was deleted while it was in flight. A delivery done
+ * at its first attempt has no row, only its attempt (migration 0019): it is
+ * not sent again and the delivery log counts it as before.
  */
 import { expect } from 'chai';
 import type { DeliveryAttempt, DueDelivery } from '../../src/app/ports.js';
@@ -10,6 +12,7 @@ import { loadSettings } from '../../src/config/settings.js';
 import { newEvent } from '../../src/domain/events/event.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { SqliteWebhookDeliveryRepository } from '../../src/store/webhook-deliveries-repository.js';
+import { SqliteWebhookDeliveryLog } from '../../src/store/webhook-delivery-log.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('webhook delivery store: recording outcomes', () => {
@@ -29,14 +32,14 @@ describe('webhook delivery store: recording outcomes', () => {
   });
 
   /** An account with endpoints `names`, one event fanned out to them, and its deliveries as a claim takes them. */
-  function fannedOut(names: readonly string[]): { accountId: string; deliveries: DueDelivery[] } {
+  function fannedOut(names: readonly string[], events = 1): { accountId: string; deliveries: DueDelivery[] } {
     const accountId = core.accounts.createAccount({ name: 'acme' }).account.id;
     for (const name of names) core.webhookEndpoints.add(accountId, `https://${name}.example.com/hook`);
-    core.outbox.append([newEvent(accountId, 'scan.created', { n: 1 }, new Date(at))]);
+    core.outbox.append(Array.from({ length: events }, (_, n) => newEvent(accountId, 'scan.created', { n }, new Date(at))));
     store.record([], true); // the dispatcher's pass: the event's deliveries are due, read from the outbox
     const lanes = new Map(store.endpointsWithDue(at).map((endpointId) => [endpointId, { room: 10, inHand: [] }]));
     const deliveries = store.due({ now: at, lanes });
-    expect(deliveries).to.have.length(names.length);
+    expect(deliveries).to.have.length(names.length * events);
     return { accountId, deliveries };
   }
 
@@ -53,7 +56,7 @@ describe('webhook delivery store: recording outcomes', () => {
   });
 
   const rows = () => ({
-    deliveries: core.db.prepare('SELECT w.url, d.state, d.attempts, d.next_attempt_at FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id ORDER BY w.url').all(),
+    deliveries: core.db.prepare('SELECT w.url, d.state, d.attempts, d.next_attempt_at FROM webhook_delivery_states d JOIN webhook_endpoints w ON w.id = d.endpoint_id ORDER BY w.url').all(),
     attempts: core.db.prepare('SELECT endpoint_id, status, error, attempted_at FROM webhook_attempts ORDER BY seq').all(),
   });
 
@@ -84,5 +87,107 @@ describe('webhook delivery store: recording outcomes', () => {
     const { deliveries: states, attempts } = rows();
     expect(states).to.deep.equal([{ url: 'https://kept.example.com/hook', state: 'DELIVERED', attempts: 1, next_attempt_at: at }]);
     expect(attempts).to.deep.equal([{ endpoint_id: kept.endpoint.id, status: 204, error: null, attempted_at: at }]);
+  });
+
+  it('writes no delivery row for a delivery done at its first attempt, only its attempt, and never takes it again: not after a restart, not when the cursor passes its event', () => {
+    const { deliveries } = fannedOut(['done', 'retried']);
+    const done = deliveries.find((delivery) => delivery.endpoint.url.includes('done'))!;
+    const retried = deliveries.find((delivery) => delivery.endpoint.url.includes('retried'))!;
+    const retryAt = '2026-11-21T10:00:10.000Z';
+    store.record([outcome(done, {}), outcome(retried, { status: 503, error: 'HTTP 503', state: 'PENDING', nextAttemptAt: retryAt })], false);
+    const urlOf = 'SELECT w.url FROM webhook_endpoints w WHERE w.id = endpoint_id';
+    expect(core.db.prepare(`SELECT (${urlOf}) AS url, state, attempts FROM webhook_deliveries`).all()).to.deep.equal([{ url: 'https://retried.example.com/hook', state: 'PENDING', attempts: 1 }]);
+    expect(core.db.prepare(`SELECT (${urlOf}) AS url, status, first_delivered FROM webhook_attempts ORDER BY seq`).all()).to.deep.equal([
+      { url: 'https://done.example.com/hook', status: 204, first_delivered: 1 },
+      { url: 'https://retried.example.com/hook', status: 503, first_delivered: null },
+    ]);
+
+    // A restart within the window: the event is past the cursor, read from the outbox again; only the retry is left, and it is not due yet.
+    const restarted = new SqliteWebhookDeliveryRepository(core.db);
+    restarted.record([], true);
+    const claim = (repository: SqliteWebhookDeliveryRepository, now: string) =>
+      repository.due({ now, lanes: new Map(repository.endpointsWithDue(now).map((endpointId) => [endpointId, { room: 10, inHand: [] }])) }).map((delivery) => delivery.endpoint.url);
+    expect(claim(restarted, at)).to.deep.equal([]);
+    expect(claim(restarted, retryAt)).to.deep.equal(['https://retried.example.com/hook']);
+
+    // The window passed: the cursor moves past the event and writes a PENDING row only for what has neither a row nor a first-attempt delivery: nothing here.
+    const later = new SqliteWebhookDeliveryRepository(core.db, { firstAttemptWindowMs: 0, clock: { now: () => new Date(retryAt) } });
+    expect(later.record([], true)).to.equal(0);
+    expect(core.db.prepare('SELECT event_seq FROM webhook_cursor').get()).to.deep.equal({ event_seq: (core.db.prepare('SELECT MAX(seq) AS seq FROM events').get() as { seq: number }).seq });
+    expect(core.db.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries').get()).to.deep.equal({ n: 1 });
+    expect(claim(later, retryAt)).to.deep.equal(['https://retried.example.com/hook']);
+
+    // An outcome that still comes for it (a stale duplicate) changes nothing: it stays delivered, once.
+    later.record([outcome(done, { status: 503, error: 'HTTP 503', state: 'PENDING', nextAttemptAt: retryAt })], false);
+    expect(core.db.prepare(`SELECT state, attempts FROM webhook_delivery_states WHERE endpoint_id = ?`).all(done.endpoint.id)).to.deep.equal([{ state: 'DELIVERED', attempts: 1 }]);
+  });
+
+  it("keeps the delivery log's counts what one row per delivery gave: first-attempt deliveries, a retry that then succeeded, a retry pending, a failure and a delivery not yet attempted", () => {
+    const { deliveries } = fannedOut(['mixed', 'clean'], 5);
+    const mixed = deliveries.filter((delivery) => delivery.endpoint.url.includes('mixed'));
+    const clean = deliveries.filter((delivery) => delivery.endpoint.url.includes('clean'));
+    const [first1, first2, retriedThenDone, pendingRetry, failed] = mixed as [DueDelivery, DueDelivery, DueDelivery, DueDelivery, DueDelivery];
+    const retryAt = '2026-11-21T10:00:10.000Z';
+    const failure = { status: 503, error: 'HTTP 503', state: 'PENDING' as const, nextAttemptAt: retryAt };
+    // `failed` is left with neither: first outcomes for the others, then the retry that succeeds, and the failure.
+    store.record([outcome(first1, {}), outcome(first2, {}), outcome(retriedThenDone, failure), outcome(pendingRetry, failure), ...clean.slice(0, 4).map((delivery) => outcome(delivery, {}))], false);
+    store.record([outcome(retriedThenDone, { attemptedAt: retryAt, nextAttemptAt: retryAt })], false);
+    const log = new SqliteWebhookDeliveryLog(core.db);
+    const mixedId = first1.endpoint.id;
+    const cleanId = clean[0]!.endpoint.id;
+    // Not attempted yet (fresh, past the cursor): pending. The fifth clean delivery too.
+    expect(log.countsFor(mixedId)).to.deep.equal({ pending: 2, delivered: 3, failed: 0 });
+    expect(log.countsFor(cleanId)).to.deep.equal({ pending: 1, delivered: 4, failed: 0 });
+    store.record([outcome(failed, { status: 500, error: 'HTTP 500', state: 'FAILED' }), outcome(clean[4]!, {})], false);
+    expect(log.countsFor(mixedId)).to.deep.equal({ pending: 1, delivered: 3, failed: 1 });
+    expect(log.countsFor(cleanId)).to.deep.equal({ pending: 0, delivered: 5, failed: 0 });
+
+    // The same as the counts before migration 0019 (one row per delivery), computed over the view that gives each delivery its row as before.
+    const before = core.db.prepare(`SELECT
+        (SELECT COUNT(*) FROM webhook_delivery_states WHERE endpoint_id = @id AND state = 'PENDING') AS pending,
+        (SELECT COUNT(*) FROM webhook_delivery_states WHERE endpoint_id = @id AND state = 'DELIVERED') AS delivered,
+        (SELECT COUNT(*) FROM webhook_delivery_states WHERE endpoint_id = @id AND state = 'FAILED') AS failed`);
+    for (const id of [mixedId, cleanId]) expect(log.countsFor(id)).to.deep.equal(before.get({ id }));
+    // The log lists every attempt, those of first-attempt deliveries included, newest first.
+    expect(log.attemptsFor(mixedId, 10).map((attempt) => attempt.status)).to.deep.equal([500, 204, 503, 503, 204, 204]);
+    expect(log.attemptsFor(cleanId, 10).map((attempt) => attempt.status)).to.deep.equal([204, 204, 204, 204, 204]);
+  });
+
+  it('writes a first delivery without checks only while no row can have appeared for it: after the cursor wrote PENDING rows, and for the same delivery twice in a batch, the checks decide', () => {
+    let nowMs = Date.parse(at);
+    store = new SqliteWebhookDeliveryRepository(core.db, { clock: { now: () => new Date(nowMs) } });
+    const { deliveries } = fannedOut(['quick', 'late', 'twice'], 1);
+    const [quick, late, twice] = ['quick', 'late', 'twice'].map((name) => deliveries.find((delivery) => delivery.endpoint.url.includes(name))!) as [DueDelivery, DueDelivery, DueDelivery];
+    expect(deliveries.map((delivery) => delivery.rowless)).to.deep.equal([0, 0, 0]);
+    const delivered = (delivery: DueDelivery) => outcome(delivery, { rowless: delivery.rowless });
+    store.record([delivered(quick), delivered(twice), delivered(twice)], false);
+    // The window passes with `late` still in flight: the cursor writes its PENDING row.
+    nowMs += 11_000;
+    expect(store.record([], true)).to.equal(1);
+    store.record([delivered(late)], false);
+    expect(core.db.prepare('SELECT (SELECT url FROM webhook_endpoints w WHERE w.id = endpoint_id) AS url, state, attempts FROM webhook_delivery_states ORDER BY 1').all()).to.deep.equal([
+      { url: 'https://late.example.com/hook', state: 'DELIVERED', attempts: 1 },
+      { url: 'https://quick.example.com/hook', state: 'DELIVERED', attempts: 1 },
+      { url: 'https://twice.example.com/hook', state: 'DELIVERED', attempts: 1 },
+    ]);
+    expect(core.db.prepare('SELECT (SELECT url FROM webhook_endpoints w WHERE w.id = endpoint_id) AS url, first_delivered FROM webhook_attempts ORDER BY seq').all()).to.deep.equal([
+      { url: 'https://quick.example.com/hook', first_delivered: 1 },
+      { url: 'https://twice.example.com/hook', first_delivered: 1 },
+      { url: 'https://late.example.com/hook', first_delivered: null },
+    ]);
+    const log = new SqliteWebhookDeliveryLog(core.db);
+    for (const delivery of [quick, late, twice]) expect(log.countsFor(delivery.endpoint.id)).to.deep.equal({ pending: 0, delivered: 1, failed: 0 });
+  });
+
+  it('writes nothing for a first delivery whose endpoint was deleted while it was in flight, on the unchecked path too', () => {
+    const { accountId, deliveries } = fannedOut(['gone', 'kept']);
+    const gone = deliveries.find((delivery) => delivery.endpoint.url.includes('gone'))!;
+    const kept = deliveries.find((delivery) => delivery.endpoint.url.includes('kept'))!;
+    core.webhookEndpoints.remove(accountId, gone.endpoint.id);
+    store.record([outcome(gone, { rowless: gone.rowless }), outcome(kept, { rowless: kept.rowless })], false);
+    expect(rows()).to.deep.equal({
+      deliveries: [{ url: 'https://kept.example.com/hook', state: 'DELIVERED', attempts: 1, next_attempt_at: at }],
+      attempts: [{ endpoint_id: kept.endpoint.id, status: 204, error: null, attempted_at: at }],
+    });
   });
 });

@@ -81,7 +81,7 @@ describe('webhook dispatcher', () => {
     const endpoint = core.db.prepare('SELECT id, account_id FROM webhook_endpoints WHERE url = ?').get(url) as { id: string; account_id: string };
     return core.webhookEndpoints.deliveryLog(endpoint.account_id, endpoint.id).counts;
   };
-  const deliveryState = () => core.db.prepare('SELECT state, attempts, next_attempt_at FROM webhook_deliveries').all() as Array<{ state: string; attempts: number; next_attempt_at: string }>;
+  const deliveryState = () => core.db.prepare('SELECT state, attempts, next_attempt_at FROM webhook_delivery_states').all() as Array<{ state: string; attempts: number; next_attempt_at: string }>;
 
   it('delivers each event once to every endpoint its account had when it was recorded, with the same id and body', async () => {
     const acme = account('acme');
@@ -172,7 +172,7 @@ describe('webhook dispatcher', () => {
       { url: 'https://server-error.example.com/hook', status: 500, error: null, duration_ms: 4, attempted_at: at },
     ]);
     const states = core.db
-      .prepare('SELECT w.url, d.state, d.attempts, d.next_attempt_at FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id ORDER BY w.url')
+      .prepare('SELECT w.url, d.state, d.attempts, d.next_attempt_at FROM webhook_delivery_states d JOIN webhook_endpoints w ON w.id = d.endpoint_id ORDER BY w.url')
       .all() as Array<{ url: string; state: string; attempts: number; next_attempt_at: string }>;
     expect(states.map((row) => `${row.url} ${row.state} ${row.attempts} ${row.next_attempt_at}`)).to.deep.equal([
       `https://ok.example.com/hook DELIVERED 1 ${at}`,
@@ -266,7 +266,7 @@ describe('webhook dispatcher', () => {
     const endpoints = (accountId: string, names: string[]) =>
       names.map((name) => core.webhookEndpoints.add(accountId, name.startsWith('https:') ? name : `https://${name}.example.com/hook`).url);
     const states = () =>
-      core.db.prepare('SELECT w.url, d.state, COUNT(*) AS n FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id GROUP BY 1, 2 ORDER BY 1, 2').all();
+      core.db.prepare('SELECT w.url, d.state, COUNT(*) AS n FROM webhook_delivery_states d JOIN webhook_endpoints w ON w.id = d.endpoint_id GROUP BY 1, 2 ORDER BY 1, 2').all();
 
     it('keeps at most `concurrency` deliveries in flight in all and at most `perEndpoint` to one endpoint', async () => {
       const acme = account('acme');

@@ -18,6 +18,14 @@ export interface DueDelivery {
   attempts: number;
   /** Its next_attempt_at when it was taken: its position in the endpoint's queue. */
   dueAt: string;
+  /**
+   * Set by the store on a delivery it read from the outbox, which had no
+   * delivery row then: the store's count of passes that wrote rows for such
+   * deliveries, at that time. Carried to its attempt (DeliveryAttempt), it
+   * lets the store write the outcome without asking SQLite whether a row
+   * appeared meanwhile.
+   */
+  rowless?: number | undefined;
 }
 
 export interface DeliveryAttempt {
@@ -30,6 +38,8 @@ export interface DeliveryAttempt {
   /** The delivery's state after this attempt, and when to try again while PENDING. */
   state: 'PENDING' | 'DELIVERED' | 'FAILED';
   nextAttemptAt: string;
+  /** The delivery's DueDelivery.rowless, when it had one. */
+  rowless?: number | undefined;
 }
 
 /** Where a PENDING delivery stands in its endpoint's queue: oldest due first, then by event id. */
