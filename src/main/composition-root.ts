@@ -53,6 +53,7 @@ import { WebhookDispatcher } from '../app/webhook-dispatcher.js';
 import { NotifyingOutbox } from '../app/notifying-outbox.js';
 import { createWebhookAgent, deliverWebhook } from '../runtime/webhooks/https-delivery.js';
 import { readFileSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
 import { SourcesService } from '../app/sources-service.js';
 import { ImportsService } from '../app/imports-service.js';
 import { SqliteSourceRepository } from '../store/sources-repository.js';
@@ -306,7 +307,8 @@ export function composeCore(
  * Start-up hygiene (issue 16): risk recordings a crash cut short are rolled
  * back (an upload entirely; a scan Vigil ran then fails as WorkloadLost, or
  * is collected again when its workload still has its output), and result
- * files no row references, and temporary files, are removed.
+ * files no row references, temporary files and the embedded runtime's
+ * left-over work directories are removed.
  */
 async function recoverFromCrash(settings: Settings, core: Core, logger: Logger): Promise<void> {
   const interrupted = core.history.rollBackInterrupted();
@@ -317,10 +319,29 @@ async function recoverFromCrash(settings: Settings, core: Core, logger: Logger):
   const removed = [
     ...(await core.resultFiles.sweep((scanId, fileName) => referenced.has(`${scanId}/${fileName}`))),
     ...(await new FileSystemResultFiles(join(settings.dataDir, 'uploads')).sweep((scanId) => collecting.has(scanId))),
+    ...(await removeWorkDirectories(join(settings.dataDir, 'work'))),
   ];
   if (interrupted.length > 0 || removed.length > 0) {
     logger.warn({ rolled_back: interrupted, removed_files: removed.slice(0, 100), removed_count: removed.length }, 'removed what an interrupted run left behind');
   }
+}
+
+/**
+ * The embedded runtime's work directories (`work/<scan id>`): a scanner's
+ * process never outlives the service (its spawner kills it), so at start-up
+ * every one is left over, from a scan that failed as WorkloadLost or whose
+ * removal after release did not finish; none is read again.
+ */
+async function removeWorkDirectories(workDir: string): Promise<string[]> {
+  let entries: string[];
+  try {
+    entries = await readdir(workDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  await Promise.all(entries.map((entry) => rm(join(workDir, entry), { recursive: true, force: true })));
+  return entries.map((entry) => `work/${entry}`);
 }
 
 /** The HTTP edge on the core's services: /v1, the dashboard, health and metrics (benchmarks build it the same way). */

@@ -255,7 +255,7 @@ describe('reliability: the findings of issue 16 stay fixed', function () {
 describe('reliability: start-up removes what a crash left behind', function () {
   this.timeout(60_000);
 
-  it('rolls back an import whose pending marker survived, and removes unreferenced, stale staged and temporary files', async () => {
+  it('rolls back an import whose pending marker survived, and removes unreferenced, stale staged and temporary files and left-over work directories', async () => {
     const dir = tempDir();
     try {
       let service = await TestService.start({ dataDir: dir.path });
@@ -276,6 +276,9 @@ describe('reliability: start-up removes what a crash left behind', function () {
       writeFileSync(join(dir.path, 'results', keptScan, 'imported-result.xml.partial'), 'x');
       mkdirSync(join(dir.path, 'uploads', 'finished-or-unknown-scan'), { recursive: true });
       writeFileSync(join(dir.path, 'uploads', 'finished-or-unknown-scan', 'nmap.xml'), 'x');
+      // A scan's work directory that outlived it (its scanner died with the service, or its removal did not finish).
+      mkdirSync(join(dir.path, 'work', 'scan-cut-short', 'nested'), { recursive: true });
+      writeFileSync(join(dir.path, 'work', 'scan-cut-short', 'nested', 'nmap.xml'), 'x');
 
       service = await TestService.start({ dataDir: dir.path, accountName: 'second-start' });
       try {
@@ -294,6 +297,7 @@ describe('reliability: start-up removes what a crash left behind', function () {
         expect(existsSync(join(dir.path, 'results', cutScan))).to.equal(false);
         expect(existsSync(join(dir.path, 'results', 'orphan-scan'))).to.equal(false);
         expect(existsSync(join(dir.path, 'uploads', 'finished-or-unknown-scan'))).to.equal(false);
+        expect(readdirSync(join(dir.path, 'work'))).to.deep.equal([]);
         expect(readdirSync(join(dir.path, 'results', keptScan))).to.deep.equal(['imported-result.xml']);
       } finally {
         await service.stop();
