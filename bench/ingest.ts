@@ -324,6 +324,8 @@ interface Measurement {
 function measure(format: string, mode: string, file: string): Measurement {
   const child = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/support/ingest-child.ts'), format, mode, file], { cwd: ROOT, encoding: 'utf8', maxBuffer: 16 * MEGABYTE });
   if (child.status !== 0) throw new Error(`${format} ${mode} failed: ${child.stderr}`);
+  // What the child says of itself (a stale dist/ it did not measure) is the reader's to see.
+  for (const line of child.stderr.split('\n')) if (line.startsWith('ingest child: ')) process.stderr.write(`${line}\n`);
   return JSON.parse(child.stdout.trim().split('\n').at(-1)!) as Measurement;
 }
 

@@ -11,15 +11,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SaxesParser } from 'saxes';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { newestMtime } from './processes.js';
 import type { ScanType } from '../../src/domain/risks/finding.js';
 import { peakRssMb as ownPeakRssMb } from '../../test/support/peak-rss.js';
 
-// The compiled build when there is one (make bench builds first): code run
-// through tsx carries its helpers (keepNames) and would be measured slower
-// than it runs in production.
-const built = existsSync(new URL('../../dist/src/parsers/index.js', import.meta.url));
+// The compiled build when there is one at least as new as every source file
+// (make bench builds first): code run through tsx carries its helpers
+// (keepNames) and would be measured slower than it runs in production, and a
+// stale build would measure code that is no longer Vigil's: then the sources
+// run, and the child says so on stderr.
+const built = existsSync(new URL('../../dist/src/parsers/index.js', import.meta.url)) && statSync(new URL('../../dist/src/parsers/index.js', import.meta.url)).mtimeMs >= newestMtime(fileURLToPath(new URL('../../src', import.meta.url)));
 const base = built ? '../../dist/src/' : '../../src/';
+if (!built && existsSync(new URL('../../dist/src/parsers/index.js', import.meta.url))) process.stderr.write('ingest child: dist/ is older than src/, measuring the sources through tsx (make build for the compiled code)\n');
 const load = <T>(path: string): Promise<T> => import(new URL(`${base}${built ? path : path.replace(/\.js$/, '.ts')}`, import.meta.url).href) as Promise<T>;
 const { loadSettings } = await load<typeof import('../../src/config/settings.js')>('config/settings.js');
 const { composeCore } = await load<typeof import('../../src/main/composition-root.js')>('main/composition-root.js');
