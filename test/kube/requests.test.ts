@@ -8,7 +8,7 @@ import nock from 'nock';
 import * as k8s from '@kubernetes/client-node';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
-import { ScanReconciler, type ScanObject } from '../../src/runtime/kubernetes/scan-reconciler.js';
+import { ScanReconciler, type ScanObject, type ScanReconcilerOptions } from '../../src/runtime/kubernetes/scan-reconciler.js';
 import { NO_EVENTS } from '../../src/runtime/kubernetes/event-recorder.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import type { ScansService } from '../../src/app/scans-service.js';
@@ -56,6 +56,23 @@ const scan: Scan = {
 
 const SCANS = '/apis/vigil.dev/v1alpha1/namespaces/vigil-acme/scans';
 
+/** A Scan reconciler over the CR and the row the getters give (account acme in vigil-acme), for exact requests; options replace the defaults. */
+function reconcilerOver(cached: () => ScanObject | undefined, row: () => Scan | undefined, options: Partial<ScanReconcilerOptions> = {}): ScanReconciler {
+  const kc = options.kubeConfig ?? kubeConfig();
+  const account = { id: 'acc', name: 'acme', namespace: 'vigil-acme' } as Account;
+  return new ScanReconciler({
+    kubeConfig: kc,
+    scanResources: new ScanCustomResources(kc),
+    accountForNamespace: (namespace) => (namespace === 'vigil-acme' ? account : undefined),
+    service: {} as ScansService,
+    repository: { findByName: () => row() },
+    cached,
+    events: NO_EVENTS,
+    clock: { now: () => new Date('2026-11-21T00:00:02.000Z') },
+    ...options,
+  });
+}
+
 describe('Kubernetes adapters: exact requests (nock)', () => {
   before(() => nock.disableNetConnect());
   after(() => {
@@ -79,18 +96,7 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
 
   /** A Scan reconciler over one cached CR and one row, for exact requests. */
   function reconcilerWith(object: ScanObject | undefined, row: Scan | undefined) {
-    const kc = kubeConfig();
-    const account = { id: 'acc', name: 'acme', namespace: 'vigil-acme' } as Account;
-    return new ScanReconciler({
-      kubeConfig: kc,
-      scanResources: new ScanCustomResources(kc),
-      accountForNamespace: (namespace) => (namespace === 'vigil-acme' ? account : undefined),
-      service: {} as ScansService,
-      repository: { findByName: () => row },
-      cached: () => object,
-      events: NO_EVENTS,
-      clock: { now: () => new Date('2026-11-21T00:00:02.000Z') },
-    });
+    return reconcilerOver(() => object, () => row);
   }
   const cr = (status?: unknown): ScanObject => ({
     metadata: { name: 'scan-a1b2', namespace: 'vigil-acme', uid: 'uid-42', generation: 1, resourceVersion: '7', labels: { 'vigil.dev/scan-id': scan.id }, finalizers: ['vigil.dev/scan'] },
@@ -129,16 +135,7 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     let row: Scan = { ...scan, progress: 0 };
     let cached: ScanObject = cr();
     const kc = kubeConfig();
-    const reconciler = new ScanReconciler({
-      kubeConfig: kc,
-      scanResources: new ScanCustomResources(kc),
-      accountForNamespace: () => ({ id: 'acc', name: 'acme', namespace: 'vigil-acme' }) as Account,
-      service: {} as ScansService,
-      repository: { findByName: () => row },
-      cached: () => cached,
-      events: NO_EVENTS,
-      clock: { now: () => new Date('2026-11-21T00:00:02.000Z') },
-    });
+    const reconciler = reconcilerOver(() => cached, () => row, { kubeConfig: kc });
     await reconciler.reconcile('vigil-acme/scan-a1b2'); // RUNNING 0 over version 7, the server answers 8
     row = { ...row, state: 'SUCCEEDED', progress: 100 };
     await reconciler.reconcile('vigil-acme/scan-a1b2'); // the cache still shows 7: the latest, SUCCEEDED 100, written once (9)
@@ -266,17 +263,7 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     let row: Scan = { ...scan, progress: 0, conditions: [{ type: 'WorkloadReady', status: 'True', reason: 'WorkloadStarted', message: 'the NMAP scanner started on 1 target(s)', lastTransitionTime: '2026-11-21T00:00:01.000Z' }] };
     const timers = new FakeTimers(now);
     const recorder = new KubernetesEventRecorder({ kubeConfig: kc, timers, defaults: { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan' }, onError: () => undefined });
-    const reconciler = new ScanReconciler({
-      kubeConfig: kc,
-      scanResources: new ScanCustomResources(kc),
-      accountForNamespace: () => ({ id: 'acc', name: 'acme', namespace: 'vigil-acme' }) as Account,
-      service: {} as ScansService,
-      repository: { findByName: () => row },
-      cached: () => object,
-      events: recorder,
-      clock: { now: () => new Date(now) },
-      budget,
-    });
+    const reconciler = reconcilerOver(() => object, () => row, { kubeConfig: kc, events: recorder, clock: { now: () => new Date(now) }, budget });
     budget.started(scan.id);
     budget.spend(scan.id, 4); // the Secret, the Job, the followed log and (below) the RUNNING write and its Event make 6
     await reconciler.reconcile('vigil-acme/scan-a1b2');

@@ -10,7 +10,7 @@ import type { Account } from '../../src/domain/accounts/account.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { NO_EVENTS } from '../../src/runtime/kubernetes/event-recorder.js';
-import { SCAN_FINALIZER, ScanReconciler, type ScanAction, type ScanObject } from '../../src/runtime/kubernetes/scan-reconciler.js';
+import { SCAN_FINALIZER, ScanReconciler, type ScanAction, type ScanObject, type ScanReconcilerOptions } from '../../src/runtime/kubernetes/scan-reconciler.js';
 import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
 import { ScanRequestBudget } from '../../src/runtime/kubernetes/request-budget.js';
 import { FakeKubeApiServer, type KubeObject } from '../support/fake-kube-apiserver.js';
@@ -44,6 +44,22 @@ interface Case {
 }
 
 const crRef = (name: string, namespace = NS) => ({ apiVersion: API_VERSION, kind: 'Scan', namespace, name });
+
+/** A Scan reconciler on a fake API server and a store; the server's objects stand in for the informer's cache (the table states what the cache holds). */
+function reconcilerOn(server: FakeKubeApiServer, core: ReturnType<typeof composeCore>, options: Partial<ScanReconcilerOptions> = {}): ScanReconciler {
+  const kc = kubeConfig(server);
+  return new ScanReconciler({
+    kubeConfig: kc,
+    scanResources: new ScanCustomResources(kc),
+    accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace),
+    service: core.scans,
+    repository: core.scanRepository,
+    cached: (namespace, name) => server.getObject(crRef(name, namespace)) as ScanObject | undefined,
+    events: NO_EVENTS,
+    clock: { now: () => new Date('2026-11-25T00:00:00Z') },
+    ...options,
+  });
+}
 const applied = (spec: unknown, extra: Partial<KubeObject['metadata']> = {}, namespace = NS) => ({ metadata: { name: 'nightly', namespace, ...extra }, spec });
 const startRow = ({ core, account }: Fixture) => core.scans.start(account, { type: 'NMAP', targets: ['scanme.example.com'] }, null, 'nightly')[0]!;
 /** A row whose scan runs (its Job started): the CR's status is written for it. */
@@ -134,22 +150,9 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
     dir = tempDir();
     const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }));
     const account = core.accounts.createAccount({ name: 'acme', namespace: NS }).account;
-    const kc = kubeConfig(server);
     const actions: ScanAction[] = [];
     const starting = new Set<string>();
-    const reconciler = new ScanReconciler({
-      kubeConfig: kc,
-      scanResources: new ScanCustomResources(kc),
-      accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace),
-      service: core.scans,
-      repository: core.scanRepository,
-      // The fake server's store stands in for the informer's cache: the table states what the cache holds.
-      cached: (namespace, name) => server.getObject(crRef(name, namespace)) as ScanObject | undefined,
-      events: NO_EVENTS,
-      clock: { now: () => new Date('2026-11-25T00:00:00Z') },
-      onAction: (_key, action) => actions.push(action),
-      starting: (scanId) => starting.has(scanId),
-    });
+    const reconciler = reconcilerOn(server, core, { onAction: (_key, action) => actions.push(action), starting: (scanId) => starting.has(scanId) });
     fixture = { server, core, account, reconciler, actions, starting };
   });
   afterEach(async () => {
@@ -185,16 +188,8 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
 
   it('tells the story of a scan that ended before its CR showed RUNNING: a Running Event naming its Job, then how it ended', async () => {
     const recorded: Array<{ reason: string; message: string }> = [];
-    const kc = kubeConfig(fixture.server);
-    const reconciler = new ScanReconciler({
-      kubeConfig: kc,
-      scanResources: new ScanCustomResources(kc),
-      accountForNamespace: (namespace) => fixture.core.accountRepository.findByNamespace(namespace),
-      service: fixture.core.scans,
-      repository: fixture.core.scanRepository,
-      cached: (namespace, name) => fixture.server.getObject(crRef(name, namespace)) as ScanObject | undefined,
+    const reconciler = reconcilerOn(fixture.server, fixture.core, {
       events: { normal: (_object, reason, message) => recorded.push({ reason, message }), warning: (_object, reason, message) => recorded.push({ reason, message }) },
-      clock: { now: () => new Date('2026-11-25T00:00:00Z') },
     });
     const row = startRow(fixture);
     const at = '2026-11-25T00:00:01.000Z';
@@ -217,14 +212,7 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
     let now: number;
 
     function reconcilerWith(startsAtOnce: boolean): ScanReconciler {
-      const kc = kubeConfig(fixture.server);
-      return new ScanReconciler({
-        kubeConfig: kc,
-        scanResources: new ScanCustomResources(kc),
-        accountForNamespace: (namespace) => fixture.core.accountRepository.findByNamespace(namespace),
-        service: fixture.core.scans,
-        repository: fixture.core.scanRepository,
-        cached: (namespace, name) => fixture.server.getObject(crRef(name, namespace)) as ScanObject | undefined,
+      return reconcilerOn(fixture.server, fixture.core, {
         events: { normal: (_object, reason, message) => recorded.push({ reason, message }), warning: (_object, reason, message) => recorded.push({ reason, message }) },
         clock: { now: () => new Date(now) },
         onAction: (_key, action) => fixture.actions.push(action),
