@@ -8,7 +8,7 @@ import type { Clock } from '../domain/clock.js';
 import { timeOrderedUuid } from '../domain/events/event-id.js';
 import { newEvent, type OutboxEvent } from '../domain/events/event.js';
 import type { Finding, ScanType } from '../domain/risks/finding.js';
-import { diffScan, historyOf, type Risk } from '../domain/risks/risk.js';
+import { diffScan, historyOf, type Risk, type StagedFinding } from '../domain/risks/risk.js';
 import type { Scan } from '../domain/scans/scan.js';
 import { healthScore } from '../domain/targets/health-score.js';
 import type { Target } from '../domain/targets/target.js';
@@ -21,22 +21,18 @@ export interface ScanRisks {
 }
 
 /**
- * The findings of each target a recording covers, by target id: a Map when
- * they are in memory (a scan Vigil ran), or read from the store target by
- * target (an upload's staged findings, RecordingStaging).
+ * The findings of each target a recording covers, by target id, as staged in
+ * the store (RecordingStaging): an upload's as they were parsed, a finished
+ * scan's (a Map by target id, in memory) staged when its recording starts.
+ * The history reads back their order and fingerprints only; the store copies
+ * their definitions into the risks they become.
  */
 export interface TargetFindings {
-  findingsOf(targetId: string): readonly Finding[];
+  findingsOf(targetId: string): readonly StagedFinding[];
   countOf(targetId: string): number;
 }
 
 type FindingsInput = ReadonlyMap<string, readonly Finding[]> | TargetFindings;
-
-function targetFindings(input: FindingsInput): TargetFindings {
-  if (!(input instanceof Map)) return input as TargetFindings;
-  const map = input as ReadonlyMap<string, readonly Finding[]>;
-  return { findingsOf: (targetId) => map.get(targetId) ?? [], countOf: (targetId) => map.get(targetId)?.length ?? 0 };
-}
 
 export class RiskHistory {
   constructor(
@@ -59,7 +55,15 @@ export class RiskHistory {
    * so they close nothing. Call inside transaction().
    */
   recordScan(scan: Scan, findingsByTarget: FindingsInput): { risks: ScanRisks; events: OutboxEvent[] } {
-    const source = targetFindings(findingsByTarget);
+    const staged = this.stage(scan, findingsByTarget);
+    try {
+      return this.recordStaged(scan, staged);
+    } finally {
+      if (staged !== findingsByTarget) this.staging.drop(scan.id);
+    }
+  }
+
+  private recordStaged(scan: Scan, source: TargetFindings): { risks: ScanRisks; events: OutboxEvent[] } {
     const lists: ScanRisks = { newOpen: [], stillOpen: [], closed: [] };
     const now = this.clock.now();
     const at = now.toISOString();
@@ -69,71 +73,67 @@ export class RiskHistory {
       const target = this.targets.findById(scan.accountId, resolved.targetId);
       if (target === undefined) continue; // deleted while the scan ran
       this.risks.recordCoverage(scan.id, target.id, scan.type, at);
-      this.recordTarget(scan, target, uniqueFindings(source.findingsOf(target.id)), at, lists, events);
+      this.recordTarget(scan, target, source.findingsOf(target.id), at, lists, events);
       this.refreshTarget(target, at);
     }
     return { risks: lists, events: events ?? [] };
   }
 
   /**
-   * One read of the target's risks, then batched writes: the new risks in
-   * multi-row INSERTs and the detections in one call to the store
-   * (bench/ingest.ts: per-risk INSERT calls were a large part of a
-   * 45,000-finding upload).
+   * A finished scan's findings (a Map by target id) go to the staging under
+   * their target ids, so that every recording takes the same path; an
+   * upload's are staged already.
+   */
+  private stage(scan: Scan, input: FindingsInput): TargetFindings {
+    if (!(input instanceof Map)) return input as TargetFindings;
+    const map = input as ReadonlyMap<string, readonly Finding[]>;
+    for (const [targetId, findings] of map) {
+      // A risk's scan type is its scan's (the parser's definitions carry the type they were parsed as).
+      const own = findings.map((finding) => (finding.definition.scan_type === scan.type ? finding : { ...finding, definition: { ...finding.definition, scan_type: scan.type } }));
+      this.staging.findingSink(scan.id, targetId).add(own);
+    }
+    return { findingsOf: (targetId) => this.staging.findings(scan.id, [targetId]), countOf: (targetId) => map.get(targetId)?.length ?? 0 };
+  }
+
+  /**
+   * One read of the target's risks (ids, fingerprints and states: no
+   * definitions), the domain's diff, then set-based writes: the new risks and
+   * the re-detected ones take their definitions from the staged findings in
+   * the store, the closed ones change state, the detections go in one call
+   * (bench/ingest.ts: reading 45,000 findings back into objects and writing
+   * them out again was most of a large upload).
    * Lists and events keep their order: new risks first, then the existing
    * ones in the order they were created.
    */
-  private recordTarget(scan: Scan, target: Target, findings: Map<string, Finding>, at: string, lists: ScanRisks, events: OutboxEvent[] | undefined): void {
-    const existing = this.risks.risksOf(target.id, scan.type);
-    const diff = diffScan(existing, new Set(findings.keys()));
-    const created: Risk[] = [];
+  private recordTarget(scan: Scan, target: Target, staged: readonly StagedFinding[], at: string, lists: ScanRisks, events: OutboxEvent[] | undefined): void {
+    const existing = this.risks.keysOf(target.id, scan.type);
+    const seqOf = firstOfEachFingerprint(staged);
+    const diff = diffScan(existing, new Set(seqOf.keys()));
+    const created: Array<[number, string, string]> = [];
     const detected: string[] = [];
     for (const fingerprint of diff.newFingerprints) {
-      const risk = this.newRisk(scan, target, findings.get(fingerprint)!, at);
-      created.push(risk);
-      detected.push(risk.id);
-      lists.newOpen.push(risk.id);
-      events?.push(this.event('risk.created', risk, target));
-    }
-    this.risks.insertMany(created);
-    // Sets, not list scans: a target may carry thousands of risks.
-    const stillOpen = new Set(diff.stillOpen.map((risk) => risk.id));
-    const closed = new Set(diff.closed.map((risk) => risk.id));
-    for (const risk of existing) {
-      if (stillOpen.has(risk.id)) {
-        const updated: Risk = { ...risk, status: 'OPEN', lastDetectedAt: at, definition: findings.get(risk.fingerprint)!.definition };
-        this.risks.update(updated);
-        detected.push(risk.id);
-        lists.stillOpen.push(risk.id);
-        events?.push(this.event('risk.updated', updated, target));
-      } else if (closed.has(risk.id)) {
-        const closedRisk: Risk = { ...risk, status: 'CLOSED' };
-        this.risks.update(closedRisk);
-        lists.closed.push(risk.id);
-        events?.push(this.event('risk.updated', closedRisk, target));
-      }
-    }
-    this.risks.recordDetections(scan.id, detected);
-  }
-
-  private newRisk(scan: Scan, target: Target, finding: Finding, at: string): Risk {
-    return {
       // Time-ordered (UUID v7): a recording's new risks go to the end of the id
       // and detection indexes instead of to pages all over them, each of which
       // a chunk's commit then wrote again (bench/ingest.ts).
-      id: timeOrderedUuid(this.clock.now()),
-      accountId: scan.accountId,
-      targetId: target.id,
-      scanType: scan.type,
-      fingerprint: finding.fingerprint,
-      status: 'OPEN',
-      firstDetectedAt: at,
-      lastDetectedAt: at,
-      isAccepted: false,
-      acceptedBy: [],
-      definition: { ...finding.definition, scan_type: scan.type },
-      createdAt: at,
-    };
+      const id = timeOrderedUuid(this.clock.now());
+      created.push([seqOf.get(fingerprint)!, id, target.id]);
+      detected.push(id);
+      lists.newOpen.push(id);
+    }
+    this.risks.insertStaged(scan.accountId, scan.type, at, created);
+    this.risks.redetectStaged(at, diff.stillOpen.map((risk) => [seqOf.get(risk.fingerprint)!, risk.id] as const));
+    for (const risk of diff.stillOpen) {
+      detected.push(risk.id);
+      lists.stillOpen.push(risk.id);
+    }
+    this.risks.close(diff.closed.map((risk) => risk.id));
+    for (const risk of diff.closed) lists.closed.push(risk.id);
+    this.risks.recordDetections(scan.id, detected);
+    if (events === undefined) return;
+    for (const risk of this.risks.findMany(created.map(([, id]) => id))) events.push(this.event('risk.created', risk, target));
+    const changed = new Set([...diff.stillOpen, ...diff.closed].map((risk) => risk.id));
+    const updated = existing.filter((risk) => changed.has(risk.id)).map((risk) => risk.id);
+    for (const risk of this.risks.findMany(updated)) events.push(this.event('risk.updated', risk, target));
   }
 
   /**
@@ -153,13 +153,13 @@ export class RiskHistory {
     findingsByTarget: FindingsInput,
     finish: (risks: ScanRisks, events: OutboxEvent[]) => T | false,
   ): Promise<T | false> {
-    const source = targetFindings(findingsByTarget);
     this.pending.begin(scan.id, scan.accountId, kind, this.clock.now().toISOString());
     try {
+      const source = this.stage(scan, findingsByTarget);
       const risks: ScanRisks = { newOpen: [], stillOpen: [], closed: [] };
       for (const batch of batchesByFindings(scan.resolvedTargets, (target) => source.countOf(target.targetId))) {
         this.transaction(() => {
-          const part = this.recordScan({ ...scan, resolvedTargets: batch }, source);
+          const part = this.recordStaged({ ...scan, resolvedTargets: batch }, source);
           for (const list of ['newOpen', 'stillOpen', 'closed'] as const) for (const id of part.risks[list]) risks[list].push(id);
           this.staging.stageEvents(scan.id, part.events);
         });
@@ -169,6 +169,7 @@ export class RiskHistory {
         const done = finish(risks, []);
         if (done !== false) {
           this.staging.releaseEvents(scan.id);
+          this.staging.drop(scan.id);
           this.pending.end(scan.id);
         }
         return done;
@@ -197,8 +198,8 @@ export class RiskHistory {
     finish: (risks: ScanRisks, events: OutboxEvent[]) => T | false,
     shared?: <R>(work: () => R) => Promise<R>,
   ): Promise<T | false> {
-    const source = targetFindings(findingsByTarget);
-    const findings = scan.resolvedTargets.reduce((sum, target) => sum + source.countOf(target.targetId), 0);
+    const countOf = findingsByTarget instanceof Map ? (targetId: string) => findingsByTarget.get(targetId)?.length ?? 0 : (targetId: string) => (findingsByTarget as TargetFindings).countOf(targetId);
+    const findings = scan.resolvedTargets.reduce((sum, target) => sum + countOf(target.targetId), 0);
     if (scan.resolvedTargets.length > TARGETS_PER_TRANSACTION || findings >= FINDINGS_PER_TRANSACTION) return this.recordScanInChunks(scan, kind, findingsByTarget, finish);
     const whole = (): T | false => {
       try {
@@ -320,9 +321,9 @@ function* batchesByFindings<T>(items: readonly T[], findingsOf: (item: T) => num
   if (batch.length > 0) yield batch;
 }
 
-/** One finding per fingerprint on a target: the first, in the scanner's order. */
-function uniqueFindings(findings: readonly Finding[]): Map<string, Finding> {
-  const unique = new Map<string, Finding>();
-  for (const finding of findings) if (!unique.has(finding.fingerprint)) unique.set(finding.fingerprint, finding);
-  return unique;
+/** One finding per fingerprint on a target, the first in the scanner's order: its staged seq by fingerprint. */
+function firstOfEachFingerprint(staged: readonly StagedFinding[]): Map<string, number> {
+  const first = new Map<string, number>();
+  for (const finding of staged) if (!first.has(finding.fingerprint)) first.set(finding.fingerprint, finding.seq);
+  return first;
 }

@@ -1,21 +1,31 @@
 /**
- * RecordingStaging on SQLite TEMP tables: an upload's findings as they are
- * parsed, and a chunked recording's events until its last transaction, held
- * in the store rather than in memory (bench/ingest.ts: the 45,158 findings of
- * a 25 MB nmap file were 4.3-4.6x the file in memory, and the events held to
- * the end as much again). TEMP tables belong to this connection and live in
- * a file that SQLite deletes when the connection closes (or the process
- * dies): no WAL, no disk flush, and nothing a crash could leave behind. A
- * TEMP table takes part in the connection's transactions, so staged events
- * roll back with the chunk that staged them.
+ * RecordingStaging on SQLite TEMP tables: a recording's findings (an
+ * upload's as they are parsed, a finished scan's before it is recorded), and
+ * a chunked recording's events until its last transaction, held in the store
+ * rather than in memory (bench/ingest.ts: the 45,158 findings of a 25 MB nmap
+ * file were 4.3-4.6x the file in memory, and the events held to the end as
+ * much again). TEMP tables belong to this connection and live in a file that
+ * SQLite deletes when the connection closes (or the process dies): no WAL, no
+ * disk flush, and nothing a crash could leave behind. A TEMP table takes part
+ * in the connection's transactions, so staged events roll back with the
+ * chunk that staged them.
+ *
+ * A staged finding is kept as the columns of the risk it may become (its
+ * fingerprint, title, threat level, QoD and its definition as JSON text), so
+ * that the risk history reads back only fingerprints and the store copies
+ * the rest into new or re-detected risks itself (SqliteRiskRepository's
+ * insertStaged and redetectStaged): a definition is serialised once, here,
+ * and never parsed again on the way (bench/ingest.ts).
  */
 import type { RecordingStaging } from '../app/ports.js';
 import type { OutboxEvent } from '../domain/events/event.js';
 import type { Finding, FindingSink } from '../domain/risks/finding.js';
+import type { StagedFinding } from '../domain/risks/risk.js';
 import type { Database } from './database.js';
 
-/** Rows per multi-row INSERT: 3 values a finding, 7 an event, far below SQLite's 32,766. */
+/** Rows per multi-row INSERT: 7 values a finding, 6 an event, far below SQLite's 32,766. */
 const FINDING_ROWS = 500;
+const FINDING_WIDTH = 7;
 const EVENT_ROWS = 200;
 
 export class SqliteRecordingStaging implements RecordingStaging {
@@ -23,31 +33,18 @@ export class SqliteRecordingStaging implements RecordingStaging {
   private readonly partialFindingInserts = new Map<number, ReturnType<Database['prepare']>>();
 
   constructor(private readonly db: Database) {
-    db.exec(`
-      CREATE TEMP TABLE IF NOT EXISTS staged_findings (
-        seq     INTEGER PRIMARY KEY,
-        scan_id TEXT NOT NULL,
-        host    TEXT NOT NULL,
-        finding TEXT NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS temp.staged_findings_by_host ON staged_findings (scan_id, host, seq);
-      CREATE TEMP TABLE IF NOT EXISTS staged_events (
-        seq        INTEGER PRIMARY KEY,
-        scan_id    TEXT NOT NULL,
-        id         TEXT NOT NULL,
-        account_id TEXT NOT NULL,
-        type       TEXT NOT NULL,
-        payload    TEXT NOT NULL,
-        created_at TEXT NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS temp.staged_events_by_scan ON staged_events (scan_id, seq);`);
+    createStagingTables(db);
     this.statements = {
-      findings: db.prepare(`INSERT INTO temp.staged_findings (scan_id, host, finding) VALUES ${rows(FINDING_ROWS, 3)}`),
+      findings: db.prepare(`INSERT INTO temp.staged_findings (${FINDING_COLUMNS}) VALUES ${rows(FINDING_ROWS, FINDING_WIDTH)}`),
       events: db.prepare(`INSERT INTO temp.staged_events (scan_id, id, account_id, type, payload, created_at) VALUES ${rows(EVENT_ROWS, 6)}`),
       counts: db.prepare('SELECT host, COUNT(*) AS n FROM temp.staged_findings WHERE scan_id = ? GROUP BY host'),
-      all: db.prepare('SELECT finding FROM temp.staged_findings WHERE scan_id = ? ORDER BY seq').pluck(),
-      ofHosts: db.prepare(`SELECT finding FROM temp.staged_findings
-        WHERE scan_id = ? AND host IN (SELECT value FROM json_each(?)) ORDER BY seq`).pluck(),
+      all: db.prepare('SELECT seq, fingerprint FROM temp.staged_findings WHERE scan_id = ? ORDER BY seq').raw(),
+      ofHosts: db.prepare(`SELECT seq, fingerprint FROM temp.staged_findings
+        WHERE scan_id = ? AND host IN (SELECT value FROM json_each(?)) ORDER BY seq`).raw(),
+      // Two ranges of the index, so the answer never walks this recording's own rows.
+      others: db.prepare(`SELECT EXISTS (SELECT 1 FROM temp.staged_findings WHERE scan_id < ?)
+        OR EXISTS (SELECT 1 FROM temp.staged_findings WHERE scan_id > ?)`).pluck(),
+      dropAllFindings: db.prepare('DELETE FROM temp.staged_findings'),
       // An endpoint removed since the chunk staged its events takes its events with it, as if they had never been stored.
       release: db.prepare(`INSERT INTO main.events (id, account_id, type, payload, created_at)
         SELECT s.id, s.account_id, s.type, s.payload, s.created_at FROM temp.staged_events s
@@ -58,16 +55,18 @@ export class SqliteRecordingStaging implements RecordingStaging {
     };
   }
 
-  findingSink(scanId: string): FindingSink {
-    return { add: (findings) => this.addFindings(scanId, findings) };
+  findingSink(scanId: string, key?: string): FindingSink {
+    return { add: (findings) => this.addFindings(scanId, findings, key) };
   }
 
-  private addFindings(scanId: string, findings: readonly Finding[]): void {
+  private addFindings(scanId: string, findings: readonly Finding[], key: string | undefined): void {
     const insert = (start: number, count: number): void => {
       const values: unknown[] = [];
       for (let index = start; index < start + count; index++) {
         const finding = findings[index]!;
-        values.push(scanId, finding.location.host, JSON.stringify(finding));
+        const { definition } = finding;
+        const qod = definition.additional_info.qod;
+        values.push(scanId, key ?? finding.location.host, finding.fingerprint, definition.title, definition.threat_level, typeof qod === 'number' ? Math.round(qod) : null, JSON.stringify(definition));
       }
       this.findingInsert(count).run(values);
     };
@@ -83,7 +82,7 @@ export class SqliteRecordingStaging implements RecordingStaging {
     if (count === FINDING_ROWS) return this.statements.findings;
     let statement = this.partialFindingInserts.get(count);
     if (statement === undefined) {
-      statement = this.db.prepare(`INSERT INTO temp.staged_findings (scan_id, host, finding) VALUES ${rows(count, 3)}`);
+      statement = this.db.prepare(`INSERT INTO temp.staged_findings (${FINDING_COLUMNS}) VALUES ${rows(count, FINDING_WIDTH)}`);
       this.partialFindingInserts.set(count, statement);
     }
     return statement;
@@ -95,9 +94,9 @@ export class SqliteRecordingStaging implements RecordingStaging {
     return counts;
   }
 
-  findings(scanId: string, hosts: readonly string[] | undefined): Finding[] {
-    const texts = (hosts === undefined ? this.statements.all.all(scanId) : this.statements.ofHosts.all(scanId, JSON.stringify(hosts))) as string[];
-    return texts.map((text) => JSON.parse(text) as Finding);
+  findings(scanId: string, hosts: readonly string[] | undefined): StagedFinding[] {
+    const rows = (hosts === undefined ? this.statements.all.all(scanId) : this.statements.ofHosts.all(scanId, JSON.stringify(hosts))) as Array<[number, string]>;
+    return rows.map(([seq, fingerprint]) => ({ seq, fingerprint }));
   }
 
   stageEvents(scanId: string, events: readonly OutboxEvent[]): void {
@@ -122,10 +121,44 @@ export class SqliteRecordingStaging implements RecordingStaging {
   }
 
   drop(scanId: string): void {
-    this.statements.dropFindings.run(scanId);
+    // The only recording staged (the usual case): the whole table goes, which SQLite does without visiting its rows.
+    if (this.statements.others.get(scanId, scanId) === 0) this.statements.dropAllFindings.run();
+    else this.statements.dropFindings.run(scanId);
     this.statements.dropEvents.run(scanId);
   }
 }
+
+/**
+ * The connection's TEMP staging tables (idempotent). The risk repository's
+ * set-based writes read staged findings too, so whichever is made first
+ * creates them.
+ */
+export function createStagingTables(db: Database): void {
+  db.exec(`
+      CREATE TEMP TABLE IF NOT EXISTS staged_findings (
+        seq          INTEGER PRIMARY KEY,
+        scan_id      TEXT NOT NULL,
+        host         TEXT NOT NULL,
+        fingerprint  TEXT NOT NULL,
+        title        TEXT NOT NULL,
+        threat_level TEXT NOT NULL,
+        qod          INTEGER,
+        definition   TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS temp.staged_findings_by_host ON staged_findings (scan_id, host, seq);
+      CREATE TEMP TABLE IF NOT EXISTS staged_events (
+        seq        INTEGER PRIMARY KEY,
+        scan_id    TEXT NOT NULL,
+        id         TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        type       TEXT NOT NULL,
+        payload    TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS temp.staged_events_by_scan ON staged_events (scan_id, seq);`);
+}
+
+const FINDING_COLUMNS = 'scan_id, host, fingerprint, title, threat_level, qod, definition';
 
 function rows(count: number, width: number): string {
   const row = `(${Array.from({ length: width }, () => '?').join(', ')})`;

@@ -1,9 +1,10 @@
 import type { Page, RiskListQuery, RiskRepository } from '../app/ports.js';
 import type { RiskDefinition, ScanType, ThreatLevel } from '../domain/risks/finding.js';
-import type { Acceptance, Coverage, Risk, RiskStatus, RiskView } from '../domain/risks/risk.js';
+import type { Acceptance, Coverage, ExistingRisk, Risk, RiskStatus, RiskView } from '../domain/risks/risk.js';
 import type { CursorValue } from '../domain/lists/page-token.js';
 import type { OpenRiskCounts } from '../domain/targets/health-score.js';
 import type { Database } from './database.js';
+import { createStagingTables } from './recording-staging.js';
 
 interface RiskRow {
   seq: number;
@@ -48,27 +49,6 @@ function toView(row: RiskViewRow): RiskView {
   return { ...toRisk(row), target: row.target, targetLabel: row.target_label, tags: JSON.parse(row.target_tags) as string[] };
 }
 
-/** The columns of a risk row in INSERT order, and the values of one risk in that order (positional: no per-row object of names). */
-const INSERT_COLUMNS = `id, account_id, target_id, scan_type, fingerprint, status, first_detected_at, last_detected_at,
-  is_accepted, accepted_by, title, threat_level, qod, definition, created_at`;
-const INSERT_WIDTH = 15;
-
-function pushInsertValues(values: unknown[], risk: Risk): void {
-  const qod = risk.definition.additional_info.qod;
-  values.push(
-    risk.id, risk.accountId, risk.targetId, risk.scanType, risk.fingerprint, risk.status, risk.firstDetectedAt, risk.lastDetectedAt,
-    risk.isAccepted ? 1 : 0, JSON.stringify(risk.acceptedBy), risk.definition.title, risk.definition.threat_level,
-    typeof qod === 'number' ? Math.round(qod) : null, JSON.stringify(risk.definition), risk.createdAt,
-  );
-}
-
-/**
- * Rows per multi-row INSERT: one statement call writes this many risks, so a
- * 45,000-finding upload makes a few hundred calls instead of 45,000
- * (bench/ingest.ts). 15 values a row stays far below SQLite's 32,766.
- */
-const INSERT_ROWS_PER_STATEMENT = 200;
-
 function toParams(risk: Risk) {
   const qod = risk.definition.additional_info.qod;
   return {
@@ -105,17 +85,6 @@ export const FILTER_SQL: Record<string, (count: number) => string> = {
 /** Up to this many targets matching a text filter are looked up by id; SQLite allows 32,766 parameters. */
 const FEW_TARGETS = 500;
 
-function insertSql(rows: number): string {
-  const row = `(${marks(INSERT_WIDTH)})`;
-  return `INSERT INTO risks (${INSERT_COLUMNS}) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
-}
-
-function insertValues(risks: readonly Risk[], start: number, count: number): unknown[] {
-  const values: unknown[] = [];
-  for (let index = start; index < start + count; index++) pushInsertValues(values, risks[index]!);
-  return values;
-}
-
 export function marks(count: number): string {
   return Array.from({ length: count }, () => '?').join(', ');
 }
@@ -124,6 +93,7 @@ export class SqliteRiskRepository implements RiskRepository {
   private readonly statements;
 
   constructor(private readonly db: Database) {
+    createStagingTables(db);
     this.statements = {
       of: db.prepare('SELECT * FROM risks WHERE target_id = ? AND scan_type = ? ORDER BY seq'),
       insert: db.prepare(`INSERT INTO risks (id, account_id, target_id, scan_type, fingerprint, status, first_detected_at, last_detected_at,
@@ -133,7 +103,18 @@ export class SqliteRiskRepository implements RiskRepository {
       update: db.prepare(`UPDATE risks SET status = @status, first_detected_at = @firstDetectedAt, last_detected_at = @lastDetectedAt,
           is_accepted = @isAccepted, accepted_by = @acceptedBy, title = @title, threat_level = @threatLevel, qod = @qod, definition = @definition
         WHERE id = @id AND account_id = @accountId`),
-      insertMany: db.prepare(insertSql(INSERT_ROWS_PER_STATEMENT)),
+      keysOf: db.prepare('SELECT id, fingerprint, status FROM risks WHERE target_id = ? AND scan_type = ? ORDER BY seq'),
+      findMany: db.prepare('SELECT r.* FROM json_each(?) j JOIN risks r ON r.id = j.value ORDER BY j.key'),
+      // The staged finding's columns go straight into the risk row: its definition is never parsed on the way.
+      insertStaged: db.prepare(`INSERT INTO risks (id, account_id, target_id, scan_type, fingerprint, status, first_detected_at, last_detected_at,
+          is_accepted, accepted_by, title, threat_level, qod, definition, created_at)
+        SELECT j.value ->> 1, @accountId, j.value ->> 2, @scanType, s.fingerprint, 'OPEN', @at, @at, 0, '[]', s.title, s.threat_level, s.qod, s.definition, @at
+        FROM json_each(@rows) j JOIN temp.staged_findings s ON s.seq = j.value ->> 0 ORDER BY j.key`),
+      redetectStaged: db.prepare(`UPDATE risks SET status = 'OPEN', last_detected_at = ?,
+          title = s.title, threat_level = s.threat_level, qod = s.qod, definition = s.definition
+        FROM json_each(?) j JOIN temp.staged_findings s ON s.seq = j.value ->> 0
+        WHERE risks.id = j.value ->> 1`),
+      close: db.prepare(`UPDATE risks SET status = 'CLOSED' WHERE id IN (SELECT value FROM json_each(?))`),
       delete: db.prepare('DELETE FROM risks WHERE id = ?'),
       coverage: db.prepare('INSERT OR REPLACE INTO scan_coverage (scan_id, target_id, scan_type, covered_at) VALUES (?, ?, ?, ?)'),
       detection: db.prepare('INSERT OR IGNORE INTO detections (scan_id, risk_id) VALUES (?, ?)'),
@@ -162,13 +143,25 @@ export class SqliteRiskRepository implements RiskRepository {
     this.statements.insert.run(toParams(risk));
   }
 
-  /** Many new risks in multi-row INSERTs (call inside a transaction). */
-  insertMany(risks: readonly Risk[]): void {
-    let start = 0;
-    for (; start + INSERT_ROWS_PER_STATEMENT <= risks.length; start += INSERT_ROWS_PER_STATEMENT) {
-      this.statements.insertMany.run(insertValues(risks, start, INSERT_ROWS_PER_STATEMENT));
-    }
-    if (start < risks.length) this.db.prepare(insertSql(risks.length - start)).run(insertValues(risks, start, risks.length - start));
+  keysOf(targetId: string, scanType: ScanType): ExistingRisk[] {
+    return this.statements.keysOf.all(targetId, scanType) as ExistingRisk[];
+  }
+
+  findMany(riskIds: readonly string[]): Risk[] {
+    if (riskIds.length === 0) return [];
+    return (this.statements.findMany.all(JSON.stringify(riskIds)) as RiskRow[]).map(toRisk);
+  }
+
+  insertStaged(accountId: string, scanType: ScanType, at: string, rows: ReadonlyArray<readonly [number, string, string]>): void {
+    if (rows.length > 0) this.statements.insertStaged.run({ accountId, scanType, at, rows: JSON.stringify(rows) });
+  }
+
+  redetectStaged(at: string, rows: ReadonlyArray<readonly [number, string]>): void {
+    if (rows.length > 0) this.statements.redetectStaged.run(at, JSON.stringify(rows));
+  }
+
+  close(riskIds: readonly string[]): void {
+    if (riskIds.length > 0) this.statements.close.run(JSON.stringify(riskIds));
   }
 
   update(risk: Risk): void {

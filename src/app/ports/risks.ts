@@ -1,7 +1,7 @@
 import type { Filters } from '../../domain/lists/list-query.js';
 import type { CursorValue } from '../../domain/lists/page-token.js';
 import type { ScanType } from '../../domain/risks/finding.js';
-import type { Coverage, Risk, RiskView } from '../../domain/risks/risk.js';
+import type { Coverage, ExistingRisk, Risk, RiskView } from '../../domain/risks/risk.js';
 import type { OpenRiskCounts } from '../../domain/targets/health-score.js';
 import type { Page } from './lists.js';
 
@@ -31,9 +31,22 @@ export interface RiskListQuery {
 export interface RiskRepository {
   transaction<T>(fn: () => T): T;
   risksOf(targetId: string, scanType: ScanType): Risk[];
+  /** The id, fingerprint and status of each risk of the target and type, oldest first: what a recording compares its findings with, without their definitions. */
+  keysOf(targetId: string, scanType: ScanType): ExistingRisk[];
+  /** These risks, in the order given (ids that are not risks are left out). */
+  findMany(riskIds: readonly string[]): Risk[];
   insert(risk: Risk): void;
-  /** New risks in batches (multi-row statements), for a scan's many findings. */
-  insertMany(risks: readonly Risk[]): void;
+  /**
+   * New OPEN risks made from staged findings (RecordingStaging), one per
+   * [staged seq, new risk id, target id], in that order: fingerprint, title,
+   * threat level, QoD and definition are copied from the staged finding in
+   * the store, first and last detected at `at`.
+   */
+  insertStaged(accountId: string, scanType: ScanType, at: string, rows: ReadonlyArray<readonly [seq: number, riskId: string, targetId: string]>): void;
+  /** Risks detected again, one per [staged seq, risk id]: OPEN, last detected at `at`, their definition (and title, level, QoD) the staged finding's. */
+  redetectStaged(at: string, rows: ReadonlyArray<readonly [seq: number, riskId: string]>): void;
+  /** These risks CLOSED. */
+  close(riskIds: readonly string[]): void;
   update(risk: Risk): void;
   delete(riskId: string): void;
   recordCoverage(scanId: string, targetId: string, scanType: ScanType, coveredAt: string): void;

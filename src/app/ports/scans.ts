@@ -1,4 +1,5 @@
-import type { Finding, FindingSink } from '../../domain/risks/finding.js';
+import type { FindingSink } from '../../domain/risks/finding.js';
+import type { StagedFinding } from '../../domain/risks/risk.js';
 import type { OutboxEvent } from '../../domain/events/event.js';
 import type { Filters } from '../../domain/lists/list-query.js';
 import type { CursorValue } from '../../domain/lists/page-token.js';
@@ -67,12 +68,16 @@ export interface PendingRecordings {
  * drops its own.
  */
 export interface RecordingStaging {
-  /** Where the upload's parser hands its findings as it goes. */
-  findingSink(scanId: string): FindingSink;
-  /** How many staged findings each file host has. */
+  /**
+   * Where a recording's findings are handed as they come: an upload's parser
+   * stages each under its file host; a finished scan's go under the `key`
+   * given (its target id).
+   */
+  findingSink(scanId: string, key?: string): FindingSink;
+  /** How many staged findings each file host (or key) has. */
   findingCounts(scanId: string): Map<string, number>;
-  /** The staged findings of these file hosts (every one when `hosts` is undefined), in the order they were parsed. */
-  findings(scanId: string, hosts: readonly string[] | undefined): Finding[];
+  /** The order and fingerprints of the staged findings of these file hosts or keys (every one when `hosts` is undefined), in the order they were staged. */
+  findings(scanId: string, hosts: readonly string[] | undefined): StagedFinding[];
   /** Keeps a chunk's events until the recording is done (in the caller's transaction). */
   stageEvents(scanId: string, events: readonly OutboxEvent[]): void;
   /** Moves the staged events into the outbox, in the order staged (in the recording's last transaction). */

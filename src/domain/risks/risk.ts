@@ -71,6 +71,17 @@ export interface ExistingRisk {
   status: RiskStatus;
 }
 
+/**
+ * A finding a recording holds in the store's staging rather than in memory:
+ * its place in the order it was reported (seq) and its fingerprint, all the
+ * history needs to decide what it is; the store copies the rest (the
+ * definition) into the risk it becomes.
+ */
+export interface StagedFinding {
+  seq: number;
+  fingerprint: string;
+}
+
 export interface ScanDiff {
   /** Fingerprints seen for the first time on this target and type. */
   newFingerprints: string[];

@@ -1,0 +1,154 @@
+/**
+ * Issue 17 (nmap ingest): a recording's findings are staged in the store and
+ * the risks they become are written set-based, their definitions copied from
+ * the staging in SQL, never parsed on the way. What must hold whatever the
+ * path: every risk carries its finding's definition exactly (title, level
+ * and QoD columns derived from it), a re-detection takes the new definition,
+ * the first of two findings with one fingerprint on a target wins, a scan's
+ * risk type is its scan's, events present the risk as stored, and the
+ * staging keeps other recordings' findings when one is dropped.
+ */
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { presentRisk } from '../../src/api/present/risk.js';
+import { loadSettings } from '../../src/config/settings.js';
+import type { Account } from '../../src/domain/accounts/account.js';
+import { newImportScan } from '../../src/domain/imports/import-scan.js';
+import type { Finding, RiskDefinition } from '../../src/domain/risks/finding.js';
+import type { Scan } from '../../src/domain/scans/scan.js';
+import type { Target } from '../../src/domain/targets/target.js';
+import { composeCore } from '../../src/main/composition-root.js';
+import { SqliteRecordingStaging } from '../../src/store/recording-staging.js';
+import { tempDir } from '../support/temp-dir.js';
+
+function definition(title: string, extra: Partial<RiskDefinition> = {}): RiskDefinition {
+  return {
+    scan_type: 'NMAP',
+    title,
+    threat_level: 'MEDIUM',
+    description: `Ünïcode and "quotes" \\ and a newline\nin ${title}`,
+    solution: 'Close it.',
+    cvss: '5.3',
+    additional_info: { qod: 72.6, cves: ['CVE-2024-0001'], nested: { port: 22, empty: [], nothing: null } },
+    ...extra,
+  };
+}
+
+function finding(target: Target, fingerprint: string, title: string, extra: Partial<RiskDefinition> = {}): Finding {
+  return { fingerprint, location: { host: target.target }, definition: definition(title, extra) };
+}
+
+describe('store: a recording writes its staged findings set-based', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let core: ReturnType<typeof composeCore>;
+  let account: Account;
+  let target: Target;
+
+  function insertScan(type: Scan['type'] = 'NMAP'): Scan {
+    const source = { id: randomUUID(), accountId: account.id, sourceType: 'IMPORTED' as const, name: 'staged', createdAt: new Date().toISOString() };
+    const scan = newImportScan({ id: randomUUID(), accountId: account.id, type: type as 'NMAP', targets: [target], source, skippedHosts: 0, resultId: randomUUID(), contentType: 'application/xml', at: new Date().toISOString() });
+    core.scanRepository.insertImported(scan, []);
+    return scan;
+  }
+
+  const rows = () =>
+    core.db.prepare('SELECT fingerprint, status, title, threat_level, qod, definition, scan_type FROM risks ORDER BY seq').all() as Array<{
+      fingerprint: string;
+      status: string;
+      title: string;
+      threat_level: string;
+      qod: number | null;
+      definition: string;
+      scan_type: string;
+    }>;
+
+  beforeEach(() => {
+    dir = tempDir();
+    core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path }));
+    account = core.accounts.createAccount({ name: 'staged' }).account;
+    target = core.targets.recordUploaded(account, '45.9.1.1', {});
+  });
+  afterEach(() => {
+    core.db.close();
+    dir.remove();
+  });
+
+  it('copies each definition into its risk exactly, with title, level and QoD from it, and the first of a fingerprint wins', async () => {
+    const first = finding(target, 'nmap:tcp/22', 'SSH');
+    const repeat = finding(target, 'nmap:tcp/22', 'SSH seen twice');
+    const second = finding(target, 'nmap:tcp/80', 'HTTP', { threat_level: 'HIGH', additional_info: { note: 'no qod' } });
+    const recorded = await core.history.recordScanWhole(insertScan(), 'SCAN', new Map([[target.id, [first, repeat, second]]]), (risks) => risks);
+    expect(recorded && recorded.newOpen).to.have.length(2);
+    const stored = rows();
+    expect(stored.map((row) => [row.fingerprint, row.status, row.title, row.threat_level, row.qod])).to.deep.equal([
+      ['nmap:tcp/22', 'OPEN', 'SSH', 'MEDIUM', 73],
+      ['nmap:tcp/80', 'OPEN', 'HTTP', 'HIGH', null],
+    ]);
+    expect(JSON.parse(stored[0]!.definition)).to.deep.equal(first.definition);
+    expect(JSON.parse(stored[1]!.definition)).to.deep.equal(second.definition);
+    // The API reads them back as they were found.
+    const view = core.risks.get(account, recorded ? recorded.newOpen[0]! : 'none');
+    expect(view.definition).to.deep.equal(first.definition);
+  });
+
+  it('gives a re-detected risk the new definition, keeps its id and first detection, and closes what was not seen', async () => {
+    const before = await core.history.recordScanWhole(insertScan(), 'SCAN', new Map([[target.id, [finding(target, 'a', 'A v1'), finding(target, 'b', 'B')]]]), (risks) => risks);
+    const firstRows = core.db.prepare('SELECT id, first_detected_at FROM risks ORDER BY seq').all();
+    const changed = finding(target, 'a', 'A v2', { threat_level: 'CRITICAL', additional_info: { qod: 10.2 } });
+    const after = await core.history.recordScanWhole(insertScan(), 'SCAN', new Map([[target.id, [changed, finding(target, 'c', 'C')]]]), (risks) => risks);
+    expect(after && after.stillOpen).to.deep.equal([before && before.newOpen[0]]);
+    expect(after && after.closed).to.deep.equal([before && before.newOpen[1]]);
+    expect(after && after.newOpen).to.have.length(1);
+    const stored = rows();
+    expect(stored.map((row) => [row.fingerprint, row.status, row.title, row.threat_level, row.qod])).to.deep.equal([
+      ['a', 'OPEN', 'A v2', 'CRITICAL', 10],
+      ['b', 'CLOSED', 'B', 'MEDIUM', 73],
+      ['c', 'OPEN', 'C', 'MEDIUM', 73],
+    ]);
+    expect(JSON.parse(stored[0]!.definition)).to.deep.equal(changed.definition);
+    expect(core.db.prepare('SELECT id, first_detected_at FROM risks ORDER BY seq').all().slice(0, 2)).to.deep.equal(firstRows);
+  });
+
+  it("stores a finished scan's risks under its own type even when the parser's definitions name another", async () => {
+    await core.history.recordScanWhole(insertScan('NMAP_UDP'), 'SCAN', new Map([[target.id, [finding(target, 'nmap:udp/53', 'DNS')]]]), (risks) => risks);
+    const [row] = rows();
+    expect(row!.scan_type).to.equal('NMAP_UDP');
+    expect(JSON.parse(row!.definition).scan_type).to.equal('NMAP_UDP');
+  });
+
+  it('with a webhook endpoint, presents each new and re-detected risk in its event as the store holds it', async () => {
+    core.webhookEndpoints.add(account.id, 'https://hooks.example.com/vigil');
+    const first = await core.history.recordScanWhole(insertScan(), 'SCAN', new Map([[target.id, [finding(target, 'a', 'A'), finding(target, 'b', 'B')]]]), (risks, events) => ({ risks, events }));
+    const created = first && first.events.map((event) => [event.type, (event.data as { id: string }).id, (event.data as { risk_definition: RiskDefinition }).risk_definition.title]);
+    expect(created).to.deep.equal([
+      ['risk.created', first && first.risks.newOpen[0], 'A'],
+      ['risk.created', first && first.risks.newOpen[1], 'B'],
+    ]);
+    const second = await core.history.recordScanWhole(insertScan(), 'SCAN', new Map([[target.id, [finding(target, 'b', 'B v2')]]]), (risks, events) => ({ risks, events }));
+    const updated = second && second.events.map((event) => [event.type, (event.data as { status: string }).status, (event.data as { risk_definition: RiskDefinition }).risk_definition.title]);
+    // In the order the risks were created: a closed, b still open with its new definition.
+    expect(updated).to.deep.equal([
+      ['risk.updated', 'CLOSED', 'A'],
+      ['risk.updated', 'OPEN', 'B v2'],
+    ]);
+    // What the event carries is what the API presents for the risk now.
+    const last = second ? second.events.at(-1)! : undefined;
+    expect(last?.data).to.deep.equal(presentRisk(core.risks.get(account, (last?.data as { id: string }).id)));
+  });
+
+  it("drops one recording's staged findings and keeps another's, and leaves nothing once the last goes", () => {
+    const staging = new SqliteRecordingStaging(core.db);
+    staging.findingSink('scan-a').add([finding(target, 'a1', 'A1'), finding(target, 'a2', 'A2')]);
+    staging.findingSink('scan-b').add([finding(target, 'b1', 'B1')]);
+    staging.findingSink('scan-c', 'target-key').add([finding(target, 'c1', 'C1')]);
+    expect(staging.findingCounts('scan-c')).to.deep.equal(new Map([['target-key', 1]]));
+    staging.drop('scan-b');
+    expect(staging.findings('scan-a', undefined).map((row) => row.fingerprint)).to.deep.equal(['a1', 'a2']);
+    expect(staging.findings('scan-a', [target.target]).map((row) => row.fingerprint)).to.deep.equal(['a1', 'a2']);
+    expect(staging.findings('scan-b', undefined)).to.deep.equal([]);
+    staging.drop('scan-a');
+    expect(staging.findings('scan-c', ['target-key']).map((row) => row.fingerprint)).to.deep.equal(['c1']);
+    staging.drop('scan-c');
+    expect(core.db.prepare('SELECT COUNT(*) FROM temp.staged_findings').pluck().get()).to.equal(0);
+  });
+});
