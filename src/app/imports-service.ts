@@ -168,10 +168,11 @@ export class ImportsService {
       this.scans.insertImported(draft, [input.file]);
       this.sources.linkScan(draft.id, input.source);
     });
-    const scan = await this.history.recordScanInChunks(draft, 'IMPORT', this.stagedFindings(input, targets), (risks, events) => {
+    const scan = await this.history.recordScanInChunks(draft, 'IMPORT', this.stagedFindings(input, targets), (risks) => {
       const recorded: Scan = { ...draft, risks };
       const created = newEvent(account.id, 'scan.created', presentScan(recorded), this.clock.now());
-      return this.scans.save(recorded, [created, ...events]) ? recorded : false;
+      // The risk events follow, released from the staging in this transaction.
+      return this.scans.save(recorded, [created]) ? recorded : false;
     });
     if (scan === false) throw new ImportInterrupted(draft.id);
     return { scan, source: input.source, targets, skippedHosts: input.inferred.skipped };

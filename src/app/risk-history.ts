@@ -50,25 +50,22 @@ export class RiskHistory {
   }
 
   /**
-   * Records what the scan found on each target it covered; returns the
-   * scan's risk lists and the risk events. Skipped targets are not covered,
-   * so they close nothing. Call inside transaction().
+   * Records what the scan found on each target it covered and returns the
+   * scan's risk lists; its risk events (only when the account has a webhook
+   * endpoint) are staged, for the caller's last transaction to release
+   * (RecordingStaging.releaseEvents) or drop. Skipped targets are not
+   * covered, so they close nothing. Call inside transaction().
    */
-  recordScan(scan: Scan, findingsByTarget: FindingsInput): { risks: ScanRisks; events: OutboxEvent[] } {
-    const staged = this.stage(scan, findingsByTarget);
-    try {
-      return this.recordStaged(scan, staged);
-    } finally {
-      if (staged !== findingsByTarget) this.staging.drop(scan.id);
-    }
+  recordScan(scan: Scan, findingsByTarget: FindingsInput): ScanRisks {
+    return this.recordStaged(scan, this.stage(scan, findingsByTarget));
   }
 
-  private recordStaged(scan: Scan, source: TargetFindings): { risks: ScanRisks; events: OutboxEvent[] } {
+  private recordStaged(scan: Scan, source: TargetFindings): ScanRisks {
     const lists: ScanRisks = { newOpen: [], stillOpen: [], closed: [] };
     const now = this.clock.now();
     const at = now.toISOString();
-    // No endpoint to receive them: the risk events are not even built (the outbox would not store them).
-    const events: OutboxEvent[] | undefined = this.receivers.receivesEvents(scan.accountId, now) ? [] : undefined;
+    // No endpoint to receive them: the risk events are not even made (the outbox would not store them).
+    const events = this.receivers.receivesEvents(scan.accountId, now);
     for (const resolved of scan.resolvedTargets) {
       const target = this.targets.findById(scan.accountId, resolved.targetId);
       if (target === undefined) continue; // deleted while the scan ran
@@ -76,7 +73,7 @@ export class RiskHistory {
       this.recordTarget(scan, target, source.findingsOf(target.id), at, lists, events);
       this.refreshTarget(target, at);
     }
-    return { risks: lists, events: events ?? [] };
+    return lists;
   }
 
   /**
@@ -103,9 +100,10 @@ export class RiskHistory {
    * (bench/ingest.ts: reading 45,000 findings back into objects and writing
    * them out again was most of a large upload).
    * Lists and events keep their order: new risks first, then the existing
-   * ones in the order they were created.
+   * ones in the order they were created. Each event presents its risk as
+   * written, made in the store from the row (RecordingStaging.stageRiskEvents).
    */
-  private recordTarget(scan: Scan, target: Target, staged: readonly StagedFinding[], at: string, lists: ScanRisks, events: OutboxEvent[] | undefined): void {
+  private recordTarget(scan: Scan, target: Target, staged: readonly StagedFinding[], at: string, lists: ScanRisks, events: boolean): void {
     const existing = this.risks.keysOf(target.id, scan.type);
     const seqOf = firstOfEachFingerprint(staged);
     const diff = diffScan(existing, new Set(seqOf.keys()));
@@ -129,11 +127,12 @@ export class RiskHistory {
     this.risks.close(diff.closed.map((risk) => risk.id));
     for (const risk of diff.closed) lists.closed.push(risk.id);
     this.risks.recordDetections(scan.id, detected);
-    if (events === undefined) return;
-    for (const risk of this.risks.findMany(created.map(([, id]) => id))) events.push(this.event('risk.created', risk, target));
+    if (!events) return;
+    const now = this.clock.now();
+    const riskEvents: RiskEventRow[] = created.map(([, id]) => [id, timeOrderedUuid(now), 'risk.created']);
     const changed = new Set([...diff.stillOpen, ...diff.closed].map((risk) => risk.id));
-    const updated = existing.filter((risk) => changed.has(risk.id)).map((risk) => risk.id);
-    for (const risk of this.risks.findMany(updated)) events.push(this.event('risk.updated', risk, target));
+    for (const risk of existing) if (changed.has(risk.id)) riskEvents.push([risk.id, timeOrderedUuid(now), 'risk.updated']);
+    this.staging.stageRiskEvents(scan.id, now.toISOString(), riskEvents);
   }
 
   /**
@@ -143,7 +142,7 @@ export class RiskHistory {
    * roll back. Each chunk's events are staged (RecordingStaging, not memory)
    * and go to the outbox only in the last transaction, after `finish`'s own,
    * so none goes out for a recording that is rolled back; `finish` gets the
-   * scan's risk lists and no events. When it returns false or throws,
+   * scan's risk lists. When it returns false or throws,
    * everything this recording wrote is rolled back. The risk lists (ids
    * only) are the one thing held to the end: the Scan stores them.
    */
@@ -151,7 +150,7 @@ export class RiskHistory {
     scan: Scan,
     kind: RecordingKind,
     findingsByTarget: FindingsInput,
-    finish: (risks: ScanRisks, events: OutboxEvent[]) => T | false,
+    finish: (risks: ScanRisks) => T | false,
   ): Promise<T | false> {
     this.pending.begin(scan.id, scan.accountId, kind, this.clock.now().toISOString());
     try {
@@ -160,13 +159,12 @@ export class RiskHistory {
       for (const batch of batchesByFindings(scan.resolvedTargets, (target) => source.countOf(target.targetId))) {
         this.transaction(() => {
           const part = this.recordStaged({ ...scan, resolvedTargets: batch }, source);
-          for (const list of ['newOpen', 'stillOpen', 'closed'] as const) for (const id of part.risks[list]) risks[list].push(id);
-          this.staging.stageEvents(scan.id, part.events);
+          for (const list of ['newOpen', 'stillOpen', 'closed'] as const) for (const id of part[list]) risks[list].push(id);
         });
         await yieldToEventLoop();
       }
       const result = this.transaction(() => {
-        const done = finish(risks, []);
+        const done = finish(risks);
         if (done !== false) {
           this.staging.releaseEvents(scan.id);
           this.staging.drop(scan.id);
@@ -195,7 +193,7 @@ export class RiskHistory {
     scan: Scan,
     kind: RecordingKind,
     findingsByTarget: FindingsInput,
-    finish: (risks: ScanRisks, events: OutboxEvent[]) => T | false,
+    finish: (risks: ScanRisks) => T | false,
     shared?: <R>(work: () => R) => Promise<R>,
   ): Promise<T | false> {
     const countOf = findingsByTarget instanceof Map ? (targetId: string) => findingsByTarget.get(targetId)?.length ?? 0 : (targetId: string) => (findingsByTarget as TargetFindings).countOf(targetId);
@@ -204,9 +202,11 @@ export class RiskHistory {
     const whole = (): T | false => {
       try {
         return this.transaction(() => {
-          const part = this.recordScan(scan, findingsByTarget);
-          const done = finish(part.risks, part.events);
+          const done = finish(this.recordScan(scan, findingsByTarget));
           if (done === false) throw REFUSED;
+          // After the caller's own writes (its scan event first), as a chunked recording's.
+          this.staging.releaseEvents(scan.id);
+          this.staging.drop(scan.id);
           return done;
         });
       } catch (error) {
@@ -293,6 +293,9 @@ export class RiskHistory {
     return newEvent(risk.accountId, type, presentRisk({ ...risk, target: target.target, targetLabel: target.label, tags: target.tags }), this.clock.now());
   }
 }
+
+/** A risk event to stage: the risk's id, the event's id and its type. */
+type RiskEventRow = [riskId: string, eventId: string, type: 'risk.created' | 'risk.updated'];
 
 /** Thrown inside recordScanWhole()'s transaction to roll it back when `finish` refuses. */
 const REFUSED = Symbol('recording refused');

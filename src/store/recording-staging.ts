@@ -23,10 +23,9 @@ import type { Finding, FindingSink } from '../domain/risks/finding.js';
 import type { StagedFinding } from '../domain/risks/risk.js';
 import type { Database } from './database.js';
 
-/** Rows per multi-row INSERT: 7 values a finding, 6 an event, far below SQLite's 32,766. */
+/** Rows per multi-row INSERT: 7 values a finding, far below SQLite's 32,766. */
 const FINDING_ROWS = 500;
 const FINDING_WIDTH = 7;
-const EVENT_ROWS = 200;
 
 export class SqliteRecordingStaging implements RecordingStaging {
   private readonly statements;
@@ -36,7 +35,10 @@ export class SqliteRecordingStaging implements RecordingStaging {
     createStagingTables(db);
     this.statements = {
       findings: db.prepare(`INSERT INTO temp.staged_findings (${FINDING_COLUMNS}) VALUES ${rows(FINDING_ROWS, FINDING_WIDTH)}`),
-      events: db.prepare(`INSERT INTO temp.staged_events (scan_id, id, account_id, type, payload, created_at) VALUES ${rows(EVENT_ROWS, 6)}`),
+      // Each event's data is its risk as the API presents it, made from the rows here: a large recording's risks are never read back into objects.
+      riskEvents: db.prepare(`INSERT INTO temp.staged_events (scan_id, id, account_id, type, payload, created_at)
+        SELECT ?, j.value ->> 1, r.account_id, j.value ->> 2, ${PRESENTED_RISK}, ?
+        FROM json_each(?) j JOIN main.risks r ON r.id = j.value ->> 0 JOIN main.targets t ON t.id = r.target_id ORDER BY j.key`),
       counts: db.prepare('SELECT host, COUNT(*) AS n FROM temp.staged_findings WHERE scan_id = ? GROUP BY host'),
       all: db.prepare('SELECT seq, fingerprint FROM temp.staged_findings WHERE scan_id = ? ORDER BY seq').raw(),
       ofHosts: db.prepare(`SELECT seq, fingerprint FROM temp.staged_findings
@@ -99,20 +101,8 @@ export class SqliteRecordingStaging implements RecordingStaging {
     return rows.map(([seq, fingerprint]) => ({ seq, fingerprint }));
   }
 
-  stageEvents(scanId: string, events: readonly OutboxEvent[]): void {
-    let start = 0;
-    const insert = (count: number): void => {
-      const values: unknown[] = [];
-      for (let index = start; index < start + count; index++) {
-        const event = events[index]!;
-        values.push(scanId, event.id, event.accountId, event.type, JSON.stringify(event.data), event.createdAt.toISOString());
-      }
-      const statement = count === EVENT_ROWS ? this.statements.events : this.db.prepare(`INSERT INTO temp.staged_events (scan_id, id, account_id, type, payload, created_at) VALUES ${rows(count, 6)}`);
-      statement.run(values);
-      start += count;
-    };
-    while (events.length - start >= EVENT_ROWS) insert(EVENT_ROWS);
-    if (start < events.length) insert(events.length - start);
+  stageRiskEvents(scanId: string, createdAt: string, events: ReadonlyArray<readonly [riskId: string, eventId: string, type: string]>): void {
+    if (events.length > 0) this.statements.riskEvents.run(scanId, createdAt, JSON.stringify(events));
   }
 
   releaseEvents(scanId: string): void {
@@ -157,6 +147,18 @@ export function createStagingTables(db: Database): void {
       );
       CREATE INDEX IF NOT EXISTS temp.staged_events_by_scan ON staged_events (scan_id, seq);`);
 }
+
+/**
+ * A risk as the API presents it (src/api/present/risk.ts, presentRisk), as
+ * JSON text made from its row `r` and its target's `t`: the stored JSON
+ * columns (tags, acceptances, definition) go in as they are, without being
+ * parsed. test/store/staged-recording.test.ts checks it against presentRisk.
+ */
+const PRESENTED_RISK = `'{"id":' || json_quote(r.id) || ',"target_id":' || json_quote(r.target_id)
+  || ',"target":' || json_quote(t.target) || ',"target_label":' || json_quote(t.label) || ',"tags":' || t.tags
+  || ',"status":' || json_quote(r.status) || ',"first_detected_at":' || json_quote(r.first_detected_at)
+  || ',"last_detected_at":' || json_quote(r.last_detected_at) || ',"is_accepted":' || iif(r.is_accepted, 'true', 'false')
+  || ',"accepted_by":' || r.accepted_by || ',"risk_definition":' || r.definition || '}'`;
 
 const FINDING_COLUMNS = 'scan_id, host, fingerprint, title, threat_level, qod, definition';
 

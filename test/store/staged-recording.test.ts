@@ -116,24 +116,34 @@ describe('store: a recording writes its staged findings set-based', () => {
     expect(JSON.parse(row!.definition).scan_type).to.equal('NMAP_UDP');
   });
 
-  it('with a webhook endpoint, presents each new and re-detected risk in its event as the store holds it', async () => {
+  it('with a webhook endpoint, stores an event for each new, re-detected and closed risk, presenting it as the API does', async () => {
     core.webhookEndpoints.add(account.id, 'https://hooks.example.com/vigil');
-    const first = await core.history.recordScanWhole(insertScan(), 'SCAN', new Map([[target.id, [finding(target, 'a', 'A'), finding(target, 'b', 'B')]]]), (risks, events) => ({ risks, events }));
-    const created = first && first.events.map((event) => [event.type, (event.data as { id: string }).id, (event.data as { risk_definition: RiskDefinition }).risk_definition.title]);
-    expect(created).to.deep.equal([
-      ['risk.created', first && first.risks.newOpen[0], 'A'],
-      ['risk.created', first && first.risks.newOpen[1], 'B'],
+    // Text that JSON must escape, in every presented column that comes from the target.
+    target = core.targets.create(account, { target: '45.9.1.2', label: 'Shop "eu" \\ ünïcode\ttab', tags: ['pci', 'eu-west'] }, false);
+    const stored = () => core.db.prepare("SELECT type, payload FROM events WHERE type LIKE 'risk.%' ORDER BY seq").all() as Array<{ type: string; payload: string }>;
+    const first = await core.history.recordScanWhole(insertScan(), 'SCAN', new Map([[target.id, [finding(target, 'a', 'A'), finding(target, 'b', 'B')]]]), (risks) => risks);
+    expect(stored().map((event) => [event.type, JSON.parse(event.payload).id])).to.deep.equal([
+      ['risk.created', first && first.newOpen[0]],
+      ['risk.created', first && first.newOpen[1]],
     ]);
-    const second = await core.history.recordScanWhole(insertScan(), 'SCAN', new Map([[target.id, [finding(target, 'b', 'B v2')]]]), (risks, events) => ({ risks, events }));
-    const updated = second && second.events.map((event) => [event.type, (event.data as { status: string }).status, (event.data as { risk_definition: RiskDefinition }).risk_definition.title]);
+    // An accepted risk carries its acceptance in the event.
+    core.risks.accept(account, first ? first.newOpen[1]! : 'none', 'known, fixed in Q3');
+    const before = stored().length;
+    await core.history.recordScanWhole(insertScan(), 'SCAN', new Map([[target.id, [finding(target, 'b', 'B v2')]]]), (risks) => risks);
+    const updates = stored().slice(before);
     // In the order the risks were created: a closed, b still open with its new definition.
-    expect(updated).to.deep.equal([
+    expect(updates.map((event) => [event.type, JSON.parse(event.payload).status, JSON.parse(event.payload).risk_definition.title])).to.deep.equal([
       ['risk.updated', 'CLOSED', 'A'],
       ['risk.updated', 'OPEN', 'B v2'],
     ]);
-    // What the event carries is what the API presents for the risk now.
-    const last = second ? second.events.at(-1)! : undefined;
-    expect(last?.data).to.deep.equal(presentRisk(core.risks.get(account, (last?.data as { id: string }).id)));
+    // What each event carries is what the API presents for the risk now.
+    for (const event of updates) {
+      const payload = JSON.parse(event.payload) as { id: string };
+      expect(payload).to.deep.equal(presentRisk(core.risks.get(account, payload.id)));
+    }
+    expect(JSON.parse(updates[1]!.payload).accepted_by[0].note).to.equal('known, fixed in Q3');
+    expect(JSON.parse(updates[1]!.payload).is_accepted).to.equal(true);
+    expect(JSON.parse(updates[1]!.payload).target_label).to.equal('Shop "eu" \\ ünïcode\ttab');
   });
 
   it("drops one recording's staged findings and keeps another's, and leaves nothing once the last goes", () => {

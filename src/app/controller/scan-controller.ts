@@ -260,7 +260,7 @@ export class ScanController {
    * meanwhile, all of it is rolled back and the stop wins.
    */
   private async recordCompletion(scan: Scan, files: NewResultFile[], findings: Map<string, Finding[]>, now: string, detail: string | undefined): Promise<void> {
-    const saved = await this.options.history.recordScanWhole(scan, 'SCAN', findings, (risks, events) => {
+    const saved = await this.options.history.recordScanWhole(scan, 'SCAN', findings, (risks) => {
       const done: Scan = {
         ...scan,
         state: 'SUCCEEDED',
@@ -271,7 +271,8 @@ export class ScanController {
         conditions: setConditions(scan.conditions, applicable(scan, ended('Succeeded', 'ScannerFinished', finishedMessage(detail))), now),
       };
       const scanEvent = newEvent(scan.accountId, 'scan.updated', presentScan(done), this.options.clock.now());
-      return this.options.scans.saveWithResults(done, files, [scanEvent, ...events], 'RUNNING');
+      // The risk events follow, released by the history in this transaction.
+      return this.options.scans.saveWithResults(done, files, [scanEvent], 'RUNNING');
     }, this.options.commit);
     if (saved === false) this.queue.add(scan.id);
   }

@@ -78,8 +78,12 @@ export interface RecordingStaging {
   findingCounts(scanId: string): Map<string, number>;
   /** The order and fingerprints of the staged findings of these file hosts or keys (every one when `hosts` is undefined), in the order they were staged. */
   findings(scanId: string, hosts: readonly string[] | undefined): StagedFinding[];
-  /** Keeps a chunk's events until the recording is done (in the caller's transaction). */
-  stageEvents(scanId: string, events: readonly OutboxEvent[]): void;
+  /**
+   * Keeps a recording's risk events until it is done (in the caller's
+   * transaction), one per [risk id, event id, type], in that order; each
+   * event's data is its risk as the API presents it now.
+   */
+  stageRiskEvents(scanId: string, createdAt: string, events: ReadonlyArray<readonly [riskId: string, eventId: string, type: string]>): void;
   /** Moves the staged events into the outbox, in the order staged (in the recording's last transaction). */
   releaseEvents(scanId: string): void;
   /** Forgets everything staged for the recording. */
