@@ -12,18 +12,34 @@ import { FindingBudget } from '../finding-bounds.js';
  */
 export class ParseResultBuilder {
   private findings: Finding[] = [];
-  private readonly seenFindings = new Set<string>();
+  /** The fingerprints seen per target (host and hostname), the one last added to at hand: a parser adds a host's findings together. */
+  private readonly seenFindings = new Map<string, Set<string>>();
+  private lastHost: string | undefined;
+  private lastHostname: string | undefined;
+  private lastSeen: Set<string> | undefined;
   private readonly hosts = new Map<string, HostFacts>();
   private readonly budget = new FindingBudget();
 
   constructor(private readonly sink?: FindingSink) {}
 
   addFinding(finding: Finding): void {
-    const key = `${finding.location.host}\u0000${finding.location.hostname ?? ''}\u0000${finding.fingerprint}`;
-    if (this.seenFindings.has(key)) return;
-    this.seenFindings.add(key);
+    const seen = this.seenOn(finding.location.host, finding.location.hostname);
+    if (seen.has(finding.fingerprint)) return;
+    seen.add(finding.fingerprint);
     this.findings.push(this.budget.add(finding));
     if (this.sink !== undefined && this.findings.length >= SINK_BATCH) this.flush();
+  }
+
+  private seenOn(host: string, hostname: string | undefined): Set<string> {
+    if (this.lastSeen !== undefined && host === this.lastHost && hostname === this.lastHostname) return this.lastSeen;
+    // XML cannot hold U+0000, so it cannot be part of a host or a hostname.
+    const key = `${host}\u0000${hostname ?? ''}`;
+    let seen = this.seenFindings.get(key);
+    if (seen === undefined) this.seenFindings.set(key, (seen = new Set()));
+    this.lastHost = host;
+    this.lastHostname = hostname;
+    this.lastSeen = seen;
+    return seen;
   }
 
   /** A host seen twice keeps its first facts and gains the ones it lacked. */

@@ -30,8 +30,18 @@ export interface XmlElement {
 
 export interface XmlHandlers {
   open?(element: XmlElement): void;
-  /** `text` is the element's own character data (CDATA included), without its children's text. */
+  /**
+   * `text` is the element's own character data (CDATA included), without its
+   * children's text; '' for an element gathersText() declined.
+   */
   close?(element: XmlElement, text: string): void;
+  /**
+   * Whether the element's text is wanted at its close, asked once as it opens
+   * (after open()). Without it every element's text is gathered; with it the
+   * text nobody reads (mostly the whitespace between elements) is dropped as
+   * it is read instead of being joined up per element.
+   */
+  gathersText?(element: XmlElement): boolean;
 }
 
 export interface SafeXmlOptions {
@@ -74,6 +84,7 @@ const LATE_XML_DECLARATION = 'an XML declaration must be at the start of the doc
 /** An element while it is open: its own text is gathered on it. */
 class OpenElement implements XmlElement {
   text = '';
+  gathers = true;
   private builtPath: string[] | undefined;
 
   constructor(
@@ -220,7 +231,9 @@ class SafeXmlStream implements SafeXmlReader {
     if (parent === undefined) this.checkRoot(tag.name);
     const element = new OpenElement(tag.name, tag.attributes, this.stack.length, parent);
     this.stack.push(element);
-    this.handlers.open?.(element);
+    const handlers = this.handlers;
+    handlers.open?.(element);
+    if (handlers.gathersText !== undefined) element.gathers = handlers.gathersText(element);
   }
 
   private onCloseTag(): void {
@@ -230,8 +243,9 @@ class SafeXmlStream implements SafeXmlReader {
 
   private onText(text: string): void {
     const current = this.stack[this.stack.length - 1];
-    if (current !== undefined) current.text += text;
-    else if (text.trim() !== '') this.sawMarkup = true;
+    if (current !== undefined) {
+      if (current.gathers) current.text += text;
+    } else if (text.trim() !== '') this.sawMarkup = true;
   }
 
   private checkRoot(name: string): void {
