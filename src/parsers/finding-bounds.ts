@@ -58,7 +58,7 @@ export class FindingBudget {
     if (this.count > MAX_FINDINGS_PER_SCAN) throw tooManyFindings();
     const info = boundAdditionalInfoMeasured(finding.definition.additional_info);
     const bounded = boundFinding(finding, info.info);
-    this.bytes += definitionJsonLength(bounded.definition, info.json.length);
+    this.bytes += definitionJsonLength(bounded.definition, info.jsonLength);
     if (this.bytes > MAX_FINDING_BYTES_PER_SCAN) {
       throw new MalformedResultError(`the file's findings hold more than ${MAX_FINDING_BYTES_PER_SCAN / 1024 / 1024} MiB of text, the most one scan or upload may record; split the scan`);
     }
@@ -152,15 +152,76 @@ export function boundAdditionalInfo(info: Record<string, unknown>): Record<strin
   return boundAdditionalInfoMeasured(info).info;
 }
 
-/** boundAdditionalInfo() and the JSON of what it returns. */
-function boundAdditionalInfoMeasured(info: Record<string, unknown>): { info: Record<string, unknown>; json: string } {
-  const whole = JSON.stringify(info);
-  if (whole.length <= FIELD_CAPS.additionalInfo) return { info, json: whole };
+/** boundAdditionalInfo() and the length of its JSON. */
+function boundAdditionalInfoMeasured(info: Record<string, unknown>): { info: Record<string, unknown>; jsonLength: number } {
+  // Measured, not serialised: the JSON itself is only needed when it is over the cap.
+  const wholeLength = jsonLength(info);
+  if (wholeLength <= FIELD_CAPS.additionalInfo) return { info, jsonLength: wholeLength };
   const trimmed = { ...(trimValue(info) as Record<string, unknown>), truncated: true };
-  const trimmedJson = JSON.stringify(trimmed);
-  if (trimmedJson.length <= FIELD_CAPS.additionalInfo) return { info: trimmed, json: trimmedJson };
+  const trimmedLength = jsonLength(trimmed);
+  if (trimmedLength <= FIELD_CAPS.additionalInfo) return { info: trimmed, jsonLength: trimmedLength };
+  const whole = JSON.stringify(info);
   const excerpt = { truncated: true, excerpt: capField(whole.slice(0, FIELD_CAPS.additionalInfo), FIELD_CAPS.additionalInfo / 2) };
-  return { info: excerpt, json: JSON.stringify(excerpt) };
+  return { info: excerpt, jsonLength: JSON.stringify(excerpt).length };
+}
+
+/**
+ * JSON.stringify(value).length without building the JSON: strings are
+ * scanned for characters JSON escapes, numbers and literals counted. Anything
+ * but plain objects, arrays, strings, finite or not numbers, booleans and
+ * null (a toJSON method, a class instance, a bigint, nesting over 32 deep, a
+ * cycle) is left to JSON.stringify itself, so the answer, or the error, is
+ * always its. Serialising each finding's additional_info only to take its
+ * length was a tenth of an nmap parse (bench/ingest.ts).
+ */
+export function jsonLength(value: unknown): number {
+  const length = measuredJsonLength(value, 0);
+  return length >= 0 ? length : (JSON.stringify(value) as string).length;
+}
+
+/** Length of the JSON of `value`, -1 when JSON.stringify has to say, -2 for a value JSON leaves out (undefined, a function, a symbol). */
+function measuredJsonLength(value: unknown, depth: number): number {
+  switch (typeof value) {
+    case 'string':
+      return jsonStringLength(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value).length : 4; // NaN and Infinity are written null
+    case 'boolean':
+      return value ? 4 : 5;
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return -2;
+    case 'object':
+      break;
+    default:
+      return -1; // bigint: JSON.stringify throws
+  }
+  if (value === null) return 4;
+  if (depth >= 32) return -1;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype || 'toJSON' in value) return -1;
+    let length = 2 + Math.max(0, value.length - 1);
+    for (let index = 0; index < value.length; index++) {
+      const item = measuredJsonLength(value[index], depth + 1);
+      if (item === -1) return -1;
+      length += item === -2 ? 4 : item; // left-out values are written null in an array
+    }
+    return length;
+  }
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in value) return -1;
+  const record = value as Record<string, unknown>;
+  let length = 1;
+  let members = 0;
+  for (const key of Object.keys(record)) {
+    const item = measuredJsonLength(record[key], depth + 1);
+    if (item === -1) return -1;
+    if (item === -2) continue;
+    length += (members === 0 ? 0 : 1) + jsonStringLength(key) + 1 + item;
+    members += 1;
+  }
+  return length + 1;
 }
 
 function trimValue(value: unknown): unknown {
