@@ -53,12 +53,24 @@ export class FindingBudget {
   private count = 0;
   private bytes = 0;
 
-  add(finding: Finding): Finding {
+  /** The finding text counted so far: the length of every definition's JSON. */
+  get countedBytes(): number {
+    return this.bytes;
+  }
+
+  /**
+   * `plainText`: the caller knows that none of the definition's strings but
+   * additional_info holds a character JSON escapes (isJsonPlain() of every
+   * piece they were built from), so their JSON is their length plus two
+   * quotes and they need not be scanned (or, being joined from pieces,
+   * flattened first). Without it they are scanned.
+   */
+  add(finding: Finding, plainText = false): Finding {
     this.count += 1;
     if (this.count > MAX_FINDINGS_PER_SCAN) throw tooManyFindings();
     const info = boundAdditionalInfoMeasured(finding.definition.additional_info);
     const bounded = boundFinding(finding, info.info);
-    this.bytes += definitionJsonLength(bounded.definition, info.jsonLength);
+    this.bytes += definitionJsonLength(bounded.definition, info.jsonLength, plainText);
     if (this.bytes > MAX_FINDING_BYTES_PER_SCAN) {
       throw new MalformedResultError(`the file's findings hold more than ${MAX_FINDING_BYTES_PER_SCAN / 1024 / 1024} MiB of text, the most one scan or upload may record; split the scan`);
     }
@@ -87,7 +99,7 @@ export function boundFinding(finding: Finding, boundedInfo?: Record<string, unkn
  * (bench/ingest.ts). test/unit/finding-bounds.test.ts compares it with
  * JSON.stringify.
  */
-export function definitionJsonLength(definition: RiskDefinition, infoJsonLength: number): number {
+export function definitionJsonLength(definition: RiskDefinition, infoJsonLength: number, plainText = false): number {
   let length = 1; // {
   let members = 0;
   let sawInfo = false;
@@ -99,7 +111,7 @@ export function definitionJsonLength(definition: RiskDefinition, infoJsonLength:
       valueLength = infoJsonLength;
       sawInfo = true;
     } else if (typeof value === 'string') {
-      valueLength = jsonStringLength(value);
+      valueLength = plainText ? value.length + 2 : jsonStringLength(value);
     } else {
       const json = JSON.stringify(value) as string | undefined;
       if (json === undefined) continue; // undefined, a function: JSON leaves the member out
@@ -114,6 +126,11 @@ export function definitionJsonLength(definition: RiskDefinition, infoJsonLength:
 
 /** Characters JSON.stringify writes as an escape: the quote, the backslash, controls, and (lone) surrogates, which are checked the slow way. */
 const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** True when `text` holds no character JSON.stringify escapes: its JSON is the text in quotes. */
+export function isJsonPlain(text: string): boolean {
+  return !JSON_ESCAPED.test(text);
+}
 
 /** JSON.stringify(text).length. */
 function jsonStringLength(text: string): number {

@@ -16,6 +16,7 @@
  */
 import type { Finding, FindingSink, HostFacts, ResultParser } from '../domain/risks/finding.js';
 import { MalformedResultError } from '../domain/errors.js';
+import { type FindingBudget, isJsonPlain } from './finding-bounds.js';
 import { parseCvssScore, threatLevelFromCvssScore } from './xml/cvss.js';
 import { ParseResultBuilder } from './xml/parse-result-builder.js';
 import { normaliseText, normaliseTitle, truncateText } from './xml/plain-text.js';
@@ -66,8 +67,9 @@ interface NmapHost {
   ports: NmapPort[];
 }
 
-export function createNmapParser(scanType: NmapScanType, findings?: FindingSink): ResultParser {
-  const builder = new ParseResultBuilder(findings);
+/** `budget`: the count of the file's findings and their text, given by tests that read it. */
+export function createNmapParser(scanType: NmapScanType, findings?: FindingSink, budget?: FindingBudget): ResultParser {
+  const builder = new ParseResultBuilder(findings, budget);
   const reader = createSafeXmlReader(
     { expected: 'an nmap XML report (nmap -oX)', rootElements: ['nmaprun'] },
     new NmapDocumentHandlers((host) => addNmapHost(host, scanType, builder)),
@@ -198,15 +200,22 @@ function addNmapHost(host: NmapHost, scanType: NmapScanType, builder: ParseResul
   builder.addHost(nmapHostFacts(host, address));
   // The name the user asked nmap to scan tells apart targets that share this address.
   const scannedName = host.hostnames.find((h) => h.type === 'user' && h.name !== '')?.name;
+  // Whether the findings' texts need scanning for characters JSON escapes
+  // (FindingBudget.add): known from the pieces they are built from, checked
+  // once per host, port and vulners entry; the rest of each text is fixed.
+  const plainAddress = isJsonPlain(address);
   for (const port of host.ports) {
     if (port.state !== 'open' || (port.protocol !== 'tcp' && port.protocol !== 'udp')) continue;
     const at: PortAt = { address, scannedName, number: portNumber(port), protocol: port.protocol };
-    builder.addFinding(openPortFinding(port, at, scanType));
+    const { service } = port;
+    const plainPort = plainAddress && isJsonPlain(service.name) && isJsonPlain(service.product) && isJsonPlain(service.version) && isJsonPlain(service.extrainfo) && isJsonPlain(service.tunnel);
+    builder.addFinding(openPortFinding(port, at, scanType), plainPort);
     if (port.vulners.length === 0) continue;
-    const software = normaliseTitle(`${port.service.product} ${port.service.version}`) || port.service.name;
+    const software = normaliseTitle(`${service.product} ${service.version}`) || service.name;
     for (const entry of port.vulners) {
       const finding = vulnersFinding(entry, at, software || entry.cpe, scanType);
-      if (finding !== undefined) builder.addFinding(finding);
+      if (finding === undefined) continue;
+      builder.addFinding(finding, plainPort && isJsonPlain(entry.cpe) && isJsonPlain(entry.id ?? '') && isJsonPlain(entry.type ?? '') && isJsonPlain(entry.cvss ?? ''));
     }
   }
 }

@@ -18,15 +18,17 @@ export class ParseResultBuilder {
   private lastHostname: string | undefined;
   private lastSeen: Set<string> | undefined;
   private readonly hosts = new Map<string, HostFacts>();
-  private readonly budget = new FindingBudget();
+  constructor(
+    private readonly sink?: FindingSink,
+    private readonly budget = new FindingBudget(),
+  ) {}
 
-  constructor(private readonly sink?: FindingSink) {}
-
-  addFinding(finding: Finding): void {
+  /** `plainText`: see FindingBudget.add. */
+  addFinding(finding: Finding, plainText = false): void {
     const seen = this.seenOn(finding.location.host, finding.location.hostname);
     if (seen.has(finding.fingerprint)) return;
     seen.add(finding.fingerprint);
-    this.findings.push(this.budget.add(finding));
+    this.findings.push(this.budget.add(finding, plainText));
     if (this.sink !== undefined && this.findings.length >= SINK_BATCH) this.flush();
   }
 
