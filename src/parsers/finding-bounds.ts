@@ -117,7 +117,7 @@ export function definitionJsonLength(definition: RiskDefinition, infoJsonLength:
       if (json === undefined) continue; // undefined, a function: JSON leaves the member out
       valueLength = json.length;
     }
-    length += (members === 0 ? 0 : 1) + jsonStringLength(key) + 1 + valueLength;
+    length += (members === 0 ? 0 : 1) + keyJsonLength(key) + 1 + valueLength;
     members += 1;
   }
   if (!sawInfo) length += (members === 0 ? 0 : 1) + '"additional_info":'.length + infoJsonLength;
@@ -202,7 +202,7 @@ function measuredJsonLength(value: unknown, depth: number): number {
     case 'string':
       return jsonStringLength(value);
     case 'number':
-      return Number.isFinite(value) ? String(value).length : 4; // NaN and Infinity are written null
+      return Number.isFinite(value) ? numberJsonLength(value) : 4; // NaN and Infinity are written null
     case 'boolean':
       return value ? 4 : 5;
     case 'undefined':
@@ -235,11 +235,35 @@ function measuredJsonLength(value: unknown, depth: number): number {
     const item = measuredJsonLength(record[key], depth + 1);
     if (item === -1) return -1;
     if (item === -2) continue;
-    length += (members === 0 ? 0 : 1) + jsonStringLength(key) + 1 + item;
+    length += (members === 0 ? 0 : 1) + keyJsonLength(key) + 1 + item;
     members += 1;
   }
   return length + 1;
 }
+
+/** String(value).length of a finite number, without the string for small integers (ports, counts). */
+function numberJsonLength(value: number): number {
+  if (!Number.isInteger(value) || value < 0 || value >= 1e9) return String(value).length;
+  let digits = 1;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits += 1;
+  return digits;
+}
+
+/**
+ * jsonStringLength of an object key, remembered: the same few keys
+ * (port, protocol, vulners_id...) come with every finding. At most
+ * MAX_KNOWN_KEYS are kept, whatever keys a file brings.
+ */
+function keyJsonLength(key: string): number {
+  let length = knownKeyLengths.get(key);
+  if (length === undefined) {
+    length = jsonStringLength(key);
+    if (knownKeyLengths.size < MAX_KNOWN_KEYS) knownKeyLengths.set(key, length);
+  }
+  return length;
+}
+const MAX_KNOWN_KEYS = 256;
+const knownKeyLengths = new Map<string, number>();
 
 function trimValue(value: unknown): unknown {
   if (typeof value === 'string') return capField(value, FIELD_CAPS.infoString);

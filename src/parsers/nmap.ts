@@ -19,7 +19,7 @@ import { MalformedResultError } from '../domain/errors.js';
 import { type FindingBudget, isJsonPlain } from './finding-bounds.js';
 import { parseCvssScore, threatLevelFromCvssScore } from './xml/cvss.js';
 import { ParseResultBuilder } from './xml/parse-result-builder.js';
-import { normaliseText, normaliseTitle, truncateText } from './xml/plain-text.js';
+import { isNormalisedTitle, normaliseText, normaliseTitle, truncateText } from './xml/plain-text.js';
 import { createSafeXmlReader, type XmlElement, type XmlHandlers } from './xml/safe-xml.js';
 
 export type NmapScanType = 'NMAP' | 'NMAP_UDP';
@@ -212,8 +212,9 @@ function addNmapHost(host: NmapHost, scanType: NmapScanType, builder: ParseResul
     builder.addFinding(openPortFinding(port, at, scanType), plainPort);
     if (port.vulners.length === 0) continue;
     const software = normaliseTitle(`${service.product} ${service.version}`) || service.name;
+    const normalisedSoftware = isNormalisedTitle(software);
     for (const entry of port.vulners) {
-      const finding = vulnersFinding(entry, at, software || entry.cpe, scanType);
+      const finding = vulnersFinding(entry, at, software || entry.cpe, software === '' ? isNormalisedTitle(entry.cpe) : normalisedSoftware, scanType);
       if (finding === undefined) continue;
       builder.addFinding(finding, plainPort && isJsonPlain(entry.cpe) && isJsonPlain(entry.id ?? '') && isJsonPlain(entry.type ?? '') && isJsonPlain(entry.cvss ?? ''));
     }
@@ -322,8 +323,12 @@ function openPortInfo(port: NmapPort, number: number): Record<string, unknown> {
   return info;
 }
 
-/** `software`: the port's product and version, else its service name, else the entry's CPE; may be ''. */
-function vulnersFinding(entry: VulnersEntry, at: PortAt, software: string, scanType: NmapScanType): Finding | undefined {
+/**
+ * `software`: the port's product and version, else its service name, else
+ * the entry's CPE; may be ''. `normalisedSoftware`: isNormalisedTitle(software),
+ * known per port.
+ */
+function vulnersFinding(entry: VulnersEntry, at: PortAt, software: string, normalisedSoftware: boolean, scanType: NmapScanType): Finding | undefined {
   const id = entry.id ?? '';
   if (id === '') return undefined;
   const { number, protocol } = at;
@@ -335,7 +340,7 @@ function vulnersFinding(entry: VulnersEntry, at: PortAt, software: string, scanT
     location: locationOf(at),
     definition: {
       scan_type: scanType,
-      title: normaliseTitle(`${id} on port ${number}/${protocol}${software ? ` (${software})` : ''}`),
+      title: titleOf(`${id} on port ${number}/${protocol}${software ? ` (${software})` : ''}`, normalisedSoftware && isNormalisedTitle(id)),
       // vulners always sends a score; without one nothing says how bad it is, so it is informational.
       threat_level: score === undefined ? 'INFO' : threatLevelFromCvssScore(score),
       description: vulnersDescription(entry, id, type, cvss, `${number}/${protocol}`, at.address),
@@ -344,6 +349,11 @@ function vulnersFinding(entry: VulnersEntry, at: PortAt, software: string, scanT
       additional_info: vulnersInfo(entry, id, type, score, number, protocol),
     },
   };
+}
+
+/** The title joined from pieces already one line with single spaces is one itself; else it is normalised whole. */
+function titleOf(joined: string, fromNormalisedPieces: boolean): string {
+  return fromNormalisedPieces ? joined : normaliseTitle(joined);
 }
 
 function vulnersDescription(entry: VulnersEntry, id: string, type: string, cvss: string, port: string, address: string): string {

@@ -35,7 +35,7 @@ describe('plain text normalisers', () => {
 
   it('jsonLength is the length JSON.stringify writes, or its error', () => {
     const values: unknown[] = [
-      null, true, false, 0, -0, 1.5, 1e21, 1e-7, -123, NaN, Infinity, '', 'x', [], {}, [undefined, () => 1, Symbol('s'), null],
+      null, true, false, 0, -0, 1.5, 1e21, 1e-7, -123, NaN, Infinity, 9, 10, 99, 100, 65535, 999_999_999, 1e9, 2 ** 53, 5.0, 9.8, '', 'x', [], {}, [undefined, () => 1, Symbol('s'), null],
       { a: undefined, b: () => 1, c: 1 }, { 'k"ey': 'v\\', nested: { list: [1, 'two', { three: [3] }] } },
       { date: new Date(0) }, [new Map()], { toJSON: () => 'short' }, Object.create(null) as unknown,
       { scripts: [{ id: 'vulners', output: 'line\n\tnext "quoted"' }], cves: ['CVE-2020-1'], is_exploit: false, cvss_score: 9.8 },

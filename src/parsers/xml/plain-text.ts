@@ -45,8 +45,13 @@ export function normaliseTextByLines(text: string): string {
 export function normaliseTitle(text: string): string {
   // Most titles are one line already: a test allocates nothing, where the
   // replace built a new string for every single space (bench/ingest.ts).
-  if (!UNNORMALISED_TITLE.test(text)) return text;
+  if (isNormalisedTitle(text)) return text;
   return text.replace(/\s+/g, ' ').trim();
+}
+
+/** True when normaliseTitle(text) is `text`: titles joined from such pieces with single spaces need no normalising. */
+export function isNormalisedTitle(text: string): boolean {
+  return !UNNORMALISED_TITLE.test(text);
 }
 
 /** Whitespace normaliseTitle would change: any but a single space between two other characters. */
