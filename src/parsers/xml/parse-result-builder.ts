@@ -27,7 +27,7 @@ export class ParseResultBuilder {
   addFinding(finding: Finding, plainText = false): void {
     const seen = this.seenOn(finding.location.host, finding.location.hostname);
     if (seen.has(finding.fingerprint)) return;
-    seen.add(finding.fingerprint);
+    seen.add(ownCopy(finding.fingerprint));
     this.findings.push(this.budget.add(finding, plainText));
     if (this.sink !== undefined && this.findings.length >= SINK_BATCH) this.flush();
   }
@@ -35,7 +35,7 @@ export class ParseResultBuilder {
   private seenOn(host: string, hostname: string | undefined): Set<string> {
     if (this.lastSeen !== undefined && host === this.lastHost && hostname === this.lastHostname) return this.lastSeen;
     // XML cannot hold U+0000, so it cannot be part of a host or a hostname.
-    const key = `${host}\u0000${hostname ?? ''}`;
+    const key = ownCopy(`${host}\u0000${hostname ?? ''}`);
     let seen = this.seenFindings.get(key);
     if (seen === undefined) this.seenFindings.set(key, (seen = new Set()));
     this.lastHost = host;
@@ -46,6 +46,9 @@ export class ParseResultBuilder {
 
   /** A host seen twice keeps its first facts and gains the ones it lacked. */
   addHost(facts: HostFacts): void {
+    facts = { ...facts, address: ownCopy(facts.address) };
+    if (facts.hostname !== undefined) facts.hostname = ownCopy(facts.hostname);
+    if (facts.os !== undefined) facts.os = ownCopy(facts.os);
     const known = this.hosts.get(facts.address);
     if (known === undefined) {
       this.hosts.set(facts.address, withoutEmptyFacts(facts));
@@ -65,6 +68,21 @@ export class ParseResultBuilder {
     this.findings = [];
     this.sink!.add(batch);
   }
+}
+
+/**
+ * The same text in a string of its own, for what is kept until the end of
+ * the file (the keys that drop repeats, the host facts). A parser's strings
+ * are slices of the text saxes read them from (V8 makes a slice of 13
+ * characters or more point into its source, and a concatenation point to
+ * its parts), so one fingerprint kept from each 256 KiB piece of a file kept
+ * every piece alive: 15-20 MB of a 25 MB nmap report's parse peak
+ * (bench/ingest.ts). Slicing a concatenation makes V8 copy it flat first,
+ * the cheapest copy it offers (a Buffer round trip cost twice as much).
+ * test/parsers/nmap-retention-child.ts measures it.
+ */
+function ownCopy(text: string): string {
+  return text.length < 13 ? text : ` ${text}`.slice(1);
 }
 
 /** Findings handed to a sink at once: a few hundred KB of them. */
