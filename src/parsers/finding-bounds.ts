@@ -252,17 +252,20 @@ function numberJsonLength(value: number): number {
 /**
  * jsonStringLength of an object key, remembered: the same few keys
  * (port, protocol, vulners_id...) come with every finding. At most
- * MAX_KNOWN_KEYS are kept, whatever keys a file brings.
+ * MAX_KNOWN_KEYS keys of at most MAX_KNOWN_KEY_CHARS are kept for the life
+ * of the process, whatever keys files bring, each in a string of its own
+ * (a key sliced from a file's text would keep that text alive).
  */
 function keyJsonLength(key: string): number {
   let length = knownKeyLengths.get(key);
   if (length === undefined) {
     length = jsonStringLength(key);
-    if (knownKeyLengths.size < MAX_KNOWN_KEYS) knownKeyLengths.set(key, length);
+    if (knownKeyLengths.size < MAX_KNOWN_KEYS && key.length <= MAX_KNOWN_KEY_CHARS) knownKeyLengths.set(` ${key}`.slice(1), length);
   }
   return length;
 }
 const MAX_KNOWN_KEYS = 256;
+const MAX_KNOWN_KEY_CHARS = 64;
 const knownKeyLengths = new Map<string, number>();
 
 function trimValue(value: unknown): unknown {
