@@ -119,6 +119,70 @@
  *     whole Risk) are written once to the staging and once to the outbox,
  *     and their garbage lifts the peak to ~5.8x. A compact event snapshot
  *     (issue 17 decision 2) was not built.
+ *   the nmap parser alone (issue 17, parse row; aim for it: <= 1.6x bare
+ *     saxes in CPU time). Before (59536f2, quiet machine): bare 0.30 CPU s,
+ *     parse 0.72 (2.36x); in the parse child's profile saxes' write was 0.62
+ *     s inclusive, of which the close-tag handlers 0.43 (addNmapHost 0.42:
+ *     addFinding/FindingBudget.add 0.1, definitionJsonLength 0.05,
+ *     boundAdditionalInfoMeasured 0.03, building the findings ~0.06,
+ *     normaliseTitle/normaliseText ~0.03), saxes' attributes ~0.05, the
+ *     TextDecoder ~0.03. Every step below keeps the findings byte for byte:
+ *     test/parsers/nmap-golden.test.ts compares them with goldens written by
+ *     59536f2's parser (scripts/write-nmap-goldens.ts) for every nmap
+ *     fixture, this benchmark's file built small and a synthetic report.
+ *     1. Findings built with fewer objects and strings: a vulners entry as
+ *        fields, not a Map; each location built once with the scanned name
+ *        (no spread copies); the software label and port number once per
+ *        port; normaliseTitle returns a one-line title after a regex test
+ *        (the replace built a new string for every single space).
+ *     2. Measured, not serialised: FindingBudget took each definition's and
+ *        each additional_info's JSON only for its length; jsonLength() and
+ *        definitionJsonLength() count it (strings scanned for characters
+ *        JSON escapes, numbers and literals counted, key lengths
+ *        remembered, anything unusual left to JSON.stringify), and the nmap
+ *        parser tells the budget which findings' texts need no scan at all
+ *        (plainText: every piece they are built from passed isJsonPlain(),
+ *        checked once per host, port and vulners entry; a test checks the
+ *        count against JSON.stringify, and fails when the claim is forced).
+ *     3. normaliseText in four whole-text replaces that match only what
+ *        changes, instead of an array and a string per line (the script
+ *        outputs), for text whose only whitespace is space, tab, NBSP, CR
+ *        and LF; other text takes the line-by-line reference.
+ *     4. safe-xml gathers an element's text only when its handler asks for
+ *        it (gathersText; nmap: a service's cpe and a vulners elem), and
+ *        decodes each chunk whole unless it ends inside a character
+ *        (TextDecoder's streaming mode: ~30 ms against ~20 for 25 MB).
+ *     5. ParseResultBuilder drops repeats with a fingerprint set per target
+ *        instead of a joined key per finding, and copies what it keeps to
+ *        the end out of the text it was sliced from: one fingerprint or
+ *        host name per 256 KiB piece kept every piece alive (~20 MB here;
+ *        test/parsers/nmap-retention-child.ts: 24.7 -> 1.9 MiB).
+ *     After: three runs of this benchmark on a quiet machine (load 1.2):
+ *     bare 0.28-0.29 CPU s; parse 0.52-0.53 CPU s (1.77-1.89x bare in CPU
+ *     time, 1.76-2.14x wall, 51-61 MB/s), peak 1.67-1.82x the file (42-45
+ *     MB over the baseline); ingest 1.99-2.05 CPU s (6.80-7.41x), 11.0-12.8
+ *     MB/s, peak 2.58-2.71x; ingest-endpoint 3.06-3.17 CPU s (10.5-11.5x),
+ *     7.3-8.3 MB/s, peak 5.73-5.87x. Fresh parse children of 59536f2 and
+ *     of this code interleaved (five pairs, load 2-3): 0.61-0.71 against
+ *     0.51-0.56 CPU s, peak 63-78 against 40-42 MB over the baseline (bare
+ *     0.26-0.27). Warm (eight passes in one process, best): 451-487 ms a
+ *     pass against 306-333 (bare saxes 180, safe-xml with empty handlers
+ *     194). Where the time goes now (parse child profile, inclusive):
+ *     saxes' write 0.38 s, of which the close-tag handlers 0.14 (addNmapHost
+ *     0.13: the budget 0.05, open-port findings 0.03 with normaliseText
+ *     0.02, vulners findings 0.02), decoding 0.02. Not met: 1.8-1.9x, not
+ *     1.6x. Of the ~0.24 CPU s above bare, ~0.13 s is the handlers' own work
+ *     and ~0.08 s is TurboFan compiling them on its background thread
+ *     (addNmapHost 48 ms, vulnersFinding 22, openPortFinding 15 in one
+ *     --trace-opt run), which process.cpuUsage() counts and a running
+ *     service pays once; warm, the parse is 1.7-1.8x bare. Less inlining
+ *     (--max-inlined-bytecode-size-cumulative=100) halved the compile time
+ *     and slowed the code by as much. Tried and not kept: switching saxes'
+ *     text event off between gathering elements (warm 337-357 ms against
+ *     319-342: worse), returning a finding unchanged when nothing is cut
+ *     instead of bounded copies (no change measured), TextDecoder
+ *     replacements beyond 4. (isUtf8 plus toString is no faster than a
+ *     whole-buffer decode).
  *
  * ZAP (node --cpu-prof on the parse child, 25 MB, 15 sites, 232 alerts of
  * ~110 KB each, 211 findings after merging; the parse mode reads the file as

@@ -53,12 +53,24 @@ export class FindingBudget {
   private count = 0;
   private bytes = 0;
 
-  add(finding: Finding): Finding {
+  /** The finding text counted so far: the length of every definition's JSON. */
+  get countedBytes(): number {
+    return this.bytes;
+  }
+
+  /**
+   * `plainText`: the caller knows that none of the definition's strings but
+   * additional_info holds a character JSON escapes (isJsonPlain() of every
+   * piece they were built from), so their JSON is their length plus two
+   * quotes and they need not be scanned (or, being joined from pieces,
+   * flattened first). Without it they are scanned.
+   */
+  add(finding: Finding, plainText = false): Finding {
     this.count += 1;
     if (this.count > MAX_FINDINGS_PER_SCAN) throw tooManyFindings();
     const info = boundAdditionalInfoMeasured(finding.definition.additional_info);
     const bounded = boundFinding(finding, info.info);
-    this.bytes += definitionJsonLength(bounded.definition, info.json.length);
+    this.bytes += definitionJsonLength(bounded.definition, info.jsonLength, plainText);
     if (this.bytes > MAX_FINDING_BYTES_PER_SCAN) {
       throw new MalformedResultError(`the file's findings hold more than ${MAX_FINDING_BYTES_PER_SCAN / 1024 / 1024} MiB of text, the most one scan or upload may record; split the scan`);
     }
@@ -80,13 +92,49 @@ export function boundFinding(finding: Finding, boundedInfo?: Record<string, unkn
 
 /**
  * JSON.stringify(definition).length, with the length of its additional_info's
- * JSON already known: the rest is serialised with a one-character stand-in in
- * its place (same key, same position). additional_info is most of a
- * definition, and serialising it twice per finding was a tenth of an nmap
- * parse (bench/ingest.ts).
+ * JSON already known (bounding makes it). The other members are strings, and
+ * a string's JSON is its text in quotes unless it holds a character JSON
+ * escapes: only those strings are serialised. Serialising the definition
+ * (a copy with a stand-in for additional_info) was a tenth of an nmap parse
+ * (bench/ingest.ts). test/unit/finding-bounds.test.ts compares it with
+ * JSON.stringify.
  */
-function definitionJsonLength(definition: RiskDefinition, infoJsonLength: number): number {
-  return JSON.stringify({ ...definition, additional_info: 0 }).length - 1 + infoJsonLength;
+export function definitionJsonLength(definition: RiskDefinition, infoJsonLength: number, plainText = false): number {
+  let length = 1; // {
+  let members = 0;
+  let sawInfo = false;
+  const record = definition as unknown as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    let valueLength: number;
+    if (key === 'additional_info') {
+      valueLength = infoJsonLength;
+      sawInfo = true;
+    } else if (typeof value === 'string') {
+      valueLength = plainText ? value.length + 2 : jsonStringLength(value);
+    } else {
+      const json = JSON.stringify(value) as string | undefined;
+      if (json === undefined) continue; // undefined, a function: JSON leaves the member out
+      valueLength = json.length;
+    }
+    length += (members === 0 ? 0 : 1) + keyJsonLength(key) + 1 + valueLength;
+    members += 1;
+  }
+  if (!sawInfo) length += (members === 0 ? 0 : 1) + '"additional_info":'.length + infoJsonLength;
+  return length + 1; // }
+}
+
+/** Characters JSON.stringify writes as an escape: the quote, the backslash, controls, and (lone) surrogates, which are checked the slow way. */
+const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** True when `text` holds no character JSON.stringify escapes: its JSON is the text in quotes. */
+export function isJsonPlain(text: string): boolean {
+  return !JSON_ESCAPED.test(text);
+}
+
+/** JSON.stringify(text).length. */
+function jsonStringLength(text: string): number {
+  return JSON_ESCAPED.test(text) ? JSON.stringify(text).length : text.length + 2;
 }
 
 function boundFingerprint(fingerprint: string): string {
@@ -121,16 +169,104 @@ export function boundAdditionalInfo(info: Record<string, unknown>): Record<strin
   return boundAdditionalInfoMeasured(info).info;
 }
 
-/** boundAdditionalInfo() and the JSON of what it returns. */
-function boundAdditionalInfoMeasured(info: Record<string, unknown>): { info: Record<string, unknown>; json: string } {
-  const whole = JSON.stringify(info);
-  if (whole.length <= FIELD_CAPS.additionalInfo) return { info, json: whole };
+/** boundAdditionalInfo() and the length of its JSON. */
+function boundAdditionalInfoMeasured(info: Record<string, unknown>): { info: Record<string, unknown>; jsonLength: number } {
+  // Measured, not serialised: the JSON itself is only needed when it is over the cap.
+  const wholeLength = jsonLength(info);
+  if (wholeLength <= FIELD_CAPS.additionalInfo) return { info, jsonLength: wholeLength };
   const trimmed = { ...(trimValue(info) as Record<string, unknown>), truncated: true };
-  const trimmedJson = JSON.stringify(trimmed);
-  if (trimmedJson.length <= FIELD_CAPS.additionalInfo) return { info: trimmed, json: trimmedJson };
+  const trimmedLength = jsonLength(trimmed);
+  if (trimmedLength <= FIELD_CAPS.additionalInfo) return { info: trimmed, jsonLength: trimmedLength };
+  const whole = JSON.stringify(info);
   const excerpt = { truncated: true, excerpt: capField(whole.slice(0, FIELD_CAPS.additionalInfo), FIELD_CAPS.additionalInfo / 2) };
-  return { info: excerpt, json: JSON.stringify(excerpt) };
+  return { info: excerpt, jsonLength: JSON.stringify(excerpt).length };
 }
+
+/**
+ * JSON.stringify(value).length without building the JSON: strings are
+ * scanned for characters JSON escapes, numbers and literals counted. Anything
+ * but plain objects, arrays, strings, finite or not numbers, booleans and
+ * null (a toJSON method, a class instance, a bigint, nesting over 32 deep, a
+ * cycle) is left to JSON.stringify itself, so the answer, or the error, is
+ * always its. Serialising each finding's additional_info only to take its
+ * length was a tenth of an nmap parse (bench/ingest.ts).
+ */
+export function jsonLength(value: unknown): number {
+  const length = measuredJsonLength(value, 0);
+  return length >= 0 ? length : (JSON.stringify(value) as string).length;
+}
+
+/** Length of the JSON of `value`, -1 when JSON.stringify has to say, -2 for a value JSON leaves out (undefined, a function, a symbol). */
+function measuredJsonLength(value: unknown, depth: number): number {
+  switch (typeof value) {
+    case 'string':
+      return jsonStringLength(value);
+    case 'number':
+      return Number.isFinite(value) ? numberJsonLength(value) : 4; // NaN and Infinity are written null
+    case 'boolean':
+      return value ? 4 : 5;
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return -2;
+    case 'object':
+      break;
+    default:
+      return -1; // bigint: JSON.stringify throws
+  }
+  if (value === null) return 4;
+  if (depth >= 32) return -1;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype || 'toJSON' in value) return -1;
+    let length = 2 + Math.max(0, value.length - 1);
+    for (let index = 0; index < value.length; index++) {
+      const item = measuredJsonLength(value[index], depth + 1);
+      if (item === -1) return -1;
+      length += item === -2 ? 4 : item; // left-out values are written null in an array
+    }
+    return length;
+  }
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in value) return -1;
+  const record = value as Record<string, unknown>;
+  let length = 1;
+  let members = 0;
+  for (const key of Object.keys(record)) {
+    const item = measuredJsonLength(record[key], depth + 1);
+    if (item === -1) return -1;
+    if (item === -2) continue;
+    length += (members === 0 ? 0 : 1) + keyJsonLength(key) + 1 + item;
+    members += 1;
+  }
+  return length + 1;
+}
+
+/** String(value).length of a finite number, without the string for small integers (ports, counts). */
+function numberJsonLength(value: number): number {
+  if (!Number.isInteger(value) || value < 0 || value >= 1e9) return String(value).length;
+  let digits = 1;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits += 1;
+  return digits;
+}
+
+/**
+ * jsonStringLength of an object key, remembered: the same few keys
+ * (port, protocol, vulners_id...) come with every finding. At most
+ * MAX_KNOWN_KEYS keys of at most MAX_KNOWN_KEY_CHARS are kept for the life
+ * of the process, whatever keys files bring, each in a string of its own
+ * (a key sliced from a file's text would keep that text alive).
+ */
+function keyJsonLength(key: string): number {
+  let length = knownKeyLengths.get(key);
+  if (length === undefined) {
+    length = jsonStringLength(key);
+    if (knownKeyLengths.size < MAX_KNOWN_KEYS && key.length <= MAX_KNOWN_KEY_CHARS) knownKeyLengths.set(` ${key}`.slice(1), length);
+  }
+  return length;
+}
+const MAX_KNOWN_KEYS = 256;
+const MAX_KNOWN_KEY_CHARS = 64;
+const knownKeyLengths = new Map<string, number>();
 
 function trimValue(value: unknown): unknown {
   if (typeof value === 'string') return capField(value, FIELD_CAPS.infoString);

@@ -16,9 +16,10 @@
  */
 import type { Finding, FindingSink, HostFacts, ResultParser } from '../domain/risks/finding.js';
 import { MalformedResultError } from '../domain/errors.js';
+import { type FindingBudget, isJsonPlain } from './finding-bounds.js';
 import { parseCvssScore, threatLevelFromCvssScore } from './xml/cvss.js';
 import { ParseResultBuilder } from './xml/parse-result-builder.js';
-import { normaliseText, normaliseTitle, truncateText } from './xml/plain-text.js';
+import { isNormalisedTitle, normaliseText, normaliseTitle, truncateText } from './xml/plain-text.js';
 import { createSafeXmlReader, type XmlElement, type XmlHandlers } from './xml/safe-xml.js';
 
 export type NmapScanType = 'NMAP' | 'NMAP_UDP';
@@ -37,9 +38,16 @@ interface NmapService {
   cpes: string[];
 }
 
+/**
+ * One entry of the vulners script (a <table> of <elem key="...">): only the
+ * keys the findings read are kept; a key listed twice keeps its last value.
+ */
 interface VulnersEntry {
   cpe: string;
-  fields: Map<string, string>;
+  id: string | undefined;
+  cvss: string | undefined;
+  type: string | undefined;
+  isExploit: string | undefined;
 }
 
 interface NmapPort {
@@ -59,8 +67,9 @@ interface NmapHost {
   ports: NmapPort[];
 }
 
-export function createNmapParser(scanType: NmapScanType, findings?: FindingSink): ResultParser {
-  const builder = new ParseResultBuilder(findings);
+/** `budget`: the count of the file's findings and their text, given by tests that read it. */
+export function createNmapParser(scanType: NmapScanType, findings?: FindingSink, budget?: FindingBudget): ResultParser {
+  const builder = new ParseResultBuilder(findings, budget);
   const reader = createSafeXmlReader(
     { expected: 'an nmap XML report (nmap -oX)', rootElements: ['nmaprun'] },
     new NmapDocumentHandlers((host) => addNmapHost(host, scanType, builder)),
@@ -131,9 +140,14 @@ class NmapDocumentHandlers implements XmlHandlers {
     } else if (depth === 6 && name === 'table' && this.vulnersEntry !== undefined && isScriptTable(element.parent!)) {
       port.vulners.push(this.vulnersEntry);
       this.vulnersEntry = undefined;
-    } else if (depth === 7 && name === 'elem' && element.parent!.name === 'table' && isScriptTable(element.parent!.parent!)) {
-      this.vulnersEntry?.fields.set(element.attributes.key ?? '', text.trim());
+    } else if (depth === 7 && name === 'elem' && this.vulnersEntry !== undefined && element.parent!.name === 'table' && isScriptTable(element.parent!.parent!)) {
+      setVulnersField(this.vulnersEntry, element.attributes.key, text);
     }
+  }
+
+  /** Only a service's <cpe> and a vulners <elem> are read for their text; the rest (mostly the whitespace between elements) is not gathered. */
+  gathersText(element: XmlElement): boolean {
+    return (element.depth === 5 && element.name === 'cpe') || (element.depth === 7 && element.name === 'elem');
   }
 
   /** An element below a port's <port> (depth 4 and down): its state, service, scripts and their vulners tables. */
@@ -147,8 +161,15 @@ class NmapDocumentHandlers implements XmlHandlers {
     }
     if (name !== 'table' || port.scripts[port.scripts.length - 1]?.id !== 'vulners') return;
     if (depth === 5 && element.parent!.name === 'script') this.vulnersCpe = attributes.key ?? '';
-    else if (depth === 6 && isScriptTable(element.parent!)) this.vulnersEntry = { cpe: this.vulnersCpe, fields: new Map() };
+    else if (depth === 6 && isScriptTable(element.parent!)) this.vulnersEntry = { cpe: this.vulnersCpe, id: undefined, cvss: undefined, type: undefined, isExploit: undefined };
   }
+}
+
+function setVulnersField(entry: VulnersEntry, key: string | undefined, text: string): void {
+  if (key === 'id') entry.id = text.trim();
+  else if (key === 'cvss') entry.cvss = text.trim();
+  else if (key === 'type') entry.type = text.trim();
+  else if (key === 'is_exploit') entry.isExploit = text.trim();
 }
 
 /** A <table> directly in a port's <script>. */
@@ -179,15 +200,41 @@ function addNmapHost(host: NmapHost, scanType: NmapScanType, builder: ParseResul
   builder.addHost(nmapHostFacts(host, address));
   // The name the user asked nmap to scan tells apart targets that share this address.
   const scannedName = host.hostnames.find((h) => h.type === 'user' && h.name !== '')?.name;
-  const named = (finding: Finding): Finding => (scannedName === undefined ? finding : { ...finding, location: { ...finding.location, hostname: scannedName } });
+  // Whether the findings' texts need scanning for characters JSON escapes
+  // (FindingBudget.add): known from the pieces they are built from, checked
+  // once per host, port and vulners entry; the rest of each text is fixed.
+  const plainAddress = isJsonPlain(address);
   for (const port of host.ports) {
     if (port.state !== 'open' || (port.protocol !== 'tcp' && port.protocol !== 'udp')) continue;
-    builder.addFinding(named(openPortFinding(port, address, scanType)));
+    const at: PortAt = { address, scannedName, number: portNumber(port), protocol: port.protocol };
+    const { service } = port;
+    const plainPort = plainAddress && isJsonPlain(service.name) && isJsonPlain(service.product) && isJsonPlain(service.version) && isJsonPlain(service.extrainfo) && isJsonPlain(service.tunnel);
+    builder.addFinding(openPortFinding(port, at, scanType), plainPort);
+    if (port.vulners.length === 0) continue;
+    const software = normaliseTitle(`${service.product} ${service.version}`) || service.name;
+    const normalisedSoftware = isNormalisedTitle(software);
     for (const entry of port.vulners) {
-      const finding = vulnersFinding(entry, port, address, scanType);
-      if (finding !== undefined) builder.addFinding(named(finding));
+      const finding = vulnersFinding(entry, at, software || entry.cpe, software === '' ? isNormalisedTitle(entry.cpe) : normalisedSoftware, scanType);
+      if (finding === undefined) continue;
+      builder.addFinding(finding, plainPort && isJsonPlain(entry.cpe) && isJsonPlain(entry.id ?? '') && isJsonPlain(entry.type ?? '') && isJsonPlain(entry.cvss ?? ''));
     }
   }
+}
+
+/** Where a port's findings are: worked out once per port, not per finding. */
+interface PortAt {
+  address: string;
+  /** The name the user typed for the host, when there is one (FindingLocation.hostname). */
+  scannedName: string | undefined;
+  number: number;
+  protocol: 'tcp' | 'udp';
+}
+
+/** A new location per finding: {host, port, protocol} and the hostname last, in the order the findings have always been written in. */
+function locationOf(at: PortAt): Finding['location'] {
+  return at.scannedName === undefined
+    ? { host: at.address, port: at.number, protocol: at.protocol }
+    : { host: at.address, port: at.number, protocol: at.protocol, hostname: at.scannedName };
 }
 
 /** The IP address nmap scanned; a MAC address (also an <address>) names no target. */
@@ -240,18 +287,17 @@ export function fingerprintNmapPort(protocol: string, port: number): string {
   return `nmap:${protocol}/${port}`;
 }
 
-function openPortFinding(port: NmapPort, address: string, scanType: NmapScanType): Finding {
-  const number = portNumber(port);
-  const protocol = port.protocol as 'tcp' | 'udp';
+function openPortFinding(port: NmapPort, at: PortAt, scanType: NmapScanType): Finding {
+  const { number, protocol } = at;
   const label = serviceLabel(port.service);
   return {
     fingerprint: fingerprintNmapPort(protocol, number),
-    location: { host: address, port: number, protocol },
+    location: locationOf(at),
     definition: {
       scan_type: scanType,
       title: `Open port ${number}/${protocol}${label === '' ? '' : ` (${label})`}`,
       threat_level: 'INFO',
-      description: `Port ${number}/${protocol} on ${address} is open.${describeService(port.service)}`,
+      description: `Port ${number}/${protocol} on ${at.address} is open.${describeService(port.service)}`,
       solution: `If the service on port ${number}/${protocol} does not need to be reachable from where the scan ran, close the port or restrict access to it with a firewall.`,
       cvss: '',
       additional_info: openPortInfo(port, number),
@@ -262,10 +308,11 @@ function openPortFinding(port: NmapPort, address: string, scanType: NmapScanType
 function openPortInfo(port: NmapPort, number: number): Record<string, unknown> {
   const { service } = port;
   const info: Record<string, unknown> = { port: number, protocol: port.protocol, state: port.state };
-  const serviceFacts = { service_name: service.name, service_product: service.product, service_version: service.version };
-  for (const [key, value] of Object.entries({ ...serviceFacts, service_extrainfo: service.extrainfo, service_tunnel: service.tunnel })) {
-    if (value !== '') info[key] = value;
-  }
+  if (service.name !== '') info.service_name = service.name;
+  if (service.product !== '') info.service_product = service.product;
+  if (service.version !== '') info.service_version = service.version;
+  if (service.extrainfo !== '') info.service_extrainfo = service.extrainfo;
+  if (service.tunnel !== '') info.service_tunnel = service.tunnel;
   if (service.cpes.length > 0) info.cpes = service.cpes;
   if (port.scripts.length > 0) {
     info.scripts = port.scripts.map((script) => ({
@@ -276,24 +323,27 @@ function openPortInfo(port: NmapPort, number: number): Record<string, unknown> {
   return info;
 }
 
-function vulnersFinding(entry: VulnersEntry, port: NmapPort, address: string, scanType: NmapScanType): Finding | undefined {
-  const id = entry.fields.get('id') ?? '';
+/**
+ * `software`: the port's product and version, else its service name, else
+ * the entry's CPE; may be ''. `normalisedSoftware`: isNormalisedTitle(software),
+ * known per port.
+ */
+function vulnersFinding(entry: VulnersEntry, at: PortAt, software: string, normalisedSoftware: boolean, scanType: NmapScanType): Finding | undefined {
+  const id = entry.id ?? '';
   if (id === '') return undefined;
-  const number = portNumber(port);
-  const protocol = port.protocol as 'tcp' | 'udp';
-  const cvss = entry.fields.get('cvss') ?? '';
+  const { number, protocol } = at;
+  const cvss = entry.cvss ?? '';
   const score = parseCvssScore(cvss);
-  const type = entry.fields.get('type') ?? '';
-  const software = normaliseTitle(`${port.service.product} ${port.service.version}`) || port.service.name || entry.cpe;
+  const type = entry.type ?? '';
   return {
-    fingerprint: `${fingerprintNmapPort(protocol, number)}:vulners:${id}`,
-    location: { host: address, port: number, protocol },
+    fingerprint: `nmap:${protocol}/${number}:vulners:${id}`,
+    location: locationOf(at),
     definition: {
       scan_type: scanType,
-      title: normaliseTitle(`${id} on port ${number}/${protocol}${software ? ` (${software})` : ''}`),
+      title: titleOf(`${id} on port ${number}/${protocol}${software ? ` (${software})` : ''}`, normalisedSoftware && isNormalisedTitle(id)),
       // vulners always sends a score; without one nothing says how bad it is, so it is informational.
       threat_level: score === undefined ? 'INFO' : threatLevelFromCvssScore(score),
-      description: vulnersDescription(entry, id, `${number}/${protocol}`, address),
+      description: vulnersDescription(entry, id, type, cvss, `${number}/${protocol}`, at.address),
       solution: `Update ${software || 'the service'} to a release that fixes ${id}, or restrict access to port ${number}/${protocol}.`,
       cvss: score === undefined ? '' : cvss.trim(),
       additional_info: vulnersInfo(entry, id, type, score, number, protocol),
@@ -301,11 +351,14 @@ function vulnersFinding(entry: VulnersEntry, port: NmapPort, address: string, sc
   };
 }
 
-function vulnersDescription(entry: VulnersEntry, id: string, port: string, address: string): string {
-  const type = entry.fields.get('type');
-  const cvss = entry.fields.get('cvss');
-  const facts = [type, cvss ? `CVSS ${cvss}` : undefined].filter(Boolean).join(', ');
-  const exploit = entry.fields.get('is_exploit') === 'true' ? ' A public exploit is listed for it.' : '';
+/** The title joined from pieces already one line with single spaces is one itself; else it is normalised whole. */
+function titleOf(joined: string, fromNormalisedPieces: boolean): string {
+  return fromNormalisedPieces ? joined : normaliseTitle(joined);
+}
+
+function vulnersDescription(entry: VulnersEntry, id: string, type: string, cvss: string, port: string, address: string): string {
+  const facts = type !== '' ? (cvss !== '' ? `${type}, CVSS ${cvss}` : type) : cvss !== '' ? `CVSS ${cvss}` : '';
+  const exploit = entry.isExploit === 'true' ? ' A public exploit is listed for it.' : '';
   return (
     `The nmap vulners script matched the software nmap identified on port ${port} of ${address}` +
     `${entry.cpe ? ` (${entry.cpe})` : ''} to ${id}${facts ? ` (${facts})` : ''}.${exploit}` +
@@ -325,7 +378,7 @@ function vulnersInfo(
   const info: Record<string, unknown> = { vulners_id: id, port, protocol };
   if (type !== '') info.vulners_type = type;
   if (score !== undefined) info.cvss_score = score;
-  info.is_exploit = entry.fields.get('is_exploit') === 'true';
+  info.is_exploit = entry.isExploit === 'true';
   if (entry.cpe !== '') info.cpe = entry.cpe;
   info.cves = /^CVE-\d{4}-\d+$/i.test(id) ? [id.toUpperCase()] : [];
   if (type !== '') info.reference = `https://vulners.com/${type}/${id}`;

@@ -3,7 +3,7 @@
  * is parsed and compared with the `<file>.expected.json` written beside it
  * (counts and hand-checked samples read from the XML, not from parser output).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Finding, HostFacts, ParseResult, ResultParser } from '../../src/domain/risks/finding.js';
@@ -30,10 +30,10 @@ export interface ExpectedFindings {
   note?: string;
 }
 
-/** Scanner files of one format, without their .expected.json companions. */
+/** Scanner files of one format, without their .expected.json companions (nor directories such as nmap/expected/). */
 export function fixtureFiles(format: string): string[] {
   return readdirSync(join(FIXTURES_DIR, format))
-    .filter((name) => !name.endsWith('.expected.json'))
+    .filter((name) => !name.endsWith('.expected.json') && statSync(join(FIXTURES_DIR, format, name)).isFile())
     .sort();
 }
 

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { createNmapParser } from '../../src/parsers/nmap.js';
 import { MalformedResultError } from '../../src/domain/errors.js';
@@ -63,5 +65,16 @@ describe('nmap parser', () => {
       MalformedResultError,
       /portid '70000', which is not a port number/,
     );
+  });
+
+  it('keeps none of the pieces of the file alive while it reads on (what it keeps to the end is copied out of them)', function () {
+    this.timeout(120_000);
+    const child = fileURLToPath(new URL('./nmap-retention-child.ts', import.meta.url));
+    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', child], { encoding: 'utf8' });
+    expect(run.status, run.stderr).to.equal(0);
+    const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { findings: number; piecesMb: number; holdingMb: number };
+    expect(result.findings).to.be.greaterThan(80 * 60);
+    // 80 pieces of 256 KiB: a fingerprint or a host name pointing into each kept all 20 MiB (24.7 MiB measured before the copy; 1.9 after).
+    expect(result.holdingMb).to.be.lessThan(8);
   });
 });

@@ -4,7 +4,8 @@ import type { ResultParser } from '../../src/domain/risks/finding.js';
 import { createNessusParser } from '../../src/parsers/nessus.js';
 import { createNmapParser } from '../../src/parsers/nmap.js';
 import { createOpenVasParser } from '../../src/parsers/openvas.js';
-import { createSafeXmlReader, pathEndsWith, relativePath, type XmlElement } from '../../src/parsers/xml/safe-xml.js';
+import { createSafeXmlReader, endsInsideCharacter, pathEndsWith, relativePath, type XmlElement } from '../../src/parsers/xml/safe-xml.js';
+import { seededRandom } from './json-parser-checks.js';
 import { readFixture } from './fixture-expectations.js';
 
 const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -141,6 +142,41 @@ describe('safe XML reading of scanner files', () => {
     for (const document of documents) {
       expect(parseInChunks(createNmapParser('NMAP'), encode(document), 7)).to.deep.equal({ findings: [], hosts: [] });
     }
+  });
+
+  it('decodes any split of the bytes as one streaming TextDecoder does: characters cut between writes, a byte-order mark only at the start, bad bytes at the write that holds them', () => {
+    const text = '\ufeff<r a="é\ufeff">\ufeff€ 日本 🔐 \u00a0x</r>';
+    const bytes = encode(text);
+    const textOf = (chunks: Uint8Array[]): string | Error => {
+      let gathered = '';
+      const reader = createSafeXmlReader({ expected: 'a test document', rootElements: ['r'] }, { close: (element, elementText) => (gathered += `${element.attributes.a}|${elementText}`) });
+      try {
+        for (const chunk of chunks) reader.write(chunk);
+        reader.end();
+        return gathered;
+      } catch (error) {
+        return error as Error;
+      }
+    };
+    const random = seededRandom(5);
+    for (let round = 0; round < 300; round++) {
+      const chunks: Uint8Array[] = [];
+      for (let offset = 0; offset < bytes.length; ) {
+        const size = Math.floor(random() * 6); // 0 included: an empty write changes nothing
+        chunks.push(bytes.subarray(offset, offset + size));
+        offset += size;
+      }
+      expect(textOf(chunks)).to.equal('é\ufeff|\ufeff€ 日本 🔐 \u00a0x');
+    }
+    const invalid = Uint8Array.from([...encode('<r>ab'), 0xe2, 0x28, 0xa1, ...encode('</r>')]);
+    for (const cut of [5, 6, 7]) {
+      const error = textOf([invalid.subarray(0, cut), invalid.subarray(cut)]);
+      expect(error, `cut at ${cut}`).to.be.instanceOf(MalformedResultError);
+      expect((error as Error).message).to.match(new RegExp(`not valid UTF-8 text \\(near byte ${cut < 7 ? invalid.length : cut}\\)`));
+    }
+    expect([[], [0x41], [0xc3], [0xc3, 0xa9], [0xe2, 0x82], [0xe2, 0x82, 0xac], [0xf0, 0x9f, 0x94], [0xf0, 0x9f, 0x94, 0x90], [0x80]].map((tail) => endsInsideCharacter(Uint8Array.from(tail)))).to.deep.equal([
+      false, false, true, false, true, false, true, true, true,
+    ]);
   });
 
   it('still refuses a second XML declaration or one after an element', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { MalformedResultError } from '../../src/domain/errors.js';
 import type { Finding } from '../../src/domain/risks/finding.js';
-import { FIELD_CAPS, FindingBudget, MAX_FINDINGS_PER_SCAN, boundFinding, capField } from '../../src/parsers/finding-bounds.js';
+import { FIELD_CAPS, FindingBudget, MAX_FINDINGS_PER_SCAN, boundFinding, capField, definitionJsonLength } from '../../src/parsers/finding-bounds.js';
 import { LIST_PAGE_BYTE_BUDGET, Paginator } from '../../src/app/pagination.js';
 import { PageTokenCodec } from '../../src/domain/lists/page-token.js';
 
@@ -14,6 +14,23 @@ function finding(overrides: Partial<Finding['definition']> = {}, fingerprint = '
 }
 
 describe('finding bounds', () => {
+  it('measures a definition as long as JSON.stringify writes it, whatever its text holds', () => {
+    const texts = ['', 'plain text', 'a "quoted" word', 'back\\slash', 'line\nbreak\ttab\u0000nul\u001f', 'é ü 日本語', 'pair 🔐 kept', 'lone \ud800 high', 'lone \udc00 low', 'end \ud83d', '\u2028\u2029\u007f\u0080'];
+    const info = { port: 1, text: 'x "y"' };
+    const infoLength = JSON.stringify(info).length;
+    for (const text of texts) {
+      for (const definition of [
+        finding({ title: text, description: `${text}${text}`, solution: text, cvss: text, additional_info: info }).definition,
+        { additional_info: info, title: text } as unknown as Finding['definition'],
+        { title: text, extra: 7, gone: undefined, list: [text, 1] } as unknown as Finding['definition'],
+        {} as unknown as Finding['definition'],
+      ]) {
+        const expected = JSON.stringify({ ...definition, additional_info: info }).length;
+        expect(definitionJsonLength(definition, infoLength), JSON.stringify(definition)).to.equal(expected);
+      }
+    }
+  });
+
   it('cuts every text field to its cap and marks the cut', () => {
     const long = 'x'.repeat(100_000);
     const { definition } = boundFinding(finding({ title: long, description: long, solution: long, cvss: long }));
