@@ -252,7 +252,8 @@ export class WebhookDispatcher {
       events.set(delivery.eventId, delivery.dueAt);
       const lane = this.laneOf(endpointId);
       lane.waiting.push(delivery);
-      lane.after = { dueAt: delivery.dueAt, eventId: delivery.eventId };
+      // Its dueAt and eventId: where the lane's next claim reads on from.
+      lane.after = delivery;
     }
     for (const [endpointId, room] of rooms) {
       const lane = this.lanes.get(endpointId);

@@ -312,7 +312,8 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
    * none is taken twice), merged oldest first, `room` at most.
    */
   due(claim: DueClaim): DueDelivery[] {
-    const picked: Array<{ endpoint: WebhookEndpoint; eventId: string; attempts: number; dueAt: string; rowless: number | undefined }> = [];
+    // Their bodies are filled in below, from the cache or read once per event.
+    const picked: DueDelivery[] = [];
     const cursor = this.accountsLatest.size === 0 ? 0 : this.cursor();
     // Known from endpointsWithDue at the same time, nothing written since: the endpoints without PENDING rows due need no read of them.
     const pendingDue = claim.now === this.pendingDueAt ? this.pendingDue : undefined;
@@ -354,10 +355,10 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
         const next = pending[p];
         const candidate = fresh[f];
         if (candidate !== undefined && (next === undefined || candidate.created_at < next.next_attempt_at || (candidate.created_at === next.next_attempt_at && candidate.id < next.event_id))) {
-          picked.push({ endpoint, eventId: candidate.id, attempts: 0, dueAt: candidate.created_at, rowless: this.rowPasses });
+          picked.push({ eventId: candidate.id, body: '', endpoint, attempts: 0, dueAt: candidate.created_at, rowless: this.rowPasses });
           f += 1;
         } else if (next !== undefined) {
-          picked.push({ endpoint, eventId: next.event_id, attempts: next.attempts, dueAt: next.next_attempt_at, rowless: undefined });
+          picked.push({ eventId: next.event_id, body: '', endpoint, attempts: next.attempts, dueAt: next.next_attempt_at, rowless: undefined });
           p += 1;
         }
       }
@@ -368,14 +369,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
         this.freshFrom.set(endpointId, fresh[f - 1]!.seq);
       }
     }
-    this.readBodies(picked.map((one) => one.eventId));
-    const due: DueDelivery[] = [];
-    for (const { endpoint, eventId, attempts, dueAt, rowless } of picked) {
-      const body = this.bodies.get(eventId);
-      // A delivery outlives its event only if the event was deleted with its account, endpoints included.
-      if (body !== undefined) due.push({ eventId, body, endpoint, attempts, dueAt, rowless });
-    }
-    return due;
+    return this.withBodies(picked);
   }
 
   /** An endpoint's fresh deliveries from the events in memory, as freshFor reads them: past `from`, of its time and for it, `room` at most. */
@@ -487,30 +481,38 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
   }
 
   /**
-   * Serializes the bodies of the events not in the cache, each once, reading
-   * them in one statement. The ones asked for become the newest, so the
-   * eviction of the oldest never takes one of them (a claim asks for far
-   * fewer than BODY_CACHE_EVENTS).
+   * Gives each delivery its event's body: from the cache, or serialized from
+   * the events not in it, each once, read in one statement. The cache keeps
+   * the BODY_CACHE_EVENTS read last (an event is read once, when its first
+   * delivery is claimed, and its other endpoints' are claimed soon after);
+   * the oldest are let go only once the deliveries have their bodies.
    */
-  private readBodies(eventIds: readonly string[]): void {
-    const missing: string[] = [];
-    for (const id of new Set(eventIds)) {
-      const body = this.bodies.get(id);
-      if (body === undefined) {
-        missing.push(id);
-      } else {
-        this.bodies.delete(id);
-        this.bodies.set(id, body);
-      }
+  private withBodies(deliveries: DueDelivery[]): DueDelivery[] {
+    let missing: Set<string> | undefined;
+    for (const delivery of deliveries) {
+      const body = this.bodies.get(delivery.eventId);
+      if (body === undefined) (missing ??= new Set()).add(delivery.eventId);
+      else delivery.body = body;
     }
-    if (missing.length > 0) {
-      for (const row of this.statements.events.all(JSON.stringify(missing)) as EventRow[]) {
-        this.bodies.set(row.id, serializedEventBody({ id: row.id, accountId: row.account_id, type: row.type, createdAt: new Date(row.created_at) }, row.payload));
+    if (missing === undefined) return deliveries;
+    for (const row of this.statements.events.all(JSON.stringify([...missing])) as EventRow[]) {
+      this.bodies.set(row.id, serializedEventBody({ id: row.id, accountId: row.account_id, type: row.type, createdAt: new Date(row.created_at) }, row.payload));
+    }
+    const found: DueDelivery[] = [];
+    for (const delivery of deliveries) {
+      if (delivery.body === '') {
+        const body = this.bodies.get(delivery.eventId);
+        // A delivery outlives its event only if the event was deleted with its account, endpoints included.
+        if (body === undefined) continue;
+        delivery.body = body;
       }
+      found.push(delivery);
     }
     for (const oldest of this.bodies.keys()) {
       if (this.bodies.size <= BODY_CACHE_EVENTS) break;
       this.bodies.delete(oldest);
     }
+    return found;
   }
+
 }
