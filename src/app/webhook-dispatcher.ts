@@ -237,8 +237,7 @@ export class WebhookDispatcher {
     const lanes = new Map<string, LaneClaim>();
     for (const [endpointId, room] of rooms) {
       const after = this.lanes.get(endpointId)?.after;
-      const inHand: string[] = [];
-      for (const [eventId, dueAt] of this.taken.get(endpointId) ?? []) if (after === undefined || isPast(dueAt, eventId, after)) inHand.push(eventId);
+      const inHand = () => this.inHand(endpointId, after);
       lanes.set(endpointId, after === undefined ? { room, inHand } : { room, after, inHand });
     }
     const claimed = this.options.deliveries.due({ now, lanes });
@@ -261,6 +260,13 @@ export class WebhookDispatcher {
       lane.drained = (counts.get(endpointId) ?? 0) < room;
       if (lane.drained) lane.after = undefined;
     }
+  }
+
+  /** The event ids of the endpoint's deliveries taken and not yet recorded, past `after` (all, without it). */
+  private inHand(endpointId: string, after: DuePosition | undefined): string[] {
+    const inHand: string[] = [];
+    for (const [eventId, dueAt] of this.taken.get(endpointId) ?? []) if (after === undefined || isPast(dueAt, eventId, after)) inHand.push(eventId);
+    return inHand;
   }
 
   private laneOf(endpointId: string): Lane {

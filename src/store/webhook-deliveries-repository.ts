@@ -333,7 +333,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
               now: claim.now,
               afterDueAt: after?.dueAt ?? '',
               afterEventId: after?.eventId ?? '',
-              inHand: JSON.stringify(inHand),
+              inHand: JSON.stringify(typeof inHand === 'function' ? inHand() : inHand),
               room,
             }) as PendingRow[]);
       const from = Math.max(cursor, this.freshFrom.get(endpointId) ?? 0);
