@@ -177,6 +177,54 @@
  *     against bare's 41.6, 44.2, 41.2 us: 1.36x, 1.27x, 1.29x (aim <= 1.2x:
  *     not met). Trickle p50 2 ms, p99 4 ms.
  *
+ * Fourth pass (issue 17: Vigil's own work per delivery from ~10 us towards
+ * 6 us). Profiled first (--cpu-prof of the overhead run, and every SQLite
+ * statement timed): per 150,000 deliveries the outcomes' INSERT 320-410 ms,
+ * commits 280-730 ms (the outbox's synced ones the larger part; those over
+ * 3 ms, the WAL checkpoints, most of the rest), the fresh reads
+ * (events_by_account, one per endpoint per claim, 2,600 of them) 200-270 ms,
+ * the bodies' reads 50-65 ms, garbage collection ~190 ms. Changes, each
+ * measured with the overhead run alternated with the build before it:
+ *   1. New events' keys (seq, id, time, test endpoint) are read once per
+ *     pass, in one range read of the outbox, and held in memory until every
+ *     endpoint of their account has taken its deliveries of them (at most
+ *     RECENT_EVENTS, 20,000; more at once and the outbox is read per
+ *     endpoint as before): each endpoint's fresh deliveries are found there,
+ *     without SQL and without the NOT EXISTS checks, which cannot match an
+ *     event recorded after the store was made (the store writes every row
+ *     and first-delivered attempt itself, for deliveries it handed out). A
+ *     claim also skips the read of PENDING rows for an endpoint that
+ *     endpointsWithDue, at the same time and with no write between, did not
+ *     list. 12.0, 12.7, 13.1 -> 10.7, 11.2, 10.5 us (load 4-5).
+ *   2. A claim builds each DueDelivery once and fills in its body (no second
+ *     object, no LRU touch of the body cache per delivery); a lane's read
+ *     position is its last delivery, not a new object: 10.1, 10.1, 9.9,
+ *     11.0 -> 9.9, 9.6, 10.2, 10.3 us (no clear change; kept as simpler).
+ *   3. The list of an endpoint's deliveries in hand is built only when the
+ *     store reads PENDING rows for it (LaneClaim.inHand may be a function):
+ *     it walked everything the endpoint held, outcomes not yet written
+ *     included (~250 entries), at every claim. 9.3, 9.1, 8.8, 9.5 -> 8.3,
+ *     8.2, 7.8, 9.1 us.
+ *   Together, alternated with the build before this pass (load 5.6-6.7):
+ *     11.0, 11.9, 12.2, 11.0 -> 8.7, 9.5, 10.1, 10.0 us.
+ *   Tried, not kept: the new events' payloads read in the same range read
+ *     and their bodies serialized there (9.3-10.4 -> 9.4-11.3 us: in a burst
+ *     the backlog is larger than the body cache, so most were evicted before
+ *     their claim and read again). SQLite micro-benchmarks (a file in WAL,
+ *     synchronous=NORMAL, time-ordered ids, 100,000 attempt rows): 50 rows
+ *     per INSERT cost more than one (4.3-5.2 against 3.4-3.5 us a row); each
+ *     of the attempt log's two indexes costs ~0.7 us a row (2.9-3.2 us with
+ *     both, 1.2 us for the table alone), AUTOINCREMENT ~0.15 us, the foreign
+ *     key nothing measurable. So what is left is mostly the rows themselves:
+ *     dropping one index per attempt means a second table for first-attempt
+ *     deliveries and a delivery log merged over both, not done in this pass.
+ *   Where the time goes now (vigil run, SQLite statements timed, 50,000
+ *     deliveries, load ~4): the attempt INSERT 130-160 ms (~3 us), commits
+ *     ~150 ms (of which 13 over 3 ms, 88 ms: the WAL checkpoints, paid by
+ *     whichever commit crosses 1,000 pages), the outbox's INSERT 30-40 ms,
+ *     the bodies' reads 27 ms, the range reads of new events 16 ms,
+ *     endpointsWithDue 15 ms; garbage collection about as in bare (443
+ *     against 412 ms in profiles of each run alone). *
  *   npx tsx bench/webhooks.ts            (make bench runs it)
  *   BENCH_WEBHOOK_EVENTS=10000  BENCH_WEBHOOK_ENDPOINTS=5  BENCH_WEBHOOK_BATCH=100  BENCH_WEBHOOK_TRICKLE=500
  *   BENCH_WEBHOOK_RUNS=bare,vigil,bare   which runs, in order (one alone to profile it); `overhead` is
