@@ -224,7 +224,31 @@
  *     whichever commit crosses 1,000 pages), the outbox's INSERT 30-40 ms,
  *     the bodies' reads 27 ms, the range reads of new events 16 ms,
  *     endpointsWithDue 15 ms; garbage collection about as in bare (443
- *     against 412 ms in profiles of each run alone). *
+ *     against 412 ms in profiles of each run alone).
+ *   Full runs of this build (make bench's order, bare,vigil,bare). Three at
+ *     load 0.6-0.9: 0.81x, 0.55x and 0.65x bare's deliveries/s (vigil
+ *     20,950, 14,260, 12,946/s; bare 26,771 and 25,064, 27,162 and 24,391,
+ *     24,182 and 16,938/s); CPU per burst delivery 48.7, 53.1, 53.8 us
+ *     against 39.6, 39.6, 41.0 us: 1.23x, 1.34x, 1.31x. In the second and
+ *     third, vigil's event loop was busy 89% (about 1 s of waiting in the
+ *     burst, 2.66-2.69 CPU s against 2.44 in the first): waits, not work.
+ *     Three at load 5.4-5.9: 0.65x, 0.77x, 0.86x (CPU 1.54x, 1.29x, 1.17x).
+ *     Six without the trickle at load 1.7-3.6: 0.82x, 0.97x, 0.82x (CPU
+ *     1.25x, 1.26x, 1.23x), and, alternated with the build before this pass,
+ *     0.89x, 0.79x, 1.05x (CPU 1.29x, 1.27x, 1.19x) against its 0.66x,
+ *     0.78x, 0.76x (1.36x, 1.34x, 1.30x). The aim (0.8x) is met in seven
+ *     runs of twelve, the CPU aim (1.2x) in two: not reliably. Trickle p50
+ *     2 ms, p99 4-9 ms.
+ *   Also tried, not kept: a wake under load that notes the new events and
+ *     claims for the endpoints that ran low at once, instead of at the
+ *     outcomes' write (three pairs alternated with the build without it:
+ *     0.79x, 0.76x, 0.82x against 0.82x, 0.97x, 0.82x; CPU 1.26-1.33x
+ *     against 1.23-1.26x; the idle share of the slow runs unchanged).
+ *   Next candidates: one index fewer per first-attempt delivery (a table of
+ *     their own, WITHOUT ROWID on (endpoint, event), the delivery log merged
+ *     over both: ~0.7 us and fewer pages), and the WAL checkpoints off the
+ *     event loop (a connection on a worker thread; database-wide, so not
+ *     done here). *
  *   npx tsx bench/webhooks.ts            (make bench runs it)
  *   BENCH_WEBHOOK_EVENTS=10000  BENCH_WEBHOOK_ENDPOINTS=5  BENCH_WEBHOOK_BATCH=100  BENCH_WEBHOOK_TRICKLE=500
  *   BENCH_WEBHOOK_RUNS=bare,vigil,bare   which runs, in order (one alone to profile it); `overhead` is
