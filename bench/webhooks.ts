@@ -177,6 +177,78 @@
  *     against bare's 41.6, 44.2, 41.2 us: 1.36x, 1.27x, 1.29x (aim <= 1.2x:
  *     not met). Trickle p50 2 ms, p99 4 ms.
  *
+ * Fourth pass (issue 17: Vigil's own work per delivery from ~10 us towards
+ * 6 us). Profiled first (--cpu-prof of the overhead run, and every SQLite
+ * statement timed): per 150,000 deliveries the outcomes' INSERT 320-410 ms,
+ * commits 280-730 ms (the outbox's synced ones the larger part; those over
+ * 3 ms, the WAL checkpoints, most of the rest), the fresh reads
+ * (events_by_account, one per endpoint per claim, 2,600 of them) 200-270 ms,
+ * the bodies' reads 50-65 ms, garbage collection ~190 ms. Changes, each
+ * measured with the overhead run alternated with the build before it:
+ *   1. New events' keys (seq, id, time, test endpoint) are read once per
+ *     pass, in one range read of the outbox, and held in memory until every
+ *     endpoint of their account has taken its deliveries of them (at most
+ *     RECENT_EVENTS, 20,000; more at once and the outbox is read per
+ *     endpoint as before): each endpoint's fresh deliveries are found there,
+ *     without SQL and without the NOT EXISTS checks, which cannot match an
+ *     event recorded after the store was made (the store writes every row
+ *     and first-delivered attempt itself, for deliveries it handed out). A
+ *     claim also skips the read of PENDING rows for an endpoint that
+ *     endpointsWithDue, at the same time and with no write between, did not
+ *     list. 12.0, 12.7, 13.1 -> 10.7, 11.2, 10.5 us (load 4-5).
+ *   2. A claim builds each DueDelivery once and fills in its body (no second
+ *     object, no LRU touch of the body cache per delivery); a lane's read
+ *     position is its last delivery, not a new object: 10.1, 10.1, 9.9,
+ *     11.0 -> 9.9, 9.6, 10.2, 10.3 us (no clear change; kept as simpler).
+ *   3. The list of an endpoint's deliveries in hand is built only when the
+ *     store reads PENDING rows for it (LaneClaim.inHand may be a function):
+ *     it walked everything the endpoint held, outcomes not yet written
+ *     included (~250 entries), at every claim. 9.3, 9.1, 8.8, 9.5 -> 8.3,
+ *     8.2, 7.8, 9.1 us.
+ *   Together, alternated with the build before this pass (load 5.6-6.7):
+ *     11.0, 11.9, 12.2, 11.0 -> 8.7, 9.5, 10.1, 10.0 us.
+ *   Tried, not kept: the new events' payloads read in the same range read
+ *     and their bodies serialized there (9.3-10.4 -> 9.4-11.3 us: in a burst
+ *     the backlog is larger than the body cache, so most were evicted before
+ *     their claim and read again). SQLite micro-benchmarks (a file in WAL,
+ *     synchronous=NORMAL, time-ordered ids, 100,000 attempt rows): 50 rows
+ *     per INSERT cost more than one (4.3-5.2 against 3.4-3.5 us a row); each
+ *     of the attempt log's two indexes costs ~0.7 us a row (2.9-3.2 us with
+ *     both, 1.2 us for the table alone), AUTOINCREMENT ~0.15 us, the foreign
+ *     key nothing measurable. So what is left is mostly the rows themselves:
+ *     dropping one index per attempt means a second table for first-attempt
+ *     deliveries and a delivery log merged over both, not done in this pass.
+ *   Where the time goes now (vigil run, SQLite statements timed, 50,000
+ *     deliveries, load ~4): the attempt INSERT 130-160 ms (~3 us), commits
+ *     ~150 ms (of which 13 over 3 ms, 88 ms: the WAL checkpoints, paid by
+ *     whichever commit crosses 1,000 pages), the outbox's INSERT 30-40 ms,
+ *     the bodies' reads 27 ms, the range reads of new events 16 ms,
+ *     endpointsWithDue 15 ms; garbage collection about as in bare (443
+ *     against 412 ms in profiles of each run alone).
+ *   Full runs of this build (make bench's order, bare,vigil,bare). Three at
+ *     load 0.6-0.9: 0.81x, 0.55x and 0.65x bare's deliveries/s (vigil
+ *     20,950, 14,260, 12,946/s; bare 26,771 and 25,064, 27,162 and 24,391,
+ *     24,182 and 16,938/s); CPU per burst delivery 48.7, 53.1, 53.8 us
+ *     against 39.6, 39.6, 41.0 us: 1.23x, 1.34x, 1.31x. In the second and
+ *     third, vigil's event loop was busy 89% (about 1 s of waiting in the
+ *     burst, 2.66-2.69 CPU s against 2.44 in the first): waits, not work.
+ *     Three at load 5.4-5.9: 0.65x, 0.77x, 0.86x (CPU 1.54x, 1.29x, 1.17x).
+ *     Six without the trickle at load 1.7-3.6: 0.82x, 0.97x, 0.82x (CPU
+ *     1.25x, 1.26x, 1.23x), and, alternated with the build before this pass,
+ *     0.89x, 0.79x, 1.05x (CPU 1.29x, 1.27x, 1.19x) against its 0.66x,
+ *     0.78x, 0.76x (1.36x, 1.34x, 1.30x). The aim (0.8x) is met in seven
+ *     runs of twelve, the CPU aim (1.2x) in two: not reliably. Trickle p50
+ *     2 ms, p99 4-9 ms.
+ *   Also tried, not kept: a wake under load that notes the new events and
+ *     claims for the endpoints that ran low at once, instead of at the
+ *     outcomes' write (three pairs alternated with the build without it:
+ *     0.79x, 0.76x, 0.82x against 0.82x, 0.97x, 0.82x; CPU 1.26-1.33x
+ *     against 1.23-1.26x; the idle share of the slow runs unchanged).
+ *   Next candidates: one index fewer per first-attempt delivery (a table of
+ *     their own, WITHOUT ROWID on (endpoint, event), the delivery log merged
+ *     over both: ~0.7 us and fewer pages), and the WAL checkpoints off the
+ *     event loop (a connection on a worker thread; database-wide, so not
+ *     done here). *
  *   npx tsx bench/webhooks.ts            (make bench runs it)
  *   BENCH_WEBHOOK_EVENTS=10000  BENCH_WEBHOOK_ENDPOINTS=5  BENCH_WEBHOOK_BATCH=100  BENCH_WEBHOOK_TRICKLE=500
  *   BENCH_WEBHOOK_RUNS=bare,vigil,bare   which runs, in order (one alone to profile it); `overhead` is

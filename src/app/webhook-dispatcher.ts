@@ -195,10 +195,12 @@ export class WebhookDispatcher {
   /** Claims for every endpoint with deliveries due and room for more. */
   private claimForAll(): void {
     if (this.writeFailed) return;
-    const due = this.options.deliveries.endpointsWithDue(this.now().toISOString());
+    // One time for both reads: the store then knows which endpoints have PENDING rows due.
+    const now = this.now().toISOString();
+    const due = this.options.deliveries.endpointsWithDue(now);
     const dueNow = new Set(due);
     for (const [endpointId, lane] of this.lanes) if (!dueNow.has(endpointId)) lane.drained = true;
-    this.claim(this.roomsFor(due));
+    this.claim(this.roomsFor(due), now);
   }
 
   /** How many each endpoint may claim: its batch, in turns, within what all endpoints together may hold. */
@@ -230,16 +232,15 @@ export class WebhookDispatcher {
     return holding > atMost ? 0 : this.perEndpoint * CLAIM_AHEAD - holding;
   }
 
-  private claim(rooms: ReadonlyMap<string, number>): void {
+  private claim(rooms: ReadonlyMap<string, number>, now: string): void {
     if (rooms.size === 0) return;
     const lanes = new Map<string, LaneClaim>();
     for (const [endpointId, room] of rooms) {
       const after = this.lanes.get(endpointId)?.after;
-      const inHand: string[] = [];
-      for (const [eventId, dueAt] of this.taken.get(endpointId) ?? []) if (after === undefined || isPast({ dueAt, eventId }, after)) inHand.push(eventId);
+      const inHand = () => this.inHand(endpointId, after);
       lanes.set(endpointId, after === undefined ? { room, inHand } : { room, after, inHand });
     }
-    const claimed = this.options.deliveries.due({ now: this.now().toISOString(), lanes });
+    const claimed = this.options.deliveries.due({ now, lanes });
     const counts = new Map<string, number>();
     for (const delivery of claimed) {
       const endpointId = delivery.endpoint.id;
@@ -250,7 +251,8 @@ export class WebhookDispatcher {
       events.set(delivery.eventId, delivery.dueAt);
       const lane = this.laneOf(endpointId);
       lane.waiting.push(delivery);
-      lane.after = { dueAt: delivery.dueAt, eventId: delivery.eventId };
+      // Its dueAt and eventId: where the lane's next claim reads on from.
+      lane.after = delivery;
     }
     for (const [endpointId, room] of rooms) {
       const lane = this.lanes.get(endpointId);
@@ -258,6 +260,13 @@ export class WebhookDispatcher {
       lane.drained = (counts.get(endpointId) ?? 0) < room;
       if (lane.drained) lane.after = undefined;
     }
+  }
+
+  /** The event ids of the endpoint's deliveries taken and not yet recorded, past `after` (all, without it). */
+  private inHand(endpointId: string, after: DuePosition | undefined): string[] {
+    const inHand: string[] = [];
+    for (const [eventId, dueAt] of this.taken.get(endpointId) ?? []) if (after === undefined || isPast(dueAt, eventId, after)) inHand.push(eventId);
+    return inHand;
   }
 
   private laneOf(endpointId: string): Lane {
@@ -386,7 +395,7 @@ function attemptRecord(delivery: DueDelivery, outcome: DeliveryOutcome, at: Date
   };
 }
 
-/** Whether `position` comes after `after` in an endpoint's queue, as the store orders it. */
-function isPast(position: DuePosition, after: DuePosition): boolean {
-  return position.dueAt > after.dueAt || (position.dueAt === after.dueAt && position.eventId > after.eventId);
+/** Whether the position (`dueAt`, `eventId`) comes after `after` in an endpoint's queue, as the store orders it. */
+function isPast(dueAt: string, eventId: string, after: DuePosition): boolean {
+  return dueAt > after.dueAt || (dueAt === after.dueAt && eventId > after.eventId);
 }

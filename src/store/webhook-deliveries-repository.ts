@@ -39,11 +39,32 @@ export const BODY_CACHE_EVENTS = 4096;
  */
 export const FIRST_ATTEMPT_WINDOW_MS = 10_000;
 
+const NONE: never[] = [];
+
 interface FreshRow {
   seq: number;
   id: string;
   created_at: string;
 }
+
+/** An event recorded since the store was made, as a fresh read needs it: held in memory (RECENT_EVENTS). */
+interface RecentEvent extends FreshRow {
+  endpoint_id: string | null;
+}
+
+interface NewEventRow extends RecentEvent {
+  account_id: string;
+}
+
+/**
+ * How many events recorded since the store was made are held in memory (their
+ * keys: seq, id, time, test endpoint) until every endpoint of their account
+ * has taken its deliveries of them: each endpoint's new deliveries are then
+ * found without reading the outbox again, one read per event instead of one
+ * per endpoint. More new events at once than this (a large upload's) and the
+ * outbox is read per endpoint as before. About 150 bytes each, so 3 MB at most.
+ */
+export const RECENT_EVENTS = 20_000;
 
 interface PendingRow {
   event_id: string;
@@ -55,6 +76,8 @@ export interface DeliveryRepositoryOptions {
   /** Times FIRST_ATTEMPT_WINDOW_MS. */
   clock?: Clock;
   firstAttemptWindowMs?: number;
+  /** RECENT_EVENTS (tests make it small). */
+  recentEvents?: number;
 }
 
 /**
@@ -76,6 +99,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
   private readonly transactions;
   private readonly clock: Clock;
   private readonly firstAttemptWindowMs: number;
+  private readonly recentEvents: number;
   /** Serialized bodies by event id, oldest first; events never change once recorded. */
   private readonly bodies = new Map<string, string>();
   /** The newest event seen at the last fan-out pass: fresh deliveries are read up to it. */
@@ -101,10 +125,25 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
    * alone, with no per-row check in SQL.
    */
   private rowPasses = 0;
+  /**
+   * Events recorded since the store was made, by account, in seq order: every
+   * event of the account past `recentFrom` and past `trimmed` (where all its
+   * endpoints had read to), up to `latest`, is here. No delivery of theirs can
+   * have a row or a first-attempt record but those this store wrote, for
+   * deliveries it handed out (before their endpoint's freshFrom), so a fresh
+   * read over them needs no check in SQL.
+   */
+  private readonly recent = new Map<string, { events: RecentEvent[]; trimmed: number }>();
+  private recentCount = 0;
+  private recentFrom: number;
+  /** The endpoints with PENDING rows due at `pendingDueAt`, from the last endpointsWithDue: due() at the same time reads no others' rows. Forgotten at every write. */
+  private pendingDue: Set<string> | undefined;
+  private pendingDueAt = '';
 
   constructor(private readonly db: Database, options: DeliveryRepositoryOptions = {}) {
     this.clock = options.clock ?? systemClock;
     this.firstAttemptWindowMs = options.firstAttemptWindowMs ?? FIRST_ATTEMPT_WINDOW_MS;
+    this.recentEvents = options.recentEvents ?? RECENT_EVENTS;
     const synchronous = db.pragma('synchronous', { simple: true }) as number;
     this.statements = {
       relaxed: db.prepare('PRAGMA synchronous = NORMAL'),
@@ -112,6 +151,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
       cursor: db.prepare('SELECT event_seq FROM webhook_cursor WHERE id = 1'),
       latest: db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM events'),
       newSince: db.prepare('SELECT account_id, MAX(seq) AS seq FROM events WHERE seq > ? AND seq <= ? GROUP BY account_id'),
+      newEvents: db.prepare('SELECT seq, id, account_id, created_at, endpoint_id FROM events WHERE seq > ? AND seq <= ? ORDER BY seq'),
       endpointsOf: db.prepare('SELECT id FROM webhook_endpoints WHERE account_id = ?').pluck(),
       // An endpoint's fresh deliveries, in the order the events were recorded:
       // its account's events past `from` (a range of events_by_account), those
@@ -178,6 +218,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ?)
           AND NOT EXISTS (SELECT 1 FROM webhook_attempts INDEXED BY webhook_attempts_first_delivered WHERE endpoint_id = ? AND event_id = ? AND first_delivered = 1)`),
     };
+    this.recentFrom = (this.statements.latest.get() as { seq: number }).seq;
     const { attempt, endpoint, firstDelivered, firstDeliveredKnown, upsert } = this.statements;
     this.transactions = {
       record: db.transaction((attempts: readonly DeliveryAttempt[], until: number): number => {
@@ -225,6 +266,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     const until = fanOut ? this.noteNewEvents() : 0;
     // A pass that only notes new events writes nothing: no transaction (a lone event's pass, a poll).
     if (attempts.length === 0 && until === 0) return 0;
+    this.pendingDue = undefined;
     this.statements.relaxed.run();
     let created: number;
     try {
@@ -236,6 +278,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     if (created > 0) this.rowPasses += 1;
     // Committed: what the cursor passed is read from the PENDING rows from now on.
     if (until > 0) {
+      this.forgetRecent(until);
       while (this.seen.length > 0 && this.seen[0]!.seq <= until) this.seen.shift();
       for (const [accountId, newest] of this.accountsLatest) {
         if (newest > until) continue;
@@ -249,6 +292,8 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
   /** The endpoints with PENDING rows due, and those with events past where their fresh deliveries were read, in id order. */
   endpointsWithDue(now: string): string[] {
     const due = this.statements.endpointsWithDue.all(now) as string[];
+    this.pendingDue = new Set(due);
+    this.pendingDueAt = now;
     if (this.accountsLatest.size === 0) return due;
     const cursor = this.cursor();
     const all = new Set(due);
@@ -267,8 +312,12 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
    * none is taken twice), merged oldest first, `room` at most.
    */
   due(claim: DueClaim): DueDelivery[] {
-    const picked: Array<{ endpoint: WebhookEndpoint; eventId: string; attempts: number; dueAt: string; rowless: number | undefined }> = [];
+    // Their bodies are filled in below, from the cache or read once per event.
+    const picked: DueDelivery[] = [];
     const cursor = this.accountsLatest.size === 0 ? 0 : this.cursor();
+    // Known from endpointsWithDue at the same time, nothing written since: the endpoints without PENDING rows due need no read of them.
+    const pendingDue = claim.now === this.pendingDueAt ? this.pendingDue : undefined;
+    this.pendingDue = undefined;
     for (const [endpointId, { room, after, inHand }] of claim.lanes) {
       if (room <= 0) continue;
       const endpointRow = this.statements.endpoint.get(endpointId) as EndpointRow | undefined;
@@ -276,20 +325,25 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
         this.freshFrom.delete(endpointId);
         continue;
       }
-      const pending = this.statements.dueFor.all({
-        endpointId,
-        now: claim.now,
-        afterDueAt: after?.dueAt ?? '',
-        afterEventId: after?.eventId ?? '',
-        inHand: JSON.stringify(inHand),
-        room,
-      }) as PendingRow[];
+      const pending =
+        pendingDue !== undefined && !pendingDue.has(endpointId)
+          ? NONE
+          : (this.statements.dueFor.all({
+              endpointId,
+              now: claim.now,
+              afterDueAt: after?.dueAt ?? '',
+              afterEventId: after?.eventId ?? '',
+              inHand: JSON.stringify(typeof inHand === 'function' ? inHand() : inHand),
+              room,
+            }) as PendingRow[]);
       const from = Math.max(cursor, this.freshFrom.get(endpointId) ?? 0);
       const newest = this.accountsLatest.get(endpointRow.account_id) ?? 0;
       const fresh =
-        newest > from
-          ? (this.statements.freshFor.all({ accountId: endpointRow.account_id, endpointId, from, to: this.latest, since: endpointRow.created_at, room }) as FreshRow[])
-          : [];
+        newest <= from
+          ? NONE
+          : from >= this.recentFrom && from >= (this.recent.get(endpointRow.account_id)?.trimmed ?? 0)
+            ? this.recentFor(endpointRow.account_id, endpointId, from, endpointRow.created_at, room)
+            : (this.statements.freshFor.all({ accountId: endpointRow.account_id, endpointId, from, to: this.latest, since: endpointRow.created_at, room }) as FreshRow[]);
       if (pending.length === 0 && fresh.length === 0) {
         if (newest > from) this.freshFrom.set(endpointId, this.latest);
         continue;
@@ -301,10 +355,10 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
         const next = pending[p];
         const candidate = fresh[f];
         if (candidate !== undefined && (next === undefined || candidate.created_at < next.next_attempt_at || (candidate.created_at === next.next_attempt_at && candidate.id < next.event_id))) {
-          picked.push({ endpoint, eventId: candidate.id, attempts: 0, dueAt: candidate.created_at, rowless: this.rowPasses });
+          picked.push({ eventId: candidate.id, body: '', endpoint, attempts: 0, dueAt: candidate.created_at, rowless: this.rowPasses });
           f += 1;
         } else if (next !== undefined) {
-          picked.push({ endpoint, eventId: next.event_id, attempts: next.attempts, dueAt: next.next_attempt_at, rowless: undefined });
+          picked.push({ eventId: next.event_id, body: '', endpoint, attempts: next.attempts, dueAt: next.next_attempt_at, rowless: undefined });
           p += 1;
         }
       }
@@ -315,14 +369,54 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
         this.freshFrom.set(endpointId, fresh[f - 1]!.seq);
       }
     }
-    this.readBodies(picked.map((one) => one.eventId));
-    const due: DueDelivery[] = [];
-    for (const { endpoint, eventId, attempts, dueAt, rowless } of picked) {
-      const body = this.bodies.get(eventId);
-      // A delivery outlives its event only if the event was deleted with its account, endpoints included.
-      if (body !== undefined) due.push({ eventId, body, endpoint, attempts, dueAt, rowless });
+    return this.withBodies(picked);
+  }
+
+  /** An endpoint's fresh deliveries from the events in memory, as freshFor reads them: past `from`, of its time and for it, `room` at most. */
+  private recentFor(accountId: string, endpointId: string, from: number, since: string, room: number): FreshRow[] {
+    const events = this.recent.get(accountId)?.events;
+    const found: FreshRow[] = [];
+    if (events === undefined) return found;
+    // The first event past `from`: a binary search, the list being in seq order.
+    let low = 0;
+    for (let high = events.length; low < high; ) {
+      const middle = (low + high) >>> 1;
+      if (events[middle]!.seq <= from) low = middle + 1;
+      else high = middle;
     }
-    return due;
+    for (let index = low; index < events.length && found.length < room; index++) {
+      const event = events[index]!;
+      if (event.created_at >= since && (event.endpoint_id === null || event.endpoint_id === endpointId)) found.push(event);
+    }
+    return found;
+  }
+
+  /** The cursor moved to `until`: the events up to it are read from the PENDING rows from now on. */
+  private forgetRecent(until: number): void {
+    if (until > this.recentFrom) this.recentFrom = until;
+    for (const [accountId, held] of this.recent) {
+      this.dropRecent(held, until);
+      if (held.events.length === 0 && held.trimmed <= this.recentFrom) this.recent.delete(accountId);
+    }
+  }
+
+  /** Lets go of the events every endpoint of their account has read past: no fresh read asks for them again. */
+  private trimRecent(): void {
+    for (const [accountId, held] of this.recent) {
+      let readTo = Infinity;
+      for (const endpointId of this.accountEndpoints.get(accountId) ?? []) readTo = Math.min(readTo, this.freshFrom.get(endpointId) ?? 0);
+      if (readTo === Infinity || readTo <= held.trimmed) continue;
+      held.trimmed = readTo;
+      this.dropRecent(held, readTo);
+    }
+  }
+
+  private dropRecent(held: { events: RecentEvent[] }, upTo: number): void {
+    let passed = 0;
+    while (passed < held.events.length && held.events[passed]!.seq <= upTo) passed += 1;
+    if (passed === 0) return;
+    this.recentCount -= passed;
+    held.events.splice(0, passed);
   }
 
   private cursor(): number {
@@ -338,9 +432,29 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     const to = (this.statements.latest.get() as { seq: number }).seq;
     const nowMs = this.clock.now().getTime();
     if (to > this.latest) {
-      for (const row of this.statements.newSince.all(Math.max(this.latest, this.cursor()), to) as Array<{ account_id: string; seq: number }>) {
-        this.accountsLatest.set(row.account_id, row.seq);
-        this.accountEndpoints.set(row.account_id, this.statements.endpointsOf.all(row.account_id) as string[]);
+      const from = Math.max(this.latest, this.cursor());
+      this.trimRecent();
+      if (from >= this.recentFrom && this.recentCount + (to - from) <= this.recentEvents) {
+        // Read once, for every endpoint: held for the fresh reads.
+        const accounts = new Set<string>();
+        for (const row of this.statements.newEvents.all(from, to) as NewEventRow[]) {
+          accounts.add(row.account_id);
+          this.accountsLatest.set(row.account_id, row.seq);
+          let held = this.recent.get(row.account_id);
+          if (held === undefined) this.recent.set(row.account_id, (held = { events: [], trimmed: 0 }));
+          held.events.push({ seq: row.seq, id: row.id, created_at: row.created_at, endpoint_id: row.endpoint_id });
+          this.recentCount += 1;
+        }
+        for (const accountId of accounts) this.accountEndpoints.set(accountId, this.statements.endpointsOf.all(accountId) as string[]);
+      } else {
+        // Too many at once: read from the outbox per endpoint, as before the store held any.
+        this.recent.clear();
+        this.recentCount = 0;
+        this.recentFrom = to;
+        for (const row of this.statements.newSince.all(from, to) as Array<{ account_id: string; seq: number }>) {
+          this.accountsLatest.set(row.account_id, row.seq);
+          this.accountEndpoints.set(row.account_id, this.statements.endpointsOf.all(row.account_id) as string[]);
+        }
       }
       this.latest = to;
       this.seen.push({ seq: to, atMs: nowMs });
@@ -367,30 +481,38 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
   }
 
   /**
-   * Serializes the bodies of the events not in the cache, each once, reading
-   * them in one statement. The ones asked for become the newest, so the
-   * eviction of the oldest never takes one of them (a claim asks for far
-   * fewer than BODY_CACHE_EVENTS).
+   * Gives each delivery its event's body: from the cache, or serialized from
+   * the events not in it, each once, read in one statement. The cache keeps
+   * the BODY_CACHE_EVENTS read last (an event is read once, when its first
+   * delivery is claimed, and its other endpoints' are claimed soon after);
+   * the oldest are let go only once the deliveries have their bodies.
    */
-  private readBodies(eventIds: readonly string[]): void {
-    const missing: string[] = [];
-    for (const id of new Set(eventIds)) {
-      const body = this.bodies.get(id);
-      if (body === undefined) {
-        missing.push(id);
-      } else {
-        this.bodies.delete(id);
-        this.bodies.set(id, body);
-      }
+  private withBodies(deliveries: DueDelivery[]): DueDelivery[] {
+    let missing: Set<string> | undefined;
+    for (const delivery of deliveries) {
+      const body = this.bodies.get(delivery.eventId);
+      if (body === undefined) (missing ??= new Set()).add(delivery.eventId);
+      else delivery.body = body;
     }
-    if (missing.length > 0) {
-      for (const row of this.statements.events.all(JSON.stringify(missing)) as EventRow[]) {
-        this.bodies.set(row.id, serializedEventBody({ id: row.id, accountId: row.account_id, type: row.type, createdAt: new Date(row.created_at) }, row.payload));
+    if (missing === undefined) return deliveries;
+    for (const row of this.statements.events.all(JSON.stringify([...missing])) as EventRow[]) {
+      this.bodies.set(row.id, serializedEventBody({ id: row.id, accountId: row.account_id, type: row.type, createdAt: new Date(row.created_at) }, row.payload));
+    }
+    const found: DueDelivery[] = [];
+    for (const delivery of deliveries) {
+      if (delivery.body === '') {
+        const body = this.bodies.get(delivery.eventId);
+        // A delivery outlives its event only if the event was deleted with its account, endpoints included.
+        if (body === undefined) continue;
+        delivery.body = body;
       }
+      found.push(delivery);
     }
     for (const oldest of this.bodies.keys()) {
       if (this.bodies.size <= BODY_CACHE_EVENTS) break;
       this.bodies.delete(oldest);
     }
+    return found;
   }
+
 }

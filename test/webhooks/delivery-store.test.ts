@@ -9,9 +9,9 @@
 import { expect } from 'chai';
 import type { DeliveryAttempt, DueDelivery } from '../../src/app/ports.js';
 import { loadSettings } from '../../src/config/settings.js';
-import { newEvent } from '../../src/domain/events/event.js';
+import { newEvent, testEvent } from '../../src/domain/events/event.js';
 import { composeCore } from '../../src/main/composition-root.js';
-import { SqliteWebhookDeliveryRepository } from '../../src/store/webhook-deliveries-repository.js';
+import { SqliteWebhookDeliveryRepository, type DeliveryRepositoryOptions } from '../../src/store/webhook-deliveries-repository.js';
 import { SqliteWebhookDeliveryLog } from '../../src/store/webhook-delivery-log.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -189,5 +189,64 @@ describe('webhook delivery store: recording outcomes', () => {
       deliveries: [{ url: 'https://kept.example.com/hook', state: 'DELIVERED', attempts: 1, next_attempt_at: at }],
       attempts: [{ endpoint_id: kept.endpoint.id, status: 204, error: null, attempted_at: at }],
     });
+  });
+
+  it('finds the same new deliveries from the events it holds in memory as from the outbox: test events, an endpoint added later, two accounts, claims smaller than the queue, and more events at once than it holds', () => {
+    const later = (ms: number) => new Date(Date.parse(at) + ms);
+    const acme = core.accounts.createAccount({ name: 'acme' }).account.id;
+    const other = core.accounts.createAccount({ name: 'other' }).account.id;
+    const a1 = core.webhookEndpoints.add(acme, 'https://a1.example.com/hook');
+    const a2 = core.webhookEndpoints.add(acme, 'https://a2.example.com/hook');
+    core.webhookEndpoints.add(other, 'https://b1.example.com/hook');
+    // Made before the events, so they are held in memory: one as the dispatcher runs, one that holds 5 events at most (the second batch is read from the outbox, the third held again).
+    const inMemory = new SqliteWebhookDeliveryRepository(core.db);
+    const small = new SqliteWebhookDeliveryRepository(core.db, { recentEvents: 5 } satisfies DeliveryRepositoryOptions);
+    const record = (events: Parameters<typeof core.outbox.append>[0]) => {
+      core.db.transaction(() => core.outbox.append(events))();
+      for (const repository of [inMemory, small]) repository.record([], true);
+    };
+    const event = (accountId: string, n: string, ms = 0) => newEvent(accountId, 'scan.created', { n }, later(ms));
+    record([event(acme, 'e1'), event(other, 'x1'), event(acme, 'e2'), event(acme, 'e3'), event(other, 'x2')]);
+    record([event(acme, 'e4'), event(acme, 'e5'), event(other, 'x3'), { ...testEvent(acme, a2.id, later(0)), data: { n: 't' } }]);
+    // An endpoint added later receives only the events from then on.
+    core.db.prepare('INSERT INTO webhook_endpoints (id, account_id, url, secret, created_at) VALUES (?, ?, ?, ?, ?)').run('a3-endpoint', acme, 'https://a3.example.com/hook', 'whsec_a3', later(1000).toISOString());
+    record([event(acme, 'e6', 2000), event(acme, 'e7', 2000)]);
+
+    /** Claims of 2 per endpoint until nothing is left (outcomes not written: the stores share the database), by endpoint url, in the order taken. */
+    const drain = (repository: SqliteWebhookDeliveryRepository) => {
+      repository.record([], true);
+      const now = later(5000).toISOString();
+      const taken: Record<string, string[]> = {};
+      for (let round = 0; round < 20; round++) {
+        const deliveries = repository.due({ now, lanes: new Map(repository.endpointsWithDue(now).map((endpointId) => [endpointId, { room: 2, inHand: [] }])) });
+        if (deliveries.length === 0) break;
+        for (const delivery of deliveries) (taken[delivery.endpoint.url.slice(8, 10)] ??= []).push((JSON.parse(delivery.body) as { data: { n: string } }).data.n);
+      }
+      return taken;
+    };
+    const expected = {
+      a1: ['e1', 'e2', 'e3', 'e4', 'e5', 'e6', 'e7'],
+      a2: ['e1', 'e2', 'e3', 'e4', 'e5', 't', 'e6', 'e7'],
+      a3: ['e6', 'e7'],
+      b1: ['x1', 'x2', 'x3'],
+    };
+    expect(drain(inMemory)).to.deep.equal(expected);
+    expect(drain(small)).to.deep.equal(expected);
+    // Made after them (a restart): read from the outbox, with its checks.
+    expect(drain(new SqliteWebhookDeliveryRepository(core.db))).to.deep.equal(expected);
+    expect(a1.id).to.not.equal(a2.id);
+  });
+
+  it('reads the PENDING rows of an endpoint that endpointsWithDue did not list when a write came between (a retry now due)', () => {
+    const { deliveries } = fannedOut(['one', 'two']);
+    const [one] = deliveries as [DueDelivery];
+    // Nothing PENDING yet: endpointsWithDue finds only fresh deliveries (none left: all taken above).
+    expect(store.endpointsWithDue(at)).to.deep.equal([]);
+    store.record([outcome(one, { status: 503, error: 'HTTP 503', state: 'PENDING', nextAttemptAt: at })], false);
+    const lanes = new Map([[one.endpoint.id, { room: 10, inHand: [] }]]);
+    expect(store.due({ now: at, lanes }).map((delivery) => [delivery.eventId, delivery.attempts])).to.deep.equal([[one.eventId, 1]]);
+    // And with endpointsWithDue at the same time, as the dispatcher claims: listed, and read.
+    expect(store.endpointsWithDue(at)).to.deep.equal([one.endpoint.id]);
+    expect(store.due({ now: at, lanes }).map((delivery) => delivery.eventId)).to.deep.equal([one.eventId]);
   });
 });

@@ -54,8 +54,13 @@ export interface LaneClaim {
   room: number;
   /** Take only deliveries past this position: those before it were taken already. Without it, from the oldest. */
   after?: DuePosition;
-  /** Event ids of deliveries the dispatcher holds past `after` (all it holds, without it): never taken twice. */
-  inHand: readonly string[];
+  /**
+   * Event ids of deliveries the dispatcher holds past `after` (all it holds,
+   * without it): never taken twice. Or a function that lists them, called
+   * only if the endpoint has PENDING rows due (most claims read only new
+   * events, and the list is as long as what the endpoint holds).
+   */
+  inHand: readonly string[] | (() => readonly string[]);
 }
 
 export interface DueClaim {
