@@ -34,6 +34,17 @@ describe('Kubernetes Events (client-go style recorder)', () => {
     expect(events()[0]!.involvedObject).to.include({ kind: 'Scan', name: 'nightly', uid: 'uid-1' });
   });
 
+  it('gives every Event a name of its own, even for many in one millisecond (the clock stands still here)', async () => {
+    // 200 objects, a burst of 25 each: with only 2 random bytes to tell them apart, some object's burst
+    // shared a name (the second create refused, the Event lost) in more than half of such runs.
+    for (let object = 0; object < 200; object++) {
+      const other = { ...scan, metadata: { ...scan.metadata, name: `scan-${object}`, uid: `uid-${object}` } };
+      for (let index = 0; index < SPAM_BURST; index++) recorder.normal(other, `Step${index}`, `step ${index}`);
+    }
+    await recorder.flush();
+    expect(events()).to.have.length(200 * SPAM_BURST);
+  });
+
   it('counts a repeat within the window up on the same Event, and starts a new one after it', async () => {
     recorder.warning(scan, 'ImagePullFailed', 'cannot pull');
     await recorder.flush();
