@@ -183,6 +183,49 @@
  *     instead of bounded copies (no change measured), TextDecoder
  *     replacements beyond 4. (isUtf8 plus toString is no faster than a
  *     whole-buffer decode).
+ *   then (issue 17, set-based recording, built beside the parser work above; this 2-core machine shared with two
+ *     other engineers, load average 4-5). The profile before: of ~2.4 CPU s,
+ *     reading the staged findings back (45,158 JSON.parse of whole findings,
+ *     ~0.1 s), building Risk objects and serialising their definitions again
+ *     for multi-row INSERTs (~0.45 s with the statements), their commits.
+ *     Changed:
+ *     1. A staged finding is kept as the columns of the risk it may become
+ *        (fingerprint, title, level, QoD, the definition as JSON text,
+ *        serialised once). The history reads back only (seq, fingerprint) of
+ *        a target's staged findings and (id, fingerprint, status) of its
+ *        risks, runs the domain's diffScan on them, and the store writes the
+ *        outcome set-based: INSERT ... SELECT from the staging for the new
+ *        risks (ids chosen by the history, UUID v7), UPDATE ... FROM the
+ *        staging for the re-detected ones, one UPDATE for the closed ones.
+ *        A finished scan's findings (a Map in memory) are staged the same
+ *        way, so every recording takes one path.
+ *     2. With an endpoint, each risk event's data (the risk as the API
+ *        presents it) is made in SQL from the risk and target rows, the
+ *        stored JSON columns spliced in as text (PRESENTED_RISK in
+ *        src/store/recording-staging.ts, checked against presentRisk by
+ *        test/store/staged-recording.test.ts), straight into the staging;
+ *        whole and chunked recordings release them after the caller's own
+ *        writes. No risk is read back into an object.
+ *     Ingest child (bench/support/ingest-child.ts, alternated, same load):
+ *     ingest 2.36-2.50 -> 1.85-1.98 CPU s; ingest-endpoint 3.3-3.9 -> 2.5-3.0
+ *     CPU s, peak 6.6x -> 3.6x the file. Profile after (ingest, ~1.9 CPU
+ *     s): the chunks' commits ~0.6 s (the WAL writes and checkpoints of ~45
+ *     MB of rows), the new risks' INSERT ... SELECT 0.35 s, the staging's
+ *     INSERTs 0.24 s (each definition serialised and bound), detections 0.09
+ *     s, parse ~0.5 s. Tried and not kept (alternated runs, differences
+ *     inside the noise): synchronous = NORMAL for the chunks (the last,
+ *     synced commit would make them durable), TEMP journal_mode MEMORY or
+ *     PERSIST, 4,000 findings per chunk instead of 1,000, page_size 16 or 64
+ *     KiB (a micro-benchmark of the SQLite part alone gave ~10% for 16 KiB,
+ *     but only new databases would get it and every small write elsewhere
+ *     would write 4x the bytes), dropping the risks' secondary indexes
+ *     (slower: the target's risks are read by risks_by_target). What is
+ *     left against the aims: SQLite writing 45,158 rows of ~1 KB with six
+ *     indexes costs ~0.9-1.0 CPU s here however it is fed, and the parse
+ *     ~0.4-0.5 s; the <= 3x aim is 0.69 s of wall time at a 0.23 s bare pass,
+ *     below the SQLite part alone. Only overlapping the parse with the
+ *     recording (a parse worker thread, hosts recorded as they complete)
+ *     would bring the wall time down further; not built.
  *
  * ZAP (node --cpu-prof on the parse child, 25 MB, 15 sites, 232 alerts of
  * ~110 KB each, 211 findings after merging; the parse mode reads the file as
