@@ -183,8 +183,9 @@
  *     instead of bounded copies (no change measured), TextDecoder
  *     replacements beyond 4. (isUtf8 plus toString is no faster than a
  *     whole-buffer decode).
- *   then (issue 17, set-based recording, built beside the parser work above; this 2-core machine shared with two
- *     other engineers, load average 4-5). The profile before: of ~2.4 CPU s,
+ *   then (issue 17, set-based recording, built beside the parser work
+ *     above; this 2-core machine shared with two other engineers, load
+ *     average 4-5). The profile before: of ~2.4 CPU s,
  *     reading the staged findings back (45,158 JSON.parse of whole findings,
  *     ~0.1 s), building Risk objects and serialising their definitions again
  *     for multi-row INSERTs (~0.45 s with the statements), their commits.
