@@ -4,7 +4,9 @@
  * (the upload path: parse as the bytes arrive, store the file, create the
  * targets, record every finding on a real SQLite database; no webhook endpoint,
  * so no event is stored), `ingest-endpoint` (the same with one endpoint
- * registered: every event stored). Prints one JSON line.
+ * registered: every event stored), `store-floor` (the rows an upload of the
+ * file leaves in the database, written alone: see storeFloor). Prints one
+ * JSON line.
  */
 import { createReadStream } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +16,7 @@ import { SaxesParser } from 'saxes';
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { newestMtime } from './processes.js';
-import type { ScanType } from '../../src/domain/risks/finding.js';
+import type { Finding, ScanType } from '../../src/domain/risks/finding.js';
 import { peakRssMb as ownPeakRssMb } from '../../test/support/peak-rss.js';
 
 // The compiled build when there is one at least as new as every source file
@@ -29,6 +31,9 @@ const load = <T>(path: string): Promise<T> => import(new URL(`${base}${built ? p
 const { loadSettings } = await load<typeof import('../../src/config/settings.js')>('config/settings.js');
 const { composeCore } = await load<typeof import('../../src/main/composition-root.js')>('main/composition-root.js');
 const { parserFor } = await load<typeof import('../../src/parsers/index.js')>('parsers/index.js');
+const { inferTargets } = await load<typeof import('../../src/domain/imports/inferred-targets.js')>('domain/imports/inferred-targets.js');
+const { newImportScan } = await load<typeof import('../../src/domain/imports/import-scan.js')>('domain/imports/import-scan.js');
+const { timeOrderedUuid } = await load<typeof import('../../src/domain/events/event-id.js')>('domain/events/event-id.js');
 
 const [format, mode, file] = process.argv.slice(2) as [string, string, string];
 const scanType: ScanType = format === 'nmap' ? 'NMAP' : format === 'nuclei' ? 'NUCLEI' : 'OWASP_ZAP';
@@ -113,11 +118,60 @@ function setUpIngest(withEndpoint: boolean) {
 }
 type IngestSetup = ReturnType<typeof setUpIngest>;
 
-const setup = mode.startsWith('ingest') ? setUpIngest(mode === 'ingest-endpoint') : undefined;
+/**
+ * What the upload path cannot go below on this machine: the rows an upload
+ * of the file leaves (each new risk with its definition as JSON, and its
+ * detection) written into Vigil's real schema, every index of it, as plain
+ * prepared INSERTs, 1,000 risks a transaction as an upload chunks them, each
+ * commit synchronous as Vigil's are. Nothing else: no parse (the findings
+ * are parsed before the clock starts), no staging, no risk history, no file,
+ * no events. Set up untimed, as the upload path would have it by then: the
+ * targets recorded and the Scan inserted.
+ */
+async function setUpStoreFloor() {
+  const setup = setUpIngest(false);
+  const findings: Finding[] = [];
+  const parser = parserFor(scanType, { findings: { add: (batch) => void findings.push(...batch) } });
+  for (const chunk of await chunks()) parser.write(chunk);
+  const result = parser.end();
+  findings.push(...result.findings);
+  const { core, account, source } = setup;
+  const inferred = inferTargets(result.hosts, []);
+  const at = new Date().toISOString();
+  const targets = core.db.transaction(() => inferred.targets.map((target) => ({ ...core.targets.recordUploaded(account, target.target, target), hosts: target.hosts })))();
+  const targetOf = new Map(targets.flatMap((target) => target.hosts.map((host) => [host, target.id] as const)));
+  const scanId = timeOrderedUuid(new Date());
+  core.scanRepository.insertImported(newImportScan({ id: scanId, accountId: account.id, type: 'NMAP', targets, source, skippedHosts: 0, resultId: scanId, contentType: 'application/xml', at }), []);
+  return { ...setup, findings, targetOf, scanId, at };
+}
+
+function storeFloor(floor: Awaited<ReturnType<typeof setUpStoreFloor>>): number {
+  const { core, account, findings, targetOf, scanId, at } = floor;
+  const risk = core.db.prepare(`INSERT INTO risks (id, account_id, target_id, scan_type, fingerprint, status, first_detected_at, last_detected_at,
+    is_accepted, accepted_by, title, threat_level, qod, definition, created_at) VALUES (?, ?, ?, 'NMAP', ?, 'OPEN', ?, ?, 0, '[]', ?, ?, ?, ?, ?)`);
+  const detection = core.db.prepare('INSERT INTO detections (scan_id, risk_id) VALUES (?, ?)');
+  const chunk = core.db.transaction((start: number) => {
+    for (const finding of findings.slice(start, start + FLOOR_RISKS_PER_TRANSACTION)) {
+      const id = timeOrderedUuid(new Date());
+      const { definition } = finding;
+      const qod = definition.additional_info.qod;
+      risk.run(id, account.id, targetOf.get(finding.location.host)!, finding.fingerprint, at, at, definition.title, definition.threat_level, typeof qod === 'number' ? Math.round(qod) : null, JSON.stringify(definition), at);
+      detection.run(scanId, id);
+    }
+  });
+  for (let start = 0; start < findings.length; start += FLOOR_RISKS_PER_TRANSACTION) chunk.immediate(start);
+  return findings.length;
+}
+
+/** RiskHistory's FINDINGS_PER_TRANSACTION: an upload's chunks. */
+const FLOOR_RISKS_PER_TRANSACTION = 1000;
+
+const floor = mode === 'store-floor' ? await setUpStoreFloor() : undefined;
+const setup = mode.startsWith('ingest') ? setUpIngest(mode === 'ingest-endpoint') : floor;
 const baselineRss = process.memoryUsage().rss;
 const started = process.hrtime.bigint();
 const cpuBefore = process.cpuUsage();
-const count = mode === 'bare' ? await bare() : mode === 'parse' ? await parse() : await ingest(setup!);
+const count = mode === 'bare' ? await bare() : mode === 'parse' ? await parse() : floor !== undefined ? storeFloor(floor) : await ingest(setup!);
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 const cpu = process.cpuUsage(cpuBefore);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
