@@ -2,10 +2,14 @@
  * The baseline of the Targets list benchmark: a bare express 5 app that
  * answers every GET with the same page of targets, held in memory, through
  * res.json(): no auth, no validation, no store. It prints
- * `listening <port>` on stdout once bound.
+ * `listening <port>` on stdout once bound. The Scans benchmark's baseline
+ * for its POST burst is the same app: every POST's JSON body is read
+ * (express.json()) and answered with a new QUEUED scan's id, as Vigil's
+ * POST /v1/scans answers, with nothing stored.
  *
  * Usage: node --import tsx bench/support/bare-server.ts <objects.json> [port]
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import express from 'express';
 
@@ -21,6 +25,9 @@ app.disable('x-powered-by');
 app.set('etag', false);
 app.get('/{*path}', (_req, res) => {
   res.json({ data: objects });
+});
+app.post('/{*path}', express.json(), (_req, res) => {
+  res.json({ data: { id: randomUUID(), state: 'QUEUED' } });
 });
 
 const server = app.listen(Number(portArg), '127.0.0.1', () => {
