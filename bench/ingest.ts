@@ -228,6 +228,28 @@
  *     recording (a parse worker thread, hosts recorded as they complete)
  *     would bring the wall time down further; not built.
  *
+ *   the store floor (issue 17, 2026-11-28, a slower 2-CPU VM than the one
+ *     above: bare saxes 0.40-0.62 s wall, 0.49-0.77 CPU s). What can the
+ *     upload path not go below? The store-floor mode writes the rows an
+ *     upload of this file leaves (45,158 risks with their definitions, and
+ *     their detections) into Vigil's schema with plain prepared INSERTs,
+ *     1,000 a transaction, and nothing else: 1.66 and 1.89 s wall, 4.18x and
+ *     4.22x the bare pass (1.35-1.51 CPU s), against the aim's 3x for the
+ *     whole upload. In the same runs: parse 0.83-1.07 s, ingest 3.09-3.28 s
+ *     (1.7-1.9x the floor: the parse, the floor, and ~0.5 s of staging and
+ *     the history's reads), ingest-endpoint 4.27-5.30 s. A micro-benchmark
+ *     of the same shape of rows (45,158 of ~0.9 KB, WAL, synchronous FULL)
+ *     split the floor: 1.83 s with the risks' indexes and the detections,
+ *     1.25 s with definitions of 2 bytes (so ~0.6 s is the definitions'
+ *     bytes), 1.04 s with only the id index and no detections, 0.57 s with
+ *     neither; one transaction instead of 46 saved ~5%, no automatic
+ *     checkpoint ~20% (the WAL then grows without bound). So the aim is
+ *     below what SQLite takes to store the risks with the indexes the API
+ *     reads them by, on this machine, before a byte is parsed; no change to
+ *     the upload path can meet it here. Overlapping the parse with the
+ *     recording (a parse worker) would take the ingest towards the floor,
+ *     not under it.
+ *
  * ZAP (node --cpu-prof on the parse child, 25 MB, 15 sites, 232 alerts of
  * ~110 KB each, 211 findings after merging; the parse mode reads the file as
  * a stream, as an upload arrives):

@@ -190,6 +190,25 @@
  *   ~1 ms of loop a POST); the key lookup's cost while commits go on (a
  *   cache would have to see revocations by the CLI in another process).
  *
+ * Fourth look (issue 17, 2026-11-28, a slower 2-CPU VM: a process costs
+ * 12-20 ms of CPU to start here, 3-4 ms on the VM above): rate 0.74-0.96x
+ * bare in ten runs, POST p99 471-2,199 ms. The same client against a bare
+ * express app answering from memory (now measured in every run, after the
+ * bare rounds) has a p99 of 241-428 ms: the 250 ms aim is below what the
+ * client and Node's HTTP stack alone take here. With one scan at a time
+ * (BENCH_LIMIT=1, so few scanners compete for the CPUs) the POSTs' p99 is
+ * 965 ms, 3.8x the bare app's: ~4.8 ms of Vigil's event loop a POST, in a
+ * profile of the burst (1.12 s, 0.16 s idle) the group commit's flushes
+ * 0.27 s (the scans' and targets' rows 0.14 s, the rest BEGIN, savepoints
+ * and COMMIT), HTTP parsing and connections ~0.18 s, express's router
+ * ~0.15 s, openapi-backend ~0.15 s, authentication 0.08 s, the response
+ * 0.09 s, the JSON body 0.06 s: no one part to take out. Tried and not
+ * kept: synchronous = OFF (an experiment only: p99 471 and 1,271 ms, the
+ * spread of the runs with FULL); a flush that lingers 2 ms in a burst so
+ * that more POSTs share a commit (three alternated pairs: 1,241, 1,123 and
+ * 1,519 ms against 1,560, 471 and 1,022 ms: no difference beyond the
+ * noise).
+ *
  * Environment:
  *   BENCH_SCANS    scans, and bare processes per round (default 200)
  *   BENCH_LIMIT    VIGIL_MAX_CONCURRENT_SCANS, and the bare pool size (default 10)
