@@ -200,9 +200,9 @@
  * 965 ms, 3.8x the bare app's: ~4.8 ms of Vigil's event loop a POST, in a
  * profile of the burst (1.12 s, 0.16 s idle) the group commit's flushes
  * 0.27 s (the scans' and targets' rows 0.14 s, the rest BEGIN, savepoints
- * and COMMIT), HTTP parsing and connections ~0.18 s, express's router
- * ~0.15 s, openapi-backend ~0.15 s, authentication 0.08 s, the response
- * 0.09 s, the JSON body 0.06 s: no one part to take out. Tried and not
+ * and COMMIT); the rest is spread over HTTP parsing and connections,
+ * express's routing, openapi-backend, authentication (0.08 s), the
+ * response (0.09 s) and the JSON body (0.06 s): no one part to take out. Tried and not
  * kept: synchronous = OFF (an experiment only: p99 471 and 1,271 ms, the
  * spread of the runs with FULL); a flush that lingers 2 ms in a burst so
  * that more POSTs share a commit (three alternated pairs: 1,241, 1,123 and
