@@ -33,7 +33,7 @@ export interface UploadStaging {
 }
 
 /** Findings handed to the staging at once when a parser returns them all at the end (the JSON formats). */
-const STAGE_BATCH = 500;
+export const STAGE_BATCH = 500;
 
 export class ResultUpload {
   private size = 0;

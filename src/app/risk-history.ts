@@ -7,7 +7,7 @@ import { presentRisk } from '../api/present/risk.js';
 import type { Clock } from '../domain/clock.js';
 import { timeOrderedUuid } from '../domain/events/event-id.js';
 import { newEvent, type OutboxEvent } from '../domain/events/event.js';
-import type { Finding, ScanType } from '../domain/risks/finding.js';
+import { asScanType, type Finding, type ScanType } from '../domain/risks/finding.js';
 import { diffScan, historyOf, type Risk, type StagedFinding } from '../domain/risks/risk.js';
 import type { Scan } from '../domain/scans/scan.js';
 import { healthScore } from '../domain/targets/health-score.js';
@@ -85,9 +85,7 @@ export class RiskHistory {
     if (!(input instanceof Map)) return input as TargetFindings;
     const map = input as ReadonlyMap<string, readonly Finding[]>;
     for (const [targetId, findings] of map) {
-      // A risk's scan type is its scan's (the parser's definitions carry the type they were parsed as).
-      const own = findings.map((finding) => (finding.definition.scan_type === scan.type ? finding : { ...finding, definition: { ...finding.definition, scan_type: scan.type } }));
-      this.staging.findingSink(scan.id, targetId).add(own);
+      this.staging.findingSink(scan.id, targetId).add(findings.map((finding) => asScanType(finding, scan.type)));
     }
     return { findingsOf: (targetId) => this.staging.findings(scan.id, [targetId]), countOf: (targetId) => map.get(targetId)?.length ?? 0 };
   }

@@ -194,6 +194,7 @@ export function scanController(settings: Settings, core: Core, scans: ScanReposi
     resolver: systemResolver,
     resultFiles: core.resultFiles,
     history: core.history,
+    staging: core.staging,
     clock,
     timers: systemTimers(clock),
     maxConcurrentScans: settings.maxConcurrentScans,
@@ -300,7 +301,7 @@ export function composeCore(
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
   const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings, staging);
-  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, outbox, risks, reports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
+  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, staging, outbox, risks, reports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 
 /**

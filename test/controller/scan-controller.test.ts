@@ -11,6 +11,7 @@ import type { Account } from '../../src/domain/accounts/account.js';
 import { tempDir } from '../support/temp-dir.js';
 import { RESULT_IN_ROW_MAX_BYTES } from '../../src/domain/scans/result-file.js';
 import { receiveEvents } from '../support/event-receiver.js';
+import { nmapReport } from '../support/nmap-report.js';
 
 /** A fake cluster: records every action in order and answers observe() with a scripted status. */
 class FakeRunner implements WorkloadRunner {
@@ -64,6 +65,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
       resolver,
       resultFiles: core.resultFiles,
       history: core.history,
+      staging: core.staging,
       clock: { now: () => new Date(timers.now()) },
       timers,
       maxConcurrentScans,
@@ -234,6 +236,40 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     for await (const chunk of content) chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks).toString()).to.equal('<nmaprun/>');
     expect(runner.actions.at(-1)).to.equal(`release ${scan.id}`);
+  });
+
+  it("records a finished scan's findings from the store's staging, and leaves none staged once recorded or when a stop wins the recording", async () => {
+    const staged = () => (core.db.prepare('SELECT COUNT(*) AS n FROM temp.staged_findings').get() as { n: number }).n;
+    const output = { file: 'nmap.xml', contentType: 'application/xml', content: Buffer.from(nmapReport(1, 3, 127)) };
+    const recorded = startScan(['127.0.0.1']);
+    await controller.reconcile(recorded.id);
+    runner.statuses.set(recorded.id, { phase: 'Succeeded', outputs: [output] });
+    await controller.reconcile(recorded.id);
+    expect(stateOf(recorded.id).state).to.equal('SUCCEEDED');
+    expect(stateOf(recorded.id).risks.newOpen).to.have.length(3);
+    expect(staged()).to.equal(0);
+
+    // The API stops the scan while its findings are being staged: the recording is refused, and what was staged goes.
+    const stopped = startScan(['127.0.0.1']);
+    await controller.reconcile(stopped.id);
+    runner.statuses.set(stopped.id, { phase: 'Succeeded', outputs: [output] });
+    const sinkOf = core.staging.findingSink.bind(core.staging);
+    let stagedWhileCollecting = 0;
+    core.staging.findingSink = (scanId, key) => {
+      const sink = sinkOf(scanId, key);
+      return {
+        add: (findings) => {
+          core.scans.stop(account, scanId);
+          sink.add(findings);
+          stagedWhileCollecting = staged();
+        },
+      };
+    };
+    await controller.reconcile(stopped.id);
+    expect(stagedWhileCollecting).to.equal(3);
+    expect(stateOf(stopped.id).state).to.equal('STOPPING');
+    expect(stateOf(stopped.id).risks.newOpen).to.deep.equal([]);
+    expect(staged()).to.equal(0);
   });
 
   it('keeps an output of up to RESULT_IN_ROW_MAX_BYTES in its result row, and a larger or streamed one in a file, each served the same', async () => {

@@ -88,6 +88,7 @@ describe('authenticated ZAP scans with a recorded login (embedded runtime, real 
       resolver: systemResolver,
       resultFiles: core.resultFiles,
       history: core.history,
+      staging: core.staging,
       clock: { now: () => new Date() },
       timers: new FakeTimers(),
       maxConcurrentScans: 10,

@@ -126,6 +126,7 @@ describe('real scans with findings end SUCCEEDED, at the checked addresses (embe
       resolver,
       resultFiles: core.resultFiles,
       history: core.history,
+      staging: core.staging,
       clock: { now: () => new Date() },
       timers: new FakeTimers(),
       maxConcurrentScans: 10,

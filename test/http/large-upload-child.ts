@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { collectFindings } from '../../src/app/collector.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
+import { SqliteRecordingStaging } from '../../src/store/recording-staging.js';
 import { FileSystemResultFiles } from '../../src/store/result-files.js';
 import { peakRssMb } from '../support/peak-rss.js';
 import { TestService } from '../support/test-service.js';
@@ -39,10 +40,13 @@ const scan = {
   type: 'OWASP_ZAP',
   resolvedTargets: [{ targetId: 'target-1', target: 'https://www.example.com', addresses: ['93.184.216.34'] }],
 } as unknown as Scan;
-const collected = await collectFindings(scan, staged.outputs, service.settings.resultFileMaxBytes);
+// The store's staging on the service's connection, as the controller's.
+const staging = new SqliteRecordingStaging(service.vigil.db);
+const collected = await collectFindings(scan, staged.outputs, staging, service.settings.resultFileMaxBytes);
 const results = new FileSystemResultFiles(join(service.settings.dataDir, 'results'));
 const output = staged.outputs[0]!;
 const stored = await results.save(scanId, output.file, output.content instanceof Uint8Array ? output.content : output.content());
-console.log(JSON.stringify({ findings: collected.byTarget.get('target-1')?.length ?? 0, stored, uploadMb, collectMb: peakRssMb() }));
+console.log(JSON.stringify({ findings: collected.byTarget.countOf('target-1'), stored, uploadMb, collectMb: peakRssMb() }));
+staging.drop(scanId);
 lines.close();
 await service.stop();

@@ -125,6 +125,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
       },
       resultFiles: core.resultFiles,
       history: core.history,
+      staging: core.staging,
       clock: { now: () => new Date() },
       timers: new FakeTimers(),
       maxConcurrentScans: 10,

@@ -51,6 +51,7 @@ export async function kubeScanHarness(
     resolver: { resolve4: async () => ['93.184.216.34'] },
     resultFiles: core.resultFiles,
     history: core.history,
+    staging: core.staging,
     clock: { now: () => new Date() },
     timers,
     maxConcurrentScans: 10,

@@ -76,6 +76,7 @@ export function scriptedScanController(core: Core, runner: FakeRunner, resolver:
     resolver,
     resultFiles: core.resultFiles,
     history: core.history,
+    staging: core.staging,
     clock,
     timers: new FakeTimers(),
     maxConcurrentScans: 10,

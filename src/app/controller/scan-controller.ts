@@ -13,13 +13,12 @@ import { classifyResolution, hostOf, type Resolution } from '../../domain/scans/
 import { advanceProgress, type ResolvedTarget, type Scan, type SkippedTarget } from '../../domain/scans/scan.js';
 import { setCondition, setConditions, type ConditionChange } from '../../domain/conditions/condition.js';
 import type { Cidr } from '../../domain/targets/ipv4.js';
-import { LOGIN_FAILED_REASON, WorkloadRefusedError, type HostResolver, type ResultFileStore, type NewResultFile, type ScanRepository, type WorkloadRunner, type WorkloadStatus } from '../ports.js';
+import { LOGIN_FAILED_REASON, WorkloadRefusedError, type HostResolver, type RecordingStaging, type ResultFileStore, type NewResultFile, type ScanRepository, type WorkloadRunner, type WorkloadStatus } from '../ports.js';
 import type { Timers } from './timer.js';
 import { collectFindings, type CollectedFindings } from '../collector.js';
-import type { RiskHistory } from '../risk-history.js';
+import type { RiskHistory, TargetFindings } from '../risk-history.js';
 import { MalformedResultError } from '../../domain/errors.js';
 import { RESULT_IN_ROW_MAX_BYTES } from '../../domain/scans/result-file.js';
-import type { Finding } from '../../domain/risks/finding.js';
 import type { WorkQueue, ReconcileResult } from './work-queue.js';
 import { ControllerLoop } from './controller-loop.js';
 import { AUTHENTICATION_CONDITION, AUTHENTICATION_FAILED, type PreparedScan, type WebScanPreparation } from '../web-scan-preparation.js';
@@ -30,6 +29,8 @@ export interface ScanControllerOptions {
   resolver: HostResolver;
   resultFiles: ResultFileStore;
   history: RiskHistory;
+  /** Where a finished scan's findings are staged as its outputs are parsed (the history records them from there). */
+  staging: RecordingStaging;
   clock: Clock;
   timers: Timers;
   maxConcurrentScans: number;
@@ -231,12 +232,21 @@ export class ScanController {
   private async complete(scan: Scan, status: WorkloadStatus, now: string): Promise<void> {
     let collected: CollectedFindings;
     try {
-      collected = await collectFindings(scan, status.outputs ?? [], this.options.resultFileMaxBytes);
+      collected = await collectFindings(scan, status.outputs ?? [], this.options.staging, this.options.resultFileMaxBytes);
     } catch (error) {
       if (!(error instanceof MalformedResultError)) throw error;
       await this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', ended('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`));
       return;
     }
+    try {
+      await this.recordResults(scan, status, collected, now);
+    } finally {
+      // Recorded, refused (a stop won) or failed: nothing of this collection stays staged.
+      this.options.staging.drop(scan.id);
+    }
+  }
+
+  private async recordResults(scan: Scan, status: WorkloadStatus, collected: CollectedFindings, now: string): Promise<void> {
     const files: NewResultFile[] = [];
     for (const output of status.outputs ?? []) {
       if (output.content instanceof Uint8Array && output.content.byteLength <= RESULT_IN_ROW_MAX_BYTES) {
@@ -259,7 +269,7 @@ export class ScanController {
    * requests), the Scan's state in the last. If the Scan was stopped
    * meanwhile, all of it is rolled back and the stop wins.
    */
-  private async recordCompletion(scan: Scan, files: NewResultFile[], findings: Map<string, Finding[]>, now: string, detail: string | undefined): Promise<void> {
+  private async recordCompletion(scan: Scan, files: NewResultFile[], findings: TargetFindings, now: string, detail: string | undefined): Promise<void> {
     const saved = await this.options.history.recordScanWhole(scan, 'SCAN', findings, (risks) => {
       const done: Scan = {
         ...scan,

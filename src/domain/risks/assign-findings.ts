@@ -21,7 +21,7 @@ function hostOfLocation(finding: Finding): string[] {
  * rebind), so one address shared by two names is one machine scanned once,
  * and what it found belongs to both.
  */
-function ownersOf(targets: readonly ResolvedTarget[], finding: Finding): ResolvedTarget[] {
+export function ownersOf(targets: readonly ResolvedTarget[], finding: Finding): ResolvedTarget[] {
   if (targets.length === 1) return [targets[0]!];
   const name = finding.location.hostname?.toLowerCase().replace(/\.$/, '');
   const byName = name === undefined ? undefined : targets.find((target) => hostOf(target.target).toLowerCase() === name);
@@ -32,27 +32,20 @@ function ownersOf(targets: readonly ResolvedTarget[], finding: Finding): Resolve
   return targets.filter((target) => target.addresses.some((address) => hosts.includes(address)));
 }
 
-export function assignFindings(targets: readonly ResolvedTarget[], findings: readonly Finding[]): Map<string, Finding[]> {
-  const byTarget = new Map<string, Finding[]>(targets.map((target) => [target.targetId, []]));
-  for (const finding of findings) {
-    for (const owner of ownersOf(targets, finding)) byTarget.get(owner.targetId)!.push(finding);
-  }
-  return byTarget;
-}
-
 /**
  * Targets the scanner reports it never scanned (UnscannedHost), matched by
- * host name or checked address, and that yielded no finding: skipped with
- * the scanner's reason, so that they close none of their risks.
+ * host name or checked address, and that yielded no finding (none counted
+ * for them in `findingCounts`, by target id): skipped with the scanner's
+ * reason, so that they close none of their risks.
  */
 export function unscannedTargets(
   targets: readonly ResolvedTarget[],
   unscanned: readonly UnscannedHost[],
-  findingsByTarget: ReadonlyMap<string, readonly Finding[]>,
+  findingCounts: ReadonlyMap<string, number>,
 ): SkippedTarget[] {
   const normalise = (host: string) => host.toLowerCase().replace(/\.$/, '');
   return targets.flatMap((target) => {
-    if ((findingsByTarget.get(target.targetId) ?? []).length > 0) return [];
+    if ((findingCounts.get(target.targetId) ?? 0) > 0) return [];
     const names = [normalise(hostOf(target.target)), ...target.addresses];
     const miss = unscanned.find((entry) => names.includes(normalise(entry.host)));
     return miss === undefined ? [] : [{ targetId: target.targetId, skippedReason: miss.reason }];

@@ -61,6 +61,11 @@ export interface Finding {
   definition: RiskDefinition;
 }
 
+/** The finding as a risk of a scan of `type`: a risk's scan type is its scan's, whatever type its parser gave its definition. */
+export function asScanType(finding: Finding, type: ScanType): Finding {
+  return finding.definition.scan_type === type ? finding : { ...finding, definition: { ...finding.definition, scan_type: type } };
+}
+
 /** Facts about a scanned host that belong on its Target (nmap OS match and hostname). */
 export interface HostFacts {
   address: string;
