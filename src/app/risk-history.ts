@@ -22,8 +22,9 @@ export interface ScanRisks {
 
 /**
  * The findings of each target a recording covers, by target id, as staged in
- * the store (RecordingStaging): an upload's as they were parsed, a finished
- * scan's (a Map by target id, in memory) staged when its recording starts.
+ * the store (RecordingStaging): an upload's and a finished scan's as they
+ * were parsed (ImportsService, the collector), or findings a caller holds in
+ * memory (a Map by target id) staged when the recording starts.
  * The history reads back their order and fingerprints only; the store copies
  * their definitions into the risks they become.
  */
@@ -77,9 +78,9 @@ export class RiskHistory {
   }
 
   /**
-   * A finished scan's findings (a Map by target id) go to the staging under
+   * Findings held in memory (a Map by target id) go to the staging under
    * their target ids, so that every recording takes the same path; an
-   * upload's are staged already.
+   * upload's and a finished scan's are staged already, as they were parsed.
    */
   private stage(scan: Scan, input: FindingsInput): TargetFindings {
     if (!(input instanceof Map)) return input as TargetFindings;

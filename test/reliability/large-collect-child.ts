@@ -8,41 +8,28 @@
  * findings staged, the risks recorded and what is left staged.
  * Usage: <data dir> <hosts>
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { collectFindings } from '../../src/app/collector.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { newImportScan } from '../../src/domain/imports/import-scan.js';
 import { composeCore } from '../../src/main/composition-root.js';
+import { fixtureHostAddress, nmapHostsReport } from '../support/nmap-report.js';
 
 const [dataDir, hostCount] = process.argv.slice(2) as [string, string];
-const fixture = readFileSync(fileURLToPath(new URL('../fixtures/nmap/defectdojo-nmap-issue4406.xml', import.meta.url)), 'utf8');
-const host = fixture.slice(fixture.indexOf('<host '), fixture.indexOf('</host>') + '</host>'.length);
-
-function addressOf(n: number): string {
-  return `45.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-}
-
-async function* report(): AsyncGenerator<Uint8Array> {
-  yield Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<nmaprun scanner="nmap" args="nmap -sV" version="7.91">\n');
-  for (let n = 1; n <= Number(hostCount); n++) {
-    const address = addressOf(n);
-    yield Buffer.from(host.replace(/addr="10\.250\.195\.71"/g, `addr="${address}"`).replace(/ip-10-250-195-71[^"]*/g, `host-${n}.large.example.com`));
-  }
-  yield Buffer.from('</nmaprun>\n');
-}
-
 const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dataDir }));
 const account = core.accounts.createAccount({ name: 'large-collect', monthlyScanLimit: null }).account;
 const source = core.sources.create(account, { source_type: 'IMPORTED', name: 'large-collect' });
 // A target per host, as a scan of many hosts has them.
-const addresses = Array.from({ length: Number(hostCount) }, (_, index) => addressOf(index + 1));
+const addresses = Array.from({ length: Number(hostCount) }, (_, index) => fixtureHostAddress(index + 1));
 const targets = core.db.transaction(() => addresses.map((address) => core.targets.recordUploaded(account, address, {})))();
 const at = new Date().toISOString();
 const scan = newImportScan({ id: 'large-collect-scan', accountId: account.id, type: 'NMAP', targets, source, skippedHosts: 0, resultId: 'large-collect-result', contentType: 'application/xml', at });
 core.scanRepository.insertImported(scan, []);
 
-const collected = await collectFindings(scan, [{ file: 'nmap.xml', contentType: 'application/xml', content: report }], core.staging, 256 * 1024 * 1024);
+// Read in pieces, as the runner reads a result file from disk.
+const output = { file: 'nmap.xml', contentType: 'application/xml', content: async function* () {
+  yield* nmapHostsReport(Number(hostCount), 'large.example.com');
+} };
+const collected = await collectFindings(scan, [output], core.staging, 256 * 1024 * 1024);
 const staged = targets.reduce((sum, target) => sum + collected.byTarget.countOf(target.id), 0);
 const recorded = await core.history.recordScanWhole(scan, 'SCAN', collected.byTarget, (risks) => risks);
 core.staging.drop(scan.id);

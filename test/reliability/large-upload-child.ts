@@ -9,15 +9,12 @@
  * The parent may kill it midway (the crash test).
  * Usage: <data dir> <hosts> [endpoint]
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { loadSettings } from '../../src/config/settings.js';
 import { composeCore } from '../../src/main/composition-root.js';
+import { nmapHostsReport } from '../support/nmap-report.js';
 import { peakRssMb } from '../support/peak-rss.js';
 
 const [dataDir, hostCount, withEndpoint] = process.argv.slice(2) as [string, string, string | undefined];
-const fixture = readFileSync(fileURLToPath(new URL('../fixtures/nmap/defectdojo-nmap-issue4406.xml', import.meta.url)), 'utf8');
-const host = fixture.slice(fixture.indexOf('<host '), fixture.indexOf('</host>') + '</host>'.length);
 
 const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dataDir }));
 const account = core.accounts.createAccount({ name: `large-${process.pid}`, monthlyScanLimit: null }).account;
@@ -27,12 +24,7 @@ const baseline = peakRssMb();
 
 const upload = core.imports.newUpload();
 upload.useScanType('NMAP');
-upload.write(Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<nmaprun scanner="nmap" args="nmap -sV" version="7.91">\n'));
-for (let n = 1; n <= Number(hostCount); n++) {
-  const address = `45.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-  upload.write(Buffer.from(host.replace(/addr="10\.250\.195\.71"/g, `addr="${address}"`).replace(/ip-10-250-195-71[^"]*/g, `host-${n}.large.example.com`)));
-}
-upload.write(Buffer.from('</nmaprun>\n'));
+for (const piece of nmapHostsReport(Number(hostCount), 'large.example.com')) upload.write(piece);
 console.log(JSON.stringify({ parsed: true }));
 const imported = await core.imports.importResult(account, { source_id: source.id, scan_type: 'NMAP' }, upload.finish());
 const stored = core.db.prepare('SELECT COALESCE(SUM(length(definition)), 0) AS bytes FROM risks WHERE account_id = ?').get(account.id) as { bytes: number };
