@@ -17,6 +17,7 @@ import { buildScanJob } from '../../src/runtime/kubernetes/job-manifest.js';
 import { SCAN_TYPES } from '../../src/domain/risks/finding.js';
 import { chartRefusal, helmWithValues, renderChart, renderNotes, type RenderedObject } from '../support/chart.js';
 import { egressRulesAdmitting } from '../support/network-policy.js';
+import { chartValueRows } from '../../scripts/chart-readme.js';
 
 /** Every value the chart has, set to something other than its default. */
 export const FULL_VALUES = {
@@ -336,6 +337,21 @@ describe('charts/vigil', function () {
       };
       walk(schema, '$');
       expect(open).to.deep.equal([]);
+    });
+  });
+
+  describe('the chart README (charts/vigil/README.md, from the comments in values.yaml)', () => {
+    it('documents every value with a comment of its own', () => {
+      const rows = chartValueRows(CHART_DIR);
+      expect(rows.filter((row) => !row.group && row.description === '').map((row) => row.key)).to.deep.equal([]);
+      expect(rows.map((row) => row.key)).to.include.members(['image.repository', 'jobs.networkPolicy.deniedCIDRs', 'caBundle.key', 'ingress.host']);
+    });
+
+    it('keeps the examples of a comment as lines of code, and escapes what would break the table', () => {
+      const namespaces = chartValueRows(CHART_DIR).find((row) => row.key === 'tenants.namespaces')!;
+      expect(namespaces.description).to.include('For example:<br><code>- name: vigil-acme</code><br><code>&nbsp;&nbsp;create: true');
+      const publicUrl = chartValueRows(CHART_DIR).find((row) => row.key === 'publicUrl')!;
+      expect(publicUrl.description).to.include('https://&lt;ingress.host&gt;');
     });
   });
 
