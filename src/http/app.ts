@@ -32,6 +32,8 @@ import type { RateLimiter } from './rate-limiter.js';
 import { requestContext, type RequestContext } from './request-context.js';
 import { refuseLoneSurrogates, refuseMalformedRequests } from './request-guards.js';
 import { createDashboardRouter, type DashboardDeps } from './dashboard/router.js';
+import { healthRouter } from './health.js';
+import type { ReadinessCheck } from '../app/ports/health.js';
 
 export interface HttpAppDeps {
   document: OpenApiDocument;
@@ -52,6 +54,8 @@ export interface HttpAppDeps {
   metrics: Metrics;
   /** False while shutting down, so load balancers stop sending traffic. */
   isAccepting: () => boolean;
+  /** What /readyz checks besides accepting (health.ts). */
+  readiness?: () => Promise<ReadinessCheck[]>;
   /** The account dashboard at /dashboard; left out where only the API is wanted (benchmarks). */
   dashboard?: DashboardDeps;
 }
@@ -65,11 +69,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
   app.use(requestContext(deps.logger, deps.metrics));
   app.use(refuseMalformedRequests);
 
-  app.get('/healthz', (_req, res) => {
-    (res.locals as RequestContext).route = 'healthz';
-    if (deps.isAccepting()) res.json({ status: 'ok' });
-    else res.status(503).json({ status: 'shutting down' });
-  });
+  app.use(healthRouter({ isAccepting: deps.isAccepting, ...(deps.readiness === undefined ? {} : { readiness: deps.readiness }) }));
   app.get('/metrics', async (_req, res) => {
     (res.locals as RequestContext).route = 'metrics';
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());

@@ -19,6 +19,8 @@ import { createHttpApp } from '../http/app.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import type { Logger } from '../observability/logger.js';
 import { Metrics } from '../observability/metrics.js';
+import { migrationsCheck, storeWritableCheck } from '../store/store-health.js';
+import type { ReadinessCheck } from '../app/ports/health.js';
 import { SqliteAccountRepository } from '../store/accounts-repository.js';
 import { openDatabase, serviceSecret, type Database } from '../store/database.js';
 import { SqliteTargetRepository } from '../store/targets-repository.js';
@@ -346,7 +348,15 @@ async function removeWorkDirectories(workDir: string): Promise<string[]> {
 }
 
 /** The HTTP edge on the core's services: /v1, the dashboard, health and metrics (benchmarks build it the same way). */
-export function composeHttpApp(settings: Settings, core: Core, clock: Clock, logger: Logger, metrics: Metrics, isAccepting: () => boolean) {
+export function composeHttpApp(
+  settings: Settings,
+  core: Core,
+  clock: Clock,
+  logger: Logger,
+  metrics: Metrics,
+  isAccepting: () => boolean,
+  readiness?: () => Promise<ReadinessCheck[]>,
+) {
   return createHttpApp({
     document: buildOpenApiDocument(),
     accounts: core.accounts,
@@ -364,6 +374,7 @@ export function composeHttpApp(settings: Settings, core: Core, clock: Clock, log
     logger,
     metrics,
     isAccepting,
+    ...(readiness === undefined ? {} : { readiness }),
     dashboard: dashboardDeps(settings, core, clock),
   });
 }
@@ -375,11 +386,18 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
   let server: Server | undefined;
   let accepting = false;
+  /** The runtime started: on Kubernetes its informers have listed what they watch. */
+  let runtimeStarted = false;
+  const readiness = async (): Promise<ReadinessCheck[]> => [
+    migrationsCheck(core.db),
+    await storeWritableCheck(core.db, settings.dataDir),
+    runtimeStarted ? { name: 'runtime', ok: true } : { name: 'runtime', ok: false, message: `the ${settings.runtime} runtime is starting${settings.runtime === 'kubernetes' ? ' (informers listing)' : ''}` },
+  ];
 
   const listen = async (): Promise<Server> => {
     // Before anything can write a file or an upload: what a crash left behind goes first.
     await recoverFromCrash(settings, core, logger);
-    const app = await composeHttpApp(settings, core, clock, logger, metrics, () => accepting);
+    const app = await composeHttpApp(settings, core, clock, logger, metrics, () => accepting, readiness);
     const bound = app.listen(settings.port, settings.host);
     await new Promise<void>((resolve, reject) => {
       bound.once('listening', resolve);
@@ -389,6 +407,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     accepting = true;
     // The runtime first: on Kubernetes its informers must have listed the Jobs before the controller looks at running Scans.
     await runtime.start();
+    runtimeStarted = true;
     controller.start();
     scheduler.start();
     notifier.start();

@@ -145,14 +145,15 @@ describe('charts/vigil', function () {
     }
   });
 
-  it('runs one vigil serve, replaced with Recreate, non-root on a read-only root filesystem, probed on /healthz', () => {
+  it('runs one vigil serve, replaced with Recreate, non-root on a read-only root filesystem, started and kept alive on /livez, ready on /readyz', () => {
     const deployment = find(renderChart(), 'Deployment')!;
     expect([deployment.spec.replicas, deployment.spec.strategy.type]).to.deep.equal([1, 'Recreate']);
     const pod = deployment.spec.template.spec;
     expect(pod.securityContext).to.deep.include({ runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } });
     const [container] = pod.containers;
     expect(container.securityContext).to.deep.equal({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
-    expect([container.readinessProbe.httpGet.path, container.livenessProbe.httpGet.path]).to.deep.equal(['/healthz', '/healthz']);
+    expect([container.startupProbe.httpGet.path, container.livenessProbe.httpGet.path, container.readinessProbe.httpGet.path]).to.deep.equal(['/livez', '/livez', '/readyz']);
+    expect(container.startupProbe.periodSeconds * container.startupProbe.failureThreshold, 'seconds allowed for migrations').to.be.at.least(300);
     expect(container.resources.limits).to.have.keys('cpu', 'memory');
     expect(container.volumeMounts.map((mount: { mountPath: string }) => mount.mountPath).sort()).to.deep.equal(['/etc/vigil/settings', '/tmp', '/var/lib/vigil']);
   });
