@@ -17,6 +17,7 @@ import { buildScanJob } from '../../src/runtime/kubernetes/job-manifest.js';
 import { SCAN_TYPES } from '../../src/domain/risks/finding.js';
 import { chartRefusal, helmWithValues, renderChart, renderNotes, type RenderedObject } from '../support/chart.js';
 import { egressRulesAdmitting } from '../support/network-policy.js';
+import { Metrics } from '../../src/observability/metrics.js';
 import { chartValueRows } from '../../scripts/chart-readme.js';
 
 /** Every value the chart has, set to something other than its default. */
@@ -72,7 +73,13 @@ export const FULL_VALUES = {
   persistence: { size: '50Gi', storageClass: 'fast', existingClaim: '' },
   service: { type: 'ClusterIP', port: 9000 },
   serviceAccount: { name: 'vigil-operator', annotations: { 'example.com/role': 'operator' } },
-  networkPolicy: { enabled: true, from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }] },
+  networkPolicy: {
+    enabled: true,
+    from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }],
+    metricsFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+  },
+  metrics: { port: 9102 },
+  grafanaDashboard: { enabled: true, labels: { grafana_dashboard: '1' }, namespace: 'monitoring' },
   serviceMonitor: { enabled: true, interval: '15s', labels: { release: 'prometheus' } },
   ingress: { enabled: true, className: 'nginx', host: 'vigil.example.com', annotations: { 'cert-manager.io/cluster-issuer': 'letsencrypt' }, tlsSecretName: 'vigil-tls' },
 };
@@ -208,13 +215,56 @@ describe('charts/vigil', function () {
     expect(policy.spec.ingress[0].from[0].namespaceSelector.matchExpressions[0].values).to.deep.equal(['vigil-acme', 'vigil-udp', 'vigil-existing']);
     const closed = renderChart({ networkPolicy: { enabled: true, from: [] }, tenants: { releaseNamespace: false, namespaces: [] } }).find((object) => object.metadata.name === 'vigil')!;
     expect(closed.spec.ingress, 'no peer: nobody, not everybody').to.deep.equal([]);
-    expect(find(full, 'ServiceMonitor')!.spec.endpoints).to.deep.equal([{ port: 'http', path: '/metrics', interval: '15s' }]);
+    expect(find(full, 'ServiceMonitor')!.spec.endpoints).to.deep.equal([{ port: 'metrics', path: '/metrics', interval: '15s' }]);
     expect(find(full, 'Ingress')!.spec.tls).to.deep.equal([{ hosts: ['vigil.example.com'], secretName: 'vigil-tls' }]);
   });
 
   it('tells in its notes how to create the first account with kubectl exec', () => {
     const notes = renderNotes({ tenants: { releaseNamespace: true, namespaces: [{ name: 'vigil-acme' }] } });
     expect(notes).to.include('kubectl -n vigil exec deploy/vigil -- \\\n       vigil accounts create --name acme --namespace vigil-acme');
+  });
+
+  describe('metrics and the Grafana dashboard (issue 28)', () => {
+    it('serves /metrics on a port of its own, which the Service names metrics, the ServiceMonitor scrapes and the Ingress never routes', () => {
+      const full = renderChart(FULL_VALUES);
+      const container = find(full, 'Deployment')!.spec.template.spec.containers[0];
+      expect(container.env).to.deep.include({ name: 'VIGIL_METRICS_PORT', value: '9102' });
+      expect(container.ports).to.deep.include({ name: 'metrics', containerPort: 9102, protocol: 'TCP' });
+      expect(find(full, 'Service')!.spec.ports).to.deep.include({ name: 'metrics', port: 9102, targetPort: 'metrics', protocol: 'TCP' });
+      const ingressPorts = find(full, 'Ingress')!.spec.rules.flatMap((rule: any) => rule.http.paths.map((path: any) => path.backend.service.port));
+      expect(ingressPorts.every((port: { name?: string; number?: number }) => port.name !== 'metrics' && port.number !== 9102)).to.equal(true);
+    });
+
+    it("lets only the metricsFrom peers reach the metrics port through Vigil's NetworkPolicy", () => {
+      const policy = renderChart(FULL_VALUES).find((object) => object.kind === 'NetworkPolicy' && object.metadata.name === 'vigil')!;
+      const metricsRule = policy.spec.ingress.find((rule: any) => rule.ports[0].port === 'metrics');
+      expect(metricsRule.from).to.deep.equal(FULL_VALUES.networkPolicy.metricsFrom);
+      expect(policy.spec.ingress.filter((rule: any) => rule.ports.some((port: any) => port.port === 'metrics'))).to.have.length(1);
+    });
+
+    it("ships the dashboard in a ConfigMap labelled for Grafana's sidecar, only when enabled", () => {
+      expect(renderChart().filter((object) => object.metadata.name === 'vigil-grafana-dashboard')).to.deep.equal([]);
+      const configMap = renderChart(FULL_VALUES).find((object) => object.metadata.name === 'vigil-grafana-dashboard')!;
+      expect(configMap.metadata.namespace).to.equal('monitoring');
+      expect(configMap.metadata.labels).to.include({ grafana_dashboard: '1' });
+      expect(JSON.parse(configMap.data['vigil.json']).uid).to.equal('vigil-overview');
+    });
+
+    it("queries only metrics Vigil exports, and shows every domain figure", async () => {
+      const dashboard = JSON.parse(readFileSync(`${CHART_DIR}/dashboards/vigil.json`, 'utf8'));
+      const expressions: string[] = dashboard.panels.flatMap((panel: any) => (panel.targets ?? []).map((target: any) => target.expr));
+      const used = new Set(expressions.flatMap((expression) => expression.match(/\bvigil_[a-z0-9_]+/g) ?? []));
+      const exported = new Set<string>();
+      const metrics = new Metrics();
+      metrics.watchRecord({ scansByStateAndType: () => [], pendingWebhookDeliveries: () => 0 });
+      for (const metric of await metrics.registry.getMetricsAsJSON()) {
+        exported.add(metric.name);
+        for (const suffix of ['_bucket', '_count', '_sum']) exported.add(`${metric.name}${suffix}`);
+      }
+      expect([...used].filter((name) => !exported.has(name))).to.deep.equal([]);
+      const domain = [...exported].filter((name) => /^vigil_(workqueue|reconcile|scans|kubernetes|informer|webhook|upload)/.test(name) && !/_(bucket|sum)$/.test(name));
+      expect(domain.filter((name) => !used.has(name) && !used.has(`${name}_bucket`) && !name.endsWith('_count'))).to.deep.equal([]);
+    });
   });
 
   describe('the scanner NetworkPolicy (issue 28)', () => {
