@@ -21,9 +21,18 @@ $(NODE_MODULES_STAMP): package.json package-lock.json
 .PHONY: deps
 deps: $(NODE_MODULES_STAMP) ## Install npm dependencies (npm ci) when package files changed
 
-.PHONY: build
-build: deps ## Install dependencies and compile TypeScript to dist/ (npm run build: tsc, then esbuild bundles the Kubernetes client)
+# The build is a file make knows about: `make run` recompiles only when a
+# source, a config file or the dependencies changed, and `make -q build`
+# exits 0 right after a build.
+BUILD_STAMP := dist/.build-stamp
+BUILD_INPUTS := $(shell find src -type f) scripts/bundle-client-node.ts tsconfig.json tsconfig.build.json package.json
+
+$(BUILD_STAMP): $(NODE_MODULES_STAMP) $(BUILD_INPUTS)
 	npm run build --silent
+	@touch $@
+
+.PHONY: build
+build: $(BUILD_STAMP) ## Install dependencies and compile TypeScript to dist/ when sources changed (npm run build: tsc, then esbuild bundles the Kubernetes client)
 
 .PHONY: run
 run: build ## Build and run `vigil serve` with the embedded runtime (Ctrl-C stops it)

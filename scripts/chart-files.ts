@@ -13,6 +13,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chartReadme } from './chart-readme.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CHART_DIR = join(ROOT, 'charts/vigil');
@@ -56,6 +57,7 @@ export function expectedChartFiles(): Map<string, string> {
   for (const name of readdirSync(join(ROOT, 'crds')).filter((file) => file.endsWith('.yaml'))) {
     files.set(`charts/vigil/crds/${name}`, readFileSync(join(ROOT, 'crds', name), 'utf8'));
   }
+  files.set('charts/vigil/README.md', chartReadme(CHART_DIR));
   const rbac = helm(['template', 'vigil', CHART_DIR, '--namespace', 'vigil', '--show-only', 'templates/serviceaccount.yaml', '--show-only', 'templates/rbac.yaml']);
   files.set('config/rbac/operator.yaml', RBAC_HEADER + rbac);
   return files;

@@ -1,5 +1,5 @@
 /**
- * What the dashboard shows beside the resources' own services: the morning
+ * What the dashboard shows beside the resources' own services: the
  * overview (risk by threat level and over time, targets by grade, latest
  * scans, next runs) and the links between targets, scans and risks. Every
  * read is scoped by account, like the rest of the services.

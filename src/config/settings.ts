@@ -16,6 +16,8 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 export interface Settings {
   host: string;
   port: number;
+  /** Where /metrics is served instead of `port`, so an Ingress in front of `port` never exposes it; undefined: on `port`. */
+  metricsPort: number | undefined;
   dataDir: string;
   bootstrapApiKey: string | undefined;
   allowTargets: Cidr[];
@@ -111,6 +113,13 @@ function publicUrl(raw: string | undefined, host: string, port: number): string 
   return httpUrl('VIGIL_PUBLIC_URL', raw, 'https://vigil.example.com');
 }
 
+function metricsPort(raw: string | undefined, port: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = field('VIGIL_METRICS_PORT', integer('VIGIL_METRICS_PORT', 1, 65535), raw);
+  if (value === port && port !== 0) throw new SettingsError(`VIGIL_METRICS_PORT must differ from VIGIL_PORT (${port}); leave it unset to serve /metrics on VIGIL_PORT`);
+  return value;
+}
+
 /** Reads and validates the environment. Throws SettingsError with one sentence on the first bad value. */
 export function loadSettings(env: Env = process.env): Settings {
   const host = optional(env.VIGIL_HOST) ?? '127.0.0.1';
@@ -120,6 +129,7 @@ export function loadSettings(env: Env = process.env): Settings {
   return {
     host,
     port,
+    metricsPort: metricsPort(optional(env.VIGIL_METRICS_PORT), port),
     dataDir: resolve(optional(env.VIGIL_DATA_DIR) ?? './data'),
     bootstrapApiKey: optional(env.VIGIL_BOOTSTRAP_API_KEY),
     allowTargets: allowTargets(optional(env.VIGIL_ALLOW_TARGETS)),

@@ -32,6 +32,9 @@ import type { RateLimiter } from './rate-limiter.js';
 import { requestContext, type RequestContext } from './request-context.js';
 import { refuseLoneSurrogates, refuseMalformedRequests } from './request-guards.js';
 import { createDashboardRouter, type DashboardDeps } from './dashboard/router.js';
+import { healthRouter } from './health.js';
+import { metricsHandler } from './metrics-app.js';
+import type { ReadinessCheck } from '../app/ports/health.js';
 
 export interface HttpAppDeps {
   document: OpenApiDocument;
@@ -52,6 +55,10 @@ export interface HttpAppDeps {
   metrics: Metrics;
   /** False while shutting down, so load balancers stop sending traffic. */
   isAccepting: () => boolean;
+  /** False when /metrics has a port of its own (VIGIL_METRICS_PORT, metrics-app.ts). */
+  metricsOnThisPort?: boolean;
+  /** What /readyz checks besides accepting (health.ts). */
+  readiness?: () => Promise<ReadinessCheck[]>;
   /** The account dashboard at /dashboard; left out where only the API is wanted (benchmarks). */
   dashboard?: DashboardDeps;
 }
@@ -65,15 +72,8 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
   app.use(requestContext(deps.logger, deps.metrics));
   app.use(refuseMalformedRequests);
 
-  app.get('/healthz', (_req, res) => {
-    (res.locals as RequestContext).route = 'healthz';
-    if (deps.isAccepting()) res.json({ status: 'ok' });
-    else res.status(503).json({ status: 'shutting down' });
-  });
-  app.get('/metrics', async (_req, res) => {
-    (res.locals as RequestContext).route = 'metrics';
-    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-  });
+  app.use(healthRouter({ isAccepting: deps.isAccepting, ...(deps.readiness === undefined ? {} : { readiness: deps.readiness }) }));
+  if (deps.metricsOnThisPort ?? true) app.get('/metrics', metricsHandler(deps.metrics));
 
   const documentJson = JSON.stringify(deps.document);
   const apiRouter = await createApiRouter({

@@ -19,6 +19,10 @@ import { createHttpApp } from '../http/app.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import type { Logger } from '../observability/logger.js';
 import { Metrics } from '../observability/metrics.js';
+import { migrationsCheck, storeWritableCheck } from '../store/store-health.js';
+import { pendingWebhookDeliveries, scanCountsByStateAndType } from '../store/operational-figures.js';
+import { createMetricsApp } from '../http/metrics-app.js';
+import type { ReadinessCheck } from '../app/ports/health.js';
 import { SqliteAccountRepository } from '../store/accounts-repository.js';
 import { openDatabase, serviceSecret, type Database } from '../store/database.js';
 import { SqliteTargetRepository } from '../store/targets-repository.js';
@@ -171,14 +175,18 @@ function dashboardDeps(settings: Settings, core: Core, clock: Clock): DashboardD
 }
 
 /** Signed webhook delivery over the guarded HTTPS agent (public addresses only, TLS verified, plus VIGIL_WEBHOOK_CA_FILE). */
-function webhookDispatcher(settings: Settings, core: Core, clock: Clock, logger: Logger): WebhookDispatcher {
+function webhookDispatcher(settings: Settings, core: Core, clock: Clock, logger: Logger, metrics?: Metrics): WebhookDispatcher {
   const agent = createWebhookAgent({
     extraCaPem: settings.webhookCaFile === undefined ? undefined : readFileSync(settings.webhookCaFile, 'utf8'),
     allow: settings.allowTargets,
   });
   return new WebhookDispatcher({
     deliveries: new SqliteWebhookDeliveryRepository(core.db, { clock }),
-    deliver: (endpoint, body, timestampMs) => deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent }),
+    deliver: async (endpoint, body, timestampMs) => {
+      const outcome = await deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent });
+      metrics?.webhookDeliveries.inc({ outcome: outcome.ok ? 'delivered' : 'failed' });
+      return outcome;
+    },
     clock,
     timers: systemTimers(clock),
     onError: (error) => logger.error({ err: error }, 'webhook dispatch failed; trying again at the next poll'),
@@ -345,8 +353,25 @@ async function removeWorkDirectories(workDir: string): Promise<string[]> {
   return entries.map((entry) => `work/${entry}`);
 }
 
+/** Resolves once the server listens; rejects with the listen error (a port in use). */
+async function listening(server: Server): Promise<Server> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  return server;
+}
+
 /** The HTTP edge on the core's services: /v1, the dashboard, health and metrics (benchmarks build it the same way). */
-export function composeHttpApp(settings: Settings, core: Core, clock: Clock, logger: Logger, metrics: Metrics, isAccepting: () => boolean) {
+export function composeHttpApp(
+  settings: Settings,
+  core: Core,
+  clock: Clock,
+  logger: Logger,
+  metrics: Metrics,
+  isAccepting: () => boolean,
+  readiness?: () => Promise<ReadinessCheck[]>,
+) {
   return createHttpApp({
     document: buildOpenApiDocument(),
     accounts: core.accounts,
@@ -363,7 +388,9 @@ export function composeHttpApp(settings: Settings, core: Core, clock: Clock, log
     authFailureLimiter: new RateLimiter(AUTH_FAILURES_PER_SECOND, AUTH_FAILURE_BURST, clock),
     logger,
     metrics,
+    metricsOnThisPort: settings.metricsPort === undefined,
     isAccepting,
+    ...(readiness === undefined ? {} : { readiness }),
     dashboard: dashboardDeps(settings, core, clock),
   });
 }
@@ -373,22 +400,29 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   const cluster = settings.runtime === 'kubernetes' ? clusterMirror(options.kubeConfig, logger, () => core, clock) : undefined;
   const core: Core = composeCore(settings, clock, cluster?.wrapScans, cluster?.wrapScheduledScans);
   const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
+  metrics.watchRecord({ scansByStateAndType: () => scanCountsByStateAndType(core.db), pendingWebhookDeliveries: () => pendingWebhookDeliveries(core.db) });
   let server: Server | undefined;
+  let metricsServer: Server | undefined;
   let accepting = false;
+  /** The runtime started: on Kubernetes its informers have listed what they watch. */
+  let runtimeStarted = false;
+  const readiness = async (): Promise<ReadinessCheck[]> => [
+    migrationsCheck(core.db),
+    await storeWritableCheck(core.db, settings.dataDir),
+    runtimeStarted ? { name: 'runtime', ok: true } : { name: 'runtime', ok: false, message: `the ${settings.runtime} runtime is starting${settings.runtime === 'kubernetes' ? ' (informers listing)' : ''}` },
+  ];
 
   const listen = async (): Promise<Server> => {
     // Before anything can write a file or an upload: what a crash left behind goes first.
     await recoverFromCrash(settings, core, logger);
-    const app = await composeHttpApp(settings, core, clock, logger, metrics, () => accepting);
-    const bound = app.listen(settings.port, settings.host);
-    await new Promise<void>((resolve, reject) => {
-      bound.once('listening', resolve);
-      bound.once('error', reject);
-    });
+    const app = await composeHttpApp(settings, core, clock, logger, metrics, () => accepting, readiness);
+    const bound = await listening(app.listen(settings.port, settings.host));
     server = bound;
+    if (settings.metricsPort !== undefined) metricsServer = await listening(createMetricsApp(metrics).listen(settings.metricsPort, settings.host));
     accepting = true;
     // The runtime first: on Kubernetes its informers must have listed the Jobs before the controller looks at running Scans.
     await runtime.start();
+    runtimeStarted = true;
     controller.start();
     scheduler.start();
     notifier.start();
@@ -399,7 +433,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   const runtime = cluster === undefined ? embeddedRuntime(settings, logger) : kubernetesRuntime(settings, core, cluster, clock, logger);
   const controller = scanController(settings, core, core.scanRepository, runtime.runner, clock, logger, runtime.pollMs);
   core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
-  const dispatcher = webhookDispatcher(settings, core, clock, logger);
+  const dispatcher = webhookDispatcher(settings, core, clock, logger, metrics);
   core.outbox.onAppended(() => dispatcher.wake());
   const scheduler = scheduledScanController(core, clock, systemTimers(clock), {
     onError: (id, error) => logger.error({ scheduled_scan_id: id, err: error }, 'scheduled scan reconcile failed'),
@@ -411,9 +445,10 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
 
   const close = async (): Promise<void> => {
     accepting = false;
-    if (server !== undefined) {
-      const closing = new Promise<void>((resolve) => server!.close(() => resolve()));
-      server.closeIdleConnections();
+    for (const open of [server, metricsServer]) {
+      if (open === undefined) continue;
+      const closing = new Promise<void>((resolve) => open.close(() => resolve()));
+      open.closeIdleConnections();
       await closing;
     }
     await scheduler.stop();

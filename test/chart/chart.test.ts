@@ -16,6 +16,9 @@ import { defaultJobSettings, jobSettingsFrom } from '../../src/runtime/kubernete
 import { buildScanJob } from '../../src/runtime/kubernetes/job-manifest.js';
 import { SCAN_TYPES } from '../../src/domain/risks/finding.js';
 import { chartRefusal, helmWithValues, renderChart, renderNotes, type RenderedObject } from '../support/chart.js';
+import { egressRulesAdmitting } from '../support/network-policy.js';
+import { Metrics } from '../../src/observability/metrics.js';
+import { chartValueRows } from '../../scripts/chart-readme.js';
 
 /** Every value the chart has, set to something other than its default. */
 export const FULL_VALUES = {
@@ -45,18 +48,47 @@ export const FULL_VALUES = {
     scannerEnv: { NESSUS: [{ name: 'VIGIL_NESSUS_URL', valueFrom: { secretKeyRef: { name: 'nessus', key: 'url' } } }] },
     nodeSelector: { pool: 'scanners' },
     tolerations: [{ key: 'scanners', operator: 'Exists', effect: 'NoSchedule' }],
+    affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 50, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'vigil-scanner' } } } }] } },
+    priorityClassName: 'scanners-low',
+    podLabels: { 'example.com/cost-centre': 'security' },
+    podAnnotations: { 'sidecar.istio.io/inject': 'false', 'example.com/scanned-by': 'vigil' },
+    networkPolicy: {
+      enabled: true,
+      deniedCIDRs: ['10.244.0.0/16', '10.96.0.0/12', '172.18.0.2/32', 'fd00:10:244::/56'],
+      dns: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
+      extraEgress: [{ to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'greenbone' } } }], ports: [{ port: 9390, protocol: 'TCP' }] }],
+    },
   },
   resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
   nodeSelector: { pool: 'system' },
   tolerations: [{ key: 'system', operator: 'Equal', value: 'true', effect: 'NoExecute', tolerationSeconds: 30 }],
   podAnnotations: { 'example.com/team': 'security' },
+  podLabels: { 'example.com/cost-centre': 'platform' },
+  affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: ['system'] }] }] } } },
+  topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'vigil' } } }],
+  priorityClassName: 'platform-critical',
+  extraVolumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Gi' } }],
+  extraVolumeMounts: [{ name: 'scratch', mountPath: '/scratch' }],
+  caBundle: { configMapName: 'corporate-ca', key: 'bundle.pem' },
   persistence: { size: '50Gi', storageClass: 'fast', existingClaim: '' },
   service: { type: 'ClusterIP', port: 9000 },
   serviceAccount: { name: 'vigil-operator', annotations: { 'example.com/role': 'operator' } },
-  networkPolicy: { enabled: true, from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }] },
+  networkPolicy: {
+    enabled: true,
+    from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }],
+    metricsFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+  },
+  metrics: { port: 9102 },
+  grafanaDashboard: { enabled: true, labels: { grafana_dashboard: '1' }, namespace: 'monitoring' },
   serviceMonitor: { enabled: true, interval: '15s', labels: { release: 'prometheus' } },
   ingress: { enabled: true, className: 'nginx', host: 'vigil.example.com', annotations: { 'cert-manager.io/cluster-issuer': 'letsencrypt' }, tlsSecretName: 'vigil-tls' },
 };
+
+/** The scanner Job settings the chart's ConfigMap gives Vigil for these values, as Vigil reads them at start-up. */
+function chartJobSettings(values: object) {
+  const configMap = renderChart(values).find((object) => object.kind === 'ConfigMap')!;
+  return jobSettingsFrom(JSON.parse(configMap.data['job-settings.json']), defaultJobSettings(VIGIL_VERSION));
+}
 
 const MODELS: Record<string, Record<string, unknown>> = {
   v1: models.v1,
@@ -120,16 +152,17 @@ describe('charts/vigil', function () {
     }
   });
 
-  it('runs one vigil serve, replaced with Recreate, non-root on a read-only root filesystem, probed on /healthz', () => {
+  it('runs one vigil serve, replaced with Recreate, non-root on a read-only root filesystem, started and kept alive on /livez, ready on /readyz', () => {
     const deployment = find(renderChart(), 'Deployment')!;
     expect([deployment.spec.replicas, deployment.spec.strategy.type]).to.deep.equal([1, 'Recreate']);
     const pod = deployment.spec.template.spec;
     expect(pod.securityContext).to.deep.include({ runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } });
     const [container] = pod.containers;
     expect(container.securityContext).to.deep.equal({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
-    expect([container.readinessProbe.httpGet.path, container.livenessProbe.httpGet.path]).to.deep.equal(['/healthz', '/healthz']);
+    expect([container.startupProbe.httpGet.path, container.livenessProbe.httpGet.path, container.readinessProbe.httpGet.path]).to.deep.equal(['/livez', '/livez', '/readyz']);
+    expect(container.startupProbe.periodSeconds * container.startupProbe.failureThreshold, 'seconds allowed for migrations').to.be.at.least(300);
     expect(container.resources.limits).to.have.keys('cpu', 'memory');
-    expect(container.volumeMounts.map((mount: { mountPath: string }) => mount.mountPath).sort()).to.deep.equal(['/etc/vigil', '/tmp', '/var/lib/vigil']);
+    expect(container.volumeMounts.map((mount: { mountPath: string }) => mount.mountPath).sort()).to.deep.equal(['/etc/vigil/settings', '/tmp', '/var/lib/vigil']);
   });
 
   it('sets the runtime, the listening address, the data directory, the job settings file and an upload URL separate from the public URL', () => {
@@ -140,7 +173,7 @@ describe('charts/vigil', function () {
       VIGIL_HOST: '0.0.0.0',
       VIGIL_DATA_DIR: '/var/lib/vigil',
       VIGIL_NAMESPACE: 'vigil',
-      VIGIL_JOB_SETTINGS_FILE: '/etc/vigil/job-settings.json',
+      VIGIL_JOB_SETTINGS_FILE: '/etc/vigil/settings/job-settings.json',
       VIGIL_UPLOAD_URL: 'http://vigil.vigil.svc:8080',
       VIGIL_PUBLIC_URL: 'http://vigil.vigil.svc:8080',
     });
@@ -173,21 +206,146 @@ describe('charts/vigil', function () {
     expect(unlabelled.metadata.labels!['pod-security.kubernetes.io/enforce'], 'the default level').to.equal('restricted');
   });
 
-  it('renders the optional NetworkPolicy, ServiceMonitor and Ingress only when enabled', () => {
+  it("renders the optional NetworkPolicy of Vigil's pod, ServiceMonitor and Ingress only when enabled", () => {
     const optional = ['NetworkPolicy', 'ServiceMonitor', 'Ingress'];
-    expect(renderChart().filter((object) => optional.includes(object.kind))).to.deep.equal([]);
+    const byDefault = renderChart().filter((object) => optional.includes(object.kind));
+    expect(byDefault.map((object) => object.metadata.name), 'the scanner policy only').to.deep.equal(['vigil-scanners']);
     const full = renderChart(FULL_VALUES);
-    const policy = find(full, 'NetworkPolicy')!;
+    const policy = full.find((object) => object.kind === 'NetworkPolicy' && object.metadata.name === 'vigil')!;
     expect(policy.spec.ingress[0].from[0].namespaceSelector.matchExpressions[0].values).to.deep.equal(['vigil-acme', 'vigil-udp', 'vigil-existing']);
-    const closed = find(renderChart({ networkPolicy: { enabled: true, from: [] }, tenants: { releaseNamespace: false, namespaces: [] } }), 'NetworkPolicy')!;
+    const closed = renderChart({ networkPolicy: { enabled: true, from: [] }, tenants: { releaseNamespace: false, namespaces: [] } }).find((object) => object.metadata.name === 'vigil')!;
     expect(closed.spec.ingress, 'no peer: nobody, not everybody').to.deep.equal([]);
-    expect(find(full, 'ServiceMonitor')!.spec.endpoints).to.deep.equal([{ port: 'http', path: '/metrics', interval: '15s' }]);
+    expect(find(full, 'ServiceMonitor')!.spec.endpoints).to.deep.equal([{ port: 'metrics', path: '/metrics', interval: '15s' }]);
     expect(find(full, 'Ingress')!.spec.tls).to.deep.equal([{ hosts: ['vigil.example.com'], secretName: 'vigil-tls' }]);
   });
 
   it('tells in its notes how to create the first account with kubectl exec', () => {
     const notes = renderNotes({ tenants: { releaseNamespace: true, namespaces: [{ name: 'vigil-acme' }] } });
     expect(notes).to.include('kubectl -n vigil exec deploy/vigil -- \\\n       vigil accounts create --name acme --namespace vigil-acme');
+  });
+
+  describe('metrics and the Grafana dashboard (issue 28)', () => {
+    it('serves /metrics on a port of its own, which the Service names metrics, the ServiceMonitor scrapes and the Ingress never routes', () => {
+      const full = renderChart(FULL_VALUES);
+      const container = find(full, 'Deployment')!.spec.template.spec.containers[0];
+      expect(container.env).to.deep.include({ name: 'VIGIL_METRICS_PORT', value: '9102' });
+      expect(container.ports).to.deep.include({ name: 'metrics', containerPort: 9102, protocol: 'TCP' });
+      expect(find(full, 'Service')!.spec.ports).to.deep.include({ name: 'metrics', port: 9102, targetPort: 'metrics', protocol: 'TCP' });
+      const ingressPorts = find(full, 'Ingress')!.spec.rules.flatMap((rule: any) => rule.http.paths.map((path: any) => path.backend.service.port));
+      expect(ingressPorts.every((port: { name?: string; number?: number }) => port.name !== 'metrics' && port.number !== 9102)).to.equal(true);
+    });
+
+    it("lets only the metricsFrom peers reach the metrics port through Vigil's NetworkPolicy", () => {
+      const policy = renderChart(FULL_VALUES).find((object) => object.kind === 'NetworkPolicy' && object.metadata.name === 'vigil')!;
+      const metricsRule = policy.spec.ingress.find((rule: any) => rule.ports[0].port === 'metrics');
+      expect(metricsRule.from).to.deep.equal(FULL_VALUES.networkPolicy.metricsFrom);
+      expect(policy.spec.ingress.filter((rule: any) => rule.ports.some((port: any) => port.port === 'metrics'))).to.have.length(1);
+    });
+
+    it("ships the dashboard in a ConfigMap labelled for Grafana's sidecar, only when enabled", () => {
+      expect(renderChart().filter((object) => object.metadata.name === 'vigil-grafana-dashboard')).to.deep.equal([]);
+      const configMap = renderChart(FULL_VALUES).find((object) => object.metadata.name === 'vigil-grafana-dashboard')!;
+      expect(configMap.metadata.namespace).to.equal('monitoring');
+      expect(configMap.metadata.labels).to.include({ grafana_dashboard: '1' });
+      expect(JSON.parse(configMap.data['vigil.json']).uid).to.equal('vigil-overview');
+    });
+
+    it("queries only metrics Vigil exports, and shows every domain figure", async () => {
+      const dashboard = JSON.parse(readFileSync(`${CHART_DIR}/dashboards/vigil.json`, 'utf8'));
+      const expressions: string[] = dashboard.panels.flatMap((panel: any) => (panel.targets ?? []).map((target: any) => target.expr));
+      const used = new Set(expressions.flatMap((expression) => expression.match(/\bvigil_[a-z0-9_]+/g) ?? []));
+      const exported = new Set<string>();
+      const metrics = new Metrics();
+      metrics.watchRecord({ scansByStateAndType: () => [], pendingWebhookDeliveries: () => 0 });
+      for (const metric of await metrics.registry.getMetricsAsJSON()) {
+        exported.add(metric.name);
+        for (const suffix of ['_bucket', '_count', '_sum']) exported.add(`${metric.name}${suffix}`);
+      }
+      expect([...used].filter((name) => !exported.has(name))).to.deep.equal([]);
+      const domain = [...exported].filter((name) => /^vigil_(workqueue|reconcile|scans|kubernetes|informer|webhook|upload)/.test(name) && !/_(bucket|sum)$/.test(name));
+      expect(domain.filter((name) => !used.has(name) && !used.has(`${name}_bucket`) && !name.endsWith('_count'))).to.deep.equal([]);
+    });
+  });
+
+  describe('the scanner NetworkPolicy (issue 28)', () => {
+    const scannerPolicies = (values: object) => renderChart(values).filter((object) => object.kind === 'NetworkPolicy' && object.metadata.name === 'vigil-scanners');
+
+    it('is in every tenant namespace, selecting the pods scanner Jobs run, with no ingress at all', () => {
+      const policies = scannerPolicies(FULL_VALUES);
+      expect(policies.map((policy) => policy.metadata.namespace)).to.deep.equal(['vigil-acme', 'vigil-udp', 'vigil-existing']);
+      const scan = { name: 'nightly', namespace: 'vigil-acme', uid: 'uid-1', type: 'NMAP' as const, id: '3f1c2a9e-7b4d-4c1e-9a53-2d0f6b8e4a17' };
+      const job = buildScanJob({ scan, targets: ['93.184.216.34'], settings: chartJobSettings(FULL_VALUES), uploadUrl: 'http://vigil.vigil.svc:8080', uploadTokenSecretName: 'nightly-upload' });
+      for (const policy of policies) {
+        expect(job.spec.template.metadata.labels).to.include(policy.spec.podSelector.matchLabels);
+        expect(policy.spec.policyTypes).to.deep.equal(['Ingress', 'Egress']);
+        expect(policy.spec.ingress).to.deep.equal([]);
+      }
+    });
+
+    for (const [what, values] of [['the default values', {}], ['a full set of values', FULL_VALUES]] as const) {
+      it(`with ${what}, no egress rule admits cloud metadata or link-local addresses, and the internet stays reachable`, () => {
+        const [policy] = scannerPolicies(values);
+        for (const address of ['169.254.169.254', '169.254.170.2', '169.254.20.10', 'fd00:ec2::254', 'fe80::1']) {
+          expect(egressRulesAdmitting(policy!, address), address).to.deep.equal([]);
+        }
+        for (const address of ['93.184.216.34', '8.8.8.8', '2606:2800:220:1::1']) expect(egressRulesAdmitting(policy!, address), address).to.have.length(1);
+      });
+    }
+
+    it('admits none of the denied CIDRs (pod and Service ranges, the API server)', () => {
+      const [policy] = scannerPolicies(FULL_VALUES);
+      for (const address of ['10.244.3.7', '10.96.0.1', '172.18.0.2', 'fd00:10:244::5']) expect(egressRulesAdmitting(policy!, address), address).to.deep.equal([]);
+      expect(egressRulesAdmitting(policy!, '172.18.0.3'), 'the next address').to.have.length(1);
+    });
+
+    it("allows DNS on port 53 only, Vigil's upload port on Vigil's pod only, and the extra egress rules", () => {
+      const [policy] = scannerPolicies(FULL_VALUES);
+      const [dns, upload, , extra] = policy!.spec.egress;
+      expect(dns.ports).to.deep.equal([{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }]);
+      expect(dns.to).to.deep.equal(FULL_VALUES.jobs.networkPolicy.dns);
+      expect(upload.to).to.deep.equal([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'vigil' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'vigil', 'app.kubernetes.io/instance': 'vigil' } } }]);
+      expect(upload.ports).to.deep.equal([{ port: 8080, protocol: 'TCP' }]);
+      expect(extra).to.deep.equal(FULL_VALUES.jobs.networkPolicy.extraEgress[0]);
+    });
+
+    it('is left out when jobs.networkPolicy.enabled is false', () => {
+      expect(scannerPolicies({ jobs: { networkPolicy: { enabled: false } } })).to.deep.equal([]);
+    });
+  });
+
+  describe('extension points (issue 28)', () => {
+    it("puts the pod's affinity, spread, priority class, labels and extra volumes on the Deployment", () => {
+      const pod = find(renderChart(FULL_VALUES), 'Deployment')!.spec.template;
+      expect(pod.spec.affinity).to.deep.equal(FULL_VALUES.affinity);
+      expect(pod.spec.topologySpreadConstraints).to.deep.equal(FULL_VALUES.topologySpreadConstraints);
+      expect(pod.spec.priorityClassName).to.equal('platform-critical');
+      expect(pod.metadata.labels).to.include({ 'example.com/cost-centre': 'platform', 'app.kubernetes.io/name': 'vigil' });
+      expect(pod.spec.volumes).to.deep.include(FULL_VALUES.extraVolumes[0]);
+      expect(pod.spec.containers[0].volumeMounts).to.deep.include(FULL_VALUES.extraVolumeMounts[0]);
+    });
+
+    it('mounts the CA bundle in the Vigil pod and points webhooks, OpenVAS and Node.js at it', () => {
+      const pod = find(renderChart(FULL_VALUES), 'Deployment')!.spec.template.spec;
+      expect(pod.volumes).to.deep.include({ name: 'ca-bundle', configMap: { name: 'corporate-ca', items: [{ key: 'bundle.pem', path: 'bundle.pem' }] } });
+      const container = pod.containers[0];
+      expect(container.volumeMounts).to.deep.include({ name: 'ca-bundle', mountPath: '/etc/vigil/ca', readOnly: true });
+      const env = Object.fromEntries(container.env.map((variable: { name: string; value?: string }) => [variable.name, variable.value]));
+      for (const name of ['NODE_EXTRA_CA_CERTS', 'VIGIL_WEBHOOK_CA_FILE', 'VIGIL_OPENVAS_CA_FILE']) expect(env[name], name).to.equal('/etc/vigil/ca/bundle.pem');
+      const byDefault = find(renderChart(), 'Deployment')!.spec.template.spec;
+      expect(byDefault.volumes.map((volume: { name: string }) => volume.name)).to.not.include('ca-bundle');
+    });
+
+    it("passes the scanner pods' affinity, priority class, labels, annotations and CA bundle through the Job settings", () => {
+      const settings = chartJobSettings(FULL_VALUES);
+      expect(settings.affinity).to.deep.equal(FULL_VALUES.jobs.affinity);
+      expect(settings.priorityClassName).to.equal('scanners-low');
+      expect(settings.podLabels).to.deep.equal(FULL_VALUES.jobs.podLabels);
+      expect(settings.podAnnotations).to.deep.equal(FULL_VALUES.jobs.podAnnotations);
+      expect(settings.caBundle).to.deep.equal({ configMapName: 'corporate-ca', key: 'bundle.pem' });
+      const defaults = chartJobSettings({});
+      expect(defaults.podAnnotations, 'no Istio sidecar in scanner Jobs by default').to.deep.equal({ 'sidecar.istio.io/inject': 'false' });
+      expect(defaults).to.not.have.any.keys('affinity', 'priorityClassName', 'caBundle');
+    });
   });
 
   describe('values.schema.json', () => {
@@ -200,6 +358,11 @@ describe('charts/vigil', function () {
       ['a system namespace as a tenant', { tenants: { releaseNamespace: true, namespaces: [{ name: 'kube-system' }] } }, /kube-system|tenants/],
       ['an unknown Pod Security level', { tenants: { releaseNamespace: true, namespaces: [{ name: 'vigil-acme', podSecurity: 'strict' }] } }, /podSecurity/],
       ['the latest tag', { image: { repository: 'ghcr.io/vigil-dev/vigil', tag: 'latest', pullPolicy: 'IfNotPresent' } }, /tag/],
+      ['a scanner image on latest', { jobs: { images: { NMAP: 'nmap:latest' } } }, /NMAP/],
+      ['an untagged scanner image', { jobs: { images: { NMAP: 'registry.example.com/nmap' } } }, /NMAP/],
+      ['a scanner image that is no registry path', { jobs: { images: { NUCLEI: 'Registry.Example.com/Nuclei:3.4' } } }, /NUCLEI/],
+      ['a denied CIDR that is not one', { jobs: { networkPolicy: { deniedCIDRs: ['10.0.0.0'] } } }, /deniedCIDRs/],
+      ['a CA bundle key with a slash', { caBundle: { configMapName: 'corporate-ca', key: 'certs/ca.crt' } }, /key/],
     ];
     for (const [what, values, message] of refusals) {
       it(`refuses ${what}`, () => {
@@ -207,11 +370,17 @@ describe('charts/vigil', function () {
       });
     }
 
+    for (const image of ['nmap:7.95', 'registry.example.com:5000/mirror/nmap:7.95', `nmap@sha256:${'a'.repeat(64)}`, `ghcr.io/x/nuclei:3.4.1@sha256:${'b'.repeat(64)}`]) {
+      it(`accepts the pinned scanner image ${image.slice(0, 50)}`, () => expect(chartRefusal({ jobs: { images: { NMAP: image } } })).to.equal(undefined));
+    }
+
     it('closes every object it describes: additionalProperties is false, or a typed map of strings for labels, annotations and selectors', () => {
       const schema = JSON.parse(readFileSync(`${CHART_DIR}/values.schema.json`, 'utf8'));
       const open: string[] = [];
       const walk = (node: Record<string, any>, path: string): void => {
-        if (node.type === 'object' && node.additionalProperties !== false && node.additionalProperties?.type !== 'string' && node.propertyNames === undefined) open.push(path);
+        // Kubernetes types passed through (affinity, volumes) are checked against their own schemas where they are rendered.
+        const kubernetesType = node['x-kubernetes-type'] !== undefined;
+        if (node.type === 'object' && !kubernetesType && node.additionalProperties !== false && node.additionalProperties?.type !== 'string' && node.propertyNames === undefined) open.push(path);
         for (const [key, child] of Object.entries(node.properties ?? {})) walk(child as Record<string, any>, `${path}.${key}`);
         if (typeof node.additionalProperties === 'object') walk(node.additionalProperties, `${path}.*`);
         if (node.items !== undefined) walk(node.items, `${path}[]`);
@@ -219,6 +388,21 @@ describe('charts/vigil', function () {
       };
       walk(schema, '$');
       expect(open).to.deep.equal([]);
+    });
+  });
+
+  describe('the chart README (charts/vigil/README.md, from the comments in values.yaml)', () => {
+    it('documents every value with a comment of its own', () => {
+      const rows = chartValueRows(CHART_DIR);
+      expect(rows.filter((row) => !row.group && row.description === '').map((row) => row.key)).to.deep.equal([]);
+      expect(rows.map((row) => row.key)).to.include.members(['image.repository', 'jobs.networkPolicy.deniedCIDRs', 'caBundle.key', 'ingress.host']);
+    });
+
+    it('keeps the examples of a comment as lines of code, and escapes what would break the table', () => {
+      const namespaces = chartValueRows(CHART_DIR).find((row) => row.key === 'tenants.namespaces')!;
+      expect(namespaces.description).to.include('For example:<br><code>- name: vigil-acme</code><br><code>&nbsp;&nbsp;create: true');
+      const publicUrl = chartValueRows(CHART_DIR).find((row) => row.key === 'publicUrl')!;
+      expect(publicUrl.description).to.include('https://&lt;ingress.host&gt;');
     });
   });
 

@@ -46,6 +46,12 @@ after(async () => {
 const idsIn = (page: string, prefix: string) => [...page.matchAll(new RegExp(`href="${prefix}/([0-9a-f-]{36})"`, 'g'))].map((match) => match[1]!);
 
 describe('dashboard: API keys', () => {
+  it('opens on the overview, which says what it shows without naming a time of day it may not be', async () => {
+    const overview = await user.get('/dashboard');
+    expect(overview.text).to.include("The state of this account's targets now:");
+    expect(overview.text).to.not.match(/this (morning|afternoon|evening)/);
+  });
+
   it('shows the account\'s name and id, which the vigil command takes as --account', async () => {
     const listed = await user.get('/dashboard/keys');
     expect(listed.text).to.include(`<dt>Account id</dt><dd><code>${service.accountId}</code></dd>`);

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TestService } from '../support/test-service.js';
 import { tcpListener, type TcpListener } from '../support/listeners.js';
@@ -90,6 +90,24 @@ describe('embedded runtime: scanners in containers', function () {
     expect(done.state).to.equal('FAILED');
     const failed = done.conditions.find((condition: { reason: string }) => condition.reason === 'ContainerEngineFailed');
     expect(failed?.message, JSON.stringify(done.conditions)).to.match(/could not run the image instrumentisto\/nmap:7\.95: docker: no pinned image among the arguments$/);
+  });
+
+  it('says how to start the engine, or do without it, when docker has no daemon to talk to', async () => {
+    const bin = join(dir.path, 'no-daemon');
+    mkdirSync(bin, { recursive: true });
+    // What the docker client prints and exits with when dockerd is not running.
+    writeFileSync(
+      join(bin, 'docker'),
+      `#!/bin/sh\necho 'docker: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?.' >&2\nexit 125\n`,
+    );
+    chmodSync(join(bin, 'docker'), 0o755);
+    await start(bin);
+    const started = await service!.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] });
+    const done = await finished(started.body.data.id);
+    const failed = done.conditions.find((condition: { reason: string }) => condition.reason === 'ContainerEngineFailed');
+    expect(failed?.message, JSON.stringify(done.conditions)).to.include(
+      'docker is installed but its daemon is not reachable: start the docker daemon (sudo systemctl start docker), install the scanner locally (apt-get install nmap) and set VIGIL_EMBEDDED_SCANNERS=local, or run Vigil on Kubernetes (VIGIL_RUNTIME=kubernetes)',
+    );
   });
 
   it('stopping a scan removes its container', async () => {

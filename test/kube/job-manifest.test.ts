@@ -51,6 +51,18 @@ function jobInput(type: ScanType = 'NMAP', overrides: Partial<ScanJobInput> = {}
   };
 }
 
+/** Every extension point the chart passes through the Job settings (issue 28), set. */
+function extendedSettings(): JobSettings {
+  return {
+    ...defaultJobSettings('0.1.0'),
+    affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: ['scanners'] }] }] } } },
+    priorityClassName: 'scanners-low',
+    podLabels: { team: 'security', 'app.kubernetes.io/name': 'not-vigil' },
+    podAnnotations: { 'sidecar.istio.io/inject': 'false' },
+    caBundle: { configMapName: 'corporate-ca', key: 'bundle.pem' },
+  };
+}
+
 function allContainers(job: Job): Container[] {
   return [...job.spec.template.spec.initContainers, ...job.spec.template.spec.containers];
 }
@@ -120,6 +132,9 @@ const map =
       value(element, `${path}.${name}`, problems);
     }
   };
+const anyObject: Check = (value, path, problems) => {
+  if (!isRecord(value)) problems.push(`${path}: expected an object`);
+};
 const object =
   (fields: Record<string, Check>, required: string[] = []): Check =>
   (value, path, problems) => {
@@ -181,6 +196,7 @@ const volume = object(
     name: dnsLabel,
     emptyDir: object({ medium: oneOf('', 'Memory'), sizeLimit: quantity }),
     secret: object({ secretName: dnsSubdomain, defaultMode: int(0, 0o777), optional: bool, items: array(object({ key: nonEmpty, path: nonEmpty, mode: int(0, 0o777) }, ['key', 'path'])) }, ['secretName']),
+    configMap: object({ name: dnsSubdomain, items: array(object({ key: matching(SECRET_KEY, 253, 'a ConfigMap key'), path: nonEmpty }, ['key', 'path'])) }, ['name']),
   },
   ['name'],
 );
@@ -204,6 +220,9 @@ const podSpec = object(
     imagePullSecrets: array(object({ name: dnsSubdomain }, ['name'])),
     nodeSelector: labels,
     tolerations: array(toleration),
+    priorityClassName: dnsSubdomain,
+    // Passed through as the operator wrote it (the chart's schema and the API server check its shape).
+    affinity: object({ nodeAffinity: anyObject, podAffinity: anyObject, podAntiAffinity: anyObject }),
   },
   ['containers', 'restartPolicy'],
 );
@@ -252,7 +271,7 @@ function crossFieldProblems(job: Job): string[] {
   const containerNames = containers.map((candidate) => candidate.name);
   if (new Set(containerNames).size !== containerNames.length) problems.push('container names are not unique');
   for (const candidate of pod.volumes) {
-    const sources = ['emptyDir', 'secret'].filter((source) => source in candidate);
+    const sources = ['emptyDir', 'secret', 'configMap'].filter((source) => source in candidate);
     if (sources.length !== 1) problems.push(`volume ${candidate.name}: needs exactly one source, has ${sources.length}`);
   }
   for (const each of containers) {
@@ -652,6 +671,48 @@ describe('scanner Job manifest', () => {
     });
   });
 
+  describe('extension points (issue 28)', () => {
+    it('puts the affinity and priority class on the pod', () => {
+      const spec = buildScanJob(jobInput('NMAP', { settings: extendedSettings() })).spec.template.spec;
+      expect(spec.affinity).to.deep.equal(extendedSettings().affinity);
+      expect(spec.priorityClassName).to.equal('scanners-low');
+    });
+
+    it("adds the pod labels and annotations, Vigil's own labels winning a clash", () => {
+      const job = buildScanJob(jobInput('NMAP', { settings: extendedSettings() }));
+      const { labels, annotations } = job.spec.template.metadata;
+      expect(labels['team']).to.equal('security');
+      expect(labels['app.kubernetes.io/name']).to.equal('vigil-scanner');
+      expect(annotations['sidecar.istio.io/inject']).to.equal('false');
+      expect(annotations['kubectl.kubernetes.io/default-container']).to.equal('scanner');
+    });
+
+    for (const type of ['NMAP', 'OPENVAS', 'OWASP_ZAP'] as const) {
+      it(`${type}: mounts the CA bundle read-only in every container and points Node.js and the OpenVAS driver at it`, () => {
+        const job = buildScanJob(jobInput(type, { settings: extendedSettings() }));
+        expect(job.spec.template.spec.volumes).to.deep.include({ name: 'ca-bundle', configMap: { name: 'corporate-ca', items: [{ key: 'bundle.pem', path: 'bundle.pem' }] } });
+        for (const container of allContainers(job)) {
+          expect(container.volumeMounts, container.name).to.deep.include({ name: 'ca-bundle', mountPath: '/etc/vigil/ca', readOnly: true });
+          expect(container.env, container.name).to.deep.include({ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/vigil/ca/bundle.pem' });
+          expect(container.env, container.name).to.deep.include({ name: 'VIGIL_OPENVAS_CA_FILE', value: '/etc/vigil/ca/bundle.pem' });
+        }
+      });
+    }
+
+    it('adds nothing when the settings leave them out', () => {
+      const job = buildScanJob(jobInput('NMAP'));
+      expect(job.spec.template.spec).to.not.have.any.keys('affinity', 'priorityClassName');
+      expect(job.spec.template.spec.volumes.map((volume) => volume.name)).to.not.include('ca-bundle');
+      expect(Object.keys(job.spec.template.metadata.annotations)).to.deep.equal(['kubectl.kubernetes.io/default-container']);
+    });
+
+    it('refuses a CA bundle or priority class that is not a name', () => {
+      const settings: JobSettings = { ...defaultJobSettings('0.1.0'), caBundle: { configMapName: 'Corporate CA', key: 'a/b' }, priorityClassName: 'Low_Priority' };
+      expect(() => buildScanJob(jobInput('NMAP', { settings }))).to.throw(/caBundle\.configMapName.*caBundle\.key.*|priorityClassName/);
+      expect(() => buildScanJob(jobInput('NMAP', { settings }))).to.throw(/priorityClassName 'Low_Priority'/);
+    });
+  });
+
   describe('structural check against the Kubernetes 1.29 Job fields', () => {
     it('passes with scheduling settings: pull secrets, node selector and tolerations', () => {
       const settings: JobSettings = {
@@ -662,6 +723,11 @@ describe('scanner Job manifest', () => {
       };
       const job = buildScanJob(jobInput('OWASP_ZAP_ACTIVE', { settings }));
       expect(job.spec.template.spec.imagePullSecrets).to.deep.equal([{ name: 'registry-credentials' }]);
+      expect(jobProblems(job)).to.deep.equal([]);
+    });
+
+    it('passes with the extension points: affinity, priority class, pod labels and annotations, a CA bundle', () => {
+      const job = buildScanJob(jobInput('OWASP_ZAP', { settings: extendedSettings() }));
       expect(jobProblems(job)).to.deep.equal([]);
     });
 

@@ -68,9 +68,19 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   "nodeSelector" $jobs.nodeSelector
   "tolerations" $jobs.tolerations
   "imagePullSecrets" (list)
+  "podLabels" $jobs.podLabels
+  "podAnnotations" $jobs.podAnnotations
 -}}
+{{- with $jobs.affinity -}}{{- $_ := set $settings "affinity" . -}}{{- end -}}
+{{- with $jobs.priorityClassName -}}{{- $_ := set $settings "priorityClassName" . -}}{{- end -}}
+{{- with .Values.caBundle.configMapName -}}{{- $_ := set $settings "caBundle" (dict "configMapName" . "key" $.Values.caBundle.key) -}}{{- end -}}
 {{- range .Values.imagePullSecrets -}}
 {{- $_ := set $settings "imagePullSecrets" (append (get $settings "imagePullSecrets") .name) -}}
 {{- end -}}
 {{- toPrettyJson $settings -}}
+{{- end -}}
+
+{{/* Where the caBundle ConfigMap is mounted in the Vigil pod; the same path as scanner Jobs use (CA_BUNDLE_DIR in job-manifest.ts). */}}
+{{- define "vigil.caBundleFile" -}}
+{{- printf "/etc/vigil/ca/%s" .Values.caBundle.key -}}
 {{- end -}}

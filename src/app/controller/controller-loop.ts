@@ -6,7 +6,7 @@
  * run. A reconciler only says how to list its keys and how to reconcile one.
  */
 import type { Timers } from './timer.js';
-import { WorkQueue, type BackoffOptions, type Reconcile } from './work-queue.js';
+import { WorkQueue, type BackoffOptions, type QueueObserver, type Reconcile } from './work-queue.js';
 
 export interface ControllerLoopOptions {
   timers: Timers;
@@ -16,6 +16,7 @@ export interface ControllerLoopOptions {
   onError: (key: string, error: unknown) => void;
   workers?: number;
   backoff?: Partial<BackoffOptions>;
+  observer?: QueueObserver;
 }
 
 export class ControllerLoop {
@@ -23,7 +24,12 @@ export class ControllerLoop {
   private running: Promise<void> | undefined;
 
   constructor(private readonly options: ControllerLoopOptions) {
-    this.queue = new WorkQueue({ timers: options.timers, onError: options.onError, ...(options.backoff === undefined ? {} : { backoff: options.backoff }) });
+    this.queue = new WorkQueue({
+      timers: options.timers,
+      onError: options.onError,
+      ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
+      ...(options.observer === undefined ? {} : { observer: options.observer }),
+    });
   }
 
   start(): void {

@@ -18,11 +18,22 @@ export type Reconcile = (key: string) => Promise<ReconcileResult>;
 
 export type { BackoffOptions } from './backoff.js';
 
+/** Told what the queue does, for metrics (observability/metrics.ts makes one per controller). */
+export interface QueueObserver {
+  /** A key was queued (a key already waiting is not counted again). */
+  added(): void;
+  /** A key was requeued with error backoff. */
+  retried(): void;
+  /** One reconcile ended, after `seconds`, with or without an error. */
+  reconciled(seconds: number, ok: boolean): void;
+}
+
 export interface WorkQueueOptions {
   timers: Timers;
   /** Told of every failed reconcile; the queue itself logs nothing. */
   onError: (key: string, error: unknown) => void;
   backoff?: Partial<BackoffOptions>;
+  observer?: QueueObserver;
 }
 
 export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 100, maxMs: 5 * 60_000 };
@@ -36,6 +47,7 @@ export class WorkQueue {
   private readonly timers: Timers;
   private readonly onError: (key: string, error: unknown) => void;
   private readonly backoff: BackoffOptions;
+  private readonly observer: QueueObserver | undefined;
 
   /** Ready keys in arrival order. */
   private readonly ready: string[] = [];
@@ -53,6 +65,7 @@ export class WorkQueue {
     this.timers = options.timers;
     this.onError = options.onError;
     this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
+    this.observer = options.observer;
   }
 
   /** Keys waiting for a worker (queue depth). */
@@ -82,6 +95,7 @@ export class WorkQueue {
   add(key: string): void {
     if (this.shuttingDown || this.dirty.has(key)) return;
     this.dirty.add(key);
+    this.observer?.added();
     if (this.processing.has(key)) return;
     this.ready.push(key);
     this.handToIdleWorkers();
@@ -177,13 +191,17 @@ export class WorkQueue {
   }
 
   private async reconcileOnce(key: string, reconcile: Reconcile): Promise<void> {
+    const started = this.timers.now();
     try {
       const result = await reconcile(key);
+      this.observer?.reconciled((this.timers.now() - started) / 1000, true);
       this.forget(key);
       if (result) this.addAfter(key, result.requeueAfterMs);
     } catch (error) {
+      this.observer?.reconciled((this.timers.now() - started) / 1000, false);
       this.report(key, error);
       this.addRateLimited(key);
+      this.observer?.retried();
     } finally {
       this.done(key);
     }

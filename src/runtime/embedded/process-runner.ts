@@ -20,7 +20,7 @@ import type { ResolvedTarget, Scan } from '../../domain/scans/scan.js';
 import { scannerTargets } from '../../domain/scans/resolve-targets.js';
 import { exitedComplete, type ScannerDefinition, type ScannerInput } from '../../domain/scanners/definition.js';
 import type { ScanType } from '../../domain/risks/finding.js';
-import { decideLaunch, type Launch, type LaunchOptions } from './scanner-launch.js';
+import { decideLaunch, engineFailureHint, type Launch, type LaunchOptions } from './scanner-launch.js';
 import { ScannerSpawner, SPAWNER_LOST, type SpawnedProcess } from './spawner.js';
 
 export interface ProcessRunnerOptions {
@@ -167,7 +167,8 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     const said = tail === '' ? '' : `: ${tail}`;
     const container = launch.container;
     if (container !== undefined && code === ENGINE_FAILED_EXIT) {
-      return { phase: 'Failed', reason: 'ContainerEngineFailed', message: `${container.engine} could not run the image ${container.image}${said}` };
+      const hint = engineFailureHint(container.engine, workload.stderrTail.join('\n'), workload.definition);
+      return { phase: 'Failed', reason: 'ContainerEngineFailed', message: `${container.engine} could not run the image ${container.image}${said}${hint}` };
     }
     const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
     const program = container === undefined ? launch.name : `${container.image} (in ${container.engine})`;

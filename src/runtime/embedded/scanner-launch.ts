@@ -141,6 +141,21 @@ function missingMessage(definition: ScannerDefinition, program: string, mode: Em
   return `${what}${modeHint}; ${ways.length === 1 ? ways[0] : `${ways.slice(0, -1).join(', ')}, or ${ways.at(-1)}`}`;
 }
 
+/** What docker and podman print when their daemon or socket is not there to talk to. */
+const ENGINE_UNREACHABLE = /cannot connect to the docker daemon|is the docker daemon running|cannot connect to podman|docker\.sock.*(no such file|connection refused|permission denied)|podman\.sock/i;
+
+/**
+ * The hint for a container engine that failed before the scanner ran: when
+ * the engine itself is unreachable (a docker client without its daemon),
+ * how to start it, or how to do without it.
+ */
+export function engineFailureHint(engine: string, stderr: string, definition: ScannerDefinition): string {
+  if (!ENGINE_UNREACHABLE.test(stderr)) return '';
+  const start = engine === 'podman' ? 'start the podman socket (systemctl --user start podman.socket)' : 'start the docker daemon (sudo systemctl start docker)';
+  const local = definition.installHint === undefined ? '' : `, install the scanner locally (${definition.installHint}) and set VIGIL_EMBEDDED_SCANNERS=local`;
+  return `; ${engine} is installed but its daemon is not reachable: ${start}${local}, or run Vigil on Kubernetes (VIGIL_RUNTIME=kubernetes)`;
+}
+
 /**
  * Chooses how to run a scanner. Types Vigil runs itself (OPENVAS, NESSUS run
  * Vigil's own CLI with this Node.js) are always local.

@@ -89,7 +89,9 @@ export const UPLOAD_TOKEN_ENV = 'VIGIL_UPLOAD_TOKEN';
 export const RESULT_FILES_ENV = 'VIGIL_RESULT_FILES';
 /** The distroless "nonroot" user and group: no entry of any image we run maps to it. */
 
-const VOLUMES = { output: 'output', tmp: 'tmp', input: 'input' } as const;
+const VOLUMES = { output: 'output', tmp: 'tmp', input: 'input', caBundle: 'ca-bundle' } as const;
+/** Where the operator's CA bundle (JobSettings.caBundle) is mounted in every container. */
+export const CA_BUNDLE_DIR = '/etc/vigil/ca';
 const SECRET_KEY = /^[-._a-zA-Z0-9]+$/;
 
 // ---- The scanner's ServiceAccount ------------------------------------------------
@@ -268,12 +270,42 @@ function schedulingFields(settings: JobSettings): Partial<PodSpec> {
     ...(settings.imagePullSecrets?.length ? { imagePullSecrets: settings.imagePullSecrets.map((name) => ({ name })) } : {}),
     ...(settings.nodeSelector === undefined ? {} : { nodeSelector: { ...settings.nodeSelector } }),
     ...(settings.tolerations === undefined ? {} : { tolerations: settings.tolerations.map((toleration) => ({ ...toleration })) }),
+    ...(settings.affinity === undefined ? {} : { affinity: structuredClone(settings.affinity) }),
+    ...(settings.priorityClassName === undefined ? {} : { priorityClassName: settings.priorityClassName }),
   };
+}
+
+/**
+ * The operator's CA bundle in every container: Node.js (prepare, upload, the
+ * login step, the OPENVAS and NESSUS drivers) trusts it through
+ * NODE_EXTRA_CA_CERTS, the OpenVAS driver through VIGIL_OPENVAS_CA_FILE.
+ * Scanners probing targets do not verify certificates, so their system
+ * bundle is left as it is.
+ */
+function withCaBundle(settings: JobSettings, containers: Container[]): Container[] {
+  if (settings.caBundle === undefined) return containers;
+  const file = `${CA_BUNDLE_DIR}/${settings.caBundle.key}`;
+  const env: EnvVar[] = [
+    { name: 'NODE_EXTRA_CA_CERTS', value: file },
+    { name: 'VIGIL_OPENVAS_CA_FILE', value: file },
+  ];
+  return containers.map((container) => ({
+    ...container,
+    env: [...(container.env ?? []), ...env],
+    volumeMounts: [...container.volumeMounts, { name: VOLUMES.caBundle, mountPath: CA_BUNDLE_DIR, readOnly: true }],
+  }));
+}
+
+function caBundleVolume(settings: JobSettings): Volume[] {
+  const bundle = settings.caBundle;
+  if (bundle === undefined) return [];
+  return [{ name: VOLUMES.caBundle, configMap: { name: bundle.configMapName, items: [{ key: bundle.key, path: bundle.key }] } }];
 }
 
 function podSpec(input: ScanJobInput): PodSpec {
   const inputFiles = inputKeys(input);
   const withInputs = inputFiles.length > 0;
+  const { settings } = input;
   return {
     restartPolicy: 'Never',
     serviceAccountName: input.settings.serviceAccountName,
@@ -281,9 +313,9 @@ function podSpec(input: ScanJobInput): PodSpec {
     automountServiceAccountToken: false,
     enableServiceLinks: false,
     securityContext: podSecurityContext(),
-    initContainers: [...(withInputs ? [prepareContainer(input.settings)] : []), ...loginStep(input), scannerContainer(input)],
-    containers: [uploadContainer(input)],
-    volumes: volumes(input, inputFiles),
+    initContainers: withCaBundle(settings, [...(withInputs ? [prepareContainer(settings)] : []), ...loginStep(input), scannerContainer(input)]),
+    containers: withCaBundle(settings, [uploadContainer(input)]),
+    volumes: [...volumes(input, inputFiles), ...caBundleVolume(settings)],
     ...schedulingFields(input.settings),
   };
 }
@@ -325,7 +357,11 @@ export function buildScanJob(input: ScanJobInput): Job {
       ttlSecondsAfterFinished: input.settings.ttlSecondsAfterFinished,
       template: {
         // `kubectl logs job/<name>` shows the scanner, where progress and errors are.
-        metadata: { labels: { ...metadata.labels }, annotations: { 'kubectl.kubernetes.io/default-container': 'scanner' } },
+        // Vigil's labels last: the scanner NetworkPolicy and the informers select pods by them.
+        metadata: {
+          labels: { ...input.settings.podLabels, ...metadata.labels },
+          annotations: { ...input.settings.podAnnotations, 'kubectl.kubernetes.io/default-container': 'scanner' },
+        },
         spec: podSpec(input),
       },
     },

@@ -6,6 +6,7 @@
  * that are never missing. No copies of the API's shapes are kept here.
  */
 import type {
+  V1Affinity,
   V1Capabilities,
   V1Container,
   V1EnvVar,
@@ -51,6 +52,8 @@ export type Container = With<V1Container, 'image' | 'args' | 'resources'> & { se
 export type Volume = V1Volume;
 
 export type Toleration = V1Toleration;
+
+export type Affinity = V1Affinity;
 
 export type PodSpec = With<V1PodSpec, 'restartPolicy' | 'serviceAccountName' | 'automountServiceAccountToken' | 'enableServiceLinks'> & {
   securityContext: PodSecurityContext;

@@ -7,7 +7,7 @@
 import type { ScanType } from '../../domain/risks/finding.js';
 import { WEB_SCAN_TYPES } from '../../domain/scans/scan.js';
 import { VIGIL_IMAGE_REPOSITORY } from '../../domain/scanners/images.js';
-import type { EnvVar, ResourceRequirements, Toleration } from './job-manifest.js';
+import type { Affinity, EnvVar, ResourceRequirements, Toleration } from './job-manifest.js';
 
 export interface JobSettings {
   /** Vigil's own image: the `prepare` and `upload` containers, and the OPENVAS and NESSUS scanners unless `images` overrides them. */
@@ -33,6 +33,20 @@ export interface JobSettings {
   imagePullSecrets?: string[];
   nodeSelector?: Record<string, string>;
   tolerations?: Toleration[];
+  affinity?: Affinity;
+  priorityClassName?: string;
+  /** Added to the scanner pods' labels; Vigil's own labels (scanLabels) win on a clash, since the NetworkPolicy and informers select by them. */
+  podLabels?: Record<string, string>;
+  /** E.g. `sidecar.istio.io/inject: "false"`: an injected sidecar keeps running after the upload and the Job never completes. */
+  podAnnotations?: Record<string, string>;
+  /** A ConfigMap in each tenant namespace holding extra CA certificates (trust-manager distributes one), mounted in every container (caBundleMount). */
+  caBundle?: CaBundle;
+}
+
+export interface CaBundle {
+  configMapName: string;
+  /** The key holding the PEM bundle. */
+  key: string;
 }
 
 const DEFAULT_RESOURCES: ResourceRequirements = {
@@ -120,6 +134,19 @@ export function jobSettingsProblems(settings: JobSettings): string[] {
   for (const name of settings.imagePullSecrets ?? []) {
     if (!DNS_SUBDOMAIN.test(name)) problems.push(`imagePullSecrets entry '${name}' must be a Secret name`);
   }
+  if (settings.priorityClassName !== undefined && !DNS_SUBDOMAIN.test(settings.priorityClassName)) {
+    problems.push(`priorityClassName '${settings.priorityClassName}' must be a PriorityClass name`);
+  }
+  if (settings.caBundle !== undefined) problems.push(...caBundleProblems(settings.caBundle));
+  return problems;
+}
+
+const CONFIG_MAP_KEY = /^[-._a-zA-Z0-9]+$/;
+
+function caBundleProblems(bundle: CaBundle): string[] {
+  const problems: string[] = [];
+  if (!DNS_SUBDOMAIN.test(bundle.configMapName)) problems.push(`caBundle.configMapName '${bundle.configMapName}' must be a ConfigMap name`);
+  if (!CONFIG_MAP_KEY.test(bundle.key)) problems.push(`caBundle.key '${bundle.key}' must be a ConfigMap key such as ca.crt`);
   return problems;
 }
 
@@ -164,6 +191,11 @@ const SETTING_KEYS: ReadonlyArray<keyof JobSettings> = [
   'imagePullSecrets',
   'nodeSelector',
   'tolerations',
+  'affinity',
+  'priorityClassName',
+  'podLabels',
+  'podAnnotations',
+  'caBundle',
 ];
 
 /**

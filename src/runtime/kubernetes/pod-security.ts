@@ -17,7 +17,8 @@ export const SCANNER_USER = 65532;
  * capabilities cannot help because allowPrivilegeEscalation: false sets
  * no_new_privs. Root here is still confined: every other capability is
  * dropped, the root filesystem is read-only and seccomp is RuntimeDefault.
- * Such pods fit the Pod Security "baseline" level, not "restricted".
+ * Baseline does not allow adding NET_RAW, so such pods need the Pod Security
+ * "privileged" level (test/chart/pod-security.test.ts computes it).
  */
 export function containerSecurityContext(capabilities: readonly string[] = []): SecurityContext {
   const base = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true };

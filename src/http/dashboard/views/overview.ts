@@ -99,7 +99,7 @@ export function overviewPage(view: OverviewView): string {
   return page(
     { title: 'Overview', session: view.session, section: 'overview', notice: view.notice },
     html`<h1>Overview</h1>
-<p class="lead">The state of this account's targets this morning: open risks, how they moved over the last weeks, which scans ran, and what runs next.</p>
+<p class="lead">The state of this account's targets now: open risks, how they moved over the last weeks, which scans ran, and what runs next.</p>
 <div class="overview-grid">
 ${openRisks(overview)}
 ${grades(overview)}
