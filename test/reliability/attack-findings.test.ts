@@ -1,0 +1,115 @@
+/**
+ * Issue 26, findings of an attack run on loopback, each as requests against
+ * the real service: deeply nested JSON, multipart parts without a name, and
+ * guessed upload tokens.
+ */
+import { expect } from 'chai';
+import { request } from 'node:http';
+import { MAX_JSON_NESTING } from '../../src/http/request-guards.js';
+import { TestService } from '../support/test-service.js';
+
+/** A PUT of the internal upload endpoint from a given loopback address. */
+function putFrom(localAddress: string, url: string, token: string): Promise<{ status: number; retryAfter: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'PUT', localAddress, headers: { Authorization: `Bearer ${token}` } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined }));
+    });
+    req.on('error', reject);
+    req.end('<nmaprun/>');
+  });
+}
+
+function nested(depth: number): string {
+  return `${'['.repeat(depth)}${']'.repeat(depth)}`;
+}
+
+describe('reliability: the findings of issue 26 stay fixed', function () {
+  this.timeout(60_000);
+  let service: TestService;
+
+  beforeEach(async () => {
+    service = await TestService.start({ env: { VIGIL_RATE_LIMIT_BURST: '100000', VIGIL_RATE_LIMIT_PER_SECOND: '100000' } });
+  });
+  afterEach(async () => {
+    await service.stop();
+  });
+
+  describe('JSON nesting', () => {
+    it('refuses a body nested 4,000 deep (8 KB) with 400 naming the bound, with and without a key', async () => {
+      for (const key of [null, service.apiKey]) {
+        for (const rawBody of [nested(4000), `{"target":"example.com","label":${nested(4000)}}`, `{"a":${'{"a":'.repeat(4000)}1${'}'.repeat(4001)}`]) {
+          const response = await service.request('POST', '/v1/targets', { rawBody, key });
+          expect(response.status).to.equal(400);
+          expect(response.body.error).to.equal(`the request body nests JSON arrays or objects more than ${MAX_JSON_NESTING} levels deep; no Vigil request needs more than a few levels`);
+        }
+      }
+    });
+
+    it('counts only brackets outside strings, so brackets in text are not nesting', async () => {
+      const label = `${'['.repeat(200)}\\"{`;
+      const response = await service.post('/v1/targets', { target: 'brackets.example.com', label });
+      expect(response.status).to.equal(200);
+      expect(response.body.data.label).to.equal(label);
+    });
+
+    it(`takes a body nested exactly ${MAX_JSON_NESTING} levels to validation (not refused for depth)`, async () => {
+      const response = await service.request('POST', '/v1/targets', { rawBody: `{"target":"example.com","label":${nested(MAX_JSON_NESTING - 1)}}` });
+      expect(response.status).to.equal(400);
+      expect(response.body.error).not.to.match(/nests JSON/);
+    });
+
+    it('reads a UTF-16 body with the same bound', async () => {
+      const rawBody = new Uint8Array(Buffer.from(nested(4000), 'utf16le'));
+      const response = await service.request('POST', '/v1/targets', { rawBody, contentType: 'application/json; charset=utf-16le' });
+      expect(response.status).to.equal(400);
+      expect(response.body.error).to.match(/nests JSON arrays or objects more than 64 levels/);
+    });
+  });
+
+  describe('multipart parts without a name', () => {
+    const noName = (filename: boolean) =>
+      ['--x', `Content-Disposition: form-data${filename ? '; filename="login.side"' : ''}`, '', '{}', '--x--', ''].join('\r\n');
+
+    for (const path of ['auth/selenium', 'openapi']) {
+      for (const filename of [false, true]) {
+        it(`answers a ${filename ? 'file' : 'field'} part with no name on /${path} with 400 saying to name it`, async () => {
+          const target = (await service.post('/v1/targets', { target: 'https://app.example.com/' })).body.data.id as string;
+          const response = await service.request('POST', `/v1/targets/${target}/${path}`, { rawBody: noName(filename), contentType: 'multipart/form-data; boundary=x' });
+          expect(response.status).to.equal(400);
+          expect(response.body.error).to.match(/has no name; give every part one in its header: Content-Disposition: form-data; name=/);
+        });
+      }
+    }
+
+    it('answers a part with no name on /v1/results with 400 too', async () => {
+      const response = await service.request('POST', '/v1/results', { rawBody: ['--x', 'Content-Disposition: form-data', '', 'NMAP', '--x--', ''].join('\r\n'), contentType: 'multipart/form-data; boundary=x' });
+      expect(response.status).to.equal(400);
+      expect(response.body.error).to.match(/has no name/);
+    });
+  });
+
+  describe('upload tokens', () => {
+    it('are throttled per client address as wrong API keys are: 429 with Retry-After, while the right token from another address still works', async () => {
+      const capped = service.createAccount('capped', { monthlyScanLimit: 0 });
+      const scanId = (await service.post('/v1/scans', { type: 'NMAP', targets: ['example.com'] }, { key: capped.apiKey })).body.data.id as string;
+      const token = service.vigil.uploads.issueToken(scanId);
+      const url = `${service.baseUrl}/internal/v1/scans/${scanId}/results/nmap.xml`;
+      const statuses: number[] = [];
+      let retryAfter: string | undefined;
+      for (let attempt = 0; attempt < 25; attempt++) {
+        const response = await putFrom('127.0.0.1', url, `wrong-token-${attempt}`);
+        statuses.push(response.status);
+        retryAfter ??= response.retryAfter;
+      }
+      expect(statuses.slice(0, 20)).to.deep.equal(Array(20).fill(401));
+      expect(statuses.slice(20)).to.deep.equal(Array(5).fill(429));
+      expect(Number(retryAfter)).to.be.at.least(1);
+      // As with API keys, the address that guessed is refused before its token is looked at; another address is not.
+      expect((await putFrom('127.0.0.1', url, token)).status).to.equal(429);
+      expect((await putFrom('127.0.0.3', url, token)).status).to.equal(200);
+      // The API keys of the guessing address have a bucket of their own.
+      expect((await service.get('/v1/targets')).status).to.equal(200);
+    });
+  });
+});
