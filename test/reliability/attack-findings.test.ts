@@ -1,12 +1,16 @@
 /**
  * Issue 26, findings of an attack run on loopback, each as requests against
- * the real service: deeply nested JSON, multipart parts without a name, and
- * guessed upload tokens.
+ * the real service: ZAP settings that name private hosts, deeply nested
+ * JSON, multipart parts without a name, and guessed upload tokens.
  */
 import { expect } from 'chai';
+import { existsSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { MAX_JSON_NESTING } from '../../src/http/request-guards.js';
+import { NON_PUBLIC_URLS } from '../support/non-public-urls.js';
 import { TestService } from '../support/test-service.js';
+import { waitFor } from '../support/wait.js';
 
 /** A PUT of the internal upload endpoint from a given loopback address. */
 function putFrom(localAddress: string, url: string, token: string): Promise<{ status: number; retryAfter: string | undefined }> {
@@ -33,6 +37,109 @@ describe('reliability: the findings of issue 26 stay fixed', function () {
   });
   afterEach(async () => {
     await service.stop();
+  });
+
+  describe('hosts in scanner_settings.zap obey the target address rules', () => {
+    const metadataSeed = { target: 'http://8.8.4.4/', scanner_settings: { zap: { seed_urls: ['http://169.254.169.254/latest/meta-data/'], included_domains: ['169.254.169.254'] } } };
+
+    it('refuses the attack run\'s request (a seed URL and included domain on the metadata address) with 400 naming the rule and VIGIL_ALLOW_TARGETS, storing nothing', async () => {
+      const response = await service.post('/v1/targets?upsert=true', metadataSeed);
+      expect(response.status).to.equal(400);
+      expect(response.body.error).to.equal(
+        "scanner_settings.zap.seed_urls 'http://169.254.169.254/latest/meta-data/' is in the 169.254.0.0/16 link-local (RFC 3927) range; only public IPv4 addresses can be used (an operator can allow a lab range with VIGIL_ALLOW_TARGETS)",
+      );
+      expect((await service.get('/v1/targets')).body.data).to.deep.equal([]);
+    });
+
+    describe('every non-public URL form as a seed URL, and every such host as an included domain', () => {
+      // One service for the whole table; each case leaves nothing behind, since every write is refused.
+      let forms: TestService;
+      let existing: string;
+      before(async () => {
+        forms = await TestService.start();
+        existing = (await forms.post('/v1/targets?upsert=true', { target: 'https://shop.example.com/' })).body.data.id as string;
+      });
+      after(async () => {
+        await forms.stop();
+      });
+
+      for (const { name, input, message } of NON_PUBLIC_URLS) {
+        it(`refuses ${name.replace(/ is refused.*$/, '')} as a seed URL on create, upsert and update`, async () => {
+          const zap = { seed_urls: [input] };
+          const responses = [
+            await forms.post('/v1/targets', { target: 'https://new.example.com/', scanner_settings: { zap } }),
+            await forms.post('/v1/targets?upsert=true', { target: 'https://shop.example.com/', scanner_settings: { zap } }),
+            await forms.request('PUT', `/v1/targets/${existing}`, { body: { scanner_settings: { zap } } }),
+            await forms.request('PATCH', `/v1/targets/${existing}`, { body: { scanner_settings: { zap } } }),
+          ];
+          for (const response of responses) {
+            expect(response.status).to.equal(400);
+            expect(response.body.error).to.match(/^scanner_settings\.zap\.seed_urls '/);
+            expect(response.body.error).to.include(message);
+          }
+          expect((await forms.get(`/v1/targets/${existing}`)).body.data.scanner_settings.zap.seed_urls).to.deep.equal([]);
+        });
+      }
+
+      const includedForms: ReadonlyArray<[string, string]> = [
+        ['169.254.169.254', '169.254.0.0/16'],
+        ['*.169.254.169.254', '169.254.0.0/16'],
+        ['0xa9.0xfe.0xa9.0xfe', '169.254.0.0/16'],
+        ['2130706433', '127.0.0.0/8'],
+        ['0177.0.0.1', '127.0.0.0/8'],
+        ['10.1.2.3', '10.0.0.0/8'],
+        ['[::1]', 'not a domain name'],
+        ['::ffff:127.0.0.1', 'not a domain name'],
+        ['localhost', 'fully qualified'],
+        ['metadata.google.internal', '.internal'],
+      ];
+      for (const [domain, message] of includedForms) {
+        it(`refuses the included domain ${domain} with 400`, async () => {
+          const response = await forms.request('PUT', `/v1/targets/${existing}`, { body: { scanner_settings: { zap: { included_domains: [domain] } } } });
+          expect(response.status).to.equal(400);
+          expect(response.body.error).to.match(/^scanner_settings\.zap\.included_domains/);
+          expect(response.body.error).to.include(message);
+        });
+      }
+    });
+
+    it('takes public hosts, and excluded domains (which only narrow the scope) whatever they name', async () => {
+      const zap = { seed_urls: ['https://cdn.example.com/start', 'http://8.8.4.4/x'], included_domains: ['*.api.example.com', '8.8.8.8'], excluded_domains: ['169.254.169.254', 'localhost'] };
+      const response = await service.post('/v1/targets', { target: 'https://shop.example.com/', scanner_settings: { zap } });
+      expect(response.status).to.equal(200);
+      expect(response.body.data.scanner_settings.zap).to.deep.include(zap);
+    });
+
+    it('fails a scan whose stored settings name a refused host (written before this rule) before ZAP starts: no plan is written', async () => {
+      const target = (await service.post('/v1/targets', { target: 'http://8.8.4.4/' })).body.data.id as string;
+      service.vigil.db.prepare('UPDATE targets SET zap_settings = json_set(zap_settings, ?, json(?)) WHERE id = ?').run('$.seed_urls', '["http://169.254.169.254/latest/meta-data/"]', target);
+      const scanId = (await service.post('/v1/scans', { type: 'OWASP_ZAP', target_ids: [target] })).body.data.id as string;
+      const scan = await waitFor(async () => (await service.get(`/v1/scans/${scanId}`)).body.data, (data) => data.state !== 'QUEUED' && data.state !== 'RUNNING', 'the scan to end');
+      expect(scan.state).to.equal('FAILED');
+      expect(scan.skipped_targets).to.deep.equal([
+        {
+          target_id: target,
+          skipped_reason: "scanner_settings.zap.seed_urls '169.254.169.254' is in the 169.254.0.0/16 link-local (RFC 3927) range; only public IPv4 addresses can be used (an operator can allow a lab range with VIGIL_ALLOW_TARGETS)",
+        },
+      ]);
+      expect(existsSync(join(service.settings.dataDir, 'work', scanId, 'zap-plan.yaml'))).to.equal(false);
+    });
+  });
+
+  describe('hosts in scanner_settings.zap inside VIGIL_ALLOW_TARGETS', () => {
+    it('are taken when the operator allows their range', async () => {
+      const lab = await TestService.start({ env: { VIGIL_ALLOW_TARGETS: '169.254.0.0/16,127.0.0.0/8' } });
+      try {
+        const zap = { seed_urls: ['http://169.254.169.254/latest/meta-data/', 'http://0x7f.1/'], included_domains: ['169.254.169.254', '2130706433'] };
+        const response = await lab.post('/v1/targets?upsert=true', { target: 'http://8.8.4.4/', scanner_settings: { zap } });
+        expect(response.status).to.equal(200);
+        expect(response.body.data.scanner_settings.zap.seed_urls).to.deep.equal(zap.seed_urls);
+        // Still refused: names that cannot be public, and IPv6, which no range covers.
+        expect((await lab.post('/v1/targets', { target: 'http://8.8.4.4/', scanner_settings: { zap: { seed_urls: ['http://[::1]/'] } } })).status).to.equal(400);
+      } finally {
+        await lab.stop();
+      }
+    });
   });
 
   describe('JSON nesting', () => {
