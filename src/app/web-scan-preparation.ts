@@ -101,7 +101,15 @@ export class WebScanPreparation {
 
   /** The checked addresses of the settings' host names, or why the target is skipped (settings stored before the rules held them). */
   private async settingsHostAddresses(scan: Scan, target: ResolvedTarget, zap: ZapSettingsValue): Promise<HostsOutcome> {
-    const outcomes = await Promise.all(settingsHosts(zap, hostOf(target.target)).map((host) => this.checkHost(scan, host.host, host.setting)));
+    let hosts;
+    try {
+      hosts = settingsHosts(zap, hostOf(target.target));
+    } catch (error) {
+      // An included domain that is not a domain name at all (stored before it was checked on write).
+      if (error instanceof InvalidRequestError) return { skippedReason: error.message };
+      throw error;
+    }
+    const outcomes = await Promise.all(hosts.map((host) => this.checkHost(scan, host.host, host.setting)));
     const addresses: Record<string, string[]> = {};
     for (const outcome of outcomes) {
       if ('skippedReason' in outcome) return outcome;

@@ -156,11 +156,12 @@ describe('WebScanPreparation', () => {
       ['seed_urls', 'http://[::1]/'],
       ['included_domains', '127.0.0.1'],
       ['included_domains', 'metadata.google.internal'],
+      ['included_domains', 'not a domain'],
     ] as const) {
       it(`skips the target for a ${setting} entry ${value} stored before the rules held it, without asking DNS`, async () => {
         const prepared = await prepare(zapScanWith({}, { [setting]: [value] }));
         expect(prepared.ready).to.deep.equal([]);
-        expect(prepared.skipped[0]!.skippedReason).to.match(new RegExp(`^scanner_settings\\.zap\\.${setting} '`));
+        expect(prepared.skipped[0]!.skippedReason).to.match(new RegExp(`^scanner_settings\\.zap\\.${setting}:? '`));
       });
     }
   });
