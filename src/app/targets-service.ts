@@ -7,6 +7,7 @@ import { pageSizeFrom, parseFilters, parseSort } from '../domain/lists/list-quer
 import { PERFECT_HEALTH } from '../domain/targets/health-score.js';
 import type { Cidr } from '../domain/targets/ipv4.js';
 import { parseTargetAddress } from '../domain/targets/target-address.js';
+import { assertSettingsHostsAllowed } from '../domain/scanners/zap-hosts.js';
 import {
   DEFAULT_ZAP_SETTINGS,
   applyTargetUpdate,
@@ -46,6 +47,7 @@ export class TargetsService {
    */
   create(account: Account, body: TargetCreateBody, upsert: boolean, origin: TargetOrigin = 'MANUAL'): Target {
     const address = parseTargetAddress(body.target, this.allowTargets);
+    assertSettingsHostsAllowed(body.scanner_settings?.zap, this.allowTargets);
     const existing = this.targets.findByAddress(account.id, address.value);
     if (existing !== undefined) return this.upsertExisting(existing, body, upsert);
     const target = this.newTarget(account, address.value, body, origin);
@@ -121,7 +123,9 @@ export class TargetsService {
   }
 
   update(account: Account, id: string, body: TargetUpdateBody): Target {
-    return this.save(this.get(account, id), body);
+    const target = this.get(account, id);
+    assertSettingsHostsAllowed(body.scanner_settings?.zap, this.allowTargets);
+    return this.save(target, body);
   }
 
   private save(target: Target, body: TargetUpdateBody): Target {

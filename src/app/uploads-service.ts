@@ -27,7 +27,8 @@ export class UploadsService {
     return token;
   }
 
-  private assertToken(scanId: string, presented: string | undefined): void {
+  /** Throws UnauthenticatedError unless the token is the Scan's. */
+  assertToken(scanId: string, presented: string | undefined): void {
     const stored = this.tokens.find(scanId);
     const given = createHash('sha256').update(presented ?? '').digest();
     if (stored === undefined || presented === undefined || presented === '' || !timingSafeEqual(stored, given)) {

@@ -151,14 +151,7 @@ export async function createApiRouter(options: ApiRouterOptions) {
  */
 function authenticateThrottled(options: ApiRouterOptions, key: string | undefined, req: Request): Principal {
   if (key === undefined) return options.accounts.authenticate(key);
-  const client = `api-key:${req.socket.remoteAddress ?? 'unknown'}`;
-  options.authFailureLimiter.check(client);
-  try {
-    return options.accounts.authenticate(key);
-  } catch (error) {
-    if (error instanceof UnauthenticatedError) options.authFailureLimiter.takeQuietly(client);
-    throw error;
-  }
+  return options.authFailureLimiter.guardFailures(`api-key:${req.socket.remoteAddress ?? 'unknown'}`, () => options.accounts.authenticate(key));
 }
 
 function warnUnlessUnicodeNotice(...args: unknown[]): void {

@@ -30,7 +30,7 @@ import type { ScheduledScansService } from '../app/scheduled-scans-service.js';
 import { STREAMING_OPERATIONS, importOperations } from './handlers/imports.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { requestContext, type RequestContext } from './request-context.js';
-import { refuseLoneSurrogates, refuseMalformedRequests } from './request-guards.js';
+import { refuseDeepJson, refuseLoneSurrogates, refuseMalformedRequests } from './request-guards.js';
 import { createDashboardRouter, type DashboardDeps } from './dashboard/router.js';
 import { healthRouter } from './health.js';
 import { metricsHandler } from './metrics-app.js';
@@ -101,12 +101,12 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
       },
     },
   });
-  app.use(internalUploadsRouter(deps.uploads));
+  app.use(internalUploadsRouter(deps.uploads, deps.authFailureLimiter));
   // body-parser decodes a JSON body through iconv-lite, which loads its table of encodings on the first
   // body it decodes: 5-20 ms that the first request (and every request of a burst queued behind it) would wait
   // (bench/scans.ts). Loaded here, at start-up, instead; the same module instance body-parser's raw-body uses.
   iconv.getDecoder('utf-8');
-  app.use('/v1', express.json({ limit: JSON_BODY_LIMIT, strict: false }));
+  app.use('/v1', express.json({ limit: JSON_BODY_LIMIT, strict: false, verify: refuseDeepJson }));
   app.use('/v1', refuseLoneSurrogates);
   app.use('/v1', apiRouter);
   if (deps.dashboard !== undefined) app.use('/dashboard', createDashboardRouter(deps.dashboard));

@@ -7,6 +7,7 @@
 import type { Request, Response, Router } from 'express';
 import express from 'express';
 import type { UploadsService } from '../app/uploads-service.js';
+import type { RateLimiter } from './rate-limiter.js';
 import type { RequestContext } from './request-context.js';
 
 function bearer(req: Request): string | undefined {
@@ -14,12 +15,24 @@ function bearer(req: Request): string | undefined {
   return match?.[1];
 }
 
-export function internalUploadsRouter(uploads: UploadsService): Router {
+/**
+ * Wrong tokens are throttled per client address as wrong API keys are
+ * (issue 26), in the same limiter under their own keys; a missing token is
+ * not a guess. The token is checked before the body is read, and accept()
+ * checks it again for its own sake.
+ */
+function assertTokenThrottled(uploads: UploadsService, failures: RateLimiter, req: Request, scanId: string, token: string | undefined): void {
+  if (token === undefined) return uploads.assertToken(scanId, token);
+  failures.guardFailures(`upload-token:${req.socket.remoteAddress ?? 'unknown'}`, () => uploads.assertToken(scanId, token));
+}
+
+export function internalUploadsRouter(uploads: UploadsService, authFailureLimiter: RateLimiter): Router {
   const router = express.Router();
   router.put('/internal/v1/scans/:scanId/results/:file', async (req: Request, res: Response) => {
     (res.locals as RequestContext).route = 'uploadResultFile';
     const scanId = String(req.params.scanId);
     const file = String(req.params.file);
+    assertTokenThrottled(uploads, authFailureLimiter, req, scanId, bearer(req));
     const stored = await uploads.accept(scanId, bearer(req), file, req);
     res.json({ data: { scan_id: scanId, file, ...stored } });
   });

@@ -40,6 +40,17 @@ export function readMultipartForm(req: Request, res: Response, limits: Multipart
   return new Promise((resolve, reject) => new MultipartFormReader(req, res, limits, callbacks, resolve, reject).start());
 }
 
+/**
+ * busboy hands a part whose Content-Disposition has no name with the name
+ * undefined (issue 26: a TypeError, 500, further on): refused as the client's mistake.
+ */
+function named(name: string | undefined): string {
+  if (name === undefined || name === '') {
+    throw new InvalidRequestError('a part of the multipart body has no name; give every part one in its header: Content-Disposition: form-data; name="..."');
+  }
+  return name;
+}
+
 class MultipartFormReader {
   /** No prototype: a field named '__proto__' is just a field. */
   private readonly fields: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -64,8 +75,8 @@ class MultipartFormReader {
       this.fail(new InvalidRequestError(`the request body must be multipart/form-data with a boundary (${(error as Error).message})`));
       return;
     }
-    this.parser.on('field', (name, value, info) => this.guard(() => this.field(name, value, info.valueTruncated)));
-    this.parser.on('file', (name, stream, info) => this.file(name, stream, info.filename));
+    this.parser.on('field', (name: string | undefined, value, info) => this.guard(() => this.field(named(name), value, info.valueTruncated)));
+    this.parser.on('file', (name: string | undefined, stream, info) => this.guard(() => this.file(named(name), stream, info.filename)));
     this.parser.on('filesLimit', () => this.fail(new InvalidRequestError(`send exactly one file part '${this.limits.fileField}'; this form has more than one file`)));
     this.parser.on('fieldsLimit', () => this.fail(new InvalidRequestError(`the form has more than ${this.limits.maxFields} fields`)));
     this.parser.on('partsLimit', () => this.fail(new InvalidRequestError(`the form has more than ${this.limits.maxFields + 1} parts`)));
@@ -95,8 +106,7 @@ class MultipartFormReader {
 
   private file(name: string, stream: NodeJS.ReadableStream, fileName: string | undefined): void {
     if (name !== this.limits.fileField) {
-      this.fail(new InvalidRequestError(`the file part must be named '${this.limits.fileField}', not '${name.slice(0, 40)}'`));
-      return;
+      throw new InvalidRequestError(`the file part must be named '${this.limits.fileField}', not '${name.slice(0, 40)}'`);
     }
     this.hasFile = true;
     this.fileName = fileName;

@@ -4,7 +4,7 @@
  * idle keys are dropped so memory stays bounded.
  */
 import type { Clock } from '../domain/clock.js';
-import { RateLimitedError } from '../domain/errors.js';
+import { RateLimitedError, UnauthenticatedError } from '../domain/errors.js';
 
 interface Bucket {
   tokens: number;
@@ -38,6 +38,21 @@ export class RateLimiter {
   /** Throws as take() would, without taking a token: for limits that count only failures. */
   check(key: string): void {
     this.available(key);
+  }
+
+  /**
+   * Runs a credential check that only its failures throttle (wrong API keys,
+   * wrong upload tokens): past the limit the key gets 429 before the
+   * credential is even looked at, and only an UnauthenticatedError takes a token.
+   */
+  guardFailures<T>(key: string, attempt: () => T): T {
+    this.check(key);
+    try {
+      return attempt();
+    } catch (error) {
+      if (error instanceof UnauthenticatedError) this.takeQuietly(key);
+      throw error;
+    }
   }
 
   private available(key: string): Bucket {

@@ -183,9 +183,11 @@ function webhookDispatcher(settings: Settings, core: Core, clock: Clock, logger:
   return new WebhookDispatcher({
     deliveries: new SqliteWebhookDeliveryRepository(core.db, { clock }),
     deliver: async (endpoint, body, timestampMs) => {
-      const outcome = await deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent });
-      metrics?.webhookDeliveries.inc({ outcome: outcome.ok ? 'delivered' : 'failed' });
-      return outcome;
+      const result = await deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent });
+      metrics?.webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : 'failed' });
+      // The tenant's delivery log names the rule; the address the name resolved to stays in the service's log.
+      if (result.refusedAddress !== undefined) logger.warn({ endpoint_id: endpoint.id, address: result.refusedAddress }, `webhook delivery refused: ${result.error}`);
+      return result;
     },
     clock,
     timers: systemTimers(clock),
@@ -212,9 +214,18 @@ export function scanController(settings: Settings, core: Core, scans: ScanReposi
     // Embedded: the service replays logins itself; Kubernetes: the scan's Job does (login-step.ts).
     preparation: new WebScanPreparation(
       core.targetRepository,
-      settings.runtime === 'embedded' ? new BrowserLoginReplayer({ chromiumPath: settings.chromiumPath, allowTargets: settings.allowTargets, resolver: systemResolver }) : undefined,
+      settings.runtime === 'embedded'
+        ? new BrowserLoginReplayer({
+            chromiumPath: settings.chromiumPath,
+            allowTargets: settings.allowTargets,
+            resolver: systemResolver,
+            onRefused: (refusal) => logger.warn({ host: refusal.host, address: refusal.address }, `the login browser was refused a host: ${refusal.reason}`),
+          })
+        : undefined,
+      { resolver: systemResolver, allowTargets: settings.allowTargets },
     ),
     onError: (scanId, error) => logger.error({ scan_id: scanId, err: error }, 'scan reconcile failed'),
+    onAddressRefused: (refusal) => logger.warn({ scan_id: refusal.scanId, host: refusal.host, address: refusal.address }, `a scan host was refused: ${refusal.reason}`),
   });
 }
 

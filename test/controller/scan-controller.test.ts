@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { ResolvedTarget, Scan } from '../../src/domain/scans/scan.js';
 import type { HostResolver, WorkloadRunner, WorkloadStatus } from '../../src/app/ports.js';
 import { ScanController, type ScanControllerOptions } from '../../src/app/controller/scan-controller.js';
+import type { AddressRefusal } from '../../src/domain/scans/resolve-targets.js';
 import { GroupCommit } from '../../src/app/group-commit.js';
 import { FakeTimers } from '../support/fake-timers.js';
 import { parseCidrList } from '../../src/domain/targets/ipv4.js';
@@ -111,14 +112,17 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
   });
 
   it('skips targets that resolve to private addresses or fail DNS, and scans the rest', async () => {
+    const refusals: AddressRefusal[] = [];
+    build(10, { onAddressRefused: (refusal) => refusals.push(refusal) });
     const scan = startScan(['internal.example.com', 'missing.example.com', 'public.example.com']);
     await controller.reconcile(scan.id);
     const running = stateOf(scan.id);
     expect(running.resolvedTargets.map((t) => t.target)).to.deep.equal(['public.example.com']);
-    expect(running.skippedTargets.map((t) => t.skippedReason)).to.deep.equal([
-      'resolves to 10.0.0.7 in the 10.0.0.0/8 private-use (RFC 1918) range; only public addresses are scanned',
-      'DNS lookup failed: ENOTFOUND',
-    ]);
+    // The tenant reads the rule, not the internal DNS answer (issue 26); the address goes to the service's log.
+    const privateReason = 'resolves to an address in the 10.0.0.0/8 private-use (RFC 1918) range; only public addresses are scanned (an operator can allow a lab range with VIGIL_ALLOW_TARGETS)';
+    expect(running.skippedTargets.map((t) => t.skippedReason)).to.deep.equal([privateReason, 'DNS lookup failed: ENOTFOUND']);
+    expect(JSON.stringify(core.scans.get(account, scan.id))).not.to.include('10.0.0.7');
+    expect(refusals).to.deep.equal([{ scanId: scan.id, host: 'internal.example.com', address: '10.0.0.7', reason: privateReason }]);
     expect(runner.actions).to.deep.equal([`start ${scan.id} public.example.com`]);
   });
 

@@ -96,6 +96,7 @@ describe('authenticated ZAP scans with a recorded login (embedded runtime, real 
       preparation: new WebScanPreparation(
         core.targetRepository,
         new BrowserLoginReplayer({ chromiumPath: '/usr/bin/chromium', allowTargets: parseCidrList('127.0.0.0/8'), resolver: systemResolver, commandTimeoutMs: 3000 }),
+        { resolver: systemResolver, allowTargets: parseCidrList('127.0.0.0/8') },
       ),
       onError: (key, error) => {
         throw new Error(`reconcile of ${key} failed: ${String(error)}`);

@@ -109,7 +109,7 @@ describe('Kubernetes: an authenticated ZAP scan through the controller and the f
       allowTargets: '',
       controller: {
         // No replayer: on Kubernetes the Job replays the login.
-        preparation: new WebScanPreparation(core.targetRepository, undefined),
+        preparation: new WebScanPreparation(core.targetRepository, undefined, { resolver: { resolve4: async () => ['93.184.216.34'] }, allowTargets: [] }),
         onError: (key, error) => {
           throw new Error(`reconcile of ${key} failed: ${String(error)}`);
         },

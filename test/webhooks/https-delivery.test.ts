@@ -93,7 +93,7 @@ describe('webhook delivery over HTTPS', function () {
     const result = await deliver(target.url, agent({ allow: [] }));
     expect(result.ok).to.equal(false);
     expect(result.status).to.equal(undefined);
-    expect(result.error).to.match(/refused to connect to 127\.0\.0\.1: address in the 127\.0\.0\.0\/8 loopback/);
+    expect(result.error).to.match(/refused to connect to 127\.0\.0\.1: it is an address in the 127\.0\.0\.0\/8 loopback/);
     expect(target.connections).to.equal(0);
   });
 
@@ -153,7 +153,10 @@ describe('webhook delivery over HTTPS', function () {
     const dns = fakeDns({ 'hooks.example.com': ['10.0.0.5'] });
     const result = await deliver(`https://hooks.example.com:${target.port}/hooks/vigil`, agent({ lookup: dns }));
     expect(result.ok).to.equal(false);
-    expect(result.error).to.match(/refused to connect to hooks\.example\.com \(10\.0\.0\.5\): address in the 10\.0\.0\.0\/8 private-use/);
+    // The tenant reads the host and the rule; the internal DNS answer is kept for the service's log only (issue 26).
+    expect(result.error).to.match(/^refused to connect to hooks\.example\.com: it resolves to an address in the 10\.0\.0\.0\/8 private-use/);
+    expect(result.error).not.to.include('10.0.0.5');
+    expect(result.refusedAddress).to.equal('10.0.0.5');
     expect(dns.asked).to.deep.equal(['hooks.example.com']);
     expect(target.connections).to.equal(0);
   });
@@ -163,7 +166,8 @@ describe('webhook delivery over HTTPS', function () {
     const dns = fakeDns({ localhost: ['127.0.0.1', '10.0.0.5'] });
     const result = await deliver(`https://localhost:${target.port}/hooks/vigil`, agent({ lookup: dns }));
     expect(result.ok).to.equal(false);
-    expect(result.error).to.match(/10\.0\.0\.5/);
+    expect(result.error).to.match(/it resolves to an address in the 10\.0\.0\.0\/8 private-use/);
+    expect(result.refusedAddress).to.equal('10.0.0.5');
     expect(target.connections).to.equal(0);
   });
 
@@ -171,7 +175,7 @@ describe('webhook delivery over HTTPS', function () {
     const target = await receiver(answer(200));
     const result = await deliver(`https://localhost:${target.port}/hooks/vigil`, agent({ lookup: fakeDns({ localhost: ['::1'] }) }));
     expect(result.ok).to.equal(false);
-    expect(result.error).to.match(/IPv6 addresses are not supported/);
+    expect(result.error).to.match(/it resolves to an IPv6 address; webhooks are delivered to IPv4 addresses only/);
     expect(target.connections).to.equal(0);
   });
 

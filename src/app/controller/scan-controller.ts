@@ -9,7 +9,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { presentScan } from '../../api/present/scan.js';
 import type { Clock } from '../../domain/clock.js';
 import { newEvent } from '../../domain/events/event.js';
-import { classifyResolution, hostOf, type Resolution } from '../../domain/scans/resolve-targets.js';
+import { classifyResolution, hostOf, type AddressRefusal, type Resolution } from '../../domain/scans/resolve-targets.js';
 import { advanceProgress, type ResolvedTarget, type Scan, type SkippedTarget } from '../../domain/scans/scan.js';
 import { setCondition, setConditions, type ConditionChange } from '../../domain/conditions/condition.js';
 import type { Cidr } from '../../domain/targets/ipv4.js';
@@ -21,6 +21,7 @@ import { MalformedResultError } from '../../domain/errors.js';
 import { RESULT_IN_ROW_MAX_BYTES } from '../../domain/scans/result-file.js';
 import type { WorkQueue, ReconcileResult } from './work-queue.js';
 import { ControllerLoop } from './controller-loop.js';
+import { resolveHost } from '../resolve-host.js';
 import { AUTHENTICATION_CONDITION, AUTHENTICATION_FAILED, type PreparedScan, type WebScanPreparation } from '../web-scan-preparation.js';
 
 export interface ScanControllerOptions {
@@ -44,6 +45,11 @@ export interface ScanControllerOptions {
   /** VIGIL_RESULT_FILE_MAX_MB: the largest output file the collector parses (the JSON parsers' own default is the 25 MiB upload limit). */
   resultFileMaxBytes?: number;
   onError: (scanId: string, error: unknown) => void;
+  /**
+   * A host of the scan (a target's, or one its ZAP settings name) resolved to
+   * a refused address: tenants read the rule only, the service's log keeps the address.
+   */
+  onAddressRefused?: (refusal: AddressRefusal) => void;
   /**
    * How often a running workload is polled besides the runner's own change
    * notices; null when the runner's notices are complete (Kubernetes: informer
@@ -141,6 +147,7 @@ export class ScanController {
     const checked = await this.resolveTargets(queued);
     // The login replay is its own step, before the scanner (and the check that it is installed).
     const prepared = await this.prepare(queued, checked.resolved);
+    for (const refusal of [...checked.refused, ...(prepared.refused ?? [])]) this.options.onAddressRefused?.(refusal);
     const resolved = prepared.ready;
     const skipped = [...checked.skipped, ...prepared.skipped];
     const scan = { ...queued, conditions: setConditions(queued.conditions, prepared.conditions, this.options.clock.now()) };
@@ -185,16 +192,16 @@ export class ScanController {
     return {
       resolved: outcomes.flatMap((outcome) => ('resolved' in outcome ? [outcome.resolved] : [])),
       skipped: outcomes.flatMap((outcome) => ('skipped' in outcome ? [outcome.skipped] : [])),
+      refused: outcomes.flatMap((outcome, index): AddressRefusal[] => {
+        if (!('refusedAddress' in outcome) || outcome.refusedAddress === undefined) return [];
+        const target = scan.requestedTargets[index]!.target;
+        return [{ scanId: scan.id, host: hostOf(target), address: outcome.refusedAddress, reason: outcome.skipped.skippedReason }];
+      }),
     };
   }
 
-  private async resolve(host: string): Promise<Resolution> {
-    if (/^[\d.]+$/.test(host)) return { ok: true, addresses: [host] };
-    try {
-      return { ok: true, addresses: await this.options.resolver.resolve4(host) };
-    } catch (error) {
-      return { ok: false, error: (error as { code?: string }).code ?? (error as Error).message };
-    }
+  private resolve(host: string): Promise<Resolution> {
+    return resolveHost(this.options.resolver, host);
   }
 
   private async follow(scan: Scan): Promise<ReconcileResult> {

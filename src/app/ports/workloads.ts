@@ -67,6 +67,8 @@ export const LOGIN_FAILED_REASON = 'LoginFailed';
 export interface WorkloadInputs {
   /** The target's scanner_settings.zap. */
   settings?: unknown;
+  /** The checked addresses of the host names those settings send ZAP to, pinned as the target's host is. */
+  settingsHostAddresses?: Record<string, string[]>;
   /** Embedded runtime: the session the login replay left, for ZAP's plan. */
   session?: LoginSession;
   /** Kubernetes: the login recording the Job replays before ZAP starts. */

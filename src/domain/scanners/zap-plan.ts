@@ -23,6 +23,7 @@
  */
 import { InvalidRequestError } from '../errors.js';
 import type { ZapSettingsInputValue } from './zap-settings.js';
+import { domainOf as parsedDomain, type DomainScope } from './zap-hosts.js';
 
 export const ZAP_CONTEXT = 'vigil';
 export const ZAP_USER = 'vigil';
@@ -254,21 +255,9 @@ function cookieRules(targetUrl: string, settings: ZapSettingsInputValue): Yaml[]
     }));
 }
 
-interface DomainScope {
-  host: string;
-  subdomains?: boolean;
-}
-
-/** A domain setting: a host name, `*.example.com` or `.example.com` for the domain and its subdomains. */
+/** A domain setting as ZAP gets it: with no `${` for ZAP to expand. */
 function domainOf(raw: string, setting: string): DomainScope {
-  const text = checked(raw.trim(), setting);
-  const wildcard = /^\*?\./.test(text);
-  const name = text.replace(/^\*?\./, '').replace(/^https?:\/\//i, '').replace(/[/?#].*$/, '');
-  const host = !/[@:\s]/.test(name) && URL.canParse(`http://${name}/`) ? new URL(`http://${name}/`).hostname : '';
-  if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(host)) {
-    throw new InvalidRequestError(`scanner_settings.zap.${setting}: '${raw.slice(0, 80)}' is not a domain name; write it as example.com or *.example.com`);
-  }
-  return { host, subdomains: wildcard };
+  return parsedDomain(checked(raw.trim(), setting), setting);
 }
 
 /** ZAP matches include and exclude patterns against the whole URL. */

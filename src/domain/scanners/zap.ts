@@ -18,7 +18,9 @@
  * jdk.net.hosts.file goes in JAVA_TOOL_OPTIONS, which every JVM reads. With
  * that property the JDK resolves names from the file alone, never DNS (ZAP's
  * HTTP client resolves through InetAddress): a name not in the file, such as
- * an included domain Vigil did not check, cannot be reached.
+ * an included domain that did not resolve, cannot be reached. The hosts of
+ * the target's settings were checked as its own host was, before the scan
+ * started (web-scan-preparation.ts), and are in the file with it.
  */
 import { InvalidRequestError } from '../errors.js';
 import { ZapSettingsInput, type ZapSettingsInputValue } from './zap-settings.js';
@@ -114,9 +116,14 @@ function pinningEnv(input: ScannerInput): { env: Record<string, string> } | Reco
   return { env: { JAVA_TOOL_OPTIONS: `-Djdk.net.hosts.file=${outputPath(input.outputDir, ZAP_HOSTS)}` } };
 }
 
-/** The target host at its checked addresses; localhost too, which ZAP's own local services name. */
+/**
+ * The target host and the host names of its settings (seed URLs, included
+ * domains) at their checked addresses; localhost too, which ZAP's own local
+ * services name.
+ */
 function zapHostsFile(input: ScannerInput): ScannerInputFile {
-  return { file: ZAP_HOSTS, content: ['127.0.0.1 localhost', ...hostsFileLines(input.targets, input.addresses), ''].join('\n') };
+  const hosts = [...input.targets, ...Object.keys(input.addresses ?? {})];
+  return { file: ZAP_HOSTS, content: ['127.0.0.1 localhost', ...hostsFileLines(hosts, input.addresses), ''].join('\n') };
 }
 
 /**

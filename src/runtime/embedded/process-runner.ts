@@ -105,7 +105,7 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     this.workloads.set(scan.id, workload);
     // Synchronous (one local directory: microseconds): one trip through the thread pool fewer before the spawn.
     mkdirSync(dir, { recursive: true });
-    const input: ScannerInput = { ...scannerTargets(resolved), outputDir: dir, cliPath: this.options.cliPath, nucleiTemplatesDir: this.options.nucleiTemplatesDir, ...scannerInputsOf(inputs) };
+    const input: ScannerInput = { ...scannerTargets(resolved, inputs.settingsHostAddresses), outputDir: dir, cliPath: this.options.cliPath, nucleiTemplatesDir: this.options.nucleiTemplatesDir, ...scannerInputsOf(inputs) };
     for (const file of definition.inputs?.(input) ?? []) await writeFile(join(dir, file.file), file.content);
     const launched = await this.chooseLaunch(scan, definition, input);
     if ('phase' in launched) {

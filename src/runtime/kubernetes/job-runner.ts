@@ -100,7 +100,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
     const cachedUid = this.options.cachedScanUid?.(location.namespace, location.name);
     const owner = cachedUid === undefined ? await this.options.scanResources.ensure(scan, location.namespace) : { name: location.name, namespace: location.namespace, uid: cachedUid };
     const ref: ScanRef = { ...owner, type: scan.type, id: scan.id };
-    const { targets, addresses } = scannerTargets(resolved);
+    const { targets, addresses } = scannerTargets(resolved, workloadInputs.settingsHostAddresses);
     const scanner = scannerOptionsOf(workloadInputs);
     await this.replaceSecret({ scan: ref, targets, addresses, scanner });
     const job = buildScanJob({ scan: ref, targets, addresses, scanner, allowTargets: this.options.allowTargets ?? '', settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: scanSecretName(ref.name) });

@@ -15,7 +15,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import type { HostResolver, LoginOutcome, LoginReplayer, LoginSession } from '../../app/ports.js';
 import type { LoginRecording } from '../../domain/targets/login-recording.js';
 import type { Cidr } from '../../domain/targets/ipv4.js';
-import { ConfiningProxy } from './confining-proxy.js';
+import { ConfiningProxy, type Refusal } from './confining-proxy.js';
 import { ReplayError, runCommand, type ReplayContext } from './selenium-commands.js';
 
 export const LOGIN_TIME_LIMITS = { commandMs: 15_000, replayMs: 120_000 } as const;
@@ -26,6 +26,8 @@ export interface BrowserLoginOptions {
   resolver: HostResolver;
   commandTimeoutMs?: number;
   replayTimeoutMs?: number;
+  /** Each host the proxy refused, with the address a name resolved to: for the service's log, never the tenant's message. */
+  onRefused?: (refusal: Refusal) => void;
 }
 
 const BROWSER_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -69,6 +71,7 @@ export class BrowserLoginReplayer implements LoginReplayer {
       clearTimeout(timer);
       await (browser as Browser | undefined)?.close().catch(() => undefined);
       await proxy.close();
+      for (const refusal of proxy.refusals) this.options.onRefused?.(refusal);
     }
   }
 

@@ -21,7 +21,10 @@ import { isAllowed, parseIpv4, specialPurposeRange, type Cidr } from '../../doma
 
 export interface Refusal {
   host: string;
+  /** Names the rule, never the address (tenants read it in the login's failure, issue 26). */
   reason: string;
+  /** The refused address a name resolved to, for the service's log only. */
+  address?: string;
 }
 
 type Vetted = { address: string } | { refused: string } | { unreachable: string };
@@ -79,17 +82,18 @@ export class ConfiningProxy {
       }
       if (addresses.length === 0) return { unreachable: `${host} has no IPv4 address` };
     }
+    const resolved = addresses[0] !== host;
     for (const address of addresses) {
       const numeric = parseIpv4(address);
-      if (numeric === undefined) return this.refuse(host, `it resolves to ${address}, which is not an IPv4 address`);
+      if (numeric === undefined) return this.refuse(host, 'it resolves to an address that is not IPv4', address);
       const range = isAllowed(numeric, this.allow) ? undefined : specialPurposeRange(numeric);
-      if (range !== undefined) return this.refuse(host, `it resolves to ${address} in the ${range} range`);
+      if (range !== undefined) return this.refuse(host, `${resolved ? 'it resolves to an address' : 'it is'} in the ${range} range`, resolved ? address : undefined);
     }
     return { address: addresses[0]! };
   }
 
-  private refuse(host: string, reason: string): Vetted {
-    if (this.refusals.length < MAX_REFUSALS_KEPT) this.refusals.push({ host: host.slice(0, 253), reason });
+  private refuse(host: string, reason: string, address?: string): Vetted {
+    if (this.refusals.length < MAX_REFUSALS_KEPT) this.refusals.push({ host: host.slice(0, 253), reason, ...(address === undefined ? {} : { address }) });
     return { refused: reason };
   }
 

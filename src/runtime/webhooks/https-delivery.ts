@@ -31,10 +31,20 @@ export interface WebhookAgentOptions {
   lookup?: HostLookup;
 }
 
+/**
+ * The message names the host and the rule, never the address a name resolved
+ * to: it is shown to the tenant in the endpoint's delivery log, and the
+ * address may be an internal DNS answer (issue 26). `address` keeps it for
+ * the service's log.
+ */
 export class RefusedAddressError extends Error {
   readonly code = 'VIGIL_REFUSED_ADDRESS';
-  constructor(host: string, address: string, reason: string) {
-    super(address === host ? `refused to connect to ${host}: ${reason}` : `refused to connect to ${host} (${address}): ${reason}`);
+  constructor(
+    host: string,
+    readonly address: string,
+    reason: string,
+  ) {
+    super(`refused to connect to ${host}: ${address === host ? 'it is' : 'it resolves to'} ${reason}`);
     this.name = 'RefusedAddressError';
   }
 }
@@ -45,11 +55,11 @@ const systemLookup: HostLookup = (hostname) => dnsLookup(hostname, { all: true, 
 export function addressRefusal(address: string, allow: readonly Cidr[]): string | undefined {
   const value = parseIpv4(address);
   if (value === undefined) {
-    return isIP(address) === 6 ? 'IPv6 addresses are not supported' : 'not an IPv4 address';
+    return isIP(address) === 6 ? 'an IPv6 address; webhooks are delivered to IPv4 addresses only' : 'not an IPv4 address';
   }
   if (isAllowed(value, allow)) return undefined;
   const range = specialPurposeRange(value);
-  return range === undefined ? undefined : `address in the ${range} range`;
+  return range === undefined ? undefined : `an address in the ${range} range`;
 }
 
 /** A net/tls `lookup` that resolves with `resolve` and fails when any answer is refused. */
@@ -113,6 +123,8 @@ export interface WebhookDeliveryResult {
   status?: number;
   error?: string;
   durationMs: number;
+  /** The address the endpoint's name resolved to when it was refused: for the service's log, not the tenant's delivery log. */
+  refusedAddress?: string;
 }
 
 function describeError(error: unknown, timedOut: boolean, timeoutMs: number): string {
@@ -123,6 +135,13 @@ function describeError(error: unknown, timedOut: boolean, timeoutMs: number): st
     parts.push(code !== undefined && !cause.message.includes(code) ? `${cause.message} (${code})` : cause.message);
   }
   return parts.length > 0 ? parts.join(': ') : String(error);
+}
+
+function refusalIn(error: unknown): RefusedAddressError | undefined {
+  for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 3; cause = cause.cause, depth++) {
+    if (cause instanceof RefusedAddressError) return cause;
+  }
+  return undefined;
 }
 
 /** Reads at most RESPONSE_BODY_CAP_BYTES of the body and discards it. */
@@ -171,7 +190,8 @@ export async function deliverWebhook(delivery: WebhookDeliveryRequest): Promise<
     const ok = status >= 200 && status < 300;
     return ok ? { ok, status, durationMs: elapsed() } : { ok, status, error: `HTTP ${status}`, durationMs: elapsed() };
   } catch (error) {
-    return { ok: false, error: describeError(error, timedOut, timeoutMs), durationMs: elapsed() };
+    const refused = refusalIn(error);
+    return { ok: false, error: describeError(error, timedOut, timeoutMs), durationMs: elapsed(), ...(refused === undefined ? {} : { refusedAddress: refused.address }) };
   } finally {
     clearTimeout(timer);
   }
