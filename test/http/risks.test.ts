@@ -238,6 +238,55 @@ describe('HTTP /v1/risks', function () {
         expectError(await service.get('/v1/risks', { query: { filters: JSON.stringify(['OPEN']) } }), 400, /filters/);
         expectError(await service.get('/v1/risks', { query: { filters: JSON.stringify({ status: 'OPEN' }) } }), 400, /filters\.status/);
       });
+
+      describe('in the bracket form axios and qs send', () => {
+        /** The query string exactly as given: no re-encoding by a URL builder. */
+        const rawList = (query: string, key?: string | null) => service.get(`/v1/risks?${query}`, { key });
+        const rawIds = async (query: string) => {
+          const response = await rawList(query);
+          expect(response.status, response.text).to.equal(200);
+          return ids(response.body.data);
+        };
+
+        it('gives the same risks as the JSON form, for every bracket form', async () => {
+          const forms: Array<[string, Record<string, string[]>]> = [
+            ['filters[status][0]=OPEN&filters[risk_definition.scan_type][0]=NMAP', { status: ['OPEN'], 'risk_definition.scan_type': ['NMAP'] }],
+            ['filters[risk_definition.scan_type][]=NMAP_UDP&filters[risk_definition.scan_type][]=NUCLEI', { 'risk_definition.scan_type': ['NMAP_UDP', 'NUCLEI'] }],
+            ['filters[status]=CLOSED', { status: ['CLOSED'] }],
+            ['filters%5Btags%5D%5B%5D=staging', { tags: ['staging'] }],
+            ['filters%5Bstatus%5D%5B0%5D=OPEN&filters%5Brisk_definition.threat_level%5D%5B0%5D=CRITICAL&filters%5Brisk_definition.threat_level%5D%5B1%5D=HIGH', { status: ['OPEN'], 'risk_definition.threat_level': ['CRITICAL', 'HIGH'] }],
+            [`filters[target_id][]=${db.id}&filters[risk_definition.title][0]=Open%20port%20161%2Fudp`, { target_id: [db.id], 'risk_definition.title': ['Open port 161/udp'] }],
+          ];
+          for (const [query, json] of forms) {
+            const expected = await filtered(json);
+            expect(expected, query).to.not.be.empty;
+            expect(await rawIds(query), query).to.deep.equal(expected);
+          }
+          expect(await rawIds('filters[status][0]=OPEN&filters[risk_definition.scan_type][0]=NMAP')).to.deep.equal(ids([risks.webCritical!, risks.webPort!]));
+        });
+
+        it('keeps the bracket-form filters across pages', async () => {
+          const first = await rawList('filters[status][]=OPEN&page_size=3');
+          expect(first.body.data).to.have.length(3);
+          const second = await rawList(`filters[status][]=OPEN&page_size=3&page_token=${encodeURIComponent(first.body.next_page_token)}`);
+          expect([...ids(first.body.data), ...ids(second.body.data)]).to.deep.equal(await filtered({ status: ['OPEN'] }));
+        });
+
+        it('refuses both forms in one request with 400 saying to use one', async () => {
+          const response = await rawList(`filters=${encodeURIComponent('{"status":["OPEN"]}')}&filters[status][]=CLOSED`);
+          expectError(response, 400, /two forms; use one/);
+        });
+
+        it('names the allowed keys for an unknown bracket key, as for the JSON form', async () => {
+          expectError(await rawList('filters[severity][]=HIGH'), 400, /key 'severity' is not supported here; allowed keys: target_id, status/);
+          expectError(await rawList('filters[status][0][x]=OPEN'), 400, /not a filters form/);
+        });
+
+        it('answers 401 before judging the filters of a request without an API key', async () => {
+          const response = await rawList('filters={}&filters[status][]=CLOSED', null);
+          expectError(response, 401);
+        });
+      });
     });
 
     describe('pagination', () => {
