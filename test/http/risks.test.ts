@@ -289,6 +289,69 @@ describe('HTTP /v1/risks', function () {
       });
     });
 
+    describe('sort', () => {
+      let web: { id: string };
+      let db: { id: string };
+      let risks: Record<string, Risk>;
+
+      beforeEach(async () => {
+        web = await createTarget({ target: '127.0.0.2' });
+        db = await createTarget({ target: '127.0.0.1' });
+        risks = {
+          low: seedRisk(web.id, { threatLevel: 'LOW', firstDetectedAt: '2026-01-03T00:00:00.000Z', lastDetectedAt: '2026-02-01T00:00:00.000Z' }),
+          critical: seedRisk(db.id, { threatLevel: 'CRITICAL', firstDetectedAt: '2026-01-02T00:00:00.000Z', lastDetectedAt: '2026-02-03T00:00:00.000Z' }),
+          medium: seedRisk(web.id, { threatLevel: 'MEDIUM', firstDetectedAt: '2026-01-01T00:00:00.000Z', lastDetectedAt: '2026-02-02T00:00:00.000Z', status: 'CLOSED' }),
+          highOld: seedRisk(db.id, { threatLevel: 'HIGH', firstDetectedAt: '2026-01-04T00:00:00.000Z', lastDetectedAt: '2026-02-04T00:00:00.000Z' }),
+          highNew: seedRisk(web.id, { threatLevel: 'HIGH', firstDetectedAt: '2026-01-05T00:00:00.000Z', lastDetectedAt: '2026-02-05T00:00:00.000Z' }),
+        };
+      });
+
+      /** Every page of the sorted list, page_size at a time. */
+      async function sorted(sort: string, pageSize = 2, extra: Record<string, string> = {}): Promise<Risk[]> {
+        const byId = new Map(Object.values(risks).map((risk) => [risk.id, risk]));
+        const found: Risk[] = [];
+        let token: string | undefined;
+        do {
+          const page = await listRisks({ sort, page_size: pageSize, page_token: token, ...extra });
+          found.push(...page.data.map((risk) => byId.get(risk.id)!));
+          token = page.next_page_token;
+        } while (token !== undefined);
+        return found;
+      }
+
+      it('sorts by threat_level desc: the most severe first, newest first within a level, across pages', async () => {
+        expect(await sorted('threat_level desc')).to.deep.equal([risks.critical, risks.highNew, risks.highOld, risks.medium, risks.low]);
+        expect(await sorted('threat_level asc', 1)).to.deep.equal([risks.low, risks.medium, risks.highOld, risks.highNew, risks.critical]);
+        expect(await sorted('threat_level', 3)).to.deep.equal(await sorted('threat_level asc'));
+      });
+
+      it('sorts by first_detected_at, last_detected_at and target, both ways', async () => {
+        expect(await sorted('first_detected_at asc')).to.deep.equal([risks.medium, risks.critical, risks.low, risks.highOld, risks.highNew]);
+        expect(await sorted('last_detected_at desc')).to.deep.equal([risks.highNew, risks.highOld, risks.critical, risks.medium, risks.low]);
+        expect(await sorted('target asc')).to.deep.equal([risks.critical, risks.highOld, risks.low, risks.medium, risks.highNew]);
+        expect(await sorted('target desc', 4)).to.deep.equal([risks.highNew, risks.medium, risks.low, risks.highOld, risks.critical]);
+      });
+
+      it('sorts within filters, in either filters form', async () => {
+        const open = [risks.critical, risks.highNew, risks.highOld, risks.low];
+        expect(await sorted('threat_level desc', 2, { filters: JSON.stringify({ status: ['OPEN'] }) })).to.deep.equal(open);
+        const response = await service.get('/v1/risks?filters[status][0]=OPEN&sort=threat_level%20desc');
+        expect(ids(response.body.data)).to.deep.equal(ids(open));
+      });
+
+      it("refuses an unknown field, a wrong direction and two fields with 400, in targets' words", async () => {
+        expectError(await service.get('/v1/risks', { query: { sort: 'severity desc' } }), 400, /sort field 'severity' is not supported; allowed fields: threat_level, first_detected_at, last_detected_at, target/);
+        expectError(await service.get('/v1/risks', { query: { sort: 'threat_level upward' } }), 400, /sort 'threat_level upward' must be a field optionally followed by a space and asc or desc/);
+        expectError(await service.get('/v1/risks', { query: { sort: 'threat_level desc,target asc' } }), 400, /one field at a time/);
+      });
+
+      it('refuses a page_token from another sort with 400', async () => {
+        const page = await listRisks({ sort: 'threat_level desc', page_size: 2 });
+        expectError(await service.get('/v1/risks', { query: { sort: 'target asc', page_token: page.next_page_token } }), 400);
+        expectError(await service.get('/v1/risks', { query: { page_token: page.next_page_token } }), 400);
+      });
+    });
+
     describe('pagination', () => {
       it('pages with next_page_token, newest first, until a last page without one', async () => {
         const target = await createTarget({ target: '127.0.0.1' });
