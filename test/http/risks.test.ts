@@ -333,7 +333,7 @@ describe('HTTP /v1/risks', function () {
       });
 
       it('sorts within filters, in either filters form', async () => {
-        const open = [risks.critical, risks.highNew, risks.highOld, risks.low];
+        const open = [risks.critical!, risks.highNew!, risks.highOld!, risks.low!];
         expect(await sorted('threat_level desc', 2, { filters: JSON.stringify({ status: ['OPEN'] }) })).to.deep.equal(open);
         const response = await service.get('/v1/risks?filters[status][0]=OPEN&sort=threat_level%20desc');
         expect(ids(response.body.data)).to.deep.equal(ids(open));
