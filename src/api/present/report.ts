@@ -1,7 +1,7 @@
-import type { SavedReport } from '../../app/saved-reports-service.js';
+import type { ReportRecord } from '../../domain/reports/report-record.js';
 
 /** A report as GET /v1/reports lists it (README, API decisions: the spec shows no fields beyond the id). */
-export function presentReport({ record, size }: SavedReport) {
+export function presentReport({ record, size }: { record: ReportRecord; size: number | null }) {
   return {
     id: record.id,
     format: record.format,
