@@ -11,6 +11,11 @@ export interface ListParams {
   filters?: string | undefined;
 }
 
+/** Lists that also take `sort` (targets, risks). */
+export interface SortedListParams extends ListParams {
+  sort?: string | undefined;
+}
+
 export interface ListResult<T> {
   items: T[];
   nextPageToken: string | undefined;

@@ -1,15 +1,16 @@
 /** Risks (SPEC.md, Risks; CONTRACT.md accept/unaccept): listing, reading and accepting them. */
 import type { Account } from '../domain/accounts/account.js';
 import { InvalidRequestError, NotFoundError } from '../domain/errors.js';
-import { pageSizeFrom, parseFilters, type Filters } from '../domain/lists/list-query.js';
+import { pageSizeFrom, parseFilters, parseSort, sortOrderName, type Filters, type SortField } from '../domain/lists/list-query.js';
 import { MAX_ACCEPT_NOTE_LENGTH, type RiskView } from '../domain/risks/risk.js';
-import type { ListParams, ListResult, Paginator } from './pagination.js';
-import { RISK_FILTER_KEYS, type EventOutbox, type RiskFilterKey, type RiskListQuery, type RiskRepository, type TargetRepository } from './ports.js';
+import type { ListResult, Paginator, SortedListParams } from './pagination.js';
+import { RISK_FILTER_KEYS, RISK_SORT_FIELDS, type EventOutbox, type RiskFilterKey, type RiskListQuery, type RiskRepository, type RiskSortField, type TargetRepository } from './ports.js';
 import type { RiskHistory } from './risk-history.js';
 
 /** The dashboard's list: the API's filters, plus accepted or not and a piece of the target's address or label. */
 export interface RiskSearch {
   filters: Filters<RiskFilterKey>;
+  sort?: Array<SortField<RiskSortField>> | undefined;
   accepted?: boolean | undefined;
   targetContains?: string | undefined;
   pageSize: number;
@@ -25,9 +26,9 @@ export class RisksService {
     private readonly paginator: Paginator,
   ) {}
 
-  /** Newest first by creation; CLOSED risks included; OpenVAS risks below the account's minimum QoD left out. */
-  list<R>(account: Account, params: ListParams, present: (risk: RiskView) => R): ListResult<R> {
-    const query = { filters: parseFilters(params.filters, RISK_FILTER_KEYS), pageSize: pageSizeFrom(params.page_size) };
+  /** Newest first by creation unless sorted; CLOSED risks included; OpenVAS risks below the account's minimum QoD left out. */
+  list<R>(account: Account, params: SortedListParams, present: (risk: RiskView) => R): ListResult<R> {
+    const query = { filters: parseFilters(params.filters, RISK_FILTER_KEYS), sort: parseRiskSort(params.sort), pageSize: pageSizeFrom(params.page_size) };
     return this.page(account, query, params.page_token, present);
   }
 
@@ -38,9 +39,10 @@ export class RisksService {
 
   private page<R>(account: Account, query: Omit<RiskListQuery, 'after' | 'minOpenvasQod'>, pageToken: string | undefined, present: (risk: RiskView) => R): ListResult<R> {
     const scope = `${account.id}:risks`;
-    const after = this.paginator.cursorFrom(scope, 'created_at:desc', pageToken);
+    const order = sortOrderName(query.sort ?? [], 'created_at:desc');
+    const after = this.paginator.cursorFrom(scope, order, pageToken);
     const page = this.risks.list(account.id, { ...query, after, minOpenvasQod: account.minOpenvasQod });
-    return this.paginator.resultOf(scope, 'created_at:desc', page, present);
+    return this.paginator.resultOf(scope, order, page, present);
   }
 
   get(account: Account, id: string): RiskView {
@@ -70,4 +72,15 @@ export class RisksService {
       return this.get(account, id);
     });
   }
+}
+
+/**
+ * Targets' sort syntax; one field at a time, because each order is read
+ * walking one index (account, field, seq) and a second field would need a
+ * sort of the account's risks for every page. Ties go by creation.
+ */
+export function parseRiskSort(raw: string | undefined): Array<SortField<RiskSortField>> {
+  const sort = parseSort(raw, RISK_SORT_FIELDS);
+  if (sort.length > 1) throw new InvalidRequestError(`risks sort by one field at a time ('${sort[0]!.field} ${sort[0]!.direction}'); ties are ordered by creation`);
+  return sort;
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import { InvalidRequestError, NotFoundError } from '../domain/errors.js';
-import { pageSizeFrom, parseFilters, parseSort } from '../domain/lists/list-query.js';
+import { pageSizeFrom, parseFilters, parseSort, sortOrderName } from '../domain/lists/list-query.js';
 import { PERFECT_HEALTH } from '../domain/targets/health-score.js';
 import type { Cidr } from '../domain/targets/ipv4.js';
 import { parseTargetAddress } from '../domain/targets/target-address.js';
@@ -18,12 +18,10 @@ import {
   type TargetOrigin,
 } from '../domain/targets/target.js';
 import type { TargetCreateBody, TargetUpdateBody } from '../api/schemas/targets.js';
-import { LIST_PAGE_BYTE_BUDGET, type ListParams, type ListResult, type Paginator, type RenderedListResult } from './pagination.js';
+import { LIST_PAGE_BYTE_BUDGET, type ListResult, type SortedListParams, type Paginator, type RenderedListResult } from './pagination.js';
 import { TARGET_FILTER_KEYS, TARGET_SORT_FIELDS, type TargetListRow, type TargetRepository } from './ports.js';
 
-export interface TargetListParams extends ListParams {
-  sort?: string | undefined;
-}
+export type TargetListParams = SortedListParams;
 
 /** The dashboard's list: targets with any of the tags and the text in their address or label, newest first. */
 export interface TargetSearch {
@@ -153,7 +151,7 @@ export class TargetsService {
 
   private listQuery(account: Account, params: TargetListParams) {
     const sort = parseSort(params.sort, TARGET_SORT_FIELDS);
-    const order = sort.map((field) => `${field.field}:${field.direction}`).join(',') || 'created_at:desc';
+    const order = sortOrderName(sort, 'created_at:desc');
     const scope = `${account.id}:targets`;
     const query = {
       filters: parseFilters(params.filters, TARGET_FILTER_KEYS),

@@ -12,6 +12,7 @@ import { API_KEY_HEADER, type OpenApiDocument } from '../api/openapi.js';
 import type { AccountsService, Principal } from '../app/accounts-service.js';
 import { InvalidRequestError, NotFoundError, RateLimitedError, UnauthenticatedError } from '../domain/errors.js';
 import { HttpError } from './errors.js';
+import { bracketFiltersAsJson } from './bracket-filters.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { RequestContext } from './request-context.js';
 
@@ -59,7 +60,8 @@ export interface ApiRouterOptions {
   compiledAtStart?: readonly string[];
 }
 
-type ExpressArgs = [Request, Response];
+/** What each handler gets after openapi-backend's context: the express request and response, and a refusal of the query's bracket-form filters to raise once authenticated. */
+type HandlerArgs = [Request, Response, InvalidRequestError | undefined];
 
 export async function createApiRouter(options: ApiRouterOptions) {
   const streaming = new Set(options.streamingOperations ?? []);
@@ -105,7 +107,10 @@ export async function createApiRouter(options: ApiRouterOptions) {
     },
   };
   for (const [operationId, operation] of Object.entries(options.operations)) {
-    handlers[operationId] = (c, req: Request, res: Response) => runOperation(operation, c, req, res);
+    handlers[operationId] = (c, req: Request, res: Response, queryProblem: InvalidRequestError | undefined) => {
+      if (queryProblem !== undefined) throw queryProblem;
+      return runOperation(operation, c, req, res);
+    };
   }
   for (const [operationId, handler] of Object.entries(options.publicOperations)) {
     handlers[operationId] = (_c, req: Request, res: Response) => handler(req, res);
@@ -126,15 +131,16 @@ export async function createApiRouter(options: ApiRouterOptions) {
     try {
       // originalUrl: under app.use('/v1'), req.path has the mount point removed.
       const queryStart = req.originalUrl.indexOf('?');
+      const query = bracketFiltersAsJson(queryStart === -1 ? '' : req.originalUrl.slice(queryStart + 1));
       await api.handleRequest(
         {
           method: req.method,
           path: queryStart === -1 ? req.originalUrl : req.originalUrl.slice(0, queryStart),
-          query: queryStart === -1 ? '' : req.originalUrl.slice(queryStart + 1),
+          query: query.query,
           body: req.body,
           headers: req.headers as Record<string, string | string[]>,
         },
-        ...([req, res] satisfies ExpressArgs),
+        ...([req, res, query.problem] satisfies HandlerArgs),
       );
     } catch (error) {
       next(error);

@@ -20,6 +20,7 @@ import { scanOperations } from './handlers/scans.js';
 import { riskOperations } from './handlers/risks.js';
 import type { RisksService } from '../app/risks-service.js';
 import type { ReportsService } from '../app/reports-service.js';
+import type { SavedReportsService } from '../app/saved-reports-service.js';
 import { reportOperations } from './handlers/reports.js';
 import { targetOperations } from './handlers/targets.js';
 import { ATTACHMENT_OPERATIONS, targetAttachmentOperations } from './handlers/target-attachments.js';
@@ -45,6 +46,7 @@ export interface HttpAppDeps {
   scheduledScans: ScheduledScansService;
   risks: RisksService;
   reports: ReportsService;
+  savedReports: SavedReportsService;
   sources: SourcesService;
   imports: ImportsService;
   uploads: UploadsService;
@@ -87,7 +89,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
       ...scanOperations(deps.scans),
       ...scheduledScanOperations(deps.scheduledScans),
       ...riskOperations(deps.risks),
-      ...reportOperations(deps.reports),
+      ...reportOperations(deps.reports, deps.savedReports),
       ...sourceOperations(deps.sources),
       ...importOperations(deps.imports),
     },

@@ -41,6 +41,7 @@ import { SqliteRecordingStaging } from '../store/recording-staging.js';
 import { RiskHistory } from '../app/risk-history.js';
 import { RisksService } from '../app/risks-service.js';
 import { ReportsService } from '../app/reports-service.js';
+import { SavedReportsService } from '../app/saved-reports-service.js';
 import { SqliteReportRepository } from '../store/reports-repository.js';
 import { FileSystemReportFiles } from '../store/report-files.js';
 import { renderCsvReport } from '../reports/csv-report.js';
@@ -309,9 +310,12 @@ export function composeCore(
     new SqliteWebhookDeliveryLog(db),
   );
   const risks = new RisksService(riskRepository, targetRepository, history, outbox, paginator);
+  const reportRepository = new SqliteReportRepository(db);
+  const reportFiles = new FileSystemReportFiles(join(settings.dataDir, 'reports'));
+  const savedReports = new SavedReportsService(reportRepository, reportFiles, paginator);
   const reports = new ReportsService(
-    new SqliteReportRepository(db),
-    new FileSystemReportFiles(join(settings.dataDir, 'reports')),
+    reportRepository,
+    reportFiles,
     { PDF: renderPdfReport, HTML: renderHtmlReport, CSV: renderCsvReport },
     clock,
   );
@@ -320,7 +324,7 @@ export function composeCore(
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
   const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings, staging);
-  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, staging, outbox, risks, reports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
+  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, staging, outbox, risks, reports, savedReports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 
 /**
@@ -391,6 +395,7 @@ export function composeHttpApp(
     scans: core.scans,
     risks: core.risks,
     reports: core.reports,
+    savedReports: core.savedReports,
     sources: core.sources,
     scheduledScans: core.scheduledScans,
     imports: core.imports,

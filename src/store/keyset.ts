@@ -17,17 +17,24 @@ export function orderBy(columns: readonly KeysetColumn[]): string {
   return columns.map((column) => `${column.expression} ${column.direction.toUpperCase()}`).join(', ');
 }
 
-/** `(a > ?) OR (a = ? AND b < ?) OR ...` with its parameters, for the row after `values`. */
+/**
+ * `a >= ? AND ((a > ?) OR (a = ? AND b < ?) OR ...)` with its parameters, for
+ * the row after `values`. The leading bound says nothing new, but it is one
+ * range SQLite can start an index walk at; the disjunction alone, over a join
+ * (risks by target), became a MULTI-INDEX OR whose rows were then sorted.
+ */
 export function afterCursor(columns: readonly KeysetColumn[], values: readonly CursorValue[]): { sql: string; params: CursorValue[] } {
   const disjuncts: string[] = [];
-  const params: CursorValue[] = [];
+  const first = columns[0]!;
+  const bound = columns.length > 1 ? `${first.expression} ${first.direction === 'asc' ? '>=' : '<='} ? AND ` : '';
+  const params: CursorValue[] = bound === '' ? [] : [values[0]!];
   columns.forEach((column, index) => {
     const equalities = columns.slice(0, index).map((previous) => `${previous.expression} = ?`);
     const comparison = `${column.expression} ${column.direction === 'asc' ? '>' : '<'} ?`;
     disjuncts.push(`(${[...equalities, comparison].join(' AND ')})`);
     params.push(...values.slice(0, index + 1));
   });
-  return { sql: `(${disjuncts.join(' OR ')})`, params };
+  return { sql: `(${bound}(${disjuncts.join(' OR ')}))`, params };
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
@@ -89,6 +89,21 @@ export class FileSystemReportFiles implements ReportFiles {
       throw error;
     }
     await rename(temporary, path);
+  }
+
+  async sizeOf(reportId: string, format: ReportFormat): Promise<number | undefined> {
+    try {
+      return (await stat(join(this.dirOf(reportId), `report.${EXTENSIONS[format]}`))).size;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  async remove(reportId: string): Promise<void> {
+    // A recursive removal: only ever of one report's own folder, never the reports folder or above it.
+    if (!/^[A-Za-z0-9-]+$/.test(reportId)) throw new Error(`refusing to remove the files of report id ${JSON.stringify(reportId)}`);
+    await rm(this.dirOf(reportId), { recursive: true, force: true });
   }
 
   async openRendering(reportId: string, format: ReportFormat): Promise<{ content: Readable; size: number } | undefined> {

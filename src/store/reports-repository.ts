@@ -1,12 +1,14 @@
-import type { ReportRecord, ReportRepository, ReportScope, ReportSelection } from '../app/ports.js';
+import type { Page, ReportListQuery, ReportRecord, ReportRepository, ReportScope, ReportSelection } from '../app/ports.js';
 import type { RiskDefinition } from '../domain/risks/finding.js';
 import type { RiskStatus } from '../domain/risks/risk.js';
 import { reportText, type ReportFilters, type ReportFormat, type ReportRisk, type ReportTarget } from '../domain/reports/snapshot.js';
 import type { HealthGrade } from '../domain/targets/health-score.js';
 import type { Database } from './database.js';
 import { FILTER_SQL, marks } from './risks-repository.js';
+import { newestFirstPage } from './keyset.js';
 
 interface ReportRow {
+  seq: number;
   id: string;
   account_id: string;
   format: ReportFormat;
@@ -90,6 +92,7 @@ export class SqliteReportRepository implements ReportRepository {
         VALUES (@id, @accountId, @format, @filters, @riskCount, @matchedRisks, @targetCount, @createdAt)`),
       find: db.prepare('SELECT * FROM reports WHERE account_id = ? AND id = ?'),
       recent: db.prepare('SELECT * FROM reports WHERE account_id = ? ORDER BY seq DESC LIMIT ?'),
+      delete: db.prepare('DELETE FROM reports WHERE account_id = ? AND id = ?'),
     };
   }
 
@@ -104,6 +107,15 @@ export class SqliteReportRepository implements ReportRepository {
 
   listRecent(accountId: string, limit: number): ReportRecord[] {
     return (this.statements.recent.all(accountId, limit) as ReportRow[]).map(toRecord);
+  }
+
+  list(accountId: string, query: ReportListQuery): Page<ReportRecord> {
+    const page = newestFirstPage<ReportRow>(this.db, 'reports', accountId, [['format', query.filters.format]], query.pageSize, query.after);
+    return { items: page.rows.map(toRecord), nextCursor: page.nextCursor, cursorAt: (index) => [page.rows[index]!.seq] };
+  }
+
+  delete(accountId: string, id: string): boolean {
+    return this.statements.delete.run(accountId, id).changes > 0;
   }
 
   readScope(accountId: string, selection: ReportSelection): ReportScope {

@@ -1,10 +1,11 @@
-import type { Page, RiskListQuery, RiskRepository } from '../app/ports.js';
+import type { Page, RiskListQuery, RiskRepository, RiskSortField } from '../app/ports.js';
 import type { RiskDefinition, ScanType, ThreatLevel } from '../domain/risks/finding.js';
 import type { Acceptance, Coverage, ExistingRisk, Risk, RiskStatus, RiskView } from '../domain/risks/risk.js';
 import type { CursorValue } from '../domain/lists/page-token.js';
 import type { OpenRiskCounts } from '../domain/targets/health-score.js';
 import type { Database } from './database.js';
 import { createStagingTables } from './recording-staging.js';
+import { afterCursor, orderBy, type KeysetColumn } from './keyset.js';
 
 interface RiskRow {
   seq: number;
@@ -26,6 +27,8 @@ interface RiskViewRow extends RiskRow {
   target: string;
   target_label: string;
   target_tags: string;
+  /** The sort field's value, when the list is sorted. */
+  sort_key?: CursorValue;
 }
 
 function toRisk(row: RiskRow): Risk {
@@ -70,7 +73,51 @@ function toParams(risk: Risk) {
   };
 }
 
-const VIEW = `SELECT r.*, t.target AS target, t.label AS target_label, t.tags AS target_tags FROM risks r JOIN targets t ON t.id = r.target_id`;
+const VIEW_COLUMNS = 'r.*, t.target AS target, t.label AS target_label, t.tags AS target_tags';
+const VIEW = `SELECT ${VIEW_COLUMNS} FROM risks r JOIN targets t ON t.id = r.target_id`;
+
+/**
+ * Severity as a number, CRITICAL highest. Index risks_by_account_threat
+ * (migration 0020) holds this same expression: SQLite uses an expression index
+ * only for the identical expression, so change both or neither
+ * (test/store/risk-sort-plans.test.ts checks the plan).
+ */
+const THREAT_RANK = "(CASE r.threat_level WHEN 'CRITICAL' THEN 4 WHEN 'HIGH' THEN 3 WHEN 'MEDIUM' THEN 2 WHEN 'LOW' THEN 1 ELSE 0 END)";
+
+const SORT_EXPRESSIONS: Record<RiskSortField, string> = {
+  threat_level: THREAT_RANK,
+  first_detected_at: 'r.first_detected_at',
+  last_detected_at: 'r.last_detected_at',
+  target: 't.target',
+};
+
+/**
+ * The sort field, then seq in the same direction as the unique tiebreaker
+ * (newest first without a sort): each order is then one walk of an index of
+ * the account's risks, never a sort of them (test/store/risk-sort-plans.test.ts).
+ */
+function keysetColumns(query: RiskListQuery): KeysetColumn[] {
+  const field = query.sort?.[0];
+  if (field === undefined) return [{ expression: 'r.seq', direction: 'desc' }];
+  return [{ expression: SORT_EXPRESSIONS[field.field], direction: field.direction }, { expression: 'r.seq', direction: field.direction }];
+}
+
+/**
+ * The rows to walk. By target: the account's targets in address order, each
+ * target's risks by seq (risks_by_account_target); CROSS JOIN keeps SQLite
+ * from reading risks first and sorting them by their target's address.
+ */
+function listSource(query: RiskListQuery, accountId: string): { sql: string; accountCondition: string; accountParams: string[] } {
+  const sortKey = query.sort?.[0] === undefined ? '' : `, ${SORT_EXPRESSIONS[query.sort[0].field]} AS sort_key`;
+  if (query.sort?.[0]?.field === 'target') {
+    // Both account conditions as parameters: written r.account_id = t.account_id, SQLite walked all the account's risks for each target.
+    const sql = `SELECT ${VIEW_COLUMNS}${sortKey} FROM targets t CROSS JOIN risks r ON r.target_id = t.id`;
+    return { sql, accountCondition: 't.account_id = ? AND r.account_id = ?', accountParams: [accountId, accountId] };
+  }
+  return { sql: `SELECT ${VIEW_COLUMNS}${sortKey} FROM risks r JOIN targets t ON t.id = r.target_id`, accountCondition: 'r.account_id = ?', accountParams: [accountId] };
+}
+
+const cursorOf = (row: RiskViewRow): CursorValue[] => (row.sort_key === undefined ? [row.seq] : [row.sort_key, row.seq]);
 
 /** Filter keys and the SQL each tests, with '?' placeholders for its values (reports filter risks the same way). */
 export const FILTER_SQL: Record<string, (count: number) => string> = {
@@ -216,8 +263,9 @@ export class SqliteRiskRepository implements RiskRepository {
   }
 
   list(accountId: string, query: RiskListQuery): Page<RiskView> {
-    const where = ['r.account_id = ?', "(r.scan_type <> 'OPENVAS' OR r.qod IS NULL OR r.qod >= ?)"];
-    const params: CursorValue[] = [accountId, query.minOpenvasQod];
+    const source = listSource(query, accountId);
+    const where = [source.accountCondition, "(r.scan_type <> 'OPENVAS' OR r.qod IS NULL OR r.qod >= ?)"];
+    const params: CursorValue[] = [...source.accountParams, query.minOpenvasQod];
     for (const [key, values] of Object.entries(query.filters) as Array<[string, string[]]>) {
       where.push(FILTER_SQL[key]!(values.length));
       params.push(...(key === 'tags' ? values.map((value) => value.toLowerCase()) : values));
@@ -238,14 +286,16 @@ export class SqliteRiskRepository implements RiskRepository {
         params.push(...targetIds);
       }
     }
+    const columns = keysetColumns(query);
     if (query.after !== undefined) {
-      where.push('r.seq < ?');
-      params.push(query.after[0]!);
+      const after = afterCursor(columns, query.after);
+      where.push(after.sql);
+      params.push(...after.params);
     }
-    const rows = this.db.prepare(`${VIEW} WHERE ${where.join(' AND ')} ORDER BY r.seq DESC LIMIT ?`).all(...params, query.pageSize + 1) as RiskViewRow[];
+    const rows = this.db.prepare(`${source.sql} WHERE ${where.join(' AND ')} ORDER BY ${orderBy(columns)} LIMIT ?`).all(...params, query.pageSize + 1) as RiskViewRow[];
     const more = rows.length > query.pageSize;
     const page = more ? rows.slice(0, query.pageSize) : rows;
-    return { items: page.map(toView), nextCursor: more ? [page.at(-1)!.seq] : undefined, cursorAt: (index) => [page[index]!.seq] };
+    return { items: page.map(toView), nextCursor: more ? cursorOf(page.at(-1)!) : undefined, cursorAt: (index) => cursorOf(page[index]!) };
   }
 
   /**

@@ -307,6 +307,20 @@ describe('dashboard in a real browser (Chromium)', function () {
     await page.getByLabel('Accepted').selectOption('no');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     expect(await main().getByRole('table').getByRole('row').count()).to.equal(1 + 5);
+
+    // The Threat level header sorts the table by severity, from the keyboard, keeping the filter.
+    const header = main().getByRole('columnheader', { name: /Threat level/ });
+    expect(await header.getAttribute('aria-sort')).to.equal('none');
+    await header.getByRole('link').focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/sort=threat_level\+desc/);
+    expect(await main().getByRole('columnheader', { name: /Threat level/ }).getAttribute('aria-sort')).to.equal('descending');
+    const severity = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'];
+    const levels = (await main().getByRole('table').locator('tbody td:nth-of-type(1)').allTextContents()).map((text) => text.trim());
+    expect(levels).to.have.length(5);
+    expect(levels).to.deep.equal([...levels].sort((a, b) => severity.indexOf(a) - severity.indexOf(b)));
+    expect(new URL(page.url()).searchParams.get('accepted')).to.equal('no');
+    await screenshot('08-risks-by-threat-level');
   });
 
   it('signs out, and the pages ran without script errors or CSP violations', async () => {

@@ -215,6 +215,50 @@ describe('dashboard: risks', () => {
     expect((await user.get('/dashboard/risks?threat_level=<b>&status=MAYBE')).status).to.equal(200);
   });
 
+  it('sorts the risk table by threat level from its column header link, both ways, across pages, keeping the filters', async () => {
+    const apiSorted = async (sort: string, filters: Record<string, string[]> = {}) =>
+      (await service.get('/v1/risks', { query: { sort, filters: JSON.stringify(filters) } })).body.data.map((risk: { id: string; risk_definition: { threat_level: string } }) => risk.id);
+    const headerLink = (page: string) => {
+      const header = /<th scope="col" aria-sort="(\w+)"><a href="([^"]+)">Threat level/.exec(page)!;
+      return { ariaSort: header[1], href: header[2]!.replace(/&amp;/g, '&') };
+    };
+    const unsorted = await user.get('/dashboard/risks');
+    expect(headerLink(unsorted.text)).to.deep.equal({ ariaSort: 'none', href: '/dashboard/risks?sort=threat_level+desc' });
+
+    const severest = await user.get(headerLink(unsorted.text).href);
+    const descending = await apiSorted('threat_level desc');
+    expect(idsIn(severest.text, '/dashboard/risks')).to.deep.equal(descending.slice(0, 25));
+    const levels = [...severest.text.matchAll(/<td><span class="badge badge-(critical|high|medium|low|info)"/g)].map((match) => match[1]!.toUpperCase());
+    expect(levels.slice(0, 3)).to.deep.equal(['CRITICAL', 'MEDIUM', 'INFO']);
+    expect(severest.text).to.include('<caption>Risks, most severe first');
+    expect(headerLink(severest.text)).to.deep.equal({ ariaSort: 'descending', href: '/dashboard/risks?sort=threat_level+asc' });
+    const next = /href="(\/dashboard\/risks\?[^"]*page_token=[^"]+)">Next page</.exec(severest.text)![1]!.replace(/&amp;/g, '&');
+    expect(next).to.include('sort=threat_level+desc');
+    expect(idsIn((await user.get(next)).text, '/dashboard/risks')).to.deep.equal(descending.slice(25));
+
+    const mildest = await user.get(headerLink(severest.text).href);
+    expect(idsIn(mildest.text, '/dashboard/risks')).to.deep.equal((await apiSorted('threat_level asc')).slice(0, 25));
+    expect(headerLink(mildest.text).ariaSort).to.equal('ascending');
+
+    // Filters stay in the header link, and the filter form keeps the order.
+    const filtered = await user.get('/dashboard/risks?target=93.184.216.34&sort=threat_level+desc');
+    expect(headerLink(filtered.text).href).to.equal('/dashboard/risks?sort=threat_level+asc&target=93.184.216.34');
+    expect(filtered.text).to.include('<input type="hidden" name="sort" value="threat_level desc">');
+    // An order the table does not offer is newest first, not an error.
+    expect(idsIn((await user.get('/dashboard/risks?sort=title')).text, '/dashboard/risks')).to.deep.equal(riskIds.slice(0, 25));
+  });
+
+  it("sorts a target's risk table by threat level from its header link", async () => {
+    const target = (await service.get('/v1/targets', { query: { filters: JSON.stringify({ target: ['93.184.216.34'] }) } })).body.data[0];
+    const page = await user.get(`/dashboard/targets/${target.id}`);
+    const href = /aria-sort="none"><a href="([^"]+)">Threat level/.exec(page.text)![1]!.replace(/&amp;/g, '&');
+    expect(href).to.equal(`/dashboard/targets/${target.id}?risk_sort=threat_level+desc#target-risks-heading`);
+    const sorted = await user.get(href.replace(/#.*/, ''));
+    const expected = (await service.get('/v1/risks', { query: { sort: 'threat_level desc', filters: JSON.stringify({ target_id: [target.id] }) } })).body.data.map((risk: { id: string }) => risk.id);
+    expect(idsIn(sorted.text, '/dashboard/risks')).to.deep.equal(expected.slice(0, 25));
+    expect(sorted.text).to.include('aria-sort="descending"');
+  });
+
   it('shows hostile scanner text escaped on the list and the risk page', async () => {
     const list = await user.get('/dashboard/risks?threat_level=INFO&target=93.184.216.34');
     expect(list.text).to.include(HOSTILE_ESCAPED);

@@ -179,6 +179,22 @@ describe('HTTP common list behaviour (GET /v1/targets)', () => {
       expect(await targetsWith({ tags: [] })).to.have.length(3);
     });
 
+    it('reads the bracket form (filters[tags][0]=prod) as the JSON form, on targets and on the other lists', async () => {
+      const raw = async (path: string) => {
+        const response = await service.get(path);
+        expect(response.status, `${path}: ${response.text}`).to.equal(200);
+        return response.body.data as Array<{ id: string; target?: string }>;
+      };
+      expect((await raw('/v1/targets?filters[tags][0]=PROD&filters[label][]=Gamma')).map((t) => t.target)).to.deep.equal(['https://c.example.com']);
+      expect((await raw('/v1/targets?filters%5Btags%5D=staging')).map((t) => t.target)).to.deep.equal(['b.example.com']);
+      // Scans, sources and scheduled scans go through the same rewrite: their own keys are read, and unknown ones named.
+      expect(await raw('/v1/scans?filters[state][]=RUNNING&filters[type][0]=NMAP')).to.deep.equal([]);
+      expect(await raw('/v1/sources?filters[source_type][]=IMPORTED')).to.be.an('array');
+      const scheduled = await service.get('/v1/scans/scheduled?filters[state][]=QUEUED');
+      expect(scheduled.status).to.equal(400);
+      expect(scheduled.body.error).to.match(/takes no filters/);
+    });
+
     const invalid: Array<[string, string, RegExp]> = [
       ['invalid JSON', '{tags:', /not valid JSON/],
       ['a JSON array', '["prod"]', /JSON object/],

@@ -238,6 +238,118 @@ describe('HTTP /v1/risks', function () {
         expectError(await service.get('/v1/risks', { query: { filters: JSON.stringify(['OPEN']) } }), 400, /filters/);
         expectError(await service.get('/v1/risks', { query: { filters: JSON.stringify({ status: 'OPEN' }) } }), 400, /filters\.status/);
       });
+
+      describe('in the bracket form axios and qs send', () => {
+        /** The query string exactly as given: no re-encoding by a URL builder. */
+        const rawList = (query: string, key?: string | null) => service.get(`/v1/risks?${query}`, { key });
+        const rawIds = async (query: string) => {
+          const response = await rawList(query);
+          expect(response.status, response.text).to.equal(200);
+          return ids(response.body.data);
+        };
+
+        it('gives the same risks as the JSON form, for every bracket form', async () => {
+          const forms: Array<[string, Record<string, string[]>]> = [
+            ['filters[status][0]=OPEN&filters[risk_definition.scan_type][0]=NMAP', { status: ['OPEN'], 'risk_definition.scan_type': ['NMAP'] }],
+            ['filters[risk_definition.scan_type][]=NMAP_UDP&filters[risk_definition.scan_type][]=NUCLEI', { 'risk_definition.scan_type': ['NMAP_UDP', 'NUCLEI'] }],
+            ['filters[status]=CLOSED', { status: ['CLOSED'] }],
+            ['filters%5Btags%5D%5B%5D=staging', { tags: ['staging'] }],
+            ['filters%5Bstatus%5D%5B0%5D=OPEN&filters%5Brisk_definition.threat_level%5D%5B0%5D=CRITICAL&filters%5Brisk_definition.threat_level%5D%5B1%5D=HIGH', { status: ['OPEN'], 'risk_definition.threat_level': ['CRITICAL', 'HIGH'] }],
+            [`filters[target_id][]=${db.id}&filters[risk_definition.title][0]=Open%20port%20161%2Fudp`, { target_id: [db.id], 'risk_definition.title': ['Open port 161/udp'] }],
+          ];
+          for (const [query, json] of forms) {
+            const expected = await filtered(json);
+            expect(expected, query).to.not.be.empty;
+            expect(await rawIds(query), query).to.deep.equal(expected);
+          }
+          expect(await rawIds('filters[status][0]=OPEN&filters[risk_definition.scan_type][0]=NMAP')).to.deep.equal(ids([risks.webCritical!, risks.webPort!]));
+        });
+
+        it('keeps the bracket-form filters across pages', async () => {
+          const first = await rawList('filters[status][]=OPEN&page_size=3');
+          expect(first.body.data).to.have.length(3);
+          const second = await rawList(`filters[status][]=OPEN&page_size=3&page_token=${encodeURIComponent(first.body.next_page_token)}`);
+          expect([...ids(first.body.data), ...ids(second.body.data)]).to.deep.equal(await filtered({ status: ['OPEN'] }));
+        });
+
+        it('refuses both forms in one request with 400 saying to use one', async () => {
+          const response = await rawList(`filters=${encodeURIComponent('{"status":["OPEN"]}')}&filters[status][]=CLOSED`);
+          expectError(response, 400, /two forms; use one/);
+        });
+
+        it('names the allowed keys for an unknown bracket key, as for the JSON form', async () => {
+          expectError(await rawList('filters[severity][]=HIGH'), 400, /key 'severity' is not supported here; allowed keys: target_id, status/);
+          expectError(await rawList('filters[status][0][x]=OPEN'), 400, /not a filters form/);
+        });
+
+        it('answers 401 before judging the filters of a request without an API key', async () => {
+          const response = await rawList('filters={}&filters[status][]=CLOSED', null);
+          expectError(response, 401);
+        });
+      });
+    });
+
+    describe('sort', () => {
+      let web: { id: string };
+      let db: { id: string };
+      let risks: Record<string, Risk>;
+
+      beforeEach(async () => {
+        web = await createTarget({ target: '127.0.0.2' });
+        db = await createTarget({ target: '127.0.0.1' });
+        risks = {
+          low: seedRisk(web.id, { threatLevel: 'LOW', firstDetectedAt: '2026-01-03T00:00:00.000Z', lastDetectedAt: '2026-02-01T00:00:00.000Z' }),
+          critical: seedRisk(db.id, { threatLevel: 'CRITICAL', firstDetectedAt: '2026-01-02T00:00:00.000Z', lastDetectedAt: '2026-02-03T00:00:00.000Z' }),
+          medium: seedRisk(web.id, { threatLevel: 'MEDIUM', firstDetectedAt: '2026-01-01T00:00:00.000Z', lastDetectedAt: '2026-02-02T00:00:00.000Z', status: 'CLOSED' }),
+          highOld: seedRisk(db.id, { threatLevel: 'HIGH', firstDetectedAt: '2026-01-04T00:00:00.000Z', lastDetectedAt: '2026-02-04T00:00:00.000Z' }),
+          highNew: seedRisk(web.id, { threatLevel: 'HIGH', firstDetectedAt: '2026-01-05T00:00:00.000Z', lastDetectedAt: '2026-02-05T00:00:00.000Z' }),
+        };
+      });
+
+      /** Every page of the sorted list, page_size at a time. */
+      async function sorted(sort: string, pageSize = 2, extra: Record<string, string> = {}): Promise<Risk[]> {
+        const byId = new Map(Object.values(risks).map((risk) => [risk.id, risk]));
+        const found: Risk[] = [];
+        let token: string | undefined;
+        do {
+          const page = await listRisks({ sort, page_size: pageSize, page_token: token, ...extra });
+          found.push(...page.data.map((risk) => byId.get(risk.id)!));
+          token = page.next_page_token;
+        } while (token !== undefined);
+        return found;
+      }
+
+      it('sorts by threat_level desc: the most severe first, newest first within a level, across pages', async () => {
+        expect(await sorted('threat_level desc')).to.deep.equal([risks.critical, risks.highNew, risks.highOld, risks.medium, risks.low]);
+        expect(await sorted('threat_level asc', 1)).to.deep.equal([risks.low, risks.medium, risks.highOld, risks.highNew, risks.critical]);
+        expect(await sorted('threat_level', 3)).to.deep.equal(await sorted('threat_level asc'));
+      });
+
+      it('sorts by first_detected_at, last_detected_at and target, both ways', async () => {
+        expect(await sorted('first_detected_at asc')).to.deep.equal([risks.medium, risks.critical, risks.low, risks.highOld, risks.highNew]);
+        expect(await sorted('last_detected_at desc')).to.deep.equal([risks.highNew, risks.highOld, risks.critical, risks.medium, risks.low]);
+        expect(await sorted('target asc')).to.deep.equal([risks.critical, risks.highOld, risks.low, risks.medium, risks.highNew]);
+        expect(await sorted('target desc', 4)).to.deep.equal([risks.highNew, risks.medium, risks.low, risks.highOld, risks.critical]);
+      });
+
+      it('sorts within filters, in either filters form', async () => {
+        const open = [risks.critical!, risks.highNew!, risks.highOld!, risks.low!];
+        expect(await sorted('threat_level desc', 2, { filters: JSON.stringify({ status: ['OPEN'] }) })).to.deep.equal(open);
+        const response = await service.get('/v1/risks?filters[status][0]=OPEN&sort=threat_level%20desc');
+        expect(ids(response.body.data)).to.deep.equal(ids(open));
+      });
+
+      it("refuses an unknown field, a wrong direction and two fields with 400, in targets' words", async () => {
+        expectError(await service.get('/v1/risks', { query: { sort: 'severity desc' } }), 400, /sort field 'severity' is not supported; allowed fields: threat_level, first_detected_at, last_detected_at, target/);
+        expectError(await service.get('/v1/risks', { query: { sort: 'threat_level upward' } }), 400, /sort 'threat_level upward' must be a field optionally followed by a space and asc or desc/);
+        expectError(await service.get('/v1/risks', { query: { sort: 'threat_level desc,target asc' } }), 400, /one field at a time/);
+      });
+
+      it('refuses a page_token from another sort with 400', async () => {
+        const page = await listRisks({ sort: 'threat_level desc', page_size: 2 });
+        expectError(await service.get('/v1/risks', { query: { sort: 'target asc', page_token: page.next_page_token } }), 400);
+        expectError(await service.get('/v1/risks', { query: { page_token: page.next_page_token } }), 400);
+      });
     });
 
     describe('pagination', () => {

@@ -1,9 +1,9 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { REPORT_LIMITS } from '../../domain/reports/snapshot.js';
-import { ErrorBody } from '../schemas/common.js';
-import { ReportCreate, ReportCreated, ReportDownloadQuery } from '../schemas/reports.js';
-import { BODY_ERRORS, IdParam, STANDARD_ERRORS, json, jsonBody } from './common.js';
+import { ErrorBody, ListQuery, listEnvelope } from '../schemas/common.js';
+import { ReportCreate, ReportCreated, ReportDownloadQuery, ReportListItem } from '../schemas/reports.js';
+import { BODY_ERRORS, Deleted, IdParam, STANDARD_ERRORS, json, jsonBody } from './common.js';
 
 const FORBIDDEN = { 403: { description: 'CSV asked for without CSV export enabled on the account (feature csv_export).', content: { 'application/json': { schema: ErrorBody } } } };
 const File = z.string().meta({ format: 'binary' });
@@ -41,5 +41,25 @@ export function registerReportPaths(registry: OpenAPIRegistry): void {
       ...STANDARD_ERRORS,
       ...FORBIDDEN,
     },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/reports',
+    operationId: 'listReports',
+    tags: ['Reports'],
+    summary: 'List reports',
+    description: "The account's reports, newest first, with the common list behaviour (page_token, page_size). Each item describes a report; GET /v1/reports/{id} downloads it.",
+    request: { query: ListQuery.meta({ description: 'filters keys: format (PDF, HTML, CSV: the format a report was created in).' }) },
+    responses: { 200: json(listEnvelope(ReportListItem).meta({ id: 'ReportList' }), 'A page of reports.'), ...STANDARD_ERRORS },
+  });
+  registry.registerPath({
+    method: 'delete',
+    path: '/v1/reports/{id}',
+    operationId: 'deleteReport',
+    tags: ['Reports'],
+    summary: 'Delete a report',
+    description: "Removes the report and its files (every rendered format and its snapshot); later downloads give 404. A download already under way finishes. Another account's report id gives 404.",
+    request: { params: IdParam },
+    responses: { 200: json(Deleted, 'The report was deleted.'), ...STANDARD_ERRORS },
   });
 }

@@ -39,5 +39,11 @@ export const ListQuery = z.object({
   filters: z
     .string()
     .optional()
-    .meta({ description: 'A JSON object sent as one URL-encoded string; each value is an array of strings. A result matches when, for every key, its value is one of the array items. Unknown keys give 400 naming the allowed keys.', example: '{"tags":["production"]}' }),
+    .meta({
+      description:
+        'A JSON object sent as one URL-encoded string; each value is an array of strings (at most 100). A result matches when, for every key, its value is one of the array items. Unknown keys give 400 naming the allowed keys. ' +
+        'The bracket form that axios and qs send for an object means the same: filters[status][0]=OPEN&filters[risk_definition.scan_type][0]=NMAP, filters[status][]=OPEN, or filters[status]=OPEN for one value (brackets may be URL-encoded as %5B and %5D; indexes 0 to 99). ' +
+        'Sending both forms in one request gives 400.',
+      example: '{"tags":["production"]}',
+    }),
 });

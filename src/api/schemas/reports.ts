@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { REPORT_FORMATS, REPORT_LIMITS } from '../../domain/reports/snapshot.js';
-import { Id } from './common.js';
+import { DateTime, Id } from './common.js';
 
 export const ReportFormat = z.enum(REPORT_FORMATS).meta({
   id: 'ReportFormat',
@@ -51,3 +51,18 @@ export const ReportDownloadQuery = z.object({
     .meta({ description: `Names the download: letters, digits, '.', '_', '-' and spaces are kept, other characters become '_', and the format's extension is added. At most ${REPORT_LIMITS.maxFilenameLength} characters. Default vigil-report-<date>.` }),
   format: ReportFormat.optional().meta({ description: "Serve the same report (the same snapshot of risks) in another format. Default: the format it was created in. CSV needs the csv_export feature (else 403)." }),
 });
+
+export const ReportListItem = z
+  .object({
+    id: Id,
+    format: ReportFormat.meta({ description: 'The format the report was created in; GET /v1/reports/{id} serves it in this format unless asked for another.' }),
+    filters: z
+      .object({ targets_filter: z.record(z.string(), z.array(z.string())), risks_filter: z.record(z.string(), z.array(z.string())) })
+      .meta({ description: 'The filters the report was created with, as they were applied (keys with an empty array left out); {} for none.' }),
+    size: z.number().int().nullable().meta({ description: "Bytes of the file in the report's own format (what a download without format returns); null if that file is missing from the data directory." }),
+    risk_count: z.number().int().meta({ description: 'Risks in the report.' }),
+    matched_risks: z.number().int().meta({ description: 'Risks that matched the filters; more than risk_count when the report kept only the most severe.' }),
+    target_count: z.number().int().meta({ description: 'Targets the report covers.' }),
+    created_at: DateTime,
+  })
+  .meta({ id: 'ReportListItem' });

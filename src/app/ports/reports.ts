@@ -1,4 +1,6 @@
 import type { Filters } from '../../domain/lists/list-query.js';
+import type { CursorValue } from '../../domain/lists/page-token.js';
+import type { Page } from './lists.js';
 import type { ReportModel } from '../../domain/reports/report-model.js';
 import type { ReportFormat, ReportRisk, ReportSnapshot, ReportTarget, ReportTargetFilterKey } from '../../domain/reports/snapshot.js';
 import type { Readable, Writable } from 'node:stream';
@@ -23,11 +25,24 @@ export interface ReportScope {
   matchedRisks: number;
 }
 
+export const REPORT_LIST_FILTER_KEYS = ['format'] as const;
+export type ReportListFilterKey = (typeof REPORT_LIST_FILTER_KEYS)[number];
+
+export interface ReportListQuery {
+  filters: Filters<ReportListFilterKey>;
+  pageSize: number;
+  after: CursorValue[] | undefined;
+}
+
 export interface ReportRepository {
   insert(record: ReportRecord): void;
   find(accountId: string, id: string): ReportRecord | undefined;
   /** The account's reports, newest first. */
   listRecent(accountId: string, limit: number): ReportRecord[];
+  /** A page of the account's reports, newest first (GET /v1/reports). */
+  list(accountId: string, query: ReportListQuery): Page<ReportRecord>;
+  /** Removes the report's row; false when the account has no such report. */
+  delete(accountId: string, id: string): boolean;
   /** Reads the selected targets and risks in one read transaction, so counts and rows agree. */
   readScope(accountId: string, selection: ReportSelection): ReportScope;
 }
@@ -38,6 +53,10 @@ export interface ReportFiles {
   loadSnapshot(reportId: string): Promise<ReportSnapshot | undefined>;
   /** Writes the rendering through `write`, which ends the stream; only a complete file appears under its name. */
   saveRendering(reportId: string, format: ReportFormat, write: (out: Writable) => Promise<void>): Promise<void>;
+  /** The size in bytes of the rendered file, or undefined when that format has not been rendered. */
+  sizeOf(reportId: string, format: ReportFormat): Promise<number | undefined>;
+  /** Removes the report's snapshot and every rendering; nothing to remove is not an error. */
+  remove(reportId: string): Promise<void>;
   /** The rendered file and its size, or undefined when that format has not been rendered yet. */
   openRendering(reportId: string, format: ReportFormat): Promise<{ content: Readable; size: number } | undefined>;
 }

@@ -1,4 +1,4 @@
-import type { Filters } from '../../domain/lists/list-query.js';
+import type { Filters, SortField } from '../../domain/lists/list-query.js';
 import type { CursorValue } from '../../domain/lists/page-token.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import type { Coverage, ExistingRisk, Risk, RiskView } from '../../domain/risks/risk.js';
@@ -15,8 +15,14 @@ export const RISK_FILTER_KEYS = [
 ] as const;
 export type RiskFilterKey = (typeof RISK_FILTER_KEYS)[number];
 
+/** threat_level sorts by severity (CRITICAL highest), target by the target's address. */
+export const RISK_SORT_FIELDS = ['threat_level', 'first_detected_at', 'last_detected_at', 'target'] as const;
+export type RiskSortField = (typeof RISK_SORT_FIELDS)[number];
+
 export interface RiskListQuery {
   filters: Filters<RiskFilterKey>;
+  /** At most one field; ties, and no sort at all, go by creation (seq), newest first unless the field is sorted asc. */
+  sort?: Array<SortField<RiskSortField>> | undefined;
   pageSize: number;
   after: CursorValue[] | undefined;
   /** OpenVAS risks below this Quality of Detection are left out (the account's setting). */

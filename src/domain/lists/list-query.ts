@@ -63,6 +63,11 @@ export interface SortField<K extends string> {
   direction: SortDirection;
 }
 
+/** How a page token names the order it continues (`label:asc,seq:desc`); `fallback` when no sort is given. */
+export function sortOrderName(sort: ReadonlyArray<SortField<string>>, fallback: string): string {
+  return sort.map((field) => `${field.field}:${field.direction}`).join(',') || fallback;
+}
+
 /** Parses `sort`: comma-separated fields, each optionally followed by a space and asc or desc (default asc). */
 export function parseSort<K extends string>(raw: string | undefined, allowed: readonly K[]): Array<SortField<K>> {
   if (raw === undefined || raw.trim() === '') return [];

@@ -1,11 +1,21 @@
 import { pipeline } from 'node:stream/promises';
 import { ReportCreate } from '../../api/schemas/reports.js';
 import type { ReportsService } from '../../app/reports-service.js';
+import type { SavedReportsService } from '../../app/saved-reports-service.js';
+import { presentReport } from '../../api/present/report.js';
 import type { Operation } from '../api-router.js';
-import { parseBody } from './input.js';
+import { listQuery, parseBody } from './input.js';
 
-export function reportOperations(reports: ReportsService): Record<string, Operation> {
+export function reportOperations(reports: ReportsService, saved: SavedReportsService): Record<string, Operation> {
   return {
+    listReports: async ({ principal, query }) => {
+      const page = await saved.list(principal.account, listQuery(query), presentReport);
+      return { data: page.items, ...(page.nextPageToken === undefined ? {} : { next_page_token: page.nextPageToken }) };
+    },
+    deleteReport: async ({ principal, params }) => {
+      await saved.delete(principal.account, params.id!);
+      return { data: { id: params.id!, deleted: true } };
+    },
     createReport: async ({ principal, body }) => {
       const { report_format } = parseBody(ReportCreate.pick({ report_format: true }), body);
       // The filters go to the service as sent: it names the allowed keys when one is unknown.

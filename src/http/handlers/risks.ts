@@ -7,7 +7,7 @@ import { listQuery, parseBody } from './input.js';
 export function riskOperations(risks: RisksService): Record<string, Operation> {
   return {
     listRisks: ({ principal, query }) => {
-      const page = risks.list(principal.account, listQuery(query), presentRisk);
+      const page = risks.list(principal.account, { ...listQuery(query), sort: query.sort }, presentRisk);
       return { data: page.items, ...(page.nextPageToken === undefined ? {} : { next_page_token: page.nextPageToken }) };
     },
     getRisk: ({ principal, params }) => ({ data: presentRisk(risks.get(principal.account, params.id!)) }),

@@ -1,21 +1,28 @@
 /** Risks: the filtered, paginated list, a risk's page, accepting with a note and un-accepting. */
 import type { Request, Response, Router } from 'express';
 import type { DashboardService } from '../../../app/dashboard-service.js';
-import type { RiskSearch, RisksService } from '../../../app/risks-service.js';
+import { parseRiskSort, type RiskSearch, type RisksService } from '../../../app/risks-service.js';
 import { InvalidRequestError } from '../../../domain/errors.js';
 import { THREAT_LEVELS } from '../../../domain/risks/finding.js';
 import { formField, named, queryText, sessionOf } from '../context.js';
 import { asSentence, noticeFrom, withNotice } from '../notices.js';
 import { PATHS } from '../paths.js';
-import { riskPage, risksPage, type RiskFilterForm, type RiskPageView } from '../views/risks.js';
+import { RISK_TABLE_SORTS, riskPage, risksPage, type RiskFilterForm, type RiskPageView } from '../views/risks.js';
 
 export const RISKS_PER_PAGE = 25;
 const SCANS_ON_RISK_PAGE = 10;
+
+/** The risk table order the query asks for under `name`, when it is one the tables offer; '' (newest first) otherwise. */
+export function riskTableSort(req: Request, name: string): string {
+  const value = queryText(req, name);
+  return (RISK_TABLE_SORTS as readonly string[]).includes(value) ? value : '';
+}
 
 /** The form's values, each kept only when it is one the form offers. */
 function filterForm(req: Request): RiskFilterForm {
   const oneOf = (name: string, allowed: readonly string[]) => (allowed.includes(queryText(req, name)) ? queryText(req, name) : '');
   return {
+    sort: riskTableSort(req, 'sort'),
     threat_level: oneOf('threat_level', THREAT_LEVELS),
     status: oneOf('status', ['OPEN', 'CLOSED']),
     accepted: oneOf('accepted', ['yes', 'no']),
@@ -31,6 +38,7 @@ function searchOf(form: RiskFilterForm, pageToken: string): RiskSearch {
       ...(form.status === '' ? {} : { status: [form.status] }),
       ...(form.target_id === '' ? {} : { target_id: [form.target_id] }),
     },
+    sort: parseRiskSort(form.sort),
     accepted: form.accepted === '' ? undefined : form.accepted === 'yes',
     targetContains: form.target === '' ? undefined : form.target,
     pageSize: RISKS_PER_PAGE,

@@ -1,7 +1,7 @@
 /** Targets: the list, a target's page, and its actions (edit, scan, delete) through the same services and schemas as /v1. */
 import type { Request, Response, Router } from 'express';
 import type { DashboardService } from '../../../app/dashboard-service.js';
-import type { RisksService } from '../../../app/risks-service.js';
+import { parseRiskSort, type RisksService } from '../../../app/risks-service.js';
 import type { ScansService } from '../../../app/scans-service.js';
 import type { TargetsService } from '../../../app/targets-service.js';
 import { StartScan } from '../../../api/schemas/scans.js';
@@ -11,6 +11,7 @@ import { parseBody } from '../../handlers/input.js';
 import { formField, listOf, named, queryText, sessionOf } from '../context.js';
 import { asSentence, noticeFrom, withNotice } from '../notices.js';
 import { PATHS } from '../paths.js';
+import { riskTableSort } from './risks.js';
 import { targetPage, targetsPage, type TargetFilterForm, type TargetPageView } from '../views/targets.js';
 
 export const TARGETS_PER_PAGE = 25;
@@ -39,12 +40,13 @@ function listTargets(req: Request, res: Response, deps: TargetRouteDeps): void {
   res.type('html').send(targetsPage({ session, filters, targets: page.items, openRisks, nextPageToken: page.nextPageToken, onLaterPage: pageToken !== '', notice: noticeFrom(req) }));
 }
 
-type Feedback = Pick<TargetPageView, 'edit' | 'scanError' | 'deleteError' | 'notice'>;
+type Feedback = Pick<TargetPageView, 'edit' | 'scanError' | 'deleteError' | 'notice' | 'riskSort'>;
 
 function renderTarget(res: Response, deps: TargetRouteDeps, id: string, status: number, feedback: Feedback): void {
   const session = sessionOf(res);
   const target = deps.targets.get(session.account, id);
-  const risks = deps.risks.search(session.account, { filters: { target_id: [target.id] }, pageSize: RISKS_ON_TARGET_PAGE }, (risk) => risk);
+  const riskSort = feedback.riskSort ?? '';
+  const risks = deps.risks.search(session.account, { filters: { target_id: [target.id] }, sort: parseRiskSort(riskSort), pageSize: RISKS_ON_TARGET_PAGE }, (risk) => risk);
   res.status(status).type('html').send(
     targetPage({
       session,
@@ -71,7 +73,9 @@ function refusable(res: Response, deps: TargetRouteDeps, id: string, change: () 
 export function targetRoutes(router: Router, deps: TargetRouteDeps): void {
   router.get('/targets', named('dashboard.targets'), (req, res) => listTargets(req, res, deps));
 
-  router.get('/targets/:id', named('dashboard.target'), (req, res) => renderTarget(res, deps, String(req.params.id), 200, { notice: noticeFrom(req) }));
+  router.get('/targets/:id', named('dashboard.target'), (req, res) => {
+    renderTarget(res, deps, String(req.params.id), 200, { notice: noticeFrom(req), riskSort: riskTableSort(req, 'risk_sort') });
+  });
 
   router.post('/targets/:id/edit', named('dashboard.editTarget'), (req, res) => {
     const id = String(req.params.id);

@@ -2,14 +2,39 @@ import type { ActiveSession } from '../../../app/dashboard-sessions.js';
 import { THREAT_LEVELS } from '../../../domain/risks/finding.js';
 import { MAX_ACCEPT_NOTE_LENGTH, type RiskView } from '../../../domain/risks/risk.js';
 import { html, type SafeHtml } from '../../../api/present/html.js';
-import { PATHS } from '../paths.js';
+import { PATHS, withQuery } from '../paths.js';
 import { badge, csrfField, inputField, pagination, postButton, selectField, time, type Notice } from './components.js';
 import { page } from './layout.js';
 import { scansTable } from './scans.js';
 import type { Scan } from '../../../domain/scans/scan.js';
 
+/** The orders a risk table offers: by severity either way; '' is newest first. */
+export const RISK_TABLE_SORTS = ['threat_level desc', 'threat_level asc'] as const;
+
+const ORDER_WORDS: Record<string, string> = { '': 'newest first', 'threat_level desc': 'most severe first', 'threat_level asc': 'least severe first' };
+
+/** How a risk table says its order in its caption ("Risks, most severe first"). */
+export function riskOrderWords(sort: string): string {
+  return ORDER_WORDS[sort] ?? ORDER_WORDS['']!;
+}
+
+/**
+ * The Threat level column header of a risk table: a link (so it is reached
+ * and followed with the keyboard, and works without script) that sorts the
+ * server-rendered table by severity, most severe first, then the other way;
+ * aria-sort tells screen readers the current order.
+ */
+export function threatLevelHeader(sort: string, hrefFor: (sort: string) => string): SafeHtml {
+  const next = sort === 'threat_level desc' ? 'threat_level asc' : 'threat_level desc';
+  const ariaSort = sort === 'threat_level desc' ? 'descending' : sort === 'threat_level asc' ? 'ascending' : 'none';
+  const arrow = sort === 'threat_level desc' ? ' ▼' : sort === 'threat_level asc' ? ' ▲' : '';
+  return html`<th scope="col" aria-sort="${ariaSort}"><a href="${hrefFor(next)}">Threat level<span aria-hidden="true">${arrow}</span><span class="visually-hidden"> (sort ${riskOrderWords(next)})</span></a></th>`;
+}
+
 /** The filter form's values as sent; '' means any. */
 export interface RiskFilterForm {
+  /** One of RISK_TABLE_SORTS, or '' for newest first; kept through the form and the page links. */
+  sort: string;
   threat_level: string;
   status: string;
   accepted: string;
@@ -31,6 +56,7 @@ const ANY = { value: '', text: 'Any' };
 
 function filterForm(filters: RiskFilterForm): SafeHtml {
   return html`<form class="panel" method="get" action="${PATHS.risks}" role="search" aria-label="Filter risks">
+  ${filters.sort === '' ? '' : html`<input type="hidden" name="sort" value="${filters.sort}">`}
   ${filters.target_id === '' ? '' : html`<input type="hidden" name="target_id" value="${filters.target_id}"><p>Risks of one target only. <a href="${PATHS.target(filters.target_id)}">Back to the target</a></p>`}
   <div class="field-row">
     ${selectField({ label: 'Threat level', name: 'threat_level', selected: filters.threat_level, options: [ANY, ...THREAT_LEVELS.map((level) => ({ value: level, text: level }))] })}
@@ -50,11 +76,13 @@ function targetText(risk: RiskView): SafeHtml {
   return risk.targetLabel === '' ? html`<span class="mono">${risk.target}</span>` : html`${risk.targetLabel}<br><span class="hint mono">${risk.target}</span>`;
 }
 
-function risksTable(risks: readonly RiskView[]): SafeHtml {
+function risksTable(risks: readonly RiskView[], filters: RiskFilterForm): SafeHtml {
   if (risks.length === 0) return html`<p class="empty">No risks match these filters.</p>`;
+  // A new order starts again at the first page: a page token continues only the order it came from.
+  const hrefFor = (sort: string) => withQuery(PATHS.risks, { ...filters, sort });
   return html`<div class="table-wrap"><table>
-  <caption>Risks, newest first</caption>
-  <thead><tr><th scope="col">Title</th><th scope="col">Threat level</th><th scope="col">Status</th><th scope="col">Target</th><th scope="col">First detected</th></tr></thead>
+  <caption>Risks, ${riskOrderWords(filters.sort)}${filters.sort === '' ? '' : html` (<a href="${hrefFor('')}">newest first instead</a>)`}</caption>
+  <thead><tr><th scope="col">Title</th>${threatLevelHeader(filters.sort, hrefFor)}<th scope="col">Status</th><th scope="col">Target</th><th scope="col">First detected</th></tr></thead>
   <tbody>${risks.map(
     (risk) => html`<tr>
     <th scope="row"><a href="${PATHS.risk(risk.id)}">${risk.definition.title}</a></th>
@@ -73,7 +101,7 @@ export function risksPage(view: RisksView): string {
     html`<h1>Risks</h1>
 <p class="lead">Findings on your targets, tracked across scans. Accept a risk that is a false positive or there by design: it then no longer lowers its target's health score.</p>
 ${filterForm(view.filters)}
-${risksTable(view.risks)}
+${risksTable(view.risks, view.filters)}
 ${pagination(PATHS.risks, { ...view.filters }, view.nextPageToken, view.onLaterPage)}`,
   );
 }

@@ -11,7 +11,7 @@ import type { Target } from '../../../domain/targets/target.js';
 import { PATHS, withQuery } from '../paths.js';
 import { badge, csrfField, gradeBadge, inputField, pagination, postButton, riskCountBadges, selectField, time, type Notice } from './components.js';
 import { page } from './layout.js';
-import { riskBadges } from './risks.js';
+import { riskBadges, riskOrderWords, threatLevelHeader } from './risks.js';
 import { scansTable } from './scans.js';
 
 export interface TargetFilterForm {
@@ -82,6 +82,8 @@ export interface TargetPageView {
   target: Target;
   openRisks: OpenRiskCounts | undefined;
   risks: readonly RiskView[];
+  /** The risk table's order: one of RISK_TABLE_SORTS, or '' for newest first. */
+  riskSort?: string | undefined;
   moreRisks: boolean;
   scans: readonly Scan[];
   /** What the last form sent and the service's refusal, shown in that form. */
@@ -136,11 +138,14 @@ function scanForm(view: TargetPageView): SafeHtml {
 }
 
 function risksTable(view: TargetPageView): SafeHtml {
-  const all = withQuery(PATHS.risks, { target_id: view.target.id });
+  const sort = view.riskSort ?? '';
+  const all = withQuery(PATHS.risks, { target_id: view.target.id, sort });
   if (view.risks.length === 0) return html`<p class="empty">No risks found on this target.</p>`;
+  // Back to this table after the page loads in the new order.
+  const hrefFor = (next: string) => `${withQuery(PATHS.target(view.target.id), { risk_sort: next })}#target-risks-heading`;
   return html`<div class="table-wrap"><table>
-  <caption>Risks of this target, newest first</caption>
-  <thead><tr><th scope="col">Title</th><th scope="col">Threat level</th><th scope="col">Status</th><th scope="col">Scan type</th><th scope="col">Last detected</th></tr></thead>
+  <caption>Risks of this target, ${riskOrderWords(sort)}</caption>
+  <thead><tr><th scope="col">Title</th>${threatLevelHeader(sort, hrefFor)}<th scope="col">Status</th><th scope="col">Scan type</th><th scope="col">Last detected</th></tr></thead>
   <tbody>${view.risks.map(
     (risk) => html`<tr>
     <th scope="row"><a href="${PATHS.risk(risk.id)}">${risk.definition.title}</a></th>
