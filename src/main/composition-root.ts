@@ -25,7 +25,7 @@ import { SqliteTargetRepository } from '../store/targets-repository.js';
 import { SqliteScanRepository } from '../store/scans-repository.js';
 import { FileSystemResultFiles } from '../store/result-files.js';
 import { SqlitePendingRecordings } from '../store/pending-recordings-repository.js';
-import { referencedResultFiles } from '../store/result-file-index.js';
+import { recordedReports, referencedResultFiles } from '../store/result-file-index.js';
 import { ScansService } from '../app/scans-service.js';
 import { GroupCommit } from '../app/group-commit.js';
 import { UploadsService } from '../app/uploads-service.js';
@@ -308,19 +308,22 @@ export function composeCore(
  * Start-up hygiene (issue 16): risk recordings a crash cut short are rolled
  * back (an upload entirely; a scan Vigil ran then fails as WorkloadLost, or
  * is collected again when its workload still has its output), and result
- * files no row references, temporary files and the embedded runtime's
- * left-over work directories are removed.
+ * files no row references, temporary files, report folders without a row
+ * (a report is recorded last) and the embedded runtime's left-over work
+ * directories are removed.
  */
 async function recoverFromCrash(settings: Settings, core: Core, logger: Logger): Promise<void> {
   const interrupted = core.history.rollBackInterrupted();
   await core.imports.discardInterrupted(interrupted);
   const referenced = referencedResultFiles(core.db);
+  const reports = recordedReports(core.db);
   // Files scanner pods uploaded wait in uploads/ until their Scan is collected; a finished or deleted Scan's are stale.
   const collecting = new Set(core.scanRepository.idsInStates(['QUEUED', 'RUNNING', 'STOPPING']));
   const removed = [
     ...(await core.resultFiles.sweep((scanId, fileName) => referenced.has(`${scanId}/${fileName}`))),
     ...(await new FileSystemResultFiles(join(settings.dataDir, 'uploads')).sweep((scanId) => collecting.has(scanId))),
     ...(await removeWorkDirectories(join(settings.dataDir, 'work'))),
+    ...(await new FileSystemReportFiles(join(settings.dataDir, 'reports')).sweep((reportId) => reports.has(reportId))),
   ];
   if (interrupted.length > 0 || removed.length > 0) {
     logger.warn({ rolled_back: interrupted, removed_files: removed.slice(0, 100), removed_count: removed.length }, 'removed what an interrupted run left behind');
