@@ -39,9 +39,8 @@ import { RisksService } from '../app/risks-service.js';
 import { ReportsService } from '../app/reports-service.js';
 import { SqliteReportRepository } from '../store/reports-repository.js';
 import { FileSystemReportFiles } from '../store/report-files.js';
-import { renderCsvReport } from '../reports/csv-report.js';
-import { renderHtmlReport } from '../reports/html-report.js';
-import { renderPdfReport } from '../reports/pdf/pdf-report.js';
+import { ReportWorkers } from '../reports/report-workers.js';
+import { siblingModule } from '../app/worker-thread.js';
 import { WebhookEndpointsService } from '../app/webhook-endpoints-service.js';
 import { SqliteWebhookEndpointRepository } from '../store/webhook-endpoints-repository.js';
 import { SqliteWebhookDeliveryRepository } from '../store/webhook-deliveries-repository.js';
@@ -101,9 +100,14 @@ export interface ComposeOptions {
   defaultMetrics?: boolean;
   /** The cluster for VIGIL_RUNTIME=kubernetes; by default the in-cluster config or KUBECONFIG. */
   kubeConfig?: KubeConfig;
+  /** The report worker thread's module; tests pass one that wraps it. */
+  reportWorker?: URL;
 }
 
 export type Core = ReturnType<typeof composeCore>;
+
+/** The report worker thread's module (its own composition root). */
+export const REPORT_WORKER = siblingModule('report-worker', import.meta.url);
 
 /** Where scanners run and what keeps following them: started after the HTTP edge listens, stopped after it closes. */
 export interface WorkloadRuntime {
@@ -257,6 +261,7 @@ export function composeCore(
   clock: Clock = systemClock,
   wrapScans: (repository: ScanRepository) => ScanRepository = unwrapped,
   wrapScheduledScans: (repository: ScheduledScanRepository) => ScheduledScanRepository = unwrapped,
+  reportWorker: URL = REPORT_WORKER,
 ) {
   const db = openDatabase(settings.dataDir);
   const accountRepository = new SqliteAccountRepository(db);
@@ -290,18 +295,16 @@ export function composeCore(
     new SqliteWebhookDeliveryLog(db),
   );
   const risks = new RisksService(riskRepository, targetRepository, history, outbox, paginator);
-  const reports = new ReportsService(
-    new SqliteReportRepository(db),
-    new FileSystemReportFiles(join(settings.dataDir, 'reports')),
-    { PDF: renderPdfReport, HTML: renderHtmlReport, CSV: renderCsvReport },
-    clock,
-  );
+  const reportFiles = new FileSystemReportFiles(join(settings.dataDir, 'reports'));
+  // Reports are read and rendered in worker threads on their own read-only connections: one report must not stall every request.
+  const reportWorkers = new ReportWorkers({ module: reportWorker, dataDir: settings.dataDir });
+  const reports = new ReportsService(new SqliteReportRepository(db), reportFiles, reportWorkers, clock);
   const sources = new SourcesService(new SqliteSourceRepository(db), paginator, clock);
   const scheduledScanRepository = wrapScheduledScans(new SqliteScheduledScanRepository(db));
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
   const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings, staging);
-  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, staging, outbox, risks, reports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
+  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, staging, outbox, risks, reports, reportWorkers, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 
 /**
@@ -374,7 +377,7 @@ export function composeHttpApp(settings: Settings, core: Core, clock: Clock, log
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
   const clock = options.clock ?? systemClock;
   const cluster = settings.runtime === 'kubernetes' ? clusterMirror(options.kubeConfig, logger, () => core, clock) : undefined;
-  const core: Core = composeCore(settings, clock, cluster?.wrapScans, cluster?.wrapScheduledScans);
+  const core: Core = composeCore(settings, clock, cluster?.wrapScans, cluster?.wrapScheduledScans, options.reportWorker);
   const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
   let server: Server | undefined;
   let accepting = false;
@@ -424,6 +427,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     await notifier.stop();
     await dispatcher.stop();
     await runtime.stop();
+    await core.reportWorkers.close();
     core.db.close();
   };
 
