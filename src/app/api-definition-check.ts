@@ -5,13 +5,9 @@
  * other request. The worker has a memory cap and a time limit; either ends
  * it with a 400 that says so.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { InvalidRequestError, RateLimitedError } from '../domain/errors.js';
 import type { ApiDefinitionSummary } from './api-definition.js';
+import { siblingModule, startWorker } from './worker-thread.js';
 
 /** At most `concurrent` checks run at once (each may take its heap limit); further uploads wait their turn, at most `waiting` of them, then 429. */
 export const API_DEFINITION_CHECK_LIMITS = { timeMs: 15_000, heapMb: 512, concurrent: 2, waiting: 20 } as const;
@@ -37,19 +33,7 @@ async function turn(): Promise<() => void> {
   return release;
 }
 
-/** Under tsx (tests, development) this file is .ts and so is its worker; compiled, both are .js. */
-const WORKER = new URL(`./api-definition-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
-
-/** Worker threads do not inherit tsx's loader: under tsx the worker registers it first, then loads the .ts module. */
-function startWorker(options: WorkerOptions): Worker {
-  if (!WORKER.pathname.endsWith('.ts')) return new Worker(WORKER, options);
-  // tsx's ESM entry of its API, found through its package exports (the CommonJS one cannot register in a worker).
-  const manifest = createRequire(WORKER).resolve('tsx/package.json');
-  const entry = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api']!.import.default;
-  const tsx = pathToFileURL(join(dirname(manifest), entry)).href;
-  const code = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(WORKER.href)}); })`;
-  return new Worker(code, { ...options, eval: true });
-}
+const WORKER = siblingModule('api-definition-worker', import.meta.url);
 
 export async function checkApiDefinition(fileName: string, content: Buffer): Promise<ApiDefinitionSummary> {
   const done = await turn();
@@ -62,7 +46,7 @@ export async function checkApiDefinition(fileName: string, content: Buffer): Pro
 
 function checkInWorker(fileName: string, content: Buffer): Promise<ApiDefinitionSummary> {
   return new Promise((resolve, reject) => {
-    const worker = startWorker({ workerData: { fileName, content: new Uint8Array(content) }, resourceLimits: { maxOldGenerationSizeMb: API_DEFINITION_CHECK_LIMITS.heapMb } });
+    const worker = startWorker(WORKER, { workerData: { fileName, content: new Uint8Array(content) }, resourceLimits: { maxOldGenerationSizeMb: API_DEFINITION_CHECK_LIMITS.heapMb } });
     let settled = false;
     const settle = (outcome: () => void) => {
       if (settled) return;

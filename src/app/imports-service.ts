@@ -147,9 +147,11 @@ export class ImportsService {
    */
   private async record(account: Account, input: RecordInput): Promise<ImportedResult> {
     const targets: Target[] = [];
+    // Each target written goes in the recording's journal in the same transaction: a crash before the end takes it back at start-up.
+    const journal = (before: Target | undefined, after: Target) => this.pending.noteTarget(input.scanId, before, after);
     for (const batch of batches(input.inferred.targets, TARGETS_PER_TRANSACTION)) {
       this.history.transaction(() => {
-        for (const inferred of batch) targets.push(this.targets.recordUploaded(account, inferred.target, inferred));
+        for (const inferred of batch) targets.push(this.targets.recordUploaded(account, inferred.target, inferred, journal));
       });
       await yieldToEventLoop();
     }

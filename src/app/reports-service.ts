@@ -2,6 +2,8 @@
  * Reports (SPEC.md, Reports; CONTRACT.md): creating one takes a snapshot of
  * the selected targets and risks and renders it before answering; a download
  * serves that rendering, or renders the same snapshot in another format.
+ * Reading and rendering happen in the ReportProducer (worker threads in the
+ * service), never in a request's own turn of the event loop.
  */
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -9,18 +11,16 @@ import { hasFeature, type Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import { FeatureNotEnabledError, InvalidRequestError, NotFoundError } from '../domain/errors.js';
 import { filtersFrom } from '../domain/lists/list-query.js';
-import { buildReportModel } from '../domain/reports/report-model.js';
 import {
   CONTENT_TYPES,
   REPORT_FORMATS,
   REPORT_LIMITS,
   REPORT_TARGET_FILTER_KEYS,
   downloadFileName,
-  type ReportFilters,
   type ReportFormat,
-  type ReportSnapshot,
 } from '../domain/reports/snapshot.js';
-import { RISK_FILTER_KEYS, type ReportFiles, type ReportRecord, type ReportRenderers, type ReportRepository, type ReportSelection } from './ports.js';
+import { RISK_FILTER_KEYS, type ReportFiles, type ReportJob, type ReportProducer, type ReportRecord, type ReportRenderers, type ReportRepository, type ReportSelection } from './ports.js';
+import { ReportProduction, tooManyTargets } from './report-production.js';
 
 export interface ReportRequest {
   report_format: string;
@@ -37,46 +37,34 @@ export interface ReportDownload {
 }
 
 export class ReportsService {
-  /**
-   * Renderings run one at a time, in arrival order: a 10,000-risk PDF holds
-   * about 100-140 MB for seconds (bench/reports.ts), and two at once would
-   * hold twice that. Creation and downloads of rendered files do not wait.
-   */
-  private renderingQueue: Promise<unknown> = Promise.resolve();
-
   constructor(
     private readonly reports: ReportRepository,
     private readonly files: ReportFiles,
-    private readonly renderers: ReportRenderers,
+    /** Where reports are read and rendered (the service's worker threads), or the renderers to make them in this thread with (tests). */
+    maker: ReportProducer | ReportRenderers,
     private readonly clock: Clock,
     /** REPORT_LIMITS; tests pass smaller ones. */
     private readonly limits: { maxRisks: number; maxTargets: number } = REPORT_LIMITS,
-  ) {}
+  ) {
+    this.producer = 'produce' in maker ? maker : new ReportProduction(reports, files, maker);
+  }
 
-  /** Creates the report and renders it in its format before returning its id. */
+  private readonly producer: ReportProducer;
+
+  /**
+   * Creates the report and renders it in its format before returning its id.
+   * The selection is counted first, from an index and only up to the limit,
+   * so that a selection too wide is refused without reading it.
+   */
   async create(account: Account, request: ReportRequest): Promise<string> {
     const format = this.formatFor(account, request.report_format, 'report_format');
     const selection = { ...selectionOf(account, request), maxRisks: this.limits.maxRisks, maxTargets: this.limits.maxTargets };
-    const scope = this.reports.readScope(account.id, selection);
-    if (scope.targets.length > this.limits.maxTargets) {
-      throw new InvalidRequestError(`the filters select more than ${this.limits.maxTargets} targets; narrow targets_filter (target_ids, tags or label) and try again`);
-    }
-    const filters: ReportFilters = { targets_filter: selection.targets, risks_filter: selection.risks };
-    const snapshot: ReportSnapshot = {
-      version: 1,
-      id: randomUUID(),
-      accountName: account.name,
-      createdAt: this.clock.now().toISOString(),
-      format,
-      filters,
-      targets: scope.targets,
-      risks: scope.risks,
-      matchedRisks: scope.matchedRisks,
-    };
-    await this.files.saveSnapshot(snapshot.id, snapshot);
-    await this.render(snapshot, format);
-    this.reports.insert(recordOf(account, snapshot));
-    return snapshot.id;
+    if (this.reports.countTargets(account.id, selection, this.limits.maxTargets + 1) > this.limits.maxTargets) throw tooManyTargets(this.limits.maxTargets);
+    const job: ReportJob = { id: randomUUID(), accountId: account.id, accountName: account.name, createdAt: this.clock.now().toISOString(), format, selection };
+    const made = await this.producer.produce(job);
+    // Last: a report is recorded only once its files are whole (start-up removes a folder without a row).
+    this.reports.insert({ id: job.id, accountId: account.id, format, createdAt: job.createdAt, ...made });
+    return job.id;
   }
 
   /** The report's file in its own format, or (with `format`) the same snapshot in another. */
@@ -85,9 +73,7 @@ export class ReportsService {
     const format = options.format === undefined ? record.format : this.formatFor(account, options.format, 'format');
     let file = await this.files.openRendering(record.id, format);
     if (file === undefined) {
-      const snapshot = await this.files.loadSnapshot(record.id);
-      if (snapshot === undefined) throw new Error(`report ${record.id} has a row but no snapshot in the data directory`);
-      await this.render(snapshot, format);
+      await this.producer.render(record.id, format);
       file = (await this.files.openRendering(record.id, format))!;
     }
     return { ...file, contentType: CONTENT_TYPES[format], fileName: downloadFileName(options.filename, format, record.createdAt) };
@@ -118,16 +104,6 @@ export class ReportsService {
     }
     return value as ReportFormat;
   }
-
-  private render(snapshot: ReportSnapshot, format: ReportFormat): Promise<void> {
-    const run = async () => {
-      const model = buildReportModel(snapshot);
-      await this.files.saveRendering(snapshot.id, format, (out) => this.renderers[format](model, out));
-    };
-    const rendering = this.renderingQueue.then(run, run);
-    this.renderingQueue = rendering.catch(() => undefined);
-    return rendering;
-  }
 }
 
 function selectionOf(account: Account, request: ReportRequest): ReportSelection {
@@ -141,17 +117,4 @@ function selectionOf(account: Account, request: ReportRequest): ReportSelection 
     }
   }
   return { targets, risks, minOpenvasQod: account.minOpenvasQod, maxRisks: REPORT_LIMITS.maxRisks, maxTargets: REPORT_LIMITS.maxTargets };
-}
-
-function recordOf(account: Account, snapshot: ReportSnapshot): ReportRecord {
-  return {
-    id: snapshot.id,
-    accountId: account.id,
-    format: snapshot.format,
-    filters: snapshot.filters,
-    riskCount: snapshot.risks.length,
-    matchedRisks: snapshot.matchedRisks,
-    targetCount: snapshot.targets.length,
-    createdAt: snapshot.createdAt,
-  };
 }

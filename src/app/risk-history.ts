@@ -58,10 +58,11 @@ export class RiskHistory {
    * covered, so they close nothing. Call inside transaction().
    */
   recordScan(scan: Scan, findingsByTarget: FindingsInput): ScanRisks {
-    return this.recordStaged(scan, this.stage(scan, findingsByTarget));
+    return this.recordStaged(scan, this.stage(scan, findingsByTarget), false);
   }
 
-  private recordStaged(scan: Scan, source: TargetFindings): ScanRisks {
+  /** `journaled`: a chunked recording, whose changes to targets go in its journal for a rollback to undo. */
+  private recordStaged(scan: Scan, source: TargetFindings, journaled: boolean): ScanRisks {
     const lists: ScanRisks = { newOpen: [], stillOpen: [], closed: [] };
     const now = this.clock.now();
     const at = now.toISOString();
@@ -72,7 +73,7 @@ export class RiskHistory {
       if (target === undefined) continue; // deleted while the scan ran
       this.risks.recordCoverage(scan.id, target.id, scan.type, at);
       this.recordTarget(scan, target, source.findingsOf(target.id), at, lists, events);
-      this.refreshTarget(target, at);
+      this.refreshTarget(target, at, journaled ? scan.id : undefined);
     }
     return lists;
   }
@@ -157,7 +158,7 @@ export class RiskHistory {
       const risks: ScanRisks = { newOpen: [], stillOpen: [], closed: [] };
       for (const batch of batchesByFindings(scan.resolvedTargets, (target) => source.countOf(target.targetId))) {
         this.transaction(() => {
-          const part = this.recordStaged({ ...scan, resolvedTargets: batch }, source);
+          const part = this.recordStaged({ ...scan, resolvedTargets: batch }, source, true);
           for (const list of ['newOpen', 'stillOpen', 'closed'] as const) for (const id of part[list]) risks[list].push(id);
         });
         await yieldToEventLoop();
@@ -219,9 +220,11 @@ export class RiskHistory {
 
   /**
    * Undoes what a recording wrote: the scan's coverage and detections go and
-   * the risks they touched are recomputed from what remains. No events: the
-   * recording's own were only staged, and are dropped, so nothing announced
-   * is taken back.
+   * the risks they touched are recomputed from what remains; the targets it
+   * created go (unless another scan covers them meanwhile) and those it
+   * changed get their fields back (its journal, PendingRecordings.noteTarget).
+   * No events: the recording's own were only staged, and are dropped, so
+   * nothing announced is taken back.
    */
   rollBack(accountId: string, scanId: string): void {
     this.transaction(() => {
@@ -229,6 +232,7 @@ export class RiskHistory {
       const covered = this.risks.coveredBy(scanId);
       this.risks.forgetCoverage(scanId);
       this.forgetScan(accountId, covered);
+      for (const created of this.pending.restoreTargets(scanId)) this.targets.deleteCascade(accountId, created);
       this.pending.end(scanId);
     });
   }
@@ -282,10 +286,16 @@ export class RiskHistory {
     return this.event('risk.updated', updated, target);
   }
 
-  /** The target's health from its open, unaccepted risks, and its last scan time when a scan covered it. */
-  private refreshTarget(target: Target, scannedAt: string | undefined): void {
+  /**
+   * The target's health from its open, unaccepted risks, and its last scan
+   * time when a scan covered it; journaled for the recording `journalOf` when
+   * one is in progress, in this transaction.
+   */
+  private refreshTarget(target: Target, scannedAt: string | undefined, journalOf?: string): void {
     const current = this.targets.findById(target.accountId, target.id) ?? target;
-    this.targets.update({ ...current, healthScore: healthScore(this.risks.openCounts(target.id)), lastScannedAt: scannedAt ?? current.lastScannedAt });
+    const refreshed = { ...current, healthScore: healthScore(this.risks.openCounts(target.id)), lastScannedAt: scannedAt ?? current.lastScannedAt };
+    if (journalOf !== undefined) this.pending.noteTarget(journalOf, current, refreshed);
+    this.targets.update(refreshed);
   }
 
   private event(type: 'risk.created' | 'risk.updated', risk: Risk, target: Target): OutboxEvent {

@@ -82,18 +82,22 @@ export class TargetsService {
   /**
    * The target an uploaded result names (a normalised address): the one an
    * earlier upload created, with the file's host facts laid over its own, or
-   * a new UPLOADED_RESULTS target. Call inside the upload's transaction.
+   * a new UPLOADED_RESULTS target. Call inside the upload's transaction;
+   * `journal` hears of the write in it (before: undefined for a new target),
+   * so that a rolled-back upload can undo it (PendingRecordings.noteTarget).
    */
-  recordUploaded(account: Account, address: string, facts: { os?: string; hostname?: string }): Target {
+  recordUploaded(account: Account, address: string, facts: { os?: string; hostname?: string }, journal?: (before: Target | undefined, after: Target) => void): Target {
     const existing = this.targets.findByAddress(account.id, address);
     if (existing !== undefined) {
       assertCreatedFromUploads(existing);
       const updated: Target = { ...existing, os: facts.os ?? existing.os, hostname: facts.hostname ?? existing.hostname };
+      journal?.(existing, updated);
       this.targets.update(updated);
       return updated;
     }
     const target: Target = { ...this.newTarget(account, address, { target: address }, 'UPLOADED_RESULTS'), os: facts.os, hostname: facts.hostname };
-    if (!this.targets.insert(target)) return this.recordUploaded(account, address, facts); // created meanwhile
+    if (!this.targets.insert(target)) return this.recordUploaded(account, address, facts, journal); // created meanwhile
+    journal?.(undefined, target);
     return target;
   }
 

@@ -51,5 +51,12 @@ export class RateLimitedError extends VigilError {
   }
 }
 
+/** A bounded resource (a queue, a worker) cannot take the request now: 503, try again later. */
+export class ServiceBusyError extends VigilError {
+  constructor(message: string) {
+    super('unavailable', message);
+  }
+}
+
 /** A scanner output file that cannot be read as the format it claims to be. */
 export class MalformedResultError extends InvalidRequestError {}

@@ -29,7 +29,7 @@ import { SqliteTargetRepository } from '../store/targets-repository.js';
 import { SqliteScanRepository } from '../store/scans-repository.js';
 import { FileSystemResultFiles } from '../store/result-files.js';
 import { SqlitePendingRecordings } from '../store/pending-recordings-repository.js';
-import { referencedResultFiles } from '../store/result-file-index.js';
+import { recordedReports, referencedResultFiles } from '../store/result-file-index.js';
 import { ScansService } from '../app/scans-service.js';
 import { GroupCommit } from '../app/group-commit.js';
 import { UploadsService } from '../app/uploads-service.js';
@@ -44,9 +44,8 @@ import { ReportsService } from '../app/reports-service.js';
 import { SavedReportsService } from '../app/saved-reports-service.js';
 import { SqliteReportRepository } from '../store/reports-repository.js';
 import { FileSystemReportFiles } from '../store/report-files.js';
-import { renderCsvReport } from '../reports/csv-report.js';
-import { renderHtmlReport } from '../reports/html-report.js';
-import { renderPdfReport } from '../reports/pdf/pdf-report.js';
+import { ReportWorkers } from '../reports/report-workers.js';
+import { siblingModule } from '../app/worker-thread.js';
 import { WebhookEndpointsService } from '../app/webhook-endpoints-service.js';
 import { SqliteWebhookEndpointRepository } from '../store/webhook-endpoints-repository.js';
 import { SqliteWebhookDeliveryRepository } from '../store/webhook-deliveries-repository.js';
@@ -106,9 +105,14 @@ export interface ComposeOptions {
   defaultMetrics?: boolean;
   /** The cluster for VIGIL_RUNTIME=kubernetes; by default the in-cluster config or KUBECONFIG. */
   kubeConfig?: KubeConfig;
+  /** The report worker thread's module; tests pass one that wraps it. */
+  reportWorker?: URL;
 }
 
 export type Core = ReturnType<typeof composeCore>;
+
+/** The report worker thread's module (its own composition root). */
+export const REPORT_WORKER = siblingModule('report-worker', import.meta.url);
 
 /** Where scanners run and what keeps following them: started after the HTTP edge listens, stopped after it closes. */
 export interface WorkloadRuntime {
@@ -277,6 +281,7 @@ export function composeCore(
   clock: Clock = systemClock,
   wrapScans: (repository: ScanRepository) => ScanRepository = unwrapped,
   wrapScheduledScans: (repository: ScheduledScanRepository) => ScheduledScanRepository = unwrapped,
+  reportWorker: URL = REPORT_WORKER,
 ) {
   const db = openDatabase(settings.dataDir);
   const accountRepository = new SqliteAccountRepository(db);
@@ -313,37 +318,37 @@ export function composeCore(
   const reportRepository = new SqliteReportRepository(db);
   const reportFiles = new FileSystemReportFiles(join(settings.dataDir, 'reports'));
   const savedReports = new SavedReportsService(reportRepository, reportFiles, paginator);
-  const reports = new ReportsService(
-    reportRepository,
-    reportFiles,
-    { PDF: renderPdfReport, HTML: renderHtmlReport, CSV: renderCsvReport },
-    clock,
-  );
+  // Reports are read and rendered in worker threads on their own read-only connections: one report must not stall every request.
+  const reportWorkers = new ReportWorkers({ module: reportWorker, dataDir: settings.dataDir });
+  const reports = new ReportsService(reportRepository, reportFiles, reportWorkers, clock);
   const sources = new SourcesService(new SqliteSourceRepository(db), paginator, clock);
   const scheduledScanRepository = wrapScheduledScans(new SqliteScheduledScanRepository(db));
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
   const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings, staging);
-  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, staging, outbox, risks, reports, savedReports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
+  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, staging, outbox, risks, reports, savedReports, reportWorkers, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 
 /**
  * Start-up hygiene (issue 16): risk recordings a crash cut short are rolled
  * back (an upload entirely; a scan Vigil ran then fails as WorkloadLost, or
  * is collected again when its workload still has its output), and result
- * files no row references, temporary files and the embedded runtime's
- * left-over work directories are removed.
+ * files no row references, temporary files, report folders without a row
+ * (a report is recorded last) and the embedded runtime's left-over work
+ * directories are removed.
  */
 async function recoverFromCrash(settings: Settings, core: Core, logger: Logger): Promise<void> {
   const interrupted = core.history.rollBackInterrupted();
   await core.imports.discardInterrupted(interrupted);
   const referenced = referencedResultFiles(core.db);
+  const reports = recordedReports(core.db);
   // Files scanner pods uploaded wait in uploads/ until their Scan is collected; a finished or deleted Scan's are stale.
   const collecting = new Set(core.scanRepository.idsInStates(['QUEUED', 'RUNNING', 'STOPPING']));
   const removed = [
     ...(await core.resultFiles.sweep((scanId, fileName) => referenced.has(`${scanId}/${fileName}`))),
     ...(await new FileSystemResultFiles(join(settings.dataDir, 'uploads')).sweep((scanId) => collecting.has(scanId))),
     ...(await removeWorkDirectories(join(settings.dataDir, 'work'))),
+    ...(await new FileSystemReportFiles(join(settings.dataDir, 'reports')).sweep((reportId) => reports.has(reportId))),
   ];
   if (interrupted.length > 0 || removed.length > 0) {
     logger.warn({ rolled_back: interrupted, removed_files: removed.slice(0, 100), removed_count: removed.length }, 'removed what an interrupted run left behind');
@@ -414,7 +419,7 @@ export function composeHttpApp(
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
   const clock = options.clock ?? systemClock;
   const cluster = settings.runtime === 'kubernetes' ? clusterMirror(options.kubeConfig, logger, () => core, clock) : undefined;
-  const core: Core = composeCore(settings, clock, cluster?.wrapScans, cluster?.wrapScheduledScans);
+  const core: Core = composeCore(settings, clock, cluster?.wrapScans, cluster?.wrapScheduledScans, options.reportWorker);
   const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
   metrics.watchRecord({ scansByStateAndType: () => scanCountsByStateAndType(core.db), pendingWebhookDeliveries: () => pendingWebhookDeliveries(core.db) });
   let server: Server | undefined;
@@ -472,6 +477,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     await notifier.stop();
     await dispatcher.stop();
     await runtime.stop();
+    await core.reportWorkers.close();
     core.db.close();
   };
 

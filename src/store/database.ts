@@ -24,6 +24,17 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[] =
   return db;
 }
 
+/**
+ * A read-only connection to the service's database, for a worker thread
+ * that reads beside the service's own connection (WAL mode lets readers run
+ * while it writes). The service opened the file and applied every migration.
+ */
+export function openReadOnlyDatabase(dataDir: string): Database {
+  const db = new BetterSqlite3(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
 export function schemaVersion(db: Database): number {
   const row = db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as { version: number | null };
   return row.version ?? 0;

@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { createGzip, gunzip } from 'node:zlib';
 import type { ReportFiles } from '../app/ports.js';
 import { EXTENSIONS, type ReportFormat, type ReportSnapshot } from '../domain/reports/snapshot.js';
+import { listDir } from './result-files.js';
 
 const SNAPSHOT_FILE = 'snapshot.json.gz';
 const gunzipAsync = promisify(gunzip);
@@ -104,6 +105,28 @@ export class FileSystemReportFiles implements ReportFiles {
     // A recursive removal: only ever of one report's own folder, never the reports folder or above it.
     if (!/^[A-Za-z0-9-]+$/.test(reportId)) throw new Error(`refusing to remove the files of report id ${JSON.stringify(reportId)}`);
     await rm(this.dirOf(reportId), { recursive: true, force: true });
+  }
+
+  /**
+   * Start-up: a report's row is written last, so a folder without one is a
+   * report a crash (or a failed rendering) cut short, and goes whole; in a
+   * folder that has its row, temporary files a crash left go. Returns what
+   * was removed, as 'reports/<id>[/<file>]'.
+   */
+  async sweep(hasRow: (reportId: string) => boolean): Promise<string[]> {
+    const removed: string[] = [];
+    for (const reportId of await listDir(this.root)) {
+      if (!hasRow(reportId)) {
+        await rm(join(this.root, reportId), { recursive: true, force: true });
+        removed.push(`reports/${reportId}`);
+        continue;
+      }
+      for (const file of (await listDir(join(this.root, reportId))).filter((name) => name.endsWith('.partial'))) {
+        await rm(join(this.root, reportId, file), { force: true });
+        removed.push(`reports/${reportId}/${file}`);
+      }
+    }
+    return removed;
   }
 
   async openRendering(reportId: string, format: ReportFormat): Promise<{ content: Readable; size: number } | undefined> {

@@ -125,6 +125,12 @@ export class SqliteReportRepository implements ReportRepository {
     }))();
   }
 
+  countTargets(accountId: string, selection: ReportSelection, cap: number): number {
+    const clause = where('t.account_id', accountId, targetConditions(accountId, selection, true));
+    // LIMIT inside: the count stops at cap, walking index entries (targets_by_account and the filters' own), never the rows.
+    return this.db.prepare(`SELECT count(*) FROM (SELECT 1 FROM targets t WHERE ${clause.sql} LIMIT ?)`).pluck().get(...clause.params, cap) as number;
+  }
+
   private scopeTargets(accountId: string, selection: ReportSelection): ReportTarget[] {
     const clause = where('t.account_id', accountId, targetConditions(accountId, selection, true));
     const rows = this.db

@@ -209,7 +209,8 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<Uint8Array> {
   return typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
 }
 
-async function listDir(path: string): Promise<string[]> {
+/** A folder's entries; none when it does not exist (yet). */
+export async function listDir(path: string): Promise<string[]> {
   try {
     return await readdir(path);
   } catch (error) {

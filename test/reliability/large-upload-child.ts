@@ -6,18 +6,20 @@
  * directory given. With `endpoint`, a webhook endpoint is registered first
  * (every event stored). Prints one JSON line: the scan's risk counts, the
  * size of the findings' text as stored, and the peak RSS over the baseline.
- * The parent may kill it midway (the crash test).
- * Usage: <data dir> <hosts> [endpoint]
+ * With an account id, the upload goes to that account (and a new source of
+ * it), among the targets it already has. The parent may kill it midway (the
+ * crash tests).
+ * Usage: <data dir> <hosts> [endpoint|none] [account id]
  */
 import { loadSettings } from '../../src/config/settings.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { nmapHostsReport } from '../support/nmap-report.js';
 import { peakRssMb } from '../support/peak-rss.js';
 
-const [dataDir, hostCount, withEndpoint] = process.argv.slice(2) as [string, string, string | undefined];
+const [dataDir, hostCount, withEndpoint, accountId] = process.argv.slice(2) as [string, string, string | undefined, string | undefined];
 
 const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dataDir }));
-const account = core.accounts.createAccount({ name: `large-${process.pid}`, monthlyScanLimit: null }).account;
+const account = accountId === undefined ? core.accounts.createAccount({ name: `large-${process.pid}`, monthlyScanLimit: null }).account : core.accounts.findAccount(accountId);
 if (withEndpoint === 'endpoint') core.webhookEndpoints.add(account.id, 'https://hooks.example.com/large');
 const source = core.sources.create(account, { source_type: 'IMPORTED', name: 'large' });
 const baseline = peakRssMb();

@@ -14,7 +14,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { loadSettings } from '../../src/config/settings.js';
 import { DATABASE_FILE } from '../../src/store/database.js';
 import { composeCore } from '../../src/main/composition-root.js';
-import { nmapReport } from '../support/nmap-report.js';
+import { fixtureHostAddress, nmapHostsReport, nmapReport } from '../support/nmap-report.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait.js';
 
@@ -138,6 +138,54 @@ describe('reliability: a large upload holds neither its findings nor its events,
       else expect({ scans, risks, events }).to.deep.equal({ scans: 1, risks: FINDINGS, events: FINDINGS + 1 });
       // No event names a risk that is not there.
       expect(count(db, "SELECT COUNT(*) AS n FROM events e WHERE e.type LIKE 'risk.%' AND NOT EXISTS (SELECT 1 FROM risks r WHERE r.id = json_extract(e.payload, '$.id'))")).to.equal(0);
+    } finally {
+      core.db.close();
+    }
+  });
+
+  it('killed while recording many new hosts: start-up removes every target the upload created and gives those it changed their os, host name and last scan time back', async () => {
+    // Three hosts of the coming upload exist already, from an earlier upload of another host name.
+    let core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path }));
+    const account = core.accounts.createAccount({ name: 'existing' }).account;
+    const source = core.sources.create(account, { source_type: 'IMPORTED', name: 'earlier' });
+    const earlier = core.imports.newUpload();
+    earlier.useScanType('NMAP');
+    for (const piece of nmapHostsReport(3, 'before.example.com')) earlier.write(piece);
+    await core.imports.importResult(account, { source_id: source.id, scan_type: 'NMAP' }, earlier.finish());
+    const targetRows = (db: BetterSqlite3.Database) => db.prepare('SELECT * FROM targets WHERE account_id = ? ORDER BY seq').all(account.id);
+    const before = targetRows(core.db);
+    expect(before).to.have.length(3);
+    expect(before[0]).to.include({ hostname: 'host-1.before.example.com' }).and.have.property('last_scanned_at').that.is.a('string');
+    core.db.close();
+
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir.path, String(HOSTS), 'none', account.id], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = once(child, 'exit');
+    const reader = new BetterSqlite3(join(dir.path, DATABASE_FILE), { readonly: true });
+    try {
+      // Killed once every target is written and the first chunk of risks has rescanned the existing ones, long before the last chunk.
+      await waitFor(
+        async () => child.exitCode !== null || (count(reader, 'SELECT COUNT(*) AS n FROM pending_recordings') > 0
+          && count(reader, 'SELECT COUNT(*) AS n FROM targets WHERE account_id = ?', account.id) === HOSTS
+          && count(reader, 'SELECT COUNT(*) AS n FROM targets WHERE target = ? AND last_scanned_at > ?', fixtureHostAddress(1), (before[0] as { last_scanned_at: string }).last_scanned_at) === 1),
+        (ready) => ready,
+        'the upload to be recording its risks',
+        120_000,
+      );
+      expect(child.exitCode, 'the upload finished before it could be killed').to.equal(null);
+      expect(reader.prepare('SELECT hostname FROM targets WHERE target = ?').pluck().get(fixtureHostAddress(1))).to.equal('host-1.large.example.com');
+    } finally {
+      reader.close();
+    }
+    child.kill('SIGKILL');
+    await exited;
+
+    core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path }));
+    try {
+      await core.imports.discardInterrupted(core.history.rollBackInterrupted());
+      expect(count(core.db, "SELECT COUNT(*) AS n FROM targets WHERE origin = 'UPLOADED_RESULTS'")).to.equal(3);
+      expect(targetRows(core.db)).to.deep.equal(before);
+      expect(count(core.db, 'SELECT COUNT(*) AS n FROM pending_recording_targets')).to.equal(0);
+      expect(core.db.pragma('integrity_check', { simple: true })).to.equal('ok');
     } finally {
       core.db.close();
     }

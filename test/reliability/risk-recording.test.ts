@@ -70,6 +70,21 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
     expect(core.db.prepare('SELECT COUNT(*) AS n FROM pending_recordings').get()).to.deep.equal({ n: 0 });
   });
 
+  it('gives the targets a refused recording rescanned their last scan time back', async () => {
+    const lastScans = () => core.db.prepare('SELECT id, last_scanned_at FROM targets ORDER BY seq').all();
+    const before = lastScans();
+    const second = insertScan();
+    let during: unknown[] = [];
+    const result = await core.history.recordScanInChunks(second, 'SCAN', findings([80]), () => {
+      during = lastScans();
+      return false;
+    });
+    expect(result).to.equal(false);
+    expect(during).to.not.deep.equal(before);
+    expect(lastScans()).to.deep.equal(before);
+    expect(core.db.prepare('SELECT COUNT(*) AS n FROM pending_recording_targets').get()).to.deep.equal({ n: 0 });
+  });
+
   it('rolls back every chunk when the last step throws, and passes the error on', async () => {
     const before = snapshot();
     const second = insertScan();

@@ -46,7 +46,7 @@ export class TestService {
 
   /** Starts a service; with `dataDir`, on an existing data directory (a restart), which stop() then leaves in place. */
   static async start(
-    options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; accountName?: string; kubeConfig?: KubeConfig } = {},
+    options: { env?: Record<string, string>; clock?: Clock; dataDir?: string; accountName?: string; kubeConfig?: KubeConfig; reportWorker?: URL } = {},
   ): Promise<TestService> {
     const dir = options.dataDir === undefined ? tempDir() : { path: options.dataDir, remove: () => undefined };
     // PATH as the test process has it, so scanners are found as `make run` finds them, unless a test sets its own.
@@ -58,7 +58,7 @@ export class TestService {
         done();
       },
     });
-    const vigil = composeVigil(settings, createLogger(settings.logLevel, sink), { clock: options.clock, defaultMetrics: false, kubeConfig: options.kubeConfig });
+    const vigil = composeVigil(settings, createLogger(settings.logLevel, sink), { clock: options.clock, defaultMetrics: false, kubeConfig: options.kubeConfig, reportWorker: options.reportWorker });
     const { account, apiKey } = vigil.accounts.createAccount({ name: options.accountName ?? 'test-account' });
     const server = await vigil.listen();
     const address = server.address() as { port: number };

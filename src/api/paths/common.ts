@@ -23,6 +23,11 @@ export const BODY_ERRORS: RouteConfig['responses'] = {
   415: errorResponse('The request body has a Content-Encoding (compressed bodies are not accepted), or is not UTF-8 JSON.'),
 };
 
+/** Operations that wait for a bounded pool of workers (reports) can find it full, or lose their worker. */
+export const UNAVAILABLE: RouteConfig['responses'] = {
+  503: errorResponse('The report workers are full or the report\'s worker stopped; `error` says which. Try again later.'),
+};
+
 export function json<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { 'application/json': { schema } } };
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { REPORT_LIMITS } from '../../domain/reports/snapshot.js';
 import { ErrorBody, ListQuery, listEnvelope } from '../schemas/common.js';
 import { ReportCreate, ReportCreated, ReportDownloadQuery, ReportListItem } from '../schemas/reports.js';
-import { BODY_ERRORS, Deleted, IdParam, STANDARD_ERRORS, json, jsonBody } from './common.js';
+import { BODY_ERRORS, Deleted, IdParam, STANDARD_ERRORS, UNAVAILABLE, json, jsonBody } from './common.js';
 
 const FORBIDDEN = { 403: { description: 'CSV asked for without CSV export enabled on the account (feature csv_export).', content: { 'application/json': { schema: ErrorBody } } } };
 const File = z.string().meta({ format: 'binary' });
@@ -16,13 +16,13 @@ export function registerReportPaths(registry: OpenAPIRegistry): void {
     tags: ['Reports'],
     summary: 'Create a report',
     description: [
-      'Takes a snapshot of the selected risks and renders it before answering, so the request can take seconds (a 10,000-risk PDF takes a few); reports render one at a time, so it may also wait for another.',
+      'Takes a snapshot of the selected risks and renders it before answering, so the request can take seconds (a 10,000-risk PDF takes a few); reports are made one at a time in a worker thread, so it may also wait for another, and 503 says that too many are waiting or that its worker stopped.',
       'A report holds what GET /v1/risks would list with the same risks_filter (closed and accepted risks included; OpenVAS risks below the account\'s minimum QoD left out), limited to the targets targets_filter selects, and lists every selected target\'s health score and grade.',
       `At most ${REPORT_LIMITS.maxRisks} risks: when more match, the report keeps the most severe and says on its cover how many matched. More than ${REPORT_LIMITS.maxTargets} selected targets give 400.`,
       'The filters used are shown on the report. Every later download, in any format, shows the same snapshot.',
     ].join(' '),
     request: { body: jsonBody(ReportCreate) },
-    responses: { 200: json(ReportCreated, 'The report is ready; download it with GET /v1/reports/{id}.'), ...BODY_ERRORS, ...FORBIDDEN },
+    responses: { 200: json(ReportCreated, 'The report is ready; download it with GET /v1/reports/{id}.'), ...BODY_ERRORS, ...FORBIDDEN, ...UNAVAILABLE },
   });
   registry.registerPath({
     method: 'get',
@@ -40,6 +40,7 @@ export function registerReportPaths(registry: OpenAPIRegistry): void {
       },
       ...STANDARD_ERRORS,
       ...FORBIDDEN,
+      ...UNAVAILABLE,
     },
   });
   registry.registerPath({

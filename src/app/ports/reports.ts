@@ -45,6 +45,33 @@ export interface ReportRepository {
   delete(accountId: string, id: string): boolean;
   /** Reads the selected targets and risks in one read transaction, so counts and rows agree. */
   readScope(accountId: string, selection: ReportSelection): ReportScope;
+  /** How many targets the selection holds, counting no further than `cap` (from an index, reading no target). */
+  countTargets(accountId: string, selection: ReportSelection, cap: number): number;
+}
+
+/** A report to make: its selection read into a snapshot, saved, and rendered in its format. */
+export interface ReportJob {
+  id: string;
+  accountId: string;
+  accountName: string;
+  createdAt: string;
+  format: ReportFormat;
+  selection: ReportSelection;
+}
+
+/** What a made report's row records of its snapshot. */
+export type MadeReport = Pick<ReportRecord, 'filters' | 'riskCount' | 'matchedRisks' | 'targetCount'>;
+
+/**
+ * Where reports are made: reading a selection and rendering it hold a
+ * thread for seconds (bench/reports.ts), so the service makes them in a
+ * worker thread with its own read-only connection (src/reports/report-workers.ts);
+ * ReportProduction makes them in the caller's thread.
+ */
+export interface ReportProducer {
+  produce(job: ReportJob): Promise<MadeReport>;
+  /** Renders a saved report's snapshot in another format. */
+  render(reportId: string, format: ReportFormat): Promise<void>;
 }
 
 /** A report's snapshot and rendered files (VIGIL_DATA_DIR/reports/<id>/), each written to a temporary name and renamed into place. */

@@ -6,6 +6,7 @@ import type { CursorValue } from '../../domain/lists/page-token.js';
 import type { Scan, ScanState } from '../../domain/scans/scan.js';
 import type { Readable } from 'node:stream';
 import type { Page } from './lists.js';
+import type { Target } from '../../domain/targets/target.js';
 import type { NewResultFile, StoredResultFile, RecordingKind, PendingRecording } from '../../domain/scans/result-file.js';
 export type { NewResultFile, StoredResultFile, RecordingKind, PendingRecording } from '../../domain/scans/result-file.js';
 
@@ -55,8 +56,22 @@ export interface ScanRepository {
 /** Risk recordings in several transactions; what is left at start-up was cut short by a crash. */
 export interface PendingRecordings {
   begin(scanId: string, accountId: string, kind: RecordingKind, at: string): void;
+  /** The recording is done or rolled back: its marker and its journal of targets go. */
   end(scanId: string): void;
   list(): PendingRecording[];
+  /**
+   * Journals a target the recording creates (`before` undefined) or changes,
+   * in the transaction of the change: the first before-image of each target
+   * is kept, and the values the recording last wrote.
+   */
+  noteTarget(scanId: string, before: Target | undefined, after: Target): void;
+  /**
+   * Undoes what the recording did to the targets it changed: each field it
+   * wrote (os, hostname, last_scanned_at) that still holds what it wrote
+   * gets its before-image back. Returns the targets it created that no scan
+   * covers (call after its own coverage is forgotten), for the caller to delete.
+   */
+  restoreTargets(scanId: string): string[];
 }
 
 /**
