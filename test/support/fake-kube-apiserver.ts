@@ -7,12 +7,14 @@
  * resourceVersions from one counter, 409 AlreadyExists and Conflict,
  * the status subresource, generation bumped only on spec changes, merge and
  * JSON patches, propagation policies with a synchronous garbage collector,
- * finalizers, pod logs, and watches that replay history or answer 410 once
- * it is compacted. Errors are Kubernetes Status objects.
+ * finalizers, pod logs, lists in pages (`limit` and `continue`, each list a
+ * snapshot; a continue token answers 410 once it expired or the history was
+ * compacted), and watches that replay history or answer 410 once it is
+ * compacted. Errors are Kubernetes Status objects.
  *
  * Deliberate simplifications: no admission (a namespace need not exist),
  * strategic merge patch on built-in types is applied as a merge patch,
- * no server-side apply, no list paging, pods are deleted without a grace
+ * no server-side apply, pods are deleted without a grace
  * period (there is no kubelet) and Foreground deletion completes before the
  * DELETE returns (the events still arrive in the real order).
  */
@@ -507,6 +509,8 @@ export class FakeKubeApiServer {
   private readonly failures: InjectedFailure[] = [];
   private readonly lostReplies: Array<(request: RecordedRequest) => boolean> = [];
   private readonly holds: Array<{ matches: (request: RecordedRequest) => boolean; released: Promise<void> }> = [];
+  /** Paged lists under way, by continue token id: the list's objects and resourceVersion when its first page was served. */
+  private readonly pagedLists = new Map<string, { items: KubeObject[]; resourceVersion: string }>();
   private history: StoredEvent[] = [];
   private revision = 1;
   private oldestWatchableRevision = 0;
@@ -618,6 +622,12 @@ export class FakeKubeApiServer {
   compactHistory(): void {
     this.history = [];
     this.oldestWatchableRevision = this.revision;
+    this.expireContinueTokens();
+  }
+
+  /** Every paged list under way loses its snapshot: its next `continue` answers 410 Expired, as after an etcd compaction. */
+  expireContinueTokens(): void {
+    this.pagedLists.clear();
   }
 
   /** Sends a BOOKMARK with the latest resourceVersion to watches that asked for bookmarks. */
@@ -803,10 +813,45 @@ export class FakeKubeApiServer {
     return satisfies(object.metadata.labels ?? {}, labels) && satisfies(fieldValues, fields);
   }
 
+  /**
+   * A list, whole or in pages: with `limit`, the first page keeps a snapshot
+   * of the whole list and its resourceVersion, and each `continue` token
+   * (`<snapshot>:<offset>`) serves the next page of it, as the API server
+   * serves every page at the first page's resourceVersion.
+   */
   private list(route: Route, query: Record<string, string>): unknown {
     const { resource, namespace } = route;
-    const items = this.select(resource, namespace, parseLabelSelector(query.labelSelector), parseFieldSelector(query.fieldSelector));
-    return { apiVersion: apiVersionOf(resource), kind: `${resource.kind}List`, metadata: { resourceVersion: this.resourceVersion }, items };
+    const header = { apiVersion: apiVersionOf(resource), kind: `${resource.kind}List` };
+    const limit = query.limit === undefined ? 0 : Number(query.limit);
+    if (!Number.isSafeInteger(limit) || limit < 0) throw apiError(400, `invalid limit: ${query.limit}`, 'BadRequest');
+    if (query.continue === undefined && limit === 0) {
+      const items = this.select(resource, namespace, parseLabelSelector(query.labelSelector), parseFieldSelector(query.fieldSelector));
+      return { ...header, metadata: { resourceVersion: this.resourceVersion }, items };
+    }
+    const [id, from] = query.continue === undefined ? [randomUUID(), 0] : this.continuedList(query.continue);
+    if (query.continue === undefined) {
+      const items = this.select(resource, namespace, parseLabelSelector(query.labelSelector), parseFieldSelector(query.fieldSelector));
+      this.pagedLists.set(id, { items, resourceVersion: this.resourceVersion });
+    }
+    const snapshot = this.pagedLists.get(id)!;
+    const to = limit === 0 ? snapshot.items.length : from + limit;
+    const items = snapshot.items.slice(from, to);
+    if (to >= snapshot.items.length) {
+      this.pagedLists.delete(id);
+      return { ...header, metadata: { resourceVersion: snapshot.resourceVersion }, items };
+    }
+    const metadata = { resourceVersion: snapshot.resourceVersion, continue: `${id}:${to}`, remainingItemCount: snapshot.items.length - to };
+    return { ...header, metadata, items };
+  }
+
+  /** The snapshot and offset a continue token names; 410 Expired when its snapshot is gone. */
+  private continuedList(token: string): [string, number] {
+    const [id = '', offset = ''] = token.split(':');
+    if (!/^\d+$/.test(offset)) throw apiError(400, `invalid continue token: ${token}`, 'BadRequest');
+    if (!this.pagedLists.has(id)) {
+      throw apiError(410, 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.', 'Expired');
+    }
+    return [id, Number(offset)];
   }
 
   private objectBody(request: RecordedRequest, resource: ResourceDefinition): KubeObject {
