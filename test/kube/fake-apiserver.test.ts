@@ -272,7 +272,7 @@ describe('FakeKubeApiServer driven by the real client-node', () => {
   describe('lists in pages', () => {
     async function page(query: string): Promise<{ status: number; body: { metadata: { resourceVersion?: string; continue?: string; remainingItemCount?: number }; items: KubeObject[]; reason?: string } }> {
       const response = await fetch(`${fake.url}${SCANS_PATH}?${query}`, { headers: { Authorization: `Bearer ${fake.token}` } });
-      return { status: response.status, body: await response.json() };
+      return { status: response.status, body: (await response.json()) as never };
     }
 
     it('serves limit and continue from a snapshot at the first page, at its resourceVersion', async () => {
