@@ -157,6 +157,8 @@ export interface OpenWatch {
 export interface FakeKubeApiServerOptions {
   /** The bearer token every request must carry; kubeconfig.ts uses the same default. */
   token?: string;
+  /** More bearer tokens accepted: one per client a test tells apart in `requests` (its `authorization` header). */
+  moreTokens?: string[];
   now?: () => Date;
   /** Extra resource types, served next to DEFAULT_RESOURCES. */
   resources?: ResourceDefinition[];
@@ -498,6 +500,7 @@ export class FakeKubeApiServer {
   readonly deletions: RecordedDeletion[] = [];
   readonly token: string;
 
+  private readonly tokens: Set<string>;
   private readonly resources: ResourceDefinition[];
   private readonly now: () => Date;
   private readonly authorize: FakeKubeApiServerOptions['authorize'];
@@ -519,6 +522,7 @@ export class FakeKubeApiServer {
 
   constructor(options: FakeKubeApiServerOptions = {}) {
     this.token = options.token ?? DEFAULT_TOKEN;
+    this.tokens = new Set([this.token, ...(options.moreTokens ?? [])]);
     this.now = options.now ?? (() => new Date());
     this.resources = [...DEFAULT_RESOURCES, ...(options.resources ?? [])];
     this.authorize = options.authorize;
@@ -714,7 +718,7 @@ export class FakeKubeApiServer {
       const url = new URL(request.url ?? '/', 'http://127.0.0.1');
       const recorded = this.record(request, url, await readBody(request));
       this.throwInjectedFailure(recorded);
-      if (request.headers.authorization !== `Bearer ${this.token}`) throw apiError(401, 'Unauthorized');
+      if (!this.tokens.has(/^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '')) throw apiError(401, 'Unauthorized');
       const refusal = this.authorize?.(recorded);
       if (refusal !== undefined) throw apiError(403, refusal, 'Forbidden');
       const held = this.takeHold(recorded);
