@@ -67,7 +67,7 @@ export class NamespaceSet {
   /** The first read, then a check every `checkEveryMs` until stop(). */
   start(): void {
     this.running = true;
-    this.refresh();
+    this.check();
     this.schedule();
   }
 
@@ -80,13 +80,17 @@ export class NamespaceSet {
   private schedule(): void {
     if (!this.running) return;
     this.timer = this.options.timers.setTimeout(() => {
-      try {
-        this.refresh();
-      } catch (error) {
-        this.options.onError(error); // the database busy or closing: the next check reads again
-      }
+      this.check();
       this.schedule();
     }, this.options.checkEveryMs ?? NAMESPACE_CHECK_MS);
+  }
+
+  private check(): void {
+    try {
+      this.refresh();
+    } catch (error) {
+      this.options.onError(error); // the database busy or closing: the next check reads again
+    }
   }
 }
 
