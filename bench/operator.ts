@@ -172,7 +172,27 @@
  * the rest was garbage of the completion phase waiting for a mark-compact.
  * (The snapshot itself then took the process to 352 MiB.)
  *
+ * The finished case (BENCH_CASE=finished; issue 27): 20,000 finished Scans,
+ * SUCCEEDED rows and their CRs as Vigil leaves them, each applied with
+ * kubectl (managedFields and the last-applied annotation: 33 MiB as one
+ * list), in the account's namespace when `vigil serve` starts. Before lists
+ * in pages, the Scan informer's one list was refused from about 6,500 of
+ * them (over MAX_ANSWER_BYTES, 16 MiB) and the cache never synced. Now
+ * (`npm run build`, then `BENCH_CASE=finished npx tsx bench/operator.ts`,
+ * one run, 2-CPU VM at a load average of 10-13 with other engineers'
+ * benchmarks running): the list took 40 pages of 500 and nothing was
+ * written to the finished CRs (50 requests in all, the lists and watches of
+ * the four informers in the one namespace included); Vigil answered
+ * /healthz 3.7 s after it was started and adopted a Scan applied then 8.4 s
+ * later (its key waits behind the full pass over the 20,000 listed keys,
+ * each a read of its row); RSS 223 MiB at the peak (once synced), 177 MiB
+ * 10 s later with V8's heap at 79 MiB: within the chart's 256Mi memory
+ * request. The caches hold each CR without managedFields and the annotation
+ * (trimmed as each page arrives, so no more than one page is held whole).
+ *
  * Environment:
+ *   BENCH_CASE                scans (default: the scans' lives above) or finished (a month of finished Scans cached, below)
+ *   BENCH_FINISHED            finished Scans of the finished case (default 20000)
  *   BENCH_SCANS               scans (default 1000)
  *   BENCH_RATE                Job completions per second (default 100)
  *   BENCH_TIMEOUT             seconds a phase may take before the benchmark gives up (default 300)
@@ -187,6 +207,9 @@ import type { KubeApiServerChild } from './support/kube-apiserver-child.js';
 import { scanJobName, uploadTokenSecretName } from '../src/runtime/kubernetes/job-manifest.js';
 import { runtimeEnv } from '../test/support/dockerfile.js';
 import { envInteger } from './support/env.js';
+import { loadSettings } from '../src/config/settings.js';
+import { composeCore } from '../src/main/composition-root.js';
+import { finishedScans } from '../test/support/finished-scans.js';
 import { cleanup, freePort, newestMtime, runBenchmark, startChild, tempDirectory, waitForHttp, type Child } from './support/processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -195,6 +218,7 @@ const config = {
   scans: envInteger('BENCH_SCANS', 1000, 1),
   rate: envInteger('BENCH_RATE', 100, 1),
   timeoutSeconds: envInteger('BENCH_TIMEOUT', 300, 1),
+  finished: envInteger('BENCH_FINISHED', 20_000, 1),
 };
 if (config.scans > 64_000) throw new Error('BENCH_SCANS must be at most 64000 (one loopback target per scan)');
 
@@ -336,8 +360,9 @@ async function inParallel<T>(items: readonly T[], width: number, work: (item: T,
 let server: RemoteApiServer | undefined;
 let vigil: Child | undefined;
 
-async function main(): Promise<void> {
-  server = await RemoteApiServer.start();
+/** The fake API server's child, a data directory, and the environment and command of `vigil serve` (and `vigil accounts`) against it. */
+async function environment(): Promise<{ server: RemoteApiServer; dataDir: string; env: NodeJS.ProcessEnv; command: { args: string[]; compiled: boolean }; vigilNodeOptions: string; port: number }> {
+  const server = await RemoteApiServer.start();
   const dataDir = tempDirectory('vigil-bench-operator-');
   const kubeconfigFile = join(dataDir, 'kubeconfig.json');
   const info = await server.call('info');
@@ -371,6 +396,16 @@ async function main(): Promise<void> {
     // Node options for Vigil's process only: the image's (its Dockerfile's NODE_OPTIONS), unless BENCH_VIGIL_NODE_OPTIONS replaces them (a profile, a V8 flag to compare).
     ...(vigilNodeOptions === '' ? {} : { NODE_OPTIONS: vigilNodeOptions }),
   });
+  return { server, dataDir, env, command, vigilNodeOptions, port };
+}
+
+const serveLine = (command: { compiled: boolean }, vigilNodeOptions: string) =>
+  `Vigil is \`${command.compiled ? 'node dist/src/cli/main.js serve' : 'node --import tsx src/cli/main.ts serve (dist/ missing or older than src/: make build for the compiled one)'}\` in its own process with NODE_OPTIONS=${vigilNodeOptions === '' ? '(none)' : vigilNodeOptions}${process.env.BENCH_VIGIL_NODE_OPTIONS === undefined ? " (the image's)" : ' (BENCH_VIGIL_NODE_OPTIONS)'} (kubernetes runtime, KUBECONFIG to the fake API server in another)`;
+
+async function scansCase(): Promise<void> {
+  const prepared = await environment();
+  server = prepared.server;
+  const { env, command, vigilNodeOptions, port } = prepared;
   const created = startChild('vigil accounts create', process.execPath, [...command.args, 'accounts', 'create', '--name', 'bench', '--monthly-scan-limit', String(config.scans * 2)], env, ROOT);
   if ((await created.exited) !== 0) throw new Error(`vigil accounts create failed:\n${created.output()}`);
   const { api_key: apiKey } = JSON.parse(created.output().trim().split('\n').pop()!) as { api_key: string };
@@ -384,7 +419,7 @@ async function main(): Promise<void> {
   const get = (ref: Omit<ObjectRef, 'namespace'>) => server!.call('getObject', { ...ref, namespace });
   const idle = residentMib(pid);
   const idleHeap = await heapMib(baseUrl);
-  log(`operator benchmark: ${config.scans} NMAP scans through their life; Vigil is \`${command.compiled ? 'node dist/src/cli/main.js serve' : 'node --import tsx src/cli/main.ts serve (dist/ missing or older than src/: make build for the compiled one)'}\` in its own process with NODE_OPTIONS=${vigilNodeOptions === '' ? '(none)' : vigilNodeOptions}${process.env.BENCH_VIGIL_NODE_OPTIONS === undefined ? ' (the image\'s)' : ' (BENCH_VIGIL_NODE_OPTIONS)'} (kubernetes runtime, KUBECONFIG to the fake API server in another), scans created through the REST API, ${config.rate} Job completions/s`);
+  log(`operator benchmark: ${config.scans} NMAP scans through their life; ${serveLine(command, vigilNodeOptions)}, scans created through the REST API, ${config.rate} Job completions/s`);
   log(`  Vigil's process once it answers, before any scan: ${memoryLine(idle, idleHeap)}`);
 
   const started = Date.now();
@@ -448,6 +483,53 @@ async function main(): Promise<void> {
   const apiServer = await server.call('memory');
   log(`  the fake API server's process, apart: heap used ${(apiServer.heapUsed / 2 ** 20).toFixed(0)} MiB, RSS ${(apiServer.rss / 2 ** 20).toFixed(0)} MiB`);
 }
+
+/**
+ * A month of finished Scans (BENCH_FINISHED, 20,000 by default: 200 a day
+ * for 100 days), SUCCEEDED rows and their CRs as Vigil left them, each
+ * applied with kubectl (test/support/finished-scans.ts: 33 MiB as one
+ * list), in the account's namespace when `vigil serve` starts. Measures
+ * when it answers, when a Scan applied then is adopted (the informers'
+ * lists in pages and the full pass over every key done), the list requests
+ * and any write to the finished CRs (aim: none), and Vigil's memory with
+ * them cached (aim: within the chart's 256Mi request).
+ */
+async function finishedCase(): Promise<void> {
+  const prepared = await environment();
+  server = prepared.server;
+  const { env, command, vigilNodeOptions, port, dataDir } = prepared;
+  const namespace = 'vigil-bench';
+  const seeding = composeCore(loadSettings({ VIGIL_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+  const account = seeding.accounts.createAccount({ name: 'bench', namespace });
+  const { rows, objects } = finishedScans(account.account.id, namespace, config.finished);
+  seeding.scanRepository.insert(rows, []);
+  seeding.db.close();
+  for (let from = 0; from < objects.length; from += 1000) await server.call('setObjects', objects.slice(from, from + 1000));
+  log(`operator benchmark, finished Scans: ${config.finished} SUCCEEDED Scans (rows and CRs) in ${namespace} when Vigil starts; ${serveLine(command, vigilNodeOptions)}`);
+
+  const before = await server.call('requestCount');
+  const spawned = Date.now();
+  vigil = startChild('vigil serve', process.execPath, [...command.args, 'serve'], env, ROOT);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForHttp(vigil, `${baseUrl}/healthz`, config.timeoutSeconds * 1000);
+  const answering = Date.now();
+  await server.call('setObject', { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name: 'applied-after', namespace }, spec: { type: 'NMAP', targets: ['127.0.0.1'] } } as KubeObject);
+  const label = async () => ((await server!.call('getObject', { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace, name: 'applied-after' })) as KubeObject | undefined)?.metadata.labels?.['vigil.dev/scan-id'];
+  await until('the Scan applied after start to be adopted', async () => (await label()) !== undefined, 20);
+  const adopted = Date.now();
+  const pid = vigil.process.pid!;
+  const atSync = residentMib(pid);
+  const lines = await server.call('requestLines', before);
+  const pages = lines.filter((line) => line.startsWith(`GET /apis/vigil.dev/v1alpha1/namespaces/${namespace}/scans?`));
+  const writesToFinished = lines.filter((line) => !line.startsWith('GET') && line.includes('/scans/nightly-'));
+  log(`  answers /healthz ${((answering - spawned) / 1000).toFixed(1)} s after it was started; a Scan applied then was adopted ${((adopted - answering) / 1000).toFixed(1)} s later (${((adopted - spawned) / 1000).toFixed(1)} s after the start)`);
+  log(`  the Scan informer's list: ${pages.length} pages (${pages.filter((line) => line.includes('continue=')).length} with continue); writes to the ${config.finished} finished CRs: ${writesToFinished.length}; requests in all ${lines.length}`);
+  log(`  Vigil's process once synced: RSS ${atSync.rss.toFixed(0)} MiB (peak so far ${atSync.peak.toFixed(0)} MiB)`);
+  await sleep(10_000);
+  log(`  10 s later: ${memoryLine(residentMib(pid), await heapMib(baseUrl))}`);
+}
+
+const main = process.env.BENCH_CASE === 'finished' ? finishedCase : scansCase;
 
 runBenchmark(main, async () => {
   await vigil?.stop();

@@ -29,6 +29,10 @@ const handlers = {
   info: () => ({ url: server.url, token: server.token }),
   getObject: (ref: ObjectRef) => server.getObject(ref),
   setObject: (object: KubeObject) => void server.setObject(object),
+  /** Many objects in one message (seeding). */
+  setObjects: (objects: KubeObject[]) => void objects.forEach((object) => server.setObject(object)),
+  /** Requests from index `from` on, each as "METHOD path?query" (watches marked). */
+  requestLines: (from = 0) => server.requests.slice(from).map((request) => `${request.method} ${request.path}${request.watch ? ' (watch)' : ''}${Object.keys(request.query).length === 0 ? '' : `?${new URLSearchParams(request.query).toString()}`}`),
   count: (apiVersion: string, kind: string, namespace?: string) => server.listObjects(apiVersion, kind, namespace).length,
   /** Sets a running pod and its scanner's log line for every Job in the namespace. */
   runPods: (namespace: string, line: string) => {

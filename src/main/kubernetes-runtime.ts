@@ -39,6 +39,8 @@ import { SCAN_API_VERSION, SCAN_KIND } from '../domain/scans/scan-resource.js';
 import { SCAN_STATES, type Scan } from '../domain/scans/scan.js';
 import type { Core, WorkloadRuntime } from './composition-root.js';
 import { shareAgents } from '../runtime/kubernetes/shared-agent.js';
+import { NamespaceSet } from '../runtime/kubernetes/namespace-set.js';
+import { dataVersion } from '../store/database.js';
 
 /** The scans holding or waiting for a slot: a Scan applied when these (itself included) are within the limit starts at once. */
 const ACTIVE_SCAN_STATES = ['QUEUED', 'RUNNING', 'STOPPING'] as const;
@@ -60,10 +62,26 @@ function loadDefaultKubeConfig(): k8s.KubeConfig {
   return kubeConfig;
 }
 
+/**
+ * The namespaces bound to accounts, where every informer watches (and the
+ * only ones): re-read when another process committed to the database (an
+ * account created with `vigil accounts create` while the service runs) or
+ * this one added an account (namespace-set.ts).
+ */
+function boundNamespaces(core: () => Core, clock: Clock, logger: Logger): NamespaceSet {
+  return new NamespaceSet({
+    read: () => core().accountRepository.list().map((account) => account.namespace),
+    version: () => `${dataVersion(core().db)}/${core().accountRepository.count()}`,
+    timers: systemTimers(clock),
+    onError: (error) => logger.warn({ err: error }, 'accounts not re-read for new namespaces; will retry'),
+  });
+}
+
 /** Built before the store's services: the repositories they use tell the reconcilers about every Scan and ScheduledScan written. */
 export function clusterMirror(given: k8s.KubeConfig | undefined, logger: Logger, core: () => Core, clock: Clock) {
   const kubeConfig = given ?? loadDefaultKubeConfig();
   shareAgents(kubeConfig); // one keep-alive Agent for every request, not one per request (shared-agent.ts)
+  const namespaces = boundNamespaces(core, clock, logger);
   const scheduledEvents = new KubernetesEventRecorder({
     kubeConfig,
     timers: systemTimers(clock),
@@ -88,6 +106,7 @@ export function clusterMirror(given: k8s.KubeConfig | undefined, logger: Logger,
   };
   return {
     kubeConfig,
+    namespaces,
     scanResources,
     scanKeys,
     scheduledScans,
@@ -121,6 +140,7 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
   cluster.scanResources.onRequest = spend;
   const observer = new JobObserver({
     kubeConfig: cluster.kubeConfig,
+    namespaces: cluster.namespaces,
     timers: systemTimers(clock),
     onError: (what, error) => logger.warn({ err: error }, what),
     onRequest: spend,
@@ -155,6 +175,7 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     // The observer's informers tell every change of a Job or pod: no poll.
     pollMs: null,
     start: async () => {
+      cluster.namespaces.start();
       for (const informer of informers) await informer.start();
       cluster.scheduledScans.ownerReferenceFor = (id) => scheduled.reconciler.ownerReferenceFor(id);
       cluster.scheduledScans.rowChanged = (key, spec) => {
@@ -167,6 +188,7 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     },
     // Jobs outlive the service by design: the next process finds them again.
     stop: async () => {
+      cluster.namespaces.stop();
       for (const informer of informers) await informer.stop();
       await scans.loop.stop();
       await scheduled.loop.stop();
@@ -175,9 +197,9 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
   };
 }
 
-/** An informer on one kind of Vigil's custom resources in every namespace (custom-resource-informer.ts), its failures logged. */
+/** An informer on one kind of Vigil's custom resources in the namespaces bound to accounts (custom-resource-informer.ts), its failures logged. */
 function customResourceInformer(
-  kubeConfig: k8s.KubeConfig,
+  { kubeConfig, namespaces }: Pick<ClusterMirror, 'kubeConfig' | 'namespaces'>,
   plural: string,
   onObject: (event: 'add' | 'update' | 'delete', object: k8s.KubernetesObject) => void,
   clock: Clock,
@@ -187,6 +209,7 @@ function customResourceInformer(
   const singular = plural.replace(/s$/, '');
   return informerOnCustomResources({
     kubeConfig,
+    namespaces,
     group: SCAN_GROUP,
     version: SCAN_VERSION,
     plural,
@@ -242,7 +265,7 @@ function scanReconciler(
     onError: (key, error) => logger.warn({ key, err: error }, 'scan custom resource not reconciled; will retry'),
     workers: 4,
   });
-  const informer = customResourceInformer(cluster.kubeConfig, SCAN_PLURAL, (_event, object) => loop.enqueue(scanKey(object.metadata!.namespace!, object.metadata!.name!)), clock, logger, () => loop.resync());
+  const informer = customResourceInformer(cluster, SCAN_PLURAL, (_event, object) => loop.enqueue(scanKey(object.metadata!.namespace!, object.metadata!.name!)), clock, logger, () => loop.resync());
   return { reconciler, loop, informer };
 }
 
@@ -284,7 +307,7 @@ function scheduledScanReconciler(cluster: ClusterMirror, core: Core, clock: Cloc
     workers: 2,
   });
   const informer = customResourceInformer(
-    cluster.kubeConfig,
+    cluster,
     SCHEDULED_SCAN_PLURAL,
     (_event, object) => loop.enqueue(scheduledScanKey(object.metadata!.namespace!, object.metadata!.name!)),
     clock,

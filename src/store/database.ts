@@ -56,6 +56,16 @@ export function applyMigrations(db: Database, migrations: readonly Migration[]):
   }
 }
 
+/**
+ * SQLite's data_version: it moves whenever another connection (another
+ * process on the same data directory, such as `vigil accounts create`)
+ * has committed since this one last looked; this connection's own commits
+ * leave it alone. A read of the file's header, no table.
+ */
+export function dataVersion(db: Database): number {
+  return db.pragma('data_version', { simple: true }) as number;
+}
+
 /** A random secret generated once per installation and kept in the database. */
 export function serviceSecret(db: Database, name: string): Buffer {
   db.prepare('INSERT OR IGNORE INTO service_secrets (name, value) VALUES (?, ?)').run(name, randomBytes(32));

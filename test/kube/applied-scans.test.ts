@@ -1,7 +1,8 @@
 /**
  * Tenancy by namespace (DESIGN.md decision 6): Scans applied with kubectl in
  * a bound namespace run for that account exactly as API-created ones; in an
- * unbound namespace they get a condition and nothing runs. Real client-node
+ * unbound namespace Vigil sends no request at all (it watches only bound
+ * namespaces, so another install may own the Scan). Real client-node
  * informers against the fake API server, including a watch that breaks.
  */
 import { expect } from 'chai';
@@ -37,13 +38,13 @@ describe('Scans applied with kubectl (VIGIL_RUNTIME=kubernetes)', function () {
     await waitFor(async () => read('vigil-test-account', 'nightly-nmap'), (found) => typeof found.status?.state === 'string', 'the CR status');
   });
 
-  it('leaves a Scan in an unbound namespace alone with a condition saying so', async () => {
+  it('sends no request at all about a Scan in an unbound namespace: it does not watch there', async () => {
     apply('somebody-else', 'stray', { type: 'NMAP', targets: ['127.0.0.1'] });
-    const cr = await waitFor(async () => read('somebody-else', 'stray'), (found) => (found.status?.conditions ?? []).length > 0, 'the refusal condition');
-    expect(cr.status!.conditions![0]).to.include({ type: 'Accepted', status: 'False', reason: 'NamespaceNotBound' });
-    expect(cr.status!.conditions![0]!.message).to.match(/not bound to a Vigil account/);
-    expect((await service.get('/v1/scans')).body.data).to.deep.equal([]);
-    expect(server.listObjects('batch/v1', 'Job')).to.deep.equal([]);
+    // Applied after the stray one: once it is adopted, the stray one would have been seen too, had that namespace been watched.
+    apply('vigil-test-account', 'after-stray', { type: 'NMAP', targets: ['127.0.0.1'] });
+    await waitFor(async () => read('vigil-test-account', 'after-stray'), (found) => found.metadata.labels?.['vigil.dev/scan-id'] !== undefined, 'the bound Scan adopted');
+    expect(read('somebody-else', 'stray').status).to.equal(undefined);
+    expect(server.requests.filter((request) => !request.path.includes('/namespaces/vigil-test-account/')).map((request) => `${request.method} ${request.path}`)).to.deep.equal([]);
   });
 
   it('refuses a Scan whose spec breaks a rule with a condition naming it, and runs nothing', async () => {

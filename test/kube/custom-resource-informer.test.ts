@@ -11,6 +11,7 @@ import { FakeKubeApiServer, type KubeObject } from '../support/fake-kube-apiserv
 import { FakeTimers } from '../support/fake-timers.js';
 import { kubeConfig } from '../support/kubeconfig.js';
 import { waitFor } from '../support/wait.js';
+import { fixedNamespaces } from '../../src/runtime/kubernetes/namespace-set.js';
 
 const NS = 'vigil-acme';
 const managedFields = [{ manager: 'kubectl-client-side-apply', operation: 'Update', fieldsV1: { 'f:spec': { 'f:targets': {} } } }];
@@ -43,6 +44,7 @@ describe('the custom resource caches: trimmed to what Vigil reads', () => {
     const seen = new Map<string, k8s.KubernetesObject>();
     informer = customResourceInformer({
       kubeConfig: kubeConfig(server),
+      namespaces: fixedNamespaces([NS], new FakeTimers()),
       group: 'vigil.dev',
       version: 'v1alpha1',
       plural: 'scans',

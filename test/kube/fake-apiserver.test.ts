@@ -269,6 +269,35 @@ describe('FakeKubeApiServer driven by the real client-node', () => {
     });
   });
 
+  describe('lists in pages', () => {
+    async function page(query: string): Promise<{ status: number; body: { metadata: { resourceVersion?: string; continue?: string; remainingItemCount?: number }; items: KubeObject[]; reason?: string } }> {
+      const response = await fetch(`${fake.url}${SCANS_PATH}?${query}`, { headers: { Authorization: `Bearer ${fake.token}` } });
+      return { status: response.status, body: (await response.json()) as never };
+    }
+
+    it('serves limit and continue from a snapshot at the first page, at its resourceVersion', async () => {
+      for (const name of ['a', 'b', 'c', 'd', 'e']) fake.setObject(scan(name));
+      const listedAt = fake.resourceVersion;
+      const first = await page('limit=2');
+      expect(first.body.items.map((item) => item.metadata.name)).to.deep.equal(['a', 'b']);
+      expect(first.body.metadata).to.include({ resourceVersion: listedAt, remainingItemCount: 3 });
+      fake.setObject(scan('f'));
+      const second = await page(`limit=2&continue=${encodeURIComponent(first.body.metadata.continue!)}`);
+      const third = await page(`limit=2&continue=${encodeURIComponent(second.body.metadata.continue!)}`);
+      expect([...second.body.items, ...third.body.items].map((item) => item.metadata.name), 'f came after the snapshot').to.deep.equal(['c', 'd', 'e']);
+      expect(third.body.metadata).to.deep.equal({ resourceVersion: listedAt });
+    });
+
+    it('answers 410 Expired to a continue token whose snapshot expired', async () => {
+      for (const name of ['a', 'b', 'c']) fake.setObject(scan(name));
+      const first = await page('limit=1');
+      fake.expireContinueTokens();
+      const expired = await page(`limit=1&continue=${encodeURIComponent(first.body.metadata.continue!)}`);
+      expect(expired.status).to.equal(410);
+      expect(expired.body.reason).to.equal('Expired');
+    });
+  });
+
   describe('test hooks', () => {
     it('fails the next matching request once with the injected status, then serves normally', async () => {
       fake.setObject(scan('nightly'));

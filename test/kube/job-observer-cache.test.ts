@@ -9,6 +9,7 @@ import { FakeKubeApiServer, type KubeObject } from '../support/fake-kube-apiserv
 import { FakeTimers } from '../support/fake-timers.js';
 import { kubeConfig } from '../support/kubeconfig.js';
 import { waitFor } from '../support/wait.js';
+import { fixedNamespaces } from '../../src/runtime/kubernetes/namespace-set.js';
 
 const NS = 'vigil-acme';
 const labels = { 'app.kubernetes.io/managed-by': 'vigil', 'vigil.dev/scan-id': 'scan-1' };
@@ -31,7 +32,7 @@ describe('the Job observer caches: trimmed to what Vigil reads', () => {
 
   it('keeps metadata and status of Jobs and pods, listed or watched, and drops spec and managedFields', async () => {
     server.setObject({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'listed-scanner', namespace: NS, labels, managedFields }, spec: { backoffLimit: 0, template }, status: { active: 1 } } as unknown as KubeObject);
-    observer = new JobObserver({ kubeConfig: kubeConfig(server), timers: new FakeTimers(), onError: () => undefined, followLogs: false });
+    observer = new JobObserver({ kubeConfig: kubeConfig(server), namespaces: fixedNamespaces([NS], new FakeTimers()), timers: new FakeTimers(), onError: () => undefined, followLogs: false });
     await observer.start();
     const listed = observer.job(NS, 'listed-scanner')!;
     expect(listed.spec).to.equal(undefined);
@@ -68,7 +69,7 @@ describe('the Job observer: a log follow that connects after its scan was forgot
   beforeEach(async () => {
     server = new FakeKubeApiServer();
     await server.start();
-    observer = new JobObserver({ kubeConfig: kubeConfig(server), timers: new FakeTimers(), onError: () => undefined });
+    observer = new JobObserver({ kubeConfig: kubeConfig(server), namespaces: fixedNamespaces([NS], new FakeTimers()), timers: new FakeTimers(), onError: () => undefined });
     await observer.start();
   });
 

@@ -1,12 +1,13 @@
 /**
  * The chart's rendered RBAC (and config/rbac/operator.yaml, generated from
- * it) grants every request the Kubernetes adapters make, and no more than
- * the cluster-wide reads outside the tenant namespaces. The fake API server
+ * it) grants every request the Kubernetes adapters make, and nothing outside
+ * the tenant namespaces: no ClusterRole at all. The fake API server
  * enforces the rendered rules as the API server's authorizer would, through
  * a whole Scan's life (API scan, kubectl-applied scan, progress, stop) and a
  * ScheduledScan's (API create with a run, update, delete; kubectl apply,
- * refusal, delete). A Scan whose namespace is not a tenant fails with a
- * condition saying what to add to the values.
+ * delete), while objects applied in another namespace draw no request. A
+ * Scan whose namespace is not a tenant fails with a condition saying what to
+ * add to the values.
  */
 import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
@@ -29,8 +30,8 @@ async function scheduledScanLife(server: FakeKubeApiServer, service: TestService
   await service.delete(`/v1/scans/scheduled/${scheduledScan.id}`);
   const spec = { schedule: 'DAILY', scanTypes: ['NMAP'], filterSet: { tags: ['prod'] }, emailNotification: 'NEVER', startTime: '2099-01-01T00:00:00Z' };
   server.setObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', metadata: { name: 'applied', namespace: 'vigil-test-account' }, spec } as never);
+  // Another install's: Vigil watches only its tenants, so any request about it would be denied (and listed below).
   server.setObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', metadata: { name: 'stray', namespace: 'elsewhere' }, spec } as never);
-  await waitFor(async () => crOf('stray', 'elsewhere')?.status, (status) => status !== undefined, 'the refusal');
   await waitFor(async () => (await service.get('/v1/scans/scheduled')).body.data, (rows) => rows.length === 1, 'the applied schedule');
   // kubectl delete: the finalizer holds the CR until the reconciler has deleted its schedule.
   await fetch(`${server.url}/apis/vigil.dev/v1alpha1/namespaces/vigil-test-account/scheduledscans/applied`, { method: 'DELETE', headers: { authorization: `Bearer ${server.token}` } });
@@ -40,7 +41,7 @@ async function scheduledScanLife(server: FakeKubeApiServer, service: TestService
 const VIGIL = { name: 'vigil', namespace: 'vigil' };
 const TENANT = 'vigil-test-account';
 
-/** A Scan through the API to its end (progress from the log, stop), and one applied with kubectl in a namespace no account is bound to. */
+/** A Scan through the API to its end (progress from the log, stop), one applied with kubectl, and one applied in a namespace no account is bound to. */
 async function scanLife(server: FakeKubeApiServer, service: TestService): Promise<void> {
   const scan = (await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
   await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.state, (state) => state === 'RUNNING', 'RUNNING');
@@ -53,7 +54,6 @@ async function scanLife(server: FakeKubeApiServer, service: TestService): Promis
   } as never);
   server.setObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name: 'applied', namespace: 'elsewhere' }, spec: { type: 'NMAP', targets: ['127.0.0.2'] } } as never);
   await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.progress, (progress) => progress >= 10, 'progress from the log');
-  await waitFor(async () => server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: 'elsewhere', name: 'applied' })?.status, (status) => status !== undefined, 'the refusal');
   server.setObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name: 'applied-here', namespace: TENANT }, spec: { type: 'NMAP', targets: ['127.0.0.3'] } } as never);
   await waitFor(async () => server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: TENANT, name: 'applied-here' })?.metadata.labels?.['vigil.dev/scan-id'], (id) => id !== undefined, 'the applied Scan adopted');
   await service.post(`/v1/scans/${scan.id}/stop`);
@@ -97,16 +97,28 @@ describe('the chart RBAC', function () {
     const unused = [...new Set(granted)].filter((grant) => !kinds.has(grant) && grant !== ' events patch').sort();
     // A ScheduledScan CR's uid read after a restart, a pod-less Job's events, a token Secret replaced after a crash and a Scan CR read after a create
     // answered 409 (paths this life does not take), and the finalizers
-    // update that OwnerReferencesPermissionEnforcement checks for blockOwnerDeletion without any request.
-    expect(unused, 'permissions granted but never used').to.deep.equal([' events list', ' secrets delete', 'vigil.dev scans get', 'vigil.dev scheduledscans get', 'vigil.dev scheduledscans/finalizers update']);
+    // updates that OwnerReferencesPermissionEnforcement checks for blockOwnerDeletion (a Job and a Secret owned by their Scan, a run's Scan by its
+    // ScheduledScan) without any request.
+    expect(unused, 'permissions granted but never used').to.deep.equal([' events list', ' secrets delete', 'vigil.dev scans get', 'vigil.dev scans/finalizers update', 'vigil.dev scheduledscans get', 'vigil.dev scheduledscans/finalizers update']);
+    expect(used.filter((permission) => permission.namespace !== TENANT).map(describePermission), 'requests outside the tenant namespace').to.deep.equal([]);
   });
 
-  it('writes outside the tenant namespaces only the status of Vigil\'s own custom resources, and reads cluster-wide only with list and watch', () => {
-    const clusterRules = renderChart({ tenants: { releaseNamespace: true, namespaces: [{ name: TENANT }] } })
-      .filter((object) => object.kind === 'ClusterRole')
-      .flatMap((role) => role.rules as Rule[]);
-    const writes = clusterRules.flatMap((rule) => rule.resources.flatMap((resource) => rule.verbs.filter((verb) => !['list', 'watch'].includes(verb)).map((verb) => `${resource} ${verb}`)));
-    expect(writes.sort()).to.deep.equal(['scans/status patch', 'scheduledscans/status patch']);
+  it('grants nothing cluster-wide: no ClusterRole lists or watches anything, pods and Jobs included', () => {
+    for (const tenants of [{ releaseNamespace: true, namespaces: [{ name: TENANT }] }, { releaseNamespace: false, namespaces: [{ name: 'vigil-acme' }] }]) {
+      const kinds = renderChart({ tenants }).map((object) => object.kind);
+      expect(kinds).not.to.include('ClusterRole');
+      expect(kinds).not.to.include('ClusterRoleBinding');
+    }
+  });
+
+  it('lets the tenant Role watch what Vigil caches and update the finalizers of the owners it names with blockOwnerDeletion', () => {
+    const role = renderChart({ tenants: { releaseNamespace: false, namespaces: [{ name: 'vigil-acme' }] } }).find((object) => object.kind === 'Role')!;
+    const allows = (group: string, resource: string, verb: string) => new Authorizer([role, { kind: 'RoleBinding', metadata: { name: 'b', namespace: 'vigil-acme' }, roleRef: { kind: 'Role', name: role.metadata.name }, subjects: [{ kind: 'ServiceAccount', ...VIGIL }] }] as never, VIGIL).allows({ group, resource, verb, namespace: 'vigil-acme' });
+    for (const [group, resource] of [['vigil.dev', 'scans'], ['vigil.dev', 'scheduledscans'], ['batch', 'jobs'], ['', 'pods']] as const) {
+      for (const verb of ['list', 'watch']) expect(allows(group, resource, verb), `${resource} ${verb}`).to.equal(true);
+    }
+    expect(allows('vigil.dev', 'scans/finalizers', 'update')).to.equal(true);
+    expect(allows('vigil.dev', 'scheduledscans/finalizers', 'update')).to.equal(true);
   });
 
   it('binds a Role in the release namespace and in every listed tenant namespace, and nowhere else', () => {
@@ -125,20 +137,14 @@ describe('the chart RBAC', function () {
   it('fails a Scan whose namespace Vigil may not write to, with a condition naming the namespace and the value to change', async () => {
     const rbac = renderChart({ tenants: { releaseNamespace: true, namespaces: [] } }).filter((object) => rbacKinds.has(object.kind));
     type Conditions = Array<{ type: string; reason: string; message: string }>;
-    const { result } = await withService(rbac, async (server, service) => {
+    const { result } = await withService(rbac, async (_server, service) => {
       const created = (await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
       const scan = await waitFor(async () => (await service.get(`/v1/scans/${created.id}`)).body.data, (current) => current.state === 'FAILED', 'FAILED');
-      // A Scan applied with kubectl there exists already: its status shows the same condition.
-      const crRef = { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: TENANT, name: 'applied' };
-      server.setObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name: 'applied', namespace: TENANT }, spec: { type: 'NMAP', targets: ['127.0.0.2'] } } as never);
-      const cr = await waitFor(async () => server.getObject(crRef) as unknown as { status?: { state: string; conditions: Conditions } }, (found) => found?.status?.state === 'FAILED', 'the applied CR to show FAILED');
-      return { conditions: scan.conditions as Conditions, crConditions: cr.status!.conditions };
+      return { conditions: scan.conditions as Conditions };
     });
-    for (const conditions of [result.conditions, result.crConditions]) {
-      const failed = conditions.find((condition) => condition.type === 'Failed');
-      expect(failed?.reason).to.equal('NamespaceNotWritable');
-      expect(failed?.message).to.match(new RegExp(`namespace ${TENANT} .*add ${TENANT} to tenants\\.namespaces in the Helm chart's values and run helm upgrade`));
-    }
+    const failed = result.conditions.find((condition) => condition.type === 'Failed');
+    expect(failed?.reason).to.equal('NamespaceNotWritable');
+    expect(failed?.message).to.match(new RegExp(`namespace ${TENANT} .*add ${TENANT} to tenants\\.namespaces in the Helm chart's values and run helm upgrade`));
   });
 });
 

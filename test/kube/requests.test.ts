@@ -19,6 +19,7 @@ import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js
 import type { UploadsService } from '../../src/app/uploads-service.js';
 import { ScanRequestBudget } from '../../src/runtime/kubernetes/request-budget.js';
 import { KubernetesEventRecorder } from '../../src/runtime/kubernetes/event-recorder.js';
+import { fixedNamespaces } from '../../src/runtime/kubernetes/namespace-set.js';
 
 const SERVER = 'http://kube.test:6443';
 
@@ -185,7 +186,7 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
       jobSettings: defaultJobSettings('0.1.0'),
       uploadUrl: 'http://vigil:8080',
       locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NMAP' }),
-      observer: new JobObserver({ kubeConfig: kc, timers: new FakeTimers(), onError: () => undefined }),
+      observer: new JobObserver({ kubeConfig: kc, namespaces: fixedNamespaces(['vigil-acme'], new FakeTimers()), timers: new FakeTimers(), onError: () => undefined }),
     });
     await runner.stop(scan.id);
     await runner.stop(scan.id);
@@ -219,7 +220,7 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
       uploadUrl: 'http://vigil:8080',
       locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NUCLEI' }),
       cachedScanUid: () => 'uid-42',
-      observer: new JobObserver({ kubeConfig: kc, timers: new FakeTimers(), onError: () => undefined }),
+      observer: new JobObserver({ kubeConfig: kc, namespaces: fixedNamespaces(['vigil-acme'], new FakeTimers()), timers: new FakeTimers(), onError: () => undefined }),
       onRequest: (scanId) => counted.push(scanId),
     });
     await runner.start({ ...scan, type: 'NUCLEI', state: 'QUEUED' }, [{ targetId: 't1', target: 'https://web.example.com/', addresses: ['93.184.216.34'] }]);

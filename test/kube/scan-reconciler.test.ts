@@ -83,9 +83,10 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'a Scan in a namespace no account is bound to is refused with Accepted=False, and nothing runs',
+    name: 'a Scan in a namespace no account is bound to is left alone: nothing runs and nothing is written (another install may own it)',
     object: () => applied({ type: 'NMAP', targets: ['scanme.example.com'] }, {}, 'elsewhere'),
-    expected: () => [{ action: 'refuse', reason: 'NamespaceNotBound' }],
+    expected: () => [],
+    then: ({ server }) => expect(server.getObject(crRef('nightly', 'elsewhere'))!.status).to.equal(undefined),
   },
   {
     name: 'a Scan whose spec breaks a rule is refused as InvalidSpec',

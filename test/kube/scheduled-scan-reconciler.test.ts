@@ -75,9 +75,9 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'one in a namespace no account is bound to is refused with Accepted=False, and nothing is scheduled',
+    name: 'one in a namespace no account is bound to is left alone: nothing is scheduled and nothing written',
     object: () => applied(daily(), 'elsewhere'),
-    expected: () => [{ action: 'refuse', reason: 'NamespaceNotBound' }],
+    expected: () => [],
     then: (fixture) => expect(fixture.core.scheduledScanRepository.list(fixture.account.id, 10, undefined).items).to.deep.equal([]),
   },
   {

@@ -238,14 +238,12 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
       expect(server.deletions.map((deletion) => deletion.name), 'nothing left for Vigil to delete in the cluster').to.deep.equal(['nightly']);
     });
 
-    it('leaves a ScheduledScan in an unbound namespace alone with a condition saying so', async () => {
+    it('sends no request at all about a ScheduledScan in an unbound namespace', async () => {
       apply('stray', daily(), 'somebody-else');
-      const cr = await untilCr('stray', (found) => conditionOf(found, 'Accepted') !== undefined, 'the refusal', 'somebody-else');
-      expect(conditionOf(cr, 'Accepted')).to.include({ status: 'False', reason: 'NamespaceNotBound' });
-      expect(conditionOf(cr, 'Accepted')!.message).to.match(/not bound to a Vigil account; create one with vigil accounts create --namespace somebody-else/);
-      expect(() => parseScheduledScanResource(cr)).not.to.throw();
-      expect(await listed()).to.deep.equal([]);
-      expect(await quietWrites(server), 'the refusal is written once').to.equal(1);
+      apply('after-stray', daily());
+      await untilCr('after-stray', (found) => conditionOf(found, 'Accepted') !== undefined, 'the bound one accepted');
+      expect(server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', namespace: 'somebody-else', name: 'stray' })!.status).to.equal(undefined);
+      expect(server.requests.filter((request) => request.path.includes('/namespaces/somebody-else/'))).to.deep.equal([]);
     });
 
     it('refuses an invalid spec and one the account may not run with conditions naming the reason', async () => {

@@ -7,12 +7,14 @@
  * resourceVersions from one counter, 409 AlreadyExists and Conflict,
  * the status subresource, generation bumped only on spec changes, merge and
  * JSON patches, propagation policies with a synchronous garbage collector,
- * finalizers, pod logs, and watches that replay history or answer 410 once
- * it is compacted. Errors are Kubernetes Status objects.
+ * finalizers, pod logs, lists in pages (`limit` and `continue`, each list a
+ * snapshot; a continue token answers 410 once it expired or the history was
+ * compacted), and watches that replay history or answer 410 once it is
+ * compacted. Errors are Kubernetes Status objects.
  *
  * Deliberate simplifications: no admission (a namespace need not exist),
  * strategic merge patch on built-in types is applied as a merge patch,
- * no server-side apply, no list paging, pods are deleted without a grace
+ * no server-side apply, pods are deleted without a grace
  * period (there is no kubelet) and Foreground deletion completes before the
  * DELETE returns (the events still arrive in the real order).
  */
@@ -155,6 +157,8 @@ export interface OpenWatch {
 export interface FakeKubeApiServerOptions {
   /** The bearer token every request must carry; kubeconfig.ts uses the same default. */
   token?: string;
+  /** More bearer tokens accepted: one per client a test tells apart in `requests` (its `authorization` header). */
+  moreTokens?: string[];
   now?: () => Date;
   /** Extra resource types, served next to DEFAULT_RESOURCES. */
   resources?: ResourceDefinition[];
@@ -496,6 +500,7 @@ export class FakeKubeApiServer {
   readonly deletions: RecordedDeletion[] = [];
   readonly token: string;
 
+  private readonly tokens: Set<string>;
   private readonly resources: ResourceDefinition[];
   private readonly now: () => Date;
   private readonly authorize: FakeKubeApiServerOptions['authorize'];
@@ -507,6 +512,8 @@ export class FakeKubeApiServer {
   private readonly failures: InjectedFailure[] = [];
   private readonly lostReplies: Array<(request: RecordedRequest) => boolean> = [];
   private readonly holds: Array<{ matches: (request: RecordedRequest) => boolean; released: Promise<void> }> = [];
+  /** Paged lists under way, by continue token id: the list's objects and resourceVersion when its first page was served. */
+  private readonly pagedLists = new Map<string, { items: KubeObject[]; resourceVersion: string }>();
   private history: StoredEvent[] = [];
   private revision = 1;
   private oldestWatchableRevision = 0;
@@ -515,6 +522,7 @@ export class FakeKubeApiServer {
 
   constructor(options: FakeKubeApiServerOptions = {}) {
     this.token = options.token ?? DEFAULT_TOKEN;
+    this.tokens = new Set([this.token, ...(options.moreTokens ?? [])]);
     this.now = options.now ?? (() => new Date());
     this.resources = [...DEFAULT_RESOURCES, ...(options.resources ?? [])];
     this.authorize = options.authorize;
@@ -618,6 +626,12 @@ export class FakeKubeApiServer {
   compactHistory(): void {
     this.history = [];
     this.oldestWatchableRevision = this.revision;
+    this.expireContinueTokens();
+  }
+
+  /** Every paged list under way loses its snapshot: its next `continue` answers 410 Expired, as after an etcd compaction. */
+  expireContinueTokens(): void {
+    this.pagedLists.clear();
   }
 
   /** Sends a BOOKMARK with the latest resourceVersion to watches that asked for bookmarks. */
@@ -704,7 +718,7 @@ export class FakeKubeApiServer {
       const url = new URL(request.url ?? '/', 'http://127.0.0.1');
       const recorded = this.record(request, url, await readBody(request));
       this.throwInjectedFailure(recorded);
-      if (request.headers.authorization !== `Bearer ${this.token}`) throw apiError(401, 'Unauthorized');
+      if (!this.tokens.has(/^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '')) throw apiError(401, 'Unauthorized');
       const refusal = this.authorize?.(recorded);
       if (refusal !== undefined) throw apiError(403, refusal, 'Forbidden');
       const held = this.takeHold(recorded);
@@ -803,10 +817,45 @@ export class FakeKubeApiServer {
     return satisfies(object.metadata.labels ?? {}, labels) && satisfies(fieldValues, fields);
   }
 
+  /**
+   * A list, whole or in pages: with `limit`, the first page keeps a snapshot
+   * of the whole list and its resourceVersion, and each `continue` token
+   * (`<snapshot>:<offset>`) serves the next page of it, as the API server
+   * serves every page at the first page's resourceVersion.
+   */
   private list(route: Route, query: Record<string, string>): unknown {
     const { resource, namespace } = route;
-    const items = this.select(resource, namespace, parseLabelSelector(query.labelSelector), parseFieldSelector(query.fieldSelector));
-    return { apiVersion: apiVersionOf(resource), kind: `${resource.kind}List`, metadata: { resourceVersion: this.resourceVersion }, items };
+    const header = { apiVersion: apiVersionOf(resource), kind: `${resource.kind}List` };
+    const limit = query.limit === undefined ? 0 : Number(query.limit);
+    if (!Number.isSafeInteger(limit) || limit < 0) throw apiError(400, `invalid limit: ${query.limit}`, 'BadRequest');
+    if (query.continue === undefined && limit === 0) {
+      const items = this.select(resource, namespace, parseLabelSelector(query.labelSelector), parseFieldSelector(query.fieldSelector));
+      return { ...header, metadata: { resourceVersion: this.resourceVersion }, items };
+    }
+    const [id, from] = query.continue === undefined ? [randomUUID(), 0] : this.continuedList(query.continue);
+    if (query.continue === undefined) {
+      const items = this.select(resource, namespace, parseLabelSelector(query.labelSelector), parseFieldSelector(query.fieldSelector));
+      this.pagedLists.set(id, { items, resourceVersion: this.resourceVersion });
+    }
+    const snapshot = this.pagedLists.get(id)!;
+    const to = limit === 0 ? snapshot.items.length : from + limit;
+    const items = snapshot.items.slice(from, to);
+    if (to >= snapshot.items.length) {
+      this.pagedLists.delete(id);
+      return { ...header, metadata: { resourceVersion: snapshot.resourceVersion }, items };
+    }
+    const metadata = { resourceVersion: snapshot.resourceVersion, continue: `${id}:${to}`, remainingItemCount: snapshot.items.length - to };
+    return { ...header, metadata, items };
+  }
+
+  /** The snapshot and offset a continue token names; 410 Expired when its snapshot is gone. */
+  private continuedList(token: string): [string, number] {
+    const [id = '', offset = ''] = token.split(':');
+    if (!/^\d+$/.test(offset)) throw apiError(400, `invalid continue token: ${token}`, 'BadRequest');
+    if (!this.pagedLists.has(id)) {
+      throw apiError(410, 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.', 'Expired');
+    }
+    return [id, Number(offset)];
   }
 
   private objectBody(request: RecordedRequest, resource: ResourceDefinition): KubeObject {

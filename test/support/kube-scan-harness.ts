@@ -12,6 +12,7 @@ import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources
 import { FakeTimers } from './fake-timers.js';
 import type { FakeKubeApiServer } from './fake-kube-apiserver.js';
 import { kubeConfig } from './kubeconfig.js';
+import { fixedNamespaces } from '../../src/runtime/kubernetes/namespace-set.js';
 
 export interface KubeScanHarness {
   observer: JobObserver;
@@ -30,7 +31,7 @@ export async function kubeScanHarness(
   const namespace = options.namespace ?? 'vigil-acme';
   const kc = kubeConfig(server);
   const timers = new FakeTimers(Date.now());
-  const observer = new JobObserver({ kubeConfig: kc, timers, onError: () => undefined });
+  const observer = new JobObserver({ kubeConfig: kc, namespaces: fixedNamespaces([namespace], timers), timers, onError: () => undefined });
   await observer.start();
   const runner = new KubernetesJobRunner({
     observer,

@@ -1,22 +1,25 @@
 /**
  * An informer on one kind of Vigil's custom resources (Scans,
- * ScheduledScans) in every namespace, restarted with backoff when its watch
- * breaks, listing through KubeApi. Its cache keeps each CR without what
- * Vigil never reads: managedFields (on a cluster, every object carries
- * them, often larger than its spec) and kubectl's last-applied-configuration
- * annotation (a copy of the whole applied object, on every Scan applied with
- * `kubectl apply`). Vigil changes CRs only with patches, never by writing a
- * cached object back, so nothing it sends depends on what is dropped.
+ * ScheduledScans) in each namespace bound to an account
+ * (namespaced-informer.ts), restarted with backoff when its watch breaks,
+ * listed in pages. Its cache keeps each CR without what Vigil never reads:
+ * managedFields (on a cluster, every object carries them, often larger than
+ * its spec) and kubectl's last-applied-configuration annotation (a copy of
+ * the whole applied object, on every Scan applied with `kubectl apply`).
+ * Vigil changes CRs only with patches, never by writing a cached object
+ * back, so nothing it sends depends on what is dropped.
  */
 import type * as k8s from './client-node.js';
 import type { Timers } from '../../app/controller/timer.js';
-import { KubeApi } from './kube-api.js';
-import { RestartingInformer } from './restarting-informer.js';
+import { kubePaths } from './kube-api.js';
+import type { NamespaceSet } from './namespace-set.js';
+import { NamespacedInformer } from './namespaced-informer.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
 export interface CustomResourceInformerOptions {
   kubeConfig: k8s.KubeConfig;
+  namespaces: NamespaceSet;
   group: string;
   version: string;
   plural: string;
@@ -26,18 +29,13 @@ export interface CustomResourceInformerOptions {
   timers: Timers;
 }
 
-export function customResourceInformer(options: CustomResourceInformerOptions): RestartingInformer<k8s.KubernetesObject> {
-  const api = new KubeApi(options.kubeConfig);
-  const path = `/apis/${options.group}/${options.version}/${options.plural}`;
-  return new RestartingInformer<k8s.KubernetesObject>({
-    kubeConfig: options.kubeConfig,
-    path,
-    list: () => api.get<k8s.KubernetesListObject<k8s.KubernetesObject>>(path),
+export function customResourceInformer(options: CustomResourceInformerOptions): NamespacedInformer<k8s.KubernetesObject> {
+  const { group, version, plural, onListed, ...rest } = options;
+  return new NamespacedInformer<k8s.KubernetesObject>({
+    ...rest,
+    pathIn: (namespace) => kubePaths.namespaced(group, version, namespace, plural),
     trim: trimCustomResource,
-    onObject: options.onObject,
-    ...(options.onListed === undefined ? {} : { onListed: options.onListed }),
-    onError: options.onError,
-    timers: options.timers,
+    ...(onListed === undefined ? {} : { onListed: () => onListed() }),
   });
 }
 

@@ -1,7 +1,8 @@
 /**
  * The Job-side observer (issue 13): everything the Scan controller needs to
  * know about scanner Jobs, from informer caches on Vigil's Jobs and pods
- * (label-selected to `app.kubernetes.io/managed-by=vigil`), never from
+ * (label-selected to `app.kubernetes.io/managed-by=vigil`) in each namespace
+ * bound to an account and nowhere else (namespaced-informer.ts), never from
  * periodic requests. A running scan costs one followed log stream (its
  * progress) and no request between its changes; every change of its Job or
  * pods, and every new progress figure, is told to the controller at once.
@@ -17,7 +18,8 @@ import type { Timers } from '../../app/controller/timer.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import { scannerFor } from '../../domain/scanners/index.js';
 import { LogFollower, type FollowedLog } from './log-follower.js';
-import { RestartingInformer } from './restarting-informer.js';
+import type { NamespaceSet } from './namespace-set.js';
+import { NamespacedInformer } from './namespaced-informer.js';
 import { jobHealth, NO_POD_GRACE_MS, type JobHealth } from './workload-health.js';
 
 export const MANAGED_BY_VIGIL = 'app.kubernetes.io/managed-by=vigil';
@@ -30,6 +32,8 @@ const MAX_EVENT_READS = 2;
 
 export interface JobObserverOptions {
   kubeConfig: k8s.KubeConfig;
+  /** Where Jobs and pods are watched: the namespaces bound to accounts. */
+  namespaces: NamespaceSet;
   timers: Timers;
   onError: (what: string, error: unknown) => void;
   /** Follow the scanner container's log for progress (one stream per running pod). */
@@ -54,8 +58,8 @@ interface ScanWatch {
 }
 
 export class JobObserver {
-  private readonly jobs: RestartingInformer<k8s.V1Job>;
-  private readonly pods: RestartingInformer<k8s.V1Pod>;
+  private readonly jobs: NamespacedInformer<k8s.V1Job>;
+  private readonly pods: NamespacedInformer<k8s.V1Pod>;
   private readonly api: KubeApi;
   private readonly logs: LogFollower;
   private readonly listeners: Array<(scanId: string) => void> = [];
@@ -75,25 +79,25 @@ export class JobObserver {
   constructor(private readonly options: JobObserverOptions) {
     this.api = new KubeApi(options.kubeConfig);
     this.logs = new LogFollower(options.kubeConfig);
-    this.jobs = new RestartingInformer<k8s.V1Job>({
+    this.jobs = new NamespacedInformer<k8s.V1Job>({
       kubeConfig: options.kubeConfig,
-      path: '/apis/batch/v1/jobs',
+      namespaces: options.namespaces,
+      pathIn: (namespace) => kubePaths.namespaced('batch', 'v1', namespace, 'jobs'),
       labelSelector: MANAGED_BY_VIGIL,
-      list: () => this.api.get<k8s.V1JobList>('/apis/batch/v1/jobs', { query: { labelSelector: MANAGED_BY_VIGIL } }),
       trim: trimCached,
       onObject: (_event, job) => this.jobChanged(job),
       onListed: (jobs) => jobs.forEach((job) => this.jobChanged(job)),
       onError: (error) => options.onError('job informer stopped; restarting', error),
       timers: options.timers,
     });
-    this.pods = new RestartingInformer<k8s.V1Pod>({
+    this.pods = new NamespacedInformer<k8s.V1Pod>({
       kubeConfig: options.kubeConfig,
-      path: '/api/v1/pods',
+      namespaces: options.namespaces,
+      pathIn: (namespace) => kubePaths.core(namespace, 'pods'),
       labelSelector: MANAGED_BY_VIGIL,
-      list: () => this.api.get<k8s.V1PodList>('/api/v1/pods', { query: { labelSelector: MANAGED_BY_VIGIL } }),
       trim: trimCached,
       onObject: (event, pod) => this.podChanged(event, pod),
-      onListed: (pods) => this.podsListed(pods),
+      onListed: (pods, namespace) => this.podsListed(pods, namespace),
       onError: (error) => options.onError('pod informer stopped; restarting', error),
       timers: options.timers,
     });
@@ -114,9 +118,9 @@ export class JobObserver {
     await Promise.all([this.jobs.stop(), this.pods.stop()]);
   }
 
-  /** Until the Job cache holds a full list, a Job missing from it may still exist. */
-  get synced(): boolean {
-    return this.jobs.synced;
+  /** Until the namespace's Job cache holds a full list, a Job missing from it may still exist. */
+  synced(namespace: string): boolean {
+    return this.jobs.syncedIn(namespace);
   }
 
   /** A Job this process just created: shown until the informer sees it. */
@@ -215,11 +219,11 @@ export class JobObserver {
     this.notify(scanId);
   }
 
-  /** A full list replaces the pod index: pods deleted while the watch was down are dropped. */
-  private podsListed(pods: readonly k8s.V1Pod[]): void {
+  /** A full list of a namespace replaces its part of the pod index: pods deleted there while the watch was down are dropped. */
+  private podsListed(pods: readonly k8s.V1Pod[], namespace: string): void {
     const listed = new Set(pods.map(podKey));
     for (const [scanId, byKey] of this.podsByScan) {
-      for (const key of byKey.keys()) if (!listed.has(key)) byKey.delete(key);
+      for (const [key, pod] of byKey) if (pod.metadata?.namespace === namespace && !listed.has(key)) byKey.delete(key);
       if (byKey.size === 0) this.podsByScan.delete(scanId);
     }
     for (const pod of pods) this.podChanged('update', pod);

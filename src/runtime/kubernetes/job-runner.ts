@@ -165,7 +165,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
     const observer = this.options.observer;
     const job = location && observer.job(location.namespace, scanJobName(location.name));
     // Until the cache holds a first list, a Job not in it may exist: wait for the list's change notices.
-    if (job === undefined && !observer.synced) return { phase: 'Running' };
+    if (job === undefined && location !== undefined && !observer.synced(location.namespace)) return { phase: 'Running' };
     if (location === undefined || job === undefined) return { phase: 'Missing' };
     const health = await observer.health(scanId, job);
     switch (health.phase) {

@@ -17,12 +17,15 @@
  * are plain JSON already (job-manifest.ts builds them): they are sent as
  * they are, and answers are parsed with JSON.parse.
  *
- * Informers (client-node's makeInformer: list, then watch) stay on
- * client-node; so do followed logs (log-follower.ts, the same transport).
+ * Informers list through `listAll` here (in pages: a list of any length
+ * stays within MAX_ANSWER_BYTES per answer), then watch with client-node's
+ * makeInformer; followed logs stay on client-node's transport
+ * (log-follower.ts).
  */
 import http from 'node:http';
 import https from 'node:https';
 import type * as k8s from './client-node.js';
+import { statusCodeOf } from './kube-errors.js';
 
 /** The content types of Kubernetes' three patch kinds. */
 export const MERGE_PATCH = 'application/merge-patch+json';
@@ -35,6 +38,16 @@ export type PatchType = typeof MERGE_PATCH | typeof JSON_PATCH;
  * held, as every input from outside is bounded (README, Bounds).
  */
 export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Objects per page of a list (`limit`): a list of any length arrives in
+ * answers far below MAX_ANSWER_BYTES (500 Scans applied with kubectl, each
+ * with its last-applied annotation and managedFields, are about 1 MiB).
+ */
+export const LIST_PAGE_SIZE = 500;
+
+/** Times a list starts again from its first page after its continue token expired (410), before it fails (the informer restarts it later). */
+const LIST_RESTARTS = 3;
 
 /**
  * A non-2xx answer. `code` and `body` are what client-node's ApiException
@@ -65,6 +78,20 @@ export interface RequestOptions {
   body?: unknown;
   /** For PATCH: how `body` patches the object (default merge patch). */
   patch?: PatchType;
+}
+
+export interface ListOptions<T> {
+  query?: RequestOptions['query'];
+  /** Sees every object as its page arrives. */
+  each?: (item: T) => void;
+}
+
+/** One page of a list as the API server sends it (client-node's V1ListMeta names `continue` `_continue`). */
+interface ListPage<T> {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { resourceVersion?: string; continue?: string };
+  items: T[];
 }
 
 /** Paths of the objects Vigil reads and writes. */
@@ -99,6 +126,40 @@ export class KubeApi {
 
   delete<T = unknown>(path: string, query: RequestOptions['query'] = {}): Promise<T> {
     return this.request<T>('DELETE', path, { query });
+  }
+
+  /**
+   * Every object of a collection, listed in pages of LIST_PAGE_SIZE with
+   * `limit` and `continue`, as one list at the first page's
+   * resourceVersion (the API server serves every page from that snapshot,
+   * so a watch resumes from it). `each` sees every object as its page
+   * arrives, before the next is asked for (an informer's trim: only what it
+   * keeps is held across pages). A continue token that expired (410 Gone,
+   * the snapshot compacted away) starts the list again from scratch.
+   */
+  async listAll<T extends k8s.KubernetesObject>(path: string, options: ListOptions<T> = {}): Promise<k8s.KubernetesListObject<T>> {
+    for (let restarts = 0; ; restarts += 1) {
+      try {
+        return await this.listPages<T>(path, options);
+      } catch (error) {
+        if (statusCodeOf(error) !== 410 || restarts >= LIST_RESTARTS) throw error;
+      }
+    }
+  }
+
+  private async listPages<T extends k8s.KubernetesObject>(path: string, options: ListOptions<T>): Promise<k8s.KubernetesListObject<T>> {
+    const items: T[] = [];
+    let page: ListPage<T>;
+    let token: string | undefined;
+    do {
+      page = await this.get<ListPage<T>>(path, { query: { ...options.query, limit: String(LIST_PAGE_SIZE), continue: token } });
+      for (const item of page.items) {
+        options.each?.(item);
+        items.push(item);
+      }
+      token = page.metadata?.continue || undefined;
+    } while (token !== undefined);
+    return { ...page, metadata: { resourceVersion: page.metadata?.resourceVersion ?? '' }, items };
   }
 
   async request<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, options: RequestOptions = {}): Promise<T> {

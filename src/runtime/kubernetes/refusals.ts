@@ -18,11 +18,6 @@ export function refusedCondition(reason: string, message: string, at: Date): Con
   return { type: 'Accepted', status: 'False', reason, message, lastTransitionTime: at.toISOString() };
 }
 
-/** The refusal of an object in a namespace no account is bound to: nothing of it runs. */
-export function namespaceNotBoundMessage(namespace: string): string {
-  return `namespace ${namespace} is not bound to a Vigil account; create one with vigil accounts create --namespace ${namespace}`;
-}
-
 /**
  * Why a Scan in a namespace Vigil may not write to cannot run: the chart
  * grants writes only in the tenant namespaces its values list, so the fix is

@@ -1,20 +1,22 @@
 /**
  * A client-node informer that keeps running, its cache trimmed to what Vigil
- * reads (`trim`). client-node re-lists by itself
- * after a 410, but on any other error (a broken watch, an API server
- * restart) it stops for good (STACK.md); this wrapper starts it again with
- * exponential backoff, and tells a deliberate stop from a failure.
+ * reads (`trim`). It lists through KubeApi.listAll, in pages of 500 (a
+ * collection of any size stays within the bound on each answer; a continue
+ * token that expired starts the list again), and watches from the list's
+ * resourceVersion. client-node re-lists by itself after a 410 on the watch,
+ * but on any other error (a broken watch, an API server restart) it stops
+ * for good (STACK.md); this wrapper starts it again with exponential
+ * backoff, and tells a deliberate stop from a failure.
  */
 import * as k8s from './client-node.js';
+import { KubeApi } from './kube-api.js';
 import type { TimerHandle, Timers } from '../../app/controller/timer.js';
 import { backoffDelay } from '../../app/controller/backoff.js';
 
 export interface RestartingInformerOptions<T extends k8s.KubernetesObject> {
   kubeConfig: k8s.KubeConfig;
-  /** The watch path, e.g. /apis/vigil.dev/v1alpha1/scans */
+  /** The collection listed and watched, e.g. /apis/vigil.dev/v1alpha1/namespaces/vigil-acme/scans */
   path: string;
-  list: () => Promise<k8s.KubernetesListObject<T>>;
-  /** Must be the same selector the list function uses (client-node's makeInformer takes it separately). */
   labelSelector?: string;
   onObject: (event: 'add' | 'update' | 'delete', object: T) => void;
   onError: (error: unknown, restartInMs: number) => void;
@@ -37,12 +39,14 @@ export interface RestartingInformerOptions<T extends k8s.KubernetesObject> {
 
 export class RestartingInformer<T extends k8s.KubernetesObject> {
   private readonly informer: k8s.Informer<T> & k8s.ObjectCache<T>;
+  private readonly api: KubeApi;
   private stopping = false;
   private failures = 0;
   private restartTimer: TimerHandle | undefined;
   private listedOnce = false;
 
   constructor(private readonly options: RestartingInformerOptions<T>) {
+    this.api = new KubeApi(options.kubeConfig);
     this.informer = k8s.makeInformer(options.kubeConfig, options.path, () => this.listAndResync(), options.labelSelector);
     // The first handlers registered: client-node calls them in order, with the object its cache has just stored.
     for (const event of ['add', 'update', 'delete'] as const) {
@@ -83,8 +87,8 @@ export class RestartingInformer<T extends k8s.KubernetesObject> {
 
   /** client-node applies the list to its cache after this resolves, so the resync runs on the next turn, once it has. */
   private async listAndResync(): Promise<k8s.KubernetesListObject<T>> {
-    const listed = await this.options.list();
-    if (this.options.trim !== undefined) listed.items.forEach(this.options.trim);
+    const { labelSelector, trim } = this.options;
+    const listed = await this.api.listAll<T>(this.options.path, { query: { labelSelector }, ...(trim === undefined ? {} : { each: trim }) });
     this.listedOnce = true; // client-node fills its cache from this list before any other task runs
     setImmediate(() => this.options.onListed?.(listed.items));
     return listed;

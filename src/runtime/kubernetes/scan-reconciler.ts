@@ -36,7 +36,7 @@ import { isTerminal, type Condition, type Scan } from '../../domain/scans/scan.j
 import type { EventRecorder } from './event-recorder.js';
 import { isForbidden, isNotFound } from './kube-errors.js';
 import { addFinalizerPatch, addLabelPatch } from './finalizers.js';
-import { customObjectPath, namespaceNotBoundMessage } from './refusals.js';
+import { customObjectPath } from './refusals.js';
 import { scanJobName } from './job-manifest.js';
 import type { ScanCustomResources } from './scan-resources.js';
 import type { ReconcileResult } from '../../app/controller/work-queue.js';
@@ -151,12 +151,14 @@ export class ScanReconciler {
     return this.project(key, object, row);
   }
 
-  /** No account owns the namespace: nothing runs, the CR says why, and a deletion is let through. */
+  /**
+   * No account owns the namespace: nothing runs and nothing is written
+   * (another install may own it; the informers watch only bound namespaces,
+   * so such a CR is seen only if it was cached under a binding), but a
+   * deletion is let through.
+   */
   private async unbound(key: string, object: ScanObject | undefined): Promise<void> {
-    if (object === undefined) return;
-    if (object.metadata?.deletionTimestamp !== undefined) return this.releaseFinalizer(key, object);
-    // No Event here: Vigil writes nothing but status outside the namespaces of its tenants.
-    await this.refuse(key, object, 'NamespaceNotBound', namespaceNotBoundMessage(object.metadata!.namespace!), false);
+    if (object?.metadata?.deletionTimestamp !== undefined) return this.releaseFinalizer(key, object);
   }
 
   /** `kubectl delete scan`: the scan stops first; once it ended, its row goes and the CR is released. */

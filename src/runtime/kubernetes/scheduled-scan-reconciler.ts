@@ -51,7 +51,7 @@ import type { EventRecorder } from './event-recorder.js';
 import { addFinalizerPatch } from './finalizers.js';
 import type { OwnerReference } from './job-manifest.js';
 import { createOrRead, isNotFound, statusCodeOf } from './kube-errors.js';
-import { customObjectPath, namespaceNotBoundMessage, refusedCondition, writeRefusal } from './refusals.js';
+import { customObjectPath, refusedCondition, writeRefusal } from './refusals.js';
 import { JSON_PATCH, KubeApi, kubePaths } from './kube-api.js';
 import {
   SCHEDULED_SCAN_ID_LABEL,
@@ -153,12 +153,9 @@ export class ScheduledScanReconciler {
     return this.follow(key, account, object, row, pushSpec);
   }
 
-  /** No account owns the namespace: nothing runs, the CR says why, and a deletion is let through. */
+  /** No account owns the namespace: nothing is scheduled and nothing written (as for Scans, scan-reconciler.ts), but a deletion is let through. */
   private async unbound(key: string, object: ScheduledScanObject | undefined): Promise<void> {
-    if (object === undefined) return;
-    if (object.metadata?.deletionTimestamp !== undefined) return this.releaseFinalizer(key, object);
-    // No Event here: Vigil writes nothing but status outside the namespaces of its tenants.
-    await this.refuse(key, object, { reason: 'NamespaceNotBound', message: namespaceNotBoundMessage(object.metadata!.namespace!) }, false);
+    if (object?.metadata?.deletionTimestamp !== undefined) return this.releaseFinalizer(key, object);
   }
 
   /** `kubectl delete scheduledscan` (now or while Vigil was down): the schedule goes, then the CR is released. */
