@@ -5,6 +5,7 @@
  */
 import { kubePaths, type KubeApi } from './kube-api.js';
 import type { Condition } from '../../domain/scans/scan.js';
+import { conditionHolds, setCondition } from '../../domain/conditions/condition.js';
 
 export interface CustomObjectRef {
   group: string;
@@ -12,10 +13,6 @@ export interface CustomObjectRef {
   plural: string;
   namespace: string;
   name: string;
-}
-
-export function refusedCondition(reason: string, message: string, at: Date): Condition {
-  return { type: 'Accepted', status: 'False', reason, message, lastTransitionTime: at.toISOString() };
 }
 
 /** The refusal of an object in a namespace no account is bound to: nothing of it runs. */
@@ -37,9 +34,22 @@ export function customObjectPath(ref: CustomObjectRef, subresource?: string): st
   return kubePaths.namespaced(ref.group, ref.version, ref.namespace, ref.plural, ref.name, subresource);
 }
 
-/** Writes the refusal with a merge patch on /status; an unchanged reason and message is not written again. */
-export async function writeRefusal(api: KubeApi, ref: CustomObjectRef, current: readonly Condition[] | undefined, refusal: Condition): Promise<void> {
-  const accepted = current?.find((condition) => condition.type === 'Accepted');
-  if (accepted?.status === 'False' && accepted.reason === refusal.reason && accepted.message === refusal.message) return;
-  await api.patch(customObjectPath(ref, 'status'), { status: { conditions: [refusal] } });
+/**
+ * Writes `Accepted=False` through the condition helper (its transition time
+ * kept while it stays False, the object's generation observed), sending the
+ * whole merged list so no other condition is lost; false, sending nothing,
+ * when the status already says the same.
+ */
+export async function writeRefusal(
+  api: KubeApi,
+  path: string,
+  object: { metadata?: { generation?: number }; status?: { conditions?: Condition[] } },
+  refusal: { reason: string; message: string },
+  now: Date,
+): Promise<boolean> {
+  const change = { type: 'Accepted', status: 'False', ...refusal } as const;
+  if (conditionHolds(object.status?.conditions, change)) return false;
+  const conditions = setCondition(object.status?.conditions ?? [], change, now, object.metadata?.generation);
+  await api.patch(path, { status: { conditions } });
+  return true;
 }

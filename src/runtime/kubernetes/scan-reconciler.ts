@@ -21,43 +21,32 @@
  * event is healed by the next pass (level-triggered), with the work queue's
  * backoff between failures.
  */
-import { isDeepStrictEqual } from 'node:util';
 import type * as k8s from './client-node.js';
 import { JSON_PATCH, KubeApi } from './kube-api.js';
 import type { ScansService } from '../../app/scans-service.js';
 import type { ScanRepository } from '../../app/ports.js';
 import type { Account } from '../../domain/accounts/account.js';
 import type { Clock } from '../../domain/clock.js';
-import { conditionHolds, setCondition } from '../../domain/conditions/condition.js';
+import { conditionHolds } from '../../domain/conditions/condition.js';
 import { InvalidRequestError, NotFoundError } from '../../domain/errors.js';
 import { SCAN_GROUP, SCAN_PLURAL, SCAN_VERSION, parseScanSpec, type ScanSpec, type ScanStatus } from '../../domain/scans/scan-resource.js';
 import { scanStatusOf } from '../../domain/scans/scan-status.js';
 import { isTerminal, type Condition, type Scan } from '../../domain/scans/scan.js';
 import type { EventRecorder } from './event-recorder.js';
-import { isForbidden, isNotFound } from './kube-errors.js';
+import { isForbidden } from './kube-errors.js';
+import { SCAN_FINALIZER, SCAN_ID_LABEL, ignoringNotFound, objectKey, releaseFinalizer, splitKey, statusShows, type CachedMetadata } from './reconciler-kit.js';
 import { addFinalizerPatch, addLabelPatch } from './finalizers.js';
-import { customObjectPath, namespaceNotBoundMessage } from './refusals.js';
+import { customObjectPath, namespaceNotBoundMessage, writeRefusal } from './refusals.js';
 import { scanJobName } from './job-manifest.js';
 import type { ScanCustomResources } from './scan-resources.js';
 import type { ReconcileResult } from '../../app/controller/work-queue.js';
 import { ScanRequestBudget } from './request-budget.js';
 
-export const SCAN_ID_LABEL = 'vigil.dev/scan-id';
-/** Held on every Scan CR until its scan is stopped and its row deleted, so a deletion while Vigil is down is still seen. */
-export const SCAN_FINALIZER = 'vigil.dev/scan';
+export { SCAN_FINALIZER, SCAN_ID_LABEL };
 
 /** A Scan CR as the informer's cache holds it. */
 export interface ScanObject {
-  metadata?: {
-    name?: string;
-    namespace?: string;
-    uid?: string;
-    generation?: number;
-    resourceVersion?: string;
-    labels?: Record<string, string>;
-    finalizers?: string[];
-    deletionTimestamp?: unknown;
-  };
+  metadata?: CachedMetadata;
   spec?: unknown;
   status?: Partial<ScanStatus> & { conditions?: Condition[] };
 }
@@ -185,15 +174,8 @@ export class ScanReconciler {
   }
 
   private async releaseFinalizer(key: string, object: ScanObject): Promise<void> {
-    const finalizers = object.metadata?.finalizers ?? [];
-    if (!finalizers.includes(SCAN_FINALIZER)) return;
-    this.act(key, { action: 'releaseFinalizer' });
-    await this.ignoringNotFound(() =>
-      this.api.patch(
-        this.path(object),
-        { metadata: { finalizers: finalizers.filter((entry) => entry !== SCAN_FINALIZER), resourceVersion: object.metadata?.resourceVersion } },
-      ),
-    );
+    if (object.metadata?.finalizers?.includes(SCAN_FINALIZER) === true) this.act(key, { action: 'releaseFinalizer' });
+    await releaseFinalizer(this.api, this.path(object), object.metadata, SCAN_FINALIZER);
   }
 
   /** A row without its face: created through the API (or the CR was lost); the status follows on the next pass. */
@@ -211,7 +193,7 @@ export class ScanReconciler {
   private async deleteObject(key: string, object: ScanObject): Promise<void> {
     this.act(key, { action: 'deleteObject' });
     await this.releaseFinalizer(key, object);
-    await this.ignoringNotFound(() => this.api.delete(this.path(object), { propagationPolicy: 'Background' }));
+    await ignoringNotFound(() => this.api.delete(this.path(object), { propagationPolicy: 'Background' }));
   }
 
   /** Applied with kubectl in a bound namespace: started exactly as one created through the API. */
@@ -282,7 +264,7 @@ export class ScanReconciler {
     // A scan waiting for a slot: its CR has no status until the scan leaves QUEUED (one write fewer; the API lists it as QUEUED). A CR showing another state is put right.
     if (row.state === 'QUEUED' && shown?.state === undefined) return;
     const now = this.options.clock.now().getTime();
-    if (statusShows(shown, desired)) {
+    if (statusShowsRow(shown, desired)) {
       if (isTerminal(row.state)) this.budget.drop(row.id);
       if (row.state !== 'RUNNING' || shown?.progress === desired.progress) return;
       // Progress alone: within the budget, once per step, not within 10 s of the last status write.
@@ -294,7 +276,7 @@ export class ScanReconciler {
     this.act(key, { action: 'patchStatus' });
     this.budget.spend(row.id);
     let returned: string | undefined;
-    await this.ignoringNotFound(async () => {
+    await ignoringNotFound(async () => {
       const patched = await this.api.patch<ScanObject | undefined>(this.path(object, 'status'), { status: desired });
       returned = patched?.metadata?.resourceVersion;
     });
@@ -364,24 +346,14 @@ export class ScanReconciler {
 
   /** `Accepted=False` with what to change; written once per reason and message. */
   private async refuse(key: string, object: ScanObject, reason: string, message: string, withEvent = true): Promise<void> {
-    const change = { type: 'Accepted', status: 'False', reason, message } as const;
-    if (conditionHolds(object.status?.conditions, change)) return;
+    if (conditionHolds(object.status?.conditions, { type: 'Accepted', status: 'False', reason, message })) return;
     this.act(key, { action: 'refuse', reason });
     if (withEvent) this.options.events.warning(object, reason, message);
-    const conditions = setCondition(object.status?.conditions ?? [], change, this.options.clock.now(), object.metadata?.generation);
-    await this.api.patch(this.path(object, 'status'), { status: { conditions } });
+    await writeRefusal(this.api, this.path(object, 'status'), object, { reason, message }, this.options.clock.now());
   }
 
   private act(key: string, action: ScanAction): void {
     this.options.onAction?.(key, action);
-  }
-
-  private async ignoringNotFound(call: () => Promise<unknown>): Promise<void> {
-    try {
-      await call();
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
   }
 
   private path(object: ScanObject, subresource?: string): string {
@@ -404,19 +376,11 @@ export function projectedStatus(row: Scan, generation: number | undefined): Scan
  * (issue 13: at most 10 a scan). The API and the dashboard show progress as
  * it moves.
  */
-function statusShows(current: ScanObject['status'], desired: ScanStatus): boolean {
-  if (current === undefined) return false;
-  return Object.entries(desired).every(([field, value]) => (field === 'progress' && desired.state === 'RUNNING') || isDeepStrictEqual((current as Record<string, unknown>)[field], value));
+function statusShowsRow(current: ScanObject['status'], desired: ScanStatus): boolean {
+  return statusShows(current, desired, (field) => field === 'progress' && desired.state === 'RUNNING');
 }
 
-export function scanKey(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
-}
-
-function splitKey(key: string): [string, string] {
-  const slash = key.indexOf('/');
-  return [key.slice(0, slash), key.slice(slash + 1)];
-}
+export const scanKey = objectKey;
 
 function requestOf(spec: ScanSpec) {
   return { type: spec.type, targets: spec.targets, target_ids: spec.targetIds, tags: spec.tags, use_authentication: spec.useAuthentication };

@@ -49,12 +49,13 @@ import {
 } from '../../domain/schedules/scheduled-scan-resource.js';
 import type { EventRecorder } from './event-recorder.js';
 import { addFinalizerPatch } from './finalizers.js';
+import { MANAGED_BY_LABEL, SCHEDULED_SCAN_FINALIZER, SCHEDULED_SCAN_ID_LABEL, ignoringNotFound, objectKey, releaseFinalizer, splitKey, statusShows, type CachedMetadata } from './reconciler-kit.js';
 import type { OwnerReference } from './job-manifest.js';
 import { createOrRead, isNotFound, statusCodeOf } from './kube-errors.js';
-import { customObjectPath, namespaceNotBoundMessage, refusedCondition, writeRefusal } from './refusals.js';
+import { customObjectPath, namespaceNotBoundMessage, writeRefusal } from './refusals.js';
+import { conditionHolds } from '../../domain/conditions/condition.js';
 import { JSON_PATCH, KubeApi, kubePaths } from './kube-api.js';
 import {
-  SCHEDULED_SCAN_ID_LABEL,
   scheduledScanInputOf,
   scheduledScanSpecOf,
   scheduledScanStatusOf,
@@ -63,12 +64,11 @@ import {
   type ScheduledScanStatusPatch,
 } from './scheduled-scan-object.js';
 
-/** Held on every ScheduledScan CR until its schedule is deleted, so a deletion while Vigil is down still deletes the schedule. */
-export const SCHEDULED_SCAN_FINALIZER = 'vigil.dev/scheduledscan';
+export { SCHEDULED_SCAN_FINALIZER };
 
 /** A ScheduledScan CR as the informer's cache holds it. */
 export interface ScheduledScanObject {
-  metadata?: { name?: string; namespace?: string; uid?: string; generation?: number; resourceVersion?: string; labels?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: unknown };
+  metadata?: CachedMetadata;
   spec?: unknown;
   status?: { scheduledScanId?: string; observedGeneration?: number; nextRun?: string; lastRan?: string; conditions?: Condition[] };
 }
@@ -176,17 +176,14 @@ export class ScheduledScanReconciler {
 
   private async releaseFinalizer(key: string, object: ScheduledScanObject): Promise<void> {
     this.written.delete(key);
-    const finalizers = object.metadata?.finalizers ?? [];
-    if (!finalizers.includes(SCHEDULED_SCAN_FINALIZER)) return;
-    this.act(key, { action: 'releaseFinalizer' });
-    const body = { metadata: { finalizers: finalizers.filter((entry) => entry !== SCHEDULED_SCAN_FINALIZER), resourceVersion: object.metadata?.resourceVersion } };
-    await ignoringNotFound(() => this.api.patch(customObjectPath(this.ref(object)), body));
+    if (object.metadata?.finalizers?.includes(SCHEDULED_SCAN_FINALIZER) === true) this.act(key, { action: 'releaseFinalizer' });
+    await releaseFinalizer(this.api, customObjectPath(this.ref(object)), object.metadata, SCHEDULED_SCAN_FINALIZER);
   }
 
   /** A row without its face: created through the API (or the CR was lost). Created with the row's spec, then its status. */
   private async createObject(key: string, account: Account, row: ScheduledScan, namespace: string, pushSpec: boolean): Promise<void> {
     this.act(key, { action: 'createObject', scheduledScanId: row.id });
-    const metadata = { name: row.objectName, namespace, labels: { [SCHEDULED_SCAN_ID_LABEL]: row.id, 'app.kubernetes.io/managed-by': 'vigil' }, finalizers: [SCHEDULED_SCAN_FINALIZER] };
+    const metadata = { name: row.objectName, namespace, labels: { [SCHEDULED_SCAN_ID_LABEL]: row.id, [MANAGED_BY_LABEL]: 'vigil' }, finalizers: [SCHEDULED_SCAN_FINALIZER] };
     const body = { apiVersion: SCHEDULED_SCAN_API_VERSION, kind: SCHEDULED_SCAN_KIND, metadata, spec: scheduledScanSpecOf(row) };
     const location = { namespace, name: row.objectName };
     let created = false;
@@ -304,11 +301,10 @@ export class ScheduledScanReconciler {
 
   /** `Accepted=False` with what to change; written once per reason and message. */
   private async refuse(key: string, object: ScheduledScanObject, refusal: Refusal, withEvent = true): Promise<void> {
-    const accepted = object.status?.conditions?.find((existing) => existing.type === 'Accepted');
-    if (accepted?.status === 'False' && accepted.reason === refusal.reason && accepted.message === refusal.message) return;
+    if (conditionHolds(object.status?.conditions, { type: 'Accepted', status: 'False', ...refusal })) return;
     this.act(key, { action: 'refuse', reason: refusal.reason });
     if (withEvent) this.options.events.warning(object, refusal.reason, refusal.message);
-    await writeRefusal(this.api, this.ref(object), object.status?.conditions, refusedCondition(refusal.reason, refusal.message, this.options.clock.now()));
+    await writeRefusal(this.api, customObjectPath(this.ref(object), 'status'), object, refusal, this.options.clock.now());
   }
 
   /**
@@ -373,28 +369,7 @@ function refusalShown(conditions: readonly Condition[] | undefined, observed: nu
   return { reason: accepted.reason, message: accepted.message };
 }
 
-/** Whether the CR's status already shows every field of the desired one (a null field is one the CR leaves out). */
-function statusShows(current: ScheduledScanObject['status'], desired: ScheduledScanStatusPatch): boolean {
-  if (current === undefined) return false;
-  return Object.entries(desired).every(([field, value]) => isDeepStrictEqual((current as Record<string, unknown>)[field] ?? null, value ?? null));
-}
-
-async function ignoringNotFound(call: () => Promise<unknown>): Promise<void> {
-  try {
-    await call();
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-  }
-}
-
-export function scheduledScanKey(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
-}
-
-function splitKey(key: string): [string, string] {
-  const slash = key.indexOf('/');
-  return [key.slice(0, slash), key.slice(slash + 1)];
-}
+export const scheduledScanKey = objectKey;
 
 /** A ScheduledScanRepository that tells the reconciler about every row it writes, by key; reads pass straight through. */
 export class NotifyingScheduledScanRepository implements ScheduledScanRepository {
