@@ -218,6 +218,7 @@ function scanReconciler(
     accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace),
     service: core.scans,
     repository: core.scanRepository,
+    marks: core.scanResourceMarks,
     cached: (namespace, name) => informer.cached(namespace, name) as ScanObject | undefined,
     events,
     clock,

@@ -102,6 +102,9 @@ function toParams(scan: Scan) {
   };
 }
 
+/** Deletions remembered at most, for Scan resources still to delete (a bound: the Kubernetes runtime forgets each once its resource is gone). */
+const KEPT_DELETIONS = 10_000;
+
 export class SqliteScanRepository implements ScanRepository {
   private readonly statements;
   private readonly eventRows: EventRows;
@@ -122,6 +125,8 @@ export class SqliteScanRepository implements ScanRepository {
       byIdUnscoped: db.prepare('SELECT * FROM scans WHERE id = ?'),
       byName: db.prepare('SELECT * FROM scans WHERE account_id = ? AND name = ?'),
       delete: db.prepare('DELETE FROM scans WHERE account_id = ? AND id = ?'),
+      recordDeletion: db.prepare('INSERT OR REPLACE INTO scan_deletions (scan_id, deleted_at) VALUES (?, ?)'),
+      pruneDeletions: db.prepare(`DELETE FROM scan_deletions WHERE seq <= (SELECT MAX(seq) FROM scan_deletions) - ${KEPT_DELETIONS}`),
       countInState: db.prepare('SELECT COUNT(*) AS n FROM scans WHERE state = ?'),
       usage: db.prepare('SELECT scans FROM scan_usage WHERE account_id = ? AND month = ?'),
       addUsage: db.prepare(`INSERT INTO scan_usage (account_id, month, scans) VALUES (?, ?, ?)
@@ -183,7 +188,13 @@ export class SqliteScanRepository implements ScanRepository {
   }
 
   delete(accountId: string, id: string): boolean {
-    return this.statements.delete.run(accountId, id).changes > 0;
+    return this.db.transaction(() => {
+      if (this.statements.delete.run(accountId, id).changes === 0) return false;
+      // Its Scan resource goes after it (scan-resource-marks.ts); an entry is written even where none exists (embedded), bounded.
+      this.statements.recordDeletion.run(id, new Date().toISOString());
+      this.statements.pruneDeletions.run();
+      return true;
+    })();
   }
 
   list(accountId: string, query: ScanListQuery): Page<Scan> {

@@ -54,6 +54,7 @@ function reconcilerOn(server: FakeKubeApiServer, core: ReturnType<typeof compose
     accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace),
     service: core.scans,
     repository: core.scanRepository,
+    marks: core.scanResourceMarks,
     cached: (namespace, name) => server.getObject(crRef(name, namespace)) as ScanObject | undefined,
     events: NO_EVENTS,
     clock: { now: () => new Date('2026-11-25T00:00:00Z') },
@@ -106,7 +107,12 @@ const cases: Case[] = [
   },
   {
     name: 'a labelled CR whose row was deleted through the API is deleted, its finalizer released first',
-    object: () => ({ metadata: { name: 'nightly', namespace: NS, labels: { 'vigil.dev/scan-id': 'gone' }, finalizers: [SCAN_FINALIZER] }, spec: {} }),
+    row: (fixture) => {
+      const row = fixture.core.scans.stop(fixture.account, startRow(fixture).id);
+      fixture.core.scans.delete(fixture.account, row.id);
+      return row;
+    },
+    object: (row) => ({ metadata: labelled(row), spec: {} }),
     expected: () => [{ action: 'deleteObject' }, { action: 'releaseFinalizer' }],
     then: ({ server }) => expect(server.getObject(crRef('nightly'))).to.equal(undefined),
   },

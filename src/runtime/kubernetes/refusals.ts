@@ -5,7 +5,7 @@
  */
 import { kubePaths, type KubeApi } from './kube-api.js';
 import type { Condition } from '../../domain/scans/scan.js';
-import { conditionHolds, setCondition } from '../../domain/conditions/condition.js';
+import { conditionHolds, setCondition, type ConditionChange } from '../../domain/conditions/condition.js';
 
 export interface CustomObjectRef {
   group: string;
@@ -34,22 +34,26 @@ export function customObjectPath(ref: CustomObjectRef, subresource?: string): st
   return kubePaths.namespaced(ref.group, ref.version, ref.namespace, ref.plural, ref.name, subresource);
 }
 
+/** The status of a custom resource, as far as a condition write needs it. */
+export interface ConditionedObject {
+  metadata?: { generation?: number };
+  status?: { conditions?: Condition[] };
+}
+
 /**
- * Writes `Accepted=False` through the condition helper (its transition time
- * kept while it stays False, the object's generation observed), sending the
+ * Writes a condition through the condition helper (its transition time kept
+ * while its status stays, the object's generation observed), sending the
  * whole merged list so no other condition is lost; false, sending nothing,
  * when the status already says the same.
  */
-export async function writeRefusal(
-  api: KubeApi,
-  path: string,
-  object: { metadata?: { generation?: number }; status?: { conditions?: Condition[] } },
-  refusal: { reason: string; message: string },
-  now: Date,
-): Promise<boolean> {
-  const change = { type: 'Accepted', status: 'False', ...refusal } as const;
+export async function writeCondition(api: KubeApi, path: string, object: ConditionedObject, change: ConditionChange, now: Date): Promise<boolean> {
   if (conditionHolds(object.status?.conditions, change)) return false;
   const conditions = setCondition(object.status?.conditions ?? [], change, now, object.metadata?.generation);
   await api.patch(path, { status: { conditions } });
   return true;
+}
+
+/** `Accepted=False` with what to change. */
+export function writeRefusal(api: KubeApi, path: string, object: ConditionedObject, refusal: { reason: string; message: string }, now: Date): Promise<boolean> {
+  return writeCondition(api, path, object, { type: 'Accepted', status: 'False', ...refusal }, now);
 }

@@ -10,7 +10,8 @@
  * | being deleted           | active              | stop the scan; wait for it to end                           |
  * | being deleted           | ended or none       | delete the row, release the finalizer                       |
  * | none                    | exists              | create the CR (finalizer, labels, owner)                    |
- * | Vigil's (labelled)      | none                | deleted through the API: delete the CR                      |
+ * | labelled                | deleted through API | delete the CR                                               |
+ * | with Vigil's status     | none (not deleted)  | RecordMissing: the database is older than the CR; no action |
  * | applied with kubectl    | none                | start the scan for the namespace's account, or refuse       |
  * | exists                  | exists              | add label and finalizer if missing; patch status if it differs |
  * |                         |                     | (a QUEUED row over no status writes nothing; progress alone |
@@ -24,7 +25,7 @@
 import type * as k8s from './client-node.js';
 import { JSON_PATCH, KubeApi } from './kube-api.js';
 import type { ScansService } from '../../app/scans-service.js';
-import type { ScanRepository } from '../../app/ports.js';
+import type { ScanRepository, ScanResourceMarks } from '../../app/ports.js';
 import type { Account } from '../../domain/accounts/account.js';
 import type { Clock } from '../../domain/clock.js';
 import { conditionHolds } from '../../domain/conditions/condition.js';
@@ -36,7 +37,7 @@ import type { EventRecorder } from './event-recorder.js';
 import { isForbidden } from './kube-errors.js';
 import { SCAN_FINALIZER, SCAN_ID_LABEL, ignoringNotFound, objectKey, releaseFinalizer, splitKey, statusShows, type CachedMetadata } from './reconciler-kit.js';
 import { addFinalizerPatch, addLabelPatch } from './finalizers.js';
-import { customObjectPath, namespaceNotBoundMessage, writeRefusal } from './refusals.js';
+import { customObjectPath, namespaceNotBoundMessage, writeCondition, writeRefusal } from './refusals.js';
 import { scanJobName } from './job-manifest.js';
 import type { ScanCustomResources } from './scan-resources.js';
 import type { ReconcileResult } from '../../app/controller/work-queue.js';
@@ -60,6 +61,7 @@ export type ScanAction =
   | { action: 'deleteObject' }
   | { action: 'startScan'; scanId: string }
   | { action: 'refuse'; reason: string }
+  | { action: 'recordMissing' }
   | { action: 'patchMetadata' }
   | { action: 'patchStatus' };
 
@@ -69,6 +71,8 @@ export interface ScanReconcilerOptions {
   accountForNamespace: (namespace: string) => Account | undefined;
   service: ScansService;
   repository: Pick<ScanRepository, 'findByName'>;
+  /** Which scans were deleted through the API (their CR goes too) and which CRs Vigil expired. */
+  marks: ScanResourceMarks;
   /** The CR as the informer last saw it. */
   cached: (namespace: string, name: string) => ScanObject | undefined;
   events: EventRecorder;
@@ -136,7 +140,7 @@ export class ScanReconciler {
       this.metadataPatched.delete(key);
       return row === undefined ? undefined : this.createObject(key, account, row);
     }
-    if (row === undefined) return object.metadata?.labels?.[SCAN_ID_LABEL] !== undefined ? this.deleteObject(key, object) : this.adopt(key, account, object);
+    if (row === undefined) return this.withoutRecord(key, account, object);
     return this.project(key, object, row);
   }
 
@@ -171,6 +175,8 @@ export class ScanReconciler {
       }
     }
     await this.releaseFinalizer(key, object);
+    const linkedId = object.metadata?.labels?.[SCAN_ID_LABEL];
+    if (linkedId !== undefined) this.options.marks.forgetDeletion(linkedId);
   }
 
   private async releaseFinalizer(key: string, object: ScanObject): Promise<void> {
@@ -187,6 +193,32 @@ export class ScanReconciler {
       // A namespace missing from the chart's tenants: no retry fixes RBAC, and the scan fails with NamespaceNotWritable anyway.
       if (!isForbidden(error)) throw error;
     }
+  }
+
+  /**
+   * A CR whose scan has no row: deleted through the API (the CR goes too),
+   * or the database was restored from a backup older than the CR, which
+   * then shows Vigil's status: neither it nor its Job is deleted or run
+   * again (RecordMissing). Without status it is a new `kubectl apply`.
+   */
+  private async withoutRecord(key: string, account: Account, object: ScanObject): Promise<ReconcileResult> {
+    const linkedId = object.metadata?.labels?.[SCAN_ID_LABEL];
+    if (linkedId !== undefined && this.options.marks.deletedThroughApi(linkedId)) {
+      await this.deleteObject(key, object);
+      this.options.marks.forgetDeletion(linkedId);
+      return undefined;
+    }
+    if (object.status?.scanId !== undefined || object.status?.state !== undefined) return this.recordMissing(key, object);
+    return this.adopt(key, account, object);
+  }
+
+  private async recordMissing(key: string, object: ScanObject): Promise<void> {
+    const message = `Vigil has no record of scan ${object.status?.scanId ?? object.metadata?.labels?.[SCAN_ID_LABEL] ?? '(unknown)'}: its database is older than this resource (restored from a backup?). Vigil leaves it and its Job alone; delete it with kubectl delete scan, or apply it again without status to run a new scan`;
+    const change = { type: 'RecordMissing', status: 'True', reason: 'NoRecord', message } as const;
+    if (conditionHolds(object.status?.conditions, change)) return;
+    this.act(key, { action: 'recordMissing' });
+    this.options.events.warning(object, 'RecordMissing', message);
+    await ignoringNotFound(() => writeCondition(this.api, this.path(object, 'status'), object, change, this.options.clock.now()));
   }
 
   /** Deleted through the API: the CR goes too, and its children with it (owner references). */

@@ -1,0 +1,32 @@
+/** ScanResourceMarks on SQLite (migration 0020): the deletions through the API and the resources Vigil expired. */
+import type { Database } from './database.js';
+import type { ScanResourceMarks } from '../app/ports.js';
+
+export class SqliteScanResourceMarks implements ScanResourceMarks {
+  private readonly statements;
+
+  constructor(db: Database) {
+    this.statements = {
+      deleted: db.prepare('SELECT 1 FROM scan_deletions WHERE scan_id = ?'),
+      forget: db.prepare('DELETE FROM scan_deletions WHERE scan_id = ?'),
+      expire: db.prepare('INSERT OR IGNORE INTO scan_resources_expired (scan_id, expired_at) VALUES (?, ?)'),
+      expired: db.prepare('SELECT 1 FROM scan_resources_expired WHERE scan_id = ?'),
+    };
+  }
+
+  deletedThroughApi(scanId: string): boolean {
+    return this.statements.deleted.get(scanId) !== undefined;
+  }
+
+  forgetDeletion(scanId: string): void {
+    this.statements.forget.run(scanId);
+  }
+
+  markExpired(scanId: string, at: string): void {
+    this.statements.expire.run(scanId, at);
+  }
+
+  isExpired(scanId: string): boolean {
+    return this.statements.expired.get(scanId) !== undefined;
+  }
+}

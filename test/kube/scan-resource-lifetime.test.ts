@@ -1,0 +1,173 @@
+/**
+ * A Scan resource's life beside its record (issue 27): a record missing
+ * (the database restored from an older backup) never destroys a resource or
+ * its Job, through the reconciler and through the whole service. Table tests: fixture objects on the fake API server, a record in
+ * a real SQLite store, one reconcile, the server's own recorded requests out.
+ */
+import { expect } from 'chai';
+import { loadSettings } from '../../src/config/settings.js';
+import type { Account } from '../../src/domain/accounts/account.js';
+import type { Scan } from '../../src/domain/scans/scan.js';
+import { composeCore } from '../../src/main/composition-root.js';
+import { NO_EVENTS } from '../../src/runtime/kubernetes/event-recorder.js';
+import { SCAN_FINALIZER, SCAN_ID_LABEL } from '../../src/runtime/kubernetes/reconciler-kit.js';
+import { ScanReconciler, type ScanObject } from '../../src/runtime/kubernetes/scan-reconciler.js';
+import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
+import { FakeKubeApiServer, type KubeObject } from '../support/fake-kube-apiserver.js';
+import { actionsOf } from '../support/gen/actions.js';
+import { TENANT_NAMESPACE, scanObject, scanRef, withScanId, withVigilStatus } from '../support/gen/scan-object.js';
+import { kubeConfig } from '../support/kubeconfig.js';
+import { tempDir } from '../support/temp-dir.js';
+import { TestService } from '../support/test-service.js';
+import { waitFor } from '../support/wait.js';
+import { scanJobName } from '../../src/runtime/kubernetes/job-manifest.js';
+
+const NOW = new Date('2026-11-25T00:00:00Z');
+
+interface Fixture {
+  server: FakeKubeApiServer;
+  core: ReturnType<typeof composeCore>;
+  account: Account;
+  now: Date;
+}
+
+interface Case {
+  name: string;
+  /** The record, made through the service (none: a fresh or older database). */
+  record?: (fixture: Fixture) => Scan | undefined;
+  /** The objects on the server (and so in the cache) before the reconcile. */
+  objects: (record: Scan | undefined) => KubeObject[];
+  /** The requests the reconcile sends, in order. */
+  expected: string[];
+  then?: (fixture: Fixture, record: Scan | undefined) => void;
+}
+
+function reconcilerOn({ server, core }: Fixture, clock: () => Date): ScanReconciler {
+  const kc = kubeConfig(server);
+  return new ScanReconciler({
+    kubeConfig: kc,
+    scanResources: new ScanCustomResources(kc),
+    accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace),
+    service: core.scans,
+    repository: core.scanRepository,
+    marks: core.scanResourceMarks,
+    cached: (namespace, name) => server.getObject(scanRef(name, namespace)) as ScanObject | undefined,
+    events: NO_EVENTS,
+    clock: { now: clock },
+  });
+}
+
+const ENDED = { scanId: 'b9c3c1a4-5d2e-4f00-9a1e-000000000001', state: 'SUCCEEDED', progress: 100 };
+const jobOf = (name: string): KubeObject => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: `${name}-scanner`, namespace: TENANT_NAMESPACE, labels: { [SCAN_ID_LABEL]: ENDED.scanId } }, spec: {} }) as KubeObject;
+const conditionsOf = (server: FakeKubeApiServer, name: string) => (server.getObject(scanRef(name))?.status as { conditions?: Array<{ type: string; status: string; reason: string }> } | undefined)?.conditions ?? [];
+
+const cases: Case[] = [
+  {
+    name: 'a resource showing Vigil status with no record (an older database) gets RecordMissing, and is neither deleted nor run again',
+    objects: () => [scanObject('nightly', withScanId(ENDED.scanId), withVigilStatus(ENDED))],
+    expected: ['PATCH scans/status'],
+    then: ({ server, core, account }) => {
+      expect(conditionsOf(server, 'nightly').map(({ type, status, reason }) => ({ type, status, reason }))).to.deep.equal([{ type: 'RecordMissing', status: 'True', reason: 'NoRecord' }]);
+      expect(server.getObject(scanRef('nightly'))!.metadata.finalizers).to.deep.equal([SCAN_FINALIZER]);
+      expect(core.scanRepository.findByName(account.id, 'nightly'), 'not run again').to.equal(undefined);
+    },
+  },
+  {
+    name: 'a running resource with no record keeps its Job',
+    objects: () => [scanObject('nightly', withScanId(ENDED.scanId), withVigilStatus({ ...ENDED, state: 'RUNNING', progress: 40 })), jobOf('nightly')],
+    expected: ['PATCH scans/status'],
+    then: ({ server }) => expect(server.getObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: TENANT_NAMESPACE, name: 'nightly-scanner' })).to.not.equal(undefined),
+  },
+  {
+    name: 'a resource without status is a new kubectl apply: adopted as a new scan, labelled with its id',
+    objects: () => [scanObject('nightly')],
+    expected: ['PATCH scans'],
+    then: ({ server, core, account }) => {
+      const adopted = core.scanRepository.findByName(account.id, 'nightly')!;
+      expect(server.getObject(scanRef('nightly'))!.metadata.labels?.[SCAN_ID_LABEL]).to.equal(adopted.id);
+    },
+  },
+  {
+    name: 'a scan deleted through the API has its resource deleted, its finalizer released first, and the deletion forgotten',
+    record: ({ core, account }) => {
+      const started = core.scans.start(account, { type: 'NMAP', targets: ['scanme.example.com'] }, null, 'nightly')[0]!;
+      core.scans.stop(account, started.id);
+      core.scans.delete(account, started.id);
+      return started;
+    },
+    objects: (record) => [scanObject('nightly', withScanId(record!.id), withVigilStatus({ scanId: record!.id, state: 'STOPPED' }))],
+    expected: ['PATCH scans', 'DELETE scans'],
+    then: ({ server, core }, record) => {
+      expect(server.getObject(scanRef('nightly'))).to.equal(undefined);
+      expect(core.scanResourceMarks.deletedThroughApi(record!.id)).to.equal(false);
+    },
+  },
+];
+
+describe('Scan resources beside their records', () => {
+  let fixture: Fixture;
+  let dir: ReturnType<typeof tempDir>;
+
+  beforeEach(async () => {
+    const server = new FakeKubeApiServer();
+    await server.start();
+    dir = tempDir();
+    const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }));
+    const account = core.accounts.createAccount({ name: 'acme', namespace: TENANT_NAMESPACE }).account;
+    fixture = { server, core, account, now: NOW };
+  });
+  afterEach(async () => {
+    await fixture.server.stop();
+    fixture.core.db.close();
+    dir.remove();
+  });
+
+  for (const testCase of cases) {
+    it(testCase.name, async () => {
+      const record = testCase.record?.(fixture);
+      for (const object of testCase.objects(record)) fixture.server.setObject(object);
+      fixture.server.clearRequests();
+      const reconciler = reconcilerOn(fixture, () => fixture.now);
+      await reconciler.reconcile(`${TENANT_NAMESPACE}/nightly`);
+      expect(actionsOf(fixture.server.requests)).to.deep.equal(testCase.expected);
+      testCase.then?.(fixture, record);
+      fixture.server.clearRequests();
+      await reconciler.reconcile(`${TENANT_NAMESPACE}/nightly`);
+      expect(actionsOf(fixture.server.requests), 'level-triggered: a second pass sends nothing new').to.deep.equal([]);
+    });
+  }
+});
+
+describe('restoring the database from an older backup (VIGIL_RUNTIME=kubernetes)', function () {
+  this.timeout(30_000);
+  const NS = 'vigil-test-account';
+
+  it('leaves the Scan resources and Jobs of scans it has no record of in place, each with RecordMissing, and runs nothing again', async () => {
+    const server = new FakeKubeApiServer();
+    await server.start();
+    const env = { VIGIL_RUNTIME: 'kubernetes', VIGIL_ALLOW_TARGETS: '127.0.0.0/8' };
+    let before: TestService | undefined = await TestService.start({ env, kubeConfig: kubeConfig(server) });
+    let after: TestService | undefined;
+    try {
+      const { id } = (await before.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data as { id: string };
+      const scan = { id, name: `scan-${id}` };
+      const cr = () => server.getObject(scanRef(scan.name, NS));
+      await waitFor(async () => cr(), (found) => (found?.status as { state?: string } | undefined)?.state === 'RUNNING', 'the CR showing RUNNING');
+      await before.stop();
+      before = undefined;
+      // A fresh data directory: the backup predates the scan.
+      server.clearRequests();
+      after = await TestService.start({ env, kubeConfig: kubeConfig(server) });
+      const shown = await waitFor(async () => cr(), (found) => JSON.stringify(found?.status ?? {}).includes('RecordMissing'), 'RecordMissing on the CR');
+      expect((shown.status as { state: string }).state, 'the last status Vigil wrote stays').to.equal('RUNNING');
+      expect(server.getObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: NS, name: scanJobName(scan.name) }), 'its Job').to.not.equal(undefined);
+      const writes = actionsOf(server.requests).filter((action) => !action.startsWith('GET') && action !== 'POST events');
+      expect(writes, 'nothing deleted, nothing started').to.deep.equal(['PATCH scans/status']);
+      expect((await after.get('/v1/scans')).body.data).to.deep.equal([]);
+    } finally {
+      await before?.stop();
+      await after?.stop();
+      await server.stop();
+    }
+  });
+});
