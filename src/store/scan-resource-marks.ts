@@ -1,6 +1,6 @@
 /** ScanResourceMarks on SQLite (migration 0020): the deletions through the API and the resources Vigil expired. */
 import type { Database } from './database.js';
-import type { ScanResourceMarks } from '../app/ports.js';
+import type { FinishedScan, ScanResourceMarks } from '../app/ports.js';
 
 export class SqliteScanResourceMarks implements ScanResourceMarks {
   private readonly statements;
@@ -11,6 +11,10 @@ export class SqliteScanResourceMarks implements ScanResourceMarks {
       forget: db.prepare('DELETE FROM scan_deletions WHERE scan_id = ?'),
       expire: db.prepare('INSERT OR IGNORE INTO scan_resources_expired (scan_id, expired_at) VALUES (?, ?)'),
       expired: db.prepare('SELECT 1 FROM scan_resources_expired WHERE scan_id = ?'),
+      finishedOf: db.prepare(`SELECT id, name, state FROM scans
+        WHERE scheduled_by = ? AND finished_at IS NOT NULL AND state IN ('SUCCEEDED', 'FAILED', 'STOPPED', 'OVER_LIMIT')
+          AND NOT EXISTS (SELECT 1 FROM scan_resources_expired WHERE scan_id = scans.id)
+        ORDER BY finished_at DESC, seq DESC`),
     };
   }
 
@@ -28,5 +32,9 @@ export class SqliteScanResourceMarks implements ScanResourceMarks {
 
   isExpired(scanId: string): boolean {
     return this.statements.expired.get(scanId) !== undefined;
+  }
+
+  finishedWithResources(scheduledScanId: string): FinishedScan[] {
+    return this.statements.finishedOf.all(scheduledScanId) as FinishedScan[];
   }
 }

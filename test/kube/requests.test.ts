@@ -56,7 +56,7 @@ const scan: Scan = {
 };
 
 /** No scan deleted through the API, no resource expired. */
-const NO_MARKS: ScanResourceMarks = { deletedThroughApi: () => false, forgetDeletion: () => undefined, markExpired: () => undefined, isExpired: () => false };
+const NO_MARKS: ScanResourceMarks = { deletedThroughApi: () => false, forgetDeletion: () => undefined, markExpired: () => undefined, isExpired: () => false, finishedWithResources: () => [] };
 
 const SCANS = '/apis/vigil.dev/v1alpha1/namespaces/vigil-acme/scans';
 

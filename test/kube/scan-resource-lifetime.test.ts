@@ -15,7 +15,7 @@ import { ScanReconciler, type ScanObject } from '../../src/runtime/kubernetes/sc
 import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
 import { FakeKubeApiServer, type KubeObject } from '../support/fake-kube-apiserver.js';
 import { actionsOf } from '../support/gen/actions.js';
-import { TENANT_NAMESPACE, scanObject, scanRef, withScanId, withVigilStatus } from '../support/gen/scan-object.js';
+import { TENANT_NAMESPACE, beingDeleted, scanObject, scanRef, withScanId, withSpec, withVigilStatus } from '../support/gen/scan-object.js';
 import { kubeConfig } from '../support/kubeconfig.js';
 import { tempDir } from '../support/temp-dir.js';
 import { TestService } from '../support/test-service.js';
@@ -159,7 +159,7 @@ describe('restoring the database from an older backup (VIGIL_RUNTIME=kubernetes)
       server.clearRequests();
       after = await TestService.start({ env, kubeConfig: kubeConfig(server) });
       const shown = await waitFor(async () => cr(), (found) => JSON.stringify(found?.status ?? {}).includes('RecordMissing'), 'RecordMissing on the CR');
-      expect((shown.status as { state: string }).state, 'the last status Vigil wrote stays').to.equal('RUNNING');
+      expect((shown!.status as { state: string }).state, 'the last status Vigil wrote stays').to.equal('RUNNING');
       expect(server.getObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: NS, name: scanJobName(scan.name) }), 'its Job').to.not.equal(undefined);
       const writes = actionsOf(server.requests).filter((action) => !action.startsWith('GET') && action !== 'POST events');
       expect(writes, 'nothing deleted, nothing started').to.deep.equal(['PATCH scans/status']);
@@ -169,5 +169,108 @@ describe('restoring the database from an older backup (VIGIL_RUNTIME=kubernetes)
       await after?.stop();
       await server.stop();
     }
+  });
+});
+
+describe('a finished Scan resource expires, its record stays (injected clock)', () => {
+  const FINISHED_AT = '2026-11-25T00:00:00.000Z';
+  const at = (seconds: number) => new Date(Date.parse(FINISHED_AT) + seconds * 1000);
+  let fixture: Fixture;
+  let dir: ReturnType<typeof tempDir>;
+
+  beforeEach(async () => {
+    const server = new FakeKubeApiServer();
+    await server.start();
+    dir = tempDir();
+    const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }));
+    const account = core.accounts.createAccount({ name: 'acme', namespace: TENANT_NAMESPACE }).account;
+    fixture = { server, core, account, now: at(1) };
+  });
+  afterEach(async () => {
+    await fixture.server.stop();
+    fixture.core.db.close();
+    dir.remove();
+  });
+
+  /** A scan (of a schedule, when given) that ended in `state` `secondsAfter` FINISHED_AT, with its CR showing it. */
+  function finishedScan(name: string, state: 'SUCCEEDED' | 'FAILED' = 'SUCCEEDED', options: { scheduledBy?: string; secondsAfter?: number; spec?: Record<string, unknown> } = {}): Scan {
+    const { core, account, server } = fixture;
+    const started = core.scans.start(account, { type: 'NMAP', targets: ['scanme.example.com'] }, options.scheduledBy ?? null, name)[0]!;
+    const finishedAt = at(options.secondsAfter ?? 0).toISOString();
+    expect(core.scanRepository.save({ ...started, state, startedAt: finishedAt, finishedAt }, [])).to.equal(true);
+    const status = { scanId: started.id, state, progress: 0 };
+    server.setObject(scanObject(name, withScanId(started.id), withSpec(options.spec ?? {}), withVigilStatus(status)));
+    return core.scanRepository.findByName(account.id, name)!;
+  }
+
+  const reconcilerWith = (options: { ttl?: number; limits?: { successful: number; failed: number } } = {}) => {
+    const kc = kubeConfig(fixture.server);
+    return new ScanReconciler({
+      kubeConfig: kc,
+      scanResources: new ScanCustomResources(kc),
+      accountForNamespace: (namespace) => fixture.core.accountRepository.findByNamespace(namespace),
+      service: fixture.core.scans,
+      repository: fixture.core.scanRepository,
+      marks: fixture.core.scanResourceMarks,
+      cached: (namespace, name) => fixture.server.getObject(scanRef(name, namespace)) as ScanObject | undefined,
+      events: NO_EVENTS,
+      clock: { now: () => fixture.now },
+      ...(options.ttl === undefined ? {} : { ttlAfterFinishedSeconds: options.ttl }),
+      ...(options.limits === undefined ? {} : { historyLimitsOf: () => options.limits! }),
+    });
+  };
+  const requests = () => actionsOf(fixture.server.requests.splice(0));
+
+  it("requeues itself for finish + spec.ttlSecondsAfterFinished, then deletes the resource and keeps the record; a record without its face gets no new one", async () => {
+    const scan = finishedScan('nightly', 'SUCCEEDED', { spec: { ttlSecondsAfterFinished: 60 } });
+    const reconciler = reconcilerWith({ ttl: 3600 });
+    requests();
+    expect(await reconciler.reconcile(`${TENANT_NAMESPACE}/nightly`), 'a timed requeue, not a poll').to.deep.equal({ requeueAfterMs: 59_000 });
+    expect(requests(), 'its final status shown until then').to.deep.equal(['PATCH scans/status']);
+    fixture.now = at(60);
+    await reconciler.reconcile(`${TENANT_NAMESPACE}/nightly`);
+    expect(requests()).to.deep.equal(['PATCH scans', 'DELETE scans']);
+    expect(fixture.server.getObject(scanRef('nightly'))).to.equal(undefined);
+    expect(fixture.core.scans.get(fixture.account, scan.id).state, 'the record stays').to.equal('SUCCEEDED');
+    await reconciler.reconcile(`${TENANT_NAMESPACE}/nightly`);
+    expect(requests(), 'not created again').to.deep.equal([]);
+  });
+
+  it("without a TTL in its spec, the install's VIGIL_SCAN_TTL_AFTER_FINISHED applies", async () => {
+    finishedScan('nightly');
+    expect(await reconcilerWith({ ttl: 3600 }).reconcile(`${TENANT_NAMESPACE}/nightly`)).to.deep.equal({ requeueAfterMs: 3_599_000 });
+  });
+
+  it('expires at the first pass of a new process (the start-up resync) a resource whose time passed while Vigil was down', async () => {
+    const scan = finishedScan('nightly');
+    fixture.now = at(7 * 24 * 3600 + 1);
+    requests();
+    await reconcilerWith().reconcile(`${TENANT_NAMESPACE}/nightly`);
+    expect(requests()).to.deep.equal(['PATCH scans', 'DELETE scans']);
+    expect(fixture.core.scanRepository.findByIdUnscoped(scan.id), 'the record stays').to.not.equal(undefined);
+  });
+
+  it('keeps the record when the expired resource is still being deleted (its finalizer release failed): only the finalizer goes', async () => {
+    const scan = finishedScan('nightly');
+    fixture.core.scanResourceMarks.markExpired(scan.id, FINISHED_AT);
+    fixture.server.setObject(scanObject('nightly', withScanId(scan.id), withVigilStatus({ scanId: scan.id, state: 'SUCCEEDED' }), beingDeleted()));
+    requests();
+    await reconcilerWith().reconcile(`${TENANT_NAMESPACE}/nightly`);
+    expect(requests()).to.deep.equal(['PATCH scans']);
+    expect(fixture.core.scanRepository.findByIdUnscoped(scan.id)).to.not.equal(undefined);
+  });
+
+  it("keeps the resources of a schedule's newest Scans within its history limits and expires the older ones, records kept", async () => {
+    const schedule = 'c0ffee00-0000-4000-8000-000000000001';
+    const older = [finishedScan('run-1', 'SUCCEEDED', { scheduledBy: schedule, secondsAfter: 0 }), finishedScan('run-2', 'FAILED', { scheduledBy: schedule, secondsAfter: 1 })];
+    finishedScan('run-3', 'SUCCEEDED', { scheduledBy: schedule, secondsAfter: 2 });
+    finishedScan('run-4', 'FAILED', { scheduledBy: schedule, secondsAfter: 3 });
+    finishedScan('run-5', 'SUCCEEDED', { scheduledBy: schedule, secondsAfter: 4 });
+    fixture.now = at(5);
+    requests();
+    await reconcilerWith({ limits: { successful: 2, failed: 1 } }).reconcile(`${TENANT_NAMESPACE}/run-5`);
+    expect(requests(), 'run-5 shows its end; run-1 (third success) and run-2 (second failure) expire').to.deep.equal(['PATCH scans/status', 'PATCH scans', 'DELETE scans', 'PATCH scans', 'DELETE scans']);
+    expect(['run-1', 'run-2', 'run-3', 'run-4', 'run-5'].map((name) => fixture.server.getObject(scanRef(name)) !== undefined)).to.deep.equal([false, false, true, true, true]);
+    for (const scan of older) expect(fixture.core.scanRepository.findByIdUnscoped(scan.id), 'records kept').to.not.equal(undefined);
   });
 });

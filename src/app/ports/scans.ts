@@ -65,6 +65,14 @@ export interface ScanResourceMarks {
   /** Vigil deletes the resource of a finished scan on purpose (ttlSecondsAfterFinished, a schedule's history limits): not created again, its record kept. */
   markExpired(scanId: string, at: string): void;
   isExpired(scanId: string): boolean;
+  /** A schedule's finished Scans whose resources Vigil has not expired, newest first (its history limits). */
+  finishedWithResources(scheduledScanId: string): FinishedScan[];
+}
+
+export interface FinishedScan {
+  id: string;
+  name: string;
+  state: ScanState;
 }
 
 /** Risk recordings in several transactions; what is left at start-up was cut short by a crash. */

@@ -9,13 +9,18 @@
  * |-------------------------|---------------------|-------------------------------------------------------------|
  * | being deleted           | active              | stop the scan; wait for it to end                           |
  * | being deleted           | ended or none       | delete the row, release the finalizer                       |
+ * | being deleted           | expired by Vigil    | release the finalizer; the record stays                     |
  * | none                    | exists              | create the CR (finalizer, labels, owner)                    |
+ * | none                    | expired by Vigil    | nothing: the record stays without its face                  |
  * | labelled                | deleted through API | delete the CR                                               |
  * | with Vigil's status     | none (not deleted)  | RecordMissing: the database is older than the CR; no action |
  * | applied with kubectl    | none                | start the scan for the namespace's account, or refuse       |
  * | exists                  | exists              | add label and finalizer if missing; patch status if it differs |
  * |                         |                     | (a QUEUED row over no status writes nothing; progress alone |
  * |                         |                     | only within the scan's request budget: request-budget.ts)   |
+ * | exists                  | finished            | the same, then a requeue at finish + TTL; at that time, or  |
+ * |                         |                     | past its schedule's history limits: expire (delete the CR,  |
+ * |                         |                     | keep the record)                                            |
  *
  * Nothing reacts to an informer event directly: events, row writes and the
  * informer's full lists only enqueue keys, so a failed write or a missed
@@ -25,7 +30,8 @@
 import type * as k8s from './client-node.js';
 import { JSON_PATCH, KubeApi } from './kube-api.js';
 import type { ScansService } from '../../app/scans-service.js';
-import type { ScanRepository, ScanResourceMarks } from '../../app/ports.js';
+import type { FinishedScan, ScanRepository, ScanResourceMarks } from '../../app/ports.js';
+import { SCANS_HISTORY_LIMITS } from '../../domain/schedules/scheduled-scan-resource.js';
 import type { Account } from '../../domain/accounts/account.js';
 import type { Clock } from '../../domain/clock.js';
 import { conditionHolds } from '../../domain/conditions/condition.js';
@@ -63,6 +69,7 @@ export type ScanAction =
   | { action: 'refuse'; reason: string }
   | { action: 'recordMissing' }
   | { action: 'patchMetadata' }
+  | { action: 'expire'; scanId: string }
   | { action: 'patchStatus' };
 
 export interface ScanReconcilerOptions {
@@ -81,6 +88,10 @@ export interface ScanReconcilerOptions {
   starting?: (scanId: string) => boolean;
   /** Told of every action taken (tests, the benchmark); optional. */
   onAction?: (key: string, action: ScanAction) => void;
+  /** VIGIL_SCAN_TTL_AFTER_FINISHED: seconds a finished Scan's CR stays unless its spec says otherwise (default 7 days). */
+  ttlAfterFinishedSeconds?: number;
+  /** The history limits of a ScheduledScan (its CR's spec); the defaults (3 and 1) when not given. */
+  historyLimitsOf?: (scheduledScanId: string) => HistoryLimits;
   /** Each scan's requests, counted by every part of the controller that sends one for it (request-budget.ts); one of its own when not given. */
   budget?: ScanRequestBudget;
   /**
@@ -91,6 +102,13 @@ export interface ScanReconcilerOptions {
    */
   startsAtOnce?: () => boolean;
 }
+
+export interface HistoryLimits {
+  successful: number;
+  failed: number;
+}
+
+const DEFAULT_TTL_SECONDS = 7 * 24 * 3600;
 
 /** resourceVersions remembered per key while the cache is behind Vigil's writes (a bound; the cache catches up within a watch event). */
 const MAX_BEHIND = 16;
@@ -138,10 +156,61 @@ export class ScanReconciler {
       this.written.delete(key);
       this.pendingAcceptances.delete(key);
       this.metadataPatched.delete(key);
-      return row === undefined ? undefined : this.createObject(key, account, row);
+      // A record whose face Vigil expired stays without it.
+      return row === undefined || this.options.marks.isExpired(row.id) ? undefined : this.createObject(key, account, row);
     }
     if (row === undefined) return this.withoutRecord(key, account, object);
-    return this.project(key, object, row);
+    if (!isTerminal(row.state) || row.finishedAt === null) return this.project(key, object, row);
+    return this.finished(key, object, row, row.finishedAt);
+  }
+
+  /**
+   * A finished scan's CR shows its end until its time is up (finish + its
+   * spec's ttlSecondsAfterFinished, else the install's), or until newer
+   * Scans of its schedule push it past the history limits: then it is
+   * expired. Until then the key is requeued for that time, not polled; a
+   * time that passed while Vigil was down is met at the start-up resync.
+   */
+  private async finished(key: string, object: ScanObject, row: Scan, finishedAt: string): Promise<ReconcileResult> {
+    const now = this.options.clock.now().getTime();
+    const expiresAt = Date.parse(finishedAt) + this.ttlSecondsOf(object) * 1000;
+    const pastHistory = this.pastHistoryLimits(row);
+    const expiresNow = expiresAt <= now || pastHistory.some((scan) => scan.id === row.id);
+    if (expiresNow) await this.expire(key, object, row);
+    else await this.project(key, object, row);
+    // Newer Scans of the schedule pushed these out: their CRs go now rather than at their own TTL.
+    const namespace = object.metadata!.namespace!;
+    for (const older of pastHistory.filter((scan) => scan.id !== row.id)) {
+      const cached = this.options.cached(namespace, older.name);
+      if (cached === undefined) this.options.marks.markExpired(older.id, new Date(now).toISOString());
+      else await this.expire(objectKey(namespace, older.name), cached, older);
+    }
+    return expiresNow ? undefined : { requeueAfterMs: expiresAt - now };
+  }
+
+  private ttlSecondsOf(object: ScanObject): number {
+    const fromSpec = (object.spec as { ttlSecondsAfterFinished?: unknown } | undefined)?.ttlSecondsAfterFinished;
+    return typeof fromSpec === 'number' && fromSpec >= 0 ? fromSpec : (this.options.ttlAfterFinishedSeconds ?? DEFAULT_TTL_SECONDS);
+  }
+
+  /** The finished Scans of the row's schedule past its history limits (SUCCEEDED ones, and those that did not succeed, each counted newest first). */
+  private pastHistoryLimits(row: Scan): FinishedScan[] {
+    if (row.scheduledBy === null) return [];
+    const limits = this.options.historyLimitsOf?.(row.scheduledBy) ?? { successful: SCANS_HISTORY_LIMITS.successful, failed: SCANS_HISTORY_LIMITS.failed };
+    const finished = this.options.marks.finishedWithResources(row.scheduledBy);
+    const succeeded = finished.filter((scan) => scan.state === 'SUCCEEDED');
+    const unsuccessful = finished.filter((scan) => scan.state !== 'SUCCEEDED');
+    return [...succeeded.slice(limits.successful), ...unsuccessful.slice(limits.failed)];
+  }
+
+  /** Vigil's own expiry: marked first (so the CR is not created again and its deletion keeps the record), then released and deleted. */
+  private async expire(key: string, object: ScanObject, row: Pick<Scan, 'id'>): Promise<void> {
+    this.act(key, { action: 'expire', scanId: row.id });
+    this.options.marks.markExpired(row.id, this.options.clock.now().toISOString());
+    this.written.delete(key);
+    this.metadataPatched.delete(key);
+    await releaseFinalizer(this.api, this.path(object), object.metadata, SCAN_FINALIZER);
+    await ignoringNotFound(() => this.api.delete(this.path(object), { propagationPolicy: 'Background' }));
   }
 
   /** No account owns the namespace: nothing runs, the CR says why, and a deletion is let through. */
@@ -154,6 +223,8 @@ export class ScanReconciler {
 
   /** `kubectl delete scan`: the scan stops first; once it ended, its row goes and the CR is released. */
   private async deleting(key: string, account: Account, object: ScanObject, row: Scan | undefined): Promise<void> {
+    // Vigil's own expiry (released already, unless that patch failed): the record stays.
+    if (row !== undefined && this.options.marks.isExpired(row.id)) return this.releaseFinalizer(key, object);
     if (row !== undefined && !isTerminal(row.state)) {
       if (row.state !== 'STOPPING') {
         this.act(key, { action: 'stop', scanId: row.id });

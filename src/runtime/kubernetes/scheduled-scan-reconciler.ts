@@ -243,7 +243,7 @@ export class ScheduledScanReconciler {
       if (!spec.success || !specMatchesRow(spec.data, row)) {
         refusal = undefined;
         this.act(key, { action: 'replaceSpec' });
-        current = await this.api.patch<ScheduledScanObject>(customObjectPath(this.ref(object)), [{ op: 'replace', path: '/spec', value: scheduledScanSpecOf(row) }], JSON_PATCH);
+        current = await this.api.patch<ScheduledScanObject>(customObjectPath(this.ref(object)), [{ op: 'replace', path: '/spec', value: { ...scheduledScanSpecOf(row), ...historyLimitsIn(object.spec) } }], JSON_PATCH);
         observed = current.metadata?.generation ?? observed;
         this.written.set(key, { uid, observedGeneration: observed, status: mine?.status });
       }
@@ -370,6 +370,12 @@ function refusalShown(conditions: readonly Condition[] | undefined, observed: nu
 }
 
 export const scheduledScanKey = objectKey;
+
+/** The history limits a spec sets: kept when the row's spec replaces it (the row does not hold them; the Scan reconciler reads them from the CR). */
+function historyLimitsIn(spec: unknown): Record<string, unknown> {
+  const { successfulScansHistoryLimit, failedScansHistoryLimit } = (spec ?? {}) as Record<string, unknown>;
+  return { ...(successfulScansHistoryLimit === undefined ? {} : { successfulScansHistoryLimit }), ...(failedScansHistoryLimit === undefined ? {} : { failedScansHistoryLimit }) };
+}
 
 /** A ScheduledScanRepository that tells the reconciler about every row it writes, by key; reads pass straight through. */
 export class NotifyingScheduledScanRepository implements ScheduledScanRepository {

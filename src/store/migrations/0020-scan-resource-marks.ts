@@ -21,5 +21,7 @@ CREATE TABLE scan_resources_expired (
   scan_id    TEXT PRIMARY KEY REFERENCES scans (id) ON DELETE CASCADE,
   expired_at TEXT NOT NULL
 );
+-- A schedule's finished Scans, newest first, for its history limits.
+CREATE INDEX scans_scheduled_by_finished ON scans (scheduled_by, finished_at) WHERE scheduled_by IS NOT NULL;
 `,
 };
