@@ -87,6 +87,19 @@ const cases: Case[] = [
     then: (fixture) => expect(accepted(fixture)!.message).to.match(/scheduleDates/),
   },
   {
+    name: 'an edit refused keeps every other condition of the status and observes the generation it refused (one merged list)',
+    row: makeRow,
+    object: (row) => inStep(row!, 2, daily({ schedule: 'CUSTOM' }), 1),
+    expected: () => [{ action: 'refuse', reason: 'InvalidSpec' }, { action: 'patchStatus' }],
+    then: (fixture) => {
+      // The refusal's own write (the status write after it aside) carries the whole list.
+      const refusal = fixture.server.requests.find((request) => request.method === 'PATCH' && request.path.endsWith('/status'))!;
+      const conditions = (refusal.body as { status: { conditions: Array<{ type: string; status: string; observedGeneration?: number }> } }).status.conditions;
+      expect(conditions.map((condition) => `${condition.type}=${condition.status}`)).to.deep.equal(['Accepted=False', 'Scheduled=True']);
+      expect(conditions[0]).to.include({ observedGeneration: 2 });
+    },
+  },
+  {
     name: 'one the account may not run is refused as Rejected',
     object: () => applied(daily({ scanTypes: ['NESSUS'] })),
     expected: () => [{ action: 'refuse', reason: 'Rejected' }],
