@@ -5,29 +5,21 @@
  * a real SQLite store, one reconcile, the server's own recorded requests out.
  */
 import { expect } from 'chai';
-import { loadSettings } from '../../src/config/settings.js';
-import type { Account } from '../../src/domain/accounts/account.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
-import { composeCore } from '../../src/main/composition-root.js';
-import { NO_EVENTS } from '../../src/runtime/kubernetes/event-recorder.js';
 import { SCAN_FINALIZER, SCAN_ID_LABEL } from '../../src/runtime/kubernetes/reconciler-kit.js';
-import { ScanReconciler, type ScanObject } from '../../src/runtime/kubernetes/scan-reconciler.js';
-import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
+import type { ScanReconcilerOptions } from '../../src/runtime/kubernetes/scan-reconciler.js';
+import { scanReconcilerOn, storeAndServer, type StoreAndServer } from '../support/gen/scan-reconciler.js';
 import { FakeKubeApiServer, type KubeObject } from '../support/fake-kube-apiserver.js';
 import { actionsOf } from '../support/gen/actions.js';
 import { TENANT_NAMESPACE, beingDeleted, scanObject, scanRef, withScanId, withSpec, withVigilStatus } from '../support/gen/scan-object.js';
 import { kubeConfig } from '../support/kubeconfig.js';
-import { tempDir } from '../support/temp-dir.js';
 import { TestService } from '../support/test-service.js';
 import { waitFor } from '../support/wait.js';
 import { scanJobName } from '../../src/runtime/kubernetes/job-manifest.js';
 
 const NOW = new Date('2026-11-25T00:00:00Z');
 
-interface Fixture {
-  server: FakeKubeApiServer;
-  core: ReturnType<typeof composeCore>;
-  account: Account;
+interface Fixture extends StoreAndServer {
   now: Date;
 }
 
@@ -42,20 +34,7 @@ interface Case {
   then?: (fixture: Fixture, record: Scan | undefined) => void;
 }
 
-function reconcilerOn({ server, core }: Fixture, clock: () => Date): ScanReconciler {
-  const kc = kubeConfig(server);
-  return new ScanReconciler({
-    kubeConfig: kc,
-    scanResources: new ScanCustomResources(kc),
-    accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace),
-    service: core.scans,
-    repository: core.scanRepository,
-    marks: core.scanResourceMarks,
-    cached: (namespace, name) => server.getObject(scanRef(name, namespace)) as ScanObject | undefined,
-    events: NO_EVENTS,
-    clock: { now: clock },
-  });
-}
+const reconcilerOn = (fixture: Fixture, options: Partial<ScanReconcilerOptions> = {}) => scanReconcilerOn(fixture.server, fixture.core, { clock: { now: () => fixture.now }, ...options });
 
 const ENDED = { scanId: 'b9c3c1a4-5d2e-4f00-9a1e-000000000001', state: 'SUCCEEDED', progress: 100 };
 const jobOf = (name: string): KubeObject => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: `${name}-scanner`, namespace: TENANT_NAMESPACE, labels: { [SCAN_ID_LABEL]: ENDED.scanId } }, spec: {} }) as KubeObject;
@@ -106,28 +85,16 @@ const cases: Case[] = [
 
 describe('Scan resources beside their records', () => {
   let fixture: Fixture;
-  let dir: ReturnType<typeof tempDir>;
 
-  beforeEach(async () => {
-    const server = new FakeKubeApiServer();
-    await server.start();
-    dir = tempDir();
-    const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }));
-    const account = core.accounts.createAccount({ name: 'acme', namespace: TENANT_NAMESPACE }).account;
-    fixture = { server, core, account, now: NOW };
-  });
-  afterEach(async () => {
-    await fixture.server.stop();
-    fixture.core.db.close();
-    dir.remove();
-  });
+  beforeEach(async () => (fixture = { ...(await storeAndServer()), now: NOW }));
+  afterEach(() => fixture.stop());
 
   for (const testCase of cases) {
     it(testCase.name, async () => {
       const record = testCase.record?.(fixture);
       for (const object of testCase.objects(record)) fixture.server.setObject(object);
       fixture.server.clearRequests();
-      const reconciler = reconcilerOn(fixture, () => fixture.now);
+      const reconciler = reconcilerOn(fixture);
       await reconciler.reconcile(`${TENANT_NAMESPACE}/nightly`);
       expect(actionsOf(fixture.server.requests)).to.deep.equal(testCase.expected);
       testCase.then?.(fixture, record);
@@ -176,21 +143,9 @@ describe('a finished Scan resource expires, its record stays (injected clock)', 
   const FINISHED_AT = '2026-11-25T00:00:00.000Z';
   const at = (seconds: number) => new Date(Date.parse(FINISHED_AT) + seconds * 1000);
   let fixture: Fixture;
-  let dir: ReturnType<typeof tempDir>;
 
-  beforeEach(async () => {
-    const server = new FakeKubeApiServer();
-    await server.start();
-    dir = tempDir();
-    const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }));
-    const account = core.accounts.createAccount({ name: 'acme', namespace: TENANT_NAMESPACE }).account;
-    fixture = { server, core, account, now: at(1) };
-  });
-  afterEach(async () => {
-    await fixture.server.stop();
-    fixture.core.db.close();
-    dir.remove();
-  });
+  beforeEach(async () => (fixture = { ...(await storeAndServer()), now: at(1) }));
+  afterEach(() => fixture.stop());
 
   /** A scan (of a schedule, when given) that ended in `state` `secondsAfter` FINISHED_AT, with its CR showing it. */
   function finishedScan(name: string, state: 'SUCCEEDED' | 'FAILED' = 'SUCCEEDED', options: { scheduledBy?: string; secondsAfter?: number; spec?: Record<string, unknown> } = {}): Scan {
@@ -203,22 +158,11 @@ describe('a finished Scan resource expires, its record stays (injected clock)', 
     return core.scanRepository.findByName(account.id, name)!;
   }
 
-  const reconcilerWith = (options: { ttl?: number; limits?: { successful: number; failed: number } } = {}) => {
-    const kc = kubeConfig(fixture.server);
-    return new ScanReconciler({
-      kubeConfig: kc,
-      scanResources: new ScanCustomResources(kc),
-      accountForNamespace: (namespace) => fixture.core.accountRepository.findByNamespace(namespace),
-      service: fixture.core.scans,
-      repository: fixture.core.scanRepository,
-      marks: fixture.core.scanResourceMarks,
-      cached: (namespace, name) => fixture.server.getObject(scanRef(name, namespace)) as ScanObject | undefined,
-      events: NO_EVENTS,
-      clock: { now: () => fixture.now },
+  const reconcilerWith = (options: { ttl?: number; limits?: { successful: number; failed: number } } = {}) =>
+    reconcilerOn(fixture, {
       ...(options.ttl === undefined ? {} : { ttlAfterFinishedSeconds: options.ttl }),
       ...(options.limits === undefined ? {} : { historyLimitsOf: () => options.limits! }),
     });
-  };
   const requests = () => actionsOf(fixture.server.requests.splice(0));
 
   it("requeues itself for finish + spec.ttlSecondsAfterFinished, then deletes the resource and keeps the record; a record without its face gets no new one", async () => {
