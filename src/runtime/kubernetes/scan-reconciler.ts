@@ -284,7 +284,7 @@ export class ScanReconciler {
   }
 
   private async recordMissing(key: string, object: ScanObject): Promise<void> {
-    const message = `Vigil has no record of scan ${object.status?.scanId ?? object.metadata?.labels?.[SCAN_ID_LABEL] ?? '(unknown)'}: its database is older than this resource (restored from a backup?). Vigil leaves it and its Job alone; delete it with kubectl delete scan, or apply it again without status to run a new scan`;
+    const message = `Vigil has no record of scan ${object.status?.scanId ?? object.metadata?.labels?.[SCAN_ID_LABEL] ?? '(unknown)'}: its database is older than this resource (restored from a backup?). Vigil leaves it and its Job alone; delete it with kubectl delete scan (then apply it again to run a new scan)`;
     const change = { type: 'RecordMissing', status: 'True', reason: 'NoRecord', message } as const;
     if (conditionHolds(object.status?.conditions, change)) return;
     this.act(key, { action: 'recordMissing' });
