@@ -282,6 +282,7 @@ function scheduledScanReconciler(cluster: ClusterMirror, core: Core, clock: Cloc
     namespaceOf: (accountId) => core.accountRepository.findById(accountId)?.namespace,
     service: core.scheduledScans,
     repository: core.scheduledScanRepository,
+    marks: core.scanResourceMarks,
     cached: (namespace, name) => informer.cached(namespace, name) as ScheduledScanObject | undefined,
     events: cluster.scheduledEvents,
     clock,

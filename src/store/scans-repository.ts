@@ -3,6 +3,7 @@ import type { OutboxEvent, EventType } from '../domain/events/event.js';
 import type { ScanType } from '../domain/risks/finding.js';
 import type { Scan, ScanState } from '../domain/scans/scan.js';
 import type { Database } from './database.js';
+import { PRUNE_DELETIONS, RECORD_DELETION } from './scan-resource-marks.js';
 import { EventRows } from './event-rows.js';
 import { newestFirstPage } from './keyset.js';
 
@@ -102,9 +103,6 @@ function toParams(scan: Scan) {
   };
 }
 
-/** Deletions remembered at most, for Scan resources still to delete (a bound: the Kubernetes runtime forgets each once its resource is gone). */
-const KEPT_DELETIONS = 10_000;
-
 export class SqliteScanRepository implements ScanRepository {
   private readonly statements;
   private readonly eventRows: EventRows;
@@ -125,8 +123,8 @@ export class SqliteScanRepository implements ScanRepository {
       byIdUnscoped: db.prepare('SELECT * FROM scans WHERE id = ?'),
       byName: db.prepare('SELECT * FROM scans WHERE account_id = ? AND name = ?'),
       delete: db.prepare('DELETE FROM scans WHERE account_id = ? AND id = ?'),
-      recordDeletion: db.prepare('INSERT OR REPLACE INTO scan_deletions (scan_id, deleted_at) VALUES (?, ?)'),
-      pruneDeletions: db.prepare(`DELETE FROM scan_deletions WHERE seq <= (SELECT MAX(seq) FROM scan_deletions) - ${KEPT_DELETIONS}`),
+      recordDeletion: db.prepare(RECORD_DELETION),
+      pruneDeletions: db.prepare(PRUNE_DELETIONS),
       countInState: db.prepare('SELECT COUNT(*) AS n FROM scans WHERE state = ?'),
       usage: db.prepare('SELECT scans FROM scan_usage WHERE account_id = ? AND month = ?'),
       addUsage: db.prepare(`INSERT INTO scan_usage (account_id, month, scans) VALUES (?, ?, ?)

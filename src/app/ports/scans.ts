@@ -58,10 +58,10 @@ export interface ScanRepository {
  * (Kubernetes runtime), so that a record missing never destroys anything.
  */
 export interface ScanResourceMarks {
-  /** The scan was deleted through the API: its resource goes too. */
-  deletedThroughApi(scanId: string): boolean;
+  /** The Scan or ScheduledScan of this id was deleted through the API: its resource goes too. */
+  deletedThroughApi(recordId: string): boolean;
   /** Its resource is gone: nothing is owed any more. */
-  forgetDeletion(scanId: string): void;
+  forgetDeletion(recordId: string): void;
   /** Vigil deletes the resource of a finished scan on purpose (ttlSecondsAfterFinished, a schedule's history limits): not created again, its record kept. */
   markExpired(scanId: string, at: string): void;
   isExpired(scanId: string): boolean;

@@ -11,7 +11,8 @@
  * | being deleted             | exists | delete the row (the schedule stops), release the finalizer      |
  * | being deleted             | none   | release the finalizer                                           |
  * | none                      | exists | create the CR (spec, id label, finalizer), then its status      |
- * | linked to a deleted row   | none   | deleted through the API: release, delete the CR (Orphan)        |
+ * | linked, deleted by the API| none   | release, delete the CR (Orphan)                                 |
+ * | linked, not deleted       | none   | RecordMissing: the database is older than the CR; no action     |
  * | applied with kubectl      | none   | create the schedule for the namespace's account, or refuse      |
  * | new generation            | exists | update the row from the spec, or refuse and keep the row as is  |
  * | row changed through API   | exists | replace the CR's spec with the row's                            |
@@ -30,7 +31,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type * as k8s from './client-node.js';
-import type { ScheduledScanRepository } from '../../app/ports.js';
+import type { ScanResourceMarks, ScheduledScanRepository } from '../../app/ports.js';
 import type { ScheduledScan } from '../../domain/schedules/scheduled-scan.js';
 import type { ScheduledScansService } from '../../app/scheduled-scans-service.js';
 import type { Account } from '../../domain/accounts/account.js';
@@ -52,7 +53,7 @@ import { addFinalizerPatch } from './finalizers.js';
 import { MANAGED_BY_LABEL, SCHEDULED_SCAN_FINALIZER, SCHEDULED_SCAN_ID_LABEL, ignoringNotFound, objectKey, releaseFinalizer, splitKey, statusShows, type CachedMetadata } from './reconciler-kit.js';
 import type { OwnerReference } from './job-manifest.js';
 import { createOrRead, isNotFound, statusCodeOf } from './kube-errors.js';
-import { customObjectPath, namespaceNotBoundMessage, writeRefusal } from './refusals.js';
+import { customObjectPath, namespaceNotBoundMessage, writeCondition, writeRefusal } from './refusals.js';
 import { conditionHolds } from '../../domain/conditions/condition.js';
 import { JSON_PATCH, KubeApi, kubePaths } from './kube-api.js';
 import {
@@ -82,6 +83,7 @@ export type ScheduledScanAction =
   | { action: 'createRow'; scheduledScanId: string }
   | { action: 'updateRow'; scheduledScanId: string }
   | { action: 'refuse'; reason: string }
+  | { action: 'recordMissing' }
   | { action: 'replaceSpec' }
   | { action: 'addFinalizer' }
   | { action: 'patchStatus' };
@@ -93,6 +95,8 @@ export interface ScheduledScanReconcilerOptions {
   namespaceOf: (accountId: string) => string | undefined;
   service: ScheduledScansService;
   repository: Pick<ScheduledScanRepository, 'findByObjectName' | 'findByIdUnscoped'>;
+  /** Which schedules were deleted through the API: only their CRs are deleted after them. */
+  marks: Pick<ScanResourceMarks, 'deletedThroughApi' | 'forgetDeletion'>;
   /** The CR as the informer last saw it. */
   cached: (namespace: string, name: string) => ScheduledScanObject | undefined;
   events: EventRecorder;
@@ -147,7 +151,7 @@ export class ScheduledScanReconciler {
     }
     if (row === undefined) {
       const linkedId = object.metadata?.labels?.[SCHEDULED_SCAN_ID_LABEL] ?? object.status?.scheduledScanId;
-      if (linkedId !== undefined && this.options.repository.findByIdUnscoped(linkedId) === undefined) return this.deleteObject(key, object);
+      if (linkedId !== undefined && this.options.repository.findByIdUnscoped(linkedId) === undefined) return this.withoutRecord(key, object, linkedId);
       return this.adopt(key, account, object);
     }
     return this.follow(key, account, object, row, pushSpec);
@@ -199,6 +203,25 @@ export class ScheduledScanReconciler {
     if (created) return this.writeStatus(key, object, row, undefined, object.metadata?.generation);
     // It existed and the cache is behind: the CR as read is compared now, rather than when the cache shows it.
     if (object.metadata?.deletionTimestamp === undefined) await this.follow(key, account, object, row, pushSpec);
+  }
+
+  /**
+   * A CR linked to a schedule that has no row: deleted through the API (the
+   * CR goes too), or the database was restored from a backup older than the
+   * CR: then it is not deleted, and gets RecordMissing (as a Scan does).
+   */
+  private async withoutRecord(key: string, object: ScheduledScanObject, linkedId: string): Promise<void> {
+    if (this.options.marks.deletedThroughApi(linkedId)) {
+      await this.deleteObject(key, object);
+      this.options.marks.forgetDeletion(linkedId);
+      return;
+    }
+    const message = `Vigil has no record of scheduled scan ${linkedId}: its database is older than this resource (restored from a backup?). Vigil leaves it alone and runs nothing for it; delete it with kubectl delete scheduledscan (then apply it again to make a new schedule)`;
+    const change = { type: 'RecordMissing', status: 'True', reason: 'NoRecord', message } as const;
+    if (conditionHolds(object.status?.conditions, change)) return;
+    this.act(key, { action: 'recordMissing' });
+    this.options.events.warning(object, 'RecordMissing', message);
+    await ignoringNotFound(() => writeCondition(this.api, customObjectPath(this.ref(object), 'status'), object, change, this.options.clock.now()));
   }
 
   /** Deleted through the API: the CR goes too; the Scans of earlier runs are kept, as their rows are (Orphan). */

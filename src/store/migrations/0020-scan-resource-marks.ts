@@ -2,16 +2,17 @@ import type { Migration } from './index.js';
 
 export const m0020ScanResourceMarks: Migration = {
   version: 20,
-  name: "what Vigil knows of a Scan's custom resource beyond its record",
+  name: "what Vigil knows of a custom resource beyond its record",
   sql: `
--- Scans deleted through the API (DELETE /v1/scans/{id}): their Scan resource
--- goes after them. A resource whose scan has no row and no entry here is not
--- deleted: the database was restored from an older backup (RecordMissing).
--- The Kubernetes runtime forgets an entry once the resource is gone; the
--- newest 10 000 are kept at most (src/store/scan-resource-marks.ts).
-CREATE TABLE scan_deletions (
+-- Scans and ScheduledScans deleted through the API (their ids, UUIDs): their
+-- custom resource goes after them. A resource whose record is gone without
+-- an entry here is not deleted: the database was restored from an older
+-- backup (RecordMissing). The Kubernetes runtime forgets an entry once the
+-- resource is gone; the newest 10 000 are kept at most
+-- (src/store/scan-resource-marks.ts).
+CREATE TABLE record_deletions (
   seq        INTEGER PRIMARY KEY AUTOINCREMENT,
-  scan_id    TEXT NOT NULL UNIQUE,
+  record_id  TEXT NOT NULL UNIQUE,
   deleted_at TEXT NOT NULL
 );
 -- Scans whose Scan resource Vigil deleted on purpose (ttlSecondsAfterFinished,
