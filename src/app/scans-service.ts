@@ -8,6 +8,7 @@ import { InvalidRequestError, NotFoundError } from '../domain/errors.js';
 import { newEvent, type OutboxEvent } from '../domain/events/event.js';
 import { pageSizeFrom, parseFilters } from '../domain/lists/list-query.js';
 import { isTerminal, splitTargets, type Scan } from '../domain/scans/scan.js';
+import { setCondition } from '../domain/conditions/condition.js';
 import { assertTypeAllowed, isAuthenticated, selectorOf, type StartScanRequest } from '../domain/scans/start-scan.js';
 import type { Target } from '../domain/targets/target.js';
 import { GroupCommit } from './group-commit.js';
@@ -102,7 +103,7 @@ export class ScansService {
       resolvedTargets: [],
       skippedTargets: [],
       conditions: overLimit
-        ? [{ type: 'Admitted', status: 'False', reason: 'MonthlyScanLimitReached', message: `the account's monthly limit of ${account.monthlyScanLimit} scans is reached`, lastTransitionTime: now.toISOString() }]
+        ? setCondition([], { type: 'Admitted', status: 'False', reason: 'MonthlyScanLimitReached', message: `the account's monthly limit of ${account.monthlyScanLimit} scans is reached` }, now)
         : [],
       results: [],
       risks: { newOpen: [], stillOpen: [], closed: [] },

@@ -6,6 +6,7 @@
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCidrList, type Cidr } from '../domain/targets/ipv4.js';
+import { MAX_TTL_SECONDS } from '../domain/scans/scan-resource.js';
 
 export type Runtime = 'embedded' | 'kubernetes';
 /** How the embedded runtime runs a scanner: its local program, its pinned image in docker or podman, or the first that is there. */
@@ -22,6 +23,8 @@ export interface Settings {
   bootstrapApiKey: string | undefined;
   allowTargets: Cidr[];
   maxConcurrentScans: number;
+  /** Kubernetes runtime: seconds a finished Scan's custom resource stays before Vigil deletes it (its record stays); a Scan's spec.ttlSecondsAfterFinished overrides it. */
+  scanTtlAfterFinishedSeconds: number;
   webhookCaFile: string | undefined;
   runtime: Runtime;
   namespace: string;
@@ -134,6 +137,7 @@ export function loadSettings(env: Env = process.env): Settings {
     bootstrapApiKey: optional(env.VIGIL_BOOTSTRAP_API_KEY),
     allowTargets: allowTargets(optional(env.VIGIL_ALLOW_TARGETS)),
     maxConcurrentScans: field('VIGIL_MAX_CONCURRENT_SCANS', integer('VIGIL_MAX_CONCURRENT_SCANS', 1, 10_000), optional(env.VIGIL_MAX_CONCURRENT_SCANS) ?? '10'),
+    scanTtlAfterFinishedSeconds: field('VIGIL_SCAN_TTL_AFTER_FINISHED', integer('VIGIL_SCAN_TTL_AFTER_FINISHED', 0, MAX_TTL_SECONDS), optional(env.VIGIL_SCAN_TTL_AFTER_FINISHED) ?? String(7 * 24 * 3600)),
     webhookCaFile: absolutePath(optional(env.VIGIL_WEBHOOK_CA_FILE)),
     runtime: field('VIGIL_RUNTIME', oneOf('VIGIL_RUNTIME', ['embedded', 'kubernetes']), optional(env.VIGIL_RUNTIME) ?? 'embedded'),
     namespace: field('VIGIL_NAMESPACE', namespace, optional(env.VIGIL_NAMESPACE) ?? 'vigil'),

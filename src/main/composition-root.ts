@@ -27,6 +27,7 @@ import { SqliteAccountRepository } from '../store/accounts-repository.js';
 import { openDatabase, serviceSecret, type Database } from '../store/database.js';
 import { SqliteTargetRepository } from '../store/targets-repository.js';
 import { SqliteScanRepository } from '../store/scans-repository.js';
+import { SqliteScanResourceMarks } from '../store/scan-resource-marks.js';
 import { FileSystemResultFiles } from '../store/result-files.js';
 import { SqlitePendingRecordings } from '../store/pending-recordings-repository.js';
 import { recordedReports, referencedResultFiles } from '../store/result-file-index.js';
@@ -326,7 +327,8 @@ export function composeCore(
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
   const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings, staging);
-  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, staging, outbox, risks, reports, savedReports, reportWorkers, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
+  const scanResourceMarks = new SqliteScanResourceMarks(db);
+  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, scanResourceMarks, resultFiles, uploads, riskRepository, history, staging, outbox, risks, reports, savedReports, reportWorkers, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 
 /**

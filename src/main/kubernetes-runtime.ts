@@ -14,7 +14,7 @@ import { systemTimers } from '../app/controller/timer.js';
 import type { Clock } from '../domain/clock.js';
 import { VIGIL_VERSION } from '../domain/scanners/index.js';
 import { SCAN_GROUP, SCAN_PLURAL, SCAN_VERSION } from '../domain/scans/scan-resource.js';
-import { SCHEDULED_SCAN_API_VERSION, SCHEDULED_SCAN_KIND, SCHEDULED_SCAN_PLURAL } from '../domain/schedules/scheduled-scan-resource.js';
+import { SCANS_HISTORY_LIMITS, SCHEDULED_SCAN_API_VERSION, SCHEDULED_SCAN_KIND, SCHEDULED_SCAN_PLURAL } from '../domain/schedules/scheduled-scan-resource.js';
 import {
   NotifyingScheduledScanRepository,
   ScheduledScanReconciler,
@@ -32,7 +32,7 @@ import { readFileSync } from 'node:fs';
 import { SettingsError, type Settings } from '../config/settings.js';
 import { ScanCustomResources } from '../runtime/kubernetes/scan-resources.js';
 import { NotifyingScanRepository } from '../runtime/kubernetes/scan-writes.js';
-import { ScanReconciler, scanKey, type ScanObject } from '../runtime/kubernetes/scan-reconciler.js';
+import { ScanReconciler, scanKey, type HistoryLimits, type ScanObject } from '../runtime/kubernetes/scan-reconciler.js';
 import { KubernetesEventRecorder } from '../runtime/kubernetes/event-recorder.js';
 import { ControllerLoop } from '../app/controller/controller-loop.js';
 import { SCAN_API_VERSION, SCAN_KIND } from '../domain/scans/scan-resource.js';
@@ -152,7 +152,12 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     onError: (error) => logger.warn({ err: error }, 'kubernetes event not recorded'),
   });
   const startsAtOnce = () => ACTIVE_SCAN_STATES.reduce((total, state) => total + core.scanRepository.countInState(state), 0) <= settings.maxConcurrentScans;
-  const scans = scanReconciler(cluster, core, events, clock, logger, (scanId) => runner.isStarting(scanId), budget, startsAtOnce);
+  const scheduled = scheduledScanReconciler(cluster, core, clock, logger);
+  const lifetime: ScanLifetime = {
+    ttlAfterFinishedSeconds: settings.scanTtlAfterFinishedSeconds,
+    historyLimitsOf: (scheduledScanId) => historyLimitsOf(core, scheduledScanId, (namespace, name) => scheduled.informer.cached(namespace, name) as ScheduledScanObject | undefined),
+  };
+  const scans = scanReconciler(cluster, core, events, clock, logger, (scanId) => runner.isStarting(scanId), budget, startsAtOnce, lifetime);
   const runner = new KubernetesJobRunner({
     observer,
     cachedScanUid: (namespace, name) => scans.informer.cached(namespace, name)?.metadata?.uid,
@@ -168,7 +173,6 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     onJobCreated: (scanId) => budget.started(scanId),
     onReleased: (scanId) => budget.drop(scanId),
   });
-  const scheduled = scheduledScanReconciler(cluster, core, clock, logger);
   const informers = [observer, scans.informer, scheduled.informer];
   return {
     runner,
@@ -195,6 +199,21 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
       await Promise.all([events.flush(), cluster.scheduledEvents.flush()]);
     },
   };
+}
+
+/** How long a finished Scan's CR stays: the install's TTL, and the history limits of the schedule that ran it. */
+interface ScanLifetime {
+  ttlAfterFinishedSeconds: number;
+  historyLimitsOf: (scheduledScanId: string) => HistoryLimits;
+}
+
+/** A ScheduledScan's history limits, from its CR's spec as the informer holds it; the defaults where it says nothing. */
+function historyLimitsOf(core: Core, scheduledScanId: string, cached: (namespace: string, name: string) => ScheduledScanObject | undefined): HistoryLimits {
+  const row = core.scheduledScanRepository.findByIdUnscoped(scheduledScanId);
+  const namespace = row && core.accountRepository.findById(row.accountId)?.namespace;
+  const spec = (row && namespace !== undefined ? cached(namespace, row.objectName)?.spec : undefined) as { successfulScansHistoryLimit?: unknown; failedScansHistoryLimit?: unknown } | undefined;
+  const limit = (value: unknown, fallback: number) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : fallback);
+  return { successful: limit(spec?.successfulScansHistoryLimit, SCANS_HISTORY_LIMITS.successful), failed: limit(spec?.failedScansHistoryLimit, SCANS_HISTORY_LIMITS.failed) };
 }
 
 /** An informer on one kind of Vigil's custom resources in the namespaces bound to accounts (custom-resource-informer.ts), its failures logged. */
@@ -234,6 +253,7 @@ function scanReconciler(
   starting: (scanId: string) => boolean,
   budget: ScanRequestBudget,
   startsAtOnce: () => boolean,
+  { ttlAfterFinishedSeconds, historyLimitsOf }: ScanLifetime,
 ) {
   const reconciler = new ScanReconciler({
     kubeConfig: cluster.kubeConfig,
@@ -241,7 +261,10 @@ function scanReconciler(
     accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace),
     service: core.scans,
     repository: core.scanRepository,
+    marks: core.scanResourceMarks,
     cached: (namespace, name) => informer.cached(namespace, name) as ScanObject | undefined,
+    ttlAfterFinishedSeconds,
+    historyLimitsOf,
     events,
     clock,
     starting,
@@ -282,6 +305,7 @@ function scheduledScanReconciler(cluster: ClusterMirror, core: Core, clock: Cloc
     namespaceOf: (accountId) => core.accountRepository.findById(accountId)?.namespace,
     service: core.scheduledScans,
     repository: core.scheduledScanRepository,
+    marks: core.scanResourceMarks,
     cached: (namespace, name) => informer.cached(namespace, name) as ScheduledScanObject | undefined,
     events: cluster.scheduledEvents,
     clock,

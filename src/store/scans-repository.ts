@@ -3,6 +3,7 @@ import type { OutboxEvent, EventType } from '../domain/events/event.js';
 import type { ScanType } from '../domain/risks/finding.js';
 import type { Scan, ScanState } from '../domain/scans/scan.js';
 import type { Database } from './database.js';
+import { PRUNE_DELETIONS, RECORD_DELETION } from './scan-resource-marks.js';
 import { EventRows } from './event-rows.js';
 import { newestFirstPage } from './keyset.js';
 
@@ -122,6 +123,8 @@ export class SqliteScanRepository implements ScanRepository {
       byIdUnscoped: db.prepare('SELECT * FROM scans WHERE id = ?'),
       byName: db.prepare('SELECT * FROM scans WHERE account_id = ? AND name = ?'),
       delete: db.prepare('DELETE FROM scans WHERE account_id = ? AND id = ?'),
+      recordDeletion: db.prepare(RECORD_DELETION),
+      pruneDeletions: db.prepare(PRUNE_DELETIONS),
       countInState: db.prepare('SELECT COUNT(*) AS n FROM scans WHERE state = ?'),
       usage: db.prepare('SELECT scans FROM scan_usage WHERE account_id = ? AND month = ?'),
       addUsage: db.prepare(`INSERT INTO scan_usage (account_id, month, scans) VALUES (?, ?, ?)
@@ -183,7 +186,13 @@ export class SqliteScanRepository implements ScanRepository {
   }
 
   delete(accountId: string, id: string): boolean {
-    return this.statements.delete.run(accountId, id).changes > 0;
+    return this.db.transaction(() => {
+      if (this.statements.delete.run(accountId, id).changes === 0) return false;
+      // Its Scan resource goes after it (scan-resource-marks.ts); an entry is written even where none exists (embedded), bounded.
+      this.statements.recordDeletion.run(id, new Date().toISOString());
+      this.statements.pruneDeletions.run();
+      return true;
+    })();
   }
 
   list(accountId: string, query: ScanListQuery): Page<Scan> {

@@ -2,6 +2,7 @@ import type { ScheduledScan, ScheduledScanRepository } from '../app/ports.js';
 import type { Page } from '../app/ports.js';
 import type { CursorValue } from '../domain/lists/page-token.js';
 import type { Database } from './database.js';
+import { PRUNE_DELETIONS, RECORD_DELETION } from './scan-resource-marks.js';
 import { newestFirstPage } from './keyset.js';
 
 interface ScheduledScanRow {
@@ -84,6 +85,8 @@ export class SqliteScheduledScanRepository implements ScheduledScanRepository {
         WHERE account_id = @accountId AND id = @id`),
       byId: db.prepare('SELECT * FROM scheduled_scans WHERE account_id = ? AND id = ?'),
       delete: db.prepare('DELETE FROM scheduled_scans WHERE account_id = ? AND id = ?'),
+      recordDeletion: db.prepare(RECORD_DELETION),
+      pruneDeletions: db.prepare(PRUNE_DELETIONS),
       byIdUnscoped: db.prepare('SELECT * FROM scheduled_scans WHERE id = ?'),
       byObjectName: db.prepare('SELECT * FROM scheduled_scans WHERE account_id = ? AND object_name = ?'),
       withNextRun: db.prepare('SELECT id FROM scheduled_scans WHERE next_run IS NOT NULL ORDER BY next_run').pluck(),
@@ -105,7 +108,13 @@ export class SqliteScheduledScanRepository implements ScheduledScanRepository {
   }
 
   delete(accountId: string, id: string): boolean {
-    return this.statements.delete.run(accountId, id).changes > 0;
+    return this.db.transaction(() => {
+      if (this.statements.delete.run(accountId, id).changes === 0) return false;
+      // Its ScheduledScan resource goes after it (scan-resource-marks.ts).
+      this.statements.recordDeletion.run(id, new Date().toISOString());
+      this.statements.pruneDeletions.run();
+      return true;
+    })();
   }
 
   findByIdUnscoped(id: string): ScheduledScan | undefined {

@@ -35,6 +35,7 @@ export const FULL_VALUES = {
   publicUrl: 'https://vigil.example.com',
   uploadUrl: 'http://vigil-uploads.vigil.svc:8080',
   config: { maxConcurrentScans: 4, allowTargets: '10.0.0.0/8', logLevel: 'debug', smtpFrom: 'alerts@example.com', bootstrapApiKeySecret: { name: 'vigil-bootstrap', key: 'key' } },
+  scans: { ttlSecondsAfterFinished: 86400 },
   extraEnv: [{ name: 'VIGIL_SMTP_URL', valueFrom: { secretKeyRef: { name: 'vigil-smtp', key: 'url' } } }],
   jobs: {
     serviceAccountName: 'scanner',
@@ -176,8 +177,9 @@ describe('charts/vigil', function () {
       VIGIL_JOB_SETTINGS_FILE: '/etc/vigil/settings/job-settings.json',
       VIGIL_UPLOAD_URL: 'http://vigil.vigil.svc:8080',
       VIGIL_PUBLIC_URL: 'http://vigil.vigil.svc:8080',
+      VIGIL_SCAN_TTL_AFTER_FINISHED: '604800',
     });
-    expect(envOf(renderChart(FULL_VALUES))).to.deep.include({ VIGIL_PUBLIC_URL: 'https://vigil.example.com', VIGIL_UPLOAD_URL: 'http://vigil-uploads.vigil.svc:8080' });
+    expect(envOf(renderChart(FULL_VALUES))).to.deep.include({ VIGIL_PUBLIC_URL: 'https://vigil.example.com', VIGIL_UPLOAD_URL: 'http://vigil-uploads.vigil.svc:8080', VIGIL_SCAN_TTL_AFTER_FINISHED: '86400' });
   });
 
   it('restarts the pod when the job settings change (checksum annotation)', () => {

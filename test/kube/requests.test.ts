@@ -3,6 +3,7 @@
  * the merge-patch content type, bodies, and how 404 and 409 answers are
  * handled.
  */
+import type { ScanResourceMarks } from '../../src/app/ports.js';
 import { expect } from 'chai';
 import nock from 'nock';
 import * as k8s from '@kubernetes/client-node';
@@ -55,6 +56,9 @@ const scan: Scan = {
   finishedAt: null,
 };
 
+/** No scan deleted through the API, no resource expired. */
+const NO_MARKS: ScanResourceMarks = { deletedThroughApi: () => false, forgetDeletion: () => undefined, markExpired: () => undefined, isExpired: () => false, finishedWithResources: () => [] };
+
 const SCANS = '/apis/vigil.dev/v1alpha1/namespaces/vigil-acme/scans';
 
 /** A Scan reconciler over the CR and the row the getters give (account acme in vigil-acme), for exact requests; options replace the defaults. */
@@ -67,6 +71,7 @@ function reconcilerOver(cached: () => ScanObject | undefined, row: () => Scan | 
     accountForNamespace: (namespace) => (namespace === 'vigil-acme' ? account : undefined),
     service: {} as ScansService,
     repository: { findByName: () => row() },
+    marks: NO_MARKS,
     cached,
     events: NO_EVENTS,
     clock: { now: () => new Date('2026-11-21T00:00:02.000Z') },

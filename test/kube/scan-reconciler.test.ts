@@ -9,9 +9,8 @@ import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { composeCore } from '../../src/main/composition-root.js';
-import { NO_EVENTS } from '../../src/runtime/kubernetes/event-recorder.js';
-import { SCAN_FINALIZER, ScanReconciler, type ScanAction, type ScanObject, type ScanReconcilerOptions } from '../../src/runtime/kubernetes/scan-reconciler.js';
-import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
+import { SCAN_FINALIZER, type ScanAction, type ScanReconciler } from '../../src/runtime/kubernetes/scan-reconciler.js';
+import { scanReconcilerOn } from '../support/gen/scan-reconciler.js';
 import { ScanRequestBudget } from '../../src/runtime/kubernetes/request-budget.js';
 import { FakeKubeApiServer, type KubeObject } from '../support/fake-kube-apiserver.js';
 import { kubeConfig } from '../support/kubeconfig.js';
@@ -46,20 +45,7 @@ interface Case {
 const crRef = (name: string, namespace = NS) => ({ apiVersion: API_VERSION, kind: 'Scan', namespace, name });
 
 /** A Scan reconciler on a fake API server and a store; the server's objects stand in for the informer's cache (the table states what the cache holds). */
-function reconcilerOn(server: FakeKubeApiServer, core: ReturnType<typeof composeCore>, options: Partial<ScanReconcilerOptions> = {}): ScanReconciler {
-  const kc = kubeConfig(server);
-  return new ScanReconciler({
-    kubeConfig: kc,
-    scanResources: new ScanCustomResources(kc),
-    accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace),
-    service: core.scans,
-    repository: core.scanRepository,
-    cached: (namespace, name) => server.getObject(crRef(name, namespace)) as ScanObject | undefined,
-    events: NO_EVENTS,
-    clock: { now: () => new Date('2026-11-25T00:00:00Z') },
-    ...options,
-  });
-}
+const reconcilerOn = scanReconcilerOn;
 const applied = (spec: unknown, extra: Partial<KubeObject['metadata']> = {}, namespace = NS) => ({ metadata: { name: 'nightly', namespace, ...extra }, spec });
 const startRow = ({ core, account }: Fixture) => core.scans.start(account, { type: 'NMAP', targets: ['scanme.example.com'] }, null, 'nightly')[0]!;
 /** A row whose scan runs (its Job started): the CR's status is written for it. */
@@ -107,7 +93,12 @@ const cases: Case[] = [
   },
   {
     name: 'a labelled CR whose row was deleted through the API is deleted, its finalizer released first',
-    object: () => ({ metadata: { name: 'nightly', namespace: NS, labels: { 'vigil.dev/scan-id': 'gone' }, finalizers: [SCAN_FINALIZER] }, spec: {} }),
+    row: (fixture) => {
+      const row = fixture.core.scans.stop(fixture.account, startRow(fixture).id);
+      fixture.core.scans.delete(fixture.account, row.id);
+      return row;
+    },
+    object: (row) => ({ metadata: labelled(row), spec: {} }),
     expected: () => [{ action: 'deleteObject' }, { action: 'releaseFinalizer' }],
     then: ({ server }) => expect(server.getObject(crRef('nightly'))).to.equal(undefined),
   },

@@ -87,6 +87,19 @@ const cases: Case[] = [
     then: (fixture) => expect(accepted(fixture)!.message).to.match(/scheduleDates/),
   },
   {
+    name: 'an edit refused keeps every other condition of the status and observes the generation it refused (one merged list)',
+    row: makeRow,
+    object: (row) => inStep(row!, 2, daily({ schedule: 'CUSTOM' }), 1),
+    expected: () => [{ action: 'refuse', reason: 'InvalidSpec' }, { action: 'patchStatus' }],
+    then: (fixture) => {
+      // The refusal's own write (the status write after it aside) carries the whole list.
+      const refusal = fixture.server.requests.find((request) => request.method === 'PATCH' && request.path.endsWith('/status'))!;
+      const conditions = (refusal.body as { status: { conditions: Array<{ type: string; status: string; observedGeneration?: number }> } }).status.conditions;
+      expect(conditions.map((condition) => `${condition.type}=${condition.status}`)).to.deep.equal(['Accepted=False', 'Scheduled=True']);
+      expect(conditions[0]).to.include({ observedGeneration: 2 });
+    },
+  },
+  {
     name: 'one the account may not run is refused as Rejected',
     object: () => applied(daily({ scanTypes: ['NESSUS'] })),
     expected: () => [{ action: 'refuse', reason: 'Rejected' }],
@@ -120,11 +133,27 @@ const cases: Case[] = [
   },
   {
     name: 'a labelled CR whose schedule was deleted through the API is released and deleted, orphaning the Scans of its runs',
-    object: () => ({ metadata: { name: 'nightly', namespace: NS, labels: { 'vigil.dev/scheduled-scan-id': 'gone' }, finalizers: [SCHEDULED_SCAN_FINALIZER] }, spec: daily() }),
+    row: (fixture) => {
+      const row = makeRow(fixture);
+      fixture.core.scheduledScans.delete(fixture.account, row.id);
+      return row;
+    },
+    object: (row) => ({ metadata: { name: 'nightly', namespace: NS, labels: { 'vigil.dev/scheduled-scan-id': row!.id }, finalizers: [SCHEDULED_SCAN_FINALIZER] }, spec: daily() }),
     expected: () => [{ action: 'deleteObject' }, { action: 'releaseFinalizer' }],
-    then: (fixture) => {
+    then: (fixture, row) => {
       expect(crOf(fixture)).to.equal(undefined);
       expect(fixture.server.deletions.map((deletion) => deletion.propagationPolicy)).to.deep.equal(['Orphan']);
+      expect(fixture.core.scanResourceMarks.deletedThroughApi(row!.id), 'forgotten once the CR is gone').to.equal(false);
+    },
+  },
+  {
+    name: 'a labelled CR whose schedule has no record and was not deleted (an older database) gets RecordMissing and is not deleted',
+    object: () => ({ metadata: { name: 'nightly', namespace: NS, labels: { 'vigil.dev/scheduled-scan-id': 'c0ffee00-0000-4000-8000-000000000002' }, finalizers: [SCHEDULED_SCAN_FINALIZER] }, spec: daily() }),
+    expected: () => [{ action: 'recordMissing' }],
+    then: (fixture) => {
+      expect(crOf(fixture)!.status!.conditions!.map((condition) => `${condition.type}=${condition.status}`)).to.deep.equal(['RecordMissing=True']);
+      expect(fixture.server.deletions).to.deep.equal([]);
+      expect(fixture.core.scheduledScanRepository.list(fixture.account.id, 10, undefined).items, 'no schedule made again').to.deep.equal([]);
     },
   },
   {
@@ -244,6 +273,7 @@ function makeReconciler(
     namespaceOf: (accountId) => core.accountRepository.findById(accountId)?.namespace,
     service: core.scheduledScans,
     repository: core.scheduledScanRepository,
+    marks: core.scanResourceMarks,
     cached,
     events: NO_EVENTS,
     clock: { now: () => NOW },

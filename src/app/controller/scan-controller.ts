@@ -107,7 +107,8 @@ export class ScanController {
 
   async reconcile(scanId: string): Promise<ReconcileResult> {
     const scan = this.options.scans.findByIdUnscoped(scanId);
-    if (scan === undefined) return this.options.runner.stop(scanId);
+    // No record (a database restored from an older backup): its workload is left alone, as its Scan resource is (RecordMissing).
+    if (scan === undefined) return undefined;
     switch (scan.state) {
       case 'QUEUED':
         return this.admit(scan);

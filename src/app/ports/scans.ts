@@ -38,6 +38,7 @@ export interface ScanRepository {
    * (a compare-and-set, so a stop request is never overwritten).
    */
   save(scan: Scan, events: readonly OutboxEvent[], expectedState?: ScanState): boolean;
+  /** Deletes the scan and remembers it was deleted (ScanResourceMarks.deletedThroughApi), in one transaction. */
   delete(accountId: string, id: string): boolean;
   list(accountId: string, query: ScanListQuery): Page<Scan>;
   /** Ids of scans in the states, oldest first, at most `limit` of them. */
@@ -51,6 +52,28 @@ export interface ScanRepository {
   /** The bytes of a result kept in its row (NewResultFile.content); undefined when the file is on disk. The caller has checked the account. */
   resultContent(id: string): Uint8Array | undefined;
   eventsFor(accountId: string): OutboxEvent[];
+}
+
+/**
+ * What Vigil knows of a Scan's custom resource beyond its record
+ * (Kubernetes runtime), so that a record missing never destroys anything.
+ */
+export interface ScanResourceMarks {
+  /** The Scan or ScheduledScan of this id was deleted through the API: its resource goes too. */
+  deletedThroughApi(recordId: string): boolean;
+  /** Its resource is gone: nothing is owed any more. */
+  forgetDeletion(recordId: string): void;
+  /** Vigil deletes the resource of a finished scan on purpose (ttlSecondsAfterFinished, a schedule's history limits): not created again, its record kept. */
+  markExpired(scanId: string, at: string): void;
+  isExpired(scanId: string): boolean;
+  /** A schedule's finished Scans whose resources Vigil has not expired, newest first (its history limits). */
+  finishedWithResources(scheduledScanId: string): FinishedScan[];
+}
+
+export interface FinishedScan {
+  id: string;
+  name: string;
+  state: ScanState;
 }
 
 /** Risk recordings in several transactions; what is left at start-up was cut short by a crash. */

@@ -7,6 +7,7 @@ import type { Scan } from '../scans/scan.js';
 import type { Source } from '../sources/source.js';
 import { parseIpv4 } from '../targets/ipv4.js';
 import type { ImportableScanType } from './importable.js';
+import { setCondition } from '../conditions/condition.js';
 
 export interface ImportScanInput {
   id: string;
@@ -36,7 +37,7 @@ export function newImportScan(input: ImportScanInput): Scan {
       addresses: parseIpv4(target.target) === undefined ? [] : [target.target],
     })),
     skippedTargets: [],
-    conditions: [{ type: 'Succeeded', status: 'True', reason: 'Imported', message: importMessage(input), lastTransitionTime: input.at }],
+    conditions: setCondition([], { type: 'Succeeded', status: 'True', reason: 'Imported', message: importMessage(input) }, input.at),
     results: [{ resultId: input.resultId, contentType: input.contentType }],
     risks: { newOpen: [], stillOpen: [], closed: [] },
     scheduledBy: null,

@@ -78,6 +78,9 @@ function dropNullFields(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null));
 }
 
+/** The longest a finished Scan's resource may be kept (ten years): a bound, and below the timers' 2^31 ms once split into requeues. */
+export const MAX_TTL_SECONDS = 315_360_000;
+
 const ScanSpecFields = z.object({
   type: z.enum(SCAN_TYPES, { error: SCAN_SPEC_MESSAGES.unknownType }),
   targets: selector(bounded(SCAN_SPEC_LIMITS.maxTargetLength, 'each spec.targets item'), 'targets').optional(),
@@ -85,6 +88,11 @@ const ScanSpecFields = z.object({
   tags: selector(bounded(SCAN_SPEC_LIMITS.maxTagLength, 'each spec.tags item'), 'tags').optional(),
   useAuthentication: z.boolean().optional(),
   scheduledBy: z.string().max(SCAN_SPEC_LIMITS.maxScheduledByLength).optional(),
+  ttlSecondsAfterFinished: z
+    .int('spec.ttlSecondsAfterFinished must be a whole number of seconds')
+    .min(0, 'spec.ttlSecondsAfterFinished must be 0 or more')
+    .max(MAX_TTL_SECONDS, `spec.ttlSecondsAfterFinished must be at most ${MAX_TTL_SECONDS} (ten years)`)
+    .optional(),
 });
 
 export const ScanSpecSchema = z.preprocess(

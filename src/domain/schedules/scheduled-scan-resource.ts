@@ -60,6 +60,17 @@ export const FilterSetSchema = z
   .object({ targetIds: filterItems('targetIds').optional(), tags: filterItems('tags').optional() })
   .refine((filter) => (filter.targetIds?.length ?? 0) + (filter.tags?.length ?? 0) > 0, M.filterSet);
 
+/** How many finished Scans of a schedule keep their resources, as CronJob's job history limits. */
+export const SCANS_HISTORY_LIMITS = { successful: 3, failed: 1, max: 1000 } as const;
+
+function historyLimit(field: string) {
+  return z
+    .int(`spec.${field} must be a whole number`)
+    .min(0, `spec.${field} must be 0 or more`)
+    .max(SCANS_HISTORY_LIMITS.max, `spec.${field} must be at most ${SCANS_HISTORY_LIMITS.max}`)
+    .optional();
+}
+
 const ScheduledScanSpecFields = z.object({
   schedule: z.enum(SCHEDULE_KINDS, { error: M.unknownSchedule }),
   scanTypes: z
@@ -81,6 +92,8 @@ const ScheduledScanSpecFields = z.object({
     .optional(),
   timeZone: z.string().min(1, M.timeZone).max(L.maxTimeZoneLength, M.timeZone).optional(),
   disabled: z.boolean().optional(),
+  successfulScansHistoryLimit: historyLimit('successfulScansHistoryLimit'),
+  failedScansHistoryLimit: historyLimit('failedScansHistoryLimit'),
 });
 
 /** The API server prunes null fields of a structural schema before validating; so does the embedded runtime. */

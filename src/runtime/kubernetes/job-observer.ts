@@ -21,9 +21,9 @@ import { LogFollower, type FollowedLog } from './log-follower.js';
 import type { NamespaceSet } from './namespace-set.js';
 import { NamespacedInformer } from './namespaced-informer.js';
 import { jobHealth, NO_POD_GRACE_MS, type JobHealth } from './workload-health.js';
+import { MANAGED_BY_VIGIL, SCAN_ID_LABEL } from './reconciler-kit.js';
 
-export const MANAGED_BY_VIGIL = 'app.kubernetes.io/managed-by=vigil';
-const SCAN_ID_LABEL = 'vigil.dev/scan-id';
+export { MANAGED_BY_VIGIL };
 const SCAN_TYPE_LABEL = 'vigil.dev/scan-type';
 /** A log line longer than this is not a progress line; the rest of it is dropped (bounded memory per stream). */
 const MAX_LOG_LINE = 4096;

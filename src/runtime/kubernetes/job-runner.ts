@@ -23,6 +23,7 @@ import type { JobObserver } from './job-observer.js';
 import { namespaceNotWritableMessage } from './refusals.js';
 import type { JobSettings } from './job-settings.js';
 import type { ScanCustomResources } from './scan-resources.js';
+import { SCAN_ID_LABEL } from './reconciler-kit.js';
 
 export interface ScanLocation {
   name: string;
@@ -217,7 +218,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
     if (location === undefined) return;
     // One request (the scan's Secret carries its id label; so did the token and inputs Secrets of earlier versions).
     // Not counted against the scan's budget: its count was dropped when it ended, and this deletion was reserved (request-budget.ts).
-    await this.api.delete(kubePaths.core(location.namespace, 'secrets'), { labelSelector: `vigil.dev/scan-id=${scanId}` });
+    await this.api.delete(kubePaths.core(location.namespace, 'secrets'), { labelSelector: `${SCAN_ID_LABEL}=${scanId}` });
   }
 
   private mustLocate(scanId: string): ScanLocation {

@@ -5,6 +5,7 @@
  */
 import { kubePaths, type KubeApi } from './kube-api.js';
 import type { Condition } from '../../domain/scans/scan.js';
+import { conditionHolds, setCondition, type ConditionChange } from '../../domain/conditions/condition.js';
 
 export interface CustomObjectRef {
   group: string;
@@ -12,10 +13,6 @@ export interface CustomObjectRef {
   plural: string;
   namespace: string;
   name: string;
-}
-
-export function refusedCondition(reason: string, message: string, at: Date): Condition {
-  return { type: 'Accepted', status: 'False', reason, message, lastTransitionTime: at.toISOString() };
 }
 
 /**
@@ -32,9 +29,26 @@ export function customObjectPath(ref: CustomObjectRef, subresource?: string): st
   return kubePaths.namespaced(ref.group, ref.version, ref.namespace, ref.plural, ref.name, subresource);
 }
 
-/** Writes the refusal with a merge patch on /status; an unchanged reason and message is not written again. */
-export async function writeRefusal(api: KubeApi, ref: CustomObjectRef, current: readonly Condition[] | undefined, refusal: Condition): Promise<void> {
-  const accepted = current?.find((condition) => condition.type === 'Accepted');
-  if (accepted?.status === 'False' && accepted.reason === refusal.reason && accepted.message === refusal.message) return;
-  await api.patch(customObjectPath(ref, 'status'), { status: { conditions: [refusal] } });
+/** The status of a custom resource, as far as a condition write needs it. */
+export interface ConditionedObject {
+  metadata?: { generation?: number };
+  status?: { conditions?: Condition[] };
+}
+
+/**
+ * Writes a condition through the condition helper (its transition time kept
+ * while its status stays, the object's generation observed), sending the
+ * whole merged list so no other condition is lost; false, sending nothing,
+ * when the status already says the same.
+ */
+export async function writeCondition(api: KubeApi, path: string, object: ConditionedObject, change: ConditionChange, now: Date): Promise<boolean> {
+  if (conditionHolds(object.status?.conditions, change)) return false;
+  const conditions = setCondition(object.status?.conditions ?? [], change, now, object.metadata?.generation);
+  await api.patch(path, { status: { conditions } });
+  return true;
+}
+
+/** `Accepted=False` with what to change. */
+export function writeRefusal(api: KubeApi, path: string, object: ConditionedObject, refusal: { reason: string; message: string }, now: Date): Promise<boolean> {
+  return writeCondition(api, path, object, { type: 'Accepted', status: 'False', ...refusal }, now);
 }

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { SCAN_API_VERSION, SCAN_KIND } from '../../domain/scans/scan-resource.js';
 import type { ScanRef } from './job-manifest.js';
 import type { ObjectMeta, OwnerReference } from './job-objects.js';
+import { MANAGED_BY_LABEL, SCAN_ID_LABEL, SCAN_NAME_LABEL, SCAN_TYPE_LABEL } from './reconciler-kit.js';
 
 const MAX_NAME_LENGTH = 63;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -45,11 +46,10 @@ function scanLabelValue(scanName: string): string {
 export function scanLabels(scan: ScanRef): Record<string, string> {
   return {
     'app.kubernetes.io/name': 'vigil-scanner',
-    'app.kubernetes.io/managed-by': 'vigil',
-    'vigil.dev/scan': scanLabelValue(scan.name),
-    'vigil.dev/scan-type': scan.type.toLowerCase(),
-    // The /v1 id (a UUID, a valid label value): the Job informer maps Job events back to the Scan with it.
-    'vigil.dev/scan-id': scan.id,
+    [MANAGED_BY_LABEL]: 'vigil',
+    [SCAN_NAME_LABEL]: scanLabelValue(scan.name),
+    [SCAN_TYPE_LABEL]: scan.type.toLowerCase(),
+    [SCAN_ID_LABEL]: scan.id,
   };
 }
 

@@ -9,55 +9,51 @@
  * |-------------------------|---------------------|-------------------------------------------------------------|
  * | being deleted           | active              | stop the scan; wait for it to end                           |
  * | being deleted           | ended or none       | delete the row, release the finalizer                       |
+ * | being deleted           | expired by Vigil    | release the finalizer; the record stays                     |
  * | none                    | exists              | create the CR (finalizer, labels, owner)                    |
- * | Vigil's (labelled)      | none                | deleted through the API: delete the CR                      |
+ * | none                    | expired by Vigil    | nothing: the record stays without its face                  |
+ * | labelled                | deleted through API | delete the CR                                               |
+ * | with Vigil's status     | none (not deleted)  | RecordMissing: the database is older than the CR; no action |
  * | applied with kubectl    | none                | start the scan for the namespace's account, or refuse       |
  * | exists                  | exists              | add label and finalizer if missing; patch status if it differs |
  * |                         |                     | (a QUEUED row over no status writes nothing; progress alone |
  * |                         |                     | only within the scan's request budget: request-budget.ts)   |
+ * | exists                  | finished            | the same, then a requeue at finish + TTL; at that time, or  |
+ * |                         |                     | past its schedule's history limits: expire (delete the CR,  |
+ * |                         |                     | keep the record)                                            |
  *
  * Nothing reacts to an informer event directly: events, row writes and the
  * informer's full lists only enqueue keys, so a failed write or a missed
  * event is healed by the next pass (level-triggered), with the work queue's
  * backoff between failures.
  */
-import { isDeepStrictEqual } from 'node:util';
 import type * as k8s from './client-node.js';
 import { JSON_PATCH, KubeApi } from './kube-api.js';
 import type { ScansService } from '../../app/scans-service.js';
-import type { ScanRepository } from '../../app/ports.js';
+import type { FinishedScan, ScanRepository, ScanResourceMarks } from '../../app/ports.js';
+import { SCANS_HISTORY_LIMITS } from '../../domain/schedules/scheduled-scan-resource.js';
 import type { Account } from '../../domain/accounts/account.js';
 import type { Clock } from '../../domain/clock.js';
-import { conditionHolds, setCondition } from '../../domain/conditions/condition.js';
+import { conditionHolds } from '../../domain/conditions/condition.js';
 import { InvalidRequestError, NotFoundError } from '../../domain/errors.js';
 import { SCAN_GROUP, SCAN_PLURAL, SCAN_VERSION, parseScanSpec, type ScanSpec, type ScanStatus } from '../../domain/scans/scan-resource.js';
 import { scanStatusOf } from '../../domain/scans/scan-status.js';
 import { isTerminal, type Condition, type Scan } from '../../domain/scans/scan.js';
 import type { EventRecorder } from './event-recorder.js';
-import { isForbidden, isNotFound } from './kube-errors.js';
+import { isForbidden } from './kube-errors.js';
+import { SCAN_FINALIZER, SCAN_ID_LABEL, ignoringNotFound, objectKey, releaseFinalizer, splitKey, statusShows, type CachedMetadata } from './reconciler-kit.js';
 import { addFinalizerPatch, addLabelPatch } from './finalizers.js';
-import { customObjectPath } from './refusals.js';
+import { customObjectPath, writeCondition, writeRefusal } from './refusals.js';
 import { scanJobName } from './job-manifest.js';
 import type { ScanCustomResources } from './scan-resources.js';
 import type { ReconcileResult } from '../../app/controller/work-queue.js';
 import { ScanRequestBudget } from './request-budget.js';
 
-export const SCAN_ID_LABEL = 'vigil.dev/scan-id';
-/** Held on every Scan CR until its scan is stopped and its row deleted, so a deletion while Vigil is down is still seen. */
-export const SCAN_FINALIZER = 'vigil.dev/scan';
+export { SCAN_FINALIZER, SCAN_ID_LABEL };
 
 /** A Scan CR as the informer's cache holds it. */
 export interface ScanObject {
-  metadata?: {
-    name?: string;
-    namespace?: string;
-    uid?: string;
-    generation?: number;
-    resourceVersion?: string;
-    labels?: Record<string, string>;
-    finalizers?: string[];
-    deletionTimestamp?: unknown;
-  };
+  metadata?: CachedMetadata;
   spec?: unknown;
   status?: Partial<ScanStatus> & { conditions?: Condition[] };
 }
@@ -71,7 +67,9 @@ export type ScanAction =
   | { action: 'deleteObject' }
   | { action: 'startScan'; scanId: string }
   | { action: 'refuse'; reason: string }
+  | { action: 'recordMissing' }
   | { action: 'patchMetadata' }
+  | { action: 'expire'; scanId: string }
   | { action: 'patchStatus' };
 
 export interface ScanReconcilerOptions {
@@ -80,6 +78,8 @@ export interface ScanReconcilerOptions {
   accountForNamespace: (namespace: string) => Account | undefined;
   service: ScansService;
   repository: Pick<ScanRepository, 'findByName'>;
+  /** Which scans were deleted through the API (their CR goes too) and which CRs Vigil expired. */
+  marks: ScanResourceMarks;
   /** The CR as the informer last saw it. */
   cached: (namespace: string, name: string) => ScanObject | undefined;
   events: EventRecorder;
@@ -88,6 +88,10 @@ export interface ScanReconcilerOptions {
   starting?: (scanId: string) => boolean;
   /** Told of every action taken (tests, the benchmark); optional. */
   onAction?: (key: string, action: ScanAction) => void;
+  /** VIGIL_SCAN_TTL_AFTER_FINISHED: seconds a finished Scan's CR stays unless its spec says otherwise (default 7 days). */
+  ttlAfterFinishedSeconds?: number;
+  /** The history limits of a ScheduledScan (its CR's spec); the defaults (3 and 1) when not given. */
+  historyLimitsOf?: (scheduledScanId: string) => HistoryLimits;
   /** Each scan's requests, counted by every part of the controller that sends one for it (request-budget.ts); one of its own when not given. */
   budget?: ScanRequestBudget;
   /**
@@ -98,6 +102,13 @@ export interface ScanReconcilerOptions {
    */
   startsAtOnce?: () => boolean;
 }
+
+export interface HistoryLimits {
+  successful: number;
+  failed: number;
+}
+
+const DEFAULT_TTL_SECONDS = 7 * 24 * 3600;
 
 /** resourceVersions remembered per key while the cache is behind Vigil's writes (a bound; the cache catches up within a watch event). */
 const MAX_BEHIND = 16;
@@ -145,10 +156,61 @@ export class ScanReconciler {
       this.written.delete(key);
       this.pendingAcceptances.delete(key);
       this.metadataPatched.delete(key);
-      return row === undefined ? undefined : this.createObject(key, account, row);
+      // A record whose face Vigil expired stays without it.
+      return row === undefined || this.options.marks.isExpired(row.id) ? undefined : this.createObject(key, account, row);
     }
-    if (row === undefined) return object.metadata?.labels?.[SCAN_ID_LABEL] !== undefined ? this.deleteObject(key, object) : this.adopt(key, account, object);
-    return this.project(key, object, row);
+    if (row === undefined) return this.withoutRecord(key, account, object);
+    if (!isTerminal(row.state) || row.finishedAt === null) return this.project(key, object, row);
+    return this.finished(key, object, row, row.finishedAt);
+  }
+
+  /**
+   * A finished scan's CR shows its end until its time is up (finish + its
+   * spec's ttlSecondsAfterFinished, else the install's), or until newer
+   * Scans of its schedule push it past the history limits: then it is
+   * expired. Until then the key is requeued for that time, not polled; a
+   * time that passed while Vigil was down is met at the start-up resync.
+   */
+  private async finished(key: string, object: ScanObject, row: Scan, finishedAt: string): Promise<ReconcileResult> {
+    const now = this.options.clock.now().getTime();
+    const expiresAt = Date.parse(finishedAt) + this.ttlSecondsOf(object) * 1000;
+    const pastHistory = this.pastHistoryLimits(row);
+    const expiresNow = expiresAt <= now || pastHistory.some((scan) => scan.id === row.id);
+    if (expiresNow) await this.expire(key, object, row);
+    else await this.project(key, object, row);
+    // Newer Scans of the schedule pushed these out: their CRs go now rather than at their own TTL.
+    const namespace = object.metadata!.namespace!;
+    for (const older of pastHistory.filter((scan) => scan.id !== row.id)) {
+      const cached = this.options.cached(namespace, older.name);
+      if (cached === undefined) this.options.marks.markExpired(older.id, new Date(now).toISOString());
+      else await this.expire(objectKey(namespace, older.name), cached, older);
+    }
+    return expiresNow ? undefined : { requeueAfterMs: expiresAt - now };
+  }
+
+  private ttlSecondsOf(object: ScanObject): number {
+    const fromSpec = (object.spec as { ttlSecondsAfterFinished?: unknown } | undefined)?.ttlSecondsAfterFinished;
+    return typeof fromSpec === 'number' && fromSpec >= 0 ? fromSpec : (this.options.ttlAfterFinishedSeconds ?? DEFAULT_TTL_SECONDS);
+  }
+
+  /** The finished Scans of the row's schedule past its history limits (SUCCEEDED ones, and those that did not succeed, each counted newest first). */
+  private pastHistoryLimits(row: Scan): FinishedScan[] {
+    if (row.scheduledBy === null) return [];
+    const limits = this.options.historyLimitsOf?.(row.scheduledBy) ?? { successful: SCANS_HISTORY_LIMITS.successful, failed: SCANS_HISTORY_LIMITS.failed };
+    const finished = this.options.marks.finishedWithResources(row.scheduledBy);
+    const succeeded = finished.filter((scan) => scan.state === 'SUCCEEDED');
+    const unsuccessful = finished.filter((scan) => scan.state !== 'SUCCEEDED');
+    return [...succeeded.slice(limits.successful), ...unsuccessful.slice(limits.failed)];
+  }
+
+  /** Vigil's own expiry: marked first (so the CR is not created again and its deletion keeps the record), then released and deleted. */
+  private async expire(key: string, object: ScanObject, row: Pick<Scan, 'id'>): Promise<void> {
+    this.act(key, { action: 'expire', scanId: row.id });
+    this.options.marks.markExpired(row.id, this.options.clock.now().toISOString());
+    this.written.delete(key);
+    this.metadataPatched.delete(key);
+    await releaseFinalizer(this.api, this.path(object), object.metadata, SCAN_FINALIZER);
+    await ignoringNotFound(() => this.api.delete(this.path(object), { propagationPolicy: 'Background' }));
   }
 
   /**
@@ -163,6 +225,8 @@ export class ScanReconciler {
 
   /** `kubectl delete scan`: the scan stops first; once it ended, its row goes and the CR is released. */
   private async deleting(key: string, account: Account, object: ScanObject, row: Scan | undefined): Promise<void> {
+    // Vigil's own expiry (released already, unless that patch failed): the record stays.
+    if (row !== undefined && this.options.marks.isExpired(row.id)) return this.releaseFinalizer(key, object);
     if (row !== undefined && !isTerminal(row.state)) {
       if (row.state !== 'STOPPING') {
         this.act(key, { action: 'stop', scanId: row.id });
@@ -184,18 +248,13 @@ export class ScanReconciler {
       }
     }
     await this.releaseFinalizer(key, object);
+    const linkedId = object.metadata?.labels?.[SCAN_ID_LABEL];
+    if (linkedId !== undefined) this.options.marks.forgetDeletion(linkedId);
   }
 
   private async releaseFinalizer(key: string, object: ScanObject): Promise<void> {
-    const finalizers = object.metadata?.finalizers ?? [];
-    if (!finalizers.includes(SCAN_FINALIZER)) return;
-    this.act(key, { action: 'releaseFinalizer' });
-    await this.ignoringNotFound(() =>
-      this.api.patch(
-        this.path(object),
-        { metadata: { finalizers: finalizers.filter((entry) => entry !== SCAN_FINALIZER), resourceVersion: object.metadata?.resourceVersion } },
-      ),
-    );
+    if (object.metadata?.finalizers?.includes(SCAN_FINALIZER) === true) this.act(key, { action: 'releaseFinalizer' });
+    await releaseFinalizer(this.api, this.path(object), object.metadata, SCAN_FINALIZER);
   }
 
   /** A row without its face: created through the API (or the CR was lost); the status follows on the next pass. */
@@ -209,11 +268,37 @@ export class ScanReconciler {
     }
   }
 
+  /**
+   * A CR whose scan has no row: deleted through the API (the CR goes too),
+   * or the database was restored from a backup older than the CR, which
+   * then shows Vigil's status: neither it nor its Job is deleted or run
+   * again (RecordMissing). Without status it is a new `kubectl apply`.
+   */
+  private async withoutRecord(key: string, account: Account, object: ScanObject): Promise<ReconcileResult> {
+    const linkedId = object.metadata?.labels?.[SCAN_ID_LABEL];
+    if (linkedId !== undefined && this.options.marks.deletedThroughApi(linkedId)) {
+      await this.deleteObject(key, object);
+      this.options.marks.forgetDeletion(linkedId);
+      return undefined;
+    }
+    if (object.status?.scanId !== undefined || object.status?.state !== undefined) return this.recordMissing(key, object);
+    return this.adopt(key, account, object);
+  }
+
+  private async recordMissing(key: string, object: ScanObject): Promise<void> {
+    const message = `Vigil has no record of scan ${object.status?.scanId ?? object.metadata?.labels?.[SCAN_ID_LABEL] ?? '(unknown)'}: its database is older than this resource (restored from a backup?). Vigil leaves it and its Job alone; delete it with kubectl delete scan (then apply it again to run a new scan)`;
+    const change = { type: 'RecordMissing', status: 'True', reason: 'NoRecord', message } as const;
+    if (conditionHolds(object.status?.conditions, change)) return;
+    this.act(key, { action: 'recordMissing' });
+    this.options.events.warning(object, 'RecordMissing', message);
+    await ignoringNotFound(() => writeCondition(this.api, this.path(object, 'status'), object, change, this.options.clock.now()));
+  }
+
   /** Deleted through the API: the CR goes too, and its children with it (owner references). */
   private async deleteObject(key: string, object: ScanObject): Promise<void> {
     this.act(key, { action: 'deleteObject' });
     await this.releaseFinalizer(key, object);
-    await this.ignoringNotFound(() => this.api.delete(this.path(object), { propagationPolicy: 'Background' }));
+    await ignoringNotFound(() => this.api.delete(this.path(object), { propagationPolicy: 'Background' }));
   }
 
   /** Applied with kubectl in a bound namespace: started exactly as one created through the API. */
@@ -284,7 +369,7 @@ export class ScanReconciler {
     // A scan waiting for a slot: its CR has no status until the scan leaves QUEUED (one write fewer; the API lists it as QUEUED). A CR showing another state is put right.
     if (row.state === 'QUEUED' && shown?.state === undefined) return;
     const now = this.options.clock.now().getTime();
-    if (statusShows(shown, desired)) {
+    if (statusShowsRow(shown, desired)) {
       if (isTerminal(row.state)) this.budget.drop(row.id);
       if (row.state !== 'RUNNING' || shown?.progress === desired.progress) return;
       // Progress alone: within the budget, once per step, not within 10 s of the last status write.
@@ -296,7 +381,7 @@ export class ScanReconciler {
     this.act(key, { action: 'patchStatus' });
     this.budget.spend(row.id);
     let returned: string | undefined;
-    await this.ignoringNotFound(async () => {
+    await ignoringNotFound(async () => {
       const patched = await this.api.patch<ScanObject | undefined>(this.path(object, 'status'), { status: desired });
       returned = patched?.metadata?.resourceVersion;
     });
@@ -366,24 +451,14 @@ export class ScanReconciler {
 
   /** `Accepted=False` with what to change; written once per reason and message. */
   private async refuse(key: string, object: ScanObject, reason: string, message: string, withEvent = true): Promise<void> {
-    const change = { type: 'Accepted', status: 'False', reason, message } as const;
-    if (conditionHolds(object.status?.conditions, change)) return;
+    if (conditionHolds(object.status?.conditions, { type: 'Accepted', status: 'False', reason, message })) return;
     this.act(key, { action: 'refuse', reason });
     if (withEvent) this.options.events.warning(object, reason, message);
-    const conditions = setCondition(object.status?.conditions ?? [], change, this.options.clock.now(), object.metadata?.generation);
-    await this.api.patch(this.path(object, 'status'), { status: { conditions } });
+    await writeRefusal(this.api, this.path(object, 'status'), object, { reason, message }, this.options.clock.now());
   }
 
   private act(key: string, action: ScanAction): void {
     this.options.onAction?.(key, action);
-  }
-
-  private async ignoringNotFound(call: () => Promise<unknown>): Promise<void> {
-    try {
-      await call();
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
   }
 
   private path(object: ScanObject, subresource?: string): string {
@@ -406,19 +481,11 @@ export function projectedStatus(row: Scan, generation: number | undefined): Scan
  * (issue 13: at most 10 a scan). The API and the dashboard show progress as
  * it moves.
  */
-function statusShows(current: ScanObject['status'], desired: ScanStatus): boolean {
-  if (current === undefined) return false;
-  return Object.entries(desired).every(([field, value]) => (field === 'progress' && desired.state === 'RUNNING') || isDeepStrictEqual((current as Record<string, unknown>)[field], value));
+function statusShowsRow(current: ScanObject['status'], desired: ScanStatus): boolean {
+  return statusShows(current, desired, (field) => field === 'progress' && desired.state === 'RUNNING');
 }
 
-export function scanKey(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
-}
-
-function splitKey(key: string): [string, string] {
-  const slash = key.indexOf('/');
-  return [key.slice(0, slash), key.slice(slash + 1)];
-}
+export const scanKey = objectKey;
 
 function requestOf(spec: ScanSpec) {
   return { type: spec.type, targets: spec.targets, target_ids: spec.targetIds, tags: spec.tags, use_authentication: spec.useAuthentication };

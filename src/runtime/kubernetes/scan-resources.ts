@@ -10,6 +10,7 @@ import type { Scan } from '../../domain/scans/scan.js';
 import { SCAN_API_VERSION, SCAN_GROUP, SCAN_KIND, SCAN_PLURAL, SCAN_VERSION } from '../../domain/scans/scan-resource.js';
 import type { OwnerReference } from './job-manifest.js';
 import { createOrRead } from './kube-errors.js';
+import { MANAGED_BY_LABEL, SCAN_FINALIZER, SCAN_ID_LABEL } from './reconciler-kit.js';
 
 export interface ScanObjectRef {
   name: string;
@@ -75,9 +76,9 @@ export class ScanCustomResources {
       metadata: {
         name: scan.name,
         namespace,
-        labels: { 'vigil.dev/scan-id': scan.id, 'app.kubernetes.io/managed-by': 'vigil' },
+        labels: { [SCAN_ID_LABEL]: scan.id, [MANAGED_BY_LABEL]: 'vigil' },
         // Held until the Scan reconciler has stopped the scan and deleted its row (scan-reconciler.ts).
-        finalizers: ['vigil.dev/scan'],
+        finalizers: [SCAN_FINALIZER],
         ...(owner === undefined ? {} : { ownerReferences: [owner] }),
       },
       spec: { type: scan.type, targets: scan.requestedTargets.map((target) => target.target) },

@@ -12,7 +12,7 @@ import type { Condition } from '../../domain/scans/scan.js';
 import { setConditions, type ConditionChange } from '../../domain/conditions/condition.js';
 import type { ScheduledScanSpec, ScheduledScanStatus } from '../../domain/schedules/scheduled-scan-resource.js';
 
-export const SCHEDULED_SCAN_ID_LABEL = 'vigil.dev/scheduled-scan-id';
+export { SCHEDULED_SCAN_ID_LABEL } from './reconciler-kit.js';
 
 const usesDates = (schedule: ScheduledScanSpec['schedule']) => schedule === 'CUSTOM' || schedule === 'QUARTERLY';
 

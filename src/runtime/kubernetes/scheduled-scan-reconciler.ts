@@ -11,7 +11,8 @@
  * | being deleted             | exists | delete the row (the schedule stops), release the finalizer      |
  * | being deleted             | none   | release the finalizer                                           |
  * | none                      | exists | create the CR (spec, id label, finalizer), then its status      |
- * | linked to a deleted row   | none   | deleted through the API: release, delete the CR (Orphan)        |
+ * | linked, deleted by the API| none   | release, delete the CR (Orphan)                                 |
+ * | linked, not deleted       | none   | RecordMissing: the database is older than the CR; no action     |
  * | applied with kubectl      | none   | create the schedule for the namespace's account, or refuse      |
  * | new generation            | exists | update the row from the spec, or refuse and keep the row as is  |
  * | row changed through API   | exists | replace the CR's spec with the row's                            |
@@ -30,7 +31,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type * as k8s from './client-node.js';
-import type { ScheduledScanRepository } from '../../app/ports.js';
+import type { ScanResourceMarks, ScheduledScanRepository } from '../../app/ports.js';
 import type { ScheduledScan } from '../../domain/schedules/scheduled-scan.js';
 import type { ScheduledScansService } from '../../app/scheduled-scans-service.js';
 import type { Account } from '../../domain/accounts/account.js';
@@ -49,12 +50,13 @@ import {
 } from '../../domain/schedules/scheduled-scan-resource.js';
 import type { EventRecorder } from './event-recorder.js';
 import { addFinalizerPatch } from './finalizers.js';
+import { MANAGED_BY_LABEL, SCHEDULED_SCAN_FINALIZER, SCHEDULED_SCAN_ID_LABEL, ignoringNotFound, objectKey, releaseFinalizer, splitKey, statusShows, type CachedMetadata } from './reconciler-kit.js';
 import type { OwnerReference } from './job-manifest.js';
 import { createOrRead, isNotFound, statusCodeOf } from './kube-errors.js';
-import { customObjectPath, refusedCondition, writeRefusal } from './refusals.js';
+import { customObjectPath, writeCondition, writeRefusal } from './refusals.js';
+import { conditionHolds } from '../../domain/conditions/condition.js';
 import { JSON_PATCH, KubeApi, kubePaths } from './kube-api.js';
 import {
-  SCHEDULED_SCAN_ID_LABEL,
   scheduledScanInputOf,
   scheduledScanSpecOf,
   scheduledScanStatusOf,
@@ -63,12 +65,11 @@ import {
   type ScheduledScanStatusPatch,
 } from './scheduled-scan-object.js';
 
-/** Held on every ScheduledScan CR until its schedule is deleted, so a deletion while Vigil is down still deletes the schedule. */
-export const SCHEDULED_SCAN_FINALIZER = 'vigil.dev/scheduledscan';
+export { SCHEDULED_SCAN_FINALIZER };
 
 /** A ScheduledScan CR as the informer's cache holds it. */
 export interface ScheduledScanObject {
-  metadata?: { name?: string; namespace?: string; uid?: string; generation?: number; resourceVersion?: string; labels?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: unknown };
+  metadata?: CachedMetadata;
   spec?: unknown;
   status?: { scheduledScanId?: string; observedGeneration?: number; nextRun?: string; lastRan?: string; conditions?: Condition[] };
 }
@@ -82,6 +83,7 @@ export type ScheduledScanAction =
   | { action: 'createRow'; scheduledScanId: string }
   | { action: 'updateRow'; scheduledScanId: string }
   | { action: 'refuse'; reason: string }
+  | { action: 'recordMissing' }
   | { action: 'replaceSpec' }
   | { action: 'addFinalizer' }
   | { action: 'patchStatus' };
@@ -93,6 +95,8 @@ export interface ScheduledScanReconcilerOptions {
   namespaceOf: (accountId: string) => string | undefined;
   service: ScheduledScansService;
   repository: Pick<ScheduledScanRepository, 'findByObjectName' | 'findByIdUnscoped'>;
+  /** Which schedules were deleted through the API: only their CRs are deleted after them. */
+  marks: Pick<ScanResourceMarks, 'deletedThroughApi' | 'forgetDeletion'>;
   /** The CR as the informer last saw it. */
   cached: (namespace: string, name: string) => ScheduledScanObject | undefined;
   events: EventRecorder;
@@ -147,7 +151,7 @@ export class ScheduledScanReconciler {
     }
     if (row === undefined) {
       const linkedId = object.metadata?.labels?.[SCHEDULED_SCAN_ID_LABEL] ?? object.status?.scheduledScanId;
-      if (linkedId !== undefined && this.options.repository.findByIdUnscoped(linkedId) === undefined) return this.deleteObject(key, object);
+      if (linkedId !== undefined && this.options.repository.findByIdUnscoped(linkedId) === undefined) return this.withoutRecord(key, object, linkedId);
       return this.adopt(key, account, object);
     }
     return this.follow(key, account, object, row, pushSpec);
@@ -173,17 +177,14 @@ export class ScheduledScanReconciler {
 
   private async releaseFinalizer(key: string, object: ScheduledScanObject): Promise<void> {
     this.written.delete(key);
-    const finalizers = object.metadata?.finalizers ?? [];
-    if (!finalizers.includes(SCHEDULED_SCAN_FINALIZER)) return;
-    this.act(key, { action: 'releaseFinalizer' });
-    const body = { metadata: { finalizers: finalizers.filter((entry) => entry !== SCHEDULED_SCAN_FINALIZER), resourceVersion: object.metadata?.resourceVersion } };
-    await ignoringNotFound(() => this.api.patch(customObjectPath(this.ref(object)), body));
+    if (object.metadata?.finalizers?.includes(SCHEDULED_SCAN_FINALIZER) === true) this.act(key, { action: 'releaseFinalizer' });
+    await releaseFinalizer(this.api, customObjectPath(this.ref(object)), object.metadata, SCHEDULED_SCAN_FINALIZER);
   }
 
   /** A row without its face: created through the API (or the CR was lost). Created with the row's spec, then its status. */
   private async createObject(key: string, account: Account, row: ScheduledScan, namespace: string, pushSpec: boolean): Promise<void> {
     this.act(key, { action: 'createObject', scheduledScanId: row.id });
-    const metadata = { name: row.objectName, namespace, labels: { [SCHEDULED_SCAN_ID_LABEL]: row.id, 'app.kubernetes.io/managed-by': 'vigil' }, finalizers: [SCHEDULED_SCAN_FINALIZER] };
+    const metadata = { name: row.objectName, namespace, labels: { [SCHEDULED_SCAN_ID_LABEL]: row.id, [MANAGED_BY_LABEL]: 'vigil' }, finalizers: [SCHEDULED_SCAN_FINALIZER] };
     const body = { apiVersion: SCHEDULED_SCAN_API_VERSION, kind: SCHEDULED_SCAN_KIND, metadata, spec: scheduledScanSpecOf(row) };
     const location = { namespace, name: row.objectName };
     let created = false;
@@ -199,6 +200,25 @@ export class ScheduledScanReconciler {
     if (created) return this.writeStatus(key, object, row, undefined, object.metadata?.generation);
     // It existed and the cache is behind: the CR as read is compared now, rather than when the cache shows it.
     if (object.metadata?.deletionTimestamp === undefined) await this.follow(key, account, object, row, pushSpec);
+  }
+
+  /**
+   * A CR linked to a schedule that has no row: deleted through the API (the
+   * CR goes too), or the database was restored from a backup older than the
+   * CR: then it is not deleted, and gets RecordMissing (as a Scan does).
+   */
+  private async withoutRecord(key: string, object: ScheduledScanObject, linkedId: string): Promise<void> {
+    if (this.options.marks.deletedThroughApi(linkedId)) {
+      await this.deleteObject(key, object);
+      this.options.marks.forgetDeletion(linkedId);
+      return;
+    }
+    const message = `Vigil has no record of scheduled scan ${linkedId}: its database is older than this resource (restored from a backup?). Vigil leaves it alone and runs nothing for it; delete it with kubectl delete scheduledscan (then apply it again to make a new schedule)`;
+    const change = { type: 'RecordMissing', status: 'True', reason: 'NoRecord', message } as const;
+    if (conditionHolds(object.status?.conditions, change)) return;
+    this.act(key, { action: 'recordMissing' });
+    this.options.events.warning(object, 'RecordMissing', message);
+    await ignoringNotFound(() => writeCondition(this.api, customObjectPath(this.ref(object), 'status'), object, change, this.options.clock.now()));
   }
 
   /** Deleted through the API: the CR goes too; the Scans of earlier runs are kept, as their rows are (Orphan). */
@@ -243,7 +263,7 @@ export class ScheduledScanReconciler {
       if (!spec.success || !specMatchesRow(spec.data, row)) {
         refusal = undefined;
         this.act(key, { action: 'replaceSpec' });
-        current = await this.api.patch<ScheduledScanObject>(customObjectPath(this.ref(object)), [{ op: 'replace', path: '/spec', value: scheduledScanSpecOf(row) }], JSON_PATCH);
+        current = await this.api.patch<ScheduledScanObject>(customObjectPath(this.ref(object)), [{ op: 'replace', path: '/spec', value: { ...scheduledScanSpecOf(row), ...historyLimitsIn(object.spec) } }], JSON_PATCH);
         observed = current.metadata?.generation ?? observed;
         this.written.set(key, { uid, observedGeneration: observed, status: mine?.status });
       }
@@ -301,11 +321,10 @@ export class ScheduledScanReconciler {
 
   /** `Accepted=False` with what to change; written once per reason and message. */
   private async refuse(key: string, object: ScheduledScanObject, refusal: Refusal, withEvent = true): Promise<void> {
-    const accepted = object.status?.conditions?.find((existing) => existing.type === 'Accepted');
-    if (accepted?.status === 'False' && accepted.reason === refusal.reason && accepted.message === refusal.message) return;
+    if (conditionHolds(object.status?.conditions, { type: 'Accepted', status: 'False', ...refusal })) return;
     this.act(key, { action: 'refuse', reason: refusal.reason });
     if (withEvent) this.options.events.warning(object, refusal.reason, refusal.message);
-    await writeRefusal(this.api, this.ref(object), object.status?.conditions, refusedCondition(refusal.reason, refusal.message, this.options.clock.now()));
+    await writeRefusal(this.api, customObjectPath(this.ref(object), 'status'), object, refusal, this.options.clock.now());
   }
 
   /**
@@ -370,27 +389,12 @@ function refusalShown(conditions: readonly Condition[] | undefined, observed: nu
   return { reason: accepted.reason, message: accepted.message };
 }
 
-/** Whether the CR's status already shows every field of the desired one (a null field is one the CR leaves out). */
-function statusShows(current: ScheduledScanObject['status'], desired: ScheduledScanStatusPatch): boolean {
-  if (current === undefined) return false;
-  return Object.entries(desired).every(([field, value]) => isDeepStrictEqual((current as Record<string, unknown>)[field] ?? null, value ?? null));
-}
+export const scheduledScanKey = objectKey;
 
-async function ignoringNotFound(call: () => Promise<unknown>): Promise<void> {
-  try {
-    await call();
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-  }
-}
-
-export function scheduledScanKey(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
-}
-
-function splitKey(key: string): [string, string] {
-  const slash = key.indexOf('/');
-  return [key.slice(0, slash), key.slice(slash + 1)];
+/** The history limits a spec sets: kept when the row's spec replaces it (the row does not hold them; the Scan reconciler reads them from the CR). */
+function historyLimitsIn(spec: unknown): Record<string, unknown> {
+  const { successfulScansHistoryLimit, failedScansHistoryLimit } = (spec ?? {}) as Record<string, unknown>;
+  return { ...(successfulScansHistoryLimit === undefined ? {} : { successfulScansHistoryLimit }), ...(failedScansHistoryLimit === undefined ? {} : { failedScansHistoryLimit }) };
 }
 
 /** A ScheduledScanRepository that tells the reconciler about every row it writes, by key; reads pass straight through. */
