@@ -50,7 +50,7 @@ export interface Settings {
 
 export class SettingsError extends Error {}
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 const optional = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());
 
@@ -173,6 +173,8 @@ export interface UploadSettings {
   token: string;
   /** The files to upload, relative to the output directory; inputs in the same directory are never sent. */
   resultFiles: string[];
+  /** VIGIL_UPLOAD_DEADLINE: when the Job's activeDeadlineSeconds ends, the last moment an upload is worth trying; undefined when run by hand. */
+  deadline: Date | undefined;
 }
 
 export function loadUploadSettings(env: Env = process.env): UploadSettings {
@@ -180,7 +182,11 @@ export function loadUploadSettings(env: Env = process.env): UploadSettings {
   if (token === undefined) throw new SettingsError('VIGIL_UPLOAD_TOKEN must hold the scan\'s upload token');
   const files = (optional(env.VIGIL_RESULT_FILES) ?? '').split(',').map((file) => file.trim()).filter(Boolean);
   if (files.length === 0) throw new SettingsError('VIGIL_RESULT_FILES must list the result files to upload, comma-separated');
-  return { token, resultFiles: files };
+  const deadline = optional(env.VIGIL_UPLOAD_DEADLINE);
+  if (deadline !== undefined && !(/^\d{4}-\d\d-\d\dT/.test(deadline) && Number.isFinite(Date.parse(deadline)))) {
+    throw new SettingsError('VIGIL_UPLOAD_DEADLINE must be an ISO 8601 time such as 2026-11-28T13:20:00.000Z');
+  }
+  return { token, resultFiles: files, deadline: deadline === undefined ? undefined : new Date(deadline) };
 }
 
 /** Where `vigil scanner openvas` reaches the Greenbone manager (gvmd) over GMP. */

@@ -147,6 +147,7 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     onRequest: spend,
     onJobCreated: (scanId) => budget.started(scanId),
     onReleased: (scanId) => budget.drop(scanId),
+    clock,
   });
   const scheduled = scheduledScanReconciler(cluster, core, clock, logger);
   const informers = [observer, scans.informer, scheduled.informer];

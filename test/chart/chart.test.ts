@@ -36,7 +36,6 @@ export const FULL_VALUES = {
   jobs: {
     serviceAccountName: 'scanner',
     activeDeadlineSeconds: 3600,
-    ttlSecondsAfterFinished: 600,
     images: { NMAP: 'registry.example.com/mirror/nmap:7.95' },
     resources: { OWASP_ZAP: { requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '2', memory: '3Gi' } } },
     helperResources: { requests: { cpu: '20m', memory: '32Mi' }, limits: { cpu: '200m', memory: '128Mi' } },
@@ -112,7 +111,7 @@ describe('charts/vigil', function () {
     for (const type of SCAN_TYPES) {
       const scan = { name: 'nightly', namespace: 'vigil-acme', uid: 'uid-1', type, id: '3f1c2a9e-7b4d-4c1e-9a53-2d0f6b8e4a17' };
       const targets = type.startsWith('OWASP_ZAP') || type === 'NUCLEI' ? ['https://shop.example.com/'] : ['93.184.216.34'];
-      const job = buildScanJob({ scan, targets, settings, uploadUrl: 'http://vigil.vigil.svc:8080', uploadTokenSecretName: 'nightly-upload' });
+      const job = buildScanJob({ scan, targets, settings, uploadUrl: 'http://vigil.vigil.svc:8080', uploadTokenSecretName: 'nightly-upload', createdAt: new Date() });
       validateObject(job as unknown as RenderedObject);
       const pod = job.spec.template.spec;
       expect(pod.serviceAccountName).to.equal('scanner');
