@@ -9,8 +9,7 @@
  * meanwhile, and exits non-zero when any file could not be sent, so the Job,
  * and with it the Scan, fails visibly.
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadUploadSettings, type Env } from '../config/settings.js';
 import { UsageError, parseCommandArgs } from './usage.js';
@@ -31,14 +30,21 @@ export interface RetryTime {
 const realTime: RetryTime = { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), report: (line) => process.stderr.write(line) };
 
 async function sendFile(url: string, token: string, path: string): Promise<void> {
-  const size = (await stat(path)).size;
-  // A Node stream of Buffers: FileHandle.readableWebStream yields ArrayBuffers, which fetch refuses on Node 20.
-  const response = await fetch(url, {
-    method: 'PUT',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/octet-stream', 'Content-Length': String(size) },
-    body: createReadStream(path) as unknown as RequestInit['body'],
-    duplex: 'half',
-  } as RequestInit);
+  const file = await open(path);
+  let response: Response;
+  try {
+    const size = (await file.stat()).size;
+    // A Node stream of Buffers: FileHandle.readableWebStream yields ArrayBuffers, which fetch refuses on Node 20.
+    response = await fetch(url, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/octet-stream', 'Content-Length': String(size) },
+      body: file.createReadStream({ autoClose: false }) as unknown as RequestInit['body'],
+      duplex: 'half',
+    } as RequestInit);
+  } finally {
+    // A refused connection never reads the stream: closed here, not left open by each attempt of an hour of retries.
+    await file.close();
+  }
   if (!response.ok) {
     const text = (await response.text()).slice(0, 300);
     const error = new Error(`the collector answered ${response.status}: ${text}`);
