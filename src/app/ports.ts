@@ -18,3 +18,4 @@ export * from './ports/mail.js';
 export * from './ports/reports.js';
 export * from './ports/dashboard-reads.js';
 export type { ScanType } from '../domain/risks/finding.js';
+export * from './ports/backups.js';

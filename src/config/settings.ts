@@ -6,6 +6,8 @@
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCidrList, type Cidr } from '../domain/targets/ipv4.js';
+import { DEFAULT_BACKUP_SCHEDULE, parseBackupSchedule } from '../domain/backups/backup-schedule.js';
+import type { ScheduleSpec } from '../domain/schedules/schedule.js';
 
 export type Runtime = 'embedded' | 'kubernetes';
 /** How the embedded runtime runs a scanner: its local program, its pinned image in docker or podman, or the first that is there. */
@@ -46,6 +48,16 @@ export interface Settings {
   nucleiTemplatesDir: string;
   /** The Chromium binary login recordings are replayed in (embedded runtime, and `vigil login-replay` in Jobs). */
   chromiumPath: string;
+  /** Scheduled backups made by `serve` itself (VIGIL_BACKUP_DIR); undefined when it makes none. */
+  backup: BackupSettings | undefined;
+}
+
+export interface BackupSettings {
+  /** Each backup goes into a timestamped folder here. */
+  dir: string;
+  schedule: ScheduleSpec;
+  /** Backups kept; the oldest beyond go. */
+  keep: number;
 }
 
 export class SettingsError extends Error {}
@@ -111,6 +123,23 @@ function publicUrl(raw: string | undefined, host: string, port: number): string 
   return httpUrl('VIGIL_PUBLIC_URL', raw, 'https://vigil.example.com');
 }
 
+function backupSettings(env: Env): BackupSettings | undefined {
+  const dir = optional(env.VIGIL_BACKUP_DIR);
+  const schedule = optional(env.VIGIL_BACKUP_SCHEDULE);
+  const keep = optional(env.VIGIL_BACKUP_KEEP);
+  if (dir === undefined) {
+    if (schedule !== undefined || keep !== undefined) throw new SettingsError('VIGIL_BACKUP_SCHEDULE and VIGIL_BACKUP_KEEP need VIGIL_BACKUP_DIR, the folder backups are written to');
+    return undefined;
+  }
+  let spec: ScheduleSpec;
+  try {
+    spec = parseBackupSchedule(schedule ?? DEFAULT_BACKUP_SCHEDULE);
+  } catch (error) {
+    throw new SettingsError((error as Error).message);
+  }
+  return { dir: resolve(dir), schedule: spec, keep: field('VIGIL_BACKUP_KEEP', integer('VIGIL_BACKUP_KEEP', 1, 1000), keep ?? '7') };
+}
+
 /** Reads and validates the environment. Throws SettingsError with one sentence on the first bad value. */
 export function loadSettings(env: Env = process.env): Settings {
   const host = optional(env.VIGIL_HOST) ?? '127.0.0.1';
@@ -142,6 +171,7 @@ export function loadSettings(env: Env = process.env): Settings {
     chromiumPath: resolve(optional(env.VIGIL_CHROMIUM) ?? '/usr/bin/chromium'),
     resultFileMaxBytes: field('VIGIL_RESULT_FILE_MAX_MB', integer('VIGIL_RESULT_FILE_MAX_MB', 1, 4096), optional(env.VIGIL_RESULT_FILE_MAX_MB) ?? '256') * 1024 * 1024,
     scanTimeoutSeconds: field('VIGIL_SCAN_TIMEOUT_SECONDS', integer('VIGIL_SCAN_TIMEOUT_SECONDS', 10, 7 * 24 * 3600), optional(env.VIGIL_SCAN_TIMEOUT_SECONDS) ?? '7200'),
+    backup: backupSettings(env),
     rateLimit: {
       perSecond: field('VIGIL_RATE_LIMIT_PER_SECOND', integer('VIGIL_RATE_LIMIT_PER_SECOND', 1, 1_000_000), optional(env.VIGIL_RATE_LIMIT_PER_SECOND) ?? '50'),
       burst: field('VIGIL_RATE_LIMIT_BURST', integer('VIGIL_RATE_LIMIT_BURST', 1, 1_000_000), optional(env.VIGIL_RATE_LIMIT_BURST) ?? '200'),

@@ -24,6 +24,8 @@ import { openDatabase, serviceSecret, type Database } from '../store/database.js
 import { SqliteTargetRepository } from '../store/targets-repository.js';
 import { SqliteScanRepository } from '../store/scans-repository.js';
 import { FileSystemResultFiles } from '../store/result-files.js';
+import { FileSystemBackupFolders } from '../store/data-dir-backup.js';
+import { BackupScheduler } from '../app/backup-scheduler.js';
 import { SqlitePendingRecordings } from '../store/pending-recordings-repository.js';
 import { referencedResultFiles } from '../store/result-file-index.js';
 import { ScansService } from '../app/scans-service.js';
@@ -368,6 +370,20 @@ export function composeHttpApp(settings: Settings, core: Core, clock: Clock, log
   });
 }
 
+/** VIGIL_BACKUP_DIR: backups made by `serve` itself on its schedule (a CronJob cannot mount the volume Vigil holds). */
+function backupScheduler(settings: Settings, clock: Clock, logger: Logger): BackupScheduler | undefined {
+  if (settings.backup === undefined) return undefined;
+  const { dir, schedule, keep } = settings.backup;
+  return new BackupScheduler({
+    folders: new FileSystemBackupFolders(settings.dataDir, dir),
+    schedule,
+    keep,
+    timers: systemTimers(clock),
+    onBackup: (folder, removed) => logger.info({ backup: join(dir, folder), removed }, 'backup written'),
+    onError: (error) => logger.error({ err: error, backup_dir: dir }, 'scheduled backup failed'),
+  });
+}
+
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
   const clock = options.clock ?? systemClock;
   const cluster = settings.runtime === 'kubernetes' ? clusterMirror(options.kubeConfig, logger, () => core, clock) : undefined;
@@ -393,6 +409,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     scheduler.start();
     notifier.start();
     dispatcher.start();
+    backups?.start();
     return bound;
   };
 
@@ -408,6 +425,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   });
   core.scheduledScans.onChanged((id) => scheduler.enqueue(id));
   const notifier = runNotifier(settings, core, clock, logger);
+  const backups = backupScheduler(settings, clock, logger);
 
   const close = async (): Promise<void> => {
     accepting = false;
@@ -416,6 +434,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
       server.closeIdleConnections();
       await closing;
     }
+    await backups?.stop();
     await scheduler.stop();
     await controller.stop();
     await notifier.stop();

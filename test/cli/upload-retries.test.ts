@@ -153,7 +153,7 @@ describe('a scan whose Job finishes while Vigil is down for 45 minutes (issue 27
     const podEnv = Object.fromEntries(upload.env!.map((variable) => [variable.name, variable.value ?? secret.stringData.token]));
     mkdirSync(join(output.path, 'out'));
     writeFileSync(join(output.path, 'out', 'nmap.xml'), NMAP_REPORT);
-    const args = upload.args.map((arg) => (arg === '/vigil/output' ? join(output.path, 'out') : arg.startsWith('http://') ? `http://127.0.0.1:${port}` : arg));
+    const args = upload.args!.map((arg) => (arg === '/vigil/output' ? join(output.path, 'out') : arg.startsWith('http://') ? `http://127.0.0.1:${port}` : arg));
 
     // Vigil goes down; the scanner finishes and its uploader meets refused connections for 45 minutes, then Vigil is back on its port.
     await service.stop();
