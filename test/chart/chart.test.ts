@@ -50,6 +50,7 @@ export const FULL_VALUES = {
   tolerations: [{ key: 'system', operator: 'Equal', value: 'true', effect: 'NoExecute', tolerationSeconds: 30 }],
   podAnnotations: { 'example.com/team': 'security' },
   persistence: { size: '50Gi', storageClass: 'fast', existingClaim: '' },
+  backup: { enabled: true, schedule: 'WEEKLY 2026-01-04T03:30:00+01:00 Europe/Berlin', keep: 4, persistence: { size: '200Gi', storageClass: 'archive', existingClaim: '' } },
   service: { type: 'ClusterIP', port: 9000 },
   serviceAccount: { name: 'vigil-operator', annotations: { 'example.com/role': 'operator' } },
   networkPolicy: { enabled: true, from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }] },
@@ -159,6 +160,32 @@ describe('charts/vigil', function () {
     const withExisting = renderChart({ persistence: { existingClaim: 'old-data' } });
     expect(find(withExisting, 'PersistentVolumeClaim')).to.equal(undefined);
     expect(find(withExisting, 'Deployment')!.spec.template.spec.volumes[0].persistentVolumeClaim.claimName).to.equal('old-data');
+  });
+
+  it("makes backups only when backup.enabled: their own volume claim (kept on uninstall), mounted, and the schedule and count in serve's environment", () => {
+    const claims = (objects: RenderedObject[]) => objects.filter((object) => object.kind === 'PersistentVolumeClaim').map((claim) => claim.metadata.name);
+    const deployment = (objects: RenderedObject[]) => find(objects, 'Deployment')!.spec.template.spec;
+    const backupEnv = (objects: RenderedObject[]) => deployment(objects).containers[0].env.filter((variable: { name: string }) => variable.name.startsWith('VIGIL_BACKUP_'));
+    expect(claims(renderChart())).to.deep.equal(['vigil-data']);
+    expect(backupEnv(renderChart())).to.deep.equal([]);
+    const full = renderChart(FULL_VALUES);
+    const claim = find(full, 'PersistentVolumeClaim', 'vigil-backups')!;
+    expect(claim.metadata.annotations).to.deep.equal({ 'helm.sh/resource-policy': 'keep' });
+    expect(claim.spec).to.deep.include({ storageClassName: 'archive', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '200Gi' } } });
+    expect(backupEnv(full)).to.deep.equal([
+      { name: 'VIGIL_BACKUP_DIR', value: '/var/backups/vigil' },
+      { name: 'VIGIL_BACKUP_SCHEDULE', value: 'WEEKLY 2026-01-04T03:30:00+01:00 Europe/Berlin' },
+      { name: 'VIGIL_BACKUP_KEEP', value: '4' },
+    ]);
+    expect(deployment(full).containers[0].volumeMounts).to.deep.include({ name: 'backups', mountPath: '/var/backups/vigil' });
+    expect(deployment(full).volumes).to.deep.include({ name: 'backups', persistentVolumeClaim: { claimName: 'vigil-backups' } });
+    const existing = renderChart({ backup: { enabled: true, persistence: { existingClaim: 'old-backups' } } });
+    expect(claims(existing)).to.deep.equal(['vigil-data']);
+    expect(deployment(existing).volumes).to.deep.include({ name: 'backups', persistentVolumeClaim: { claimName: 'old-backups' } });
+  });
+
+  it('refuses a backup schedule that is not one Vigil reads (a cron expression)', () => {
+    expect(chartRefusal({ backup: { enabled: true, schedule: '0 2 * * *' } })).to.include('backup.schedule');
   });
 
   it('creates the tenant namespaces asked for, labelled for Pod Security admission and kept on uninstall', () => {
