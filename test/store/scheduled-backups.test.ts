@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { BackupScheduler } from '../../src/app/backup-scheduler.js';
+import type { BackupFolders } from '../../src/app/ports.js';
 import { loadSettings, SettingsError } from '../../src/config/settings.js';
 import { backupFolderName, backupsBeyond, parseBackupSchedule } from '../../src/domain/backups/backup-schedule.js';
 import { composeCore } from '../../src/main/composition-root.js';
@@ -35,7 +36,7 @@ describe('scheduled backups', () => {
     root.remove();
   });
 
-  function scheduler(timers: FakeTimers, keep: number, log: { backups: string[]; removed: string[]; errors: unknown[] }, folders = new FileSystemBackupFolders(data.path, root.path)) {
+  function scheduler(timers: FakeTimers, keep: number, log: { backups: string[]; removed: string[]; errors: unknown[] }, folders: BackupFolders = new FileSystemBackupFolders(data.path, root.path)) {
     return new BackupScheduler({
       folders,
       schedule: parseBackupSchedule('DAILY 2026-01-01T02:00:00Z'),
