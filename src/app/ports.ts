@@ -19,3 +19,4 @@ export * from './ports/reports.js';
 export * from './ports/dashboard-reads.js';
 export * from './ports/health.js';
 export type { ScanType } from '../domain/risks/finding.js';
+export * from './ports/backups.js';

@@ -12,6 +12,7 @@ const USAGE = `Usage:
   vigil accounts create --name NAME [--plan free|paid] [--feature nessus] [--feature csv_export]
                         [--monthly-scan-limit N] [--min-qod N] [--namespace NS]
   vigil webhooks add --account ID --url URL           (registers an https endpoint; prints its signing secret)
+  vigil backup DIR                                    (a consistent copy of the data directory into a new or empty DIR)
   vigil upload-result --scan ID --url URL --dir DIR   (in scanner Jobs; reads VIGIL_UPLOAD_TOKEN, VIGIL_RESULT_FILES)
   vigil scanner openvas|nessus --output FILE [--timeout SECONDS] -- HOST [HOST...]   (in scanner Jobs; reads VIGIL_OPENVAS_*, VIGIL_NESSUS_*)
   vigil prepare-inputs --from DIR --to DIR            (in scanner Jobs: copies input files next to the outputs)
@@ -35,6 +36,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./accounts.js')).runAccountsCommand(rest);
     case 'webhooks':
       return (await import('./webhooks.js')).runWebhooksCommand(rest);
+    case 'backup':
+      return (await import('./backup.js')).runBackup(rest);
     case 'upload-result':
       return (await import('./upload-result.js')).runUploadResult(rest);
     case 'scanner':

@@ -7,6 +7,8 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCidrList, type Cidr } from '../domain/targets/ipv4.js';
 import { MAX_TTL_SECONDS } from '../domain/scans/scan-resource.js';
+import { DEFAULT_BACKUP_SCHEDULE, parseBackupSchedule } from '../domain/backups/backup-schedule.js';
+import type { ScheduleSpec } from '../domain/schedules/schedule.js';
 
 export type Runtime = 'embedded' | 'kubernetes';
 /** How the embedded runtime runs a scanner: its local program, its pinned image in docker or podman, or the first that is there. */
@@ -51,11 +53,21 @@ export interface Settings {
   nucleiTemplatesDir: string;
   /** The Chromium binary login recordings are replayed in (embedded runtime, and `vigil login-replay` in Jobs). */
   chromiumPath: string;
+  /** Scheduled backups made by `serve` itself (VIGIL_BACKUP_DIR); undefined when it makes none. */
+  backup: BackupSettings | undefined;
+}
+
+export interface BackupSettings {
+  /** Each backup goes into a timestamped folder here. */
+  dir: string;
+  schedule: ScheduleSpec;
+  /** Backups kept; the oldest beyond go. */
+  keep: number;
 }
 
 export class SettingsError extends Error {}
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 const optional = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());
 
@@ -123,6 +135,23 @@ function metricsPort(raw: string | undefined, port: number): number | undefined 
   return value;
 }
 
+function backupSettings(env: Env): BackupSettings | undefined {
+  const dir = optional(env.VIGIL_BACKUP_DIR);
+  const schedule = optional(env.VIGIL_BACKUP_SCHEDULE);
+  const keep = optional(env.VIGIL_BACKUP_KEEP);
+  if (dir === undefined) {
+    if (schedule !== undefined || keep !== undefined) throw new SettingsError('VIGIL_BACKUP_SCHEDULE and VIGIL_BACKUP_KEEP need VIGIL_BACKUP_DIR, the folder backups are written to');
+    return undefined;
+  }
+  let spec: ScheduleSpec;
+  try {
+    spec = parseBackupSchedule(schedule ?? DEFAULT_BACKUP_SCHEDULE);
+  } catch (error) {
+    throw new SettingsError((error as Error).message);
+  }
+  return { dir: resolve(dir), schedule: spec, keep: field('VIGIL_BACKUP_KEEP', integer('VIGIL_BACKUP_KEEP', 1, 1000), keep ?? '7') };
+}
+
 /** Reads and validates the environment. Throws SettingsError with one sentence on the first bad value. */
 export function loadSettings(env: Env = process.env): Settings {
   const host = optional(env.VIGIL_HOST) ?? '127.0.0.1';
@@ -156,6 +185,7 @@ export function loadSettings(env: Env = process.env): Settings {
     chromiumPath: resolve(optional(env.VIGIL_CHROMIUM) ?? '/usr/bin/chromium'),
     resultFileMaxBytes: field('VIGIL_RESULT_FILE_MAX_MB', integer('VIGIL_RESULT_FILE_MAX_MB', 1, 4096), optional(env.VIGIL_RESULT_FILE_MAX_MB) ?? '256') * 1024 * 1024,
     scanTimeoutSeconds: field('VIGIL_SCAN_TIMEOUT_SECONDS', integer('VIGIL_SCAN_TIMEOUT_SECONDS', 10, 7 * 24 * 3600), optional(env.VIGIL_SCAN_TIMEOUT_SECONDS) ?? '7200'),
+    backup: backupSettings(env),
     rateLimit: {
       perSecond: field('VIGIL_RATE_LIMIT_PER_SECOND', integer('VIGIL_RATE_LIMIT_PER_SECOND', 1, 1_000_000), optional(env.VIGIL_RATE_LIMIT_PER_SECOND) ?? '50'),
       burst: field('VIGIL_RATE_LIMIT_BURST', integer('VIGIL_RATE_LIMIT_BURST', 1, 1_000_000), optional(env.VIGIL_RATE_LIMIT_BURST) ?? '200'),
@@ -187,6 +217,8 @@ export interface UploadSettings {
   token: string;
   /** The files to upload, relative to the output directory; inputs in the same directory are never sent. */
   resultFiles: string[];
+  /** VIGIL_UPLOAD_DEADLINE: when the Job's activeDeadlineSeconds ends, the last moment an upload is worth trying; undefined when run by hand. */
+  deadline: Date | undefined;
 }
 
 export function loadUploadSettings(env: Env = process.env): UploadSettings {
@@ -194,7 +226,11 @@ export function loadUploadSettings(env: Env = process.env): UploadSettings {
   if (token === undefined) throw new SettingsError('VIGIL_UPLOAD_TOKEN must hold the scan\'s upload token');
   const files = (optional(env.VIGIL_RESULT_FILES) ?? '').split(',').map((file) => file.trim()).filter(Boolean);
   if (files.length === 0) throw new SettingsError('VIGIL_RESULT_FILES must list the result files to upload, comma-separated');
-  return { token, resultFiles: files };
+  const deadline = optional(env.VIGIL_UPLOAD_DEADLINE);
+  if (deadline !== undefined && !(/^\d{4}-\d\d-\d\dT/.test(deadline) && Number.isFinite(Date.parse(deadline)))) {
+    throw new SettingsError('VIGIL_UPLOAD_DEADLINE must be an ISO 8601 time such as 2026-11-28T13:20:00.000Z');
+  }
+  return { token, resultFiles: files, deadline: deadline === undefined ? undefined : new Date(deadline) };
 }
 
 /** Where `vigil scanner openvas` reaches the Greenbone manager (gvmd) over GMP. */

@@ -29,6 +29,8 @@ import { SqliteTargetRepository } from '../store/targets-repository.js';
 import { SqliteScanRepository } from '../store/scans-repository.js';
 import { SqliteScanResourceMarks } from '../store/scan-resource-marks.js';
 import { FileSystemResultFiles } from '../store/result-files.js';
+import { FileSystemBackupFolders } from '../store/data-dir-backup.js';
+import { BackupScheduler } from '../app/backup-scheduler.js';
 import { SqlitePendingRecordings } from '../store/pending-recordings-repository.js';
 import { recordedReports, referencedResultFiles } from '../store/result-file-index.js';
 import { ScansService } from '../app/scans-service.js';
@@ -418,6 +420,20 @@ export function composeHttpApp(
   });
 }
 
+/** VIGIL_BACKUP_DIR: backups made by `serve` itself on its schedule (a CronJob cannot mount the volume Vigil holds). */
+function backupScheduler(settings: Settings, clock: Clock, logger: Logger): BackupScheduler | undefined {
+  if (settings.backup === undefined) return undefined;
+  const { dir, schedule, keep } = settings.backup;
+  return new BackupScheduler({
+    folders: new FileSystemBackupFolders(settings.dataDir, dir),
+    schedule,
+    keep,
+    timers: systemTimers(clock),
+    onBackup: (folder, removed) => logger.info({ backup: join(dir, folder), removed }, 'backup written'),
+    onError: (error) => logger.error({ err: error, backup_dir: dir }, 'scheduled backup failed'),
+  });
+}
+
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
   const clock = options.clock ?? systemClock;
   const cluster = settings.runtime === 'kubernetes' ? clusterMirror(options.kubeConfig, logger, () => core, clock) : undefined;
@@ -450,6 +466,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     scheduler.start();
     notifier.start();
     dispatcher.start();
+    backups?.start();
     return bound;
   };
 
@@ -465,6 +482,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   });
   core.scheduledScans.onChanged((id) => scheduler.enqueue(id));
   const notifier = runNotifier(settings, core, clock, logger);
+  const backups = backupScheduler(settings, clock, logger);
 
   const close = async (): Promise<void> => {
     accepting = false;
@@ -474,6 +492,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
       open.closeIdleConnections();
       await closing;
     }
+    await backups?.stop();
     await scheduler.stop();
     await controller.stop();
     await notifier.stop();

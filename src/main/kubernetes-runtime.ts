@@ -172,6 +172,7 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     onRequest: spend,
     onJobCreated: (scanId) => budget.started(scanId),
     onReleased: (scanId) => budget.drop(scanId),
+    clock,
   });
   const informers = [observer, scans.informer, scheduled.informer];
   return {

@@ -40,7 +40,6 @@ export const FULL_VALUES = {
   jobs: {
     serviceAccountName: 'scanner',
     activeDeadlineSeconds: 3600,
-    ttlSecondsAfterFinished: 600,
     images: { NMAP: 'registry.example.com/mirror/nmap:7.95' },
     resources: { OWASP_ZAP: { requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '2', memory: '3Gi' } } },
     helperResources: { requests: { cpu: '20m', memory: '32Mi' }, limits: { cpu: '200m', memory: '128Mi' } },
@@ -72,6 +71,7 @@ export const FULL_VALUES = {
   extraVolumeMounts: [{ name: 'scratch', mountPath: '/scratch' }],
   caBundle: { configMapName: 'corporate-ca', key: 'bundle.pem' },
   persistence: { size: '50Gi', storageClass: 'fast', existingClaim: '' },
+  backup: { enabled: true, schedule: 'WEEKLY 2026-01-04T03:30:00+01:00 Europe/Berlin', keep: 4, persistence: { size: '200Gi', storageClass: 'archive', existingClaim: '' } },
   service: { type: 'ClusterIP', port: 9000 },
   serviceAccount: { name: 'vigil-operator', annotations: { 'example.com/role': 'operator' } },
   networkPolicy: {
@@ -145,7 +145,7 @@ describe('charts/vigil', function () {
     for (const type of SCAN_TYPES) {
       const scan = { name: 'nightly', namespace: 'vigil-acme', uid: 'uid-1', type, id: '3f1c2a9e-7b4d-4c1e-9a53-2d0f6b8e4a17' };
       const targets = type.startsWith('OWASP_ZAP') || type === 'NUCLEI' ? ['https://shop.example.com/'] : ['93.184.216.34'];
-      const job = buildScanJob({ scan, targets, settings, uploadUrl: 'http://vigil.vigil.svc:8080', uploadTokenSecretName: 'nightly-upload' });
+      const job = buildScanJob({ scan, targets, settings, uploadUrl: 'http://vigil.vigil.svc:8080', uploadTokenSecretName: 'nightly-upload', createdAt: new Date() });
       validateObject(job as unknown as RenderedObject);
       const pod = job.spec.template.spec;
       expect(pod.serviceAccountName).to.equal('scanner');
@@ -195,6 +195,32 @@ describe('charts/vigil', function () {
     const withExisting = renderChart({ persistence: { existingClaim: 'old-data' } });
     expect(find(withExisting, 'PersistentVolumeClaim')).to.equal(undefined);
     expect(find(withExisting, 'Deployment')!.spec.template.spec.volumes[0].persistentVolumeClaim.claimName).to.equal('old-data');
+  });
+
+  it("makes backups only when backup.enabled: their own volume claim (kept on uninstall), mounted, and the schedule and count in serve's environment", () => {
+    const claims = (objects: RenderedObject[]) => objects.filter((object) => object.kind === 'PersistentVolumeClaim').map((claim) => claim.metadata.name);
+    const deployment = (objects: RenderedObject[]) => find(objects, 'Deployment')!.spec.template.spec;
+    const backupEnv = (objects: RenderedObject[]) => deployment(objects).containers[0].env.filter((variable: { name: string }) => variable.name.startsWith('VIGIL_BACKUP_'));
+    expect(claims(renderChart())).to.deep.equal(['vigil-data']);
+    expect(backupEnv(renderChart())).to.deep.equal([]);
+    const full = renderChart(FULL_VALUES);
+    const claim = find(full, 'PersistentVolumeClaim', 'vigil-backups')!;
+    expect(claim.metadata.annotations).to.deep.equal({ 'helm.sh/resource-policy': 'keep' });
+    expect(claim.spec).to.deep.include({ storageClassName: 'archive', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '200Gi' } } });
+    expect(backupEnv(full)).to.deep.equal([
+      { name: 'VIGIL_BACKUP_DIR', value: '/var/backups/vigil' },
+      { name: 'VIGIL_BACKUP_SCHEDULE', value: 'WEEKLY 2026-01-04T03:30:00+01:00 Europe/Berlin' },
+      { name: 'VIGIL_BACKUP_KEEP', value: '4' },
+    ]);
+    expect(deployment(full).containers[0].volumeMounts).to.deep.include({ name: 'backups', mountPath: '/var/backups/vigil' });
+    expect(deployment(full).volumes).to.deep.include({ name: 'backups', persistentVolumeClaim: { claimName: 'vigil-backups' } });
+    const existing = renderChart({ backup: { enabled: true, persistence: { existingClaim: 'old-backups' } } });
+    expect(claims(existing)).to.deep.equal(['vigil-data']);
+    expect(deployment(existing).volumes).to.deep.include({ name: 'backups', persistentVolumeClaim: { claimName: 'old-backups' } });
+  });
+
+  it('refuses a backup schedule that is not one Vigil reads (a cron expression)', () => {
+    expect(chartRefusal({ backup: { enabled: true, schedule: '0 2 * * *' } })).to.include('backup.schedule');
   });
 
   it('creates the tenant namespaces asked for, labelled for Pod Security admission and kept on uninstall', () => {
@@ -276,7 +302,7 @@ describe('charts/vigil', function () {
       const policies = scannerPolicies(FULL_VALUES);
       expect(policies.map((policy) => policy.metadata.namespace)).to.deep.equal(['vigil-acme', 'vigil-udp', 'vigil-existing']);
       const scan = { name: 'nightly', namespace: 'vigil-acme', uid: 'uid-1', type: 'NMAP' as const, id: '3f1c2a9e-7b4d-4c1e-9a53-2d0f6b8e4a17' };
-      const job = buildScanJob({ scan, targets: ['93.184.216.34'], settings: chartJobSettings(FULL_VALUES), uploadUrl: 'http://vigil.vigil.svc:8080', uploadTokenSecretName: 'nightly-upload' });
+      const job = buildScanJob({ scan, targets: ['93.184.216.34'], settings: chartJobSettings(FULL_VALUES), uploadUrl: 'http://vigil.vigil.svc:8080', uploadTokenSecretName: 'nightly-upload', createdAt: new Date() });
       for (const policy of policies) {
         expect(job.spec.template.metadata.labels).to.include(policy.spec.podSelector.matchLabels);
         expect(policy.spec.policyTypes).to.deep.equal(['Ingress', 'Egress']);

@@ -24,7 +24,7 @@ const TARGETS: Record<ScanType, string[]> = {
 
 function scanPod(type: ScanType): PodSpecLike {
   const scan = { name: 'nightly', namespace: 'vigil-acme', uid: 'uid-1', type, id: '3f1c2a9e-7b4d-4c1e-9a53-2d0f6b8e4a17' };
-  const job = buildScanJob({ scan, targets: TARGETS[type], settings: defaultJobSettings('0.1.0'), uploadUrl: 'http://vigil.vigil.svc:8080', uploadTokenSecretName: uploadTokenSecretName('nightly') });
+  const job = buildScanJob({ scan, targets: TARGETS[type], settings: defaultJobSettings('0.1.0'), uploadUrl: 'http://vigil.vigil.svc:8080', uploadTokenSecretName: uploadTokenSecretName('nightly'), createdAt: new Date() });
   return job.spec.template.spec as unknown as PodSpecLike;
 }
 

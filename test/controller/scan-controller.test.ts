@@ -35,6 +35,9 @@ class FakeRunner implements WorkloadRunner {
     this.actions.push(`release ${scanId}`);
     this.statuses.delete(scanId);
   }
+  async deleteCollectedWorkload(scanId: string): Promise<void> {
+    this.actions.push(`delete collected ${scanId}`);
+  }
   onChange(listener: (scanId: string) => void): void {
     this.listener = listener;
   }
@@ -211,7 +214,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     expect(runner.actions).to.not.include(`release ${first.id}`);
     releaseFirst();
     await finishing;
-    expect(runner.actions.at(-1)).to.equal(`release ${first.id}`);
+    expect(runner.actions.slice(-2)).to.deep.equal([`release ${first.id}`, `delete collected ${first.id}`]);
   });
 
   it('records progress from the workload, never going backwards', async () => {
@@ -239,7 +242,26 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     const chunks: Buffer[] = [];
     for await (const chunk of content) chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks).toString()).to.equal('<nmaprun/>');
-    expect(runner.actions.at(-1)).to.equal(`release ${scan.id}`);
+    expect(runner.actions.slice(-2), 'the workload goes once its results are recorded').to.deep.equal([`release ${scan.id}`, `delete collected ${scan.id}`]);
+  });
+
+  it('keeps the workload of a finished scan whose results were not recorded (unreadable output; a stop that won)', async () => {
+    const unreadable = startScan(['127.0.0.1']);
+    await controller.reconcile(unreadable.id);
+    runner.statuses.set(unreadable.id, { phase: 'Succeeded', outputs: [{ file: 'nmap.xml', contentType: 'application/xml', content: Buffer.from('<nmaprun><host') }] });
+    await controller.reconcile(unreadable.id);
+    expect(stateOf(unreadable.id).conditions.at(-1)).to.include({ reason: 'ResultUnreadable' });
+    const stopped = startScan(['127.0.0.1']);
+    await controller.reconcile(stopped.id);
+    runner.statuses.set(stopped.id, { phase: 'Succeeded', outputs: [{ file: 'nmap.xml', contentType: 'application/xml', content: Buffer.from(nmapReport(1, 1, 127)) }] });
+    const sinkOf = core.staging.findingSink.bind(core.staging);
+    core.staging.findingSink = (scanId, key) => {
+      const sink = sinkOf(scanId, key);
+      return { add: (findings) => (core.scans.stop(account, scanId), sink.add(findings)) };
+    };
+    await controller.reconcile(stopped.id);
+    expect(stateOf(stopped.id).state).to.equal('STOPPING');
+    expect(runner.actions.filter((action) => action.startsWith('delete collected'))).to.deep.equal([]);
   });
 
   it("records a finished scan's findings from the store's staging, and leaves none staged once recorded or when a stop wins the recording", async () => {

@@ -12,7 +12,7 @@ import {
   type ScanJobInput,
   type ScanRef,
 } from '../../src/runtime/kubernetes/job-manifest.js';
-import { defaultJobSettings, isPinnedImage, QUANTITY_PATTERN, type JobSettings } from '../../src/runtime/kubernetes/job-settings.js';
+import { defaultJobSettings, isPinnedImage, jobSettingsFrom, QUANTITY_PATTERN, type JobSettings } from '../../src/runtime/kubernetes/job-settings.js';
 
 const SAMPLE_TARGETS: Record<ScanType, string[]> = {
   NESSUS: ['93.184.216.34', 'www.example.com'],
@@ -40,6 +40,8 @@ function inputsSecret(input: ScanJobInput) {
   return Object.keys(files).length === 0 ? undefined : { ...secret, stringData: files };
 }
 
+const CREATED_AT = new Date('2026-11-28T10:00:00.000Z');
+
 function jobInput(type: ScanType = 'NMAP', overrides: Partial<ScanJobInput> = {}): ScanJobInput {
   return {
     scan: scanRef(type),
@@ -47,6 +49,7 @@ function jobInput(type: ScanType = 'NMAP', overrides: Partial<ScanJobInput> = {}
     settings: defaultJobSettings('0.1.0'),
     uploadUrl: UPLOAD_URL,
     uploadTokenSecretName: uploadTokenSecretName('nightly-nmap'),
+    createdAt: CREATED_AT,
     ...overrides,
   };
 }
@@ -235,7 +238,6 @@ const jobShape = object(
       {
         backoffLimit: int(0),
         activeDeadlineSeconds: int(1),
-        ttlSecondsAfterFinished: int(0),
         template: object({ metadata: object({ labels, annotations }), spec: podSpec }, ['spec']),
       },
       ['template'],
@@ -387,18 +389,25 @@ describe('scanner Job manifest', () => {
   });
 
   describe('Job spec', () => {
-    it('never retries, stops at the deadline and stays an hour for debugging by default', () => {
+    it('never retries, stops at the deadline, and has no TTL: a Job finished while Vigil is away waits to be collected', () => {
       const { spec } = buildScanJob(jobInput());
       expect(spec.backoffLimit).to.equal(0);
       expect(spec.activeDeadlineSeconds).to.equal(7200);
-      expect(spec.ttlSecondsAfterFinished).to.equal(3600);
+      expect(spec).not.to.have.property('ttlSecondsAfterFinished');
       expect(spec.template.spec.restartPolicy).to.equal('Never');
     });
 
-    it('takes the deadline and the TTL from the settings', () => {
-      const settings = { ...defaultJobSettings('0.1.0'), activeDeadlineSeconds: 900, ttlSecondsAfterFinished: 60 };
-      const { spec } = buildScanJob(jobInput('NMAP', { settings }));
-      expect([spec.activeDeadlineSeconds, spec.ttlSecondsAfterFinished]).to.deep.equal([900, 60]);
+    it('takes the deadline from the settings, and tells the uploader when it ends (the Job created plus the deadline)', () => {
+      const settings = { ...defaultJobSettings('0.1.0'), activeDeadlineSeconds: 900 };
+      const job = buildScanJob(jobInput('NMAP', { settings }));
+      expect(job.spec.activeDeadlineSeconds).to.equal(900);
+      expect(containerNamed(job, 'upload').env).to.deep.include({ name: 'VIGIL_UPLOAD_DEADLINE', value: '2026-11-28T10:15:00.000Z' });
+    });
+
+    it('loads settings files of earlier versions that still set ttlSecondsAfterFinished, and ignores it', () => {
+      const settings = jobSettingsFrom({ ttlSecondsAfterFinished: 3600, activeDeadlineSeconds: 900 }, defaultJobSettings('0.1.0'));
+      expect(settings.activeDeadlineSeconds).to.equal(900);
+      expect(buildScanJob(jobInput('NMAP', { settings })).spec).not.to.have.property('ttlSecondsAfterFinished');
     });
 
     it('runs pods under the dedicated service account without API credentials or service links', () => {

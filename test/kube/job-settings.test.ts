@@ -12,7 +12,7 @@ describe('scanner Job settings from VIGIL_JOB_SETTINGS_FILE', () => {
       defaults,
     );
     expect(settings.serviceAccountName).to.equal(defaults.serviceAccountName);
-    const job = buildScanJob({ scan, targets: ['scanme.example.com'], settings, uploadUrl: 'http://vigil:8080', uploadTokenSecretName: 'nightly-upload' });
+    const job = buildScanJob({ scan, targets: ['scanme.example.com'], settings, uploadUrl: 'http://vigil:8080', uploadTokenSecretName: 'nightly-upload', createdAt: new Date() });
     const scanner = job.spec.template.spec.initContainers!.find((container) => container.name === 'scanner')!;
     expect(scanner.image).to.equal('registry.example.com/mirror/nmap:7.95');
     expect(scanner.resources?.limits).to.deep.equal({ cpu: '2', memory: '512Mi' });

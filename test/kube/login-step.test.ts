@@ -39,6 +39,7 @@ function jobInput(overrides: Partial<ScanJobInput> = {}): ScanJobInput {
     uploadUrl: 'http://vigil.vigil.svc:8080',
     uploadTokenSecretName: uploadTokenSecretName('shop-zap'),
     allowTargets: '203.0.113.0/24',
+    createdAt: new Date('2026-11-28T10:00:00.000Z'),
     scanner: { settings: { seed_urls: ['https://shop.example.com/catalog'] }, loginRecording: RECORDING, apiDefinition: { fileName: 'shop.yaml', content: DEFINITION } },
     ...overrides,
   };

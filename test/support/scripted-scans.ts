@@ -24,6 +24,7 @@ export class FakeRunner implements WorkloadRunner {
   async release(scanId: string): Promise<void> {
     this.statuses.delete(scanId);
   }
+  async deleteCollectedWorkload(): Promise<void> {}
   onChange(): void {}
 }
 

@@ -58,7 +58,6 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   "vigilImage" (include "vigil.image" .)
   "serviceAccountName" $jobs.serviceAccountName
   "activeDeadlineSeconds" $jobs.activeDeadlineSeconds
-  "ttlSecondsAfterFinished" $jobs.ttlSecondsAfterFinished
   "images" $jobs.images
   "resources" $jobs.resources
   "helperResources" $jobs.helperResources

@@ -214,12 +214,15 @@ export class ScanController {
         if (progress !== scan.progress) await this.write({ ...scan, progress }, 'RUNNING');
         return this.recheck(status);
       }
-      case 'Succeeded':
-        await this.complete(scan, status, now);
+      case 'Succeeded': {
+        const recorded = await this.complete(scan, status, now);
         // The slot is free once the final state is saved: the next scan starts while the work directory is removed.
         this.wakeQueued();
         await this.options.runner.release(scan.id);
+        // Only now, with the results in the record, may the workload go (a Job kept through an outage of Vigil).
+        if (recorded) await this.options.runner.deleteCollectedWorkload(scan.id);
         return undefined;
+      }
       case 'Failed':
         if (status.reason === LOGIN_FAILED_REASON) {
           await this.write(loginFailedInWorkload(scan, status.message ?? 'the login recording failed', now), 'RUNNING', ended('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets'));
@@ -236,25 +239,25 @@ export class ScanController {
     }
   }
 
-  /** Stores the results and the final state (the caller releases the workload). */
-  private async complete(scan: Scan, status: WorkloadStatus, now: string): Promise<void> {
+  /** Stores the results and the final state (the caller releases the workload); true when the results are recorded. */
+  private async complete(scan: Scan, status: WorkloadStatus, now: string): Promise<boolean> {
     let collected: CollectedFindings;
     try {
       collected = await collectFindings(scan, status.outputs ?? [], this.options.staging, this.options.resultFileMaxBytes);
     } catch (error) {
       if (!(error instanceof MalformedResultError)) throw error;
       await this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', ended('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`));
-      return;
+      return false;
     }
     try {
-      await this.recordResults(scan, status, collected, now);
+      return await this.recordResults(scan, status, collected, now);
     } finally {
       // Recorded, refused (a stop won) or failed: nothing of this collection stays staged.
       this.options.staging.drop(scan.id);
     }
   }
 
-  private async recordResults(scan: Scan, status: WorkloadStatus, collected: CollectedFindings, now: string): Promise<void> {
+  private async recordResults(scan: Scan, status: WorkloadStatus, collected: CollectedFindings, now: string): Promise<boolean> {
     const files: NewResultFile[] = [];
     for (const output of status.outputs ?? []) {
       if (output.content instanceof Uint8Array && output.content.byteLength <= RESULT_IN_ROW_MAX_BYTES) {
@@ -267,7 +270,7 @@ export class ScanController {
       const { size, sha256 } = await this.options.resultFiles.save(scan.id, output.file, content);
       files.push({ id: randomUUID(), scanId: scan.id, accountId: scan.accountId, fileName: output.file, contentType: output.contentType, size, sha256, createdAt: now });
     }
-    await this.recordCompletion(withUnscannedSkipped(scan, collected.skipped), files, collected.byTarget, now, status.detail);
+    return this.recordCompletion(withUnscannedSkipped(scan, collected.skipped), files, collected.byTarget, now, status.detail);
   }
 
   /**
@@ -277,7 +280,7 @@ export class ScanController {
    * requests), the Scan's state in the last. If the Scan was stopped
    * meanwhile, all of it is rolled back and the stop wins.
    */
-  private async recordCompletion(scan: Scan, files: NewResultFile[], findings: TargetFindings, now: string, detail: string | undefined): Promise<void> {
+  private async recordCompletion(scan: Scan, files: NewResultFile[], findings: TargetFindings, now: string, detail: string | undefined): Promise<boolean> {
     const saved = await this.options.history.recordScanWhole(scan, 'SCAN', findings, (risks) => {
       const done: Scan = {
         ...scan,
@@ -293,6 +296,7 @@ export class ScanController {
       return this.options.scans.saveWithResults(done, files, [scanEvent], 'RUNNING');
     }, this.options.commit);
     if (saved === false) this.queue.add(scan.id);
+    return saved !== false;
   }
 
   private async finishStopping(scan: Scan): Promise<ReconcileResult> {

@@ -56,6 +56,12 @@ export interface WorkloadRunner {
   stop(scanId: string): Promise<void>;
   /** Frees what the workload left behind once its outputs are stored. */
   release(scanId: string): Promise<void>;
+  /**
+   * After release of a workload whose results are recorded: deletes what
+   * had to outlive an outage of the service for them to be collected (a
+   * Kubernetes Job; nothing in the embedded runtime).
+   */
+  deleteCollectedWorkload(scanId: string): Promise<void>;
   /** Tells the controller that a workload changed (progress, exit) so it reconciles without waiting for a poll. */
   onChange(listener: (scanId: string) => void): void;
 }

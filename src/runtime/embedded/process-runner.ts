@@ -280,6 +280,9 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     this.removals.add(removal);
   }
 
+  /** Nothing outlives release here: the work directory is the whole workload. */
+  async deleteCollectedWorkload(): Promise<void> {}
+
   /** Service shutdown: no scanner outlives the process that follows it. */
   async stopAll(): Promise<void> {
     await Promise.all([...this.workloads.keys()].map((scanId) => this.stop(scanId)));

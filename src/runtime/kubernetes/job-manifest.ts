@@ -74,6 +74,8 @@ export interface ScanJobInput extends ScanInputsInput {
   uploadTokenSecretName: string;
   /** The service's VIGIL_ALLOW_TARGETS, for the login step's browser. */
   allowTargets?: string;
+  /** When the Job is created: its activeDeadlineSeconds count from about then, and the uploader retries until they end. */
+  createdAt: Date;
 }
 
 // ---- Layout ------------------------------------------------------------------
@@ -87,6 +89,8 @@ export const UPLOAD_TOKEN_KEY = 'token';
 export const UPLOAD_TOKEN_ENV = 'VIGIL_UPLOAD_TOKEN';
 /** Comma-separated result files the uploader sends; inputs share the directory and are never results. */
 export const RESULT_FILES_ENV = 'VIGIL_RESULT_FILES';
+/** When the Job's deadline ends (ISO 8601): the uploader retries until then, however long Vigil is away. */
+export const UPLOAD_DEADLINE_ENV = 'VIGIL_UPLOAD_DEADLINE';
 /** The distroless "nonroot" user and group: no entry of any image we run maps to it. */
 
 const VOLUMES = { output: 'output', tmp: 'tmp', input: 'input', caBundle: 'ca-bundle' } as const;
@@ -241,12 +245,23 @@ function uploadContainer(input: ScanJobInput): Container {
     env: [
       { name: UPLOAD_TOKEN_ENV, valueFrom: { secretKeyRef: { name: input.uploadTokenSecretName, key: UPLOAD_TOKEN_KEY } } },
       { name: RESULT_FILES_ENV, value: results.join(',') },
+      { name: UPLOAD_DEADLINE_ENV, value: uploadDeadline(input).toISOString() },
     ],
     resources: structuredClone(input.settings.helperResources),
     securityContext: containerSecurityContext(),
     // Read-only: the uploader has no reason to change what the scanner wrote.
     volumeMounts: [{ ...outputMount, readOnly: true }],
   };
+}
+
+/**
+ * The Job's activeDeadlineSeconds counted from its creation. The Job's own
+ * startTime is set a moment later and the pod cannot read it (no API
+ * credentials, and the downward API does not carry it): the uploader stops
+ * at most that moment early, and Kubernetes ends the pod at the true deadline.
+ */
+export function uploadDeadline(input: Pick<ScanJobInput, 'createdAt' | 'settings'>): Date {
+  return new Date(input.createdAt.getTime() + input.settings.activeDeadlineSeconds * 1000);
 }
 
 // ---- The Job -----------------------------------------------------------------
@@ -354,7 +369,8 @@ export function buildScanJob(input: ScanJobInput): Job {
       // doubles results. The controller sees the failure and decides.
       backoffLimit: 0,
       activeDeadlineSeconds: input.settings.activeDeadlineSeconds,
-      ttlSecondsAfterFinished: input.settings.ttlSecondsAfterFinished,
+      // No ttlSecondsAfterFinished: a finished Job holds its pod's uploads-to-be and its outcome until Vigil has
+      // collected it, however long Vigil was away; the runner deletes it then (deleteCollectedWorkload in job-runner.ts).
       template: {
         // `kubectl logs job/<name>` shows the scanner, where progress and errors are.
         // Vigil's labels last: the scanner NetworkPolicy and the informers select pods by them.

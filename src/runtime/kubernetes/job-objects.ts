@@ -66,7 +66,7 @@ export type Job = Omit<V1Job, 'apiVersion' | 'kind' | 'metadata' | 'spec' | 'sta
   apiVersion: 'batch/v1';
   kind: 'Job';
   metadata: ObjectMeta;
-  spec: With<V1JobSpec, 'backoffLimit' | 'activeDeadlineSeconds' | 'ttlSecondsAfterFinished'> & {
+  spec: With<V1JobSpec, 'backoffLimit' | 'activeDeadlineSeconds'> & {
     template: Omit<V1PodTemplateSpec, 'metadata' | 'spec'> & { metadata: With<V1ObjectMeta, 'labels' | 'annotations'>; spec: PodSpec };
   };
 };

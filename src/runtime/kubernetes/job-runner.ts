@@ -6,7 +6,8 @@
  * the Job and its pods from the JobObserver's informer caches (no request)
  * and, once the Job completed, the files its uploader sent; stop deletes the
  * Job with foreground propagation; release deletes the Secrets and revokes
- * the upload token.
+ * the upload token; deleteCollectedWorkload deletes a Job whose results are
+ * recorded (Jobs have no TTL: one finished while Vigil was away waits).
  */
 import type * as k8s from './client-node.js';
 import { KubeApi, kubePaths } from './kube-api.js';
@@ -24,6 +25,7 @@ import { namespaceNotWritableMessage } from './refusals.js';
 import type { JobSettings } from './job-settings.js';
 import type { ScanCustomResources } from './scan-resources.js';
 import { SCAN_ID_LABEL } from './reconciler-kit.js';
+import { systemClock, type Clock } from '../../domain/clock.js';
 
 export interface ScanLocation {
   name: string;
@@ -54,6 +56,8 @@ export interface KubernetesJobRunnerOptions {
   onJobCreated?: (scanId: string) => void;
   /** Told when the scan is released (it ended, or its row was deleted): its request count goes. */
   onReleased?: (scanId: string) => void;
+  /** When a Job is created, for the uploader's deadline; the system clock unless a test moves it. */
+  clock?: Clock;
 }
 
 export class KubernetesJobRunner implements WorkloadRunner {
@@ -104,7 +108,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
     const { targets, addresses } = scannerTargets(resolved, workloadInputs.settingsHostAddresses);
     const scanner = scannerOptionsOf(workloadInputs);
     await this.replaceSecret({ scan: ref, targets, addresses, scanner });
-    const job = buildScanJob({ scan: ref, targets, addresses, scanner, allowTargets: this.options.allowTargets ?? '', settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: scanSecretName(ref.name) });
+    const job = buildScanJob({ scan: ref, targets, addresses, scanner, allowTargets: this.options.allowTargets ?? '', settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: scanSecretName(ref.name), createdAt: (this.options.clock ?? systemClock).now() });
     this.spent(scan.id);
     await createIdempotently(() => this.api.create(kubePaths.namespaced('batch', 'v1', ref.namespace, 'jobs'), job));
     this.options.observer.remember(job as k8s.V1Job);
@@ -200,6 +204,25 @@ export class KubernetesJobRunner implements WorkloadRunner {
     if (location === undefined) return;
     try {
       await this.api.delete(kubePaths.namespaced('batch', 'v1', location.namespace, 'jobs', scanJobName(location.name)), { propagationPolicy: 'Foreground' });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+
+  /**
+   * The scan's results are recorded: its Job and pod go (background
+   * propagation: nothing waits for the pod). Jobs carry no TTL, so that one
+   * which finished while Vigil was away is still there to collect; this is
+   * the deletion the TTL did. Called after release: not counted against the
+   * scan's budget (its count is dropped), this request was reserved
+   * (REQUESTS_AT_END). A Job this misses goes with its Scan's resource, its
+   * owner.
+   */
+  async deleteCollectedWorkload(scanId: string): Promise<void> {
+    const location = this.options.locate(scanId);
+    if (location === undefined) return;
+    try {
+      await this.api.delete(kubePaths.namespaced('batch', 'v1', location.namespace, 'jobs', scanJobName(location.name)), { propagationPolicy: 'Background' });
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }

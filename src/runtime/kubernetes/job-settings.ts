@@ -18,8 +18,6 @@ export interface JobSettings {
   serviceAccountName: string;
   /** The whole pod is killed after this; the controller marks the Scan FAILED. */
   activeDeadlineSeconds: number;
-  /** Finished Jobs and their pods stay this long, for `kubectl logs` when a scan went wrong. */
-  ttlSecondsAfterFinished: number;
   /** Per-type overrides of the scanner container's requests and limits (defaultScannerResources otherwise). */
   resources: Partial<Record<ScanType, ResourceRequirements>>;
   /** Requests and limits of the small `prepare` and `upload` containers. */
@@ -81,7 +79,6 @@ export function defaultJobSettings(version: string): JobSettings {
     images: {},
     serviceAccountName: 'vigil-scanner',
     activeDeadlineSeconds: 7200,
-    ttlSecondsAfterFinished: 3600,
     resources: {},
     helperResources: structuredClone(HELPER_RESOURCES),
     outputSizeLimit: '1Gi',
@@ -118,9 +115,8 @@ export function jobSettingsProblems(settings: JobSettings): string[] {
   if (!DNS_SUBDOMAIN.test(settings.serviceAccountName) || settings.serviceAccountName.length > 253) {
     problems.push(`serviceAccountName '${settings.serviceAccountName}' must be a lowercase DNS subdomain such as vigil-scanner`);
   }
-  for (const field of ['activeDeadlineSeconds', 'ttlSecondsAfterFinished'] as const) {
-    const value = settings[field];
-    if (!Number.isInteger(value) || value < (field === 'activeDeadlineSeconds' ? 1 : 0)) problems.push(`${field} must be a whole number of seconds, got ${value}`);
+  if (!Number.isInteger(settings.activeDeadlineSeconds) || settings.activeDeadlineSeconds < 1) {
+    problems.push(`activeDeadlineSeconds must be a whole number of seconds, got ${settings.activeDeadlineSeconds}`);
   }
   const quantities: Array<[string, string]> = [
     ['outputSizeLimit', settings.outputSizeLimit],
@@ -182,7 +178,6 @@ const SETTING_KEYS: ReadonlyArray<keyof JobSettings> = [
   'images',
   'serviceAccountName',
   'activeDeadlineSeconds',
-  'ttlSecondsAfterFinished',
   'resources',
   'helperResources',
   'outputSizeLimit',
@@ -199,6 +194,12 @@ const SETTING_KEYS: ReadonlyArray<keyof JobSettings> = [
 ];
 
 /**
+ * Accepted and ignored, so settings files of earlier versions still load:
+ * Jobs have no TTL any more, Vigil deletes each once it has collected it.
+ */
+const RETIRED_KEY = 'ttlSecondsAfterFinished';
+
+/**
  * The operator's overrides (VIGIL_JOB_SETTINGS_FILE, a JSON object) laid over
  * the defaults, then checked. An unknown key is refused rather than ignored:
  * a misspelt `resoures` would otherwise silently keep the defaults.
@@ -207,7 +208,8 @@ export function jobSettingsFrom(overrides: unknown, defaults: JobSettings): JobS
   if (overrides === null || typeof overrides !== 'object' || Array.isArray(overrides)) {
     throw new Error('scanner Job settings must be a JSON object');
   }
-  const unknown = Object.keys(overrides).filter((key) => !(SETTING_KEYS as readonly string[]).includes(key));
+  const { [RETIRED_KEY]: _retired, ...rest } = overrides as Record<string, unknown>;
+  const unknown = Object.keys(rest).filter((key) => !(SETTING_KEYS as readonly string[]).includes(key));
   if (unknown.length > 0) throw new Error(`scanner Job settings have unknown keys ${unknown.join(', ')}; allowed: ${SETTING_KEYS.join(', ')}`);
-  return checkJobSettings({ ...defaults, ...(overrides as Partial<JobSettings>) });
+  return checkJobSettings({ ...defaults, ...(rest as Partial<JobSettings>) });
 }
