@@ -158,6 +158,18 @@ describe('HTTP edge: authentication, errors, rate limits, health, metrics, OpenA
       expect(buildOpenApiDocument()).to.deep.equal(committed);
     });
 
+    it('names its license and describes every tag its operations use, each operation tagged', () => {
+      const document = buildOpenApiDocument();
+      expect(document.info.license).to.deep.equal({ name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' });
+      const declared = new Map((document.tags ?? []).map((tag) => [tag.name, tag.description]));
+      for (const [path, item] of Object.entries(document.paths)) {
+        for (const [method, operation] of Object.entries(item as Record<string, { tags?: string[] }>)) {
+          expect(operation.tags, `${method} ${path}`).to.have.length(1);
+          expect(declared.get(operation.tags![0]!), `${method} ${path}: tag ${operation.tags![0]}`).to.be.a('string').that.is.not.empty;
+        }
+      }
+    });
+
     it('is a valid OpenAPI 3.0.3 document that declares the API key scheme', async () => {
       const document = buildOpenApiDocument();
       expect(document.openapi).to.equal('3.0.3');
