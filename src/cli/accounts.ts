@@ -1,24 +1,12 @@
-/** `vigil accounts create | list | create-key` (CONTRACT.md): operators' account management, safe beside a running `serve`. */
+/**
+ * `vigil accounts create | list | create-key` (CONTRACT.md): operators'
+ * account management, safe beside a running `serve`. Arguments arrive
+ * parsed and checked against their choices (program.ts).
+ */
 import { loadSettings } from '../config/settings.js';
-import { FEATURES, PLANS, type Account, type Feature, type Plan } from '../domain/accounts/account.js';
+import type { Account, Feature, Plan } from '../domain/accounts/account.js';
 import { composeCore, type Core } from '../main/composition-root.js';
-import { UsageError, parseCommandArgs, wholeNumber } from './usage.js';
-
-const SUBCOMMANDS = 'create, list or create-key';
-
-export async function runAccountsCommand(args: string[]): Promise<number> {
-  const [subcommand, ...rest] = args;
-  switch (subcommand) {
-    case 'create':
-      return withCore((core) => createAccount(core, rest));
-    case 'list':
-      return withCore((core) => listAccounts(core, rest));
-    case 'create-key':
-      return withCore((core) => createKey(core, rest));
-    default:
-      throw new UsageError(`unknown accounts command '${subcommand ?? ''}'; use ${SUBCOMMANDS} (vigil --help)`);
-  }
-}
+import { UsageError, wholeNumber } from './usage.js';
 
 async function withCore(run: (core: Core) => number): Promise<number> {
   const core = composeCore(loadSettings());
@@ -29,38 +17,39 @@ async function withCore(run: (core: Core) => number): Promise<number> {
   }
 }
 
-function createAccount(core: Core, args: string[]): number {
-  const values = parseCommandArgs(args, {
-    name: { type: 'string' },
-    plan: { type: 'string' },
-    feature: { type: 'string', multiple: true },
-    'monthly-scan-limit': { type: 'string' },
-    'min-qod': { type: 'string' },
-    namespace: { type: 'string' },
-  });
-  if (values.name === undefined || values.name.trim() === '') throw new UsageError('--name is required');
-  const plan = values.plan ?? 'free';
-  if (!(PLANS as readonly string[]).includes(plan)) throw new UsageError(`--plan must be one of: ${PLANS.join(', ')}`);
-  for (const feature of values.feature ?? []) {
-    if (!(FEATURES as readonly string[]).includes(feature)) throw new UsageError(`--feature must be one of: ${FEATURES.join(', ')}`);
-  }
-  const { account, apiKey } = core.accounts.createAccount({
-    name: values.name,
-    plan: plan as Plan,
-    features: (values.feature ?? []) as Feature[],
-    monthlyScanLimit: wholeNumber('--monthly-scan-limit', values['monthly-scan-limit']) ?? null,
-    minOpenvasQod: wholeNumber('--min-qod', values['min-qod'], 100),
-    namespace: values.namespace,
-  });
-  process.stdout.write(`${JSON.stringify({ account_id: account.id, api_key: apiKey })}\n`);
-  return 0;
+export interface CreateAccountOptions {
+  name: string;
+  plan: string;
+  feature: string[];
+  monthlyScanLimit?: string;
+  minQod?: string;
+  namespace?: string;
 }
 
-function listAccounts(core: Core, args: string[]): number {
-  const values = parseCommandArgs(args, { json: { type: 'boolean' } });
-  const accounts = core.accounts.listAccounts();
-  process.stdout.write(values.json === true ? accounts.map((account) => `${JSON.stringify(accountJson(account))}\n`).join('') : accountsTable(accounts));
-  return 0;
+/** `vigil accounts create`: prints {"account_id","api_key"}, the key's only appearance. */
+export function createAccount(options: CreateAccountOptions): Promise<number> {
+  if (options.name.trim() === '') throw new UsageError('--name must not be empty');
+  return withCore((core) => {
+    const { account, apiKey } = core.accounts.createAccount({
+      name: options.name,
+      plan: options.plan as Plan,
+      features: options.feature as Feature[],
+      monthlyScanLimit: wholeNumber('--monthly-scan-limit', options.monthlyScanLimit) ?? null,
+      minOpenvasQod: wholeNumber('--min-qod', options.minQod, 100),
+      namespace: options.namespace,
+    });
+    process.stdout.write(`${JSON.stringify({ account_id: account.id, api_key: apiKey })}\n`);
+    return 0;
+  });
+}
+
+/** `vigil accounts list`: a table, or one JSON object a line with --json. */
+export function listAccounts(options: { json?: boolean }): Promise<number> {
+  return withCore((core) => {
+    const accounts = core.accounts.listAccounts();
+    process.stdout.write(options.json === true ? accounts.map((account) => `${JSON.stringify(accountJson(account))}\n`).join('') : accountsTable(accounts));
+    return 0;
+  });
 }
 
 function accountJson(account: Account) {
@@ -85,11 +74,12 @@ export function accountsTable(accounts: Account[]): string {
   return rows.map((row) => `${row.map((cell, column) => cell.padEnd(widths[column]!)).join('   ').trimEnd()}\n`).join('');
 }
 
-function createKey(core: Core, args: string[]): number {
-  const values = parseCommandArgs(args, { account: { type: 'string' }, name: { type: 'string' } });
-  if (values.account === undefined) throw new UsageError('--account is required (an account id or name; vigil accounts list shows them)');
-  const account = core.accounts.findAccount(values.account);
-  const { id, apiKey } = core.accounts.createApiKey(account.id, values.name ?? 'created with vigil accounts create-key');
-  process.stdout.write(`${JSON.stringify({ account_id: account.id, key_id: id, api_key: apiKey })}\n`);
-  return 0;
+/** `vigil accounts create-key`: prints {"account_id","key_id","api_key"}. */
+export function createKey(options: { account: string; name?: string }): Promise<number> {
+  return withCore((core) => {
+    const account = core.accounts.findAccount(options.account);
+    const { id, apiKey } = core.accounts.createApiKey(account.id, options.name ?? 'created with vigil accounts create-key');
+    process.stdout.write(`${JSON.stringify({ account_id: account.id, key_id: id, api_key: apiKey })}\n`);
+    return 0;
+  });
 }

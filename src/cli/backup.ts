@@ -3,14 +3,13 @@
  * into DIR, a new or empty folder, while `serve` runs on it or not;
  * `VIGIL_DATA_DIR=DIR vigil serve` starts from it. Exit 2 for a bad DIR.
  */
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { loadSettings } from '../config/settings.js';
 import { BackupTargetError, backupDataDir } from '../store/data-dir-backup.js';
 import { UsageError } from './usage.js';
 
-export async function runBackup(args: string[]): Promise<number> {
-  const target = backupFolderOf(args);
+export async function runBackup(target: string): Promise<number> {
+  if (target.trim() === '') throw new UsageError('vigil backup takes one argument, the new or empty folder to write the backup into');
   const { dataDir } = loadSettings();
   if (resolve(target) === dataDir || resolve(target).startsWith(`${dataDir}/`)) throw new UsageError(`the backup folder ${target} is inside the data directory ${dataDir}; name a folder outside it`);
   try {
@@ -21,15 +20,4 @@ export async function runBackup(args: string[]): Promise<number> {
     if (error instanceof BackupTargetError) throw new UsageError(error.message);
     throw error;
   }
-}
-
-function backupFolderOf(args: string[]): string {
-  let positionals: string[];
-  try {
-    ({ positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true }));
-  } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0]!.replace(/\.$/, ''));
-  }
-  if (positionals.length !== 1 || positionals[0] === '') throw new UsageError('vigil backup takes one argument, the new or empty folder to write the backup into');
-  return positionals[0]!;
 }

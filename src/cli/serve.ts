@@ -3,10 +3,8 @@ import { composeVigil } from '../main/composition-root.js';
 import { lockDataDir } from '../store/data-dir-lock.js';
 import { createLogger } from '../observability/logger.js';
 import { firstKeyBanner } from './first-key-banner.js';
-import { UsageError } from './usage.js';
 
-export async function runServe(args: string[]): Promise<number> {
-  if (args.length > 0) throw new UsageError(`'vigil serve' takes no arguments (got '${args.join(' ')}'); configure it with environment variables`);
+export async function runServe(): Promise<number> {
   const settings = loadSettings();
   // Before the database is opened: a second server on the directory stops here (DataDirInUseError, exit 1).
   const lock = lockDataDir(settings.dataDir);

@@ -33,6 +33,7 @@ import type { RateLimiter } from './rate-limiter.js';
 import { requestContext, type RequestContext } from './request-context.js';
 import { refuseDeepJson, refuseLoneSurrogates, refuseMalformedRequests } from './request-guards.js';
 import { createDashboardRouter, type DashboardDeps } from './dashboard/router.js';
+import { apiReferenceRouter } from './api-reference.js';
 import { healthRouter } from './health.js';
 import { metricsHandler } from './metrics-app.js';
 import type { ReadinessCheck } from '../app/ports/health.js';
@@ -76,6 +77,8 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
 
   app.use(healthRouter({ isAccepting: deps.isAccepting, ...(deps.readiness === undefined ? {} : { readiness: deps.readiness }) }));
   if (deps.metricsOnThisPort ?? true) app.get('/metrics', metricsHandler(deps.metrics));
+
+  app.use(apiReferenceRouter());
 
   const documentJson = JSON.stringify(deps.document);
   const apiRouter = await createApiRouter({

@@ -40,9 +40,10 @@ describe('the vigil command', function () {
     });
 
     const badArguments: Array<[string, string[], RegExp]> = [
-      ['a missing --name', ['accounts', 'create'], /--name is required/],
-      ['an unknown plan', ['accounts', 'create', '--name', 'a', '--plan', 'gold'], /--plan must be one of: free, paid/],
-      ['an unknown feature', ['accounts', 'create', '--name', 'a', '--feature', 'teleport'], /--feature must be one of: nessus, csv_export/],
+      ['a missing --name', ['accounts', 'create'], /required option '--name <name>' not specified/],
+      ['an empty --name', ['accounts', 'create', '--name', ' '], /--name must not be empty/],
+      ['an unknown plan', ['accounts', 'create', '--name', 'a', '--plan', 'gold'], /'gold' is invalid\. Allowed choices are free, paid/],
+      ['an unknown feature', ['accounts', 'create', '--name', 'a', '--feature', 'nessus', '--feature', 'teleport'], /'teleport' is invalid\. Allowed choices are nessus, csv_export/],
       ['a negative scan limit', ['accounts', 'create', '--name', 'a', '--monthly-scan-limit', '-1'], /--monthly-scan-limit/],
       ['an unknown option', ['accounts', 'create', '--name', 'a', '--colour', 'red'], /colour/],
       ['an invalid namespace', ['accounts', 'create', '--name', 'a', '--namespace', 'Not_Valid'], /namespace/],
@@ -62,10 +63,12 @@ describe('the vigil command', function () {
       });
     }
 
-    it('exits 2 for an unknown accounts command, naming the ones there are', () => {
+    it('exits 2 for an unknown accounts command, suggesting the one meant', () => {
       const result = vigil(['accounts', 'delete'], { VIGIL_DATA_DIR: dir.path });
       expect(result.code).to.equal(2);
-      expect(result.stderr).to.match(/unknown accounts command 'delete'; use create, list or create-key/);
+      expect(result.stderr).to.match(/^vigil: unknown command 'delete'/);
+      const close = vigil(['accounts', 'creat'], { VIGIL_DATA_DIR: dir.path });
+      expect([close.code, close.stderr]).to.deep.equal([2, "vigil: unknown command 'creat'\n(Did you mean create?)\n"]);
     });
 
     it('exits 2 when the name is taken', () => {

@@ -41,6 +41,7 @@ function header(shell: PageShell): SafeHtml {
       )}</ul>
     </nav>
     <div class="account">
+      <a href="/docs">API reference</a>
       <span>Account <strong>${session.account.name}</strong></span>
       ${postButton({ action: PATHS.signOut, csrf: session.csrfToken, label: 'Sign out', variant: 'quiet' })}
     </div>`}
