@@ -21,6 +21,7 @@ import { m0016WebhookDeliveryStateIndexes } from './0016-webhook-delivery-state-
 import { m0017TargetListJsonIndex } from './0017-target-list-json-index.js';
 import { m0018ScanResultContent } from './0018-scan-result-content.js';
 import { m0019WebhookFirstAttemptDeliveries } from './0019-webhook-first-attempt-deliveries.js';
+import { m0020PendingResultFiles } from './0020-pending-result-files.js';
 
 export interface Migration {
   version: number;
@@ -28,4 +29,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens, m0004Risks, m0005Sources, m0006Webhooks, m0007WebhookCursor, m0008ScheduledScans, m0009DashboardSessions, m0010ScheduledRuns, m0011WebhookDueByEndpoint, m0012Reports, m0013PendingRecordings, m0014DashboardRiskIndexes, m0015TargetAttachments, m0016WebhookDeliveryStateIndexes, m0017TargetListJsonIndex, m0018ScanResultContent, m0019WebhookFirstAttemptDeliveries];
+export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens, m0004Risks, m0005Sources, m0006Webhooks, m0007WebhookCursor, m0008ScheduledScans, m0009DashboardSessions, m0010ScheduledRuns, m0011WebhookDueByEndpoint, m0012Reports, m0013PendingRecordings, m0014DashboardRiskIndexes, m0015TargetAttachments, m0016WebhookDeliveryStateIndexes, m0017TargetListJsonIndex, m0018ScanResultContent, m0019WebhookFirstAttemptDeliveries, m0020PendingResultFiles];
