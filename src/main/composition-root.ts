@@ -42,6 +42,9 @@ import { FileSystemReportFiles } from '../store/report-files.js';
 import { renderCsvReport } from '../reports/csv-report.js';
 import { renderHtmlReport } from '../reports/html-report.js';
 import { renderPdfReport } from '../reports/pdf/pdf-report.js';
+import { renderScanPdf } from '../reports/pdf/scan-pdf.js';
+import { ScanPdfs } from '../app/scan-pdfs.js';
+import { SqliteScanPdfRepository } from '../store/scan-pdfs-repository.js';
 import { WebhookEndpointsService } from '../app/webhook-endpoints-service.js';
 import { SqliteWebhookEndpointRepository } from '../store/webhook-endpoints-repository.js';
 import { SqliteWebhookDeliveryRepository } from '../store/webhook-deliveries-repository.js';
@@ -193,6 +196,7 @@ export function scanController(settings: Settings, core: Core, scans: ScanReposi
     ...(pollMs === undefined ? {} : { pollMs }),
     resolver: systemResolver,
     resultFiles: core.resultFiles,
+    scanPdfs: core.scanPdfs,
     history: core.history,
     staging: core.staging,
     clock,
@@ -274,7 +278,15 @@ export function composeCore(
   const outbox = new NotifyingOutbox(new SqliteEventOutbox(db));
   // Writes of the same turn of the event loop in one transaction, one disk flush: POST /v1/scans and the Scan controller's state changes.
   const commits = new GroupCommit((fn) => db.transaction(fn).immediate(), () => db.inTransaction);
-  const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles, history, outbox, commits);
+  const scanPdfs = new ScanPdfs({
+    repository: new SqliteScanPdfRepository(db),
+    scans: scanRepository,
+    accounts: accountRepository,
+    resultFiles,
+    render: renderScanPdf,
+    clock,
+  });
+  const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles, history, outbox, commits, scanPdfs);
   const uploads = new UploadsService(
     new SqliteUploadTokenRepository(db),
     new FileSystemResultFiles(join(settings.dataDir, 'uploads')),
@@ -301,7 +313,7 @@ export function composeCore(
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
   const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings, staging);
-  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, uploads, riskRepository, history, staging, outbox, risks, reports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
+  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, scanPdfs, uploads, riskRepository, history, staging, outbox, risks, reports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 
 /**
@@ -390,6 +402,8 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     // The runtime first: on Kubernetes its informers must have listed the Jobs before the controller looks at running Scans.
     await runtime.start();
     controller.start();
+    // After the sweep of what a crash left: the PDFs of SUCCEEDED scans that are still to be made.
+    core.scanPdfs.renderPending();
     scheduler.start();
     notifier.start();
     dispatcher.start();
@@ -399,6 +413,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   const runtime = cluster === undefined ? embeddedRuntime(settings, logger) : kubernetesRuntime(settings, core, cluster, clock, logger);
   const controller = scanController(settings, core, core.scanRepository, runtime.runner, clock, logger, runtime.pollMs);
   core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
+  core.scanPdfs.onError((file, error) => logger.error({ scan_id: file.scanId, result_id: file.resultId, err: error }, "a scan's PDF could not be made; it is made again at the next start or at its download"));
   const dispatcher = webhookDispatcher(settings, core, clock, logger);
   core.outbox.onAppended(() => dispatcher.wake());
   const scheduler = scheduledScanController(core, clock, systemTimers(clock), {
@@ -418,6 +433,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     }
     await scheduler.stop();
     await controller.stop();
+    await core.scanPdfs.idle();
     await notifier.stop();
     await dispatcher.stop();
     await runtime.stop();

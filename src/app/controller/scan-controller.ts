@@ -21,6 +21,7 @@ import { MalformedResultError } from '../../domain/errors.js';
 import { RESULT_IN_ROW_MAX_BYTES } from '../../domain/scans/result-file.js';
 import type { WorkQueue, ReconcileResult } from './work-queue.js';
 import { ControllerLoop } from './controller-loop.js';
+import type { ScanPdfs } from '../scan-pdfs.js';
 import { AUTHENTICATION_CONDITION, AUTHENTICATION_FAILED, type PreparedScan, type WebScanPreparation } from '../web-scan-preparation.js';
 
 export interface ScanControllerOptions {
@@ -41,6 +42,12 @@ export interface ScanControllerOptions {
    * targets only.
    */
   preparation?: WebScanPreparation;
+  /**
+   * Each SUCCEEDED scan's PDF: listed in its results with its final state,
+   * rendered right after (ScanPdfs). Absent, a scan's results are its
+   * scanner's files only.
+   */
+  scanPdfs?: ScanPdfs;
   /** VIGIL_RESULT_FILE_MAX_MB: the largest output file the collector parses (the JSON parsers' own default is the 25 MiB upload limit). */
   resultFileMaxBytes?: number;
   onError: (scanId: string, error: unknown) => void;
@@ -269,7 +276,9 @@ export class ScanController {
    * requests), the Scan's state in the last. If the Scan was stopped
    * meanwhile, all of it is rolled back and the stop wins.
    */
-  private async recordCompletion(scan: Scan, files: NewResultFile[], findings: TargetFindings, now: string, detail: string | undefined): Promise<void> {
+  private async recordCompletion(scan: Scan, scannerFiles: NewResultFile[], findings: TargetFindings, now: string, detail: string | undefined): Promise<void> {
+    const pdf = this.options.scanPdfs?.resultFor(scan, now);
+    const files = pdf === undefined ? scannerFiles : [...scannerFiles, pdf];
     const saved = await this.options.history.recordScanWhole(scan, 'SCAN', findings, (risks) => {
       const done: Scan = {
         ...scan,
@@ -285,6 +294,7 @@ export class ScanController {
       return this.options.scans.saveWithResults(done, files, [scanEvent], 'RUNNING');
     }, this.options.commit);
     if (saved === false) this.queue.add(scan.id);
+    else if (pdf !== undefined) this.options.scanPdfs!.renderSoon({ resultId: pdf.id, scanId: scan.id, accountId: scan.accountId });
   }
 
   private async finishStopping(scan: Scan): Promise<ReconcileResult> {
