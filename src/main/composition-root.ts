@@ -92,6 +92,7 @@ export interface Vigil {
   imports: ImportsService;
   uploads: UploadsService;
   webhookEndpoints: WebhookEndpointsService;
+  scanPdfs: ScanPdfs;
   metrics: Metrics;
   /** Starts listening; resolves with the bound server. */
   listen(): Promise<Server>;
