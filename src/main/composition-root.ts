@@ -313,7 +313,7 @@ export function composeCore(
   const scheduledScanRepository = wrapScheduledScans(new SqliteScheduledScanRepository(db));
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
-  const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings, staging);
+  const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings, staging, scanPdfs);
   return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, resultFiles, scanPdfs, uploads, riskRepository, history, staging, outbox, risks, reports, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 

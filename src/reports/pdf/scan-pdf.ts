@@ -89,7 +89,7 @@ function* layOut(flow: PdfFlow, model: ScanPdfModel, entries: readonly ContentsE
   heading(flow, 'Contents', undefined, { breakBefore: true });
   contentsBlocks(flow, entries, anchorPages);
   heading(flow, 'Summary', 'summary', { breakBefore: true });
-  flow.text('The risks this scan found: its new open and still open risks.', { size: 10, color: INK.muted });
+  flow.text('The risks this PDF holds of those the scan found: its new open and still open risks.', { size: 10, color: INK.muted });
   summaryTilesBlock(flow, model);
   chartsBlock(flow, model);
   heading(flow, 'Targets', 'targets');
