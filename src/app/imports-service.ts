@@ -28,6 +28,7 @@ import type { Source } from '../domain/sources/source.js';
 import type { Cidr } from '../domain/targets/ipv4.js';
 import type { Target } from '../domain/targets/target.js';
 import type { PendingRecording, PendingRecordings, RecordingStaging, ResultFileStore, ScanRepository, StoredResultFile } from './ports.js';
+import { yieldToEventLoop } from './event-loop.js';
 import { ResultUpload, type ParsedUpload } from './result-upload.js';
 import type { RiskHistory, TargetFindings } from './risk-history.js';
 import type { ScanPdfs } from './scan-pdfs.js';
@@ -211,10 +212,6 @@ class ImportInterrupted extends InvalidRequestError {
   constructor(scanId: string) {
     super(`the import's scan ${scanId} was deleted while it was being recorded; upload the file again`);
   }
-}
-
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function* batches<T>(items: readonly T[], size: number): Generator<T[]> {

@@ -15,6 +15,7 @@ import type { Clock } from '../domain/clock.js';
 import { buildScanPdfModel, scanPdfShares, SCAN_PDF, SCAN_PDF_LIMITS, SCAN_RISK_LISTS, type ScanPdfSnapshot, type ScanRiskList } from '../domain/reports/scan-pdf-model.js';
 import type { ReportRisk } from '../domain/reports/snapshot.js';
 import type { Scan } from '../domain/scans/scan.js';
+import { yieldToEventLoop } from './event-loop.js';
 import type { AccountRepository, NewResultFile, PendingResultFile, ResultFileStore, ScanPdfRenderer, ScanPdfRepository, ScanRepository } from './ports.js';
 
 /** Risk ids read per query: under SQLite's limit of bound variables, and short enough not to hold the event loop. */
@@ -97,7 +98,14 @@ export class ScanPdfs {
       out.destroy(error as Error);
       throw error;
     });
-    const [, saved] = await Promise.all([rendering, saving]);
+    let saved: { size: number; sha256: string };
+    try {
+      [, saved] = await Promise.all([rendering, saving]);
+    } catch (error) {
+      // Deleting the scan meanwhile removes its folder under the file being written: not a failure, nothing is left to make.
+      if (this.options.scans.findByIdUnscoped(scan.id) !== undefined) throw error;
+      return this.options.resultFiles.removeScan(scan.id);
+    }
     if (!this.options.repository.markRendered(file.resultId, saved.size, saved.sha256)) {
       // The scan was deleted while its PDF was made: its folder goes, as the deletion removed it.
       await this.options.resultFiles.removeScan(scan.id);
@@ -148,8 +156,4 @@ export class ScanPdfs {
 
 function* slices(ids: readonly string[]): Generator<readonly string[]> {
   for (let start = 0; start < ids.length; start += IDS_PER_READ) yield ids.slice(start, start + IDS_PER_READ);
-}
-
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -87,14 +87,25 @@ describe('the PDF of a SUCCEEDED scan on the store and the data directory', func
     expect(renderings).to.equal(1);
   });
 
-  it('a scan deleted while its PDF is made leaves no file behind', async () => {
-    const pdfs = pdfsWith(async (model, out) => {
-      core.scans.delete(account, model.snapshot.scan.id);
-      await renderScanPdf(model, out);
+  for (const [when, deleteAt] of [
+    ['before its first byte is written', 'start'],
+    ['while its file is being written (the deletion removes the folder under it)', 'midway'],
+  ] as const) {
+    it(`a scan deleted ${when} leaves no file behind and reports no failure`, async () => {
+      const pdfs = pdfsWith(async (model, out) => {
+        if (deleteAt === 'midway') {
+          out.write(Buffer.from('%PDF-1.3 first piece'));
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        core.scans.delete(account, model.snapshot.scan.id);
+        // The deletion's removal of the folder runs in the thread pool: let it finish under the open file.
+        if (deleteAt === 'midway') await new Promise((resolve) => setTimeout(resolve, 50));
+        await renderScanPdf(model, out);
+      });
+      const { scan, resultId } = succeededScan(pdfs);
+      await pdfs.ensureRendered({ resultId, scanId: scan.id, accountId: account.id });
+      expect(existsSync(folderOf(scan))).to.equal(false);
+      expect(core.db.prepare('SELECT COUNT(*) AS n FROM pending_result_files').get()).to.deep.equal({ n: 0 });
     });
-    const { scan, resultId } = succeededScan(pdfs);
-    await pdfs.ensureRendered({ resultId, scanId: scan.id, accountId: account.id });
-    expect(existsSync(folderOf(scan))).to.equal(false);
-    expect(core.db.prepare('SELECT COUNT(*) AS n FROM pending_result_files').get()).to.deep.equal({ n: 0 });
-  });
+  }
 });
