@@ -28,8 +28,10 @@ import type { Source } from '../domain/sources/source.js';
 import type { Cidr } from '../domain/targets/ipv4.js';
 import type { Target } from '../domain/targets/target.js';
 import type { PendingRecording, PendingRecordings, RecordingStaging, ResultFileStore, ScanRepository, StoredResultFile } from './ports.js';
+import { yieldToEventLoop } from './event-loop.js';
 import { ResultUpload, type ParsedUpload } from './result-upload.js';
 import type { RiskHistory, TargetFindings } from './risk-history.js';
+import type { ScanPdfs } from './scan-pdfs.js';
 import type { SourcesService } from './sources-service.js';
 import type { TargetsService } from './targets-service.js';
 
@@ -60,6 +62,8 @@ export class ImportsService {
     private readonly allowTargets: readonly Cidr[],
     private readonly pending: PendingRecordings,
     private readonly staging: RecordingStaging,
+    /** Each imported scan's PDF, as for a scan Vigil ran: listed with its risks, rendered right after. */
+    private readonly scanPdfs?: ScanPdfs,
   ) {}
 
   /**
@@ -170,13 +174,15 @@ export class ImportsService {
       this.scans.insertImported(draft, [input.file]);
       this.sources.linkScan(draft.id, input.source);
     });
+    const pdf = this.scanPdfs?.resultFor(draft, input.file.createdAt);
     const scan = await this.history.recordScanInChunks(draft, 'IMPORT', this.stagedFindings(input, targets), (risks) => {
-      const recorded: Scan = { ...draft, risks };
+      const recorded: Scan = { ...draft, risks, results: pdf === undefined ? draft.results : [...draft.results, { resultId: pdf.id, contentType: pdf.contentType }] };
       const created = newEvent(account.id, 'scan.created', presentScan(recorded), this.clock.now());
       // The risk events follow, released from the staging in this transaction.
-      return this.scans.save(recorded, [created]) ? recorded : false;
+      return this.scans.saveWithResults(recorded, pdf === undefined ? [] : [pdf], [created], draft.state) ? recorded : false;
     });
     if (scan === false) throw new ImportInterrupted(draft.id);
+    if (pdf !== undefined) this.scanPdfs!.renderSoon({ resultId: pdf.id, scanId: scan.id, accountId: account.id });
     return { scan, source: input.source, targets, skippedHosts: input.inferred.skipped };
   }
 
@@ -208,10 +214,6 @@ class ImportInterrupted extends InvalidRequestError {
   constructor(scanId: string) {
     super(`the import's scan ${scanId} was deleted while it was being recorded; upload the file again`);
   }
-}
-
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function* batches<T>(items: readonly T[], size: number): Generator<T[]> {

@@ -16,6 +16,7 @@ export * from './ports/sources.js';
 export * from './ports/schedules.js';
 export * from './ports/mail.js';
 export * from './ports/reports.js';
+export * from './ports/scan-pdfs.js';
 export * from './ports/dashboard-reads.js';
 export * from './ports/health.js';
 export type { ScanType } from '../domain/risks/finding.js';

@@ -12,6 +12,7 @@ import { diffScan, historyOf, type Risk, type StagedFinding } from '../domain/ri
 import type { Scan } from '../domain/scans/scan.js';
 import { healthScore } from '../domain/targets/health-score.js';
 import type { Target } from '../domain/targets/target.js';
+import { yieldToEventLoop } from './event-loop.js';
 import type { EventReceivers, PendingRecording, PendingRecordings, RecordingKind, RecordingStaging, RiskRepository, TargetRepository } from './ports.js';
 
 export interface ScanRisks {
@@ -312,10 +313,6 @@ const REFUSED = Symbol('recording refused');
 /** How many targets, and about how many findings, one transaction of a recording writes: each takes a few milliseconds. */
 const TARGETS_PER_TRANSACTION = 250;
 const FINDINGS_PER_TRANSACTION = 1000;
-
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /** Consecutive items up to TARGETS_PER_TRANSACTION of them, or until their findings reach FINDINGS_PER_TRANSACTION. */
 function* batchesByFindings<T>(items: readonly T[], findingsOf: (item: T) => number): Generator<T[]> {

@@ -13,6 +13,7 @@ import { assertTypeAllowed, isAuthenticated, selectorOf, type StartScanRequest }
 import type { Target } from '../domain/targets/target.js';
 import { GroupCommit } from './group-commit.js';
 import type { ListParams, ListResult, Paginator } from './pagination.js';
+import type { ScanPdfs } from './scan-pdfs.js';
 import type { RiskHistory } from './risk-history.js';
 import { SCAN_FILTER_KEYS, type EventOutbox, type ResultFileStore, type ScanRepository, type StoredResultFile, type TargetRepository } from './ports.js';
 import type { TargetsService } from './targets-service.js';
@@ -36,6 +37,8 @@ export class ScansService {
     private readonly outbox: EventOutbox,
     /** The store's group commit (composition root); POSTs share its transactions. */
     admissions: GroupCommit,
+    /** Each SUCCEEDED scan's PDF: a download of one still being made waits for it. */
+    private readonly scanPdfs?: ScanPdfs,
   ) {
     this.admissions = admissions;
   }
@@ -191,12 +194,21 @@ export class ScansService {
     void this.resultFiles.removeScan(id);
   }
 
-  /** A result file of a SUCCEEDED scan of the account, and a stream of its bytes. */
-  openResult(account: Account, resultId: string): { file: StoredResultFile; content: Readable } {
-    const file = this.scans.findResult(account.id, resultId);
+  /**
+   * A result file of a SUCCEEDED scan of the account, and a stream of its
+   * bytes; the scan's PDF is made first when it is not yet (ScanPdfs).
+   */
+  async openResult(account: Account, resultId: string): Promise<{ file: StoredResultFile; content: Readable }> {
+    let file = this.scans.findResult(account.id, resultId);
     if (file === undefined) throw new NotFoundError('result', resultId);
     const scan = this.scans.findById(account.id, file.scanId);
     if (scan?.state !== 'SUCCEEDED') throw new NotFoundError('result', resultId);
+    if (this.scanPdfs?.isPending(file.id) === true) {
+      await this.scanPdfs.ensureRendered({ resultId: file.id, scanId: file.scanId, accountId: account.id });
+      // Its size is known now; gone if the scan was deleted meanwhile.
+      file = this.scans.findResult(account.id, resultId);
+      if (file === undefined) throw new NotFoundError('result', resultId);
+    }
     const inRow = this.scans.resultContent(file.id);
     return { file, content: inRow !== undefined ? Readable.from([inRow]) : this.resultFiles.open(file.scanId, file.fileName) };
   }

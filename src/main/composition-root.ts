@@ -49,6 +49,12 @@ import { SqliteReportRepository } from '../store/reports-repository.js';
 import { FileSystemReportFiles } from '../store/report-files.js';
 import { ReportWorkers } from '../reports/report-workers.js';
 import { siblingModule } from '../app/worker-thread.js';
+import { renderCsvReport } from '../reports/csv-report.js';
+import { renderHtmlReport } from '../reports/html-report.js';
+import { renderPdfReport } from '../reports/pdf/pdf-report.js';
+import { renderScanPdf } from '../reports/pdf/scan-pdf.js';
+import { ScanPdfs } from '../app/scan-pdfs.js';
+import { SqliteScanPdfRepository } from '../store/scan-pdfs-repository.js';
 import { WebhookEndpointsService } from '../app/webhook-endpoints-service.js';
 import { SqliteWebhookEndpointRepository } from '../store/webhook-endpoints-repository.js';
 import { SqliteWebhookDeliveryRepository } from '../store/webhook-deliveries-repository.js';
@@ -96,6 +102,7 @@ export interface Vigil {
   imports: ImportsService;
   uploads: UploadsService;
   webhookEndpoints: WebhookEndpointsService;
+  scanPdfs: ScanPdfs;
   metrics: Metrics;
   /** Starts listening; resolves with the bound server. */
   listen(): Promise<Server>;
@@ -211,6 +218,7 @@ export function scanController(settings: Settings, core: Core, scans: ScanReposi
     ...(pollMs === undefined ? {} : { pollMs }),
     resolver: systemResolver,
     resultFiles: core.resultFiles,
+    scanPdfs: core.scanPdfs,
     history: core.history,
     staging: core.staging,
     clock,
@@ -302,7 +310,15 @@ export function composeCore(
   const outbox = new NotifyingOutbox(new SqliteEventOutbox(db));
   // Writes of the same turn of the event loop in one transaction, one disk flush: POST /v1/scans and the Scan controller's state changes.
   const commits = new GroupCommit((fn) => db.transaction(fn).immediate(), () => db.inTransaction);
-  const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles, history, outbox, commits);
+  const scanPdfs = new ScanPdfs({
+    repository: new SqliteScanPdfRepository(db),
+    scans: scanRepository,
+    accounts: accountRepository,
+    resultFiles,
+    render: renderScanPdf,
+    clock,
+  });
+  const scans = new ScansService(scanRepository, targetRepository, targets, paginator, clock, resultFiles, history, outbox, commits, scanPdfs);
   const uploads = new UploadsService(
     new SqliteUploadTokenRepository(db),
     new FileSystemResultFiles(join(settings.dataDir, 'uploads')),
@@ -328,9 +344,9 @@ export function composeCore(
   const scheduledScanRepository = wrapScheduledScans(new SqliteScheduledScanRepository(db));
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
-  const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings, staging);
+  const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings, staging, scanPdfs);
   const scanResourceMarks = new SqliteScanResourceMarks(db);
-  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, scanResourceMarks, resultFiles, uploads, riskRepository, history, staging, outbox, risks, reports, savedReports, reportWorkers, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
+  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, scanResourceMarks, resultFiles, scanPdfs, uploads, riskRepository, history, staging, outbox, risks, reports, savedReports, reportWorkers, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 
 /**
@@ -463,6 +479,8 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     await runtime.start();
     runtimeStarted = true;
     controller.start();
+    // After the sweep of what a crash left: the PDFs of SUCCEEDED scans that are still to be made.
+    core.scanPdfs.renderPending();
     scheduler.start();
     notifier.start();
     dispatcher.start();
@@ -473,6 +491,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   const runtime = cluster === undefined ? embeddedRuntime(settings, logger) : kubernetesRuntime(settings, core, cluster, clock, logger);
   const controller = scanController(settings, core, core.scanRepository, runtime.runner, clock, logger, runtime.pollMs);
   core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
+  core.scanPdfs.onError((file, error) => logger.error({ scan_id: file.scanId, result_id: file.resultId, err: error }, "a scan's PDF could not be made; it is made again at the next start or at its download"));
   const dispatcher = webhookDispatcher(settings, core, clock, logger, metrics);
   core.outbox.onAppended(() => dispatcher.wake());
   const scheduler = scheduledScanController(core, clock, systemTimers(clock), {
@@ -495,6 +514,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     await backups?.stop();
     await scheduler.stop();
     await controller.stop();
+    await core.scanPdfs.idle();
     await notifier.stop();
     await dispatcher.stop();
     await runtime.stop();

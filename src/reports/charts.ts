@@ -28,7 +28,7 @@ export const LEVEL_COLORS: Readonly<Record<string, string>> = {
 
 export const GRADE_COLORS: Readonly<Record<string, string>> = { A: '#1e7b3a', B: '#5b8c1a', C: '#b35900', D: '#c0392b', F: '#7a0019' };
 
-export function chartsOf(report: ReportModel): Chart[] {
+export function chartsOf(report: Pick<ReportModel, 'summary'>): Chart[] {
   return [
     { title: 'Risks by threat level', bars: THREAT_LEVELS.map((level) => ({ label: level, value: report.summary.byThreatLevel[level], color: LEVEL_COLORS[level]! })) },
     { title: 'Targets by health grade', bars: HEALTH_GRADES.map((grade) => ({ label: `Grade ${grade}`, value: report.summary.targetsByGrade[grade], color: GRADE_COLORS[grade]! })) },

@@ -73,7 +73,21 @@ function where(accountColumn: string, accountId: string, conditions: readonly Co
 
 const SEVERITY_ORDER = "CASE r.threat_level WHEN 'CRITICAL' THEN 0 WHEN 'HIGH' THEN 1 WHEN 'MEDIUM' THEN 2 WHEN 'LOW' THEN 3 ELSE 4 END, r.seq DESC";
 
-interface ScopeRiskRow {
+export interface ReportTargetRow {
+  id: string;
+  target: string;
+  label: string;
+  tags: string;
+  health_score: number;
+  health_grade: HealthGrade;
+}
+
+/** A target as a report holds it. */
+export function toReportTarget(row: ReportTargetRow): ReportTarget {
+  return { id: row.id, target: row.target, label: row.label, tags: JSON.parse(row.tags) as string[], healthScore: { score: row.health_score, grade: row.health_grade } };
+}
+
+export interface ScopeRiskRow {
   id: string;
   target_id: string;
   status: RiskStatus;
@@ -135,14 +149,8 @@ export class SqliteReportRepository implements ReportRepository {
     const clause = where('t.account_id', accountId, targetConditions(accountId, selection, true));
     const rows = this.db
       .prepare(`SELECT t.id, t.target, t.label, t.tags, t.health_score, t.health_grade FROM targets t WHERE ${clause.sql} ORDER BY t.seq LIMIT ?`)
-      .all(...clause.params, selection.maxTargets + 1) as Array<{ id: string; target: string; label: string; tags: string; health_score: number; health_grade: HealthGrade }>;
-    return rows.map((row) => ({
-      id: row.id,
-      target: row.target,
-      label: row.label,
-      tags: JSON.parse(row.tags) as string[],
-      healthScore: { score: row.health_score, grade: row.health_grade },
-    }));
+      .all(...clause.params, selection.maxTargets + 1) as ReportTargetRow[];
+    return rows.map(toReportTarget);
   }
 
   private scopeRisks(accountId: string, selection: ReportSelection): Pick<ReportScope, 'risks' | 'matchedRisks'> {
@@ -158,7 +166,7 @@ export class SqliteReportRepository implements ReportRepository {
 }
 
 /** A risk as a report holds it: its description and solution bounded (REPORT_LIMITS.maxTextChars). */
-function toReportRisk(row: ScopeRiskRow): ReportRisk {
+export function toReportRisk(row: ScopeRiskRow): ReportRisk {
   const definition = JSON.parse(row.definition) as RiskDefinition;
   return {
     id: row.id,

@@ -133,9 +133,11 @@ export class SqliteScanRepository implements ScanRepository {
       insertResult: db.prepare(`INSERT INTO scan_results (id, scan_id, account_id, file_name, content_type, size, sha256, created_at, content)
         VALUES (@id, @scanId, @accountId, @fileName, @contentType, @size, @sha256, @createdAt, @content)`),
       // Never the content column: a row's bytes are read only to send them (resultContent).
-      resultsOf: db.prepare(`SELECT ${RESULT_COLUMNS} FROM scan_results WHERE scan_id = ? ORDER BY created_at, id`),
+      // In the order they were recorded: the scanner's files, then the scan's PDF.
+      resultsOf: db.prepare(`SELECT ${RESULT_COLUMNS} FROM scan_results WHERE scan_id = ? ORDER BY created_at, rowid`),
       result: db.prepare(`SELECT ${RESULT_COLUMNS} FROM scan_results WHERE account_id = ? AND id = ?`),
       resultContent: db.prepare('SELECT content FROM scan_results WHERE id = ?'),
+      insertPendingResult: db.prepare('INSERT INTO pending_result_files (result_id, scan_id, account_id, created_at) VALUES (@id, @scanId, @accountId, @createdAt)'),
     };
   }
 
@@ -223,7 +225,10 @@ export class SqliteScanRepository implements ScanRepository {
   saveWithResults(scan: Scan, files: readonly NewResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean {
     return this.db.transaction(() => {
       if (!this.save(scan, events, expectedState)) return false;
-      for (const file of files) this.statements.insertResult.run(resultParams(file));
+      for (const file of files) {
+        this.statements.insertResult.run(resultParams(file));
+        if (file.rendersLater === true) this.statements.insertPendingResult.run({ id: file.id, scanId: file.scanId, accountId: file.accountId, createdAt: file.createdAt });
+      }
       return true;
     })();
   }

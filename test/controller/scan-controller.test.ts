@@ -237,7 +237,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     const done = stateOf(scan.id);
     expect(done).to.include({ state: 'SUCCEEDED', progress: 100 });
     expect(done.results).to.have.length(1);
-    const { file, content } = core.scans.openResult(account, done.results[0]!.resultId);
+    const { file, content } = await core.scans.openResult(account, done.results[0]!.resultId);
     expect(file).to.include({ fileName: 'nmap.xml', contentType: 'application/xml', size: 10 });
     const chunks: Buffer[] = [];
     for await (const chunk of content) chunks.push(chunk as Buffer);
@@ -317,7 +317,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     expect(done.state, JSON.stringify(done.conditions)).to.equal('SUCCEEDED');
     const served = new Map<string, { inRow: boolean; onDisk: boolean; bytes: Buffer; size: number }>();
     for (const result of done.results) {
-      const { file, content } = core.scans.openResult(account, result.resultId);
+      const { file, content } = await core.scans.openResult(account, result.resultId);
       const chunks: Buffer[] = [];
       for await (const chunk of content) chunks.push(Buffer.from(chunk as Uint8Array));
       served.set(file.fileName, { inRow: core.scanRepository.resultContent(result.resultId) !== undefined, onDisk: (await core.resultFiles.read(scan.id, file.fileName)) !== undefined, bytes: Buffer.concat(chunks), size: file.size });

@@ -233,6 +233,21 @@ describe('dashboard: scans', () => {
     expect((await fetch(`${service.baseUrl}/dashboard/results/${resultId}`, { redirect: 'manual' })).status, 'signed out').to.equal(303);
   });
 
+  it("offers the scan's PDF on its page, downloaded as GET /v1/results/{id} serves it", async () => {
+    const scan = await api.scan(imported.scanId);
+    const pdf = scan.results.find((result: { content_type: string }) => result.content_type === 'application/pdf');
+    const page = await user.get(`/dashboard/scans/${imported.scanId}`);
+    expect(page.text).to.match(new RegExp(`<a href="/dashboard/results/${pdf.result_id}" download>PDF of this scan</a>`));
+    const cookie = [...user.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const viaDashboard = await fetch(`${service.baseUrl}/dashboard/results/${pdf.result_id}`, { headers: { Cookie: cookie } });
+    expect(viaDashboard.status).to.equal(200);
+    expect(viaDashboard.headers.get('content-type')).to.equal('application/pdf');
+    const bytes = Buffer.from(await viaDashboard.arrayBuffer());
+    const viaApi = await fetch(`${service.baseUrl}/v1/results/${pdf.result_id}`, { headers: { 'X-SERVICE-API-KEY': service.apiKey } });
+    expect(Buffer.from(await viaApi.arrayBuffer()).equals(bytes)).to.equal(true);
+    expect(bytes.subarray(0, 5).toString('latin1')).to.equal('%PDF-');
+  });
+
   it('deletes a finished scan', async () => {
     const deleted = await user.post(`/dashboard/scans/${failedId}/delete`);
     expect(deleted.location).to.equal('/dashboard/scans?notice=scan-deleted');

@@ -62,8 +62,8 @@ describe('embedded runtime, end to end with real nmap', function () {
     expect(seen.at(-1)).to.equal('SUCCEEDED');
     expect(seen.slice(1, -1).every((state) => state === 'RUNNING')).to.equal(true);
 
-    expect(done.results).to.have.length(1);
-    expect(done.results[0].content_type).to.equal('application/xml');
+    // The scanner's file, then the scan's PDF (test/e2e/scan-pdf.test.ts).
+    expect(done.results.map((result: { content_type: string }) => result.content_type)).to.deep.equal(['application/xml', 'application/pdf']);
     const file = await service.get(`/v1/results/${done.results[0].result_id}`);
     expect(file.status).to.equal(200);
     expect(file.headers.get('content-type')).to.match(/application\/xml/);

@@ -144,7 +144,7 @@ describe('real scans with findings end SUCCEEDED, at the checked addresses (embe
 
   // Through the read path GET /v1/results uses: a small output is kept in its result row, a larger one on disk.
   const resultText = async (scan: Scan) => {
-    const { file, content } = core.scans.openResult(account, scan.results[0]!.resultId);
+    const { file, content } = await core.scans.openResult(account, scan.results[0]!.resultId);
     expect(file.fileName).to.equal(scannerFor(scan.type).outputs[0]!.file);
     const chunks: Buffer[] = [];
     for await (const chunk of content) chunks.push(Buffer.from(chunk as Uint8Array));

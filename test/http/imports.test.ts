@@ -6,7 +6,8 @@
  * must be refused while they stream, leaving nothing behind.
  */
 import { expect } from 'chai';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { TestService, type TestResponse } from '../support/test-service.js';
@@ -224,11 +225,18 @@ describe('uploading results: nmap', () => {
     expect(condition).to.include({ type: 'Succeeded', status: 'True', reason: 'Imported' });
     expect(condition.message).to.contain(`'quarterly pentest' (id ${sourceId})`);
 
-    expect(scan.results).to.have.length(1);
-    expect(scan.results[0].content_type).to.equal('application/xml');
+    // The uploaded file, then the imported scan's PDF, as for a scan Vigil ran (test/e2e/scan-pdf.test.ts).
+    expect(scan.results.map((result: { content_type: string }) => result.content_type)).to.deep.equal(['application/xml', 'application/pdf']);
     const file = await fetch(`${service.baseUrl}/v1/results/${scan.results[0].result_id}`, { headers: { 'X-SERVICE-API-KEY': caller.key } });
     expect(file.status).to.equal(200);
     expect(Buffer.from(await file.arrayBuffer()).equals(NMAP_SCANME)).to.equal(true);
+    const pdf = await fetch(`${service.baseUrl}/v1/results/${scan.results[1].result_id}`, { headers: { 'X-SERVICE-API-KEY': caller.key } });
+    expect(pdf.status).to.equal(200);
+    const pdfPath = join(service.settings.dataDir, 'imported-scan.pdf');
+    writeFileSync(pdfPath, Buffer.from(await pdf.arrayBuffer()));
+    const pdfText = execFileSync('pdftotext', ['-layout', pdfPath, '-'], { encoding: 'utf8' });
+    expect(pdfText).to.include(`NMAP scan of ${data.targets[0].target}`);
+    expect(pdfText).to.match(/New open risks \(new_open\)[\s\S]*Open port 22\/tcp[\s\S]*Still open risks \(still_open\)/);
 
     const events = eventsOf(caller);
     expect(events.map((event) => event.type)).to.deep.equal(['scan.created', 'risk.created', 'risk.created', 'risk.created', 'risk.created', 'risk.created']);

@@ -722,7 +722,7 @@ describe('HTTP /v1/results', function () {
     const started = await startScan({ type: 'NMAP', targets: ['127.0.0.1'] });
     const done = await waitForTerminal(started.id);
     expect(done.state, JSON.stringify(done.conditions)).to.equal('SUCCEEDED');
-    expect(done.results).to.have.length(1);
+    expect(done.results).to.have.length(2); // nmap's XML, then the scan's PDF
     const resultId = done.results[0]!.result_id;
 
     const own = await service.get(`/v1/results/${resultId}`);

@@ -200,7 +200,14 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     await controller.reconcile(scan.id);
     const done = core.scans.get(account, scan.id);
     expect(done).to.include({ state: 'SUCCEEDED', progress: 100 });
-    expect(done.results).to.have.length(1);
+    // The uploaded output, then the scan's PDF, made by the same controller as in the embedded runtime.
+    expect(done.results.map((result) => result.contentType)).to.deep.equal(['application/xml', 'application/pdf']);
+    await core.scanPdfs.idle();
+    const { file, content } = await core.scans.openResult(account, done.results[1]!.resultId);
+    const chunks: Buffer[] = [];
+    for await (const chunk of content) chunks.push(Buffer.from(chunk as Uint8Array));
+    expect(file.size).to.equal(Buffer.concat(chunks).length).and.to.be.greaterThan(1000);
+    expect(Buffer.concat(chunks).subarray(0, 5).toString('latin1')).to.equal('%PDF-');
   });
 
   it('records on a NUCLEI Scan the templates release its default image carries', async () => {

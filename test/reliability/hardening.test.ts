@@ -298,7 +298,7 @@ describe('reliability: start-up removes what a crash left behind', function () {
         expect(existsSync(join(dir.path, 'results', 'orphan-scan'))).to.equal(false);
         expect(existsSync(join(dir.path, 'uploads', 'finished-or-unknown-scan'))).to.equal(false);
         expect(readdirSync(join(dir.path, 'work'))).to.deep.equal([]);
-        expect(readdirSync(join(dir.path, 'results', keptScan))).to.deep.equal(['imported-result.xml']);
+        expect(readdirSync(join(dir.path, 'results', keptScan)).sort()).to.deep.equal(['imported-result.xml', 'scan-report.pdf']); // the upload and its scan's PDF
       } finally {
         await service.stop();
       }

@@ -51,6 +51,8 @@ export async function kubeScanHarness(
     runner,
     resolver: { resolve4: async () => ['93.184.216.34'] },
     resultFiles: core.resultFiles,
+    // As the composition root wires it: both runtimes make each SUCCEEDED scan's PDF.
+    scanPdfs: core.scanPdfs,
     history: core.history,
     staging: core.staging,
     clock: { now: () => new Date() },

@@ -62,10 +62,10 @@ export function registerScanPaths(registry: OpenAPIRegistry): void {
     operationId: 'getResultFile',
     tags: ['Scans'],
     summary: 'Download a scan result file',
-    description: 'The raw scanner output listed in a SUCCEEDED Scan\'s results, with its content type.',
+    description: 'A file listed in a SUCCEEDED Scan\'s results, with its content type: a raw scanner output, or the Scan\'s PDF (application/pdf; made right after the Scan succeeded, and made first if it is downloaded before that). Another account\'s result id gives 404.',
     request: { params: z.object({ id: z.string().meta({ description: 'result_id from a Scan\'s results.' }) }) },
     responses: {
-      200: { description: 'The file as the scanner wrote it.', content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } } },
+      200: { description: 'The file as the scanner wrote it, or the Scan\'s PDF.', content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) }, 'application/pdf': { schema: z.string().meta({ format: 'binary' }) } } },
       ...STANDARD_ERRORS,
     },
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SCAN_PDF_LIMITS } from '../../domain/reports/scan-pdf-model.js';
 import { SCAN_TYPES } from '../../domain/risks/finding.js';
 import { SCAN_STATES } from '../../domain/scans/scan.js';
 import { MAX_TARGET_LENGTH } from '../../domain/targets/target-address.js';
@@ -30,7 +31,7 @@ export const Scan = z
     progress: z.number().int().min(0).max(100).meta({ description: 'Percent done, 0 to 100; never decreases. 100 once SUCCEEDED.' }),
     is_authenticated: z.boolean().meta({ description: 'True when authentication was enabled and at least one target had a login recording when the Scan was created.' }),
     risks: z.object({ new_open: z.array(RiskRef), still_open: z.array(RiskRef), closed: z.array(RiskRef) }),
-    results: z.array(z.object({ result_id: z.string(), content_type: z.string() })).meta({ description: 'Raw scanner output files; empty until the Scan is SUCCEEDED. Download with GET /v1/results/{result_id}.' }),
+    results: z.array(z.object({ result_id: z.string(), content_type: z.string() })).meta({ description: `Empty until the Scan is SUCCEEDED; then the raw scanner output files, followed by one application/pdf file: the Scan's PDF (its targets and its new_open, still_open and closed risks, at most ${SCAN_PDF_LIMITS.maxRisks} risks, saying so when cut). Download each with GET /v1/results/{result_id}.` }),
     requested_targets: z.array(z.object({ target_id: z.string(), target: z.string() })),
     resolved_targets: z
       .array(z.object({ target_id: z.string(), target: z.string(), addresses: z.array(z.string()) }))

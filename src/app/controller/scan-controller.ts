@@ -22,6 +22,7 @@ import { RESULT_IN_ROW_MAX_BYTES } from '../../domain/scans/result-file.js';
 import type { WorkQueue, ReconcileResult } from './work-queue.js';
 import { ControllerLoop } from './controller-loop.js';
 import { resolveHost } from '../resolve-host.js';
+import type { ScanPdfs } from '../scan-pdfs.js';
 import { AUTHENTICATION_CONDITION, AUTHENTICATION_FAILED, type PreparedScan, type WebScanPreparation } from '../web-scan-preparation.js';
 
 export interface ScanControllerOptions {
@@ -42,6 +43,12 @@ export interface ScanControllerOptions {
    * targets only.
    */
   preparation?: WebScanPreparation;
+  /**
+   * Each SUCCEEDED scan's PDF: listed in its results with its final state,
+   * rendered right after (ScanPdfs). Absent, a scan's results are its
+   * scanner's files only.
+   */
+  scanPdfs?: ScanPdfs;
   /** VIGIL_RESULT_FILE_MAX_MB: the largest output file the collector parses (the JSON parsers' own default is the 25 MiB upload limit). */
   resultFileMaxBytes?: number;
   onError: (scanId: string, error: unknown) => void;
@@ -280,7 +287,9 @@ export class ScanController {
    * requests), the Scan's state in the last. If the Scan was stopped
    * meanwhile, all of it is rolled back and the stop wins.
    */
-  private async recordCompletion(scan: Scan, files: NewResultFile[], findings: TargetFindings, now: string, detail: string | undefined): Promise<boolean> {
+  private async recordCompletion(scan: Scan, scannerFiles: NewResultFile[], findings: TargetFindings, now: string, detail: string | undefined): Promise<boolean> {
+    const pdf = this.options.scanPdfs?.resultFor(scan, now);
+    const files = pdf === undefined ? scannerFiles : [...scannerFiles, pdf];
     const saved = await this.options.history.recordScanWhole(scan, 'SCAN', findings, (risks) => {
       const done: Scan = {
         ...scan,
@@ -296,6 +305,7 @@ export class ScanController {
       return this.options.scans.saveWithResults(done, files, [scanEvent], 'RUNNING');
     }, this.options.commit);
     if (saved === false) this.queue.add(scan.id);
+    else if (pdf !== undefined) this.options.scanPdfs!.renderSoon({ resultId: pdf.id, scanId: scan.id, accountId: scan.accountId });
     return saved !== false;
   }
 

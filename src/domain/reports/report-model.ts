@@ -64,34 +64,52 @@ function byHealth(a: ReportTarget, b: ReportTarget): number {
 }
 
 export function buildReportModel(snapshot: ReportSnapshot): ReportModel {
-  const targets = [...snapshot.targets].sort(byHealth);
-  const risksByTarget = new Map<string, ReportRisk[]>();
+  const targets = byHealthWorstFirst(snapshot.targets);
+  const summary = summaryOf(snapshot.risks, targets);
+  return { snapshot, summary, sections: sectionsOf(targets, snapshot.risks), targets, truncated: snapshot.matchedRisks > snapshot.risks.length };
+}
+
+/** The targets, the worst health first (the order of the health table and of the sections). */
+export function byHealthWorstFirst(targets: readonly ReportTarget[]): ReportTarget[] {
+  return [...targets].sort(byHealth);
+}
+
+/** The counts of the summary tiles and charts. */
+export function summaryOf(risks: readonly ReportRisk[], targets: readonly ReportTarget[]): ReportSummary {
   const summary: ReportSummary = {
-    total: snapshot.risks.length,
+    total: risks.length,
     byThreatLevel: zeroByLevel(),
     byStatus: { OPEN: 0, CLOSED: 0 },
     accepted: 0,
     targetsByGrade: Object.fromEntries(HEALTH_GRADES.map((grade) => [grade, 0])) as Record<HealthGrade, number>,
   };
-  for (const risk of snapshot.risks) {
+  for (const risk of risks) {
     summary.byThreatLevel[risk.definition.threat_level]++;
     summary.byStatus[risk.status]++;
     if (risk.isAccepted) summary.accepted++;
+  }
+  for (const target of targets) summary.targetsByGrade[target.healthScore.grade]++;
+  return summary;
+}
+
+/** One section per target that has risks, in the targets' order, each target's risks most severe first. */
+export function sectionsOf(targets: readonly ReportTarget[], risks: readonly ReportRisk[]): ReportSection[] {
+  const risksByTarget = new Map<string, ReportRisk[]>();
+  for (const risk of risks) {
     const list = risksByTarget.get(risk.targetId) ?? [];
     list.push(risk);
     risksByTarget.set(risk.targetId, list);
   }
-  for (const target of targets) summary.targetsByGrade[target.healthScore.grade]++;
   const sections: ReportSection[] = [];
   for (const target of targets) {
-    const risks = risksByTarget.get(target.id);
-    if (risks === undefined) continue;
-    risks.sort(bySeverity);
+    const targetRisks = risksByTarget.get(target.id);
+    if (targetRisks === undefined) continue;
+    targetRisks.sort(bySeverity);
     const byThreatLevel = zeroByLevel();
-    for (const risk of risks) byThreatLevel[risk.definition.threat_level]++;
-    sections.push({ target, risks, byThreatLevel });
+    for (const risk of targetRisks) byThreatLevel[risk.definition.threat_level]++;
+    sections.push({ target, risks: targetRisks, byThreatLevel });
   }
-  return { snapshot, summary, sections, targets, truncated: snapshot.matchedRisks > snapshot.risks.length };
+  return sections;
 }
 
 /** The filters as lines a reader understands ("tags: prod, web"); "none" when the report holds everything. */

@@ -22,6 +22,12 @@ export interface StoredResultFile {
  */
 export interface NewResultFile extends StoredResultFile {
   content?: Uint8Array;
+  /**
+   * Its bytes are made after the row is committed (the scan's PDF): a
+   * pending_result_files row marks it until its file is written (size and
+   * sha256 are set then).
+   */
+  rendersLater?: boolean;
 }
 
 /** The largest scanner output kept in its result row rather than in a file of its own: 1 MiB. */

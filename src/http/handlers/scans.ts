@@ -18,8 +18,8 @@ export function scanOperations(scans: ScansService): Record<string, Operation> {
       scans.delete(principal.account, params.id!);
       return { data: { id: params.id!, deleted: true } };
     },
-    getResultFile: ({ principal, params, res }) => {
-      sendResultFile(res, scans.openResult(principal.account, params.id!));
+    getResultFile: async ({ principal, params, res }) => {
+      sendResultFile(res, await scans.openResult(principal.account, params.id!));
       return undefined;
     },
   };

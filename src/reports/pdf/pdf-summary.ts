@@ -31,7 +31,7 @@ export function contentsBlocks(flow: PdfFlow, entries: readonly ContentsEntry[],
 }
 
 /** Five coloured tiles with the count of each threat level, then the counts by status. */
-export function summaryTilesBlock(flow: PdfFlow, report: ReportModel): void {
+export function summaryTilesBlock(flow: PdfFlow, report: Pick<ReportModel, 'summary'>): void {
   const { summary } = report;
   const gap = 8;
   const width = (CONTENT_WIDTH - gap * 4) / 5;
@@ -80,7 +80,7 @@ function drawChart(flow: PdfFlow, chart: Chart, x: number, y: number, width: num
 }
 
 /** The two bar charts side by side, drawn as vector paths. */
-export function chartsBlock(flow: PdfFlow, report: ReportModel): void {
+export function chartsBlock(flow: PdfFlow, report: Pick<ReportModel, 'summary'>): void {
   const charts = chartsOf(report);
   const width = (CONTENT_WIDTH - 24) / 2;
   flow.push({
@@ -91,7 +91,7 @@ export function chartsBlock(flow: PdfFlow, report: ReportModel): void {
 }
 
 /** One row per target, the worst first: name, address, tags, score and a coloured grade. */
-export function healthTableBlocks(flow: PdfFlow, report: ReportModel): void {
+export function healthTableBlocks(flow: PdfFlow, report: Pick<ReportModel, 'targets'>): void {
   if (report.targets.length === 0) {
     flow.text('The filters select no targets.', { font: FONTS.italic, size: 10 });
     return;

@@ -68,7 +68,7 @@ export function scanRoutes(router: Router, scans: ScansService): void {
   });
 
   // The same file, headers and account scoping as GET /v1/results/{id}, with the session instead of an API key.
-  router.get('/results/:id', named('dashboard.result'), (req, res) => {
-    sendResultFile(res, scans.openResult(sessionOf(res).account, String(req.params.id)));
+  router.get('/results/:id', named('dashboard.result'), async (req, res) => {
+    sendResultFile(res, await scans.openResult(sessionOf(res).account, String(req.params.id)));
   });
 }

@@ -2,6 +2,7 @@
 import type { ActiveSession } from '../../../app/dashboard-sessions.js';
 import type { StoredResultFile } from '../../../app/ports.js';
 import { html, type SafeHtml } from '../../../api/present/html.js';
+import { SCAN_PDF } from '../../../domain/reports/scan-pdf-model.js';
 import { SCAN_TYPES } from '../../../domain/risks/finding.js';
 import { SCAN_STATES, isTerminal, type Condition, type Scan, type ScanState } from '../../../domain/scans/scan.js';
 import { asSentence } from '../notices.js';
@@ -134,9 +135,16 @@ function targetRows(scan: Scan): SafeHtml {
 
 function resultFiles(files: readonly StoredResultFile[]): SafeHtml {
   if (files.length === 0) return html`<p class="empty">No result files: only a scan that succeeded has them.</p>`;
-  return html`<ul>${files.map(
-    (file) => html`<li><a href="${PATHS.result(file.id)}" download>${file.fileName}</a> <span class="hint">(${file.contentType}, ${file.size.toLocaleString('en')} bytes)</span></li>`,
-  )}</ul>`;
+  return html`<ul>${files.map(resultFileItem)}</ul>`;
+}
+
+/** A scanner's file by its name; the scan's PDF by what it is, with a note while it is being made (its size is set once it is). */
+function resultFileItem(file: StoredResultFile): SafeHtml {
+  if (file.fileName !== SCAN_PDF.fileName || file.contentType !== SCAN_PDF.contentType) {
+    return html`<li><a href="${PATHS.result(file.id)}" download>${file.fileName}</a> <span class="hint">(${file.contentType}, ${file.size.toLocaleString('en')} bytes)</span></li>`;
+  }
+  const about = file.size === 0 ? 'PDF, being made: the download waits for it' : `PDF, ${file.size.toLocaleString('en')} bytes`;
+  return html`<li><a href="${PATHS.result(file.id)}" download>PDF of this scan</a> <span class="hint">(${about}: its targets and its new open, still open and closed risks)</span></li>`;
 }
 
 function scanActions(view: ScanPageView): SafeHtml {
