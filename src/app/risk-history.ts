@@ -46,6 +46,13 @@ export class RiskHistory {
     private readonly staging: RecordingStaging,
   ) {}
 
+  private findingsObserver: ((scanType: ScanType, count: number) => void) | undefined;
+
+  /** Told how many findings each recording reads for each target (metrics); a recording rolled back was still read. */
+  observeFindings(observer: (scanType: ScanType, count: number) => void): void {
+    this.findingsObserver = observer;
+  }
+
   /** Runs fn in the store's transaction (the caller adds the scan's own write). */
   transaction<T>(fn: () => T): T {
     return this.risks.transaction(fn);
@@ -106,6 +113,7 @@ export class RiskHistory {
    */
   private recordTarget(scan: Scan, target: Target, staged: readonly StagedFinding[], at: string, lists: ScanRisks, events: boolean): void {
     const existing = this.risks.keysOf(target.id, scan.type);
+    if (staged.length > 0) this.findingsObserver?.(scan.type, staged.length);
     const seqOf = firstOfEachFingerprint(staged);
     const diff = diffScan(existing, new Set(seqOf.keys()));
     const created: Array<[number, string, string]> = [];

@@ -68,6 +68,22 @@ export interface HttpAppDeps {
 
 export const JSON_BODY_LIMIT = '1mb';
 
+/**
+ * Counts the bytes of accepted result uploads (their Content-Length) once
+ * the answer is a success; the body itself is left to its handler, untouched.
+ */
+function countUploadBytes(metrics: Metrics, source: 'scan' | 'import') {
+  return (req: Request, res: Response, next: () => void): void => {
+    if (req.method === 'PUT' || req.method === 'POST') {
+      res.once('finish', () => {
+        const length = Number(req.headers['content-length']);
+        if (res.statusCode < 300 && Number.isSafeInteger(length) && length > 0) metrics.uploadBytes.inc({ source }, length);
+      });
+    }
+    next();
+  };
+}
+
 export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
@@ -106,6 +122,8 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
       },
     },
   });
+  app.use('/internal/v1/scans', countUploadBytes(deps.metrics, 'scan'));
+  app.use('/v1/results', countUploadBytes(deps.metrics, 'import'));
   app.use(internalUploadsRouter(deps.uploads, deps.authFailureLimiter));
   // body-parser decodes a JSON body through iconv-lite, which loads its table of encodings on the first
   // body it decodes: 5-20 ms that the first request (and every request of a burst queued behind it) would wait

@@ -211,8 +211,18 @@ function webhookDispatcher(settings: Settings, core: Core, clock: Clock, logger:
 }
 
 /** The Scan controller over a scan repository and a runner (benchmarks pass an observed repository and their own runner). */
-export function scanController(settings: Settings, core: Core, scans: ScanRepository, runner: WorkloadRunner, clock: Clock, logger: Logger, pollMs?: number | null): ScanController {
+export function scanController(
+  settings: Settings,
+  core: Core,
+  scans: ScanRepository,
+  runner: WorkloadRunner,
+  clock: Clock,
+  logger: Logger,
+  pollMs?: number | null,
+  metrics?: Metrics,
+): ScanController {
   return new ScanController({
+    ...(metrics === undefined ? {} : { queueObserver: metrics.queueObserver('scan') }),
     scans,
     runner,
     ...(pollMs === undefined ? {} : { pollMs }),
@@ -250,7 +260,7 @@ export function scheduledScanController(
   core: Core,
   clock: Clock,
   timers: Timers,
-  hooks: Pick<ScheduledScanControllerOptions, 'onError' | 'onRun'>,
+  hooks: Pick<ScheduledScanControllerOptions, 'onError' | 'onRun' | 'queueObserver'>,
 ): ScheduledScanController {
   return new ScheduledScanController({
     scheduledScans: core.scheduledScanRepository,
@@ -452,9 +462,10 @@ function backupScheduler(settings: Settings, clock: Clock, logger: Logger): Back
 
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
   const clock = options.clock ?? systemClock;
-  const cluster = settings.runtime === 'kubernetes' ? clusterMirror(options.kubeConfig, logger, () => core, clock) : undefined;
-  const core: Core = composeCore(settings, clock, cluster?.wrapScans, cluster?.wrapScheduledScans, options.reportWorker);
   const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
+  const cluster = settings.runtime === 'kubernetes' ? clusterMirror(options.kubeConfig, logger, () => core, clock, metrics) : undefined;
+  const core: Core = composeCore(settings, clock, cluster?.wrapScans, cluster?.wrapScheduledScans, options.reportWorker);
+  core.history.observeFindings((scanType, count) => metrics.uploadFindings.inc({ scan_type: scanType }, count));
   metrics.watchRecord({ scansByStateAndType: () => scanCountsByStateAndType(core.db), pendingWebhookDeliveries: () => pendingWebhookDeliveries(core.db) });
   let server: Server | undefined;
   let metricsServer: Server | undefined;
@@ -489,17 +500,20 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   };
 
   const runtime = cluster === undefined ? embeddedRuntime(settings, logger) : kubernetesRuntime(settings, core, cluster, clock, logger);
-  const controller = scanController(settings, core, core.scanRepository, runtime.runner, clock, logger, runtime.pollMs);
+  const controller = scanController(settings, core, core.scanRepository, runtime.runner, clock, logger, runtime.pollMs, metrics);
+  metrics.watchQueue('scan', controller.queue);
   core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
   core.scanPdfs.onError((file, error) => logger.error({ scan_id: file.scanId, result_id: file.resultId, err: error }, "a scan's PDF could not be made; it is made again at the next start or at its download"));
   const dispatcher = webhookDispatcher(settings, core, clock, logger, metrics);
   core.outbox.onAppended(() => dispatcher.wake());
   const scheduler = scheduledScanController(core, clock, systemTimers(clock), {
+    queueObserver: metrics.queueObserver('scheduled-scan'),
     onError: (id, error) => logger.error({ scheduled_scan_id: id, err: error }, 'scheduled scan reconcile failed'),
     onRun: (run) =>
       logger.info({ scheduled_scan_id: run.scheduledScanId, run_at: run.runAt, scan_ids: run.scanIds, skipped: run.skipped }, 'scheduled run created its scans'),
   });
   core.scheduledScans.onChanged((id) => scheduler.enqueue(id));
+  metrics.watchQueue('scheduled-scan', scheduler.queue);
   const notifier = runNotifier(settings, core, clock, logger);
   const backups = backupScheduler(settings, clock, logger);
 

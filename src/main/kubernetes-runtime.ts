@@ -23,6 +23,8 @@ import {
 } from '../runtime/kubernetes/scheduled-scan-reconciler.js';
 import type { OwnerReference } from '../runtime/kubernetes/job-manifest.js';
 import type { Logger } from '../observability/logger.js';
+import { observeKubeRequests } from '../runtime/kubernetes/kube-api.js';
+import type { Metrics } from '../observability/metrics.js';
 import { KubernetesJobRunner, type ScanLocation } from '../runtime/kubernetes/job-runner.js';
 import { ScanRequestBudget } from '../runtime/kubernetes/request-budget.js';
 
@@ -78,9 +80,10 @@ function boundNamespaces(core: () => Core, clock: Clock, logger: Logger): Namesp
 }
 
 /** Built before the store's services: the repositories they use tell the reconcilers about every Scan and ScheduledScan written. */
-export function clusterMirror(given: k8s.KubeConfig | undefined, logger: Logger, core: () => Core, clock: Clock) {
+export function clusterMirror(given: k8s.KubeConfig | undefined, logger: Logger, core: () => Core, clock: Clock, metrics?: Metrics) {
   const kubeConfig = given ?? loadDefaultKubeConfig();
   shareAgents(kubeConfig); // one keep-alive Agent for every request, not one per request (shared-agent.ts)
+  if (metrics !== undefined) observeKubeRequests(kubeConfig, (verb, code) => metrics.kubernetesRequests.inc({ verb, code: String(code) }));
   const namespaces = boundNamespaces(core, clock, logger);
   const scheduledEvents = new KubernetesEventRecorder({
     kubeConfig,
@@ -111,6 +114,7 @@ export function clusterMirror(given: k8s.KubeConfig | undefined, logger: Logger,
     scanKeys,
     scheduledScans,
     scheduledEvents,
+    metrics,
     wrapScans: (repository: ScanRepository) => new NotifyingScanRepository(repository, scanWritten),
     wrapScheduledScans: (repository: ScheduledScanRepository) => new NotifyingScheduledScanRepository(repository, scheduledScanWritten),
   };
@@ -143,6 +147,7 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     namespaces: cluster.namespaces,
     timers: systemTimers(clock),
     onError: (what, error) => logger.warn({ err: error }, what),
+    onInformerRestart: (resource) => cluster.metrics?.informerRestarts.inc({ resource }),
     onRequest: spend,
   });
   const events = new KubernetesEventRecorder({
@@ -174,6 +179,8 @@ export function kubernetesRuntime(settings: Settings, core: Core, cluster: Clust
     onReleased: (scanId) => budget.drop(scanId),
     clock,
   });
+  cluster.metrics?.watchQueue('scan-resource', scans.loop.queue);
+  cluster.metrics?.watchQueue('scheduled-scan-resource', scheduled.loop.queue);
   const informers = [observer, scans.informer, scheduled.informer];
   return {
     runner,
@@ -219,7 +226,7 @@ function historyLimitsOf(core: Core, scheduledScanId: string, cached: (namespace
 
 /** An informer on one kind of Vigil's custom resources in the namespaces bound to accounts (custom-resource-informer.ts), its failures logged. */
 function customResourceInformer(
-  { kubeConfig, namespaces }: Pick<ClusterMirror, 'kubeConfig' | 'namespaces'>,
+  { kubeConfig, namespaces, metrics }: Pick<ClusterMirror, 'kubeConfig' | 'namespaces' | 'metrics'>,
   plural: string,
   onObject: (event: 'add' | 'update' | 'delete', object: k8s.KubernetesObject) => void,
   clock: Clock,
@@ -235,7 +242,10 @@ function customResourceInformer(
     plural,
     onObject,
     ...(onListed === undefined ? {} : { onListed }),
-    onError: (error, restartInMs) => logger.warn({ err: error, restart_in_ms: restartInMs }, `${singular} informer stopped; restarting`),
+    onError: (error, restartInMs) => {
+      metrics?.informerRestarts.inc({ resource: plural });
+      logger.warn({ err: error, restart_in_ms: restartInMs }, `${singular} informer stopped; restarting`);
+    },
     timers: systemTimers(clock),
   });
 }
@@ -288,6 +298,7 @@ function scanReconciler(
     },
     onError: (key, error) => logger.warn({ key, err: error }, 'scan custom resource not reconciled; will retry'),
     workers: 4,
+    ...(cluster.metrics === undefined ? {} : { observer: cluster.metrics.queueObserver('scan-resource') }),
   });
   const informer = customResourceInformer(cluster, SCAN_PLURAL, (_event, object) => loop.enqueue(scanKey(object.metadata!.namespace!, object.metadata!.name!)), clock, logger, () => loop.resync());
   return { reconciler, loop, informer };
@@ -330,6 +341,7 @@ function scheduledScanReconciler(cluster: ClusterMirror, core: Core, clock: Cloc
     },
     onError: (key, error) => logger.warn({ key, err: error }, 'scheduled scan custom resource not reconciled; will retry'),
     workers: 2,
+    ...(cluster.metrics === undefined ? {} : { observer: cluster.metrics.queueObserver('scheduled-scan-resource') }),
   });
   const informer = customResourceInformer(
     cluster,

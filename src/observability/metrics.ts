@@ -69,7 +69,7 @@ export class Metrics {
   });
   readonly kubernetesRequests = new Counter({
     name: 'vigil_kubernetes_requests_total',
-    help: 'Requests to the Kubernetes API server by verb and status code (0: no answer).',
+    help: 'Requests to the Kubernetes API server by verb (list: a page of a list) and status code (200 for every success, 0: no answer).',
     labelNames: ['verb', 'code'] as const,
     registers: [this.registry],
   });

@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { createServer, type AddressInfo } from 'node:net';
 import { TestService } from '../support/test-service.js';
+import { importNmapReport, nmapReport } from '../support/dashboard-client.js';
 
 /** A port free a moment ago on loopback. */
 async function freePort(): Promise<number> {
@@ -66,6 +67,16 @@ describe('metrics', () => {
       const text = (await service.get('/metrics', { key: null })).text;
       const sslyze = text.split('\n').filter((line) => line.startsWith('vigil_scans{') && line.includes('type="SSLYZE"'));
       expect(sslyze.reduce((sum, line) => sum + Number(line.split(' ')[1]), 0)).to.equal(2);
+    });
+
+    it("counts an import's bytes and findings, and the scan controller's work queue", async () => {
+      const report = nmapReport('93.184.216.34', [{ port: 22, product: 'OpenSSH 7.4' }, { port: 443, product: 'nginx 1.18.0' }]);
+      await importNmapReport(service, service.apiKey, report);
+      const text = (await service.get('/metrics', { key: null })).text;
+      expect(sample(text, 'vigil_upload_findings_total{scan_type="NMAP"}')).to.equal(2);
+      expect(sample(text, 'vigil_upload_bytes_total{source="import"}')).to.be.above(report.length);
+      expect(sample(text, 'vigil_workqueue_adds_total{controller="scan"}'), 'the SSLYZE scans above').to.be.at.least(2);
+      expect(sample(text, 'vigil_workqueue_depth{controller="scheduled-scan"}')).to.equal(0);
     });
 
     it('reports the webhook backlog, zero with no endpoint', async () => {

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import * as k8s from '@kubernetes/client-node';
-import { JSON_PATCH, KubeApi, KubeApiError, MAX_ANSWER_BYTES, kubePaths } from '../../src/runtime/kubernetes/kube-api.js';
+import { JSON_PATCH, KubeApi, KubeApiError, MAX_ANSWER_BYTES, kubePaths, observeKubeRequests } from '../../src/runtime/kubernetes/kube-api.js';
 import { apiServerMessageOf, isAlreadyExists, isNotFound } from '../../src/runtime/kubernetes/kube-errors.js';
 import { shareAgents } from '../../src/runtime/kubernetes/shared-agent.js';
 import { startRealHttpServer, type RealHttpServer } from '../support/real-http-server.js';
@@ -63,6 +63,31 @@ describe('KubeApi: JSON requests to the API server', () => {
     expect(seen[0]!.headers.authorization).to.equal('Bearer secret-token');
     expect(seen[0]!.headers['content-type']).to.equal('application/json');
     expect(JSON.parse(seen[0]!.body)).to.deep.equal(secret);
+  });
+
+  it('tells the observer of its kubeconfig each request: verb (a paged GET is a list) and status, 0 when nothing answered', async () => {
+    const config = kubeConfig(url);
+    const told: Array<[string, number]> = [];
+    observeKubeRequests(config, (verb, code) => told.push([verb, code]));
+    const api = new KubeApi(config);
+    await api.create(kubePaths.core('ns', 'secrets'), { metadata: { name: 's' } });
+    answer = (_request, res) => res.end('{"metadata":{"resourceVersion":"7"},"items":[]}');
+    await api.listAll(kubePaths.core('ns', 'pods'));
+    answer = (_request, res) => {
+      res.statusCode = 404;
+      res.end('{"kind":"Status","code":404}');
+    };
+    await api.get(kubePaths.core('ns', 'pods', 'gone')).catch(() => undefined);
+    await new KubeApi(kubeConfig('http://127.0.0.1:1')).delete('/api/v1/namespaces/ns/pods/x').catch(() => undefined);
+    expect(told).to.deep.equal([
+      ['create', 200],
+      ['list', 200],
+      ['get', 404],
+    ]);
+    const other = kubeConfig('http://127.0.0.1:1');
+    observeKubeRequests(other, (verb, code) => told.push([verb, code]));
+    await new KubeApi(other).delete('/api/v1/namespaces/ns/pods/x').catch(() => undefined);
+    expect(told.at(-1)).to.deep.equal(['delete', 0]);
   });
 
   it('patches /status as a merge patch by default, and with a JSON patch when asked', async () => {

@@ -19,13 +19,15 @@ import { collectFindings, type CollectedFindings } from '../collector.js';
 import type { RiskHistory, TargetFindings } from '../risk-history.js';
 import { MalformedResultError } from '../../domain/errors.js';
 import { RESULT_IN_ROW_MAX_BYTES } from '../../domain/scans/result-file.js';
-import type { WorkQueue, ReconcileResult } from './work-queue.js';
+import type { QueueObserver, WorkQueue, ReconcileResult } from './work-queue.js';
 import { ControllerLoop } from './controller-loop.js';
 import { resolveHost } from '../resolve-host.js';
 import type { ScanPdfs } from '../scan-pdfs.js';
 import { AUTHENTICATION_CONDITION, AUTHENTICATION_FAILED, type PreparedScan, type WebScanPreparation } from '../web-scan-preparation.js';
 
 export interface ScanControllerOptions {
+  /** Told what the work queue does (metrics). */
+  queueObserver?: QueueObserver;
   scans: ScanRepository;
   runner: WorkloadRunner;
   resolver: HostResolver;
@@ -95,6 +97,7 @@ export class ScanController {
       reconcile: (id) => this.reconcile(id),
       listKeys: () => options.scans.idsInStates(ACTIVE_STATES),
       workers: options.workers ?? 4,
+      ...(options.queueObserver === undefined ? {} : { observer: options.queueObserver }),
     });
     this.queue = this.loop.queue;
     options.runner.onChange((scanId) => this.queue.add(scanId));

@@ -17,10 +17,12 @@ import type { Target } from '../../domain/targets/target.js';
 import type { AccountRepository, ScheduledRun, ScheduledRunRepository, ScheduledScan, ScheduledScanRepository, TargetRepository } from '../ports.js';
 import type { ScansService } from '../scans-service.js';
 import type { Timers } from './timer.js';
-import type { WorkQueue, ReconcileResult } from './work-queue.js';
+import type { QueueObserver, WorkQueue, ReconcileResult } from './work-queue.js';
 import { ControllerLoop } from './controller-loop.js';
 
 export interface ScheduledScanControllerOptions {
+  /** Told what the work queue does (metrics). */
+  queueObserver?: QueueObserver;
   scheduledScans: ScheduledScanRepository;
   runs: ScheduledRunRepository;
   accounts: AccountRepository;
@@ -57,6 +59,7 @@ export class ScheduledScanController {
       reconcile: (id) => this.reconcile(id),
       listKeys: () => options.scheduledScans.idsWithNextRun(),
       workers: options.workers ?? 2,
+      ...(options.queueObserver === undefined ? {} : { observer: options.queueObserver }),
     });
     this.queue = this.loop.queue;
   }

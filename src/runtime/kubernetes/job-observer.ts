@@ -36,6 +36,8 @@ export interface JobObserverOptions {
   namespaces: NamespaceSet;
   timers: Timers;
   onError: (what: string, error: unknown) => void;
+  /** An informer of this observer stopped on an error and restarts (metrics). */
+  onInformerRestart?: (resource: 'jobs' | 'pods') => void;
   /** Follow the scanner container's log for progress (one stream per running pod). */
   followLogs?: boolean;
   /** Told of each request sent for a scan (its id): the log follow, the reads of a pod-less Job's events (request-budget.ts). */
@@ -87,7 +89,10 @@ export class JobObserver {
       trim: trimCached,
       onObject: (_event, job) => this.jobChanged(job),
       onListed: (jobs) => jobs.forEach((job) => this.jobChanged(job)),
-      onError: (error) => options.onError('job informer stopped; restarting', error),
+      onError: (error) => {
+        options.onInformerRestart?.('jobs');
+        options.onError('job informer stopped; restarting', error);
+      },
       timers: options.timers,
     });
     this.pods = new NamespacedInformer<k8s.V1Pod>({
@@ -98,7 +103,10 @@ export class JobObserver {
       trim: trimCached,
       onObject: (event, pod) => this.podChanged(event, pod),
       onListed: (pods, namespace) => this.podsListed(pods, namespace),
-      onError: (error) => options.onError('pod informer stopped; restarting', error),
+      onError: (error) => {
+        options.onInformerRestart?.('pods');
+        options.onError('pod informer stopped; restarting', error);
+      },
       timers: options.timers,
     });
   }

@@ -109,6 +109,22 @@ interface AuthenticationTarget {
   setAgent(agent: http.Agent | https.Agent): void;
 }
 
+/** Told of every request a KubeApi sends: its verb (list for a paged GET of a collection) and the answer's status (0: none). */
+export type KubeRequestObserver = (verb: string, code: number) => void;
+
+const observers = new WeakMap<object, KubeRequestObserver>();
+
+/**
+ * Every KubeApi made on this kubeconfig reports its requests (metrics):
+ * Vigil's adapters each build their own KubeApi on the one kubeconfig the
+ * composition root loads, as shareAgents attaches the shared Agent to it.
+ */
+export function observeKubeRequests(kubeConfig: k8s.KubeConfig, observer: KubeRequestObserver): void {
+  observers.set(kubeConfig, observer);
+}
+
+const VERBS: Record<string, string> = { GET: 'get', POST: 'create', PATCH: 'patch', DELETE: 'delete' };
+
 export class KubeApi {
   constructor(private readonly kubeConfig: k8s.KubeConfig) {}
 
@@ -163,6 +179,20 @@ export class KubeApi {
   }
 
   async request<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, options: RequestOptions = {}): Promise<T> {
+    const observer = observers.get(this.kubeConfig);
+    if (observer === undefined) return this.send<T>(method, path, options);
+    const verb = method === 'GET' && options.query?.limit !== undefined ? 'list' : VERBS[method]!;
+    try {
+      const answer = await this.send<T>(method, path, options);
+      observer(verb, 200);
+      return answer;
+    } catch (error) {
+      observer(verb, error instanceof KubeApiError ? error.code : 0);
+      throw error;
+    }
+  }
+
+  private async send<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, options: RequestOptions): Promise<T> {
     const cluster = this.kubeConfig.getCurrentCluster();
     if (cluster === null) throw new Error('the kubeconfig has no current cluster');
     const headers: Record<string, string> = { accept: 'application/json' };
