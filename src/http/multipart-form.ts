@@ -1,8 +1,9 @@
 /**
  * Reads a multipart/form-data request with busboy (DESIGN.md decision 11).
  * Limits hold while the body streams: an oversized file, a second file part
- * or a bad field is refused at the byte that breaks the rule, the rest of
- * the body is not read, and the connection closes after the error response.
+ * or a bad field is refused at the byte that breaks the rule; the rest of
+ * the body reaches no parser: the error response reads and discards it within
+ * bounds, then closes the connection (refused-body.ts).
  * Fields are small strings; the one file part goes to the caller chunk by
  * chunk and is never buffered here.
  */
@@ -130,7 +131,7 @@ class MultipartFormReader {
     this.resolve({ fields: this.fields, hasFile: this.hasFile, ...(this.fileName === undefined ? {} : { fileName: this.fileName }) });
   }
 
-  /** Stops reading: what the client has not sent yet is refused, not drained. */
+  /** Stops parsing: what the client has not sent yet is discarded by the refusal (refused-body.ts), never parsed. */
   private fail(error: unknown): void {
     if (this.settled) return;
     this.settled = true;
@@ -140,7 +141,6 @@ class MultipartFormReader {
       // Not at once: this may run inside busboy's own write, which still uses its state.
       setImmediate(() => parser.destroy());
     }
-    this.res.setHeader('Connection', 'close');
     this.reject(error);
   }
 }
