@@ -108,6 +108,18 @@ describe('refused uploads reach the client', () => {
     expect(resultFolders()).to.deep.equal(folders);
   });
 
+  it('answers curl sending a 20 MiB file with a wrong key, to /v1/results and to an attachment, with the 401 error body', async function () {
+    this.timeout(60_000);
+    const path = join(files.path, 'wrong-key-20mib.side');
+    writeFileSync(path, Buffer.alloc(20 * MIB, 'x'));
+    for (const route of ['/v1/results', '/v1/targets/00000000-0000-4000-8000-000000000000/auth/selenium']) {
+      const { stdout } = await promisify(execFile)('curl', ['-sS', '-w', '\n%{http_code}', '-H', 'X-SERVICE-API-KEY: vgl_wrong', '-F', `file=@${path}`, `${service.baseUrl}${route}`]);
+      const [body, status] = stdout.split('\n');
+      expect(status, route).to.equal('401');
+      expect(JSON.parse(body!).error, route).to.be.a('string').that.is.not.empty;
+    }
+  });
+
   it('cuts a refused body longer than the bound (25 MiB after the refusal) by closing the connection, storing nothing', async function () {
     this.timeout(60_000);
     const folders = resultFolders();
