@@ -83,7 +83,7 @@ describe('refused uploads reach the client', () => {
       } as RequestInit);
       expect(response.status).to.equal(400);
       expect(response.headers.get('connection')).to.equal('close');
-      const answer = await response.json();
+      const answer = (await response.json()) as { error: string };
       expect(answer.error).to.match(NUCLEI_REFUSAL);
       service.validateResponse('POST', '/v1/results', 400, answer);
     }
