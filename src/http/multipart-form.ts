@@ -77,7 +77,11 @@ class MultipartFormReader {
       return;
     }
     this.parser.on('field', (name: string | undefined, value, info) => this.guard(() => this.field(named(name), value, info.valueTruncated)));
-    this.parser.on('file', (name: string | undefined, stream, info) => this.guard(() => this.file(named(name), stream, info.filename)));
+    this.parser.on('file', (name: string | undefined, stream, info) => {
+      // A part that arrives after a refusal is never read, and destroying the parser errors it: unlistened, that error would end the process.
+      stream.on('error', () => undefined);
+      this.guard(() => this.file(named(name), stream, info.filename));
+    });
     this.parser.on('filesLimit', () => this.fail(new InvalidRequestError(`send exactly one file part '${this.limits.fileField}'; this form has more than one file`)));
     this.parser.on('fieldsLimit', () => this.fail(new InvalidRequestError(`the form has more than ${this.limits.maxFields} fields`)));
     this.parser.on('partsLimit', () => this.fail(new InvalidRequestError(`the form has more than ${this.limits.maxFields + 1} parts`)));
