@@ -5,6 +5,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { VigilError, type ErrorKind } from '../domain/errors.js';
 import type { RequestContext } from './request-context.js';
+import { hasUnreadBody, sendRefusalAndLinger } from './refused-body.js';
 
 const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
@@ -56,16 +57,29 @@ export function errorMiddleware(error: unknown, req: Request, res: Response, _ne
   const ref = context.requestId;
   if (error instanceof VigilError) {
     if (error.kind === 'rate_limited' && 'retryAfterSeconds' in error) res.setHeader('Retry-After', String(error.retryAfterSeconds));
-    res.status(STATUS[error.kind]).json({ error: error.message, ref });
+    refuse(req, res, STATUS[error.kind], { error: error.message, ref });
     return;
   }
   const http = error instanceof HttpError ? error : fromBodyParser((error ?? {}) as BodyParserError);
   if (http !== undefined) {
     for (const [name, value] of Object.entries(http.headers)) res.setHeader(name, value);
-    res.status(http.status).json({ error: http.message, ref });
+    refuse(req, res, http.status, { error: http.message, ref });
     return;
   }
   context.log?.error({ err: error, method: req.method, path: req.path }, 'request failed');
   if (res.headersSent) return;
-  res.status(500).json({ error: 'Internal server error; quote ref when reporting it.', ref });
+  refuse(req, res, 500, { error: 'Internal server error; quote ref when reporting it.', ref });
+}
+
+/** A refusal sent while the client is still sending its body lingers until the body is read (refused-body.ts). */
+function refuse(req: Request, res: Response, status: number, body: { error: string; ref: string }): void {
+  if (!hasUnreadBody(req)) {
+    res.status(status).json(body);
+    return;
+  }
+  const log = (res.locals as RequestContext).log;
+  sendRefusalAndLinger(req, res, status, body).then(
+    (outcome) => log?.info({ outcome, status }, 'refused request body discarded'),
+    (error: unknown) => log?.warn({ err: error, status }, 'refused request body could not be discarded'),
+  );
 }

@@ -33,7 +33,8 @@ export function internalUploadsRouter(uploads: UploadsService, authFailureLimite
     const scanId = String(req.params.scanId);
     const file = String(req.params.file);
     assertTokenThrottled(uploads, authFailureLimiter, req, scanId, bearer(req));
-    const stored = await uploads.accept(scanId, bearer(req), file, req);
+    // Not destroyed when accept() stops reading: the refusal must still reach the client (refused-body.ts).
+    const stored = await uploads.accept(scanId, bearer(req), file, req.iterator({ destroyOnReturn: false }));
     res.json({ data: { scan_id: scanId, file, ...stored } });
   });
   return router;

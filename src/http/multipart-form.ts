@@ -1,8 +1,9 @@
 /**
  * Reads a multipart/form-data request with busboy (DESIGN.md decision 11).
  * Limits hold while the body streams: an oversized file, a second file part
- * or a bad field is refused at the byte that breaks the rule, the rest of
- * the body is not read, and the connection closes after the error response.
+ * or a bad field is refused at the byte that breaks the rule; the rest of
+ * the body reaches no parser: the error response reads and discards it within
+ * bounds, then closes the connection (refused-body.ts).
  * Fields are small strings; the one file part goes to the caller chunk by
  * chunk and is never buffered here.
  */
@@ -76,7 +77,11 @@ class MultipartFormReader {
       return;
     }
     this.parser.on('field', (name: string | undefined, value, info) => this.guard(() => this.field(named(name), value, info.valueTruncated)));
-    this.parser.on('file', (name: string | undefined, stream, info) => this.guard(() => this.file(named(name), stream, info.filename)));
+    this.parser.on('file', (name: string | undefined, stream, info) => {
+      // A part that arrives after a refusal is never read, and destroying the parser errors it: unlistened, that error would end the process.
+      stream.on('error', () => undefined);
+      this.guard(() => this.file(named(name), stream, info.filename));
+    });
     this.parser.on('filesLimit', () => this.fail(new InvalidRequestError(`send exactly one file part '${this.limits.fileField}'; this form has more than one file`)));
     this.parser.on('fieldsLimit', () => this.fail(new InvalidRequestError(`the form has more than ${this.limits.maxFields} fields`)));
     this.parser.on('partsLimit', () => this.fail(new InvalidRequestError(`the form has more than ${this.limits.maxFields + 1} parts`)));
@@ -130,7 +135,7 @@ class MultipartFormReader {
     this.resolve({ fields: this.fields, hasFile: this.hasFile, ...(this.fileName === undefined ? {} : { fileName: this.fileName }) });
   }
 
-  /** Stops reading: what the client has not sent yet is refused, not drained. */
+  /** Stops parsing: what the client has not sent yet is discarded by the refusal (refused-body.ts), never parsed. */
   private fail(error: unknown): void {
     if (this.settled) return;
     this.settled = true;
@@ -140,7 +145,6 @@ class MultipartFormReader {
       // Not at once: this may run inside busboy's own write, which still uses its state.
       setImmediate(() => parser.destroy());
     }
-    this.res.setHeader('Connection', 'close');
     this.reject(error);
   }
 }

@@ -47,8 +47,15 @@ export class ConfiningProxy {
 
   /** Listens on an ephemeral loopback port and returns it. */
   async start(): Promise<number> {
-    const server = createServer((req, res) => void this.forward(req, res));
-    server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.tunnel(req, socket, head));
+    // Every request is answered here or refused with a status: no input may end the process (issue 26), so a
+    // failure the checks did not foresee is a 502 to the browser, never an unhandled rejection.
+    const server = createServer((req, res) => {
+      this.forward(req, res).catch(() => answerFailure(res));
+    });
+    server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.tunnel(req, socket, head).catch(() => socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+    });
+    server.on('clientError', (_error, socket: Duplex) => socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n'));
     server.on('connection', (socket) => this.track(socket));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
@@ -99,8 +106,8 @@ export class ConfiningProxy {
 
   private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = URL.canParse(req.url ?? '') ? new URL(req.url!) : undefined;
-    if (url === undefined || url.protocol !== 'http:') {
-      res.writeHead(400, { 'content-type': 'text/plain' }).end('Vigil login proxy: only absolute http:// requests are forwarded');
+    if (url === undefined || url.protocol !== 'http:' || url.hostname === '' || (url.port !== '' && portOf(url.port) === undefined)) {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('Vigil login proxy: only absolute http:// requests with a host and a port from 1 to 65535 are forwarded');
       return;
     }
     const vetted = await this.vet(url.hostname);
@@ -127,17 +134,17 @@ export class ConfiningProxy {
   private async tunnel(req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
     this.track(client);
     client.on('error', () => client.destroy());
-    const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? '');
-    if (match === null) {
+    const target = connectTarget(req.url ?? '');
+    if (target === undefined) {
       client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
       return;
     }
-    const vetted = await this.vet(match[1]!);
+    const vetted = await this.vet(target.host);
     if (!('address' in vetted)) {
       client.end(`HTTP/1.1 ${'refused' in vetted ? '403 Forbidden' : '502 Bad Gateway'}\r\n\r\n`);
       return;
     }
-    const upstream = connect({ host: vetted.address, port: Number(match[2]), timeout: CONNECT_TIMEOUT_MS });
+    const upstream = connect({ host: vetted.address, port: target.port, timeout: CONNECT_TIMEOUT_MS });
     this.track(upstream);
     upstream.once('connect', () => {
       upstream.setTimeout(0);
@@ -151,4 +158,22 @@ export class ConfiningProxy {
     upstream.once('close', () => client.destroy());
     client.once('close', () => upstream.destroy());
   }
+}
+
+/** A CONNECT request target, `host:port` with a port net.connect accepts (1-65535); undefined for anything else. */
+export function connectTarget(requestTarget: string): { host: string; port: number } | undefined {
+  const match = /^(\[[^\]]+\]|[^:[\]\s]+):(\d{1,5})$/.exec(requestTarget);
+  if (match === null) return undefined;
+  const port = portOf(match[2]!);
+  return port === undefined ? undefined : { host: match[1]!, port };
+}
+
+function portOf(digits: string): number | undefined {
+  const port = Number(digits);
+  return /^\d{1,5}$/.test(digits) && port >= 1 && port <= 65_535 ? port : undefined;
+}
+
+function answerFailure(res: ServerResponse): void {
+  if (res.headersSent) res.destroy();
+  else res.writeHead(502, { 'content-type': 'text/plain', [PROXY_ANSWER_HEADER]: 'unreachable' }).end('Vigil login proxy: the request could not be forwarded');
 }
