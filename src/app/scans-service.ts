@@ -191,7 +191,8 @@ export class ScansService {
       this.scans.delete(account.id, id);
       this.outbox.append(this.history.forgetScan(account.id, covered));
     });
-    void this.resultFiles.removeScan(id);
+    // A folder whose removal fails has no row left: the start-up sweep of result files removes it.
+    this.resultFiles.removeScan(id).catch(() => undefined);
   }
 
   /**

@@ -110,9 +110,12 @@ export class RestartingInformer<T extends k8s.KubernetesObject> {
       this.restartTimer = undefined;
       if (this.stopping) return;
       // A restart resumes the watch from the last resourceVersion without a list when it can; the pass over the cache happens anyway.
-      void this.start().then(() => {
-        if (!this.stopping) this.options.onListed?.(this.informer.list());
-      });
+      this.start()
+        .then(() => {
+          if (!this.stopping) this.options.onListed?.(this.informer.list());
+        })
+        // A pass over the cache that throws is reported; the watch itself runs on.
+        .catch((error: unknown) => this.options.onError(error, 0));
     }, delay);
   }
 }
