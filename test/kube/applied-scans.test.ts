@@ -65,6 +65,11 @@ describe('Scans applied with kubectl (VIGIL_RUNTIME=kubernetes)', function () {
     apply('vigil-test-account', 'after-break', { type: 'NMAP', targets: ['127.0.0.2'] });
     await waitFor(async () => (await service.get('/v1/scans')).body.data, (scans) => scans.length === 2, 'the scan applied after the break');
     expect(service.logLines.some((line) => line.includes('scan informer stopped; restarting'))).to.equal(true);
+    // The restarts and the requests are in the metrics too (issue 28).
+    const metrics = (await service.get('/metrics', { key: null })).text;
+    expect(metrics).to.match(/^vigil_informer_restarts_total\{resource="scans"\} [1-9]/m);
+    expect(metrics).to.match(/^vigil_kubernetes_requests_total\{verb="patch",code="200"\} [1-9]/m);
+    expect(metrics).to.match(/^vigil_workqueue_adds_total\{controller="scan-resource"\} [1-9]/m);
   });
 
   it('does not start an applied Scan twice when it is seen again', async () => {
