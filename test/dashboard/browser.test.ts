@@ -173,7 +173,10 @@ describe('dashboard in a real browser (Chromium)', function () {
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await screenshot('11-scans');
     await main().getByRole('link', { name: /^NMAP/ }).click();
-    expect(await main().getByRole('region', { name: 'Result files' }).getByRole('link').count()).to.equal(1);
+    // The scanner's file, and the PDF of the scan (issue 26).
+    const resultLinks = main().getByRole('region', { name: 'Result files' }).getByRole('link');
+    expect(await resultLinks.count()).to.equal(2);
+    expect(await resultLinks.nth(1).textContent()).to.match(/pdf/i);
     await screenshot('12-scan-succeeded');
   });
 

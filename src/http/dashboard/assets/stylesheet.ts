@@ -52,6 +52,8 @@ pre { background: var(--page); border: 1px solid var(--line); border-radius: var
 .topbar nav a[aria-current="page"] { color: #fff; background: rgba(255, 255, 255, .16); font-weight: 600; }
 .account { margin-left: auto; display: flex; align-items: center; gap: .75rem; color: #d6dde8; font-size: .9rem; }
 .account strong { color: #fff; }
+.account a { color: #fff; }
+.account a:focus-visible { outline: 2px solid #fff; outline-offset: 2px; }
 .account form { margin: 0; }
 
 main { max-width: 80rem; margin: 0 auto; padding: 2rem 1.5rem 4rem; }
