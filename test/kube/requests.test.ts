@@ -248,6 +248,29 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     expect(counted, "the Job and the Secret count against the scan's budget; the namespace's ServiceAccount does not").to.deep.equal([scan.id, scan.id]);
   });
 
+  it('start answered 409 for a Job the cache has not listed yet (a restart) fails, to be tried again, and writes no Secret without its owner', async () => {
+    const scope = nock(SERVER)
+      .post('/api/v1/namespaces/vigil-acme/serviceaccounts')
+      .reply(201, {})
+      .post('/apis/batch/v1/namespaces/vigil-acme/jobs')
+      .reply(409, { kind: 'Status', code: 409, reason: 'AlreadyExists' });
+    const kc = kubeConfig();
+    const runner = new KubernetesJobRunner({
+      kubeConfig: kc,
+      scanResources: new ScanCustomResources(kc),
+      uploads: { issueToken: () => 'tok_nock_0123456789' } as unknown as UploadsService,
+      jobSettings: defaultJobSettings('0.1.0'),
+      uploadUrl: 'http://vigil:8080',
+      locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NMAP' }),
+      cachedScanUid: () => 'uid-42',
+      observer: new JobObserver({ kubeConfig: kc, namespaces: fixedNamespaces(['vigil-acme'], new FakeTimers()), timers: new FakeTimers(), onError: () => undefined }),
+    });
+    let failed: unknown;
+    await runner.start({ ...scan, state: 'QUEUED' }, [{ targetId: 't1', target: '93.184.216.34', addresses: ['93.184.216.34'] }]).catch((error: unknown) => (failed = error));
+    expect(String(failed)).to.match(/the Job scan-a1b2-scanner exists but is not in the Job cache yet/);
+    expect(scope.isDone()).to.equal(true);
+  });
+
   it("the Scan reconciler writes progress alone as a merge patch of the status when the scan's budget has room, 10 s after its RUNNING write and its one Running Event", async () => {
     const sent: Array<{ status: { state: string; progress: number } }> = [];
     const events: Array<{ reason: string; message: string }> = [];
