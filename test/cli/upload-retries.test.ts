@@ -172,5 +172,7 @@ describe('a scan whose Job finishes while Vigil is down for 45 minutes (issue 27
     expect((await service!.get(`/v1/results/${done.results[0].result_id}`, { key })).text).to.equal(NMAP_REPORT);
     await waitFor(async () => api.getObject(jobRef), (found) => found === undefined, 'the collected Job deleted');
     expect(api.deletions.filter((deletion) => deletion.kind === 'Job').map((deletion) => [deletion.name, deletion.propagationPolicy])).to.deep.equal([[jobRef.name, 'Background']]);
+    expect(api.getObject({ apiVersion: 'v1', kind: 'Secret', namespace, name: uploadTokenSecretName(`scan-${scan.id}`) }), 'the Secret, gone with its Job').to.equal(undefined);
+    expect(api.requests.filter((request) => request.method === 'DELETE' && request.path.includes('/secrets')), 'no deletion of its own').to.deep.equal([]);
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { ResolvedTarget, Scan } from '../../src/domain/scans/scan.js';
-import type { HostResolver, WorkloadRunner, WorkloadStatus } from '../../src/app/ports.js';
+import type { HostResolver, ReleasedWorkload, WorkloadRunner, WorkloadStatus } from '../../src/app/ports.js';
 import { ScanController, type ScanControllerOptions } from '../../src/app/controller/scan-controller.js';
 import type { AddressRefusal } from '../../src/domain/scans/resolve-targets.js';
 import { GroupCommit } from '../../src/app/group-commit.js';
@@ -31,8 +31,8 @@ class FakeRunner implements WorkloadRunner {
   async stop(scanId: string): Promise<void> {
     this.actions.push(`stop ${scanId}`);
   }
-  async release(scanId: string): Promise<void> {
-    this.actions.push(`release ${scanId}`);
+  async release(scanId: string, workload: ReleasedWorkload): Promise<void> {
+    this.actions.push(`release ${scanId} ${workload}`);
     this.statuses.delete(scanId);
   }
   async deleteCollectedWorkload(scanId: string): Promise<void> {
@@ -202,7 +202,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     runner.statuses.set(first.id, { phase: 'Succeeded', outputs: [] });
     let releaseFirst: () => void = () => undefined;
     const release = runner.release.bind(runner);
-    runner.release = (scanId: string) => (scanId === first.id ? new Promise<void>((resolve) => (releaseFirst = () => void release(scanId).then(resolve))) : release(scanId));
+    runner.release = (scanId: string, workload: ReleasedWorkload) => (scanId === first.id ? new Promise<void>((resolve) => (releaseFirst = () => void release(scanId, workload).then(resolve))) : release(scanId, workload));
     const queued = recordQueued(controller);
     const finishing = controller.reconcile(first.id);
     // The release of the first is still pending: the second is already woken, and admitted.
@@ -211,10 +211,10 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     expect(queued).to.deep.equal([second.id]);
     await controller.reconcile(second.id);
     expect(stateOf(second.id).state).to.equal('RUNNING');
-    expect(runner.actions).to.not.include(`release ${first.id}`);
+    expect(runner.actions).to.not.include(`release ${first.id} deleted`);
     releaseFirst();
     await finishing;
-    expect(runner.actions.slice(-2)).to.deep.equal([`release ${first.id}`, `delete collected ${first.id}`]);
+    expect(runner.actions.slice(-2)).to.deep.equal([`release ${first.id} deleted`, `delete collected ${first.id}`]);
   });
 
   it('records progress from the workload, never going backwards', async () => {
@@ -242,7 +242,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     const chunks: Buffer[] = [];
     for await (const chunk of content) chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks).toString()).to.equal('<nmaprun/>');
-    expect(runner.actions.slice(-2), 'the workload goes once its results are recorded').to.deep.equal([`release ${scan.id}`, `delete collected ${scan.id}`]);
+    expect(runner.actions.slice(-2), 'the workload goes once its results are recorded, its inputs with it').to.deep.equal([`release ${scan.id} deleted`, `delete collected ${scan.id}`]);
   });
 
   it('keeps the workload of a finished scan whose results were not recorded (unreadable output; a stop that won)', async () => {
@@ -251,6 +251,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     runner.statuses.set(unreadable.id, { phase: 'Succeeded', outputs: [{ file: 'nmap.xml', contentType: 'application/xml', content: Buffer.from('<nmaprun><host') }] });
     await controller.reconcile(unreadable.id);
     expect(stateOf(unreadable.id).conditions.at(-1)).to.include({ reason: 'ResultUnreadable' });
+    expect(runner.actions.at(-1), 'the workload stays: release deletes its inputs').to.equal(`release ${unreadable.id} kept`);
     const stopped = startScan(['127.0.0.1']);
     await controller.reconcile(stopped.id);
     runner.statuses.set(stopped.id, { phase: 'Succeeded', outputs: [{ file: 'nmap.xml', contentType: 'application/xml', content: Buffer.from(nmapReport(1, 1, 127)) }] });
@@ -427,7 +428,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     await controller.reconcile(scan.id);
     expect(core.scans.stop(account, scan.id).state).to.equal('STOPPING');
     await controller.reconcile(scan.id);
-    expect(runner.actions.slice(-2)).to.deep.equal([`stop ${scan.id}`, `release ${scan.id}`]);
+    expect(runner.actions.slice(-2), 'the stopped workload took its inputs').to.deep.equal([`stop ${scan.id}`, `release ${scan.id} deleted`]);
     expect(stateOf(scan.id).state).to.equal('STOPPED');
   });
 

@@ -26,6 +26,8 @@ const SAMPLE_TARGETS: Record<ScanType, string[]> = {
 };
 
 const TOKEN = 'tok_3b9f0c2d7e41a8f65c0d9e2b7a1f4c8d';
+/** The scan's Job as its create answered: the Secret's owner. */
+const JOB = { name: 'nightly-nmap-scanner', uid: '7d2e9c41-5b3a-4f60-8e1d-2a9c3b4d5e6f' };
 const UPLOAD_URL = 'http://vigil-collector.vigil-system.svc:8081/internal/v1/scans/upload';
 
 function scanRef(type: ScanType = 'NMAP', name = 'nightly-nmap'): ScanRef {
@@ -34,7 +36,7 @@ function scanRef(type: ScanType = 'NMAP', name = 'nightly-nmap'): ScanRef {
 
 /** The input files of the scan's one Secret (its keys but the token), or undefined when it has none. */
 function inputsSecret(input: ScanJobInput) {
-  const secret = buildScanSecret(input, TOKEN);
+  const secret = buildScanSecret(input, TOKEN, JOB);
   const { token, ...files } = secret.stringData;
   expect(token).to.equal(TOKEN);
   return Object.keys(files).length === 0 ? undefined : { ...secret, stringData: files };
@@ -322,7 +324,7 @@ describe('scanner Job manifest', () => {
       expect(buildScanJob(jobInput()).metadata.name).to.equal('nightly-nmap-scanner');
       expect(buildScanJob(jobInput()).metadata.name).to.equal(buildScanJob(jobInput()).metadata.name);
       expect(scanJobName('nightly-nmap')).to.equal('nightly-nmap-scanner');
-      expect(buildScanSecret(jobInput(), TOKEN).metadata.name).to.equal('nightly-nmap-secret');
+      expect(buildScanSecret(jobInput(), TOKEN, JOB).metadata.name).to.equal('nightly-nmap-secret');
     });
 
     it('shortens a long Scan name to a DNS-1123 label of at most 63 characters with a hash that tells names apart', () => {
@@ -355,12 +357,13 @@ describe('scanner Job manifest', () => {
       blockOwnerDeletion: true,
     };
 
-    it('owns the Job and its one Secret by the Scan, in the Scan namespace', () => {
-      const objects = [buildScanJob(jobInput('NUCLEI')), buildScanSecret(jobInput('NUCLEI'), TOKEN)];
-      for (const object of objects) {
-        expect(object.metadata.ownerReferences, object.kind).to.deep.equal([owner]);
-        expect(object.metadata.namespace).to.equal('vigil-acme');
-      }
+    it('owns the Job by the Scan and its one Secret by the Job alone (deleting the Job takes it), in the Scan namespace', () => {
+      const job = buildScanJob(jobInput('NUCLEI'));
+      const secret = buildScanSecret(jobInput('NUCLEI'), TOKEN, JOB);
+      expect(job.metadata.ownerReferences).to.deep.equal([owner]);
+      // Neither controller nor blocking: the chart grants no update on jobs/finalizers, which blockOwnerDeletion would need.
+      expect(secret.metadata.ownerReferences).to.deep.equal([{ apiVersion: 'batch/v1', kind: 'Job', ...JOB, controller: false, blockOwnerDeletion: false }]);
+      for (const object of [job, secret]) expect(object.metadata.namespace).to.equal('vigil-acme');
     });
 
     it('labels the Job, its pods and the Secrets with the scanner, the manager, the Scan and its type', () => {
@@ -375,7 +378,7 @@ describe('scanner Job manifest', () => {
       const job = buildScanJob(input);
       expect(job.metadata.labels).to.deep.equal(expected);
       expect(job.spec.template.metadata.labels).to.deep.equal(expected);
-      expect(buildScanSecret(input, TOKEN).metadata.labels).to.deep.equal(expected);
+      expect(buildScanSecret(input, TOKEN, JOB).metadata.labels).to.deep.equal(expected);
     });
 
     it('keeps the scan label valid for a Scan name longer than a label value may be', () => {
@@ -515,7 +518,7 @@ describe('scanner Job manifest', () => {
 
     it('puts only the token in the Secret, and builds no prepare container, for types without inputs', () => {
       for (const type of ['NMAP', 'NMAP_UDP', 'SSLYZE', 'OPENVAS', 'NESSUS'] as const) {
-        expect(Object.keys(buildScanSecret(jobInput(type), TOKEN).stringData), type).to.deep.equal(['token']);
+        expect(Object.keys(buildScanSecret(jobInput(type), TOKEN, JOB).stringData), type).to.deep.equal(['token']);
         const pod = buildScanJob(jobInput(type)).spec.template.spec;
         expect(pod.initContainers.map((each) => each.name)).to.deep.equal(['scanner']);
         expect(pod.volumes.map((each) => each.name)).to.not.include('input');
@@ -559,7 +562,7 @@ describe('scanner Job manifest', () => {
 
   describe('upload token', () => {
     it('reaches the uploader only through a secretKeyRef, never inline in the Job', () => {
-      const secret = buildScanSecret(jobInput(), TOKEN);
+      const secret = buildScanSecret(jobInput(), TOKEN, JOB);
       const job = buildScanJob(jobInput('NMAP', { uploadTokenSecretName: secret.metadata.name }));
       const upload = containerNamed(job, 'upload');
       const tokenEnv = upload.env?.find((env) => env.name === 'VIGIL_UPLOAD_TOKEN');
@@ -571,7 +574,7 @@ describe('scanner Job manifest', () => {
     });
 
     it('keeps the token in an immutable Opaque Secret', () => {
-      const secret = buildScanSecret(jobInput(), TOKEN);
+      const secret = buildScanSecret(jobInput(), TOKEN, JOB);
       expect(secret).to.deep.include({ apiVersion: 'v1', kind: 'Secret', type: 'Opaque', immutable: true, stringData: { token: TOKEN } });
       expect(secretProblems(secret)).to.deep.equal([]);
     });

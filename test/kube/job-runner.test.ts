@@ -55,22 +55,25 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     server.setObject({ ...jobOf(scan)!, status: { conditions } } as never);
     await waitFor(async () => observer.job('vigil-acme', scanJobName(scan.name))?.status?.conditions?.length ?? 0, (length) => length === conditions.length, 'the Job in the cache');
   };
+  const secretOf = (scan: Scan) => server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: scanSecretName(scan.name) });
+  const tokenOf = (scan: Scan) => (secretOf(scan) as unknown as { stringData: { token: string } }).stringData.token;
   const creations = () => server.requests.filter((request) => request.method === 'POST').map((request) => request.path);
 
-  it('creates the Scan CR, the upload-token Secret and the Job, owned by the CR, and moves the Scan to RUNNING', async () => {
+  it('creates the Scan CR, the Job owned by the CR, then the upload-token Secret owned by the Job, and moves the Scan to RUNNING', async () => {
     const scan = startScan();
     await controller.reconcile(scan.id);
     expect(creations()).to.deep.equal([
       '/api/v1/namespaces/vigil-acme/serviceaccounts',
       '/apis/vigil.dev/v1alpha1/namespaces/vigil-acme/scans',
-      '/api/v1/namespaces/vigil-acme/secrets',
       '/apis/batch/v1/namespaces/vigil-acme/jobs',
+      '/api/v1/namespaces/vigil-acme/secrets',
     ]);
     const cr = server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: 'vigil-acme', name: scan.name })!;
     const job = jobOf(scan) as unknown as { metadata: { ownerReferences: Array<{ uid: string; kind: string }> } };
     expect(job.metadata.ownerReferences[0]).to.include({ kind: 'Scan', uid: (cr as { metadata: { uid: string } }).metadata.uid });
     const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } };
     expect(secret.stringData.token).to.have.length.greaterThan(30);
+    expect(secretOf(scan)!.metadata.ownerReferences, 'the Job alone: its deletion takes the Secret').to.deep.equal([{ apiVersion: 'batch/v1', kind: 'Job', name: scanJobName(scan.name), uid: jobOf(scan)!.metadata.uid, controller: false, blockOwnerDeletion: false }]);
     expect(JSON.stringify(jobOf(scan))).not.to.include(secret.stringData.token); // the Job only references the Secret
     expect(core.scans.get(account, scan.id).state).to.equal('RUNNING');
   });
@@ -154,13 +157,32 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     expect(lookups).to.deep.equal(['nmap.example.com', 'tls.example.com', 'web.example.com', 'shop.example.com']);
   });
 
-  it('does not create anything twice when the start is repeated', async () => {
+  it('creates no second Job when the start is repeated (after a crash), and replaces its Secret with a new token, owned by the same Job', async () => {
     const scan = startScan();
     const targets = [{ targetId: scan.requestedTargets[0]!.targetId, target: 'scanme.example.com', addresses: ['93.184.216.34'] }];
     await runner.start(scan, targets);
+    const job = jobOf(scan)!;
+    const oldToken = tokenOf(scan);
     server.clearRequests();
     await runner.start(scan, targets);
-    expect(creations()).to.deep.equal([]);
+    expect(server.requests.map((request) => `${request.method} ${request.path.split('/').pop()}`)).to.deep.equal(['POST secrets', `DELETE ${scanSecretName(scan.name)}`, 'POST secrets']);
+    expect(jobOf(scan)!.metadata.uid).to.equal(job.metadata.uid);
+    expect(secretOf(scan)!.metadata.ownerReferences?.map((owner) => owner.uid)).to.deep.equal([job.metadata.uid]);
+    expect(tokenOf(scan)).to.not.equal(oldToken);
+    expect(() => core.uploads.assertToken(scan.id, oldToken), 'the old token').to.throw(/not valid/);
+    core.uploads.assertToken(scan.id, tokenOf(scan));
+  });
+
+  it('creates the Secret of a Job a crash left without one, when the start is repeated', async () => {
+    const scan = startScan();
+    const targets = [{ targetId: scan.requestedTargets[0]!.targetId, target: 'scanme.example.com', addresses: ['93.184.216.34'] }];
+    await runner.start(scan, targets);
+    server.deleteObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: scanSecretName(scan.name) });
+    server.clearRequests();
+    await runner.start(scan, targets);
+    expect(server.requests.map((request) => `${request.method} ${request.path.split('/').pop()}`)).to.deep.equal(['POST secrets']);
+    expect(secretOf(scan)!.metadata.ownerReferences?.map((owner) => owner.uid)).to.deep.equal([jobOf(scan)!.metadata.uid]);
+    core.uploads.assertToken(scan.id, tokenOf(scan));
   });
 
   it('tells while a start creates the Job, and tells when one failed (the Scan reconciler holds QUEUED meanwhile)', async () => {
@@ -224,12 +246,14 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     );
   });
 
-  it('fails the Scan when the Job completed without uploading its results', async () => {
+  it('fails the Scan when the Job completed without uploading its results: the Job stays, its Secret (the inputs) is deleted', async () => {
     const scan = startScan();
     await controller.reconcile(scan.id);
     await setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
     await controller.reconcile(scan.id);
     expect(core.scans.get(account, scan.id).conditions.at(-1)).to.include({ reason: 'OutputMissing' });
+    expect(jobOf(scan)).to.not.equal(undefined);
+    expect(secretOf(scan)).to.equal(undefined);
   });
 
   it('fails the Scan with DeadlineExceeded when the Job exceeds its deadline', async () => {
@@ -329,7 +353,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     expect(reads.map((request) => request.path)).to.deep.equal(['/api/v1/namespaces/vigil-acme/events']);
   });
 
-  it("keeps a scan's token and inputs in one Secret, created in one request, deleted when the scan ends with the token revoked", async () => {
+  it("keeps a scan's token and inputs in one Secret, created in one request, deleted with the collected Job (no request of its own), the token revoked", async () => {
     const scan = core.scans.start(account, { type: 'NUCLEI', targets: ['https://www.example.com/'] })[0]!;
     await controller.reconcile(scan.id);
     const secrets = server.listObjects('v1', 'Secret', 'vigil-acme') as unknown as Array<{ metadata: { name: string }; stringData: Record<string, string> }>;
@@ -342,12 +366,13 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     await controller.reconcile(scan.id);
     expect(core.scans.get(account, scan.id).state).to.equal('SUCCEEDED');
     expect(server.listObjects('v1', 'Secret', 'vigil-acme')).to.deep.equal([]);
+    expect(server.requests.filter((request) => request.method === 'DELETE').map((request) => `${request.path.split('/').pop()} ${request.query.propagationPolicy}`)).to.deep.equal([`${scanJobName(scan.name)} Background`]);
     let refused: unknown;
     await core.uploads.accept(scan.id, token, 'nuclei.jsonl', [Buffer.from('')]).catch((error: unknown) => (refused = error));
     expect(String(refused)).to.match(/not valid for this scan/);
   });
 
-  it('stops a running Scan by deleting its Job with foreground propagation', async () => {
+  it('stops a running Scan by deleting its Job with foreground propagation, its Secret with it', async () => {
     const scan = startScan();
     await controller.reconcile(scan.id);
     core.scans.stop(account, scan.id);
@@ -356,6 +381,8 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
       { apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-acme', name: scanJobName(scan.name), propagationPolicy: 'Foreground', appliedPolicy: 'Foreground', gracePeriodSeconds: undefined },
     ]);
     expect(core.scans.get(account, scan.id).state).to.equal('STOPPED');
+    expect(secretOf(scan)).to.equal(undefined);
+    expect(server.requests.filter((request) => request.method === 'DELETE' && request.path.includes('/secrets')), 'no deletion of its own').to.deep.equal([]);
   });
 
   it('fails the Scan as WorkloadLost when its Job disappears', async () => {

@@ -66,7 +66,7 @@ describe('Kubernetes: the login step in the scan Job', () => {
   });
 
   it("puts the recording, the plan input and the API definition in the scan's Secret beside its token; the plan has the openapi job and the target settings", () => {
-    const secret = buildScanSecret(jobInput(), 'tok_login');
+    const secret = buildScanSecret(jobInput(), 'tok_login', { name: scanJobName('shop-zap'), uid: '7d2e9c41-5b3a-4f60-8e1d-2a9c3b4d5e6f' });
     new models.v1.Secret(secret as never).validate();
     expect(Object.keys(secret.stringData).sort()).to.deep.equal(['login.side', 'token', 'zap-hosts', 'zap-openapi.yaml', 'zap-plan-input.json', 'zap-plan.yaml']);
     expect(secret.stringData['login.side']).to.equal(RECORDING.toString());

@@ -200,19 +200,22 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     expect(sent.query ?? inBody).to.equal('Foreground');
   });
 
-  it("start creates the scan's one Secret (token and inputs, immutable) in one request, and a Job that reads each part of it where it is needed", async () => {
-    const bodies: { secret?: { metadata: { name: string }; immutable: boolean; stringData: Record<string, string> }; job?: k8s.V1Job } = {};
+  it("start creates the Job, then the scan's one Secret (token and inputs, immutable) in one request, owned by the Job's uid, which the Job reads each part of where it is needed", async () => {
+    const bodies: { secret?: { metadata: { name: string; ownerReferences: unknown[] }; immutable: boolean; stringData: Record<string, string> }; job?: k8s.V1Job } = {};
+    const sent: string[] = [];
     nock(SERVER)
       .post('/api/v1/namespaces/vigil-acme/serviceaccounts')
       .reply(201, {})
-      .post('/api/v1/namespaces/vigil-acme/secrets')
-      .reply(function (_uri, body) {
-        bodies.secret = body as typeof bodies.secret;
-        return [201, body];
-      })
       .post('/apis/batch/v1/namespaces/vigil-acme/jobs')
       .reply(function (_uri, body) {
+        sent.push('job');
         bodies.job = body as k8s.V1Job;
+        return [201, { ...bodies.job, metadata: { ...bodies.job.metadata, uid: 'job-uid-7' } }];
+      })
+      .post('/api/v1/namespaces/vigil-acme/secrets')
+      .reply(function (_uri, body) {
+        sent.push('secret');
+        bodies.secret = body as typeof bodies.secret;
         return [201, body];
       });
     const kc = kubeConfig();
@@ -232,6 +235,8 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     const secret = bodies.secret!;
     expect(secret.metadata.name).to.equal('scan-a1b2-secret');
     expect(secret.immutable).to.equal(true);
+    expect(sent).to.deep.equal(['job', 'secret']);
+    expect(secret.metadata.ownerReferences).to.deep.equal([{ apiVersion: 'batch/v1', kind: 'Job', name: 'scan-a1b2-scanner', uid: 'job-uid-7', controller: false, blockOwnerDeletion: false }]);
     expect(secret.stringData.token).to.equal('tok_nock_0123456789');
     expect(secret.stringData['nuclei-hosts']).to.equal('93.184.216.34 web.example.com\n');
     const pod = bodies.job!.spec!.template.spec!;
@@ -240,7 +245,30 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     const upload = pod.containers.find((container) => container.name === 'upload')!;
     expect(upload.env!.find((env) => env.name === 'VIGIL_UPLOAD_TOKEN')!.valueFrom).to.deep.equal({ secretKeyRef: { name: 'scan-a1b2-secret', key: 'token' } });
     expect(JSON.stringify(bodies.job)).to.not.include('tok_nock_0123456789');
-    expect(counted, "the Secret and the Job count against the scan's budget; the namespace's ServiceAccount does not").to.deep.equal([scan.id, scan.id]);
+    expect(counted, "the Job and the Secret count against the scan's budget; the namespace's ServiceAccount does not").to.deep.equal([scan.id, scan.id]);
+  });
+
+  it('start answered 409 for a Job the cache has not listed yet (a restart) fails, to be tried again, and writes no Secret without its owner', async () => {
+    const scope = nock(SERVER)
+      .post('/api/v1/namespaces/vigil-acme/serviceaccounts')
+      .reply(201, {})
+      .post('/apis/batch/v1/namespaces/vigil-acme/jobs')
+      .reply(409, { kind: 'Status', code: 409, reason: 'AlreadyExists' });
+    const kc = kubeConfig();
+    const runner = new KubernetesJobRunner({
+      kubeConfig: kc,
+      scanResources: new ScanCustomResources(kc),
+      uploads: { issueToken: () => 'tok_nock_0123456789' } as unknown as UploadsService,
+      jobSettings: defaultJobSettings('0.1.0'),
+      uploadUrl: 'http://vigil:8080',
+      locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NMAP' }),
+      cachedScanUid: () => 'uid-42',
+      observer: new JobObserver({ kubeConfig: kc, namespaces: fixedNamespaces(['vigil-acme'], new FakeTimers()), timers: new FakeTimers(), onError: () => undefined }),
+    });
+    let failed: unknown;
+    await runner.start({ ...scan, state: 'QUEUED' }, [{ targetId: 't1', target: '93.184.216.34', addresses: ['93.184.216.34'] }]).catch((error: unknown) => (failed = error));
+    expect(String(failed)).to.match(/the Job scan-a1b2-scanner exists but is not in the Job cache yet/);
+    expect(scope.isDone()).to.equal(true);
   });
 
   it("the Scan reconciler writes progress alone as a merge patch of the status when the scan's budget has room, 10 s after its RUNNING write and its one Running Event", async () => {
@@ -271,7 +299,7 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     const recorder = new KubernetesEventRecorder({ kubeConfig: kc, timers, defaults: { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan' }, onError: () => undefined });
     const reconciler = reconcilerOver(() => object, () => row, { kubeConfig: kc, events: recorder, clock: { now: () => new Date(now) }, budget });
     budget.started(scan.id);
-    budget.spend(scan.id, 3); // with (below) the RUNNING write and its Event, 5: room for one write and the 4 at the end (a usual scan spends 6 and has none)
+    budget.spend(scan.id, 4); // the CR, the Job, the Secret, the followed log and (below) the RUNNING write and its Event make 6: room for one write and the 3 at the end
     await reconciler.reconcile('vigil-acme/scan-a1b2');
     await recorder.flush();
     object = { ...object, metadata: { ...object.metadata, resourceVersion: '8' }, status: sent[0]!.status as ScanObject['status'] };
@@ -280,6 +308,6 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     await reconciler.reconcile('vigil-acme/scan-a1b2');
     expect(sent.map((body) => `${body.status.state} ${body.status.progress}`)).to.deep.equal(['RUNNING 0', 'RUNNING 50']);
     expect(events.map((event) => event.reason)).to.deep.equal(['Running']);
-    expect(budget.spent(scan.id)).to.equal(6);
+    expect(budget.spent(scan.id)).to.equal(7);
   });
 });

@@ -185,7 +185,7 @@ export class ScanController {
     if (!started) {
       // Stopped or deleted while its targets were resolved: the workload must not outlive it.
       await this.options.runner.stop(scan.id);
-      await this.options.runner.release(scan.id);
+      await this.options.runner.release(scan.id, 'deleted');
       return this.wakeQueued();
     }
     return this.recheck();
@@ -228,7 +228,7 @@ export class ScanController {
         const recorded = await this.complete(scan, status, now);
         // The slot is free once the final state is saved: the next scan starts while the work directory is removed.
         this.wakeQueued();
-        await this.options.runner.release(scan.id);
+        await this.options.runner.release(scan.id, recorded ? 'deleted' : 'kept');
         // Only now, with the results in the record, may the workload go (a Job kept through an outage of Vigil).
         if (recorded) await this.options.runner.deleteCollectedWorkload(scan.id);
         return undefined;
@@ -236,15 +236,15 @@ export class ScanController {
       case 'Failed':
         if (status.reason === LOGIN_FAILED_REASON) {
           await this.write(loginFailedInWorkload(scan, status.message ?? 'the login recording failed', now), 'RUNNING', ended('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets'));
-          await this.options.runner.release(scan.id);
+          await this.options.runner.release(scan.id, 'kept');
           return this.wakeQueued();
         }
         await this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status));
-        await this.options.runner.release(scan.id);
+        await this.options.runner.release(scan.id, 'kept');
         return this.wakeQueued();
       case 'Missing':
         await this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', failure(status));
-        await this.options.runner.release(scan.id);
+        await this.options.runner.release(scan.id, 'kept');
         return this.wakeQueued();
     }
   }
@@ -316,7 +316,7 @@ export class ScanController {
     await this.options.runner.stop(scan.id);
     const now = this.options.clock.now().toISOString();
     await this.write({ ...scan, state: 'STOPPED', finishedAt: now }, 'STOPPING', ended('Stopped', 'StopRequested', 'the scan was stopped on request'));
-    await this.options.runner.release(scan.id);
+    await this.options.runner.release(scan.id, 'deleted');
     return this.wakeQueued();
   }
 

@@ -54,8 +54,8 @@ export interface WorkloadRunner {
   start(scan: Scan, targets: readonly ResolvedTarget[], inputs?: WorkloadInputs): Promise<void>;
   observe(scanId: string): Promise<WorkloadStatus>;
   stop(scanId: string): Promise<void>;
-  /** Frees what the workload left behind once its outputs are stored. */
-  release(scanId: string): Promise<void>;
+  /** Frees what the workload left behind once its outputs are stored; `deleted` when stop() removed the workload or deleteCollectedWorkload will. */
+  release(scanId: string, workload: ReleasedWorkload): Promise<void>;
   /**
    * After release of a workload whose results are recorded: deletes what
    * had to outlive an outage of the service for them to be collected (a
@@ -65,6 +65,13 @@ export interface WorkloadRunner {
   /** Tells the controller that a workload changed (progress, exit) so it reconciles without waiting for a poll. */
   onChange(listener: (scanId: string) => void): void;
 }
+
+/**
+ * What becomes of an ended workload: `kept` (failed or missing: a Kubernetes
+ * Job stays, so release deletes its inputs itself) or `deleted` (stopped, or
+ * collected: a Kubernetes Job's deletion takes its Secret).
+ */
+export type ReleasedWorkload = 'kept' | 'deleted';
 
 /** WorkloadStatus.reason of a workload whose login step failed (Kubernetes): its target is skipped as Authentication Failed. */
 export const LOGIN_FAILED_REASON = 'LoginFailed';

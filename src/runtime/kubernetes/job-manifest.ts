@@ -13,9 +13,10 @@
  *
  *   prepare (types with inputs) -> scanner -> upload
  *
- * Names derive from the Scan's name (decision 5) and every object is owned by
- * the Scan, so creating them again is idempotent and deleting the Scan
- * deletes them (scan-names.ts). The shapes written are in job-objects.ts,
+ * Names derive from the Scan's name (decision 5), so creating them again is
+ * idempotent. The Job is owned by the Scan and the Secret by the Job, so
+ * deleting the Job (collected or stopped) deletes the Secret, and deleting
+ * the Scan deletes both (scan-names.ts). The shapes written are in job-objects.ts,
  * the security contexts in pod-security.ts.
  */
 import type { ScanType } from '../../domain/risks/finding.js';
@@ -25,7 +26,7 @@ import { WEB_SCAN_TYPES } from '../../domain/scans/scan.js';
 import { ZAP_PLAN, type ZapType } from '../../domain/scanners/zap.js';
 import { loginContainer, loginInputFiles } from './login-step.js';
 import { checkJobSettings, quantityValue, scannerResources, type JobSettings } from './job-settings.js';
-import type { Container, EnvVar, Job, PodSpec, ResourceRequirements, Secret, Volume, VolumeMount } from './job-objects.js';
+import type { Container, EnvVar, Job, OwnerReference, PodSpec, ResourceRequirements, Secret, Volume, VolumeMount } from './job-objects.js';
 import { childMetadata, scanJobName, scanSecretName } from './scan-names.js';
 import { containerSecurityContext, podSecurityContext, SCANNER_USER } from './pod-security.js';
 
@@ -117,8 +118,14 @@ export function buildScannerServiceAccount(namespace: string, name: string) {
 
 // ---- Secrets -----------------------------------------------------------------
 
+/** The Job a Secret belongs to, as its create answered (its uid) or the Job cache holds it. */
+export interface JobOwner {
+  name: string;
+  uid: string;
+}
+
 /**
- * The scan's one Secret, owned by the Scan: its upload token (key `token`)
+ * The scan's one Secret, owned by its Job: its upload token (key `token`)
  * and the scanner's input files, each under its file name. A Secret rather
  * than a ConfigMap: the ZAP plan carries the target's headers and cookies
  * (session tokens, API keys) and the login script carries credentials, and
@@ -127,10 +134,24 @@ export function buildScannerServiceAccount(namespace: string, name: string) {
  * describe`); the input volume projects the input files only. The API server
  * refuses a Secret over 1 MiB, token and inputs together.
  */
-export function buildScanSecret(input: ScanInputsInput, token: string): Secret {
+export function buildScanSecret(input: ScanInputsInput, token: string, job: JobOwner): Secret {
   const stringData: Record<string, string> = { [UPLOAD_TOKEN_KEY]: token };
   for (const file of inputKeys(input)) stringData[file.file] = file.content;
-  return { apiVersion: 'v1', kind: 'Secret', metadata: childMetadata(input.scan, scanSecretName(input.scan.name)), type: 'Opaque', immutable: true, stringData };
+  const metadata = { ...childMetadata(input.scan, scanSecretName(input.scan.name)), ownerReferences: [jobOwnerReference(job)] };
+  return { apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', immutable: true, stringData };
+}
+
+/**
+ * The Job is the Secret's only owner: the garbage collector deletes a
+ * dependent once all its owners are gone, so a second owner (the Scan) would
+ * keep the Secret after the Job's deletion; the Scan owns the Job, so deleting
+ * it still takes the Secret. Not `controller` (the Job controller never
+ * manages Secrets), and not `blockOwnerDeletion`: nothing needs the Job's
+ * foreground deletion to wait for its Secret, and clusters enforcing
+ * owner-reference permissions would ask for `update` on `jobs/finalizers`.
+ */
+function jobOwnerReference(job: JobOwner): OwnerReference {
+  return { apiVersion: 'batch/v1', kind: 'Job', name: job.name, uid: job.uid, controller: false, blockOwnerDeletion: false };
 }
 
 /** The input files as Secret keys: each a valid key, none the token's, no two alike. */
@@ -353,8 +374,10 @@ function loginStep(input: ScanJobInput): Container[] {
 }
 
 /**
- * The scanner Job of one Scan. Create the Secret of buildScanSecret first: a
- * pod whose Secret is missing waits in ContainerCreating. Throws when the settings are unusable
+ * The scanner Job of one Scan. Create the Secret of buildScanSecret right
+ * after it (the Secret names the Job's uid as its owner): a pod whose Secret
+ * is missing waits in ContainerCreating, which kubelet retries, and the
+ * uploader, which reads the token, starts only once the scanner finished. Throws when the settings are unusable
  * (checkJobSettings) rather than create a Job that would not run as intended.
  */
 export function buildScanJob(input: ScanJobInput): Job {

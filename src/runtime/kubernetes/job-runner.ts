@@ -1,25 +1,26 @@
 /**
  * The Kubernetes WorkloadRunner: a Scan's scanner runs as a Job in the
- * account's namespace (DESIGN.md). Start creates the scan's one Secret (its
- * upload token and its scanner inputs) and the Job, both owned by the Scan's
- * CR; observe reads
+ * account's namespace (DESIGN.md). Start creates the Job, owned by the Scan's
+ * CR, then the scan's one Secret (its upload token and its scanner inputs),
+ * owned by the Job; observe reads
  * the Job and its pods from the JobObserver's informer caches (no request)
  * and, once the Job completed, the files its uploader sent; stop deletes the
- * Job with foreground propagation; release deletes the Secrets and revokes
- * the upload token; deleteCollectedWorkload deletes a Job whose results are
- * recorded (Jobs have no TTL: one finished while Vigil was away waits).
+ * Job with foreground propagation, and its Secret with it; release revokes
+ * the upload token and deletes the Secret of a Job that stays (failed);
+ * deleteCollectedWorkload deletes a Job whose results are recorded, and its
+ * Secret with it (Jobs have no TTL: one finished while Vigil was away waits).
  */
 import type * as k8s from './client-node.js';
 import { KubeApi, kubePaths } from './kube-api.js';
 import type { UploadsService } from '../../app/uploads-service.js';
-import { LOGIN_FAILED_REASON, WorkloadRefusedError, type WorkloadInputs, type WorkloadRunner, type WorkloadStatus } from '../../app/ports.js';
+import { LOGIN_FAILED_REASON, WorkloadRefusedError, type ReleasedWorkload, type WorkloadInputs, type WorkloadRunner, type WorkloadStatus } from '../../app/ports.js';
 import { loginFailureOf } from './login-step.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import { scannerFor } from '../../domain/scanners/index.js';
 import type { ResolvedTarget, Scan } from '../../domain/scans/scan.js';
 import { scannerTargets } from '../../domain/scans/resolve-targets.js';
 import { apiServerMessageOf, createIdempotently, isAlreadyExists, isForbidden, isNotFound } from './kube-errors.js';
-import { buildScanJob, buildScanSecret, buildScannerServiceAccount, scanJobName, scanSecretName, type ScanInputsInput, type ScanRef, type ScannerOptions } from './job-manifest.js';
+import { buildScanJob, buildScanSecret, buildScannerServiceAccount, scanJobName, scanSecretName, type JobOwner, type ScanInputsInput, type ScanRef, type ScannerOptions } from './job-manifest.js';
 import type { JobObserver } from './job-observer.js';
 import { namespaceNotWritableMessage } from './refusals.js';
 import type { JobSettings } from './job-settings.js';
@@ -99,21 +100,51 @@ export class KubernetesJobRunner implements WorkloadRunner {
     return this.starting.has(scanId);
   }
 
+  /**
+   * The Job first, then its Secret, owned by it (the uid comes back from the
+   * create). A start repeated after a crash finds the Job (in the cache, or
+   * as a 409 once the cache has it) and writes its Secret again: it may be
+   * missing, or carry a token this start no longer honours.
+   */
   private async startJob(scan: Scan, resolved: readonly ResolvedTarget[], location: ScanLocation, workloadInputs: WorkloadInputs): Promise<void> {
-    if (this.options.observer.job(location.namespace, scanJobName(location.name)) !== undefined) return; // already started: creation is idempotent
-    await this.ensureScannerAccount(location.namespace);
+    const existing = this.cachedJob(location);
+    if (existing === undefined) await this.ensureScannerAccount(location.namespace);
     const cachedUid = this.options.cachedScanUid?.(location.namespace, location.name);
     const owner = cachedUid === undefined ? await this.options.scanResources.ensure(scan, location.namespace) : { name: location.name, namespace: location.namespace, uid: cachedUid };
     const ref: ScanRef = { ...owner, type: scan.type, id: scan.id };
     const { targets, addresses } = scannerTargets(resolved, workloadInputs.settingsHostAddresses);
     const scanner = scannerOptionsOf(workloadInputs);
-    await this.replaceSecret({ scan: ref, targets, addresses, scanner });
-    const job = buildScanJob({ scan: ref, targets, addresses, scanner, allowTargets: this.options.allowTargets ?? '', settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: scanSecretName(ref.name), createdAt: (this.options.clock ?? systemClock).now() });
-    this.spent(scan.id);
-    await createIdempotently(() => this.api.create(kubePaths.namespaced('batch', 'v1', ref.namespace, 'jobs'), job));
-    this.options.observer.remember(job as k8s.V1Job);
-    this.options.onJobCreated?.(scan.id);
+    const job = existing ?? (await this.createJob(ref, { scan: ref, targets, addresses, scanner }));
+    await this.replaceSecret({ scan: ref, targets, addresses, scanner }, job);
     // No Event here: the Scan turns RUNNING with this start, and its Running Event names the Job (one Event, not two saying the same).
+  }
+
+  /** The scan's Job as the Job cache holds it, when it does (with its uid). */
+  private cachedJob(location: ScanLocation): JobOwner | undefined {
+    const metadata = this.options.observer.job(location.namespace, scanJobName(location.name))?.metadata;
+    return metadata?.name === undefined || metadata.uid === undefined ? undefined : { name: metadata.name, uid: metadata.uid };
+  }
+
+  /**
+   * One request. A 409 is a Job created before a restart that the cache has
+   * not listed yet: its uid comes from the cache, so the start is retried
+   * (the Scan stays QUEUED) until the cache holds it.
+   */
+  private async createJob(ref: ScanRef, input: ScanInputsInput): Promise<JobOwner> {
+    const job = buildScanJob({ ...input, allowTargets: this.options.allowTargets ?? '', settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: scanSecretName(ref.name), createdAt: (this.options.clock ?? systemClock).now() });
+    this.spent(ref.id);
+    let created: k8s.V1Job;
+    try {
+      created = await this.api.create<k8s.V1Job>(kubePaths.namespaced('batch', 'v1', ref.namespace, 'jobs'), job);
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+      const cached = this.cachedJob({ name: ref.name, namespace: ref.namespace, type: ref.type });
+      if (cached === undefined) throw new Error(`the Job ${job.metadata.name} exists but is not in the Job cache yet; the start is tried again`);
+      return cached;
+    }
+    this.options.observer.remember(created);
+    this.options.onJobCreated?.(ref.id);
+    return { name: job.metadata.name, uid: created.metadata!.uid! };
   }
 
   /**
@@ -137,12 +168,12 @@ export class KubernetesJobRunner implements WorkloadRunner {
 
   /**
    * The scan's one Secret (its token and its inputs) is immutable: a new
-   * token (a start after a crash) replaces it whole; a first start costs one
-   * request.
+   * token (a start repeated after a crash) replaces it whole; a first start
+   * costs one request.
    */
-  private async replaceSecret(input: ScanInputsInput): Promise<void> {
+  private async replaceSecret(input: ScanInputsInput, job: JobOwner): Promise<void> {
     const { scan } = input;
-    const secret = buildScanSecret(input, this.options.uploads.issueToken(scan.id));
+    const secret = buildScanSecret(input, this.options.uploads.issueToken(scan.id), job);
     try {
       this.spent(scan.id);
       await this.api.create(kubePaths.core(scan.namespace, 'secrets'), secret);
@@ -210,13 +241,13 @@ export class KubernetesJobRunner implements WorkloadRunner {
   }
 
   /**
-   * The scan's results are recorded: its Job and pod go (background
-   * propagation: nothing waits for the pod). Jobs carry no TTL, so that one
-   * which finished while Vigil was away is still there to collect; this is
-   * the deletion the TTL did. Called after release: not counted against the
-   * scan's budget (its count is dropped), this request was reserved
-   * (REQUESTS_AT_END). A Job this misses goes with its Scan's resource, its
-   * owner.
+   * The scan's results are recorded: its Job, pod and Secret go (background
+   * propagation: nothing waits for the pod; the Secret is the Job's). Jobs
+   * carry no TTL, so that one which finished while Vigil was away is still
+   * there to collect; this is the deletion the TTL did. Called after release:
+   * not counted against the scan's budget (its count is dropped), this
+   * request was reserved (REQUESTS_AT_END). A Job this misses goes with its
+   * Scan's resource, its owner.
    */
   async deleteCollectedWorkload(scanId: string): Promise<void> {
     const location = this.options.locate(scanId);
@@ -229,16 +260,18 @@ export class KubernetesJobRunner implements WorkloadRunner {
   }
 
   /**
-   * The scan ended: its token is revoked, its staged files removed, and its
-   * Secrets (the token, the inputs: cookies, login recordings) deleted rather
-   * than left until the Scan's CR is.
+   * The scan ended: its token is revoked and its staged files removed. The
+   * Secret (the token, the inputs: cookies, login recordings) of a Job that
+   * stays (failed, or missing) is deleted rather than left until the Scan's
+   * CR is; a Job that goes (`deleted`: stopped, or collected next) takes its
+   * Secret with it, at no request of its own.
    */
-  async release(scanId: string): Promise<void> {
+  async release(scanId: string, workload: ReleasedWorkload): Promise<void> {
     this.options.observer.forget(scanId);
     this.options.onReleased?.(scanId);
     await this.options.uploads.discard(scanId);
     const location = this.options.locate(scanId);
-    if (location === undefined) return;
+    if (location === undefined || workload === 'deleted') return;
     // One request (the scan's Secret carries its id label; so did the token and inputs Secrets of earlier versions).
     // Not counted against the scan's budget: its count was dropped when it ended, and this deletion was reserved (request-budget.ts).
     await this.api.delete(kubePaths.core(location.namespace, 'secrets'), { labelSelector: `${SCAN_ID_LABEL}=${scanId}` });

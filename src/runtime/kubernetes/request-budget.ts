@@ -6,19 +6,19 @@
  * `namespace/name`, and drops the count when the scan ends. Progress is
  * written to the CR's status on its own only while the budget has room for
  * that write and for the ones still to come (the end status, the end Event,
- * the Secrets' deletion, the collected Job's deletion), at most once per
- * 25-point step, and never within 10 s of the scan's last status write. A
- * usual scan (10 requests of its own since its Job is deleted once collected
- * rather than by a TTL, issue 27) so shows its progress through the API and
- * its end on `kubectl get scans`, no step in between; neither does a scan
- * this process did not start (one running across a restart of Vigil): its
- * count would miss what the previous process sent.
+ * one deletion: the collected Job's, which takes its Secret, or the Secret's
+ * of a Job that stays), at most once per 25-point step, and never within
+ * 10 s of the scan's last status write. A usual scan (9 requests of its own)
+ * so shows one step of progress on `kubectl get scans`; a scan that already
+ * spent more (applied with kubectl and waited for a slot) shows none, and
+ * so does a scan this process did not start (one running across a restart
+ * of Vigil): its count would miss what the previous process sent.
  */
 
 /** Requests a scan may cost over its life. */
 export const SCAN_REQUEST_BUDGET = 10;
-/** Writes still to come once a scan runs: its end status, its end Event, the deletion of its Secret and, once collected, of its Job. */
-export const REQUESTS_AT_END = 4;
+/** Writes still to come once a scan runs: its end status, its end Event, and one deletion (its collected Job with its Secret, or the Secret of a Job that stays). */
+export const REQUESTS_AT_END = 3;
 /** Progress is written on its own once per this many points. */
 export const PROGRESS_STEP = 25;
 /** ...and never within this long of the scan's last status write. */

@@ -1,7 +1,7 @@
 /**
  * Names, labels and ownership of a Scan's child objects (DESIGN.md decision
  * 5): names derive from the Scan's name, so creating them again is
- * idempotent; every child is owned by the Scan's CR (moved from
+ * idempotent; the Job is owned by the Scan's CR, the Secret by the Job (moved from
  * job-manifest.ts).
  */
 import { createHash } from 'node:crypto';
