@@ -648,7 +648,10 @@ describe('scanner Job manifest', () => {
 
     it('ZAP keeps the name and resolves only from its hosts file (jdk.net.hosts.file beside user.home)', () => {
       expect(scanner('OWASP_ZAP', ['https://shop.example.com/']).env).to.deep.include({ name: 'JAVA_TOOL_OPTIONS', value: '-Duser.home=/tmp -Djdk.net.hosts.file=/vigil/output/zap-hosts' });
-      expect(inputsOf('OWASP_ZAP', ['https://shop.example.com/'])['zap-hosts']).to.equal('127.0.0.1 localhost\n93.184.216.35 shop.example.com\n');
+      // Every checked name the scan carries (its target's, and the hosts of its ZAP settings since issue 26), and nothing else.
+      expect(inputsOf('OWASP_ZAP', ['https://shop.example.com/'])['zap-hosts']).to.equal(
+        '127.0.0.1 localhost\n93.184.216.35 shop.example.com\n93.184.216.34 scanme.example.com\n93.184.216.36 www.example.com\n93.184.216.37 api.example.com\n',
+      );
     });
 
     it('refuses to build a Job for a name without a checked address rather than let the scanner resolve it', () => {
