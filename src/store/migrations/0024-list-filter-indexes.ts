@@ -1,5 +1,18 @@
 import type { Migration } from './index.js';
 
+/**
+ * Each target's list JSON: the expression of targets_list_json (0017), copied
+ * character for character (SQLite reads an indexed expression only where it
+ * is the same one). Frozen with this migration, as 0017's copy is.
+ */
+const LIST_JSON = `('{"id":' || json_quote(id) || ',"target":' || json_quote(target) || ',"label":' || json_quote(label)
+  || ',"tags":' || tags || ',"health_score":{"score":' || health_score || ',"grade":' || json_quote(health_grade) || '}'
+  || iif(auth_selenium_file IS NULL, '', ',"auth_selenium_file":' || json_quote(auth_selenium_file))
+  || iif(openapi_file IS NULL, '', ',"openapi_file":' || json_quote(openapi_file))
+  || ',"scanner_settings":{"zap":' || zap_settings || '},"origin":' || json_quote(origin)
+  || ',"created_at":' || json_quote(created_at) || ',"last_scanned_at":' || json_quote(last_scanned_at)
+  || iif(os IS NULL, '', ',"os":' || json_quote(os)) || iif(hostname IS NULL, '', ',"hostname":' || json_quote(hostname)) || '}')`;
+
 export const m0024ListFilterIndexes: Migration = {
   version: 24,
   name: 'indexes for filtered risk and scan lists and sorted target lists',
@@ -33,26 +46,8 @@ CREATE INDEX scans_by_account_schedule ON scans (account_id, scheduled_by, seq);
 -- target) key and targets_by_last_scanned_seq backwards, computing each row's
 -- JSON: a second JSON copy per field was not worth its disk and write cost.
 CREATE INDEX targets_by_last_scanned_seq ON targets (account_id, COALESCE(last_scanned_at, ''), seq);
-CREATE INDEX targets_by_label_json ON targets (account_id, label, seq DESC, ('{"id":' || json_quote(id) || ',"target":' || json_quote(target) || ',"label":' || json_quote(label)
-  || ',"tags":' || tags || ',"health_score":{"score":' || health_score || ',"grade":' || json_quote(health_grade) || '}'
-  || iif(auth_selenium_file IS NULL, '', ',"auth_selenium_file":' || json_quote(auth_selenium_file))
-  || iif(openapi_file IS NULL, '', ',"openapi_file":' || json_quote(openapi_file))
-  || ',"scanner_settings":{"zap":' || zap_settings || '},"origin":' || json_quote(origin)
-  || ',"created_at":' || json_quote(created_at) || ',"last_scanned_at":' || json_quote(last_scanned_at)
-  || iif(os IS NULL, '', ',"os":' || json_quote(os)) || iif(hostname IS NULL, '', ',"hostname":' || json_quote(hostname)) || '}'));
-CREATE INDEX targets_by_address_json ON targets (account_id, target, seq DESC, ('{"id":' || json_quote(id) || ',"target":' || json_quote(target) || ',"label":' || json_quote(label)
-  || ',"tags":' || tags || ',"health_score":{"score":' || health_score || ',"grade":' || json_quote(health_grade) || '}'
-  || iif(auth_selenium_file IS NULL, '', ',"auth_selenium_file":' || json_quote(auth_selenium_file))
-  || iif(openapi_file IS NULL, '', ',"openapi_file":' || json_quote(openapi_file))
-  || ',"scanner_settings":{"zap":' || zap_settings || '},"origin":' || json_quote(origin)
-  || ',"created_at":' || json_quote(created_at) || ',"last_scanned_at":' || json_quote(last_scanned_at)
-  || iif(os IS NULL, '', ',"os":' || json_quote(os)) || iif(hostname IS NULL, '', ',"hostname":' || json_quote(hostname)) || '}'));
-CREATE INDEX targets_by_last_scanned_json ON targets (account_id, COALESCE(last_scanned_at, ''), seq DESC, ('{"id":' || json_quote(id) || ',"target":' || json_quote(target) || ',"label":' || json_quote(label)
-  || ',"tags":' || tags || ',"health_score":{"score":' || health_score || ',"grade":' || json_quote(health_grade) || '}'
-  || iif(auth_selenium_file IS NULL, '', ',"auth_selenium_file":' || json_quote(auth_selenium_file))
-  || iif(openapi_file IS NULL, '', ',"openapi_file":' || json_quote(openapi_file))
-  || ',"scanner_settings":{"zap":' || zap_settings || '},"origin":' || json_quote(origin)
-  || ',"created_at":' || json_quote(created_at) || ',"last_scanned_at":' || json_quote(last_scanned_at)
-  || iif(os IS NULL, '', ',"os":' || json_quote(os)) || iif(hostname IS NULL, '', ',"hostname":' || json_quote(hostname)) || '}'));
+CREATE INDEX targets_by_label_json ON targets (account_id, label, seq DESC, ${LIST_JSON});
+CREATE INDEX targets_by_address_json ON targets (account_id, target, seq DESC, ${LIST_JSON});
+CREATE INDEX targets_by_last_scanned_json ON targets (account_id, COALESCE(last_scanned_at, ''), seq DESC, ${LIST_JSON});
 `,
 };
