@@ -58,15 +58,15 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
   function aRisk(targetId: string, n: number): Risk {
     const at = new Date(Date.UTC(2026, 0, 1 + (n % 9))).toISOString();
     return {
-      id: randomUUID(), accountId, targetId, scanType: n % 2 === 0 ? 'NMAP' : 'ZAP', fingerprint: `f${n}`, status: n % 3 === 0 ? 'CLOSED' : 'OPEN',
+      id: randomUUID(), accountId, targetId, scanType: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP', fingerprint: `f${n}`, status: n % 3 === 0 ? 'CLOSED' : 'OPEN',
       firstDetectedAt: at, lastDetectedAt: at, isAccepted: false, acceptedBy: [], createdAt: at,
-      definition: { scan_type: n % 2 === 0 ? 'NMAP' : 'ZAP', title: `Title ${n % 7}`, threat_level: (['HIGH', 'LOW', 'INFO', 'MEDIUM', 'CRITICAL'] as const)[n % 5]!, description: '', solution: '', cvss: '', additional_info: {} },
+      definition: { scan_type: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP', title: `Title ${n % 7}`, threat_level: (['HIGH', 'LOW', 'INFO', 'MEDIUM', 'CRITICAL'] as const)[n % 5]!, description: '', solution: '', cvss: '', additional_info: {} },
     };
   }
 
   function aScan(n: number): Scan {
     return {
-      id: randomUUID(), accountId, name: `scan-${n}`, type: n % 2 === 0 ? 'NMAP' : 'ZAP', state: n % 3 === 0 ? 'SUCCEEDED' : 'QUEUED', progress: 0, isAuthenticated: false,
+      id: randomUUID(), accountId, name: `scan-${n}`, type: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP', state: n % 3 === 0 ? 'SUCCEEDED' : 'QUEUED', progress: 0, isAuthenticated: false,
       requestedTargets: [], resolvedTargets: [], skippedTargets: [], conditions: [], results: [], risks: { newOpen: [], stillOpen: [], closed: [] },
       scheduledBy: n % 4 === 0 ? 'nightly' : null, reportId: null, createdAt: new Date().toISOString(), startedAt: null, finishedAt: null,
     };
@@ -82,7 +82,7 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
   const RISK_FILTERS: Array<[string, Record<string, string[]>, RegExp]> = [
     ['status', { status: ['CLOSED'] }, /SEARCH r USING INDEX risks_by_account_status \(account_id=\? AND status=\?/],
     ['threat_level', { 'risk_definition.threat_level': ['HIGH'] }, /SEARCH r USING INDEX risks_by_account_level \(account_id=\? AND threat_level=\?/],
-    ['scan_type', { 'risk_definition.scan_type': ['ZAP'] }, /SEARCH r USING INDEX risks_by_account_scan_type \(account_id=\? AND scan_type=\?/],
+    ['scan_type', { 'risk_definition.scan_type': ['OWASP_ZAP'] }, /SEARCH r USING INDEX risks_by_account_scan_type \(account_id=\? AND scan_type=\?/],
     ['title', { 'risk_definition.title': ['Title 3'] }, /SEARCH r USING INDEX risks_by_account_title \(account_id=\? AND title=\?/],
     ['status and threat_level', { status: ['OPEN'], 'risk_definition.threat_level': ['HIGH'] }, /SEARCH r USING INDEX risks_by_account_status_level \(account_id=\? AND status=\? AND threat_level=\?/],
   ];
@@ -114,7 +114,7 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
 
   const SCAN_FILTERS: Array<[string, Record<string, string[]>, RegExp]> = [
     ['state', { state: ['SUCCEEDED'] }, /SEARCH scans USING INDEX scans_by_account_state \(account_id=\? AND state=\?/],
-    ['type', { type: ['ZAP'] }, /SEARCH scans USING INDEX scans_by_account_type \(account_id=\? AND type=\?/],
+    ['type', { type: ['OWASP_ZAP'] }, /SEARCH scans USING INDEX scans_by_account_type \(account_id=\? AND type=\?/],
     ['scheduled_by', { scheduled_by: ['nightly'] }, /SEARCH scans USING INDEX scans_by_account_schedule \(account_id=\? AND scheduled_by=\?/],
   ];
 
