@@ -107,14 +107,17 @@ function keysetColumns(query: RiskListQuery): KeysetColumn[] {
  * target's risks by seq (risks_by_account_target); CROSS JOIN keeps SQLite
  * from reading risks first and sorting them by their target's address.
  */
-function listSource(query: RiskListQuery, accountId: string): { sql: string; accountCondition: string; accountParams: string[] } {
+function listSource(query: RiskListQuery, accountId: string, byTargets: boolean): { sql: string; accountCondition: string; accountParams: string[] } {
   const sortKey = query.sort?.[0] === undefined ? '' : `, ${SORT_EXPRESSIONS[query.sort[0].field]} AS sort_key`;
   if (query.sort?.[0]?.field === 'target') {
     // Both account conditions as parameters: written r.account_id = t.account_id, SQLite walked all the account's risks for each target.
     const sql = `SELECT ${VIEW_COLUMNS}${sortKey} FROM targets t CROSS JOIN risks r ON r.target_id = t.id`;
     return { sql, accountCondition: 't.account_id = ? AND r.account_id = ?', accountParams: [accountId, accountId] };
   }
-  return { sql: `SELECT ${VIEW_COLUMNS}${sortKey} FROM risks r JOIN targets t ON t.id = r.target_id`, accountCondition: 'r.account_id = ?', accountParams: [accountId] };
+  // A few targets' risks (a target, tag or text filter): each target's range, then sorted. Left to itself, SQLite
+  // walked every risk of the account in page order to avoid that sort, reading each row to test its target.
+  const risks = byTargets ? 'risks r INDEXED BY risks_by_account_target' : 'risks r';
+  return { sql: `SELECT ${VIEW_COLUMNS}${sortKey} FROM ${risks} JOIN targets t ON t.id = r.target_id`, accountCondition: 'r.account_id = ?', accountParams: [accountId] };
 }
 
 const cursorOf = (row: RiskViewRow): CursorValue[] => (row.sort_key === undefined ? [row.seq] : [row.sort_key, row.seq]);
@@ -263,10 +266,18 @@ export class SqliteRiskRepository implements RiskRepository {
   }
 
   list(accountId: string, query: RiskListQuery): Page<RiskView> {
-    const source = listSource(query, accountId);
-    const where = [source.accountCondition, "(r.scan_type <> 'OPENVAS' OR r.qod IS NULL OR r.qod >= ?)"];
-    const params: CursorValue[] = [...source.accountParams, query.minOpenvasQod];
+    const where = ["(r.scan_type <> 'OPENVAS' OR r.qod IS NULL OR r.qod >= ?)"];
+    const params: CursorValue[] = [query.minOpenvasQod];
+    let byTargets = query.filters.target_id !== undefined;
     for (const [key, values] of Object.entries(query.filters) as Array<[string, string[]]>) {
+      const targetIds = key === 'tags' ? this.targetsTagged(accountId, values) : undefined;
+      if (targetIds?.length === 0) return { items: [], nextCursor: undefined };
+      if (targetIds !== undefined) {
+        where.push(FILTER_SQL.target_id!(targetIds.length));
+        params.push(...targetIds);
+        byTargets = true;
+        continue;
+      }
       where.push(FILTER_SQL[key]!(values.length));
       params.push(...(key === 'tags' ? values.map((value) => value.toLowerCase()) : values));
     }
@@ -282,8 +293,9 @@ export class SqliteRiskRepository implements RiskRepository {
         where.push('(instr(lower(t.target), ?) > 0 OR instr(lower(t.label), ?) > 0)');
         params.push(text, text);
       } else {
-        where.push(`r.target_id IN (${marks(targetIds.length)})`);
+        where.push(FILTER_SQL.target_id!(targetIds.length));
         params.push(...targetIds);
+        byTargets = true;
       }
     }
     const columns = keysetColumns(query);
@@ -292,6 +304,9 @@ export class SqliteRiskRepository implements RiskRepository {
       where.push(after.sql);
       params.push(...after.params);
     }
+    const source = listSource(query, accountId, byTargets);
+    where.unshift(source.accountCondition);
+    params.unshift(...source.accountParams);
     const rows = this.db.prepare(`${source.sql} WHERE ${where.join(' AND ')} ORDER BY ${orderBy(columns)} LIMIT ?`).all(...params, query.pageSize + 1) as RiskViewRow[];
     const more = rows.length > query.pageSize;
     const page = more ? rows.slice(0, query.pageSize) : rows;
@@ -309,6 +324,21 @@ export class SqliteRiskRepository implements RiskRepository {
   private targetsContaining(accountId: string, text: string): string[] | undefined {
     const rows = this.statements.targetsContaining.all(accountId, text, text, FEW_TARGETS + 1) as Array<{ id: string }>;
     return rows.length > FEW_TARGETS ? undefined : rows.map((row) => row.id);
+  }
+
+  /**
+   * The ids of the account's targets carrying any of the tags, when there are
+   * few: read from target_tags' primary key (account, tag), then their risks
+   * by target (risks_by_account_target), as the target_id filter reads them.
+   * The tags subquery alone scanned target_tags_by_target (it names no
+   * account) and walked every risk of the account. Undefined when many
+   * targets carry them: the subquery then finds a page of matches quickly.
+   */
+  private targetsTagged(accountId: string, tags: readonly string[]): string[] | undefined {
+    const rows = this.db
+      .prepare(`SELECT t.id FROM target_tags g JOIN targets t ON t.seq = g.target_seq WHERE g.account_id = ? AND g.tag IN (${marks(tags.length)}) LIMIT ?`)
+      .all(accountId, ...tags.map((tag) => tag.toLowerCase()), FEW_TARGETS + 1) as Array<{ id: string }>;
+    return rows.length > FEW_TARGETS ? undefined : [...new Set(rows.map((row) => row.id))];
   }
 
   openCounts(targetId: string): OpenRiskCounts {

@@ -18,6 +18,7 @@ import { SqliteAccountRepository } from '../../src/store/accounts-repository.js'
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { SqliteRiskRepository } from '../../src/store/risks-repository.js';
 import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
+import { planOf } from '../support/query-plan.js';
 import { aTarget } from '../support/targets.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -111,7 +112,7 @@ describe('store: sorted risk lists', () => {
         const first = risks.list(accountId, { filters: {}, sort: [{ field, direction }], pageSize: 5, after: undefined, minOpenvasQod: 0 });
         for (const after of [undefined, first.nextCursor]) {
           for (const filters of [{}, { status: ['OPEN'] }]) {
-            const plan = planOf(() => risks.list(accountId, { filters, sort: [{ field, direction }], pageSize: 5, after, minOpenvasQod: 0 }));
+            const plan = planOf(db, () => risks.list(accountId, { filters, sort: [{ field, direction }], pageSize: 5, after, minOpenvasQod: 0 }));
             expect(plan, plan).not.to.include('TEMP B-TREE');
             expect(plan, plan).to.match(/(SEARCH|SCAN) r USING INDEX risks_by_account/);
           }
@@ -121,29 +122,7 @@ describe('store: sorted risk lists', () => {
   }
 
   it('the expression of the threat_level index is the one the list sorts by', () => {
-    const plan = planOf(() => risks.list(accountId, { filters: {}, sort: [{ field: 'threat_level', direction: 'desc' }], pageSize: 5, after: undefined, minOpenvasQod: 0 }));
+    const plan = planOf(db, () => risks.list(accountId, { filters: {}, sort: [{ field: 'threat_level', direction: 'desc' }], pageSize: 5, after: undefined, minOpenvasQod: 0 }));
     expect(plan).to.include('risks_by_account_threat');
   });
-
-  /** The query plan of the one list statement `run` executes, with its own parameters. */
-  function planOf(run: () => unknown): string {
-    const seen: Array<{ sql: string; args: unknown[] }> = [];
-    const prepare = db.prepare.bind(db);
-    db.prepare = ((sql: string) => {
-      const statement = prepare(sql);
-      const all = statement.all.bind(statement);
-      statement.all = ((...args: unknown[]) => {
-        seen.push({ sql, args });
-        return all(...args);
-      }) as typeof statement.all;
-      return statement;
-    }) as typeof db.prepare;
-    try {
-      run();
-    } finally {
-      db.prepare = prepare;
-    }
-    const list = seen.find((call) => call.sql.includes('ORDER BY'))!;
-    return (db.prepare(`EXPLAIN QUERY PLAN ${list.sql}`).all(...list.args) as Array<{ detail: string }>).map((row) => row.detail).join('\n');
-  }
 });

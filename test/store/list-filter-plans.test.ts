@@ -1,0 +1,149 @@
+/**
+ * Issue 29 (one account with a million risks): every filter the API names on
+ * risks and scans, and every sort of targets, is read by walking one index
+ * range that stops at the page, never by walking all of the account's rows
+ * and testing each, nor by sorting them (USE TEMP B-TREE). The plans depend
+ * on the indexes, not on how many rows there are (no ANALYZE statistics are
+ * kept), so a few rows are seeded; EXPLAIN QUERY PLAN is read of the very
+ * statement each repository runs (test/support/query-plan.ts).
+ */
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import type { TargetSortField } from '../../src/app/ports.js';
+import type { SortDirection } from '../../src/domain/lists/list-query.js';
+import type { Risk } from '../../src/domain/risks/risk.js';
+import type { Scan } from '../../src/domain/scans/scan.js';
+import { AccountsService } from '../../src/app/accounts-service.js';
+import { systemClock } from '../../src/domain/clock.js';
+import { SqliteAccountRepository } from '../../src/store/accounts-repository.js';
+import { openDatabase, type Database } from '../../src/store/database.js';
+import { SqliteRiskRepository } from '../../src/store/risks-repository.js';
+import { SqliteScanRepository } from '../../src/store/scans-repository.js';
+import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
+import { planOf } from '../support/query-plan.js';
+import { aTarget } from '../support/targets.js';
+import { tempDir } from '../support/temp-dir.js';
+
+describe('store: filtered and sorted lists walk an index to the page', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let db: Database;
+  let accountId: string;
+  let risks: SqliteRiskRepository;
+  let targets: SqliteTargetRepository;
+  let scans: SqliteScanRepository;
+  let firstTargetId: string;
+
+  before(() => {
+    dir = tempDir();
+    db = openDatabase(dir.path);
+    accountId = new AccountsService(new SqliteAccountRepository(db), systemClock).createAccount({ name: 'acme' }).account.id;
+    risks = new SqliteRiskRepository(db);
+    targets = new SqliteTargetRepository(db);
+    scans = new SqliteScanRepository(db);
+    db.transaction(() => {
+      for (let t = 0; t < 20; t++) {
+        const target = aTarget(accountId, `host-${t}.example.com`, { label: `label ${t % 4}`, tags: t % 5 === 0 ? ['prod'] : ['dev'] });
+        targets.insert(target);
+        firstTargetId ??= target.id;
+        for (let i = 0; i < 10; i++) risks.insert(aRisk(target.id, t * 10 + i));
+      }
+      for (let n = 0; n < 30; n++) scans.insert([aScan(n)], []);
+    })();
+  });
+  after(() => {
+    db.close();
+    dir.remove();
+  });
+
+  function aRisk(targetId: string, n: number): Risk {
+    const at = new Date(Date.UTC(2026, 0, 1 + (n % 9))).toISOString();
+    return {
+      id: randomUUID(), accountId, targetId, scanType: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP', fingerprint: `f${n}`, status: n % 3 === 0 ? 'CLOSED' : 'OPEN',
+      firstDetectedAt: at, lastDetectedAt: at, isAccepted: false, acceptedBy: [], createdAt: at,
+      definition: { scan_type: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP', title: `Title ${n % 7}`, threat_level: (['HIGH', 'LOW', 'INFO', 'MEDIUM', 'CRITICAL'] as const)[n % 5]!, description: '', solution: '', cvss: '', additional_info: {} },
+    };
+  }
+
+  function aScan(n: number): Scan {
+    return {
+      id: randomUUID(), accountId, name: `scan-${n}`, type: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP', state: n % 3 === 0 ? 'SUCCEEDED' : 'QUEUED', progress: 0, isAuthenticated: false,
+      requestedTargets: [], resolvedTargets: [], skippedTargets: [], conditions: [], results: [], risks: { newOpen: [], stillOpen: [], closed: [] },
+      scheduledBy: n % 4 === 0 ? 'nightly' : null, reportId: null, createdAt: new Date().toISOString(), startedAt: null, finishedAt: null,
+    };
+  }
+
+  /** A plan that walks one named index range to the page: no temporary B-tree, no scan of the table. */
+  function expectIndexWalk(plan: string, index: RegExp): void {
+    expect(plan, plan).not.to.include('TEMP B-TREE');
+    expect(plan, plan).not.to.match(/SCAN (r|t|scans|targets)$/m);
+    expect(plan, plan).to.match(index);
+  }
+
+  const RISK_FILTERS: Array<[string, Record<string, string[]>, RegExp]> = [
+    ['status', { status: ['CLOSED'] }, /SEARCH r USING INDEX risks_by_account_status \(account_id=\? AND status=\?/],
+    ['threat_level', { 'risk_definition.threat_level': ['HIGH'] }, /SEARCH r USING INDEX risks_by_account_level \(account_id=\? AND threat_level=\?/],
+    ['scan_type', { 'risk_definition.scan_type': ['OWASP_ZAP'] }, /SEARCH r USING INDEX risks_by_account_scan_type \(account_id=\? AND scan_type=\?/],
+    ['title', { 'risk_definition.title': ['Title 3'] }, /SEARCH r USING INDEX risks_by_account_title \(account_id=\? AND title=\?/],
+    ['status and threat_level', { status: ['OPEN'], 'risk_definition.threat_level': ['HIGH'] }, /SEARCH r USING INDEX risks_by_account_status_level \(account_id=\? AND status=\? AND threat_level=\?/],
+  ];
+
+  for (const [name, filters, index] of RISK_FILTERS) {
+    it(`risks filtered by ${name}: one index range newest first, first page and later ones`, () => {
+      const first = risks.list(accountId, { filters, pageSize: 3, after: undefined, minOpenvasQod: 70 });
+      expect(first.items).to.have.length(3);
+      for (const after of [undefined, first.nextCursor]) {
+        expectIndexWalk(planOf(db, () => risks.list(accountId, { filters, pageSize: 3, after, minOpenvasQod: 70 })), index);
+      }
+    });
+  }
+
+  it('risks filtered by target_id: that target\'s range of risks_by_account_target', () => {
+    const plan = planOf(db, () => risks.list(accountId, { filters: { target_id: [firstTargetId] }, pageSize: 3, after: undefined, minOpenvasQod: 70 }));
+    expectIndexWalk(plan, /SEARCH r USING INDEX risks_by_account_target \(account_id=\? AND target_id=\?/);
+  });
+
+  it('risks filtered by tags: the tag\'s targets from target_tags\' key, then their risks by target, and the right ones', () => {
+    const tagged = risks.list(accountId, { filters: { tags: ['PROD'] }, pageSize: 100, after: undefined, minOpenvasQod: 70 });
+    expect(tagged.items).to.have.length(40);
+    expect(tagged.items.every((risk) => risk.tags.includes('prod'))).to.equal(true);
+    expect(risks.list(accountId, { filters: { tags: ['nobody'] }, pageSize: 100, after: undefined, minOpenvasQod: 70 }).items).to.deep.equal([]);
+    const plan = planOf(db, () => risks.list(accountId, { filters: { tags: ['prod'] }, pageSize: 3, after: undefined, minOpenvasQod: 70 }));
+    expect(plan, plan).to.match(/SEARCH r USING INDEX risks_by_account_target \(account_id=\? AND target_id=\?/);
+    expect(plan, plan).not.to.include('target_tags_by_target');
+  });
+
+  const SCAN_FILTERS: Array<[string, Record<string, string[]>, RegExp]> = [
+    ['state', { state: ['SUCCEEDED'] }, /SEARCH scans USING INDEX scans_by_account_state \(account_id=\? AND state=\?/],
+    ['type', { type: ['OWASP_ZAP'] }, /SEARCH scans USING INDEX scans_by_account_type \(account_id=\? AND type=\?/],
+    ['scheduled_by', { scheduled_by: ['nightly'] }, /SEARCH scans USING INDEX scans_by_account_schedule \(account_id=\? AND scheduled_by=\?/],
+  ];
+
+  for (const [name, filters, index] of SCAN_FILTERS) {
+    it(`scans filtered by ${name}: one index range newest first`, () => {
+      const first = scans.list(accountId, { filters, pageSize: 2, after: undefined });
+      expect(first.items).to.have.length(2);
+      for (const after of [undefined, first.nextCursor]) expectIndexWalk(planOf(db, () => scans.list(accountId, { filters, pageSize: 2, after })), index);
+    });
+  }
+
+  const TARGET_SORTS: Array<[TargetSortField, SortDirection, RegExp]> = [
+    ['label', 'asc', /SEARCH targets USING COVERING INDEX targets_by_label_json/],
+    ['label', 'desc', /SEARCH targets USING INDEX targets_by_label \(account_id=\?/],
+    ['target', 'asc', /SEARCH targets USING COVERING INDEX targets_by_address_json/],
+    ['target', 'desc', /SEARCH targets USING INDEX sqlite_autoindex_targets_2 \(account_id=\?/],
+    ['last_scanned', 'asc', /SEARCH targets USING COVERING INDEX targets_by_last_scanned_json/],
+    ['last_scanned', 'desc', /SEARCH targets USING INDEX targets_by_last_scanned_seq/],
+    ['created_at', 'asc', /SEARCH targets USING COVERING INDEX targets_list_json/],
+    ['created_at', 'desc', /SEARCH targets USING COVERING INDEX targets_list_json/],
+  ];
+
+  for (const [field, direction, index] of TARGET_SORTS) {
+    it(`targets sorted by ${field} ${direction}: one index walked to the page, first page and later ones`, () => {
+      const first = targets.list(accountId, { filters: {}, sort: [{ field, direction }], pageSize: 3, after: undefined });
+      for (const after of [undefined, first.nextCursor]) {
+        const query = { filters: {}, sort: [{ field, direction }], pageSize: 3, after };
+        expectIndexWalk(planOf(db, () => targets.listJson(accountId, query, 1 << 20)), index);
+      }
+    });
+  }
+});
