@@ -509,7 +509,8 @@ async function finishedCase(): Promise<void> {
 
   const before = await server.call('requestCount');
   const spawned = Date.now();
-  vigil = startChild('vigil serve', process.execPath, [...command.args, 'serve'], env, ROOT);
+  // A year's TTL keeps every one of them (the default week would expire most): the case measures a large cache, not expiry.
+  vigil = startChild('vigil serve', process.execPath, [...command.args, 'serve'], { ...env, VIGIL_SCAN_TTL_AFTER_FINISHED: String(365 * 86_400) }, ROOT);
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHttp(vigil, `${baseUrl}/healthz`, config.timeoutSeconds * 1000);
   const answering = Date.now();

@@ -54,7 +54,8 @@ describe('an install on a shared cluster (VIGIL_RUNTIME=kubernetes)', function (
       seeding.db.close();
       for (const object of objects) server.setObject(object);
 
-      service = await TestService.start({ env: KUBERNETES, kubeConfig: kubeConfig(server), dataDir: dir.path });
+      // Kept for a year (the install's TTL): 20,000 resources stay, as with a longer TTL or a busier month; the default week would expire most.
+      service = await TestService.start({ env: { ...KUBERNETES, VIGIL_SCAN_TTL_AFTER_FINISHED: String(365 * 86_400) }, kubeConfig: kubeConfig(server), dataDir: dir.path });
       apply(server, 'vigil-history', 'applied-after');
       const id = await adopted(server, 'vigil-history', 'applied-after');
       const listed = (await service.get('/v1/scans', { key: history.apiKey, query: { page_size: 1 } })).body.data as Array<{ id: string }>;

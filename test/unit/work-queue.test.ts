@@ -72,6 +72,15 @@ describe('WorkQueue', () => {
     errors = [];
   });
 
+  it('puts a key added first ahead of the waiting keys, moving it there when it waits already, and still only once', async () => {
+    const queue = newQueue();
+    for (const key of ['a', 'b', 'c']) queue.add(key);
+    queue.addFirst('x');
+    queue.addFirst('c');
+    queue.addFirst('c');
+    expect(await takeAll(queue)).to.deep.equal(['c', 'x', 'a', 'b']);
+  });
+
   it('queues a key added several times only once, in first-arrival order', async () => {
     const queue = newQueue();
     for (const key of ['ns/a', 'ns/a', 'ns/b', 'ns/a', 'ns/b']) queue.add(key);

@@ -38,8 +38,9 @@ export class ControllerLoop {
     this.running = this.queue.run(this.options.workers ?? 2, this.options.reconcile);
   }
 
+  /** A key an event or a write names: ahead of the keys of a full pass still waiting. */
   enqueue(key: string): void {
-    this.queue.add(key);
+    this.queue.addFirst(key);
   }
 
   /** A full pass: every key listed is reconciled again, so a missed event or a failed write heals. */

@@ -101,6 +101,28 @@ export class WorkQueue {
     this.handToIdleWorkers();
   }
 
+  /**
+   * Adds the key ahead of every waiting key, or moves it there when it
+   * waits already: what an event names goes before a full pass's keys, so
+   * a Scan applied while 20,000 finished ones are passed over starts at once.
+   */
+  addFirst(key: string): void {
+    if (this.shuttingDown) return;
+    if (this.dirty.has(key)) {
+      const at = this.ready.indexOf(key);
+      if (at > 0) {
+        this.ready.splice(at, 1);
+        this.ready.unshift(key);
+      }
+      return;
+    }
+    this.dirty.add(key);
+    this.observer?.added();
+    if (this.processing.has(key)) return;
+    this.ready.unshift(key);
+    this.handToIdleWorkers();
+  }
+
   /** Adds the key once `delayMs` has passed; a pending earlier time for the key wins. */
   addAfter(key: string, delayMs: number): void {
     if (this.shuttingDown) return;
