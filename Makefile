@@ -47,12 +47,16 @@ system-deps: ## Install the Debian packages the tests use (nmap, openssl, popple
 typecheck: deps ## Type-check sources, tests and benchmarks
 	npx tsc -p tsconfig.json
 
+.PHONY: lint
+lint: deps ## Lint sources, tests, benchmarks and scripts with eslint (recommended rules and DESIGN.md's rings as import boundaries)
+	npm run lint --silent
+
 .PHONY: openapi
 openapi: deps ## Regenerate src/api/openapi.json from the zod schemas
 	npx tsx scripts/write-openapi.ts
 
 .PHONY: test
-test: build system-deps typecheck ## Install what is missing, build, and run every test
+test: build system-deps typecheck lint ## Install what is missing, build, and run every test
 	npx mocha
 
 .PHONY: image

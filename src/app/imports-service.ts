@@ -9,7 +9,7 @@
  * a crash, so a refused or interrupted upload leaves nothing behind.
  */
 import { randomUUID } from 'node:crypto';
-import { presentScan } from '../api/present/scan.js';
+import { presentScan } from './present/scan.js';
 import type { Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import { InvalidRequestError } from '../domain/errors.js';

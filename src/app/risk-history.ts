@@ -3,7 +3,7 @@
  * adds to it, and what deleting a scan takes away. Both run in one store
  * transaction together with the scan's own write and the events they cause.
  */
-import { presentRisk } from '../api/present/risk.js';
+import { presentRisk } from './present/risk.js';
 import type { Clock } from '../domain/clock.js';
 import { timeOrderedUuid } from '../domain/events/event-id.js';
 import { newEvent, type OutboxEvent } from '../domain/events/event.js';

@@ -1,7 +1,7 @@
 /** Scans (SPEC.md, Scans): starting, listing, stopping and deleting them, and their result files. */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { presentScan } from '../api/present/scan.js';
+import { presentScan } from './present/scan.js';
 import type { Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import { InvalidRequestError, NotFoundError } from '../domain/errors.js';

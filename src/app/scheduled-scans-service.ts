@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import type { Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import { InvalidRequestError, NotFoundError } from '../domain/errors.js';
-import type { CursorValue } from '../domain/lists/page-token.js';
 import { pageSizeFrom, parseFilters } from '../domain/lists/list-query.js';
 import { SCAN_TYPES, type ScanType } from '../domain/risks/finding.js';
 import { EMAIL_NOTIFICATIONS, SCHEDULED_SCAN_LIMITS, type EmailNotification } from '../domain/schedules/scheduled-scan-resource.js';

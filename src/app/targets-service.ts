@@ -15,9 +15,10 @@ import {
   mergeZapSettings,
   normaliseTags,
   type Target,
+  type TargetUpdateInput,
+  type TargetInput,
   type TargetOrigin,
 } from '../domain/targets/target.js';
-import type { TargetCreateBody, TargetUpdateBody } from '../api/schemas/targets.js';
 import { LIST_PAGE_BYTE_BUDGET, type ListResult, type SortedListParams, type Paginator, type RenderedListResult } from './pagination.js';
 import { TARGET_FILTER_KEYS, TARGET_SORT_FIELDS, type TargetListRow, type TargetRepository } from './ports.js';
 
@@ -43,7 +44,7 @@ export class TargetsService {
    * Creates a target. An existing address gives 400 unless `upsert` is set,
    * in which case the sent fields update the existing target (CONTRACT.md).
    */
-  create(account: Account, body: TargetCreateBody, upsert: boolean, origin: TargetOrigin = 'MANUAL'): Target {
+  create(account: Account, body: TargetInput, upsert: boolean, origin: TargetOrigin = 'MANUAL'): Target {
     const address = parseTargetAddress(body.target, this.allowTargets);
     assertSettingsHostsAllowed(body.scanner_settings?.zap, this.allowTargets);
     const existing = this.targets.findByAddress(account.id, address.value);
@@ -54,7 +55,7 @@ export class TargetsService {
     return this.upsertExisting(this.targets.findByAddress(account.id, address.value)!, body, upsert);
   }
 
-  private newTarget(account: Account, address: string, body: TargetCreateBody, origin: TargetOrigin): Target {
+  private newTarget(account: Account, address: string, body: TargetInput, origin: TargetOrigin): Target {
     return {
       id: randomUUID(),
       accountId: account.id,
@@ -101,7 +102,7 @@ export class TargetsService {
     return target;
   }
 
-  private upsertExisting(existing: Target, body: TargetCreateBody, upsert: boolean): Target {
+  private upsertExisting(existing: Target, body: TargetInput, upsert: boolean): Target {
     if (!upsert) {
       throw new InvalidRequestError(`target '${existing.target}' already exists (id ${existing.id}); send upsert=true to update it instead`);
     }
@@ -124,13 +125,13 @@ export class TargetsService {
     return target;
   }
 
-  update(account: Account, id: string, body: TargetUpdateBody): Target {
+  update(account: Account, id: string, body: TargetUpdateInput): Target {
     const target = this.get(account, id);
     assertSettingsHostsAllowed(body.scanner_settings?.zap, this.allowTargets);
     return this.save(target, body);
   }
 
-  private save(target: Target, body: TargetUpdateBody): Target {
+  private save(target: Target, body: TargetUpdateInput): Target {
     const updated = applyTargetUpdate(target, { label: body.label, tags: body.tags, zap: body.scanner_settings?.zap });
     this.targets.update(updated);
     return updated;

@@ -68,7 +68,7 @@ export async function runScannerCommand(args: string[], deps: ScannerCommandDeps
       await runNessusScan({ settings, hosts: command.hosts, polling, onProgress, saveReport: (chunks) => writeFileAtomically(command.output, chunks) });
     }
   } catch (error) {
-    if (stop.signal.aborted) throw new Error(`the ${command.scanner.toUpperCase()} scan was stopped before it finished, and no report was written`);
+    if (stop.signal.aborted) throw new Error(`the ${command.scanner.toUpperCase()} scan was stopped before it finished, and no report was written`, { cause: error });
     throw error;
   } finally {
     stop.release();

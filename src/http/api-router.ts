@@ -10,7 +10,7 @@ import addFormats from 'ajv-formats';
 import type { ErrorObject } from 'ajv';
 import { API_KEY_HEADER, type OpenApiDocument } from '../api/openapi.js';
 import type { AccountsService, Principal } from '../app/accounts-service.js';
-import { InvalidRequestError, NotFoundError, RateLimitedError, UnauthenticatedError } from '../domain/errors.js';
+import { InvalidRequestError, RateLimitedError, UnauthenticatedError } from '../domain/errors.js';
 import { HttpError } from './errors.js';
 import { bracketFiltersAsJson } from './bracket-filters.js';
 import type { RateLimiter } from './rate-limiter.js';

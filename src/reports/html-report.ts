@@ -6,7 +6,7 @@
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { html, raw, type SafeHtml } from '../api/present/html.js';
+import { html, raw, type SafeHtml } from '../app/present/html.js';
 import { THREAT_LEVELS } from '../domain/risks/finding.js';
 import {
   cvesOf,

@@ -69,7 +69,7 @@ async function readCaFile(path: string | undefined): Promise<Buffer | undefined>
   try {
     return await readFile(path);
   } catch (error) {
-    throw new Error(`could not read VIGIL_OPENVAS_CA_FILE ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new Error(`could not read VIGIL_OPENVAS_CA_FILE ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
   }
 }
 

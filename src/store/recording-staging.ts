@@ -18,7 +18,6 @@
  * and never parsed again on the way (bench/ingest.ts).
  */
 import type { RecordingStaging } from '../app/ports.js';
-import type { OutboxEvent } from '../domain/events/event.js';
 import type { Finding, FindingSink } from '../domain/risks/finding.js';
 import type { StagedFinding } from '../domain/risks/risk.js';
 import type { Database } from './database.js';
@@ -149,7 +148,7 @@ export function createStagingTables(db: Database): void {
 }
 
 /**
- * A risk as the API presents it (src/api/present/risk.ts, presentRisk), as
+ * A risk as the API presents it (src/app/present/risk.ts, presentRisk), as
  * JSON text made from its row `r` and its target's `t`: the stored JSON
  * columns (tags, acceptances, definition) go in as they are, without being
  * parsed. test/store/staged-recording.test.ts checks it against presentRisk.

@@ -1,4 +1,4 @@
-import type { DeliveryAttempt, DueClaim, DueDelivery, WebhookDeliveryRepository, WebhookEndpoint } from '../app/ports.js';
+import type { DeliveryAttempt, DueClaim, DueDelivery, WebhookDeliveryRepository } from '../app/ports.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { serializedEventBody, type EventType } from '../domain/events/event.js';
 import type { Database } from './database.js';

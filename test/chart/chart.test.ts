@@ -107,7 +107,7 @@ function validateObject(object: RenderedObject): void {
   try {
     new Model(object).validate();
   } catch (error) {
-    throw new Error(`${object.kind} ${object.metadata.name}: ${(error as Error).message}`);
+    throw new Error(`${object.kind} ${object.metadata.name}: ${(error as Error).message}`, { cause: error });
   }
 }
 

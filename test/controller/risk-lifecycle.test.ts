@@ -16,7 +16,7 @@ import { InvalidRequestError, NotFoundError } from '../../src/domain/errors.js';
 import type { RiskView } from '../../src/domain/risks/risk.js';
 import type { Target } from '../../src/domain/targets/target.js';
 import { tempDir } from '../support/temp-dir.js';
-import { FakeRunner, scriptedScanController, escapeXml, nmapXml, portXml, xmlOutput, type NmapHostSpec, type OpenPort } from '../support/scripted-scans.js';
+import { FakeRunner, scriptedScanController, nmapXml, portXml, xmlOutput, type NmapHostSpec, type OpenPort } from '../support/scripted-scans.js';
 import { receiveEvents } from '../support/event-receiver.js';
 
 /** A Greenbone report with one result per entry, all on 127.0.0.1. */

@@ -4,7 +4,7 @@
  * open an element, close an attribute or start a script.
  */
 import { expect } from 'chai';
-import { escapeHtml, html, raw, SafeHtml } from '../../src/api/present/html.js';
+import { escapeHtml, html, raw, SafeHtml } from '../../src/app/present/html.js';
 
 const HOSTILE = [
   '<script>alert(1)</script>',

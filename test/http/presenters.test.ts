@@ -7,7 +7,7 @@ import { AccountsService } from '../../src/app/accounts-service.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { DEFAULT_ZAP_SETTINGS, type Target } from '../../src/domain/targets/target.js';
 import { healthScore } from '../../src/domain/targets/health-score.js';
-import { presentTarget } from '../../src/http/presenters/target.js';
+import { presentTarget } from '../../src/app/present/target.js';
 import { tempDir } from '../support/temp-dir.js';
 import type { TargetListQuery } from '../../src/app/ports.js';
 

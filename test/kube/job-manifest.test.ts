@@ -178,7 +178,7 @@ const objectMeta = (name: Check) =>
 
 const keyRef = object({ name: dnsSubdomain, key: matching(SECRET_KEY, 253, 'a key'), optional: bool }, ['key']);
 const envVar = object({ name: matching(ENV_NAME, 4096, 'an environment variable name'), value: str, valueFrom: object({ secretKeyRef: keyRef, configMapKeyRef: keyRef }) }, ['name']);
-const resources = object({ requests: map(matching(/^[a-z0-9.\/-]+$/, 253, 'a resource name'), quantity), limits: map(matching(/^[a-z0-9.\/-]+$/, 253, 'a resource name'), quantity) });
+const resources = object({ requests: map(matching(/^[a-z0-9./-]+$/, 253, 'a resource name'), quantity), limits: map(matching(/^[a-z0-9./-]+$/, 253, 'a resource name'), quantity) });
 const seccompProfile = object({ type: oneOf('RuntimeDefault', 'Localhost', 'Unconfined'), localhostProfile: str }, ['type']);
 const capability = matching(/^[A-Z_]+$/, 64, 'a capability name');
 const securityContext = object({

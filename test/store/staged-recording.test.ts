@@ -10,7 +10,7 @@
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { presentRisk } from '../../src/api/present/risk.js';
+import { presentRisk } from '../../src/app/present/risk.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import { newImportScan } from '../../src/domain/imports/import-scan.js';

@@ -6,7 +6,7 @@
  * recording `deliver`; time is a fake clock.
  */
 import { expect } from 'chai';
-import { presentRisk } from '../../src/api/present/risk.js';
+import { presentRisk } from '../../src/app/present/risk.js';
 import { WebhookDispatcher } from '../../src/app/webhook-dispatcher.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DateTime, Id } from './common.js';
 import { MAX_TARGET_LENGTH } from '../../domain/targets/target-address.js';
 import { HEALTH_GRADES } from '../../domain/targets/health-score.js';
-import { TARGET_ORIGINS } from '../../domain/targets/target.js';
+import { TARGET_ORIGINS, type TargetUpdateInput, type TargetInput } from '../../domain/targets/target.js';
 
 export const MAX_LABEL_LENGTH = 255;
 export const MAX_TAGS = 10;
@@ -58,7 +58,7 @@ export const TargetCreate = z
     tags: tagsField.optional(),
     scanner_settings: ScannerSettingsInput.optional(),
   })
-  .meta({ id: 'TargetCreate' });
+  .meta({ id: 'TargetCreate' }) satisfies z.ZodType<TargetInput>;
 
 export const TargetUpdate = z
   .object({
@@ -68,7 +68,7 @@ export const TargetUpdate = z
       description: 'Sending any crawl setting (the first seven zap fields) replaces all seven, the rest taking their defaults; headers and cookies are each replaced only when sent.',
     }),
   })
-  .meta({ id: 'TargetUpdate' });
+  .meta({ id: 'TargetUpdate' }) satisfies z.ZodType<TargetUpdateInput>;
 
 export type TargetCreateBody = z.infer<typeof TargetCreate>;
 export type TargetUpdateBody = z.infer<typeof TargetUpdate>;

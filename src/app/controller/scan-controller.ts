@@ -6,7 +6,7 @@
  * serves both runtimes; only the WorkloadRunner differs.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { presentScan } from '../../api/present/scan.js';
+import { presentScan } from '../present/scan.js';
 import type { Clock } from '../../domain/clock.js';
 import { newEvent } from '../../domain/events/event.js';
 import { classifyResolution, hostOf, type AddressRefusal, type Resolution } from '../../domain/scans/resolve-targets.js';

@@ -7,7 +7,7 @@
 import { THREAT_LEVELS } from '../../domain/risks/finding.js';
 import { byThreat, hasChanges, type RunRisk, type RunSummary, type ThreatCounts } from '../../domain/schedules/scheduled-run.js';
 import type { EmailMessage, ScheduledRun } from '../ports.js';
-import { escapeHtml as escape } from '../../api/present/html.js';
+import { escapeHtml as escape } from '../present/html.js';
 
 /** At most this many risks are listed per target and kind; the rest are counted. */
 export const MAX_LISTED_RISKS = 50;

@@ -1,6 +1,5 @@
 import type { Filters } from '../../domain/lists/list-query.js';
 import type { CursorValue } from '../../domain/lists/page-token.js';
-import type { Scan } from '../../domain/scans/scan.js';
 import type { Source } from '../../domain/sources/source.js';
 import type { Page } from './lists.js';
 

@@ -64,7 +64,7 @@ const DateTime = z.iso.datetime({ offset: true });
 
 export function isValidTimeZone(zone: string): boolean {
   // Offsets such as +01:00 are not IANA names and would not follow DST.
-  if (!/^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+)*$/.test(zone)) return false;
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(zone)) return false;
   try {
     formatterFor(zone);
     return true;

@@ -29,6 +29,17 @@ export interface Target {
   hostname?: string | undefined;
 }
 
+/** What a client sends to create a target (SPEC.md, POST /v1/targets); the wire schema checks against it. */
+export interface TargetInput {
+  target: string;
+  label?: string | undefined;
+  tags?: string[] | undefined;
+  scanner_settings?: { zap?: ZapSettingsInputValue | undefined } | undefined;
+}
+
+/** What a client sends to change a target (SPEC.md, PATCH /v1/targets/{id}); the wire schema checks against it. */
+export type TargetUpdateInput = Omit<TargetInput, 'target'>;
+
 export const DEFAULT_ZAP_SETTINGS: Readonly<ZapSettingsValue> = Object.freeze({
   included_domains: [],
   excluded_domains: [],

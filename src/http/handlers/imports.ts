@@ -9,7 +9,7 @@ import { MAX_IMPORT_FILE_BYTES } from '../../domain/imports/importable.js';
 import { InvalidRequestError } from '../../domain/errors.js';
 import type { Operation } from '../api-router.js';
 import { readMultipartForm, type MultipartLimits } from '../multipart-form.js';
-import { presentImport } from '../presenters/import.js';
+import { presentImport } from '../../app/present/import.js';
 import { parseBody } from './input.js';
 
 export const UPLOAD_LIMITS: MultipartLimits = { fileField: 'file', maxFileBytes: MAX_IMPORT_FILE_BYTES, maxFields: 10, maxFieldBytes: 4096 };

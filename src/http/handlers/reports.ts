@@ -2,7 +2,7 @@ import { pipeline } from 'node:stream/promises';
 import { ReportCreate } from '../../api/schemas/reports.js';
 import type { ReportsService } from '../../app/reports-service.js';
 import type { SavedReportsService } from '../../app/saved-reports-service.js';
-import { presentReport } from '../../api/present/report.js';
+import { presentReport } from '../../app/present/report.js';
 import type { Operation } from '../api-router.js';
 import { listQuery, parseBody } from './input.js';
 

@@ -1,4 +1,4 @@
-import { presentRisk } from '../../api/present/risk.js';
+import { presentRisk } from '../../app/present/risk.js';
 import { AcceptRisk } from '../../api/schemas/risks.js';
 import type { RisksService } from '../../app/risks-service.js';
 import type { Operation } from '../api-router.js';

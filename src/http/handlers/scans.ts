@@ -1,4 +1,4 @@
-import { presentScan } from '../../api/present/scan.js';
+import { presentScan } from '../../app/present/scan.js';
 import { StartScan } from '../../api/schemas/scans.js';
 import type { ScansService } from '../../app/scans-service.js';
 import type { Operation } from '../api-router.js';

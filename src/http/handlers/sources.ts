@@ -1,7 +1,7 @@
 import { SourceCreate } from '../../api/schemas/sources.js';
 import type { SourcesService } from '../../app/sources-service.js';
 import type { Operation } from '../api-router.js';
-import { presentSource } from '../presenters/source.js';
+import { presentSource } from '../../app/present/source.js';
 import { listQuery, parseBody } from './input.js';
 
 export function sourceOperations(sources: SourcesService): Record<string, Operation> {

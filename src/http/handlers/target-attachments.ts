@@ -9,7 +9,7 @@ import { InvalidRequestError } from '../../domain/errors.js';
 import { MAX_ATTACHMENT_BYTES } from '../../domain/targets/login-recording.js';
 import type { Operation, OperationInput } from '../api-router.js';
 import { readMultipartForm, type MultipartLimits } from '../multipart-form.js';
-import { presentTarget } from '../presenters/target.js';
+import { presentTarget } from '../../app/present/target.js';
 
 const limits = (fileDescription: string): MultipartLimits => ({ fileField: 'file', maxFileBytes: MAX_ATTACHMENT_BYTES, maxFields: 1, maxFieldBytes: 1024, fileDescription });
 

@@ -2,8 +2,8 @@ import { TargetCreate, TargetUpdate } from '../../api/schemas/targets.js';
 import type { TargetsService } from '../../app/targets-service.js';
 import type { Operation } from '../api-router.js';
 import { parseBody, listQuery } from './input.js';
-import { presentTarget } from '../presenters/target.js';
-import { sendRenderedList } from '../presenters/list.js';
+import { presentTarget } from '../../app/present/target.js';
+import { sendRenderedList } from '../send-rendered-list.js';
 
 export function targetOperations(targets: TargetsService): Record<string, Operation> {
   const update: Operation = ({ principal, params, body }) => ({

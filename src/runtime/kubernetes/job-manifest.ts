@@ -28,7 +28,7 @@ import { loginContainer, loginInputFiles } from './login-step.js';
 import { checkJobSettings, quantityValue, scannerResources, type JobSettings } from './job-settings.js';
 import type { Container, EnvVar, Job, OwnerReference, PodSpec, ResourceRequirements, Secret, Volume, VolumeMount } from './job-objects.js';
 import { childMetadata, scanJobName, scanSecretName } from './scan-names.js';
-import { containerSecurityContext, podSecurityContext, SCANNER_USER } from './pod-security.js';
+import { containerSecurityContext, podSecurityContext } from './pod-security.js';
 
 // Moved to their own modules; re-exported so that importers keep one entry point.
 export * from './job-objects.js';

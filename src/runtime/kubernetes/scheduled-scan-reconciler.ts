@@ -343,7 +343,7 @@ export class ScheduledScanReconciler {
       try {
         uid = (await this.api.get<ScheduledScanObject>(customObjectPath(this.refOf(location)))).metadata?.uid;
       } catch (error) {
-        if (isNotFound(error)) throw new Error(`the ScheduledScan ${namespace}/${row.objectName} that owns this Scan is not created yet`);
+        if (isNotFound(error)) throw new Error(`the ScheduledScan ${namespace}/${row.objectName} that owns this Scan is not created yet`, { cause: error });
         if (statusCodeOf(error) === 403) return undefined; // not readable: the Scan is created without an owner rather than not at all
         throw error;
       }

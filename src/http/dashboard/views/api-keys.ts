@@ -1,7 +1,7 @@
 import type { ActiveSession } from '../../../app/dashboard-sessions.js';
 import type { StoredApiKey } from '../../../app/ports.js';
 import { MAX_API_KEY_NAME_LENGTH } from '../../../app/accounts-service.js';
-import { html } from '../../../api/present/html.js';
+import { html } from '../../../app/present/html.js';
 import { PATHS } from '../paths.js';
 import { badge, csrfField, hidden, inputField, postButton, time, type Notice } from './components.js';
 import { page } from './layout.js';

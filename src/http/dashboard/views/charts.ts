@@ -5,7 +5,7 @@
  * description; the page beside it carries the same numbers as a table, the
  * text equivalent that screen readers and copy-paste use.
  */
-import { html, type SafeHtml } from '../../../api/present/html.js';
+import { html, type SafeHtml } from '../../../app/present/html.js';
 
 export interface Rect {
   x: number;

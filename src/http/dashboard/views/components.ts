@@ -1,5 +1,5 @@
 /** Small pieces every page uses: notices, CSRF-carrying buttons, times and badges. */
-import { html, type HtmlValue, type SafeHtml } from '../../../api/present/html.js';
+import { html, type HtmlValue, type SafeHtml } from '../../../app/present/html.js';
 import { THREAT_LEVELS } from '../../../domain/risks/finding.js';
 import type { OpenRiskCounts } from '../../../domain/targets/health-score.js';
 import { withQuery } from '../paths.js';

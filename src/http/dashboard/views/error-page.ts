@@ -1,5 +1,5 @@
 import type { ActiveSession } from '../../../app/dashboard-sessions.js';
-import { html } from '../../../api/present/html.js';
+import { html } from '../../../app/present/html.js';
 import { PATHS } from '../paths.js';
 import { page } from './layout.js';
 

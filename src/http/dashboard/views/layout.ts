@@ -1,7 +1,7 @@
 /** The page shell: landmarks, skip link, navigation with aria-current, the account and sign-out. */
 import type { ActiveSession } from '../../../app/dashboard-sessions.js';
 import { ASSETS } from '../assets/index.js';
-import { html, type SafeHtml } from '../../../api/present/html.js';
+import { html, type SafeHtml } from '../../../app/present/html.js';
 import { PATHS } from '../paths.js';
 import { notice, postButton, type Notice } from './components.js';
 

@@ -2,7 +2,7 @@
 import type { ActiveSession } from '../../../app/dashboard-sessions.js';
 import type { Overview } from '../../../app/dashboard-service.js';
 import type { ScheduledScan } from '../../../app/ports.js';
-import { html, type SafeHtml } from '../../../api/present/html.js';
+import { html, type SafeHtml } from '../../../app/present/html.js';
 import { THREAT_LEVELS } from '../../../domain/risks/finding.js';
 import { HEALTH_GRADES } from '../../../domain/targets/health-score.js';
 import type { WeeklyChanges } from '../../../domain/trends/weekly-changes.js';

@@ -4,7 +4,7 @@ import type { ReportRecord } from '../../../app/ports.js';
 import { THREAT_LEVELS, SCAN_TYPES } from '../../../domain/risks/finding.js';
 import { describeFilters } from '../../../domain/reports/report-model.js';
 import type { ReportFormat } from '../../../domain/reports/snapshot.js';
-import { html, type SafeHtml } from '../../../api/present/html.js';
+import { html, type SafeHtml } from '../../../app/present/html.js';
 import { PATHS } from '../paths.js';
 import { csrfField, inputField, selectField, time, type Notice } from './components.js';
 import { page } from './layout.js';

@@ -1,7 +1,7 @@
 import type { ActiveSession } from '../../../app/dashboard-sessions.js';
 import { THREAT_LEVELS } from '../../../domain/risks/finding.js';
 import { MAX_ACCEPT_NOTE_LENGTH, type RiskView } from '../../../domain/risks/risk.js';
-import { html, type SafeHtml } from '../../../api/present/html.js';
+import { html, type SafeHtml } from '../../../app/present/html.js';
 import { PATHS, withQuery } from '../paths.js';
 import { badge, csrfField, inputField, pagination, postButton, selectField, time, type Notice } from './components.js';
 import { page } from './layout.js';

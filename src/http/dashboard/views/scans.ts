@@ -1,7 +1,7 @@
 /** Scans: the filtered list and a scan's page, with why it is in its state, what it skipped, and its result files. */
 import type { ActiveSession } from '../../../app/dashboard-sessions.js';
 import type { StoredResultFile } from '../../../app/ports.js';
-import { html, type SafeHtml } from '../../../api/present/html.js';
+import { html, type SafeHtml } from '../../../app/present/html.js';
 import { SCAN_PDF } from '../../../domain/reports/scan-pdf-model.js';
 import { SCAN_TYPES } from '../../../domain/risks/finding.js';
 import { SCAN_STATES, isTerminal, type Condition, type Scan, type ScanState } from '../../../domain/scans/scan.js';

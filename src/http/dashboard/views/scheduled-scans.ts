@@ -1,7 +1,7 @@
 /** Scheduled scans: the list with next and last runs, and the form that creates or edits one. */
 import type { ActiveSession } from '../../../app/dashboard-sessions.js';
 import type { ScheduledScan } from '../../../app/ports.js';
-import { html, type SafeHtml } from '../../../api/present/html.js';
+import { html, type SafeHtml } from '../../../app/present/html.js';
 import { SCAN_TYPES } from '../../../domain/risks/finding.js';
 import { EMAIL_NOTIFICATIONS, SCHEDULED_SCAN_LIMITS } from '../../../domain/schedules/scheduled-scan-resource.js';
 import { SCHEDULE_KINDS } from '../../../domain/schedules/schedule.js';

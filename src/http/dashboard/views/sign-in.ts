@@ -1,4 +1,4 @@
-import { html } from '../../../api/present/html.js';
+import { html } from '../../../app/present/html.js';
 import { PATHS } from '../paths.js';
 import { csrfField, inputField, type Notice } from './components.js';
 import { page } from './layout.js';

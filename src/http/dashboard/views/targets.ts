@@ -1,7 +1,7 @@
 /** Targets: the searchable list with health and open risks, and a target's page with its risks, scans and actions. */
 import type { ActiveSession } from '../../../app/dashboard-sessions.js';
 import type { TargetListRow } from '../../../app/ports.js';
-import { html, type SafeHtml } from '../../../api/present/html.js';
+import { html, type SafeHtml } from '../../../app/present/html.js';
 import { MAX_LABEL_LENGTH } from '../../../api/schemas/targets.js';
 import { SCAN_TYPES } from '../../../domain/risks/finding.js';
 import type { RiskView } from '../../../domain/risks/risk.js';

@@ -1,7 +1,7 @@
 import type { ActiveSession } from '../../../app/dashboard-sessions.js';
 import type { LoggedAttempt, WebhookEndpoint } from '../../../app/ports.js';
 import type { DeliveryLog } from '../../../app/webhook-endpoints-service.js';
-import { html, type SafeHtml } from '../../../api/present/html.js';
+import { html, type SafeHtml } from '../../../app/present/html.js';
 import { PATHS } from '../paths.js';
 import { badge, csrfField, inputField, postButton, time, type Notice } from './components.js';
 import { page } from './layout.js';

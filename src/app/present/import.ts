@@ -1,4 +1,4 @@
-import type { ImportedResult } from '../../app/imports-service.js';
+import type { ImportedResult } from '../imports-service.js';
 
 /** A file with thousands of private hosts would otherwise list them all. */
 const MAX_LISTED_SKIPPED_HOSTS = 100;

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { RenderedListResult } from '../../app/pagination.js';
+import type { RenderedListResult } from '../app/pagination.js';
 
 const DATA_OPEN = Buffer.from('{"data":[');
 const DATA_CLOSE = Buffer.from(']}');
