@@ -139,7 +139,7 @@ export class KubernetesJobRunner implements WorkloadRunner {
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
       const cached = this.cachedJob({ name: ref.name, namespace: ref.namespace, type: ref.type });
-      if (cached === undefined) throw new Error(`the Job ${job.metadata.name} exists but is not in the Job cache yet; the start is tried again`);
+      if (cached === undefined) throw new Error(`the Job ${job.metadata.name} exists but is not in the Job cache yet; the start is tried again`, { cause: error });
       return cached;
     }
     this.options.observer.remember(created);
