@@ -7,6 +7,7 @@
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
+import { evidenceLine, locationOf } from '../domain/reports/evidence.js';
 import { cvesOf, type ReportModel } from '../domain/reports/report-model.js';
 
 export const CSV_COLUMNS = [
@@ -24,8 +25,10 @@ export const CSV_COLUMNS = [
   'first_detected_at',
   'last_detected_at',
   'cves',
+  'location',
   'description',
   'solution',
+  'evidence',
 ] as const;
 
 /** Characters that make a spreadsheet treat a cell as a formula (OWASP, CSV injection). */
@@ -55,8 +58,10 @@ function* rowsOf(report: ReportModel): Generator<string[]> {
         risk.firstDetectedAt,
         risk.lastDetectedAt,
         cvesOf(risk).join('; '),
+        locationOf(risk, target.target),
         definition.description,
         definition.solution,
+        evidenceLine(risk),
       ];
       yield row.map(neutraliseFormula);
     }

@@ -21,6 +21,7 @@ import type { ReportRisk, ReportTarget } from '../domain/reports/snapshot.js';
 import { barFractions, chartsOf, type Chart } from './charts.js';
 import { REPORT_STYLES } from './html-styles.js';
 import { displayTime, targetName } from './text.js';
+import { healthText, NOT_SCANNED_YET } from '../domain/targets/health-score.js';
 
 const POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
@@ -85,7 +86,7 @@ function healthTable(targets: readonly ReportTarget[], sectionIds: ReadonlyMap<s
 <tbody>${targets.map((target) => {
   const index = sectionIds.get(target.id);
   const name = targetName(target);
-  return html`<tr><th scope="row">${index === undefined ? name : html`<a href="#target-${index}">${name}</a>`}${target.label === '' ? '' : html`<br><span class="mono muted">${target.target}</span>`}</th><td>${target.tags.join(', ')}</td><td>${target.healthScore.score}</td><td><span class="grade grade-${target.healthScore.grade.toLowerCase()}">${target.healthScore.grade}</span></td></tr>`;
+  return html`<tr><th scope="row">${index === undefined ? name : html`<a href="#target-${index}">${name}</a>`}${target.label === '' ? '' : html`<br><span class="mono muted">${target.target}</span>`}</th><td>${target.tags.join(', ')}</td>${target.lastScannedAt === null ? html`<td colspan="2" class="muted">${NOT_SCANNED_YET}</td>` : html`<td>${target.healthScore.score}</td><td><span class="grade grade-${target.healthScore.grade.toLowerCase()}">${target.healthScore.grade}</span></td>`}</tr>`;
 })}</tbody></table></section>`;
 }
 
@@ -114,7 +115,7 @@ function sectionHeading(section: ReportSection, index: number): SafeHtml {
   const { target } = section;
   const counts = THREAT_LEVELS.filter((level) => section.byThreatLevel[level] > 0).map((level) => `${section.byThreatLevel[level]} ${level}`);
   return html`<h3 id="target-${index}">${targetName(target)}</h3>
-<p class="meta">${target.label === '' ? '' : html`<span class="mono">${target.target}</span> · `}Health ${target.healthScore.score} (grade ${target.healthScore.grade})${target.tags.length === 0 ? '' : ` · tags ${target.tags.join(', ')}`} · ${counts.join(', ')}</p>`;
+<p class="meta">${target.label === '' ? '' : html`<span class="mono">${target.target}</span> · `}Health ${healthText(target.healthScore, target.lastScannedAt)}${target.tags.length === 0 ? '' : ` · tags ${target.tags.join(', ')}`} · ${counts.join(', ')}</p>`;
 }
 
 function contents(report: ReportModel): SafeHtml {

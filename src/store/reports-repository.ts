@@ -80,11 +80,12 @@ export interface ReportTargetRow {
   tags: string;
   health_score: number;
   health_grade: HealthGrade;
+  last_scanned_at: string | null;
 }
 
 /** A target as a report holds it. */
 export function toReportTarget(row: ReportTargetRow): ReportTarget {
-  return { id: row.id, target: row.target, label: row.label, tags: JSON.parse(row.tags) as string[], healthScore: { score: row.health_score, grade: row.health_grade } };
+  return { id: row.id, target: row.target, label: row.label, tags: JSON.parse(row.tags) as string[], healthScore: { score: row.health_score, grade: row.health_grade }, lastScannedAt: row.last_scanned_at };
 }
 
 export interface ScopeRiskRow {
@@ -148,7 +149,7 @@ export class SqliteReportRepository implements ReportRepository {
   private scopeTargets(accountId: string, selection: ReportSelection): ReportTarget[] {
     const clause = where('t.account_id', accountId, targetConditions(accountId, selection, true));
     const rows = this.db
-      .prepare(`SELECT t.id, t.target, t.label, t.tags, t.health_score, t.health_grade FROM targets t WHERE ${clause.sql} ORDER BY t.seq LIMIT ?`)
+      .prepare(`SELECT t.id, t.target, t.label, t.tags, t.health_score, t.health_grade, t.last_scanned_at FROM targets t WHERE ${clause.sql} ORDER BY t.seq LIMIT ?`)
       .all(...clause.params, selection.maxTargets + 1) as ReportTargetRow[];
     return rows.map(toReportTarget);
   }

@@ -37,7 +37,7 @@ export class SqliteScanPdfRepository implements ScanPdfRepository {
   targets(accountId: string, ids: readonly string[]): ReportTarget[] {
     if (ids.length === 0) return [];
     const rows = this.db
-      .prepare(`SELECT id, target, label, tags, health_score, health_grade FROM targets WHERE account_id = ? AND id IN (${marks(ids.length)}) ORDER BY seq`)
+      .prepare(`SELECT id, target, label, tags, health_score, health_grade, last_scanned_at FROM targets WHERE account_id = ? AND id IN (${marks(ids.length)}) ORDER BY seq`)
       .all(accountId, ...ids) as ReportTargetRow[];
     return rows.map(toReportTarget);
   }

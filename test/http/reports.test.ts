@@ -157,7 +157,8 @@ describe('HTTP /v1/reports', function () {
       expect(text).to.include('CVE-2024-1111');
       expect(text).to.include('javascript:alert(document.cookie)');
       expect(text).to.include('Weak TLS cipher suites');
-      expect(text).to.match(/Health \d+, grade [A-F]/);
+      // Risks are seeded straight into the store, so no scan ever covered these targets: no score is claimed for them.
+      expect(text).to.include('Health not scanned yet');
       // Characters the standard fonts lack become '?', never wrong glyphs.
       expect(text).to.include('Zürich ??');
     });

@@ -7,10 +7,10 @@
 import { THREAT_LEVELS, type ThreatLevel } from '../risks/finding.js';
 import type { RiskStatus } from '../risks/risk.js';
 import { HEALTH_GRADES, type HealthGrade } from '../targets/health-score.js';
+import { EVIDENCE_LIMITS } from './evidence.js';
 import type { ReportFilters, ReportRisk, ReportSnapshot, ReportTarget } from './snapshot.js';
 
-/** Evidence is for a reader, not a dump: each value and each risk's whole evidence are cut to these lengths. */
-export const EVIDENCE_LIMITS = { maxEntries: 12, maxValueChars: 600, maxReferences: 20 } as const;
+export { EVIDENCE_LIMITS, evidenceOf } from './evidence.js';
 
 export interface ReportSummary {
   total: number;
@@ -137,20 +137,6 @@ export function cvesOf(risk: ReportRisk): string[] {
 /** References the scanner gave (additional_info.references), at most EVIDENCE_LIMITS.maxReferences. */
 export function referencesOf(risk: ReportRisk): string[] {
   return strings(risk.definition.additional_info['references']).slice(0, EVIDENCE_LIMITS.maxReferences);
-}
-
-function shortText(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > EVIDENCE_LIMITS.maxValueChars ? `${text.slice(0, EVIDENCE_LIMITS.maxValueChars)}… (cut)` : text;
-}
-
-/** The rest of additional_info as readable label/value pairs: ports, plugin ids, matched text, instances. */
-export function evidenceOf(risk: ReportRisk): Array<{ label: string; value: string }> {
-  return Object.entries(risk.definition.additional_info)
-    .filter(([key, value]) => key !== 'cves' && key !== 'references' && value !== null && value !== undefined && value !== '')
-    .filter(([, value]) => !(Array.isArray(value) && value.length === 0))
-    .slice(0, EVIDENCE_LIMITS.maxEntries)
-    .map(([key, value]) => ({ label: key.replace(/_/g, ' '), value: shortText(value) }));
 }
 
 /** "CRITICAL 9.8" style: the CVSS as given, or "n/a". */

@@ -49,6 +49,8 @@ export interface ReportTarget {
   label: string;
   tags: string[];
   healthScore: HealthScore;
+  /** Null for a target never scanned: its perfect score says nothing yet. Absent in snapshots stored before this field. */
+  lastScannedAt?: string | null;
 }
 
 export interface ReportRisk {

@@ -42,3 +42,10 @@ export function healthScore(openRisks: OpenRiskCounts): HealthScore {
 }
 
 export const PERFECT_HEALTH: HealthScore = healthScore({});
+
+/** What a reader sees of a target's health: "not scanned yet" until a scan has looked at it, not a perfect score. */
+export function healthText(health: HealthScore, lastScannedAt: string | null | undefined): string {
+  return lastScannedAt === null ? NOT_SCANNED_YET : `${health.score}, grade ${health.grade}`;
+}
+
+export const NOT_SCANNED_YET = 'not scanned yet';

@@ -6,6 +6,7 @@
 import { THREAT_LEVELS } from '../../domain/risks/finding.js';
 import { cvesOf, cvssText, evidenceOf, referencesOf, type ReportSection } from '../../domain/reports/report-model.js';
 import type { ReportRisk } from '../../domain/reports/snapshot.js';
+import { healthText } from '../../domain/targets/health-score.js';
 import { LEVEL_COLORS } from '../charts.js';
 import { displayTime, targetName } from '../text.js';
 import { wrapText } from './layout.js';
@@ -66,7 +67,7 @@ export function sectionHeading(flow: PdfFlow, section: ReportSection, anchor: st
   const counts = THREAT_LEVELS.filter((level) => section.byThreatLevel[level] > 0).map((level) => `${section.byThreatLevel[level]} ${level}`);
   const address = target.label === '' ? '' : `${target.target}  ·  `;
   const tags = target.tags.length === 0 ? '' : `  ·  tags ${target.tags.join(', ')}`;
-  flow.text(`${address}Health ${target.healthScore.score}, grade ${target.healthScore.grade}${tags}  ·  ${counts.join(', ')}`, { size: 9, color: INK.muted, keepWithNext: true });
+  flow.text(`${address}Health ${healthText(target.healthScore, target.lastScannedAt)}${tags}  ·  ${counts.join(', ')}`, { size: 9, color: INK.muted, keepWithNext: true });
   flow.rule();
 }
 

@@ -1,6 +1,7 @@
 /** The PDF report's front matter: contents with page numbers, summary tiles, vector charts and the targets' health table. */
 import { THREAT_LEVELS } from '../../domain/risks/finding.js';
 import type { ReportModel } from '../../domain/reports/report-model.js';
+import { NOT_SCANNED_YET } from '../../domain/targets/health-score.js';
 import { GRADE_COLORS, LEVEL_COLORS, barFractions, chartsOf, type Chart } from '../charts.js';
 import { targetName } from '../text.js';
 import { CONTENT_WIDTH, FONTS, INK, PAGE, type PdfFlow } from './pdf-flow.js';
@@ -103,8 +104,11 @@ export function healthTableBlocks(flow: PdfFlow, report: Pick<ReportModel, 'targ
     flow.push({
       height: 16,
       draw: (y) => {
-        tableRow(flow, y, [name, target.tags.join(', '), String(target.healthScore.score), ''], FONTS.regular);
-        flow.badge(target.healthScore.grade, PAGE.left + 455, y + 1, GRADE_COLORS[target.healthScore.grade]!, 8);
+        const scanned = target.lastScannedAt !== null;
+        tableRow(flow, y, [name, target.tags.join(', '), scanned ? String(target.healthScore.score) : '', ''], FONTS.regular);
+        // Never scanned: the words span the score and grade columns instead of a perfect score nobody measured.
+        if (!scanned) flow.drawLine(flow.fit(NOT_SCANNED_YET, COLUMN_WIDTHS[2]! + COLUMN_WIDTHS[3]!, FONTS.regular, 9), PAGE.left + COLUMNS[2]!, y + 3, FONTS.regular, 9, INK.muted);
+        else flow.badge(target.healthScore.grade, PAGE.left + 455, y + 1, GRADE_COLORS[target.healthScore.grade]!, 8);
       },
     });
   }

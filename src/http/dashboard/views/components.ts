@@ -1,7 +1,7 @@
 /** Small pieces every page uses: notices, CSRF-carrying buttons, times and badges. */
 import { html, type HtmlValue, type SafeHtml } from '../../../app/present/html.js';
 import { THREAT_LEVELS } from '../../../domain/risks/finding.js';
-import type { OpenRiskCounts } from '../../../domain/targets/health-score.js';
+import { NOT_SCANNED_YET, type OpenRiskCounts } from '../../../domain/targets/health-score.js';
 import { withQuery } from '../paths.js';
 
 export interface Notice {
@@ -140,6 +140,8 @@ export function riskCountBadges(counts: OpenRiskCounts | undefined): SafeHtml {
 }
 
 /** The grade letter, coloured, then the score: "C 53" to a screen reader, under a "Health" header. */
-export function gradeBadge(score: number, grade: string): SafeHtml {
+/** A target's grade and score, or "not scanned yet" while no scan has measured it (lastScannedAt null). */
+export function gradeBadge(score: number, grade: string, lastScannedAt: string | null): SafeHtml {
+  if (lastScannedAt === null) return html`<span class="empty">${NOT_SCANNED_YET}</span>`;
   return html`<span class="grade grade-${grade.toLowerCase()}">${grade}</span> ${score}`;
 }

@@ -56,7 +56,7 @@ function targetsTable(view: TargetsView): SafeHtml {
   <tbody>${view.targets.map(
     ({ row, tags }) => html`<tr>
     <th scope="row"><a href="${PATHS.target(row.id)}">${addressAndLabel(row)}</a></th>
-    <td>${gradeBadge(row.healthScore, row.healthGrade)}</td>
+    <td>${gradeBadge(row.healthScore, row.healthGrade, row.lastScannedAt)}</td>
     <td>${riskCountBadges(view.openRisks.get(row.id))}</td>
     <td>${tagList(tags)}</td>
     <td>${row.origin}</td>
@@ -96,7 +96,7 @@ export interface TargetPageView {
 function facts(target: Target, openRisks: OpenRiskCounts | undefined): SafeHtml {
   return html`<dl class="facts">
     <dt>Address</dt><dd class="mono">${target.target}</dd>
-    <dt>Health</dt><dd>${gradeBadge(target.healthScore.score, target.healthScore.grade)}</dd>
+    <dt>Health</dt><dd>${gradeBadge(target.healthScore.score, target.healthScore.grade, target.lastScannedAt)}</dd>
     <dt>Open risks</dt><dd>${riskCountBadges(openRisks)}</dd>
     <dt>Tags</dt><dd>${tagList(target.tags)}</dd>
     <dt>Origin</dt><dd>${target.origin}</dd>
