@@ -6,9 +6,12 @@
  */
 import { SettingsError } from '../config/settings.js';
 import { InvalidRequestError } from '../domain/errors.js';
-import { buildProgram, CommanderError, exitCodeOf, UsageError } from './program.js';
+import { buildProgram, CommanderError, exitCodeOf, JOB_COMMANDS, UsageError } from './program.js';
 
 async function main(argv: string[]): Promise<number> {
+  // The commands scanner Jobs run get their arguments untouched (a `--` before the hosts included); commander shows their --help.
+  const job = JOB_COMMANDS[argv[0] ?? ''];
+  if (job !== undefined && !argv.includes('--help') && !argv.includes('-h')) return (await job())(argv.slice(1));
   let action: (() => Promise<number>) | undefined;
   const program = buildProgram({ stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }, (run) => (action = run));
   if (argv.length === 0) {

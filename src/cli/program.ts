@@ -74,6 +74,14 @@ function webhooksCommand(run: (action: Run) => void): Command {
   return webhooks;
 }
 
+/** How each command scanner Jobs run is loaded: main() hands it its arguments as they are. */
+export const JOB_COMMANDS: Record<string, () => Promise<(args: string[]) => Promise<number>>> = {
+  'upload-result': async () => (await import('./upload-result.js')).runUploadResult,
+  scanner: async () => (await import('./scanner.js')).runScannerCommand,
+  'prepare-inputs': async () => (await import('./prepare-inputs.js')).runPrepareInputs,
+  'login-replay': async () => (await import('./login-replay.js')).runLoginReplay,
+};
+
 /** A command scanner Jobs run, which parses its own arguments (`usage` is its synopsis). */
 function jobCommand(name: string, description: string, usage: string, load: () => Promise<(args: string[]) => Promise<number>>, run: (action: Run) => void): Command {
   return new Command(name)
@@ -120,10 +128,10 @@ export function buildProgram(output: ProgramOutput, run: (action: Run) => void):
   program.addCommand(webhooksCommand(run));
   const job = (name: string, description: string, usage: string, load: () => Promise<(args: string[]) => Promise<number>>) =>
     program.addCommand(jobCommand(name, description, usage, load, run));
-  job('upload-result', 'in scanner Jobs: send the result files to the collector (reads VIGIL_UPLOAD_TOKEN, VIGIL_RESULT_FILES)', '--scan ID --url URL --dir DIR', async () => (await import('./upload-result.js')).runUploadResult);
-  job('scanner', 'in scanner Jobs: run an OpenVAS or Nessus scan through its server (reads VIGIL_OPENVAS_*, VIGIL_NESSUS_*)', 'openvas|nessus --output FILE [--timeout SECONDS] -- HOST [HOST...]', async () => (await import('./scanner.js')).runScannerCommand);
-  job('prepare-inputs', 'in scanner Jobs: copy the input files next to the outputs', '--from DIR --to DIR', async () => (await import('./prepare-inputs.js')).runPrepareInputs);
-  job('login-replay', 'in ZAP scan Jobs: replay a login recording (reads VIGIL_ALLOW_TARGETS, VIGIL_CHROMIUM)', '--recording FILE --plan-input FILE --plan FILE [--termination-log FILE]', async () => (await import('./login-replay.js')).runLoginReplay);
+  job('upload-result', 'in scanner Jobs: send the result files to the collector (reads VIGIL_UPLOAD_TOKEN, VIGIL_RESULT_FILES)', '--scan ID --url URL --dir DIR', JOB_COMMANDS['upload-result']!);
+  job('scanner', 'in scanner Jobs: run an OpenVAS or Nessus scan through its server (reads VIGIL_OPENVAS_*, VIGIL_NESSUS_*)', 'openvas|nessus --output FILE [--timeout SECONDS] -- HOST [HOST...]', JOB_COMMANDS.scanner!);
+  job('prepare-inputs', 'in scanner Jobs: copy the input files next to the outputs', '--from DIR --to DIR', JOB_COMMANDS['prepare-inputs']!);
+  job('login-replay', 'in ZAP scan Jobs: replay a login recording (reads VIGIL_ALLOW_TARGETS, VIGIL_CHROMIUM)', '--recording FILE --plan-input FILE --plan FILE [--termination-log FILE]', JOB_COMMANDS['login-replay']!);
   for (const command of program.commands) command.configureOutput(program.configureOutput()).exitOverride().showSuggestionAfterError(true);
   for (const group of program.commands) for (const command of group.commands) command.configureOutput(program.configureOutput()).exitOverride();
   return program;

@@ -149,7 +149,9 @@ describe('POST /v1/targets/{id}/openapi', () => {
 });
 
 describe('API definition checks under load', () => {
-  it('checks ten uploads at once, two at a time, and answers each', async () => {
+  it('checks ten uploads at once, two at a time, and answers each', async function () {
+    // Ten definition checks in worker threads: seconds on a loaded 2-core machine; the bound is a safety net, not a timing.
+    this.timeout(120_000);
     const key = newCaller();
     const ids = await Promise.all(Array.from({ length: 10 }, (_, index) => newTarget(key, `https://shop${index}.example.com/`)));
     const answers = await Promise.all(ids.map((id) => upload(key, `/v1/targets/${id}/openapi`, [{ content: OPENAPI_3, name: 'api.yaml' }])));

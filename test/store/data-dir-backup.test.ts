@@ -102,7 +102,10 @@ describe('vigil backup', function () {
     for (const result of results) {
       const response = await fetch(`${restored.baseUrl}/v1/results/${result.id}`, { headers: { 'X-SERVICE-API-KEY': key } });
       expect(response.status, `result ${result.id}`).to.equal(200);
-      expect(createHash('sha256').update(Buffer.from(await response.arrayBuffer())).digest('hex')).to.equal(result.sha256);
+      const body = Buffer.from(await response.arrayBuffer());
+      // A scan's PDF still marked to be made when the copy was taken has no hash yet: the restored instance renders it.
+      if (result.sha256 === '') expect(body.subarray(0, 5).toString(), `result ${result.id}`).to.equal('%PDF-');
+      else expect(createHash('sha256').update(body).digest('hex')).to.equal(result.sha256);
     }
     for (const [path, sql] of [
       ['targets', 'SELECT id FROM targets'],
