@@ -75,3 +75,13 @@ describe('the README and docs/', () => {
     expect(proseParagraphs('# H\n\none\ntwo\n\n| a | b |\n\n```sh\ncode\n```\n\n- item\n- other')).to.deep.equal(['one\ntwo', '- item', '- other']);
   });
 });
+
+describe('docs/configuration.md', () => {
+  it('has a table row for every variable the settings module reads', () => {
+    const settings = read('src/config/settings.ts');
+    const doc = read('docs/configuration.md');
+    const variables = [...new Set([...settings.matchAll(/\b(VIGIL_[A-Z0-9_]+|LOG_LEVEL)\b/g)].map((match) => match[1]!))];
+    const rows = doc.split('\n').filter((line) => line.startsWith('|'));
+    expect(variables.filter((name) => !rows.some((row) => row.includes(`\`${name}\``)))).to.deep.equal([]);
+  });
+});
