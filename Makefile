@@ -93,11 +93,11 @@ bench: build ## Run the benchmarks in bench/ and print their figures
 	npx tsx bench/scheduled-operator.ts
 
 .PHONY: mail-sink
-mail-sink: deps ## A local SMTP server on 127.0.0.1:2525 that prints the e-mails it receives
+mail-sink: deps ## A local SMTP server on 127.0.0.1:46025 that prints the e-mails it receives
 	npx tsx scripts/mail-sink.ts
 
 .PHONY: webhook-receiver
-webhook-receiver: deps ## A local HTTPS webhook receiver on 127.0.0.1:8443 that prints events and checks signatures (WEBHOOK_SECRET=...)
+webhook-receiver: deps ## A local HTTPS webhook receiver on 127.0.0.1:46443 that prints events and checks signatures (WEBHOOK_SECRET=...)
 	npx tsx scripts/webhook-receiver.ts
 
 .PHONY: clean

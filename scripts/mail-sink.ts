@@ -1,13 +1,13 @@
 /**
  * A local SMTP server for trying e-mail notifications: accepts every message
- * on 127.0.0.1 (port 2525, or MAIL_SINK_PORT) and prints its envelope,
+ * on 127.0.0.1 (port 46025, or MAIL_SINK_PORT) and prints its envelope,
  * subject and plain-text part. Start Vigil with
- * VIGIL_SMTP_URL=smtp://127.0.0.1:2525 to send to it.
+ * VIGIL_SMTP_URL=smtp://127.0.0.1:46025 to send to it.
  */
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
-const port = Number(process.env.MAIL_SINK_PORT ?? 2525);
+const port = Number(process.env.MAIL_SINK_PORT ?? 46025);
 const server = new SMTPServer({
   secure: false,
   disabledCommands: ['STARTTLS', 'AUTH'],

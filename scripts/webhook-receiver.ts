@@ -12,7 +12,7 @@ import { verifyWebhook } from '../src/domain/webhooks/signature.js';
 import { makeCertificates, startReceiver } from '../test/support/https-receiver.js';
 
 const dir = resolve(process.env.WEBHOOK_RECEIVER_DIR ?? 'data/webhook-receiver');
-const port = Number(process.env.WEBHOOK_RECEIVER_PORT ?? 8443);
+const port = Number(process.env.WEBHOOK_RECEIVER_PORT ?? 46443);
 const secret = process.env.WEBHOOK_SECRET;
 
 if (!existsSync(resolve(dir, 'server.crt'))) {

@@ -45,8 +45,8 @@ describe('Pod Security levels', () => {
     it(`${type} scanner pods need the ${EXPECTED[type]} level`, () => expect(podSecurityLevel(scanPod(type))).to.equal(EXPECTED[type]));
   }
 
-  it('the README table says the same for every scan type', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it('the docs/kubernetes.md table says the same for every scan type', () => {
+    const readme = readFileSync(new URL('../../docs/kubernetes.md', import.meta.url), 'utf8');
     for (const type of SCAN_TYPES) expect(readme, type).to.include(`| \`${type}\` | \`${EXPECTED[type]}\` |`);
   });
 
