@@ -52,6 +52,8 @@ export interface ImportedResult {
 const NAMED_HOSTS = 5;
 
 export class ImportsService {
+  private notify: (scan: Scan) => void = () => undefined;
+
   constructor(
     private readonly sources: SourcesService,
     private readonly targets: TargetsService,
@@ -65,6 +67,11 @@ export class ImportsService {
     /** Each imported scan's PDF, as for a scan Vigil ran: listed with its risks, rendered right after. */
     private readonly scanPdfs?: ScanPdfs,
   ) {}
+
+  /** The Scan reconciler registers here: an imported scan gets its face (Kubernetes: its custom resource) as any Scan. */
+  onScanChanged(notify: (scan: Scan) => void): void {
+    this.notify = notify;
+  }
 
   /**
    * A new upload; its file is written to the data directory as it arrives,
@@ -182,6 +189,7 @@ export class ImportsService {
       return this.scans.saveWithResults(recorded, pdf === undefined ? [] : [pdf], [created], draft.state) ? recorded : false;
     });
     if (scan === false) throw new ImportInterrupted(draft.id);
+    this.notify(scan);
     if (pdf !== undefined) this.scanPdfs!.renderSoon({ resultId: pdf.id, scanId: scan.id, accountId: account.id });
     return { scan, source: input.source, targets, skippedHosts: input.inferred.skipped };
   }

@@ -35,8 +35,11 @@ export interface ScheduledScanInput {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const ORDER = 'created_at:desc';
 
+/** Told about a schedule written or deleted; `spec` when its configuration may have changed (not on deletion). */
+export type ScheduledScanNotifier = (scheduledScan: ScheduledScan, spec: boolean) => void;
+
 export class ScheduledScansService {
-  private notify: (id: string) => void = () => undefined;
+  private notify: ScheduledScanNotifier = () => undefined;
 
   constructor(
     private readonly scheduledScans: ScheduledScanRepository,
@@ -44,8 +47,8 @@ export class ScheduledScansService {
     private readonly clock: Clock,
   ) {}
 
-  /** Called with the id of every schedule created or updated, so the controller requeues it at its new next_run. */
-  onChanged(notify: (id: string) => void): void {
+  /** The ScheduledScan reconciler registers here: told of every schedule created, updated (its new next_run) or deleted. */
+  onChanged(notify: ScheduledScanNotifier): void {
     this.notify = notify;
   }
 
@@ -73,7 +76,7 @@ export class ScheduledScansService {
       createdAt: now.toISOString(),
     };
     this.scheduledScans.insert(scheduledScan);
-    this.notify(scheduledScan.id);
+    this.notify(scheduledScan, true);
     return scheduledScan;
   }
 
@@ -113,12 +116,14 @@ export class ScheduledScansService {
       nextRun: nextRunOf(base, now, { startTimeSent: body.start_time !== undefined, ...(lastRan === undefined ? {} : { lastRan }) }),
     };
     this.scheduledScans.update(updated);
-    this.notify(updated.id);
+    this.notify(updated, true);
     return updated;
   }
 
   delete(account: Account, id: string): void {
+    const scheduledScan = this.get(account, id);
     if (!this.scheduledScans.delete(account.id, id)) throw new NotFoundError('scheduled scan', id);
+    this.notify(scheduledScan, false);
   }
 
   /** The fields required (or cleared when omitted) on both create and update. */

@@ -45,10 +45,6 @@ export interface KubernetesJobRunnerOptions {
   locate: (scanId: string) => ScanLocation | undefined;
   /** Job and pod caches; started and stopped by the runtime. */
   observer: JobObserver;
-  /** The Scan CR's uid from the Scan informer's cache, so a start needs no read of it; undefined when not cached yet. */
-  cachedScanUid?: (namespace: string, name: string) => string | undefined;
-  /** Told when a start failed (the Scan stays QUEUED): the Scan reconciler held its QUEUED status while the start ran. */
-  onStartFailed?: (location: ScanLocation) => void;
   /** The service's VIGIL_ALLOW_TARGETS, passed to the login step of authenticated web scans. */
   allowTargets?: string;
   /** Told of each request sent for a scan (its id), for its request budget (request-budget.ts). */
@@ -65,8 +61,6 @@ export class KubernetesJobRunner implements WorkloadRunner {
   private readonly api: KubeApi;
   /** Namespaces whose scanner ServiceAccount this process created or found, or is creating: starts at once in a new namespace share one request. */
   private readonly accountsEnsured = new Map<string, Promise<void>>();
-  /** Scans whose Job is being created: each leaves QUEUED within these few requests. */
-  private readonly starting = new Set<string>();
 
   constructor(private readonly options: KubernetesJobRunnerOptions) {
     this.api = new KubeApi(options.kubeConfig);
@@ -79,25 +73,12 @@ export class KubernetesJobRunner implements WorkloadRunner {
   /** A 403 becomes a refusal: the namespace is missing from the chart's tenants, which no retry fixes. */
   async start(scan: Scan, resolved: readonly ResolvedTarget[], inputs: WorkloadInputs = {}): Promise<void> {
     const location = this.mustLocate(scan.id);
-    this.starting.add(scan.id);
     try {
       await this.startJob(scan, resolved, location, inputs);
     } catch (error) {
-      this.starting.delete(scan.id);
-      this.options.onStartFailed?.(location);
       if (!isForbidden(error)) throw error;
       throw new WorkloadRefusedError('NamespaceNotWritable', namespaceNotWritableMessage(location.namespace, apiServerMessageOf(error)));
     }
-    this.starting.delete(scan.id);
-  }
-
-  /**
-   * Whether the scan's Job is being created right now: the start moves it on
-   * from QUEUED within a few requests, so its CR need not show QUEUED first
-   * (one status write, not two).
-   */
-  isStarting(scanId: string): boolean {
-    return this.starting.has(scanId);
   }
 
   /**
@@ -109,8 +90,8 @@ export class KubernetesJobRunner implements WorkloadRunner {
   private async startJob(scan: Scan, resolved: readonly ResolvedTarget[], location: ScanLocation, workloadInputs: WorkloadInputs): Promise<void> {
     const existing = this.cachedJob(location);
     if (existing === undefined) await this.ensureScannerAccount(location.namespace);
-    const cachedUid = this.options.cachedScanUid?.(location.namespace, location.name);
-    const owner = cachedUid === undefined ? await this.options.scanResources.ensure(scan, location.namespace) : { name: location.name, namespace: location.namespace, uid: cachedUid };
+    // The CR was received (made, when it had none) earlier in this same reconcile of the Scan.
+    const owner = this.options.scanResources.ownerFor(scan, location.namespace);
     const ref: ScanRef = { ...owner, type: scan.type, id: scan.id };
     const { targets, addresses } = scannerTargets(resolved, workloadInputs.settingsHostAddresses);
     const scanner = scannerOptionsOf(workloadInputs);

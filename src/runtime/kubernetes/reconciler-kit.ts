@@ -35,15 +35,7 @@ export interface CachedMetadata {
   deletionTimestamp?: unknown;
 }
 
-/** A work queue key: one per object. */
-export function objectKey(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
-}
-
-export function splitKey(key: string): [string, string] {
-  const slash = key.indexOf('/');
-  return [key.slice(0, slash), key.slice(slash + 1)];
-}
+export { objectKey, splitKey } from '../../app/controller/faces.js';
 
 /** A call whose object may be gone already: gone is what it wanted, or nothing is left to do. */
 export async function ignoringNotFound(call: () => Promise<unknown>): Promise<void> {

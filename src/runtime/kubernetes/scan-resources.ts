@@ -11,6 +11,7 @@ import { SCAN_API_VERSION, SCAN_GROUP, SCAN_KIND, SCAN_PLURAL, SCAN_VERSION } fr
 import type { OwnerReference } from './job-manifest.js';
 import { createOrRead } from './kube-errors.js';
 import { MANAGED_BY_LABEL, SCAN_FINALIZER, SCAN_ID_LABEL } from './reconciler-kit.js';
+import type { ScanObject } from './scan-face.js';
 
 export interface ScanObjectRef {
   name: string;
@@ -21,54 +22,68 @@ export interface ScanObjectRef {
 /** The ScheduledScan CR whose run created the Scan; undefined when its uid is not known, and the CR is created without an owner. */
 export type ScanOwnerLookup = (scan: Scan) => Promise<OwnerReference | undefined>;
 
-/** CRs this process created (or is creating) and the informer has not shown yet, remembered at most. */
-const MAX_ENSURED = 4096;
-/** A creation is shared this long at most: the informer shows a CR well within it (its watch is a push). */
-const SHARE_MS = 60_000;
+/** CRs this process created and the informer has not shown yet, remembered at most (a bound; each is forgotten once shown). */
+const MAX_MADE = 4096;
 
 export class ScanCustomResources {
   private readonly api: KubeApi;
   /**
-   * One creation per scan: the Scan reconciler (its row has no CR in the
-   * cache) and the Job runner (its Job needs the CR's uid) both ensure the CR
-   * at a scan's start, while the informer has not shown it yet; the second
-   * shares the first's request instead of sending a POST that answers 409
-   * and a GET. Forgotten once the informer shows the CR (`shown`), so a CR
-   * lost later is created again; keyed by the scan's id too, so a CR
-   * re-applied under the same name is never taken for the old one.
+   * The CRs this process created, by `namespace/name`, until the informer
+   * shows them: the Scan's Job is created in the same pass as its CR (the
+   * reconciler receives the object, then starts the workload), before the
+   * cache has it, and takes its owner's uid from here. A creation the API
+   * server forbade is kept too, so the start fails with the same reason.
    */
-  private readonly ensured = new Map<string, { scanId: string; at: number; ref: Promise<ScanObjectRef> }>();
+  private readonly made = new Map<string, { scanId: string; uid: string } | { scanId: string; error: unknown }>();
   /** Told of each request sent for a scan (its id), for the scan's request budget (request-budget.ts). */
   onRequest: (scanId: string) => void = () => undefined;
 
   constructor(
     kubeConfig: k8s.KubeConfig,
     private readonly ownerOf: ScanOwnerLookup = async () => undefined,
+    /** The CR's uid as the informer's cache holds it. */
+    private readonly cachedUid: (namespace: string, name: string) => string | undefined = () => undefined,
   ) {
     this.api = new KubeApi(kubeConfig);
   }
 
-  /** The Scan's CR in the namespace, created from the Scan when it does not exist yet. */
-  ensure(scan: Scan, namespace: string): Promise<ScanObjectRef> {
+  /** Creates the Scan's CR in the namespace (a 409 reads the one that exists); the object as the API server answered. */
+  async create(scan: Scan, namespace: string): Promise<ScanObject> {
     const key = `${namespace}/${scan.name}`;
-    const known = this.ensured.get(key);
-    if (known !== undefined && known.scanId === scan.id && Date.now() - known.at < SHARE_MS) return known.ref;
-    const ref = this.create(scan, namespace);
-    const entry = { scanId: scan.id, at: Date.now(), ref };
-    this.ensured.delete(key);
-    this.ensured.set(key, entry);
-    if (this.ensured.size > MAX_ENSURED) this.ensured.delete(this.ensured.keys().next().value!);
-    // A failed creation is forgotten, so the next pass tries again.
-    ref.catch(() => this.ensured.get(key) === entry && this.ensured.delete(key));
-    return ref;
+    try {
+      const object = await this.createOrRead(scan, namespace);
+      this.remember(key, { scanId: scan.id, uid: object.metadata!.uid! });
+      return object;
+    } catch (error) {
+      this.remember(key, { scanId: scan.id, error });
+      throw error;
+    }
   }
 
-  /** The informer shows the CR: a later ensure (the CR was lost) creates it again. */
+  /** The owner a Scan's Job gets: its CR, from the cache or as this process created it; throws what the creation met, or that it is not made yet. */
+  ownerFor(scan: Scan, namespace: string): ScanObjectRef {
+    const cached = this.cachedUid(namespace, scan.name);
+    if (cached !== undefined) return { name: scan.name, namespace, uid: cached };
+    const made = this.made.get(`${namespace}/${scan.name}`);
+    if (made !== undefined && made.scanId === scan.id) {
+      if ('uid' in made) return { name: scan.name, namespace, uid: made.uid };
+      throw made.error;
+    }
+    throw new Error(`the Scan resource ${namespace}/${scan.name} is not created yet; the start is tried again`);
+  }
+
+  /** The informer shows the CR: its cache answers from now on. */
   shown(namespace: string, name: string): void {
-    if (this.ensured.size > 0) this.ensured.delete(`${namespace}/${name}`);
+    if (this.made.size > 0) this.made.delete(`${namespace}/${name}`);
   }
 
-  private async create(scan: Scan, namespace: string): Promise<ScanObjectRef> {
+  private remember(key: string, entry: { scanId: string; uid: string } | { scanId: string; error: unknown }): void {
+    this.made.delete(key);
+    this.made.set(key, entry);
+    if (this.made.size > MAX_MADE) this.made.delete(this.made.keys().next().value!);
+  }
+
+  private async createOrRead(scan: Scan, namespace: string): Promise<ScanObject> {
     const owner = scan.scheduledBy === null ? undefined : await this.ownerOf(scan);
     const body = {
       apiVersion: SCAN_API_VERSION,
@@ -77,16 +92,15 @@ export class ScanCustomResources {
         name: scan.name,
         namespace,
         labels: { [SCAN_ID_LABEL]: scan.id, [MANAGED_BY_LABEL]: 'vigil' },
-        // Held until the Scan reconciler has stopped the scan and deleted its row (scan-reconciler.ts).
+        // Held until the Scan reconciler has stopped the scan and deleted its row (scan-face.ts).
         finalizers: [SCAN_FINALIZER],
         ...(owner === undefined ? {} : { ownerReferences: [owner] }),
       },
       spec: { type: scan.type, targets: scan.requestedTargets.map((target) => target.target) },
     };
-    const object = await createOrRead(
-      () => (this.onRequest(scan.id), this.api.create<{ metadata: { uid: string } }>(kubePaths.namespaced(SCAN_GROUP, SCAN_VERSION, namespace, SCAN_PLURAL), body)),
-      () => (this.onRequest(scan.id), this.api.get<{ metadata: { uid: string } }>(kubePaths.namespaced(SCAN_GROUP, SCAN_VERSION, namespace, SCAN_PLURAL, scan.name))),
+    return createOrRead(
+      () => (this.onRequest(scan.id), this.api.create<ScanObject>(kubePaths.namespaced(SCAN_GROUP, SCAN_VERSION, namespace, SCAN_PLURAL), body)),
+      () => (this.onRequest(scan.id), this.api.get<ScanObject>(kubePaths.namespaced(SCAN_GROUP, SCAN_VERSION, namespace, SCAN_PLURAL, scan.name))),
     );
-    return { name: scan.name, namespace, uid: object.metadata.uid };
   }
 }

@@ -1,11 +1,17 @@
 /**
- * The ScheduledScan controller (DESIGN.md 4, 5 and 9): reconciles each
- * schedule by id. It reads the stored next_run; before it, it requeues itself
- * for then; at or after it, it creates the run's Scans for every scan type
- * with the Targets the filter selects at that moment. A run is recorded, its
+ * The ScheduledScan reconciler (DESIGN.md: one reconciler per Kind), the
+ * same in both runtimes, built as the Scan reconciler: one key per
+ * schedule, `namespace/objectName`, and one reconcile(key) that receives the
+ * object through the runtime's face (Kubernetes: the custom resource, its
+ * deletion, adoption and spec changes, scheduled-scan-face.ts; embedded:
+ * none), converges the schedule, and projects the row once (the CR's status).
+ *
+ * Converging reads the stored next_run; before it, the key is requeued for
+ * then; at or after it, the run's Scans are created for every scan type with
+ * the Targets the filter selects at that moment. A run is recorded, its
  * Scans created and next_run advanced in one transaction guarded by a
  * compare-and-set on next_run and by deterministic names, so a restart or a
- * second controller never runs a schedule twice, and runs missed while the
+ * second process never runs a schedule twice, and runs missed while the
  * service was down happen once.
  */
 import type { Account } from '../../domain/accounts/account.js';
@@ -18,9 +24,11 @@ import type { AccountRepository, ScheduledRun, ScheduledRunRepository, Scheduled
 import type { ScansService } from '../scans-service.js';
 import type { Timers } from './timer.js';
 import type { QueueObserver, WorkQueue, ReconcileResult } from './work-queue.js';
+import { noFace, objectKey, sooner, splitKey, type ReconcileFace } from './faces.js';
+import type { CursorValue } from '../../domain/lists/page-token.js';
 import { ControllerLoop } from './controller-loop.js';
 
-export interface ScheduledScanControllerOptions {
+export interface ScheduledScanReconcilerOptions {
   /** Told what the work queue does (metrics). */
   queueObserver?: QueueObserver;
   scheduledScans: ScheduledScanRepository;
@@ -28,6 +36,8 @@ export interface ScheduledScanControllerOptions {
   accounts: AccountRepository;
   targets: TargetRepository;
   scans: ScansService;
+  /** The schedule's face in this runtime (Kubernetes: its custom resource, scheduled-scan-face.ts); none when not given. */
+  face?: ReconcileFace<ScheduledScan>;
   clock: Clock;
   timers: Timers;
   onError: (scheduledScanId: string, error: unknown) => void;
@@ -47,38 +57,82 @@ const DEFAULT_MAX_REQUEUE_MS = 60 * 60 * 1000;
 /** Thrown inside the run's transaction when its record exists already, to roll the Scans back. */
 class RunAlreadyRecorded extends Error {}
 
-export class ScheduledScanController {
+export class ScheduledScanReconciler {
   readonly queue: WorkQueue;
   private readonly loop: ControllerLoop;
+  private readonly face: ReconcileFace<ScheduledScan>;
 
-  constructor(private readonly options: ScheduledScanControllerOptions) {
-    // The shared runtime: every schedule with a run left is listed at start, so a run missed while stopped is due at once.
+  constructor(private readonly options: ScheduledScanReconcilerOptions) {
+    this.face = options.face ?? noFace();
+    // Every schedule with a run left is listed at start, so a run missed while stopped is due at once (and every face).
     this.loop = new ControllerLoop({
       timers: options.timers,
       onError: options.onError,
-      reconcile: (id) => this.reconcile(id),
-      listKeys: () => options.scheduledScans.idsWithNextRun(),
+      reconcile: (key) => this.reconcile(key),
+      listKeys: () => this.everyKey(),
       workers: options.workers ?? 2,
       ...(options.queueObserver === undefined ? {} : { observer: options.queueObserver }),
     });
     this.queue = this.loop.queue;
+    this.face.watch({ enqueue: (key) => this.loop.enqueue(key), resync: () => this.loop.resync() });
   }
 
   start(): void {
     this.loop.start();
   }
 
-  enqueue(scheduledScanId: string): void {
-    this.queue.add(scheduledScanId);
+  /** A schedule written or deleted outside this reconciler (the API); `spec` when its configuration may have changed. */
+  enqueue(row: Pick<ScheduledScan, 'accountId' | 'objectName'>, spec = true): void {
+    const key = this.keyOf(row);
+    if (key === undefined) return;
+    this.face.rowWritten?.(key, spec);
+    this.loop.enqueue(key);
   }
 
   async stop(): Promise<void> {
     await this.loop.stop();
   }
 
-  async reconcile(id: string): Promise<ReconcileResult> {
-    const scheduledScan = this.options.scheduledScans.findByIdUnscoped(id);
-    if (scheduledScan === undefined || scheduledScan.nextRun === null) return;
+  keyOf(row: Pick<ScheduledScan, 'accountId' | 'objectName'>): string | undefined {
+    const namespace = this.options.accounts.findById(row.accountId)?.namespace;
+    return namespace === undefined ? undefined : objectKey(namespace, row.objectName);
+  }
+
+  private *everyKey(): Iterable<string> {
+    yield* this.face.keys();
+    if (!this.face.everyRow) {
+      for (const id of this.options.scheduledScans.idsWithNextRun()) {
+        const row = this.options.scheduledScans.findByIdUnscoped(id);
+        const key = row && this.keyOf(row);
+        if (key !== undefined) yield key;
+      }
+      return;
+    }
+    for (const account of this.options.accounts.list()) {
+      let after: CursorValue[] | undefined;
+      do {
+        const page = this.options.scheduledScans.list(account.id, 500, after);
+        for (const row of page.items) yield objectKey(account.namespace, row.objectName);
+        after = page.nextCursor;
+      } while (after !== undefined);
+    }
+  }
+
+  async reconcile(key: string): Promise<ReconcileResult> {
+    const [namespace, name] = splitKey(key);
+    const account = this.options.accounts.findByNamespace(namespace);
+    const row = account === undefined ? undefined : this.options.scheduledScans.findByObjectName(account.id, name);
+    const received = await this.face.receive(key, account, row);
+    if ('done' in received) return received.done;
+    const converged = this.converge(received.row);
+    const latest = this.options.scheduledScans.findByIdUnscoped(received.row.id);
+    if (latest === undefined) return converged;
+    return sooner(converged, await received.project(latest));
+  }
+
+  /** The schedule's run when it is due; else when to look again. */
+  private converge(scheduledScan: ScheduledScan): ReconcileResult {
+    if (scheduledScan.nextRun === null) return;
     const now = this.options.clock.now();
     const storedNextRun = new Date(scheduledScan.nextRun);
     const due = dueRun(specOf(scheduledScan), storedNextRun, now, scheduledScan.lastRan === null ? undefined : new Date(scheduledScan.lastRan));

@@ -1,16 +1,30 @@
 /**
- * The Scan controller (DESIGN.md): reconciles each Scan by id. It admits
- * QUEUED scans under the concurrency and plan limits, resolves and checks
- * their targets, starts a workload, follows its progress, stores its result
- * files, and writes state back with a scan.updated event. The same logic
- * serves both runtimes; only the WorkloadRunner differs.
+ * The Scan reconciler (DESIGN.md: one reconciler per Kind, the record and
+ * its faces), the same in both runtimes. One work queue key per Scan,
+ * `namespace/name`, and one reconcile(key) that:
+ *
+ * 1. reads the record (the row) and, through the runtime's face
+ *    (faces.ts), receives the object: a deletion, a Scan applied with
+ *    kubectl adopted, a custom resource made for a row without one,
+ *    RecordMissing (Kubernetes: scan-face.ts; embedded: no face);
+ * 2. converges the workload by the row's state: a QUEUED scan admitted
+ *    under the concurrency limit, its targets resolved and checked, its
+ *    workload started; a RUNNING one followed, its results collected and
+ *    recorded; a STOPPING one stopped;
+ * 3. projects the row once, as it is after those writes (Kubernetes: the
+ *    custom resource's status, its Events, and its expiry once finished).
+ *
+ * Every row write here is followed by the projection in the same pass, so
+ * nothing needs telling; writes from elsewhere (the API, a schedule's run)
+ * enqueue the key through the services' change hooks, the runner's notices
+ * enqueue their scan, and the face's informer its objects.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { presentScan } from '../present/scan.js';
 import type { Clock } from '../../domain/clock.js';
 import { newEvent } from '../../domain/events/event.js';
 import { classifyResolution, hostOf, type AddressRefusal, type Resolution } from '../../domain/scans/resolve-targets.js';
-import { advanceProgress, type ResolvedTarget, type Scan, type SkippedTarget } from '../../domain/scans/scan.js';
+import { SCAN_STATES, advanceProgress, type ResolvedTarget, type Scan, type SkippedTarget } from '../../domain/scans/scan.js';
 import { setCondition, setConditions, type ConditionChange } from '../../domain/conditions/condition.js';
 import type { Cidr } from '../../domain/targets/ipv4.js';
 import { LOGIN_FAILED_REASON, WorkloadRefusedError, type HostResolver, type RecordingStaging, type ResultFileStore, type NewResultFile, type ScanRepository, type WorkloadRunner, type WorkloadStatus } from '../ports.js';
@@ -20,15 +34,21 @@ import type { RiskHistory, TargetFindings } from '../risk-history.js';
 import { MalformedResultError } from '../../domain/errors.js';
 import { RESULT_IN_ROW_MAX_BYTES } from '../../domain/scans/result-file.js';
 import type { QueueObserver, WorkQueue, ReconcileResult } from './work-queue.js';
+import { noFace, objectKey, sooner, splitKey, type ReconcileFace } from './faces.js';
+import type { AccountRepository } from '../ports.js';
 import { ControllerLoop } from './controller-loop.js';
 import { resolveHost } from '../resolve-host.js';
 import type { ScanPdfs } from '../scan-pdfs.js';
 import { AUTHENTICATION_CONDITION, AUTHENTICATION_FAILED, type PreparedScan, type WebScanPreparation } from '../web-scan-preparation.js';
 
-export interface ScanControllerOptions {
+export interface ScanReconcilerOptions {
   /** Told what the work queue does (metrics). */
   queueObserver?: QueueObserver;
   scans: ScanRepository;
+  /** The account of a key's namespace, and the namespace of a scan's account. */
+  accounts: Pick<AccountRepository, 'findByNamespace' | 'findById'>;
+  /** The Scan's face in this runtime (Kubernetes: its custom resource, scan-face.ts); none when not given. */
+  face?: ReconcileFace<Scan>;
   runner: WorkloadRunner;
   resolver: HostResolver;
   resultFiles: ResultFileStore;
@@ -83,42 +103,79 @@ export interface ScanControllerOptions {
 
 const ACTIVE_STATES = ['QUEUED', 'RUNNING', 'STOPPING'] as const;
 
-export class ScanController {
+export class ScanReconciler {
   readonly queue: WorkQueue;
   private readonly loop: ControllerLoop;
+  private readonly face: ReconcileFace<Scan>;
   /** Scans admitted whose workload start is still in progress: they hold a slot before they are RUNNING. */
   private readonly starting = new Set<string>();
 
-  constructor(private readonly options: ScanControllerOptions) {
-    // The shared runtime: every unfinished scan (what a previous process left included) is listed at start.
+  constructor(private readonly options: ScanReconcilerOptions) {
+    this.face = options.face ?? noFace();
+    // Every unfinished scan (what a previous process left included) is listed at start, and every face.
     this.loop = new ControllerLoop({
       timers: options.timers,
       onError: options.onError,
-      reconcile: (id) => this.reconcile(id),
-      listKeys: () => options.scans.idsInStates(ACTIVE_STATES),
+      reconcile: (key) => this.reconcile(key),
+      listKeys: () => this.everyKey(),
       workers: options.workers ?? 4,
       ...(options.queueObserver === undefined ? {} : { observer: options.queueObserver }),
     });
     this.queue = this.loop.queue;
-    options.runner.onChange((scanId) => this.queue.add(scanId));
+    // Registered with its sources: the workload's notices and the face's informer name what changed.
+    options.runner.onChange((scanId) => this.enqueueId(scanId));
+    this.face.watch({ enqueue: (key) => this.loop.enqueue(key), resync: () => this.loop.resync() });
   }
 
   start(): void {
     this.loop.start();
   }
 
-  enqueue(scanId: string): void {
-    this.queue.add(scanId);
+  /** A Scan written or deleted outside this reconciler (the API, a schedule's run, an upload). */
+  enqueue(scan: Pick<Scan, 'accountId' | 'name'>): void {
+    const key = this.keyOf(scan);
+    if (key !== undefined) this.loop.enqueue(key);
   }
 
   async stop(): Promise<void> {
     await this.loop.stop();
   }
 
-  async reconcile(scanId: string): Promise<ReconcileResult> {
+  /** The key of a scan: its account's namespace and its object name. */
+  keyOf(scan: Pick<Scan, 'accountId' | 'name'>): string | undefined {
+    const namespace = this.options.accounts.findById(scan.accountId)?.namespace;
+    return namespace === undefined ? undefined : objectKey(namespace, scan.name);
+  }
+
+  private enqueueId(scanId: string): void {
     const scan = this.options.scans.findByIdUnscoped(scanId);
-    // No record (a database restored from an older backup): its workload is left alone, as its Scan resource is (RecordMissing).
-    if (scan === undefined) return undefined;
+    if (scan !== undefined) this.enqueue(scan);
+  }
+
+  private *everyKey(): Iterable<string> {
+    yield* this.face.keys();
+    for (const id of this.options.scans.idsInStates(this.face.everyRow ? SCAN_STATES : ACTIVE_STATES)) {
+      const scan = this.options.scans.findByIdUnscoped(id);
+      const key = scan && this.keyOf(scan);
+      if (key !== undefined) yield key;
+    }
+  }
+
+  async reconcile(key: string): Promise<ReconcileResult> {
+    const [namespace, name] = splitKey(key);
+    const account = this.options.accounts.findByNamespace(namespace);
+    const row = account === undefined ? undefined : this.options.scans.findByName(account.id, name);
+    const received = await this.face.receive(key, account, row);
+    if ('done' in received) return received.done;
+    const converged = await this.converge(received.row);
+    // Projected once, as the row is now: whatever this pass wrote, or another writer meanwhile.
+    const latest = this.options.scans.findByIdUnscoped(received.row.id);
+    if (latest === undefined) return converged;
+    return sooner(converged, await received.project(latest));
+  }
+
+  /** The workload of the Scan as its row says; no record (a database restored from an older backup) leaves it alone. */
+  private async converge(scan: Scan): Promise<ReconcileResult> {
     switch (scan.state) {
       case 'QUEUED':
         return this.admit(scan);
@@ -307,7 +364,7 @@ export class ScanController {
       // The risk events follow, released by the history in this transaction.
       return this.options.scans.saveWithResults(done, files, [scanEvent], 'RUNNING');
     }, this.options.commit);
-    if (saved === false) this.queue.add(scan.id);
+    if (saved === false) this.enqueue(scan);
     else if (pdf !== undefined) this.options.scanPdfs!.renderSoon({ resultId: pdf.id, scanId: scan.id, accountId: scan.accountId });
     return saved !== false;
   }
@@ -330,7 +387,7 @@ export class ScanController {
     if (free <= 0) return undefined;
     // The oldest QUEUED scans include those being started right now (still QUEUED until RUNNING is saved): skipped, so every free slot wakes a scan that can take it.
     const waiting = this.options.scans.idsInStates(['QUEUED'], free + this.starting.size).filter((id) => !this.starting.has(id));
-    for (const id of waiting.slice(0, free)) this.queue.add(id);
+    for (const id of waiting.slice(0, free)) this.enqueueId(id);
     return undefined;
   }
 
@@ -348,7 +405,7 @@ export class ScanController {
       if (written) whenWritten?.();
       return written;
     });
-    if (!saved) this.queue.add(scan.id);
+    if (!saved) this.enqueue(scan);
     return saved;
   }
 

@@ -1,42 +1,40 @@
 /**
- * The ScheduledScan reconciler (issue 13; DESIGN.md, the record and its
- * faces), built like the Scan reconciler. The SQLite row is the record; a
- * ScheduledScan CR is its Kubernetes face, its spec an input and its status a
- * projection. One reconcile per `namespace/name` reads the CR from the
- * informer's cache and the row from the store (by object name), compares what
- * should be with what is, and writes what differs, once:
+ * The face of a ScheduledScan on Kubernetes (faces.ts), as for Scans
+ * (scan-face.ts): the SQLite row is the record, the CR's spec an input and
+ * its status a projection. The ScheduledScan reconciler
+ * (src/app/controller/scheduled-scan-reconciler.ts) asks it, once per pass of
+ * a `namespace/name` key, to receive the object, then, after the schedule's
+ * run when due, to project the row:
  *
- * | CR                        | row    | action                                                          |
- * |---------------------------|--------|-----------------------------------------------------------------|
- * | being deleted             | exists | delete the row (the schedule stops), release the finalizer      |
- * | being deleted             | none   | release the finalizer                                           |
- * | none                      | exists | create the CR (spec, id label, finalizer), then its status      |
- * | linked, deleted by the API| none   | release, delete the CR (Orphan)                                 |
- * | linked, not deleted       | none   | RecordMissing: the database is older than the CR; no action     |
- * | applied with kubectl      | none   | create the schedule for the namespace's account, or refuse      |
- * | new generation            | exists | update the row from the spec, or refuse and keep the row as is  |
- * | row changed through API   | exists | replace the CR's spec with the row's                            |
- * | exists                    | exists | add the finalizer if missing; patch status if it differs        |
+ * | CR                        | row    | receive                                                       | then              |
+ * |---------------------------|--------|---------------------------------------------------------------|-------------------|
+ * | being deleted             | exists | delete the row (the schedule stops), release the finalizer    | -                 |
+ * | being deleted             | none   | release the finalizer                                         | -                 |
+ * | none                      | exists | create the CR (spec, id label, finalizer)                     | its status        |
+ * | linked, deleted by the API| none   | release, delete the CR (Orphan)                               | -                 |
+ * | linked, not deleted       | none   | RecordMissing: the database is older than the CR; no action   | -                 |
+ * | applied with kubectl      | none   | create the schedule for the namespace's account, or refuse    | its status        |
+ * | new generation            | exists | update the row from the spec, or refuse and keep the row as is | its status       |
+ * | row changed through API   | exists | replace the CR's spec with the row's                          | its status        |
+ * | exists                    | exists | add the finalizer if missing                                  | status if it differs |
  *
  * "New generation" is a `metadata.generation` above the one the status says
  * it observed: kubectl changed the spec. An observed spec that differs from
  * the row means the row changed through the API, unless the status refuses
  * that spec: a refusal lives in the CR's own status (Accepted=False for the
  * generation it observed), so a restart keeps it, and only a change of the
- * row through the API (rowChanged, the one hint kept in memory) replaces a
- * refused spec. Nothing reacts to an informer event
- * directly: events, row writes and the informer's full lists only enqueue
- * keys, and a failed write or a missed event is healed by the next pass
- * (level-triggered), with the work queue's backoff between failures.
+ * row through the API (rowWritten, the one hint kept in memory) replaces a
+ * refused spec.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type * as k8s from './client-node.js';
 import type { ScanResourceMarks, ScheduledScanRepository } from '../../app/ports.js';
+import type { FaceSink, Received, ReconcileFace } from '../../app/controller/faces.js';
+import type { ReconcileResult } from '../../app/controller/work-queue.js';
 import type { ScheduledScan } from '../../domain/schedules/scheduled-scan.js';
 import type { ScheduledScansService } from '../../app/scheduled-scans-service.js';
 import type { Account } from '../../domain/accounts/account.js';
 import type { Clock } from '../../domain/clock.js';
-import type { CursorValue } from '../../domain/lists/page-token.js';
 import { InvalidRequestError, NotFoundError } from '../../domain/errors.js';
 import type { Condition } from '../../domain/scans/scan.js';
 import {
@@ -65,8 +63,6 @@ import {
   type ScheduledScanStatusPatch,
 } from './scheduled-scan-object.js';
 
-export { SCHEDULED_SCAN_FINALIZER };
-
 /** A ScheduledScan CR as the informer's cache holds it. */
 export interface ScheduledScanObject {
   metadata?: CachedMetadata;
@@ -88,9 +84,8 @@ export type ScheduledScanAction =
   | { action: 'addFinalizer' }
   | { action: 'patchStatus' };
 
-export interface ScheduledScanReconcilerOptions {
+export interface ScheduledScanFaceOptions {
   kubeConfig: k8s.KubeConfig;
-  accountForNamespace: (namespace: string) => Account | undefined;
   /** The namespace of an account, for the CR of a row. */
   namespaceOf: (accountId: string) => string | undefined;
   service: ScheduledScansService;
@@ -99,6 +94,8 @@ export interface ScheduledScanReconcilerOptions {
   marks: Pick<ScanResourceMarks, 'deletedThroughApi' | 'forgetDeletion'>;
   /** The CR as the informer last saw it. */
   cached: (namespace: string, name: string) => ScheduledScanObject | undefined;
+  /** Every CR the informer holds (a full pass visits each); none when not given. */
+  cachedAll?: () => Iterable<ScheduledScanObject>;
   events: EventRecorder;
   clock: Clock;
   /** Told of every action taken (tests); optional. */
@@ -113,45 +110,66 @@ interface Written {
 }
 
 
-export class ScheduledScanReconciler {
+export class ScheduledScanResourceFace implements ReconcileFace<ScheduledScan> {
+  readonly everyRow = true;
   private readonly api: KubeApi;
+  private sink: FaceSink = { enqueue: () => undefined, resync: () => undefined };
   private readonly written = new Map<string, Written>();
   /** Keys whose row's configuration changed through the API since their last pass: the CR's spec follows the row. */
   private readonly rowSpecChanged = new Set<string>();
 
-  constructor(private readonly options: ScheduledScanReconcilerOptions) {
+  constructor(private readonly options: ScheduledScanFaceOptions) {
     this.api = new KubeApi(options.kubeConfig);
   }
 
-  /** The repository wrote the row of this key; `spec` when its configuration (not only its runs) may have changed. */
-  rowChanged(key: string, spec: boolean): void {
+  watch(sink: FaceSink): void {
+    this.sink = sink;
+  }
+
+  /** The informer's event on a CR: its key is reconciled. */
+  changed(object: ScheduledScanObject): void {
+    this.sink.enqueue(objectKey(object.metadata!.namespace!, object.metadata!.name!));
+  }
+
+  /** The informer listed every CR again (start, restart): a full pass. */
+  listed(): void {
+    this.sink.resync();
+  }
+
+  *keys(): Iterable<string> {
+    for (const object of this.options.cachedAll?.() ?? []) yield objectKey(object.metadata!.namespace!, object.metadata!.name!);
+  }
+
+  /** The CR as the informer holds it (a Scan's lifetime reads its schedule's history limits there). */
+  readonly cachedObject = (namespace: string, name: string): ScheduledScanObject | undefined => this.options.cached(namespace, name);
+
+  /** The API wrote the row of this key; `spec` when its configuration (not only its runs) may have changed. */
+  rowWritten(key: string, spec: boolean): void {
     if (spec) this.rowSpecChanged.add(key);
   }
 
-  async reconcile(key: string): Promise<void> {
+  async receive(key: string, account: Account | undefined, row: ScheduledScan | undefined): Promise<Received<ScheduledScan>> {
     const pushSpec = this.rowSpecChanged.delete(key);
     try {
-      await this.converge(key, pushSpec);
+      return await this.converge(key, account, row, pushSpec);
     } catch (error) {
       if (pushSpec) this.rowSpecChanged.add(key); // the next pass still owes the CR the row's spec
       throw error;
     }
   }
 
-  private async converge(key: string, pushSpec: boolean): Promise<void> {
+  private async converge(key: string, account: Account | undefined, row: ScheduledScan | undefined, pushSpec: boolean): Promise<Received<ScheduledScan>> {
     const [namespace, name] = splitKey(key);
     const object = this.options.cached(namespace, name);
-    const account = this.options.accountForNamespace(namespace);
-    if (account === undefined) return this.unbound(key, object);
-    const row = this.options.repository.findByObjectName(account.id, name);
-    if (object?.metadata?.deletionTimestamp !== undefined) return this.deleting(key, account, object, row);
+    if (account === undefined) return done(await this.unbound(key, object));
+    if (object?.metadata?.deletionTimestamp !== undefined) return done(await this.deleting(key, account, object, row));
     if (object === undefined) {
       this.written.delete(key);
-      return row === undefined ? undefined : this.createObject(key, account, row, namespace, pushSpec);
+      return row === undefined ? done(undefined) : this.createObject(key, account, row, namespace, pushSpec);
     }
     if (row === undefined) {
       const linkedId = object.metadata?.labels?.[SCHEDULED_SCAN_ID_LABEL] ?? object.status?.scheduledScanId;
-      if (linkedId !== undefined && this.options.repository.findByIdUnscoped(linkedId) === undefined) return this.withoutRecord(key, object, linkedId);
+      if (linkedId !== undefined && this.options.repository.findByIdUnscoped(linkedId) === undefined) return done(await this.withoutRecord(key, object, linkedId));
       return this.adopt(key, account, object);
     }
     return this.follow(key, account, object, row, pushSpec);
@@ -182,7 +200,7 @@ export class ScheduledScanReconciler {
   }
 
   /** A row without its face: created through the API (or the CR was lost). Created with the row's spec, then its status. */
-  private async createObject(key: string, account: Account, row: ScheduledScan, namespace: string, pushSpec: boolean): Promise<void> {
+  private async createObject(key: string, account: Account, row: ScheduledScan, namespace: string, pushSpec: boolean): Promise<Received<ScheduledScan>> {
     this.act(key, { action: 'createObject', scheduledScanId: row.id });
     const metadata = { name: row.objectName, namespace, labels: { [SCHEDULED_SCAN_ID_LABEL]: row.id, [MANAGED_BY_LABEL]: 'vigil' }, finalizers: [SCHEDULED_SCAN_FINALIZER] };
     const body = { apiVersion: SCHEDULED_SCAN_API_VERSION, kind: SCHEDULED_SCAN_KIND, metadata, spec: scheduledScanSpecOf(row) };
@@ -197,9 +215,9 @@ export class ScheduledScanReconciler {
       },
       () => this.api.get<ScheduledScanObject>(customObjectPath(this.refOf(location))),
     );
-    if (created) return this.writeStatus(key, object, row, undefined, object.metadata?.generation);
+    if (created) return { row, project: (latest) => this.writeStatus(key, object, latest, undefined, object.metadata?.generation) };
     // It existed and the cache is behind: the CR as read is compared now, rather than when the cache shows it.
-    if (object.metadata?.deletionTimestamp === undefined) await this.follow(key, account, object, row, pushSpec);
+    return object.metadata?.deletionTimestamp === undefined ? this.follow(key, account, object, row, pushSpec) : done(undefined);
   }
 
   /**
@@ -229,20 +247,20 @@ export class ScheduledScanReconciler {
   }
 
   /** Applied with kubectl in a bound namespace: a new schedule, made as one created through the API, or refused with why. */
-  private async adopt(key: string, account: Account, object: ScheduledScanObject): Promise<void> {
+  private async adopt(key: string, account: Account, object: ScheduledScanObject): Promise<Received<ScheduledScan>> {
     const parsed = refusing('InvalidSpec', () => parseScheduledScanSpec(object.spec));
-    if ('refusal' in parsed) return this.refuse(key, object, parsed.refusal);
+    if ('refusal' in parsed) return done(await this.refuse(key, object, parsed.refusal));
     const created = refusing('Rejected', () => this.options.service.create(account, scheduledScanInputOf(parsed.value), object.metadata!.name!));
-    if ('refusal' in created) return this.refuse(key, object, created.refusal);
+    if ('refusal' in created) return done(await this.refuse(key, object, created.refusal));
     this.act(key, { action: 'createRow', scheduledScanId: created.value.id });
     this.options.events.normal(object, 'Accepted', `Vigil created schedule ${created.value.id} (${created.value.schedule}) for account ${account.name}`);
     this.rowSpecChanged.delete(key); // the row was made from this very spec
     await this.holdFinalizer(key, object);
-    await this.writeStatus(key, object, created.value, undefined, object.metadata?.generation);
+    return { row: created.value, project: (latest) => this.writeStatus(key, object, latest, undefined, object.metadata?.generation) };
   }
 
   /** A CR with its row: a new generation of the spec is applied to the row; a row changed through the API is shown in the spec. */
-  private async follow(key: string, account: Account, object: ScheduledScanObject, row: ScheduledScan, pushSpec: boolean): Promise<void> {
+  private async follow(key: string, account: Account, object: ScheduledScanObject, row: ScheduledScan, pushSpec: boolean): Promise<Received<ScheduledScan>> {
     const uid = object.metadata?.uid ?? '';
     const generation = object.metadata?.generation ?? 1;
     const memo = this.written.get(key);
@@ -269,7 +287,7 @@ export class ScheduledScanReconciler {
       }
     }
     await this.holdFinalizer(key, current);
-    await this.writeStatus(key, current, row, refusal, observed === 0 ? undefined : observed);
+    return { row, project: (latest) => this.writeStatus(key, current, latest, refusal, observed === 0 ? undefined : observed) };
   }
 
   /** The CR's new spec applied with update's rules; the refusal the status shows when it is not followed. */
@@ -391,47 +409,12 @@ function refusalShown(conditions: readonly Condition[] | undefined, observed: nu
 
 export const scheduledScanKey = objectKey;
 
+function done(result: ReconcileResult): Received<ScheduledScan> {
+  return { done: result };
+}
+
 /** The history limits a spec sets: kept when the row's spec replaces it (the row does not hold them; the Scan reconciler reads them from the CR). */
 function historyLimitsIn(spec: unknown): Record<string, unknown> {
   const { successfulScansHistoryLimit, failedScansHistoryLimit } = (spec ?? {}) as Record<string, unknown>;
   return { ...(successfulScansHistoryLimit === undefined ? {} : { successfulScansHistoryLimit }), ...(failedScansHistoryLimit === undefined ? {} : { failedScansHistoryLimit }) };
-}
-
-/** A ScheduledScanRepository that tells the reconciler about every row it writes, by key; reads pass straight through. */
-export class NotifyingScheduledScanRepository implements ScheduledScanRepository {
-  constructor(
-    private readonly inner: ScheduledScanRepository,
-    /** `spec` when the row's configuration may have changed (insert, update), not only its runs. */
-    private readonly changed: (row: ScheduledScan, spec: boolean) => void,
-  ) {}
-
-  insert(scheduledScan: ScheduledScan): void {
-    this.inner.insert(scheduledScan);
-    this.changed(scheduledScan, true);
-  }
-
-  update(scheduledScan: ScheduledScan): void {
-    this.inner.update(scheduledScan);
-    this.changed(scheduledScan, true);
-  }
-
-  delete(accountId: string, id: string): boolean {
-    const row = this.inner.findById(accountId, id);
-    const deleted = this.inner.delete(accountId, id);
-    if (deleted && row !== undefined) this.changed(row, false);
-    return deleted;
-  }
-
-  recordRun(id: string, expectedNextRun: string, lastRan: string, nextRun: string | null): boolean {
-    const recorded = this.inner.recordRun(id, expectedNextRun, lastRan, nextRun);
-    const row = recorded ? this.inner.findByIdUnscoped(id) : undefined;
-    if (row !== undefined) this.changed(row, false);
-    return recorded;
-  }
-
-  findById = (accountId: string, id: string) => this.inner.findById(accountId, id);
-  findByIdUnscoped = (id: string) => this.inner.findByIdUnscoped(id);
-  findByObjectName = (accountId: string, objectName: string) => this.inner.findByObjectName(accountId, objectName);
-  list = (accountId: string, pageSize: number, after: readonly CursorValue[] | undefined) => this.inner.list(accountId, pageSize, after);
-  idsWithNextRun = () => this.inner.idsWithNextRun();
 }

@@ -1,36 +1,37 @@
 /**
- * The Scan reconciler (issue 13; DESIGN.md, the record and its faces). The
- * SQLite row is the record; a Scan CR is its Kubernetes face, its spec an
- * input and its status a projection. One reconcile per `namespace/name`
- * reads the CR from the informer's cache and the row from the store,
- * compares what should be with what is, and writes what differs, once:
+ * The face of a Scan on Kubernetes (faces.ts): its custom resource, spec an
+ * input and status a projection of the row, which is the record. The Scan
+ * reconciler (src/app/controller/scan-reconciler.ts) asks it, once per pass
+ * of a `namespace/name` key, to receive the object, then, after converging
+ * the workload, to project the row. This table is the answer to "when does
+ * the Scan resource show X?":
  *
- * | CR                      | row                 | action                                                      |
- * |-------------------------|---------------------|-------------------------------------------------------------|
- * | being deleted           | active              | stop the scan; wait for it to end                           |
- * | being deleted           | ended or none       | delete the row, release the finalizer                       |
- * | being deleted           | expired by Vigil    | release the finalizer; the record stays                     |
- * | none                    | exists              | create the CR (finalizer, labels, owner)                    |
- * | none                    | expired by Vigil    | nothing: the record stays without its face                  |
- * | labelled                | deleted through API | delete the CR                                               |
- * | with Vigil's status     | none (not deleted)  | RecordMissing: the database is older than the CR; no action |
- * | applied with kubectl    | none                | start the scan for the namespace's account, or refuse       |
- * | exists                  | exists              | add label and finalizer if missing; patch status if it differs |
- * |                         |                     | (a QUEUED row over no status writes nothing; progress alone |
- * |                         |                     | only within the scan's request budget: request-budget.ts)   |
- * | exists                  | finished            | the same, then a requeue at finish + TTL; at that time, or  |
- * |                         |                     | past its schedule's history limits: expire (delete the CR,  |
- * |                         |                     | keep the record)                                            |
+ * | CR                      | row                 | receive                                  | then, after the workload  |
+ * |-------------------------|---------------------|------------------------------------------|---------------------------|
+ * | being deleted           | active              | stop the scan                            | once ended: delete the row, release the finalizer |
+ * | being deleted           | ended or none       | delete the row, release the finalizer    | -                         |
+ * | being deleted           | expired by Vigil    | release the finalizer; the record stays  | -                         |
+ * | none                    | exists              | create the CR (finalizer, labels, owner) | project onto it           |
+ * | none                    | expired by Vigil    | nothing: the record stays without its face | -                       |
+ * | labelled                | deleted through API | delete the CR                            | -                         |
+ * | with Vigil's status     | none (not deleted)  | RecordMissing: the database is older than the CR; no action | - |
+ * | applied with kubectl    | none                | start the scan for the namespace's account, or refuse (Accepted=False) | project |
+ * | exists                  | exists              | -                                        | project: label and finalizer if missing; status if it differs |
+ * | exists                  | finished            | -                                        | the same, requeued at finish + TTL; then, or past its schedule's history limits: expire (delete the CR, keep the record) |
  *
- * Nothing reacts to an informer event directly: events, row writes and the
- * informer's full lists only enqueue keys, so a failed write or a missed
- * event is healed by the next pass (level-triggered), with the work queue's
- * backoff between failures.
+ * Projecting the status: a QUEUED row over no status writes nothing (the
+ * API lists it as QUEUED; RUNNING follows); progress alone is written only
+ * within the scan's request budget (request-budget.ts); each state the CR
+ * comes to show is told once as an Event. Nothing reacts to an informer
+ * event directly: events, row writes and the informer's full lists only
+ * enqueue keys, so a failed write or a missed event is healed by the next
+ * pass (level-triggered), with the work queue's backoff between failures.
  */
 import type * as k8s from './client-node.js';
 import { JSON_PATCH, KubeApi } from './kube-api.js';
 import type { ScansService } from '../../app/scans-service.js';
-import type { FinishedScan, ScanRepository, ScanResourceMarks } from '../../app/ports.js';
+import type { FinishedScan, ScanResourceMarks } from '../../app/ports.js';
+import type { FaceSink, Received, ReconcileFace } from '../../app/controller/faces.js';
 import { SCANS_HISTORY_LIMITS } from '../../domain/schedules/scheduled-scan-resource.js';
 import type { Account } from '../../domain/accounts/account.js';
 import type { Clock } from '../../domain/clock.js';
@@ -48,8 +49,6 @@ import { scanJobName } from './job-manifest.js';
 import type { ScanCustomResources } from './scan-resources.js';
 import type { ReconcileResult } from '../../app/controller/work-queue.js';
 import { ScanRequestBudget } from './request-budget.js';
-
-export { SCAN_FINALIZER, SCAN_ID_LABEL };
 
 /** A Scan CR as the informer's cache holds it. */
 export interface ScanObject {
@@ -72,20 +71,18 @@ export type ScanAction =
   | { action: 'expire'; scanId: string }
   | { action: 'patchStatus' };
 
-export interface ScanReconcilerOptions {
+export interface ScanFaceOptions {
   kubeConfig: k8s.KubeConfig;
   scanResources: ScanCustomResources;
-  accountForNamespace: (namespace: string) => Account | undefined;
   service: ScansService;
-  repository: Pick<ScanRepository, 'findByName'>;
   /** Which scans were deleted through the API (their CR goes too) and which CRs Vigil expired. */
   marks: ScanResourceMarks;
   /** The CR as the informer last saw it. */
   cached: (namespace: string, name: string) => ScanObject | undefined;
+  /** Every CR the informer holds (a full pass visits each); none when not given. */
+  cachedAll?: () => Iterable<ScanObject>;
   events: EventRecorder;
   clock: Clock;
-  /** Whether the scan's Job is being created right now (the runner's start): its QUEUED status is not written, RUNNING follows. */
-  starting?: (scanId: string) => boolean;
   /** Told of every action taken (tests, the benchmark); optional. */
   onAction?: (key: string, action: ScanAction) => void;
   /** VIGIL_SCAN_TTL_AFTER_FINISHED: seconds a finished Scan's CR stays unless its spec says otherwise (default 7 days). */
@@ -94,13 +91,6 @@ export interface ScanReconcilerOptions {
   historyLimitsOf?: (scheduledScanId: string) => HistoryLimits;
   /** Each scan's requests, counted by every part of the controller that sends one for it (request-budget.ts); one of its own when not given. */
   budget?: ScanRequestBudget;
-  /**
-   * Whether a scan started now gets a slot at once (the scans not ended,
-   * this one included, are within the limit): an applied Scan that does has
-   * its acceptance told by its Running Event, one that waits gets an
-   * `Accepted` Event at once. Undefined: it is assumed to wait.
-   */
-  startsAtOnce?: () => boolean;
 }
 
 export interface HistoryLimits {
@@ -115,8 +105,10 @@ const MAX_BEHIND = 16;
 /** Applied Scans whose acceptance waits to be told with their Running Event, remembered at most (a bound; each is forgotten when told). */
 const MAX_PENDING_ACCEPTANCES = 4096;
 
-export class ScanReconciler {
+export class ScanResourceFace implements ReconcileFace<Scan> {
+  readonly everyRow = true;
   private readonly api: KubeApi;
+  private sink: FaceSink = { enqueue: () => undefined, resync: () => undefined };
   /**
    * The status last written per key, and the resourceVersions the cache may
    * still show that are older than that write: the one it was written over
@@ -128,7 +120,7 @@ export class ScanReconciler {
    */
   private readonly written = new Map<string, { behind: string[]; status: ScanStatus; returned: string | undefined }>();
 
-  /** Applied Scans started at once, by key: their Running Event says they were accepted (one Event, not two). */
+  /** Applied Scans whose acceptance is still to be told, by key: with their Running Event when they start in the same pass (one Event, not two). */
   private readonly pendingAcceptances = new Map<string, { scanId: string; message: string }>();
   /**
    * The resourceVersion each label-and-finalizer patch was sent over, by key:
@@ -139,27 +131,50 @@ export class ScanReconciler {
   private readonly metadataPatched = new Map<string, string>();
   private readonly budget: ScanRequestBudget;
 
-  constructor(private readonly options: ScanReconcilerOptions) {
+  constructor(private readonly options: ScanFaceOptions) {
     this.api = new KubeApi(options.kubeConfig);
     this.budget = options.budget ?? new ScanRequestBudget();
   }
 
-  async reconcile(key: string): Promise<ReconcileResult> {
+  watch(sink: FaceSink): void {
+    this.sink = sink;
+  }
+
+  /** The informer's event on a CR: its key is reconciled. */
+  changed(object: ScanObject): void {
+    this.sink.enqueue(objectKey(object.metadata!.namespace!, object.metadata!.name!));
+  }
+
+  /** The informer listed every CR again (start, restart): a full pass. */
+  listed(): void {
+    this.sink.resync();
+  }
+
+  *keys(): Iterable<string> {
+    for (const object of this.options.cachedAll?.() ?? []) yield objectKey(object.metadata!.namespace!, object.metadata!.name!);
+  }
+
+  async receive(key: string, account: Account | undefined, row: Scan | undefined): Promise<Received<Scan>> {
     const [namespace, name] = splitKey(key);
     const object = this.options.cached(namespace, name);
     if (object !== undefined) this.options.scanResources.shown(namespace, name);
-    const account = this.options.accountForNamespace(namespace);
-    if (account === undefined) return this.unbound(key, object);
-    const row = this.options.repository.findByName(account.id, name);
+    if (account === undefined) return done(await this.unbound(key, object));
     if (object?.metadata?.deletionTimestamp !== undefined) return this.deleting(key, account, object, row);
     if (object === undefined) {
       this.written.delete(key);
       this.pendingAcceptances.delete(key);
       this.metadataPatched.delete(key);
       // A record whose face Vigil expired stays without it.
-      return row === undefined || this.options.marks.isExpired(row.id) ? undefined : this.createObject(key, account, row);
+      if (row === undefined || this.options.marks.isExpired(row.id)) return done(undefined);
+      const created = await this.createObject(key, account, row);
+      return { row, project: (latest) => (created === undefined ? Promise.resolve(undefined) : this.projectOrExpire(key, created, latest)) };
     }
     if (row === undefined) return this.withoutRecord(key, account, object);
+    return { row, project: (latest) => this.projectOrExpire(key, object, latest) };
+  }
+
+  /** The row on the CR; a finished one until its time is up. */
+  private projectOrExpire(key: string, object: ScanObject, row: Scan): Promise<ReconcileResult> {
     if (!isTerminal(row.state) || row.finishedAt === null) return this.project(key, object, row);
     return this.finished(key, object, row, row.finishedAt);
   }
@@ -223,19 +238,25 @@ export class ScanReconciler {
     if (object?.metadata?.deletionTimestamp !== undefined) return this.releaseFinalizer(key, object);
   }
 
-  /** `kubectl delete scan`: the scan stops first; once it ended, its row goes and the CR is released. */
-  private async deleting(key: string, account: Account, object: ScanObject, row: Scan | undefined): Promise<void> {
+  /**
+   * `kubectl delete scan`: the scan stops first (the workload is stopped in
+   * this pass); once it ended, its row goes and the CR is released.
+   */
+  private async deleting(key: string, account: Account, object: ScanObject, row: Scan | undefined): Promise<Received<Scan>> {
     // Vigil's own expiry (released already, unless that patch failed): the record stays.
-    if (row !== undefined && this.options.marks.isExpired(row.id)) return this.releaseFinalizer(key, object);
-    if (row !== undefined && !isTerminal(row.state)) {
-      if (row.state !== 'STOPPING') {
-        this.act(key, { action: 'stop', scanId: row.id });
-        this.options.service.stop(account, row.id);
-        this.budget.spend(row.id);
-        this.options.events.normal(object, 'Stopping', 'the Scan is being deleted: its scanner is stopped first');
-      }
-      return; // the stopped row's write enqueues this key again
+    if (row !== undefined && this.options.marks.isExpired(row.id)) return done(await this.releaseFinalizer(key, object));
+    if (row === undefined || isTerminal(row.state)) return done(await this.deleteRowAndRelease(key, account, object, row));
+    let stopping = row;
+    if (row.state !== 'STOPPING') {
+      this.act(key, { action: 'stop', scanId: row.id });
+      stopping = this.options.service.stop(account, row.id);
+      this.budget.spend(row.id);
+      this.options.events.normal(object, 'Stopping', 'the Scan is being deleted: its scanner is stopped first');
     }
+    return { row: stopping, project: async (latest) => (isTerminal(latest.state) ? this.deleteRowAndRelease(key, account, object, latest) : undefined) };
+  }
+
+  private async deleteRowAndRelease(key: string, account: Account, object: ScanObject, row: Scan | undefined): Promise<void> {
     this.pendingAcceptances.delete(key);
     this.metadataPatched.delete(key);
     if (row !== undefined) {
@@ -257,14 +278,15 @@ export class ScanReconciler {
     await releaseFinalizer(this.api, this.path(object), object.metadata, SCAN_FINALIZER);
   }
 
-  /** A row without its face: created through the API (or the CR was lost); the status follows on the next pass. */
-  private async createObject(key: string, account: Account, row: Scan): Promise<void> {
+  /** A row without its face: created through the API (or the CR was lost); the pass projects onto the CR as created. */
+  private async createObject(key: string, account: Account, row: Scan): Promise<ScanObject | undefined> {
     this.act(key, { action: 'createObject', scanId: row.id });
     try {
-      await this.options.scanResources.ensure(row, account.namespace);
+      return await this.options.scanResources.create(row, account.namespace);
     } catch (error) {
       // A namespace missing from the chart's tenants: no retry fixes RBAC, and the scan fails with NamespaceNotWritable anyway.
       if (!isForbidden(error)) throw error;
+      return undefined;
     }
   }
 
@@ -274,14 +296,14 @@ export class ScanReconciler {
    * then shows Vigil's status: neither it nor its Job is deleted or run
    * again (RecordMissing). Without status it is a new `kubectl apply`.
    */
-  private async withoutRecord(key: string, account: Account, object: ScanObject): Promise<ReconcileResult> {
+  private async withoutRecord(key: string, account: Account, object: ScanObject): Promise<Received<Scan>> {
     const linkedId = object.metadata?.labels?.[SCAN_ID_LABEL];
     if (linkedId !== undefined && this.options.marks.deletedThroughApi(linkedId)) {
       await this.deleteObject(key, object);
       this.options.marks.forgetDeletion(linkedId);
-      return undefined;
+      return done(undefined);
     }
-    if (object.status?.scanId !== undefined || object.status?.state !== undefined) return this.recordMissing(key, object);
+    if (object.status?.scanId !== undefined || object.status?.state !== undefined) return done(await this.recordMissing(key, object));
     return this.adopt(key, account, object);
   }
 
@@ -301,31 +323,28 @@ export class ScanReconciler {
     await ignoringNotFound(() => this.api.delete(this.path(object), { propagationPolicy: 'Background' }));
   }
 
-  /** Applied with kubectl in a bound namespace: started exactly as one created through the API. */
-  private async adopt(key: string, account: Account, object: ScanObject): Promise<ReconcileResult> {
+  /**
+   * Applied with kubectl in a bound namespace: started exactly as one
+   * created through the API, and converged in this pass. Its acceptance is
+   * told with its Running Event when it starts now, else on its own.
+   */
+  private async adopt(key: string, account: Account, object: ScanObject): Promise<Received<Scan>> {
     let spec: ScanSpec;
     try {
       spec = parseScanSpec(object.spec);
     } catch (error) {
-      return this.refuseInvalid(key, object, 'InvalidSpec', error);
+      return done(await this.refuseInvalid(key, object, 'InvalidSpec', error));
     }
     let started: Scan;
     try {
       [started] = this.options.service.start(account, requestOf(spec), spec.scheduledBy ?? null, object.metadata!.name!) as [Scan];
     } catch (error) {
-      return this.refuseInvalid(key, object, 'Rejected', error);
+      return done(await this.refuseInvalid(key, object, 'Rejected', error));
     }
     this.act(key, { action: 'startScan', scanId: started.id });
-    const accepted = `Vigil started ${started.type} scan ${started.id} for account ${account.name}`;
-    if (this.options.startsAtOnce?.() === true) {
-      // Started in this pass: its Running Event tells both (one Event, not two).
-      this.pendingAcceptances.set(key, { scanId: started.id, message: accepted });
-      if (this.pendingAcceptances.size > MAX_PENDING_ACCEPTANCES) this.pendingAcceptances.delete(this.pendingAcceptances.keys().next().value!);
-    } else {
-      this.budget.spend(started.id);
-      this.options.events.normal(object, 'Accepted', accepted);
-    }
-    return this.project(key, object, started);
+    this.pendingAcceptances.set(key, { scanId: started.id, message: `Vigil started ${started.type} scan ${started.id} for account ${account.name}` });
+    if (this.pendingAcceptances.size > MAX_PENDING_ACCEPTANCES) this.pendingAcceptances.delete(this.pendingAcceptances.keys().next().value!);
+    return { row: started, project: (latest) => this.projectOrExpire(key, object, latest) };
   }
 
   /**
@@ -357,8 +376,8 @@ export class ScanReconciler {
         }
       }
     }
-    // A start in flight moves the row on within a few requests: its row write (RUNNING, or FAILED) or a failed start enqueues this key again.
-    if (row.state === 'QUEUED' && this.options.starting?.(row.id) === true) return;
+    // An applied Scan that waits for a slot: its acceptance is told now, on its own.
+    this.tellWaitingAcceptance(key, object, row);
     const desired = projectedStatus(row, object.metadata?.generation);
     const resourceVersion = object.metadata?.resourceVersion;
     const last = this.written.get(key);
@@ -393,6 +412,13 @@ export class ScanReconciler {
     // The scan ended: its count goes (the deletion of its Secret, still to come, was reserved).
     if (isTerminal(row.state)) this.budget.drop(row.id);
     return undefined;
+  }
+
+  private tellWaitingAcceptance(key: string, object: ScanObject, row: Scan): void {
+    const pending = this.pendingAcceptances.get(key);
+    if (pending === undefined || pending.scanId !== row.id || row.state !== 'QUEUED') return;
+    this.pendingAcceptances.delete(key);
+    this.event(row, () => this.options.events.normal(object, 'Accepted', pending.message));
   }
 
   /**
@@ -486,6 +512,10 @@ function statusShowsRow(current: ScanObject['status'], desired: ScanStatus): boo
 }
 
 export const scanKey = objectKey;
+
+function done(result: ReconcileResult): Received<Scan> {
+  return { done: result };
+}
 
 function requestOf(spec: ScanSpec) {
   return { type: spec.type, targets: spec.targets, target_ids: spec.targetIds, tags: spec.tags, use_authentication: spec.useAuthentication };
