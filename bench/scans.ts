@@ -231,7 +231,7 @@ import { childrenMatching, cpuTimesOf, difference } from './support/cpu-time.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const execFileAsync = promisify(execFile);
-/** The controller's default poll interval (ScanController.pollMs) and worker count (ScanController.start). */
+/** The controller's default poll interval (ScanReconciler.pollMs) and worker count (ScanReconciler.start). */
 const CONTROLLER_POLL_MS = 2000;
 const CONTROLLER_WORKERS = 4;
 

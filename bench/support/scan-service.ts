@@ -19,13 +19,13 @@
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { ScanRepository } from '../../src/app/ports.js';
-import type { ScanController } from '../../src/app/controller/scan-controller.js';
+import type { ScanReconciler } from '../../src/app/controller/scan-reconciler.js';
 import { scannerEnvironment, type Settings } from '../../src/config/settings.js';
 import { systemClock } from '../../src/domain/clock.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Metrics } from '../../src/observability/metrics.js';
-import { composeCore, composeHttpApp, launchOptions, scanController } from '../../src/main/composition-root.js';
+import { composeCore, composeHttpApp, launchOptions, scanReconciler } from '../../src/main/composition-root.js';
 import { ProcessWorkloadRunner } from '../../src/runtime/embedded/process-runner.js';
 import { scannerForWithFakeNmap, type FakeKind } from './fake-scanner.js';
 
@@ -50,7 +50,7 @@ export interface BenchService {
   baseUrl: string;
   apiKey: string;
   core: ReturnType<typeof composeCore>;
-  controller: ScanController;
+  controller: ScanReconciler;
   observations: ScanObservations;
   close(): Promise<void>;
 }
@@ -112,10 +112,10 @@ export async function startBenchService(settings: Settings, fake: FakeKind): Pro
     launch: launchOptions(settings),
     environment: scannerEnvironment(),
   });
-  const controller = scanController(settings, core, observed(core.scanRepository, observations), runner, clock, logger);
+  // The reconciler writes through the observed repository; it registers with the services itself.
+  const controller = scanReconciler(settings, { ...core, scanRepository: observed(core.scanRepository, observations) as typeof core.scanRepository }, { runner }, clock, logger);
   // Registered after the controller's own listener, so it never delays it.
   runner.onChange((scanId) => observations.lastNoticeAt.set(scanId, performance.now()));
-  core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
 
   let accepting = false;
   const app = await composeHttpApp(settings, core, clock, logger, metrics, () => accepting);

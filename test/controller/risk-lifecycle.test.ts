@@ -1,6 +1,6 @@
 /**
  * The risk lifecycle (SPEC.md Scan risk categories and Risk status; DESIGN.md
- * 7) through the real ScanController and a real SQLite store. A fake runner
+ * 7) through the real ScanReconciler and a real SQLite store. A fake runner
  * finishes each scan with nmap XML the test writes, so every rule is driven
  * by a scanner output rather than by poking the store. Time is a hand-moved
  * clock: each scan completes one minute after the previous one.
@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import type { HostResolver, WorkloadOutput } from '../../src/app/ports.js';
-import type { ScanController } from '../../src/app/controller/scan-controller.js';
+import type { ScanReconciler } from '../../src/app/controller/scan-reconciler.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
@@ -48,7 +48,7 @@ describe('the risk lifecycle (real controller and store, scripted nmap output)',
   let dir: ReturnType<typeof tempDir>;
   let core: ReturnType<typeof composeCore>;
   let runner: FakeRunner;
-  let controller: ScanController;
+  let controller: ScanReconciler;
   let account: Account;
   let nowMs: number;
 
@@ -73,10 +73,10 @@ describe('the risk lifecycle (real controller and store, scripted nmap output)',
   async function runScan(targets: string[], outputs: WorkloadOutput[], type: Scan['type'] = 'NMAP', who: Account = account): Promise<Scan> {
     nowMs += ONE_MINUTE;
     const scan = core.scans.start(who, { type, targets })[0]!;
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(who, scan.id).state, 'the scan runs').to.equal('RUNNING');
     runner.statuses.set(scan.id, { phase: 'Succeeded', outputs });
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     return core.scans.get(who, scan.id);
   }
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { ResolvedTarget, Scan } from '../../src/domain/scans/scan.js';
 import type { HostResolver, ReleasedWorkload, WorkloadRunner, WorkloadStatus } from '../../src/app/ports.js';
-import { ScanController, type ScanControllerOptions } from '../../src/app/controller/scan-controller.js';
+import { ScanReconciler, type ScanReconcilerOptions } from '../../src/app/controller/scan-reconciler.js';
 import type { AddressRefusal } from '../../src/domain/scans/resolve-targets.js';
 import { GroupCommit } from '../../src/app/group-commit.js';
 import { FakeTimers } from '../support/fake-timers.js';
@@ -59,12 +59,13 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
   let core: ReturnType<typeof composeCore>;
   let runner: FakeRunner;
   let timers: FakeTimers;
-  let controller: ScanController;
+  let controller: ScanReconciler;
   let account: Account;
 
-  function build(maxConcurrentScans = 10, extra: Partial<ScanControllerOptions> = {}): void {
-    controller = new ScanController({
+  function build(maxConcurrentScans = 10, extra: Partial<ScanReconcilerOptions> = {}): void {
+    controller = new ScanReconciler({
       scans: core.scanRepository,
+      accounts: core.accountRepository,
       runner,
       resolver,
       resultFiles: core.resultFiles,
@@ -104,7 +105,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
 
   it('starts the workload of a QUEUED scan with its resolved targets and moves it to RUNNING', async () => {
     const scan = startScan(['127.0.0.1', 'public.example.com']);
-    const result = await controller.reconcile(scan.id);
+    const result = await controller.reconcile(controller.keyOf(scan)!);
     expect(runner.actions).to.deep.equal([`start ${scan.id} 127.0.0.1,public.example.com`]);
     expect(result).to.deep.equal({ requeueAfterMs: 1000 });
     const running = stateOf(scan.id);
@@ -118,7 +119,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     const refusals: AddressRefusal[] = [];
     build(10, { onAddressRefused: (refusal) => refusals.push(refusal) });
     const scan = startScan(['internal.example.com', 'missing.example.com', 'public.example.com']);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     const running = stateOf(scan.id);
     expect(running.resolvedTargets.map((t) => t.target)).to.deep.equal(['public.example.com']);
     // The tenant reads the rule, not the internal DNS answer (issue 26); the address goes to the service's log.
@@ -131,7 +132,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
 
   it('fails a scan whose every target is skipped, without starting anything', async () => {
     const scan = startScan(['internal.example.com']);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(runner.actions).to.deep.equal([]);
     const failed = stateOf(scan.id);
     expect(failed.state).to.equal('FAILED');
@@ -142,12 +143,12 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     build(1);
     const first = startScan(['127.0.0.1']);
     const second = startScan(['127.0.0.2']);
-    await controller.reconcile(first.id);
-    expect(await controller.reconcile(second.id)).to.deep.equal({ requeueAfterMs: 5000 });
+    await controller.reconcile(controller.keyOf(first)!);
+    expect(await controller.reconcile(controller.keyOf(second)!)).to.deep.equal({ requeueAfterMs: 5000 });
     expect(stateOf(second.id).state).to.equal('QUEUED');
     runner.statuses.set(first.id, { phase: 'Succeeded', outputs: [] });
-    await controller.reconcile(first.id);
-    await controller.reconcile(second.id);
+    await controller.reconcile(controller.keyOf(first)!);
+    await controller.reconcile(controller.keyOf(second)!);
     expect(stateOf(second.id).state).to.equal('RUNNING');
     expect(runner.actions.filter((a) => a.startsWith('start'))).to.have.length(2);
   });
@@ -155,7 +156,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
   it('never admits more scans than the limit when many are reconciled at once', async () => {
     build(3);
     const scans = Array.from({ length: 12 }, (_, i) => startScan([`127.0.1.${i + 1}`]));
-    await Promise.all(scans.map((scan) => controller.reconcile(scan.id)));
+    await Promise.all(scans.map((scan) => controller.reconcile(controller.keyOf(scan)!)));
     expect(scans.filter((scan) => stateOf(scan.id).state === 'RUNNING')).to.have.length(3);
     expect(runner.actions.filter((a) => a.startsWith('start'))).to.have.length(3);
   });
@@ -163,34 +164,34 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
   it('wakes only as many queued scans as slots freed when a scan finishes', async () => {
     build(2);
     const running = [startScan(['127.0.0.1']), startScan(['127.0.0.2'])];
-    for (const scan of running) await controller.reconcile(scan.id);
+    for (const scan of running) await controller.reconcile(controller.keyOf(scan)!);
     const waiting = [startScan(['127.0.0.3']), startScan(['127.0.0.4']), startScan(['127.0.0.5'])];
     runner.statuses.set(running[0]!.id, { phase: 'Succeeded', outputs: [] });
     const queued = recordQueued(controller);
-    await controller.reconcile(running[0]!.id);
+    await controller.reconcile(controller.keyOf(running[0]!)!);
     expect(queued).to.deep.equal([waiting[0]!.id]);
   });
 
   it('a freed slot wakes a queued scan that can take it, not one already being started (still QUEUED until RUNNING is saved)', async () => {
     build(2);
     const first = startScan(['127.0.0.1']);
-    await controller.reconcile(first.id);
+    await controller.reconcile(controller.keyOf(first)!);
     const starting = startScan(['127.0.0.2']);
     const waiting = startScan(['127.0.0.3']);
     // The second scan's workload start is in progress (a spawn round trip) when the first finishes.
     let finishStart: (() => void) | undefined;
     const start = runner.start.bind(runner);
     runner.start = (scan, targets) => (scan.id === starting.id ? new Promise<void>((resolve) => (finishStart = () => void start(scan, targets).then(resolve))) : start(scan, targets));
-    const admitting = controller.reconcile(starting.id);
+    const admitting = controller.reconcile(controller.keyOf(starting)!);
     for (let turn = 0; turn < 1000 && finishStart === undefined; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(stateOf(starting.id).state).to.equal('QUEUED');
     runner.statuses.set(first.id, { phase: 'Succeeded', outputs: [] });
     const queued = recordQueued(controller);
-    await controller.reconcile(first.id);
+    await controller.reconcile(controller.keyOf(first)!);
     expect(queued).to.deep.equal([waiting.id]);
     finishStart!();
     await admitting;
-    await controller.reconcile(waiting.id);
+    await controller.reconcile(controller.keyOf(waiting)!);
     expect([stateOf(starting.id).state, stateOf(waiting.id).state]).to.deep.equal(['RUNNING', 'RUNNING']);
   });
 
@@ -198,18 +199,18 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     build(1);
     const first = startScan(['127.0.0.1']);
     const second = startScan(['127.0.0.2']);
-    await controller.reconcile(first.id);
+    await controller.reconcile(controller.keyOf(first)!);
     runner.statuses.set(first.id, { phase: 'Succeeded', outputs: [] });
     let releaseFirst: () => void = () => undefined;
     const release = runner.release.bind(runner);
     runner.release = (scanId: string, workload: ReleasedWorkload) => (scanId === first.id ? new Promise<void>((resolve) => (releaseFirst = () => void release(scanId, workload).then(resolve))) : release(scanId, workload));
     const queued = recordQueued(controller);
-    const finishing = controller.reconcile(first.id);
+    const finishing = controller.reconcile(controller.keyOf(first)!);
     // The release of the first is still pending: the second is already woken, and admitted.
     for (let turn = 0; turn < 1000 && queued.length === 0; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(stateOf(first.id).state).to.equal('SUCCEEDED');
     expect(queued).to.deep.equal([second.id]);
-    await controller.reconcile(second.id);
+    await controller.reconcile(controller.keyOf(second)!);
     expect(stateOf(second.id).state).to.equal('RUNNING');
     expect(runner.actions).to.not.include(`release ${first.id} deleted`);
     releaseFirst();
@@ -219,21 +220,21 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
 
   it('records progress from the workload, never going backwards', async () => {
     const scan = startScan(['127.0.0.1']);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     runner.statuses.set(scan.id, { phase: 'Running', progress: 40.7 });
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(stateOf(scan.id).progress).to.equal(40);
     runner.statuses.set(scan.id, { phase: 'Running', progress: 12 });
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(stateOf(scan.id).progress).to.equal(40);
     expect(eventTypes()).to.deep.equal(['scan.created:QUEUED', 'scan.updated:RUNNING', 'scan.updated:RUNNING']);
   });
 
   it('stores result files and moves a finished scan to SUCCEEDED with progress 100', async () => {
     const scan = startScan(['127.0.0.1']);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     runner.statuses.set(scan.id, { phase: 'Succeeded', outputs: [{ file: 'nmap.xml', contentType: 'application/xml', content: Buffer.from('<nmaprun/>') }] });
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     const done = stateOf(scan.id);
     expect(done).to.include({ state: 'SUCCEEDED', progress: 100 });
     expect(done.results).to.have.length(1);
@@ -247,20 +248,20 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
 
   it('keeps the workload of a finished scan whose results were not recorded (unreadable output; a stop that won)', async () => {
     const unreadable = startScan(['127.0.0.1']);
-    await controller.reconcile(unreadable.id);
+    await controller.reconcile(controller.keyOf(unreadable)!);
     runner.statuses.set(unreadable.id, { phase: 'Succeeded', outputs: [{ file: 'nmap.xml', contentType: 'application/xml', content: Buffer.from('<nmaprun><host') }] });
-    await controller.reconcile(unreadable.id);
+    await controller.reconcile(controller.keyOf(unreadable)!);
     expect(stateOf(unreadable.id).conditions.at(-1)).to.include({ reason: 'ResultUnreadable' });
     expect(runner.actions.at(-1), 'the workload stays: release deletes its inputs').to.equal(`release ${unreadable.id} kept`);
     const stopped = startScan(['127.0.0.1']);
-    await controller.reconcile(stopped.id);
+    await controller.reconcile(controller.keyOf(stopped)!);
     runner.statuses.set(stopped.id, { phase: 'Succeeded', outputs: [{ file: 'nmap.xml', contentType: 'application/xml', content: Buffer.from(nmapReport(1, 1, 127)) }] });
     const sinkOf = core.staging.findingSink.bind(core.staging);
     core.staging.findingSink = (scanId, key) => {
       const sink = sinkOf(scanId, key);
       return { add: (findings) => (core.scans.stop(account, scanId), sink.add(findings)) };
     };
-    await controller.reconcile(stopped.id);
+    await controller.reconcile(controller.keyOf(stopped)!);
     expect(stateOf(stopped.id).state).to.equal('STOPPING');
     expect(runner.actions.filter((action) => action.startsWith('delete collected'))).to.deep.equal([]);
   });
@@ -269,16 +270,16 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     const staged = () => (core.db.prepare('SELECT COUNT(*) AS n FROM temp.staged_findings').get() as { n: number }).n;
     const output = { file: 'nmap.xml', contentType: 'application/xml', content: Buffer.from(nmapReport(1, 3, 127)) };
     const recorded = startScan(['127.0.0.1']);
-    await controller.reconcile(recorded.id);
+    await controller.reconcile(controller.keyOf(recorded)!);
     runner.statuses.set(recorded.id, { phase: 'Succeeded', outputs: [output] });
-    await controller.reconcile(recorded.id);
+    await controller.reconcile(controller.keyOf(recorded)!);
     expect(stateOf(recorded.id).state).to.equal('SUCCEEDED');
     expect(stateOf(recorded.id).risks.newOpen).to.have.length(3);
     expect(staged()).to.equal(0);
 
     // The API stops the scan while its findings are being staged: the recording is refused, and what was staged goes.
     const stopped = startScan(['127.0.0.1']);
-    await controller.reconcile(stopped.id);
+    await controller.reconcile(controller.keyOf(stopped)!);
     runner.statuses.set(stopped.id, { phase: 'Succeeded', outputs: [output] });
     const sinkOf = core.staging.findingSink.bind(core.staging);
     let stagedWhileCollecting = 0;
@@ -292,7 +293,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
         },
       };
     };
-    await controller.reconcile(stopped.id);
+    await controller.reconcile(controller.keyOf(stopped)!);
     expect(stagedWhileCollecting).to.equal(3);
     expect(stateOf(stopped.id).state).to.equal('STOPPING');
     expect(stateOf(stopped.id).risks.newOpen).to.deep.equal([]);
@@ -301,7 +302,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
 
   it('keeps an output of up to RESULT_IN_ROW_MAX_BYTES in its result row, and a larger or streamed one in a file, each served the same', async () => {
     const scan = startScan(['127.0.0.1']);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     const atBound = Buffer.concat([Buffer.from('<nmaprun/>'), Buffer.alloc(RESULT_IN_ROW_MAX_BYTES - 10, 0x20)]);
     const overBound = Buffer.concat([Buffer.from('<nmaprun/>'), Buffer.alloc(RESULT_IN_ROW_MAX_BYTES + 1 - 10, 0x20)]);
     const streamed = Buffer.from('<nmaprun/>\n');
@@ -313,7 +314,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
         { file: 'streamed.xml', contentType: 'application/xml', content: async function* () { yield streamed; } },
       ],
     });
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     const done = stateOf(scan.id);
     expect(done.state, JSON.stringify(done.conditions)).to.equal('SUCCEEDED');
     const served = new Map<string, { inRow: boolean; onDisk: boolean; bytes: Buffer; size: number }>();
@@ -342,12 +343,12 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     );
     build(10, { commit: (work) => commits.run(work) });
     const scans = [startScan(['127.0.0.1']), startScan(['127.0.0.2']), startScan(['127.0.0.3'])];
-    await Promise.all(scans.map((scan) => controller.reconcile(scan.id)));
+    await Promise.all(scans.map((scan) => controller.reconcile(controller.keyOf(scan)!)));
     expect(scans.map((scan) => stateOf(scan.id).state)).to.deep.equal(['RUNNING', 'RUNNING', 'RUNNING']);
     expect(transactions).to.equal(1);
     // No output files: saving them would wait on the disk, so the three would no longer finish in the same turn.
     for (const scan of scans) runner.statuses.set(scan.id, { phase: 'Succeeded', outputs: [] });
-    await Promise.all(scans.map((scan) => controller.reconcile(scan.id)));
+    await Promise.all(scans.map((scan) => controller.reconcile(controller.keyOf(scan)!)));
     expect(scans.map((scan) => stateOf(scan.id).state)).to.deep.equal(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
     expect(transactions).to.equal(2);
     expect(eventTypes().filter((type) => type === 'scan.updated:SUCCEEDED')).to.have.length(3);
@@ -358,7 +359,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     build(10, { commit: <T>(work: () => T) => new Promise<T>((resolve) => held.push(() => resolve(work()))) });
     const scan = startScan(['127.0.0.1']);
     let done = false;
-    const admitting = controller.reconcile(scan.id).then(() => (done = true));
+    const admitting = controller.reconcile(controller.keyOf(scan)!).then(() => (done = true));
     for (let turn = 0; turn < 1000 && held.length === 0; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(runner.actions).to.deep.equal([`start ${scan.id} 127.0.0.1`]);
     expect([stateOf(scan.id).state, done]).to.deep.equal(['QUEUED', false]);
@@ -384,20 +385,20 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     };
     const first = startScan(['127.0.0.1']);
     writing = first.id;
-    const admitFirst = controller.reconcile(first.id);
+    const admitFirst = controller.reconcile(controller.keyOf(first)!);
     await resume(first.id);
     await admitFirst;
     const second = startScan(['127.0.0.2']);
     const third = startScan(['127.0.0.3']);
     writing = second.id;
-    const admitSecond = controller.reconcile(second.id);
+    const admitSecond = controller.reconcile(controller.keyOf(second)!);
     for (let turn = 0; turn < 1000 && !held.has(second.id); turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(stateOf(second.id).state).to.equal('RUNNING');
     // The first finishes while the second's reconcile still waits for its commit.
     runner.statuses.set(first.id, { phase: 'Succeeded', outputs: [] });
     const queued = recordQueued(controller);
     writing = first.id;
-    const finishFirst = controller.reconcile(first.id);
+    const finishFirst = controller.reconcile(controller.keyOf(first)!);
     await resume(first.id);
     await finishFirst;
     expect(stateOf(first.id).state).to.equal('SUCCEEDED');
@@ -413,9 +414,9 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
   ] as const) {
     it(`fails the scan with a condition saying why for ${what}`, async () => {
       const scan = startScan(['127.0.0.1']);
-      await controller.reconcile(scan.id);
+      await controller.reconcile(controller.keyOf(scan)!);
       runner.statuses.set(scan.id, status as WorkloadStatus);
-      await controller.reconcile(scan.id);
+      await controller.reconcile(controller.keyOf(scan)!);
       const failed = stateOf(scan.id);
       expect(failed.state).to.equal('FAILED');
       expect(failed.conditions.at(-1)).to.include({ type: 'Failed', reason });
@@ -425,29 +426,29 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
 
   it('stops the workload of a STOPPING scan and then marks it STOPPED', async () => {
     const scan = startScan(['127.0.0.1']);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.stop(account, scan.id).state).to.equal('STOPPING');
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(runner.actions.slice(-2), 'the stopped workload took its inputs').to.deep.equal([`stop ${scan.id}`, `release ${scan.id} deleted`]);
     expect(stateOf(scan.id).state).to.equal('STOPPED');
   });
 
   it('does not overwrite a stop that arrives while the workload reports progress', async () => {
     const scan = startScan(['127.0.0.1']);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     const slowRunner = runner;
     const originalObserve = slowRunner.observe.bind(slowRunner);
     slowRunner.observe = async (id) => {
       core.scans.stop(account, id); // the API stops it while the controller waits for the runner
       return { ...(await originalObserve(id)), progress: 50 };
     };
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(stateOf(scan.id).state).to.equal('STOPPING');
   });
 
   it('adopts unfinished scans at start: a RUNNING scan whose workload is unknown fails as lost', async () => {
     const scan = startScan(['127.0.0.1']);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     runner.statuses.clear(); // a new process: the runner knows nothing
     build();
     controller.start();

@@ -6,12 +6,12 @@
  * run time.
  */
 import { expect } from 'chai';
-import type { ScheduledScanController } from '../../src/app/controller/scheduled-scan-controller.js';
+import type { ScheduledScanReconciler } from '../../src/app/controller/scheduled-scan-reconciler.js';
 import { FakeTimers } from '../support/fake-timers.js';
 import type { ScheduledScanInput } from '../../src/app/scheduled-scans-service.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
-import { composeCore, scheduledScanController } from '../../src/main/composition-root.js';
+import { composeCore, scheduledScanReconciler } from '../../src/main/composition-root.js';
 import { tempDir } from '../support/temp-dir.js';
 import { receiveEvents } from '../support/event-receiver.js';
 
@@ -28,7 +28,7 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
 
   const clock = { now: () => new Date(timers.now()) };
 
-  const controller = (): ScheduledScanController => scheduledScanController(core, clock, timers, { onError: (_id, error) => errors.push(error) });
+  const controller = (): ScheduledScanReconciler => scheduledScanReconciler(core, clock, timers, { onError: (_id, error) => errors.push(error) });
 
   function schedule(body: Partial<ScheduledScanInput> = {}) {
     return core.scheduledScans.create(account, {
@@ -166,7 +166,7 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
     const daily = schedule({ scan_types: ['NMAP', 'NUCLEI'] });
     timers.advance(HOUR);
     const [first, second] = [controller(), controller()];
-    await Promise.all([first.reconcile(daily.id), second.reconcile(daily.id), first.reconcile(daily.id)]);
+    await Promise.all([first.reconcile(first.keyOf(daily)!), second.reconcile(second.keyOf(daily)!), first.reconcile(first.keyOf(daily)!)]);
     expect(scansOf(daily.id)).to.have.length(2);
     expect(core.scheduledRuns.runsOf(daily.id)).to.have.length(1);
     expect(errors).to.deep.equal([]);

@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ScanController } from '../../src/app/controller/scan-controller.js';
+import { ScanReconciler } from '../../src/app/controller/scan-reconciler.js';
 import { FakeTimers } from '../support/fake-timers.js';
 import { WebScanPreparation } from '../../src/app/web-scan-preparation.js';
 import { loadSettings, scannerEnvironment } from '../../src/config/settings.js';
@@ -82,8 +82,9 @@ describe('authenticated ZAP scans with a recorded login (embedded runtime, real 
       environment: scannerEnvironment(),
       launch: launchOptions(loadSettings({ PATH: process.env.PATH ?? '', VIGIL_EMBEDDED_SCANNERS: 'local' })),
     });
-    const controller = new ScanController({
+    const controller = new ScanReconciler({
       scans: core.scanRepository,
+      accounts: core.accountRepository,
       runner,
       resolver: systemResolver,
       resultFiles: core.resultFiles,
@@ -103,10 +104,10 @@ describe('authenticated ZAP scans with a recorded login (embedded runtime, real 
       },
     });
     const scan = core.scans.start(account, { type: 'OWASP_ZAP', target_ids: [targetId], ...(useAuthentication === undefined ? {} : { use_authentication: useAuthentication }) })[0]!;
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     if (core.scans.get(account, scan.id).state === 'RUNNING') {
       await waitFor(() => runner.observe(scan.id), (status) => status.phase !== 'Running', 'the ZAP stand-in to exit');
-      await controller.reconcile(scan.id);
+      await controller.reconcile(controller.keyOf(scan)!);
     }
     return core.scans.get(account, scan.id);
   }

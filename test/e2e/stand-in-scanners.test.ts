@@ -16,7 +16,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ScanController } from '../../src/app/controller/scan-controller.js';
+import { ScanReconciler } from '../../src/app/controller/scan-reconciler.js';
 import { FakeTimers } from '../support/fake-timers.js';
 import type { HostResolver } from '../../src/app/ports.js';
 import { loadSettings, scannerEnvironment } from '../../src/config/settings.js';
@@ -120,8 +120,9 @@ describe('real scans with findings end SUCCEEDED, at the checked addresses (embe
       nucleiTemplatesDir: templatesDir,
       launch: launchOptions(loadSettings({ PATH: process.env.PATH ?? '' })),
     });
-    const controller = new ScanController({
+    const controller = new ScanReconciler({
       scans: core.scanRepository,
+      accounts: core.accountRepository,
       runner,
       resolver,
       resultFiles: core.resultFiles,
@@ -136,9 +137,9 @@ describe('real scans with findings end SUCCEEDED, at the checked addresses (embe
       },
     });
     const scan = core.scans.start(account, { type, targets })[0]!;
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     await waitFor(() => runner.observe(scan.id), (status) => status.phase !== 'Running', `the ${type} scanner to exit`);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     return core.scans.get(account, scan.id);
   }
 

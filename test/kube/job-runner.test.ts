@@ -4,7 +4,7 @@
  * the embedded runtime, Jobs instead of child processes.
  */
 import { expect } from 'chai';
-import { ScanController } from '../../src/app/controller/scan-controller.js';
+import { ScanReconciler } from '../../src/app/controller/scan-reconciler.js';
 import { FakeTimers } from '../support/fake-timers.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
@@ -16,7 +16,7 @@ import { JobObserver } from '../../src/runtime/kubernetes/job-observer.js';
 import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
 import { scanJobName, scanSecretName, uploadTokenSecretName } from '../../src/runtime/kubernetes/job-manifest.js';
 import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
-import { kubeScanHarness } from '../support/kube-scan-harness.js';
+import { kubeScanHarness, type KubeScanHarness } from '../support/kube-scan-harness.js';
 import { FakeKubeApiServer } from '../support/fake-kube-apiserver.js';
 import { kubeConfig } from '../support/kubeconfig.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -31,7 +31,8 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
   let runner: KubernetesJobRunner;
   let observer: JobObserver;
   let timers: FakeTimers;
-  let controller: ScanController;
+  let controller: ScanReconciler;
+  let harness: KubeScanHarness;
 
   beforeEach(async () => {
     server = new FakeKubeApiServer();
@@ -39,7 +40,8 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     dir = tempDir();
     core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }));
     account = core.accounts.createAccount({ name: 'acme', namespace: 'vigil-acme' }).account;
-    ({ observer, runner, controller, timers } = await kubeScanHarness(server, core));
+    harness = await kubeScanHarness(server, core);
+    ({ observer, runner, controller, timers } = harness);
   });
   afterEach(async () => {
     await observer.stop();
@@ -61,10 +63,10 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
 
   it('creates the Scan CR, the Job owned by the CR, then the upload-token Secret owned by the Job, and moves the Scan to RUNNING', async () => {
     const scan = startScan();
-    await controller.reconcile(scan.id);
-    expect(creations()).to.deep.equal([
-      '/api/v1/namespaces/vigil-acme/serviceaccounts',
+    await controller.reconcile(controller.keyOf(scan)!);
+    expect(creations(), 'the CR as the pass receives the Scan, then the workload').to.deep.equal([
       '/apis/vigil.dev/v1alpha1/namespaces/vigil-acme/scans',
+      '/api/v1/namespaces/vigil-acme/serviceaccounts',
       '/apis/batch/v1/namespaces/vigil-acme/jobs',
       '/api/v1/namespaces/vigil-acme/secrets',
     ]);
@@ -80,7 +82,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
 
   it('creates the scanner ServiceAccount the Job runs under in the tenant namespace: no token mounted, nothing bound to it', async () => {
     const scan = startScan();
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     const account = server.getObject({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'vigil-acme', name: 'vigil-scanner' }) as unknown as { automountServiceAccountToken: boolean };
     expect(account.automountServiceAccountToken).to.equal(false);
     expect((jobOf(scan) as unknown as { spec: { template: { spec: { serviceAccountName: string } } } }).spec.template.spec.serviceAccountName).to.equal('vigil-scanner');
@@ -90,14 +92,14 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
   it('takes a scanner ServiceAccount that already exists (AlreadyExists is success)', async () => {
     server.setObject({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'vigil-scanner', namespace: 'vigil-acme' }, automountServiceAccountToken: false } as never);
     const scan = startScan();
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id).state).to.equal('RUNNING');
   });
 
   it('fails the Scan with NamespaceNotWritable, naming the namespace and the chart value, when the API server answers 403', async () => {
     server.failNext((request) => request.path.endsWith('/serviceaccounts'), 403, { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 403, reason: 'Forbidden', message: 'serviceaccounts is forbidden: User "system:serviceaccount:vigil:vigil" cannot create resource "serviceaccounts" in the namespace "vigil-acme"' });
     const scan = startScan();
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     const failed = core.scans.get(account, scan.id);
     expect(failed.state).to.equal('FAILED');
     expect(failed.conditions.at(-1)).to.include({ type: 'Failed', reason: 'NamespaceNotWritable' });
@@ -109,15 +111,17 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     server.failNext((request) => request.path.endsWith('/serviceaccounts'), 500);
     const scan = startScan();
     let thrown: unknown;
-    await controller.reconcile(scan.id).catch((error: unknown) => (thrown = error));
+    await controller.reconcile(controller.keyOf(scan)!).catch((error: unknown) => (thrown = error));
     expect(thrown).to.be.instanceOf(Error);
     expect(core.scans.get(account, scan.id).state).to.equal('QUEUED');
   });
 
   it('hands every scanner the address it checked, though the name answers a private address on the next lookup (issue 16)', async () => {
     const lookups: string[] = [];
-    const rebinding = new ScanController({
+    const rebinding = new ScanReconciler({
       scans: core.scanRepository,
+      accounts: core.accountRepository,
+      face: harness.face,
       runner,
       resolver: {
         resolve4: async (host) => {
@@ -144,7 +148,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
       nuclei: started('NUCLEI', 'https://web.example.com/'),
       zap: started('OWASP_ZAP', 'https://shop.example.com/'),
     };
-    for (const scan of Object.values(scans)) await rebinding.reconcile(scan.id);
+    for (const scan of Object.values(scans)) await rebinding.reconcile(rebinding.keyOf(scan)!);
     const scanner = (scan: Scan) => (jobOf(scan) as unknown as { spec: { template: { spec: { initContainers: Array<{ name: string; args: string[]; env?: Array<{ name: string; value?: string }> }> } } } }).spec.template.spec.initContainers.find((each) => each.name === 'scanner')!;
     const inputs = (scan: Scan) => (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: scanSecretName(scan.name) }) as unknown as { stringData: Record<string, string> }).stringData;
 
@@ -160,6 +164,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
   it('creates no second Job when the start is repeated (after a crash), and replaces its Secret with a new token, owned by the same Job', async () => {
     const scan = startScan();
     const targets = [{ targetId: scan.requestedTargets[0]!.targetId, target: 'scanme.example.com', addresses: ['93.184.216.34'] }];
+    await harness.scanResources.create(scan, 'vigil-acme'); // what the reconciler's pass does before the start
     await runner.start(scan, targets);
     const job = jobOf(scan)!;
     const oldToken = tokenOf(scan);
@@ -176,6 +181,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
   it('creates the Secret of a Job a crash left without one, when the start is repeated', async () => {
     const scan = startScan();
     const targets = [{ targetId: scan.requestedTargets[0]!.targetId, target: 'scanme.example.com', addresses: ['93.184.216.34'] }];
+    await harness.scanResources.create(scan, 'vigil-acme'); // what the reconciler's pass does before the start
     await runner.start(scan, targets);
     server.deleteObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: scanSecretName(scan.name) });
     server.clearRequests();
@@ -185,41 +191,13 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     core.uploads.assertToken(scan.id, tokenOf(scan));
   });
 
-  it('tells while a start creates the Job, and tells when one failed (the Scan reconciler holds QUEUED meanwhile)', async () => {
-    const failed: string[] = [];
-    const kc = kubeConfig(server);
-    const watched = new KubernetesJobRunner({
-      observer,
-      kubeConfig: kc,
-      scanResources: new ScanCustomResources(kc),
-      uploads: core.uploads,
-      jobSettings: defaultJobSettings('0.1.0'),
-      uploadUrl: 'http://vigil.vigil.svc:8080',
-      locate: (scanId) => ({ name: core.scanRepository.findByIdUnscoped(scanId)!.name, namespace: 'vigil-acme', type: 'NMAP' }),
-      onStartFailed: (location) => failed.push(location.name),
-    });
-    const scan = startScan();
-    const targets = [{ targetId: scan.requestedTargets[0]!.targetId, target: 'scanme.example.com', addresses: ['93.184.216.34'] }];
-    server.failNext((request) => request.method === 'POST' && request.path.endsWith('/jobs'), 500);
-    const starting = watched.start(scan, targets);
-    expect(watched.isStarting(scan.id)).to.equal(true);
-    let thrown: unknown;
-    await starting.catch((error: unknown) => (thrown = error));
-    expect(thrown).to.be.instanceOf(Error);
-    expect(watched.isStarting(scan.id)).to.equal(false);
-    expect(failed).to.deep.equal([scan.name]);
-    await watched.start(scan, targets);
-    expect(watched.isStarting(scan.id)).to.equal(false);
-    expect(failed, 'a start that succeeds tells nothing: the row write that follows does').to.deep.equal([scan.name]);
-  });
-
   it('collects the uploaded files once the Job completes and moves the Scan to SUCCEEDED', async () => {
     const scan = startScan();
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     const token = (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } }).stringData.token;
     await core.uploads.accept(scan.id, token, 'nmap.xml', [Buffer.from('<nmaprun/>')]);
     await setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     const done = core.scans.get(account, scan.id);
     expect(done).to.include({ state: 'SUCCEEDED', progress: 100 });
     // The uploaded output, then the scan's PDF, made by the same controller as in the embedded runtime.
@@ -234,11 +212,11 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
 
   it('records on a NUCLEI Scan the templates release its default image carries', async () => {
     const scan = core.scans.start(account, { type: 'NUCLEI', targets: ['https://www.example.com/'] })[0]!;
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     const token = (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } }).stringData.token;
     await core.uploads.accept(scan.id, token, 'nuclei.jsonl', [Buffer.from('')]);
     await setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     const done = core.scans.get(account, scan.id);
     expect(done.state).to.equal('SUCCEEDED');
     expect(done.conditions.at(-1)!.message).to.equal(
@@ -248,9 +226,9 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
 
   it('fails the Scan when the Job completed without uploading its results: the Job stays, its Secret (the inputs) is deleted', async () => {
     const scan = startScan();
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     await setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id).conditions.at(-1)).to.include({ reason: 'OutputMissing' });
     expect(jobOf(scan)).to.not.equal(undefined);
     expect(secretOf(scan)).to.equal(undefined);
@@ -258,9 +236,9 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
 
   it('fails the Scan with DeadlineExceeded when the Job exceeds its deadline', async () => {
     const scan = startScan();
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     await setJobConditions(scan, [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' }]);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     const failed = core.scans.get(account, scan.id);
     expect(failed.state).to.equal('FAILED');
     expect(failed.conditions.at(-1)).to.include({ reason: 'DeadlineExceeded' });
@@ -277,15 +255,15 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
 
   it("follows the scanner container's log with one streamed request and moves the Scan's progress as lines arrive", async () => {
     const scan = startScan();
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     server.setPodLog('vigil-acme', 'scanner-pod-1', 'Starting Nmap\nConnect Scan Timing: About 12.00% done\n', 'scanner');
     runningPod(scan);
     await waitFor(async () => observer.progress(scan.id), (progress) => progress === 12, 'the first progress line');
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id).progress).to.equal(12);
     server.setPodLog('vigil-acme', 'scanner-pod-1', 'Starting Nmap\nConnect Scan Timing: About 12.00% done\nService scan Timing: About 42.50% done; ETC: 10:42\n', 'scanner');
     await waitFor(async () => observer.progress(scan.id), (progress) => progress !== undefined && progress > 12, 'the next progress line');
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id).progress).to.equal(42);
     const logReads = server.requests.filter((request) => request.path.endsWith('/pods/scanner-pod-1/log'));
     expect(logReads).to.have.length(1);
@@ -294,17 +272,17 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
 
   it('sends no request while a scan runs: its Job, pods and progress come from watches', async () => {
     const scan = startScan();
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     runningPod(scan);
     await waitFor(async () => server.openLogFollowers, (open) => open === 1, 'the followed log');
     server.clearRequests();
     for (let minute = 0; minute < 60; minute++) {
       timers.advance(60_000);
-      await controller.reconcile(scan.id);
+      await controller.reconcile(controller.keyOf(scan)!);
     }
     server.setPodLog('vigil-acme', 'scanner-pod-1', 'Connect Scan Timing: About 30.00% done\n', 'scanner');
     await waitFor(async () => observer.progress(scan.id), (progress) => progress === 30, 'progress');
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id)).to.include({ state: 'RUNNING', progress: 30 });
     expect(server.requests.filter((request) => !request.watch)).to.deep.equal([]);
     expect(timers.pending, 'no timed requeue of a running scan').to.equal(0);
@@ -312,7 +290,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
 
   it('fails a Scan whose scanner image cannot be pulled once the grace has passed, with a condition naming the image', async () => {
     const scan = startScan();
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     server.setObject({
       apiVersion: 'v1',
       kind: 'Pod',
@@ -320,10 +298,10 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
       status: { phase: 'Pending', initContainerStatuses: [{ name: 'scanner', image: 'registry.example/nmap:9', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image' } } }] },
     } as never);
     await waitFor(async () => observer.health(scan.id, observer.job('vigil-acme', scanJobName(scan.name))!), (health) => health.phase === 'Running' && health.recheckAfterMs === 60_000, 'the pull problem in the cache');
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id).state).to.equal('RUNNING');
     timers.advance(60_000); // the controller's requeue at the end of the grace fires
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     const failed = core.scans.get(account, scan.id);
     expect(failed.state).to.equal('FAILED');
     expect(failed.conditions.at(-1)).to.include({ type: 'Failed', reason: 'ImagePullFailed' });
@@ -332,7 +310,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
 
   it('fails a Scan whose Job cannot create its pod, with the reason of its FailedCreate event, after one read of its events', async () => {
     const scan = startScan();
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     server.setObject({
       apiVersion: 'v1',
       kind: 'Event',
@@ -342,10 +320,10 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
       type: 'Warning',
       message: 'Error creating: pods "x" is forbidden: error looking up service account vigil-acme/vigil-scanner: serviceaccount "vigil-scanner" not found',
     } as never);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     server.clearRequests();
     timers.advance(30_000);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     const failed = core.scans.get(account, scan.id);
     expect(failed.state).to.equal('FAILED');
     expect(failed.conditions.at(-1)).to.include({ type: 'Failed', reason: 'ServiceAccountMissing' });
@@ -355,7 +333,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
 
   it("keeps a scan's token and inputs in one Secret, created in one request, deleted with the collected Job (no request of its own), the token revoked", async () => {
     const scan = core.scans.start(account, { type: 'NUCLEI', targets: ['https://www.example.com/'] })[0]!;
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     const secrets = server.listObjects('v1', 'Secret', 'vigil-acme') as unknown as Array<{ metadata: { name: string }; stringData: Record<string, string> }>;
     expect(secrets.map((secret) => secret.metadata.name)).to.deep.equal([scanSecretName(scan.name)]);
     expect(Object.keys(secrets[0]!.stringData), 'the token and the nuclei inputs').to.include('token').and.to.have.length.greaterThan(1);
@@ -363,7 +341,7 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     const token = (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } }).stringData.token;
     await core.uploads.accept(scan.id, token, 'nuclei.jsonl', [Buffer.from('')]);
     await setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id).state).to.equal('SUCCEEDED');
     expect(server.listObjects('v1', 'Secret', 'vigil-acme')).to.deep.equal([]);
     expect(server.requests.filter((request) => request.method === 'DELETE').map((request) => `${request.path.split('/').pop()} ${request.query.propagationPolicy}`)).to.deep.equal([`${scanJobName(scan.name)} Background`]);
@@ -374,9 +352,9 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
 
   it('stops a running Scan by deleting its Job with foreground propagation, its Secret with it', async () => {
     const scan = startScan();
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     core.scans.stop(account, scan.id);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(server.deletions.filter((deletion) => deletion.kind === 'Job')).to.deep.include.members([
       { apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-acme', name: scanJobName(scan.name), propagationPolicy: 'Foreground', appliedPolicy: 'Foreground', gracePeriodSeconds: undefined },
     ]);
@@ -387,11 +365,11 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
 
   it('fails the Scan as WorkloadLost when its Job disappears', async () => {
     const scan = startScan();
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     await waitFor(async () => observer.job('vigil-acme', scanJobName(scan.name))?.metadata?.uid, (uid) => uid !== undefined, 'the Job in the cache');
     server.deleteObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-acme', name: scanJobName(scan.name) });
     await waitFor(async () => observer.job('vigil-acme', scanJobName(scan.name)), (job) => job === undefined, 'the Job gone from the cache');
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id).conditions.at(-1)).to.include({ reason: 'WorkloadLost' });
   });
 });

@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import * as models from 'kubernetes-models';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import type { ScanController } from '../../src/app/controller/scan-controller.js';
+import type { ScanReconciler } from '../../src/app/controller/scan-reconciler.js';
 import { WebScanPreparation } from '../../src/app/web-scan-preparation.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
@@ -97,7 +97,7 @@ describe('Kubernetes: an authenticated ZAP scan through the controller and the f
   let dir: ReturnType<typeof tempDir>;
   let core: ReturnType<typeof composeCore>;
   let account: Account;
-  let controller: ScanController;
+  let controller: ScanReconciler;
   let observer: JobObserver;
 
   beforeEach(async () => {
@@ -130,7 +130,7 @@ describe('Kubernetes: an authenticated ZAP scan through the controller and the f
     await core.targetAttachments.attachApiDefinition(account, target.id, 'shop.yaml', DEFINITION);
     const scan = core.scans.start(account, { type: 'OWASP_ZAP', target_ids: [target.id] })[0]!;
     expect(scan.isAuthenticated).to.equal(true);
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id).state).to.equal('RUNNING');
     const job = server.getObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-acme', name: scanJobName(scan.name) }) as never as { spec: { template: { spec: { initContainers: Array<{ name: string }> } } } };
     expect(job.spec.template.spec.initContainers.map((container) => container.name)).to.deep.equal(['prepare', 'login', 'scanner']);
@@ -153,7 +153,7 @@ describe('Kubernetes: an authenticated ZAP scan through the controller and the f
     // Both changes reach the runner through the informer caches, a watch event away.
     await waitFor(async () => observer.podsOf(scan.id).length, (count) => count === 1, 'the pod in the cache');
     await waitFor(async () => observer.job('vigil-acme', scanJobName(scan.name))?.status?.conditions?.length ?? 0, (count) => count === 1, 'the failed Job in the cache');
-    await controller.reconcile(scan.id);
+    await controller.reconcile(controller.keyOf(scan)!);
     const failed = core.scans.get(account, scan.id);
     expect(failed.state).to.equal('FAILED');
     expect(failed.skippedTargets).to.deep.equal([{ targetId: target.id, skippedReason: 'Authentication Failed' }]);

@@ -9,7 +9,8 @@ import nock from 'nock';
 import * as k8s from '@kubernetes/client-node';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
-import { ScanReconciler, type ScanObject, type ScanReconcilerOptions } from '../../src/runtime/kubernetes/scan-reconciler.js';
+import { ScanResourceFace, type ScanObject, type ScanFaceOptions } from '../../src/runtime/kubernetes/scan-face.js';
+import type { ReconcileResult } from '../../src/app/controller/work-queue.js';
 import { NO_EVENTS } from '../../src/runtime/kubernetes/event-recorder.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import type { ScansService } from '../../src/app/scans-service.js';
@@ -61,22 +62,31 @@ const NO_MARKS: ScanResourceMarks = { deletedThroughApi: () => false, forgetDele
 
 const SCANS = '/apis/vigil.dev/v1alpha1/namespaces/vigil-acme/scans';
 
-/** A Scan reconciler over the CR and the row the getters give (account acme in vigil-acme), for exact requests; options replace the defaults. */
-function reconcilerOver(cached: () => ScanObject | undefined, row: () => Scan | undefined, options: Partial<ScanReconcilerOptions> = {}): ScanReconciler {
+/**
+ * The Scan face over the CR and the row the getters give (account acme in
+ * vigil-acme), for exact requests; options replace the defaults. A pass is
+ * what the Scan reconciler does with its face, the workload held still
+ * (its own requests are the Job runner's, pinned below).
+ */
+function reconcilerOver(cached: () => ScanObject | undefined, row: () => Scan | undefined, options: Partial<ScanFaceOptions> = {}): { reconcile(key: string): Promise<ReconcileResult> } {
   const kc = options.kubeConfig ?? kubeConfig();
   const account = { id: 'acc', name: 'acme', namespace: 'vigil-acme' } as Account;
-  return new ScanReconciler({
+  const face = new ScanResourceFace({
     kubeConfig: kc,
     scanResources: new ScanCustomResources(kc),
-    accountForNamespace: (namespace) => (namespace === 'vigil-acme' ? account : undefined),
     service: {} as ScansService,
-    repository: { findByName: () => row() },
     marks: NO_MARKS,
     cached,
     events: NO_EVENTS,
     clock: { now: () => new Date('2026-11-21T00:00:02.000Z') },
     ...options,
   });
+  return {
+    reconcile: async (key) => {
+      const received = await face.receive(key, key.startsWith('vigil-acme/') ? account : undefined, row());
+      return 'done' in received ? received.done : received.project(row() ?? received.row);
+    },
+  };
 }
 
 describe('Kubernetes adapters: exact requests (nock)', () => {
@@ -90,14 +100,17 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     nock.cleanAll();
   });
 
-  it('ScanCustomResources.ensure creates the CR and, on 409 AlreadyExists, reads it for its uid', async () => {
+  it('ScanCustomResources.create creates the CR and, on 409 AlreadyExists, reads it; the Job takes its uid as owner', async () => {
     nock(SERVER)
       .post(SCANS, (body) => body.metadata.name === 'scan-a1b2' && body.spec.type === 'NMAP' && body.metadata.labels['vigil.dev/scan-id'] === scan.id)
       .reply(409, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'AlreadyExists', code: 409 })
       .get(`${SCANS}/scan-a1b2`)
       .reply(200, { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name: 'scan-a1b2', namespace: 'vigil-acme', uid: 'uid-42' } });
-    const ref = await new ScanCustomResources(kubeConfig()).ensure(scan, 'vigil-acme');
-    expect(ref).to.deep.equal({ name: 'scan-a1b2', namespace: 'vigil-acme', uid: 'uid-42' });
+    const resources = new ScanCustomResources(kubeConfig());
+    const object = await resources.create(scan, 'vigil-acme');
+    expect(object.metadata?.uid).to.equal('uid-42');
+    expect(resources.ownerFor(scan, 'vigil-acme')).to.deep.equal({ name: 'scan-a1b2', namespace: 'vigil-acme', uid: 'uid-42' });
+    expect(() => resources.ownerFor({ ...scan, name: 'scan-other' }, 'vigil-acme'), 'a CR not made yet: the start is tried again').to.throw(/not created yet/);
   });
 
   /** A Scan reconciler over one cached CR and one row, for exact requests. */
@@ -222,12 +235,11 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     const counted: string[] = [];
     const runner = new KubernetesJobRunner({
       kubeConfig: kc,
-      scanResources: new ScanCustomResources(kc),
+      scanResources: new ScanCustomResources(kc, undefined, () => 'uid-42'),
       uploads: { issueToken: () => 'tok_nock_0123456789' } as unknown as UploadsService,
       jobSettings: defaultJobSettings('0.1.0'),
       uploadUrl: 'http://vigil:8080',
       locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NUCLEI' }),
-      cachedScanUid: () => 'uid-42',
       observer: new JobObserver({ kubeConfig: kc, namespaces: fixedNamespaces(['vigil-acme'], new FakeTimers()), timers: new FakeTimers(), onError: () => undefined }),
       onRequest: (scanId) => counted.push(scanId),
     });
@@ -257,12 +269,11 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     const kc = kubeConfig();
     const runner = new KubernetesJobRunner({
       kubeConfig: kc,
-      scanResources: new ScanCustomResources(kc),
+      scanResources: new ScanCustomResources(kc, undefined, () => 'uid-42'),
       uploads: { issueToken: () => 'tok_nock_0123456789' } as unknown as UploadsService,
       jobSettings: defaultJobSettings('0.1.0'),
       uploadUrl: 'http://vigil:8080',
       locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NMAP' }),
-      cachedScanUid: () => 'uid-42',
       observer: new JobObserver({ kubeConfig: kc, namespaces: fixedNamespaces(['vigil-acme'], new FakeTimers()), timers: new FakeTimers(), onError: () => undefined }),
     });
     let failed: unknown;

@@ -9,7 +9,10 @@ import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { composeCore } from '../../src/main/composition-root.js';
-import { SCAN_FINALIZER, type ScanAction, type ScanReconciler } from '../../src/runtime/kubernetes/scan-reconciler.js';
+import type { ScanAction } from '../../src/runtime/kubernetes/scan-face.js';
+import { SCAN_FINALIZER } from '../../src/runtime/kubernetes/reconciler-kit.js';
+import type { ScanReconciler } from '../../src/app/controller/scan-reconciler.js';
+import type { HostResolver } from '../../src/app/ports.js';
 import { scanReconcilerOn } from '../support/gen/scan-reconciler.js';
 import { ScanRequestBudget } from '../../src/runtime/kubernetes/request-budget.js';
 import { FakeKubeApiServer, type KubeObject } from '../support/fake-kube-apiserver.js';
@@ -27,8 +30,6 @@ interface Fixture {
   account: Account;
   reconciler: ScanReconciler;
   actions: ScanAction[];
-  /** Scans whose Job the runner is creating right now. */
-  starting: Set<string>;
 }
 
 interface Case {
@@ -143,9 +144,8 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
     const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' }));
     const account = core.accounts.createAccount({ name: 'acme', namespace: NS }).account;
     const actions: ScanAction[] = [];
-    const starting = new Set<string>();
-    const reconciler = reconcilerOn(server, core, { onAction: (_key, action) => actions.push(action), starting: (scanId) => starting.has(scanId) });
-    fixture = { server, core, account, reconciler, actions, starting };
+    const reconciler = reconcilerOn(server, core, { onAction: (_key, action) => actions.push(action) });
+    fixture = { server, core, account, reconciler, actions };
   });
   afterEach(async () => {
     await fixture.server.stop();
@@ -203,14 +203,19 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
     let budget: ScanRequestBudget;
     let now: number;
 
-    function reconcilerWith(startsAtOnce: boolean): ScanReconciler {
-      return reconcilerOn(fixture.server, fixture.core, {
-        events: { normal: (_object, reason, message) => recorded.push({ reason, message }), warning: (_object, reason, message) => recorded.push({ reason, message }) },
-        clock: { now: () => new Date(now) },
-        onAction: (_key, action) => fixture.actions.push(action),
-        budget,
-        startsAtOnce: () => startsAtOnce,
-      });
+    /** With a free slot a scan starts in the pass that receives it; without, it waits QUEUED. */
+    function reconcilerWith(slotFree: boolean, resolver?: HostResolver): ScanReconciler {
+      return reconcilerOn(
+        fixture.server,
+        fixture.core,
+        {
+          events: { normal: (_object, reason, message) => recorded.push({ reason, message }), warning: (_object, reason, message) => recorded.push({ reason, message }) },
+          clock: { now: () => new Date(now) },
+          onAction: (_key, action) => fixture.actions.push(action),
+          budget,
+        },
+        { maxConcurrentScans: slotFree ? 1 : 0, ...(resolver === undefined ? {} : { resolver }) },
+      );
     }
 
     beforeEach(() => {
@@ -229,9 +234,8 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
       const reconciler = reconcilerWith(true);
       fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', ...applied({ type: 'NMAP', targets: ['scanme.example.com'] }) } as KubeObject);
       await reconciler.reconcile(`${NS}/nightly`);
-      expect(recorded, 'no Accepted Event while it starts').to.deep.equal([]);
-      const row = toRunning(fixture.core.scanRepository.findByName(fixture.account.id, 'nightly')!);
-      await reconciler.reconcile(`${NS}/nightly`);
+      const row = fixture.core.scanRepository.findByName(fixture.account.id, 'nightly')!;
+      expect(row.state, 'adopted and started in one pass').to.equal('RUNNING');
       expect(recorded).to.deep.equal([
         { reason: 'Running', message: `accepted and started (Vigil started NMAP scan ${row.id} for account acme); created Job nightly-scanner: the NMAP scanner started on 1 target(s)` },
       ]);
@@ -251,13 +255,11 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
     });
 
     it('an applied Scan started at once that ends before it runs still tells its acceptance, then how it ended', async () => {
-      const reconciler = reconcilerWith(true);
+      // Its only target resolves to a private address: skipped, so the scan fails in the pass that starts it.
+      const reconciler = reconcilerWith(true, { resolve4: async () => ['10.0.0.7'] });
       fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', ...applied({ type: 'NMAP', targets: ['scanme.example.com'] }) } as KubeObject);
       await reconciler.reconcile(`${NS}/nightly`);
-      const row = fixture.core.scanRepository.findByName(fixture.account.id, 'nightly')!;
-      const failed = { type: 'Failed', status: 'True', reason: 'NoScannableTargets', message: 'every target was skipped; see skipped_targets', lastTransitionTime: '2026-11-25T00:00:00.000Z' };
-      expect(fixture.core.scanRepository.save({ ...row, state: 'FAILED', finishedAt: '2026-11-25T00:00:00.000Z', conditions: [failed] } as Scan, [])).to.equal(true);
-      await reconciler.reconcile(`${NS}/nightly`);
+      expect(fixture.core.scanRepository.findByName(fixture.account.id, 'nightly')!.state).to.equal('FAILED');
       expect(recorded.map((event) => event.reason)).to.deep.equal(['Accepted', 'NoScannableTargets']);
     });
 

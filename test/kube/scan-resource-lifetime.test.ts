@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { SCAN_FINALIZER, SCAN_ID_LABEL } from '../../src/runtime/kubernetes/reconciler-kit.js';
-import type { ScanReconcilerOptions } from '../../src/runtime/kubernetes/scan-reconciler.js';
+import type { ScanFaceOptions } from '../../src/runtime/kubernetes/scan-face.js';
 import { scanReconcilerOn, storeAndServer, type StoreAndServer } from '../support/gen/scan-reconciler.js';
 import { FakeKubeApiServer, type KubeObject } from '../support/fake-kube-apiserver.js';
 import { actionsOf } from '../support/gen/actions.js';
@@ -34,7 +34,7 @@ interface Case {
   then?: (fixture: Fixture, record: Scan | undefined) => void;
 }
 
-const reconcilerOn = (fixture: Fixture, options: Partial<ScanReconcilerOptions> = {}) => scanReconcilerOn(fixture.server, fixture.core, { clock: { now: () => fixture.now }, ...options });
+const reconcilerOn = (fixture: Fixture, options: Partial<ScanFaceOptions> = {}) => scanReconcilerOn(fixture.server, fixture.core, { clock: { now: () => fixture.now }, ...options });
 
 const ENDED = { scanId: 'b9c3c1a4-5d2e-4f00-9a1e-000000000001', state: 'SUCCEEDED', progress: 100 };
 const jobOf = (name: string): KubeObject => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: `${name}-scanner`, namespace: TENANT_NAMESPACE, labels: { [SCAN_ID_LABEL]: ENDED.scanId } }, spec: {} }) as KubeObject;

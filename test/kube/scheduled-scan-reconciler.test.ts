@@ -11,12 +11,11 @@ import type { Account } from '../../src/domain/accounts/account.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { NO_EVENTS } from '../../src/runtime/kubernetes/event-recorder.js';
 import { scheduledScanSpecOf, scheduledScanStatusOf } from '../../src/runtime/kubernetes/scheduled-scan-object.js';
-import {
-  SCHEDULED_SCAN_FINALIZER,
-  ScheduledScanReconciler,
-  type ScheduledScanAction,
-  type ScheduledScanObject,
-} from '../../src/runtime/kubernetes/scheduled-scan-reconciler.js';
+import { ScheduledScanResourceFace, type ScheduledScanAction, type ScheduledScanObject } from '../../src/runtime/kubernetes/scheduled-scan-face.js';
+import { SCHEDULED_SCAN_FINALIZER } from '../../src/runtime/kubernetes/reconciler-kit.js';
+import type { ScheduledScanReconciler } from '../../src/app/controller/scheduled-scan-reconciler.js';
+import { scheduledScanReconciler } from '../../src/main/composition-root.js';
+import { FakeTimers } from '../support/fake-timers.js';
 import { FakeKubeApiServer, type KubeObject } from '../support/fake-kube-apiserver.js';
 import { kubeConfig } from '../support/kubeconfig.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -204,7 +203,6 @@ const cases: Case[] = [
     before: (fixture) => {
       const row = fixture.core.scheduledScanRepository.findByObjectName(fixture.account.id, 'nightly')!;
       fixture.core.scheduledScans.update(fixture.account, row.id, { schedule: 'WEEKLY', filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00Z' });
-      fixture.reconciler.rowChanged(KEY, true); // what the repository tells the reconciler
     },
     expected: () => [{ action: 'replaceSpec' }, { action: 'patchStatus' }],
     then: (fixture) => {
@@ -238,7 +236,6 @@ const cases: Case[] = [
     before: (fixture) => {
       const row = fixture.core.scheduledScanRepository.findByObjectName(fixture.account.id, 'nightly')!;
       fixture.core.scheduledScans.update(fixture.account, row.id, { schedule: 'WEEKLY', filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00Z' });
-      fixture.reconciler.rowChanged(KEY, true);
     },
     expected: () => [{ action: 'replaceSpec' }, { action: 'patchStatus' }],
     then: (fixture) => {
@@ -253,7 +250,6 @@ const cases: Case[] = [
     before: (fixture) => {
       const row = fixture.core.scheduledScanRepository.findByObjectName(fixture.account.id, 'nightly')!;
       fixture.core.scheduledScanRepository.recordRun(row.id, row.nextRun!, '2099-01-01T06:00:00.000Z', '2099-01-02T06:00:00.000Z');
-      fixture.reconciler.rowChanged(KEY, false);
     },
     expected: () => [{ action: 'patchStatus' }],
     then: (fixture) => expect(crOf(fixture)!.status).to.include({ lastRan: '2099-01-01T06:00:00.000Z', nextRun: '2099-01-02T06:00:00.000Z' }),
@@ -267,9 +263,8 @@ function makeReconciler(
   // The fake server's store stands in for the informer's cache: the table states what the cache holds.
   cached = (namespace: string, name: string) => server.getObject(crRef(name, namespace)) as ScheduledScanObject | undefined,
 ): ScheduledScanReconciler {
-  return new ScheduledScanReconciler({
+  const face = new ScheduledScanResourceFace({
     kubeConfig: kubeConfig(server),
-    accountForNamespace: (namespace) => core.accountRepository.findByNamespace(namespace),
     namespaceOf: (accountId) => core.accountRepository.findById(accountId)?.namespace,
     service: core.scheduledScans,
     repository: core.scheduledScanRepository,
@@ -278,6 +273,13 @@ function makeReconciler(
     events: NO_EVENTS,
     clock: { now: () => NOW },
     onAction: (_key, action) => actions.push(action),
+  });
+  // As the service wires it: registered with the schedules' service, whose writes tell the face what changed.
+  return scheduledScanReconciler(core, { now: () => NOW }, new FakeTimers(NOW.getTime()), {
+    face,
+    onError: (_key, error) => {
+      throw error;
+    },
   });
 }
 
@@ -324,7 +326,6 @@ describe('the ScheduledScan reconciler (fixture objects in, actions out)', () =>
     const row = makeRow(fixture);
     fixture.server.setObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', ...inStep(row, 1) } as KubeObject);
     fixture.core.scheduledScans.update(fixture.account, row.id, { schedule: 'WEEKLY', filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00Z' });
-    fixture.reconciler.rowChanged(KEY, true);
     fixture.server.failNext((request) => request.method === 'PATCH' && !request.path.endsWith('/status'), 500);
     let thrown: unknown;
     await fixture.reconciler.reconcile(KEY).catch((error: unknown) => (thrown = error));

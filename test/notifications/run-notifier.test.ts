@@ -5,8 +5,8 @@
  * received message parsed into its MIME parts. Time is a hand-moved clock.
  */
 import { expect } from 'chai';
-import type { ScanController } from '../../src/app/controller/scan-controller.js';
-import type { ScheduledScanController } from '../../src/app/controller/scheduled-scan-controller.js';
+import type { ScanReconciler } from '../../src/app/controller/scan-reconciler.js';
+import type { ScheduledScanReconciler } from '../../src/app/controller/scheduled-scan-reconciler.js';
 import { FakeTimers } from '../support/fake-timers.js';
 import type { HostResolver, ScheduledRun } from '../../src/app/ports.js';
 import { RunNotifier } from '../../src/app/run-notifier.js';
@@ -14,7 +14,7 @@ import type { ScheduledScanInput } from '../../src/app/scheduled-scans-service.j
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import { MAX_EMAIL_ATTEMPTS } from '../../src/domain/schedules/scheduled-run.js';
-import { composeCore, scheduledScanController } from '../../src/main/composition-root.js';
+import { composeCore, scheduledScanReconciler } from '../../src/main/composition-root.js';
 import { smtpMailer } from '../../src/runtime/email/mailers.js';
 import { FakeRunner, nmapXml, scriptedScanController, xmlOutput, type NmapHostSpec } from '../support/scripted-scans.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
@@ -34,8 +34,8 @@ describe('scheduled run e-mails (real SMTP server on loopback)', () => {
   let runner: FakeRunner;
   let sink: SmtpSink;
   let account: Account;
-  let scheduler: ScheduledScanController;
-  let scanController: ScanController;
+  let scheduler: ScheduledScanReconciler;
+  let scanController: ScanReconciler;
   let failures: Array<{ attempts: number; willRetry: boolean }>;
 
   const clock = { now: () => new Date(timers.now()) };
@@ -62,7 +62,7 @@ describe('scheduled run e-mails (real SMTP server on loopback)', () => {
     account = core.accounts.createAccount({ name: 'acme' }).account;
     core.targets.create(account, { target: '127.0.0.1', label: 'web-1', tags: ['prod'] }, false);
     runner = new FakeRunner();
-    scheduler = scheduledScanController(core, clock, timers, {
+    scheduler = scheduledScanReconciler(core, clock, timers, {
       onError: (_id, error) => {
         throw error;
       },
@@ -93,15 +93,16 @@ describe('scheduled run e-mails (real SMTP server on loopback)', () => {
   async function runNow(id: string): Promise<ScheduledRun> {
     const nextRun = core.scheduledScans.get(account, id).nextRun!;
     timers.advance(Date.parse(nextRun) - timers.now());
-    await scheduler.reconcile(id);
+    await scheduler.reconcile(scheduler.keyOf(core.scheduledScans.get(account, id))!);
     return core.scheduledRuns.runsOf(id).at(-1)!;
   }
 
   /** Runs a Scan of the run to SUCCEEDED with nmap output listing these hosts. */
   async function finish(scanId: string, hosts: NmapHostSpec[]): Promise<void> {
-    await scanController.reconcile(scanId);
+    const key = scanController.keyOf(core.scanRepository.findByIdUnscoped(scanId)!)!;
+    await scanController.reconcile(key);
     runner.statuses.set(scanId, { phase: 'Succeeded', outputs: [xmlOutput(nmapXml(hosts))] });
-    await scanController.reconcile(scanId);
+    await scanController.reconcile(key);
     expect(core.scanRepository.findByIdUnscoped(scanId)!.state).to.equal('SUCCEEDED');
   }
 

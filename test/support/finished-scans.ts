@@ -9,7 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Scan } from '../../src/domain/scans/scan.js';
-import { SCAN_FINALIZER, projectedStatus } from '../../src/runtime/kubernetes/scan-reconciler.js';
+import { projectedStatus } from '../../src/runtime/kubernetes/scan-face.js';
+import { SCAN_FINALIZER } from '../../src/runtime/kubernetes/reconciler-kit.js';
 import { LAST_APPLIED_ANNOTATION } from '../../src/runtime/kubernetes/custom-resource-informer.js';
 import type { KubeObject } from './fake-kube-apiserver.js';
 

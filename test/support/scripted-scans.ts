@@ -5,7 +5,7 @@
  */
 import type { Scan } from '../../src/domain/scans/scan.js';
 import type { HostResolver, WorkloadOutput, WorkloadRunner, WorkloadStatus } from '../../src/app/ports.js';
-import { ScanController } from '../../src/app/controller/scan-controller.js';
+import { ScanReconciler } from '../../src/app/controller/scan-reconciler.js';
 import { FakeTimers } from './fake-timers.js';
 import type { Clock } from '../../src/domain/clock.js';
 import { parseCidrList } from '../../src/domain/targets/ipv4.js';
@@ -70,9 +70,10 @@ export function nmapXml(hosts: NmapHostSpec[]): string {
 export const xmlOutput = (content: string): WorkloadOutput => ({ file: 'result.xml', contentType: 'application/xml', content: Buffer.from(content) });
 
 /** The real Scan controller on a core store, driving the scripted runner; loopback allowed; a failed reconcile fails the test. */
-export function scriptedScanController(core: Core, runner: FakeRunner, resolver: HostResolver, clock: Clock): ScanController {
-  return new ScanController({
+export function scriptedScanController(core: Core, runner: FakeRunner, resolver: HostResolver, clock: Clock): ScanReconciler {
+  return new ScanReconciler({
     scans: core.scanRepository,
+    accounts: core.accountRepository,
     runner,
     resolver,
     resultFiles: core.resultFiles,
