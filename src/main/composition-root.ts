@@ -255,7 +255,7 @@ export function scanReconciler(
         : undefined,
       { resolver: systemResolver, allowTargets: settings.allowTargets },
     ),
-    onError: (scanId, error) => logger.error({ scan_id: scanId, err: error }, 'scan reconcile failed'),
+    onError: (key, error) => logger.warn({ key, err: error }, 'scan not reconciled; will retry'),
     onAddressRefused: (refusal) => logger.warn({ scan_id: refusal.scanId, host: refusal.host, address: refusal.address }, `a scan host was refused: ${refusal.reason}`),
   });
   core.scans.onScanChanged((scan) => reconciler.enqueue(scan));
@@ -517,7 +517,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   const scheduler = scheduledScanReconciler(core, clock, systemTimers(clock), {
     ...(runtime.scheduledScanFace === undefined ? {} : { face: runtime.scheduledScanFace }),
     queueObserver: metrics.queueObserver('scheduled-scan'),
-    onError: (id, error) => logger.error({ scheduled_scan_id: id, err: error }, 'scheduled scan reconcile failed'),
+    onError: (key, error) => logger.warn({ key, err: error }, 'scheduled scan not reconciled; will retry'),
     onRun: (run) =>
       logger.info({ scheduled_scan_id: run.scheduledScanId, run_at: run.runAt, scan_ids: run.scanIds, skipped: run.skipped }, 'scheduled run created its scans'),
   });

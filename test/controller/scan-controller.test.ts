@@ -169,7 +169,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     runner.statuses.set(running[0]!.id, { phase: 'Succeeded', outputs: [] });
     const queued = recordQueued(controller);
     await controller.reconcile(controller.keyOf(running[0]!)!);
-    expect(queued).to.deep.equal([waiting[0]!.id]);
+    expect(queued).to.deep.equal([controller.keyOf(waiting[0]!)]);
   });
 
   it('a freed slot wakes a queued scan that can take it, not one already being started (still QUEUED until RUNNING is saved)', async () => {
@@ -188,7 +188,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     runner.statuses.set(first.id, { phase: 'Succeeded', outputs: [] });
     const queued = recordQueued(controller);
     await controller.reconcile(controller.keyOf(first)!);
-    expect(queued).to.deep.equal([waiting.id]);
+    expect(queued).to.deep.equal([controller.keyOf(waiting)]);
     finishStart!();
     await admitting;
     await controller.reconcile(controller.keyOf(waiting)!);
@@ -209,7 +209,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     // The release of the first is still pending: the second is already woken, and admitted.
     for (let turn = 0; turn < 1000 && queued.length === 0; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(stateOf(first.id).state).to.equal('SUCCEEDED');
-    expect(queued).to.deep.equal([second.id]);
+    expect(queued).to.deep.equal([controller.keyOf(second)]);
     await controller.reconcile(controller.keyOf(second)!);
     expect(stateOf(second.id).state).to.equal('RUNNING');
     expect(runner.actions).to.not.include(`release ${first.id} deleted`);
@@ -402,7 +402,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     await resume(first.id);
     await finishFirst;
     expect(stateOf(first.id).state).to.equal('SUCCEEDED');
-    expect(queued).to.deep.equal([third.id]);
+    expect(queued).to.deep.equal([controller.keyOf(third)]);
     await resume(second.id);
     await admitSecond;
   });
@@ -460,13 +460,15 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
   });
 });
 
-/** The keys added to the controller's work queue from now on, in order (they are still queued). */
-function recordQueued(controller: { queue: { add(key: string): void } }): string[] {
+/** The keys enqueued on the controller's work queue from now on, in order (they are still queued). */
+function recordQueued(controller: { queue: { add(key: string): void; addFirst(key: string): void } }): string[] {
   const queued: string[] = [];
-  const add = controller.queue.add.bind(controller.queue);
-  controller.queue.add = (key: string) => {
-    queued.push(key);
-    add(key);
-  };
+  for (const method of ['add', 'addFirst'] as const) {
+    const original = controller.queue[method].bind(controller.queue);
+    controller.queue[method] = (key: string) => {
+      queued.push(key);
+      original(key);
+    };
+  }
   return queued;
 }

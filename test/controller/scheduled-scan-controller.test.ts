@@ -28,6 +28,8 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
 
   const clock = { now: () => new Date(timers.now()) };
 
+  /** A schedule's work queue key: its account's namespace and its object name. */
+  const keyOf = (row: { objectName: string }) => `${account.namespace}/${row.objectName}`;
   const controller = (): ScheduledScanReconciler => scheduledScanReconciler(core, clock, timers, { onError: (_id, error) => errors.push(error) });
 
   function schedule(body: Partial<ScheduledScanInput> = {}) {
@@ -67,21 +69,21 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
   it('does nothing before next_run and asks to be requeued exactly then', async () => {
     target('198.51.99.10');
     const daily = schedule();
-    const result = await controller().reconcile(daily.id);
+    const result = await controller().reconcile(keyOf(daily));
     expect(result).to.deep.equal({ requeueAfterMs: HOUR });
     expect(scansOf(daily.id)).to.have.length(0);
   });
 
   it('never waits longer than the cap, so a far-off run is read again (clock changes, edits by another process)', async () => {
     const monthly = schedule({ schedule: 'MONTHLY', start_time: new Date(START + 20 * DAY).toISOString() });
-    expect(await controller().reconcile(monthly.id)).to.deep.equal({ requeueAfterMs: HOUR });
+    expect(await controller().reconcile(keyOf(monthly))).to.deep.equal({ requeueAfterMs: HOUR });
   });
 
   it('when due, creates one Scan per type with scheduled_by, deterministic names, and advances next_run and last_ran', async () => {
     target('198.51.99.10');
     const daily = schedule({ scan_types: ['NMAP', 'SSLYZE'] });
     timers.advance(HOUR);
-    await controller().reconcile(daily.id);
+    await controller().reconcile(keyOf(daily));
 
     const scans = scansOf(daily.id);
     expect(scans.map((scan) => scan.type).sort()).to.deep.equal(['NMAP', 'SSLYZE']);
@@ -101,7 +103,7 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
     target('198.51.99.11', ['staging']);
     timers.advance(HOUR);
     target('198.51.99.12');
-    await controller().reconcile(daily.id);
+    await controller().reconcile(keyOf(daily));
     const scanned = scansOf(daily.id).flatMap((scan) => scan.requestedTargets.map((t) => t.target));
     expect(scanned.sort()).to.deep.equal(['198.51.99.10', '198.51.99.12']);
   });
@@ -112,7 +114,7 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
     const both = target('198.51.99.22');
     const daily = schedule({ filter_set: { target_ids: [byId.id, both.id], tags: ['prod'] } });
     timers.advance(HOUR);
-    await controller().reconcile(daily.id);
+    await controller().reconcile(keyOf(daily));
     const scanned = scansOf(daily.id).flatMap((scan) => scan.requestedTargets.map((t) => t.target));
     expect(scanned.sort()).to.deep.equal(['198.51.99.20', '198.51.99.21', '198.51.99.22']);
   });
@@ -121,7 +123,7 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
     for (let index = 0; index < 12; index += 1) target(`198.51.99.${100 + index}`);
     const daily = schedule({ scan_types: ['SSLYZE'] });
     timers.advance(HOUR);
-    await controller().reconcile(daily.id);
+    await controller().reconcile(keyOf(daily));
     const scans = scansOf(daily.id);
     expect(scans.length).to.be.greaterThan(1);
     expect(new Set(scans.map((scan) => scan.name)).size).to.equal(scans.length);
@@ -132,12 +134,12 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
     target('198.51.99.10');
     const daily = schedule();
     timers.advance(HOUR + 3 * DAY + 2 * HOUR); // three daily runs missed, two hours past the last
-    await controller().reconcile(daily.id);
+    await controller().reconcile(keyOf(daily));
     expect(scansOf(daily.id)).to.have.length(1);
     const after = core.scheduledScans.get(account, daily.id);
     expect(after.lastRan).to.equal(new Date(START + HOUR + 3 * DAY).toISOString());
     expect(after.nextRun).to.equal(new Date(START + HOUR + 4 * DAY).toISOString());
-    expect(await controller().reconcile(daily.id)).to.deep.equal({ requeueAfterMs: HOUR }); // the cap: the next run is 22 hours away
+    expect(await controller().reconcile(keyOf(daily))).to.deep.equal({ requeueAfterMs: HOUR }); // the cap: the next run is 22 hours away
     expect(scansOf(daily.id)).to.have.length(1);
   });
 
@@ -145,10 +147,10 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
     target('198.51.99.10');
     const once = schedule({ schedule: 'ONCE' });
     timers.advance(HOUR);
-    await controller().reconcile(once.id);
+    await controller().reconcile(keyOf(once));
     expect(core.scheduledScans.get(account, once.id).nextRun).to.equal(null);
     timers.advance(10 * DAY);
-    expect(await controller().reconcile(once.id)).to.equal(undefined);
+    expect(await controller().reconcile(keyOf(once))).to.equal(undefined);
     expect(scansOf(once.id)).to.have.length(1);
   });
 
@@ -156,7 +158,7 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
     target('198.51.99.10');
     const disabled = schedule({ disabled: true });
     timers.advance(2 * DAY);
-    expect(await controller().reconcile(disabled.id)).to.equal(undefined);
+    expect(await controller().reconcile(keyOf(disabled))).to.equal(undefined);
     expect(scansOf(disabled.id)).to.have.length(0);
     expect(core.scheduledScans.get(account, disabled.id)).to.include({ schedule: 'DAILY', disabled: true, nextRun: null });
   });
@@ -177,7 +179,7 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
     const daily = schedule();
     timers.advance(HOUR);
     const stale = core.scheduledScanRepository.findByIdUnscoped(daily.id)!;
-    await controller().reconcile(daily.id);
+    await controller().reconcile(keyOf(daily));
     // The stale next_run no longer matches the row: the compare-and-set refuses it.
     expect(core.scheduledScanRepository.recordRun(daily.id, stale.nextRun!, stale.nextRun!, null)).to.equal(false);
     expect(scansOf(daily.id)).to.have.length(1);
@@ -188,7 +190,7 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
     const ran = schedule();
     const due = schedule({ start_time: new Date(START + 2 * HOUR).toISOString() });
     timers.advance(HOUR);
-    await controller().reconcile(ran.id);
+    await controller().reconcile(keyOf(ran));
 
     timers.advance(2 * HOUR); // the process was down when `due` was due
     const restarted = controller();
@@ -221,7 +223,7 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
   it('records a run whose filter selects nothing, with the reason, and creates no Scan', async () => {
     const daily = schedule({ email_notification: 'ALWAYS', email_to: ['sec@example.com'] });
     timers.advance(HOUR);
-    await controller().reconcile(daily.id);
+    await controller().reconcile(keyOf(daily));
     const [run] = core.scheduledRuns.runsOf(daily.id);
     expect(run!.scanIds).to.deep.equal([]);
     expect(run!.skipped).to.deep.equal([{ scanType: 'NMAP', reason: 'the filter_set selects no target' }]);
@@ -236,7 +238,7 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
     const daily = schedule({ scan_types: ['NMAP', 'OWASP_ZAP_ACTIVE'] });
     core.db.prepare(`UPDATE accounts SET plan = 'free' WHERE id = ?`).run(account.id);
     timers.advance(HOUR);
-    await controller().reconcile(daily.id);
+    await controller().reconcile(keyOf(daily));
     const [run] = core.scheduledRuns.runsOf(daily.id);
     expect(scansOf(daily.id).map((scan) => scan.type)).to.deep.equal(['NMAP']);
     expect(run!.scanIds).to.have.length(1);
@@ -250,8 +252,8 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
     const never = schedule({ email_notification: 'NEVER', email_to: ['sec@example.com'] });
     const nobody = schedule({ email_notification: 'ALWAYS' });
     timers.advance(HOUR);
-    await controller().reconcile(never.id);
-    await controller().reconcile(nobody.id);
+    await controller().reconcile(keyOf(never));
+    await controller().reconcile(keyOf(nobody));
     expect(core.scheduledRuns.runsOf(never.id)[0]!.notification).to.equal('NOT_NEEDED');
     expect(core.scheduledRuns.runsOf(nobody.id)[0]!.notification).to.equal('NOT_NEEDED');
   });
@@ -260,7 +262,7 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
     const daily = schedule();
     core.scheduledScans.delete(account, daily.id);
     timers.advance(DAY);
-    expect(await controller().reconcile(daily.id)).to.equal(undefined);
+    expect(await controller().reconcile(keyOf(daily))).to.equal(undefined);
   });
 
   it('deleting a Target removes it from the schedules that select it by id', async () => {
@@ -270,7 +272,7 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
     core.targets.delete(account, gone.id);
     expect(core.scheduledScans.get(account, daily.id).filterTargetIds).to.deep.equal([kept.id]);
     timers.advance(HOUR);
-    await controller().reconcile(daily.id);
+    await controller().reconcile(keyOf(daily));
     expect(scansOf(daily.id).flatMap((scan) => scan.requestedTargets.map((t) => t.target))).to.deep.equal(['198.51.99.30']);
   });
 });

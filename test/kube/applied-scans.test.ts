@@ -69,7 +69,7 @@ describe('Scans applied with kubectl (VIGIL_RUNTIME=kubernetes)', function () {
     const metrics = (await service.get('/metrics', { key: null })).text;
     expect(metrics).to.match(/^vigil_informer_restarts_total\{resource="scans"\} [1-9]/m);
     expect(metrics).to.match(/^vigil_kubernetes_requests_total\{verb="patch",code="200"\} [1-9]/m);
-    expect(metrics).to.match(/^vigil_workqueue_adds_total\{controller="scan-resource"\} [1-9]/m);
+    expect(metrics).to.match(/^vigil_workqueue_adds_total\{controller="scan"\} [1-9]/m);
   });
 
   it('does not start an applied Scan twice when it is seen again', async () => {

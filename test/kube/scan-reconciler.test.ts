@@ -13,7 +13,7 @@ import type { ScanAction } from '../../src/runtime/kubernetes/scan-face.js';
 import { SCAN_FINALIZER } from '../../src/runtime/kubernetes/reconciler-kit.js';
 import type { ScanReconciler } from '../../src/app/controller/scan-reconciler.js';
 import type { HostResolver } from '../../src/app/ports.js';
-import { scanReconcilerOn } from '../support/gen/scan-reconciler.js';
+import { RUNNING_WORKLOADS, scanReconcilerOn } from '../support/gen/scan-reconciler.js';
 import { ScanRequestBudget } from '../../src/runtime/kubernetes/request-budget.js';
 import { FakeKubeApiServer, type KubeObject } from '../support/fake-kube-apiserver.js';
 import { kubeConfig } from '../support/kubeconfig.js';
@@ -104,13 +104,13 @@ const cases: Case[] = [
     then: ({ server }) => expect(server.getObject(crRef('nightly'))).to.equal(undefined),
   },
   {
-    name: 'a CR being deleted whose scan is still queued stops it, and keeps the finalizer until it ended',
+    name: 'a CR being deleted whose scan is still queued stops it, and in the same pass, the scan ended, deletes the row and releases the finalizer',
     row: startRow,
     object: (row) => ({ metadata: labelled(row, { deletionTimestamp: '2026-11-25T00:00:00Z' }), spec: {} }),
-    expected: (row) => [{ action: 'stop', scanId: row!.id }],
-    then: ({ core, account, server }, row) => {
-      expect(core.scans.get(account, row!.id).state).to.equal('STOPPED');
-      expect(server.getObject(crRef('nightly'))!.metadata.finalizers).to.deep.equal([SCAN_FINALIZER]);
+    expected: (row) => [{ action: 'stop', scanId: row!.id }, { action: 'deleteRow', scanId: row!.id }, { action: 'releaseFinalizer' }],
+    then: ({ core, account, server }) => {
+      expect(core.scanRepository.findByName(account.id, 'nightly')).to.equal(undefined);
+      expect(server.getObject(crRef('nightly'))).to.equal(undefined);
     },
   },
   {
@@ -165,6 +165,21 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
       testCase.then?.(fixture, row);
     });
   }
+
+  it('a CR being deleted whose scan runs keeps the finalizer while its workload is not stopped yet (STOPPING), and releases it once the scan ended', async () => {
+    const row = runningRow(fixture);
+    fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row, { deletionTimestamp: '2026-11-25T00:00:00Z' }), spec: {} } as KubeObject);
+    const failing = reconcilerOn(fixture.server, fixture.core, { onAction: (_key, action) => fixture.actions.push(action) }, { runner: { ...RUNNING_WORKLOADS, stop: async () => Promise.reject(new Error('the Job could not be deleted')) } });
+    let thrown: unknown;
+    await failing.reconcile(`${NS}/nightly`).catch((error: unknown) => (thrown = error));
+    expect(thrown, 'the work queue retries it with backoff').to.be.instanceOf(Error);
+    expect(fixture.actions).to.deep.equal([{ action: 'stop', scanId: row.id }]);
+    expect(fixture.core.scans.get(fixture.account, row.id).state).to.equal('STOPPING');
+    expect(fixture.server.getObject(crRef('nightly'))!.metadata.finalizers).to.deep.equal([SCAN_FINALIZER]);
+    await fixture.reconciler.reconcile(`${NS}/nightly`);
+    expect(fixture.actions.slice(1)).to.deep.equal([{ action: 'deleteRow', scanId: row.id }, { action: 'releaseFinalizer' }]);
+    expect(fixture.server.getObject(crRef('nightly'))).to.equal(undefined);
+  });
 
   it('writes no status for a QUEUED scan whose CR shows none (RUNNING is its first), and puts right a CR that shows another state', async () => {
     const row = startRow(fixture);

@@ -307,7 +307,7 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
     const created = (await service.post('/v1/scans/scheduled', nightly)).body.data;
     const cr = await untilCr(`scheduledscan-${created.id}`, (found) => found?.status?.scheduledScanId === created.id, 'the status after the retry');
     expect(cr.status!.nextRun).to.equal(created.next_run);
-    expect(service.logLines.some((line) => line.includes('scheduled scan custom resource not reconciled; will retry'))).to.equal(true);
+    expect(service.logLines.some((line) => line.includes('scheduled scan not reconciled; will retry'))).to.equal(true);
   });
 });
 

@@ -357,6 +357,8 @@ export class ScanResourceFace implements ReconcileFace<Scan> {
     const finalizers = object.metadata?.finalizers ?? [];
     const version = object.metadata?.resourceVersion;
     const patchedOver = this.metadataPatched.get(key);
+    /** The version the label-and-finalizer patch made, when this pass sent it: older than the status written after it. */
+    let metadataVersion: string | undefined;
     if (patchedOver !== undefined && patchedOver !== version) this.metadataPatched.delete(key);
     if ((labels[SCAN_ID_LABEL] !== row.id || !finalizers.includes(SCAN_FINALIZER)) && (patchedOver === undefined || patchedOver !== version)) {
       this.act(key, { action: 'patchMetadata' });
@@ -367,7 +369,7 @@ export class ScanResourceFace implements ReconcileFace<Scan> {
           ...(labels[SCAN_ID_LABEL] === row.id ? [] : addLabelPatch(object.metadata?.labels, SCAN_ID_LABEL, row.id)),
           ...(finalizers.includes(SCAN_FINALIZER) ? [] : addFinalizerPatch(object.metadata?.finalizers, SCAN_FINALIZER)),
         ];
-        await this.api.patch(this.path(object), patch, JSON_PATCH);
+        metadataVersion = (await this.api.patch<ScanObject | undefined>(this.path(object), patch, JSON_PATCH))?.metadata?.resourceVersion;
       } catch (error) {
         // Outside the tenants Vigil may only write status (cluster-wide): the CR shows why its scan failed, unlabelled.
         if (!isForbidden(error)) {
@@ -404,7 +406,8 @@ export class ScanResourceFace implements ReconcileFace<Scan> {
       const patched = await this.api.patch<ScanObject | undefined>(this.path(object, 'status'), { status: desired });
       returned = patched?.metadata?.resourceVersion;
     });
-    const behind = [...(cacheBehind ? [...last.behind, ...(last.returned === undefined ? [] : [last.returned])] : []), ...(resourceVersion === undefined ? [] : [resourceVersion])].slice(-MAX_BEHIND);
+    const earlier = [resourceVersion, metadataVersion].filter((version): version is string => version !== undefined);
+    const behind = [...(cacheBehind ? [...last.behind, ...(last.returned === undefined ? [] : [last.returned])] : []), ...earlier].slice(-MAX_BEHIND);
     this.written.set(key, { behind, status: desired, returned });
     this.budget.statusWritten(row.id, desired.progress, now);
     const before = shown?.state;
