@@ -34,9 +34,9 @@ import type { RiskHistory, TargetFindings } from '../risk-history.js';
 import { MalformedResultError } from '../../domain/errors.js';
 import { RESULT_IN_ROW_MAX_BYTES } from '../../domain/scans/result-file.js';
 import type { QueueObserver, WorkQueue, ReconcileResult } from './work-queue.js';
-import { noFace, objectKey, sooner, splitKey, type ReconcileFace } from './faces.js';
+import type { ReconcileFace } from './faces.js';
+import { ObjectLoop } from './object-loop.js';
 import type { AccountRepository } from '../ports.js';
-import { ControllerLoop } from './controller-loop.js';
 import { resolveHost } from '../resolve-host.js';
 import type { ScanPdfs } from '../scan-pdfs.js';
 import { AUTHENTICATION_CONDITION, AUTHENTICATION_FAILED, type PreparedScan, type WebScanPreparation } from '../web-scan-preparation.js';
@@ -105,73 +105,57 @@ const ACTIVE_STATES = ['QUEUED', 'RUNNING', 'STOPPING'] as const;
 
 export class ScanReconciler {
   readonly queue: WorkQueue;
-  private readonly loop: ControllerLoop;
-  private readonly face: ReconcileFace<Scan>;
+  private readonly objects: ObjectLoop<Scan>;
   /** Scans admitted whose workload start is still in progress: they hold a slot before they are RUNNING. */
   private readonly starting = new Set<string>();
 
   constructor(private readonly options: ScanReconcilerOptions) {
-    this.face = options.face ?? noFace();
-    // Every unfinished scan (what a previous process left included) is listed at start, and every face.
-    this.loop = new ControllerLoop({
+    const { scans } = options;
+    this.objects = new ObjectLoop<Scan>({
+      records: {
+        findByName: (account, name) => scans.findByName(account.id, name),
+        reread: (scan) => scans.findByIdUnscoped(scan.id),
+        locate: (scan) => scan,
+        listed: (all) => eachScan(scans, all ? SCAN_STATES : ACTIVE_STATES),
+      },
+      accounts: options.accounts,
+      ...(options.face === undefined ? {} : { face: options.face }),
+      converge: (scan) => this.converge(scan),
       timers: options.timers,
       onError: options.onError,
-      reconcile: (key) => this.reconcile(key),
-      listKeys: () => this.everyKey(),
       workers: options.workers ?? 4,
-      ...(options.queueObserver === undefined ? {} : { observer: options.queueObserver }),
+      ...(options.queueObserver === undefined ? {} : { queueObserver: options.queueObserver }),
     });
-    this.queue = this.loop.queue;
-    // Registered with its sources: the workload's notices and the face's informer name what changed.
+    this.queue = this.objects.queue;
+    // Registered with the workload's notices too: a Job, pod or process that changed names its scan.
     options.runner.onChange((scanId) => this.enqueueId(scanId));
-    this.face.watch({ enqueue: (key) => this.loop.enqueue(key), resync: () => this.loop.resync() });
   }
 
   start(): void {
-    this.loop.start();
-  }
-
-  /** A Scan written or deleted outside this reconciler (the API, a schedule's run, an upload). */
-  enqueue(scan: Pick<Scan, 'accountId' | 'name'>): void {
-    const key = this.keyOf(scan);
-    if (key !== undefined) this.loop.enqueue(key);
+    this.objects.start();
   }
 
   async stop(): Promise<void> {
-    await this.loop.stop();
+    await this.objects.stop();
+  }
+
+  /** A Scan written or deleted outside this reconciler (the API, a schedule's run, an upload). */
+  enqueue(scan: Scan): void {
+    this.objects.enqueue(scan);
   }
 
   /** The key of a scan: its account's namespace and its object name. */
-  keyOf(scan: Pick<Scan, 'accountId' | 'name'>): string | undefined {
-    const namespace = this.options.accounts.findById(scan.accountId)?.namespace;
-    return namespace === undefined ? undefined : objectKey(namespace, scan.name);
+  keyOf(scan: Scan): string | undefined {
+    return this.objects.keyOf(scan);
+  }
+
+  reconcile(key: string): Promise<ReconcileResult> {
+    return this.objects.reconcile(key);
   }
 
   private enqueueId(scanId: string): void {
     const scan = this.options.scans.findByIdUnscoped(scanId);
     if (scan !== undefined) this.enqueue(scan);
-  }
-
-  private *everyKey(): Iterable<string> {
-    yield* this.face.keys();
-    for (const id of this.options.scans.idsInStates(this.face.everyRow ? SCAN_STATES : ACTIVE_STATES)) {
-      const scan = this.options.scans.findByIdUnscoped(id);
-      const key = scan && this.keyOf(scan);
-      if (key !== undefined) yield key;
-    }
-  }
-
-  async reconcile(key: string): Promise<ReconcileResult> {
-    const [namespace, name] = splitKey(key);
-    const account = this.options.accounts.findByNamespace(namespace);
-    const row = account === undefined ? undefined : this.options.scans.findByName(account.id, name);
-    const received = await this.face.receive(key, account, row);
-    if ('done' in received) return received.done;
-    const converged = await this.converge(received.row);
-    // Projected once, as the row is now: whatever this pass wrote, or another writer meanwhile.
-    const latest = this.options.scans.findByIdUnscoped(received.row.id);
-    if (latest === undefined) return converged;
-    return sooner(converged, await received.project(latest));
   }
 
   /** The workload of the Scan as its row says; no record (a database restored from an older backup) leaves it alone. */
@@ -464,4 +448,12 @@ function failure(status: WorkloadStatus): ConditionChange[] {
     return ended('Failed', 'WorkloadLost', 'the scanner process was lost (the service restarted or it was killed); start the scan again');
   }
   return ended('Failed', status.reason ?? 'ScannerFailed', status.message ?? 'the scanner failed');
+}
+
+/** The scans in these states, read one by one as a full pass reaches them. */
+function* eachScan(scans: ScanRepository, states: readonly Scan['state'][]): Iterable<Scan> {
+  for (const id of scans.idsInStates(states)) {
+    const scan = scans.findByIdUnscoped(id);
+    if (scan !== undefined) yield scan;
+  }
 }

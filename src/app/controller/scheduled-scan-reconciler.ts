@@ -24,9 +24,9 @@ import type { AccountRepository, ScheduledRun, ScheduledRunRepository, Scheduled
 import type { ScansService } from '../scans-service.js';
 import type { Timers } from './timer.js';
 import type { QueueObserver, WorkQueue, ReconcileResult } from './work-queue.js';
-import { noFace, objectKey, sooner, splitKey, type ReconcileFace } from './faces.js';
+import type { ReconcileFace } from './faces.js';
+import { ObjectLoop } from './object-loop.js';
 import type { CursorValue } from '../../domain/lists/page-token.js';
-import { ControllerLoop } from './controller-loop.js';
 
 export interface ScheduledScanReconcilerOptions {
   /** Told what the work queue does (metrics). */
@@ -59,75 +59,49 @@ class RunAlreadyRecorded extends Error {}
 
 export class ScheduledScanReconciler {
   readonly queue: WorkQueue;
-  private readonly loop: ControllerLoop;
-  private readonly face: ReconcileFace<ScheduledScan>;
+  private readonly objects: ObjectLoop<ScheduledScan>;
 
   constructor(private readonly options: ScheduledScanReconcilerOptions) {
-    this.face = options.face ?? noFace();
-    // Every schedule with a run left is listed at start, so a run missed while stopped is due at once (and every face).
-    this.loop = new ControllerLoop({
+    const { scheduledScans, accounts } = options;
+    this.objects = new ObjectLoop<ScheduledScan>({
+      records: {
+        findByName: (account, name) => scheduledScans.findByObjectName(account.id, name),
+        reread: (row) => scheduledScans.findByIdUnscoped(row.id),
+        locate: (row) => ({ accountId: row.accountId, name: row.objectName }),
+        // Every schedule with a run left, so a run missed while stopped is due at once; every one where faces need them.
+        listed: (all) => (all ? everySchedule(accounts, scheduledScans) : schedulesWithNextRun(scheduledScans)),
+      },
+      accounts,
+      ...(options.face === undefined ? {} : { face: options.face }),
+      converge: async (row) => this.converge(row),
       timers: options.timers,
       onError: options.onError,
-      reconcile: (key) => this.reconcile(key),
-      listKeys: () => this.everyKey(),
       workers: options.workers ?? 2,
-      ...(options.queueObserver === undefined ? {} : { observer: options.queueObserver }),
+      ...(options.queueObserver === undefined ? {} : { queueObserver: options.queueObserver }),
     });
-    this.queue = this.loop.queue;
-    this.face.watch({ enqueue: (key) => this.loop.enqueue(key), resync: () => this.loop.resync() });
+    this.queue = this.objects.queue;
   }
 
   start(): void {
-    this.loop.start();
-  }
-
-  /** A schedule written or deleted outside this reconciler (the API); `spec` when its configuration may have changed. */
-  enqueue(row: Pick<ScheduledScan, 'accountId' | 'objectName'>, spec = true): void {
-    const key = this.keyOf(row);
-    if (key === undefined) return;
-    this.face.rowWritten?.(key, spec);
-    this.loop.enqueue(key);
+    this.objects.start();
   }
 
   async stop(): Promise<void> {
-    await this.loop.stop();
+    await this.objects.stop();
   }
 
-  keyOf(row: Pick<ScheduledScan, 'accountId' | 'objectName'>): string | undefined {
-    const namespace = this.options.accounts.findById(row.accountId)?.namespace;
-    return namespace === undefined ? undefined : objectKey(namespace, row.objectName);
+  /** A schedule written or deleted outside this reconciler (the API); `spec` when its configuration may have changed. */
+  enqueue(row: ScheduledScan, spec = true): void {
+    const key = this.objects.enqueue(row);
+    if (key !== undefined) this.objects.face.rowWritten?.(key, spec);
   }
 
-  private *everyKey(): Iterable<string> {
-    yield* this.face.keys();
-    if (!this.face.everyRow) {
-      for (const id of this.options.scheduledScans.idsWithNextRun()) {
-        const row = this.options.scheduledScans.findByIdUnscoped(id);
-        const key = row && this.keyOf(row);
-        if (key !== undefined) yield key;
-      }
-      return;
-    }
-    for (const account of this.options.accounts.list()) {
-      let after: CursorValue[] | undefined;
-      do {
-        const page = this.options.scheduledScans.list(account.id, 500, after);
-        for (const row of page.items) yield objectKey(account.namespace, row.objectName);
-        after = page.nextCursor;
-      } while (after !== undefined);
-    }
+  keyOf(row: ScheduledScan): string | undefined {
+    return this.objects.keyOf(row);
   }
 
-  async reconcile(key: string): Promise<ReconcileResult> {
-    const [namespace, name] = splitKey(key);
-    const account = this.options.accounts.findByNamespace(namespace);
-    const row = account === undefined ? undefined : this.options.scheduledScans.findByObjectName(account.id, name);
-    const received = await this.face.receive(key, account, row);
-    if ('done' in received) return received.done;
-    const converged = this.converge(received.row);
-    const latest = this.options.scheduledScans.findByIdUnscoped(received.row.id);
-    if (latest === undefined) return converged;
-    return sooner(converged, await received.project(latest));
+  reconcile(key: string): Promise<ReconcileResult> {
+    return this.objects.reconcile(key);
   }
 
   /** The schedule's run when it is due; else when to look again. */
@@ -214,5 +188,24 @@ export class ScheduledScanReconciler {
     const byId = scheduledScan.filterTargetIds.length === 0 ? [] : targets.findByIds(account.id, scheduledScan.filterTargetIds);
     const byTag = scheduledScan.filterTags.length === 0 ? [] : targets.findByTags(account.id, scheduledScan.filterTags);
     return [...new Map([...byId, ...byTag].map((target) => [target.id, target])).values()];
+  }
+}
+
+function* schedulesWithNextRun(scheduledScans: ScheduledScanRepository): Iterable<ScheduledScan> {
+  for (const id of scheduledScans.idsWithNextRun()) {
+    const row = scheduledScans.findByIdUnscoped(id);
+    if (row !== undefined) yield row;
+  }
+}
+
+/** Every schedule of every account, a page at a time. */
+function* everySchedule(accounts: Pick<AccountRepository, 'list'>, scheduledScans: ScheduledScanRepository): Iterable<ScheduledScan> {
+  for (const account of accounts.list()) {
+    let after: CursorValue[] | undefined;
+    do {
+      const page = scheduledScans.list(account.id, 500, after);
+      yield* page.items;
+      after = page.nextCursor;
+    } while (after !== undefined);
   }
 }
