@@ -38,6 +38,20 @@ describe('Scans applied with kubectl (VIGIL_RUNTIME=kubernetes)', function () {
     await waitFor(async () => read('vigil-test-account', 'nightly-nmap'), (found) => typeof found.status?.state === 'string', 'the CR status');
   });
 
+  it('gives an imported scan its CR showing SUCCEEDED: the upload tells the Scan reconciler, as a POST does', async () => {
+    const source = (await service.post('/v1/sources', { source_type: 'IMPORTED', name: 'lab' })).body.data as { id: string };
+    const form = new FormData();
+    form.append('source_id', source.id);
+    form.append('scan_type', 'NMAP');
+    const report = '<?xml version="1.0"?><nmaprun scanner="nmap"><host><status state="up"/><address addr="127.0.0.1" addrtype="ipv4"/><ports><port protocol="tcp" portid="22"><state state="open"/><service name="ssh"/></port></ports></host></nmaprun>';
+    form.append('file', new Blob([report], { type: 'application/xml' }), 'nmap.xml');
+    const uploaded = await service.request('POST', '/v1/results', { formData: form });
+    expect(uploaded.status, uploaded.text).to.equal(200);
+    const [scan] = (await service.get('/v1/scans')).body.data as Array<{ id: string }>;
+    const cr = await waitFor(async () => read('vigil-test-account', `import-${scan!.id}`), (found) => found?.status?.state === 'SUCCEEDED', 'the imported scan CR showing SUCCEEDED', 20_000);
+    expect(cr.metadata.labels?.['vigil.dev/scan-id']).to.equal(scan!.id);
+  });
+
   it('sends no request at all about a Scan in an unbound namespace: it does not watch there', async () => {
     apply('somebody-else', 'stray', { type: 'NMAP', targets: ['127.0.0.1'] });
     // Applied after the stray one: once it is adopted, the stray one would have been seen too, had that namespace been watched.
