@@ -11,7 +11,8 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { TargetSortField } from '../../src/app/ports.js';
 import type { SortDirection } from '../../src/domain/lists/list-query.js';
-import type { Risk } from '../../src/domain/risks/risk.js';
+import type { CursorValue } from '../../src/domain/lists/page-token.js';
+import type { Risk, RiskView } from '../../src/domain/risks/risk.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { AccountsService } from '../../src/app/accounts-service.js';
 import { systemClock } from '../../src/domain/clock.js';
@@ -68,7 +69,7 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
     return {
       id: randomUUID(), accountId, name: `scan-${n}`, type: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP', state: n % 3 === 0 ? 'SUCCEEDED' : 'QUEUED', progress: 0, isAuthenticated: false,
       requestedTargets: [], resolvedTargets: [], skippedTargets: [], conditions: [], results: [], risks: { newOpen: [], stillOpen: [], closed: [] },
-      scheduledBy: n % 4 === 0 ? 'nightly' : null, reportId: null, createdAt: new Date().toISOString(), startedAt: null, finishedAt: null,
+      scheduledBy: n % 4 === 0 ? 'nightly' : n % 4 === 1 ? 'weekly' : null, reportId: null, createdAt: new Date().toISOString(), startedAt: null, finishedAt: null,
     };
   }
 
@@ -93,6 +94,49 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
       expect(first.items).to.have.length(3);
       for (const after of [undefined, first.nextCursor]) {
         expectIndexWalk(planOf(db, () => risks.list(accountId, { filters, pageSize: 3, after, minOpenvasQod: 70 })), index);
+      }
+    });
+  }
+
+  /** Every page of the list, pages of `pageSize`, each continuing from the cursor of the one before. */
+  function allPages<T>(list: (after: CursorValue[] | undefined) => { items: T[]; nextCursor: CursorValue[] | undefined }): T[] {
+    const items: T[] = [];
+    let after: CursorValue[] | undefined;
+    for (let pages = 0; pages < 500; pages++) {
+      const page = list(after);
+      items.push(...page.items);
+      if (page.nextCursor === undefined) return items;
+      after = page.nextCursor;
+    }
+    throw new Error('too many pages');
+  }
+
+  const seqOf = (id: string) => (db.prepare('SELECT seq FROM risks WHERE id = ?').get(id) as { seq: number }).seq;
+
+  const MULTI_VALUE_RISK_FILTERS: Array<[string, Record<string, string[]>, (risk: RiskView) => boolean, RegExp]> = [
+    ['status', { status: ['CLOSED', 'OPEN'] }, () => true, /SEARCH r USING INDEX risks_by_account_status \(account_id=\? AND status=\?/],
+    ['threat_level', { 'risk_definition.threat_level': ['HIGH', 'CRITICAL'] }, (risk) => ['HIGH', 'CRITICAL'].includes(risk.definition.threat_level), /SEARCH r USING INDEX risks_by_account_level \(account_id=\? AND threat_level=\?/],
+    ['scan_type', { 'risk_definition.scan_type': ['OWASP_ZAP', 'NMAP'] }, () => true, /SEARCH r USING INDEX risks_by_account_scan_type \(account_id=\? AND scan_type=\?/],
+    ['title', { 'risk_definition.title': ['Title 3', 'Title 5', 'Title 3'] }, (risk) => ['Title 3', 'Title 5'].includes(risk.definition.title), /SEARCH r USING INDEX risks_by_account_title \(account_id=\? AND title=\?/],
+    ['status and threat_level', { status: ['OPEN', 'CLOSED'], 'risk_definition.threat_level': ['HIGH', 'LOW'] }, (risk) => ['HIGH', 'LOW'].includes(risk.definition.threat_level), /SEARCH r USING INDEX risks_by_account_status_level \(account_id=\? AND status=\? AND threat_level=\?/],
+    ['tags', { tags: ['prod', 'dev'] }, () => true, /SEARCH r USING INDEX risks_by_account_target \(account_id=\? AND target_id=\?/],
+    ['target_id and threat_level', { target_id: [], 'risk_definition.threat_level': ['INFO', 'MEDIUM'] }, (risk) => risk.targetId === firstTargetId && ['INFO', 'MEDIUM'].includes(risk.definition.threat_level), /SEARCH r USING INDEX risks_by_account_(target|level) \(account_id=\? AND (target_id|threat_level)=\?/],
+  ];
+
+  for (const [name, given, matches, index] of MULTI_VALUE_RISK_FILTERS) {
+    it(`risks filtered by several values of ${name}: one index range per value merged newest first, no sort, pages adding up to the list`, () => {
+      const filters = given.target_id === undefined ? given : { ...given, target_id: [firstTargetId, firstTargetId] };
+      const everything = risks.list(accountId, { filters: {}, pageSize: 500, after: undefined, minOpenvasQod: 70 }).items;
+      const expected = everything.filter(matches).map((risk) => risk.id);
+      expect(expected.length).to.be.greaterThan(3);
+      expect(everything.map((risk) => seqOf(risk.id))).to.deep.equal(everything.map((risk) => seqOf(risk.id)).sort((a, b) => b - a));
+      const paged = allPages((after) => risks.list(accountId, { filters, pageSize: 3, after, minOpenvasQod: 70 }));
+      expect(paged.map((risk) => risk.id)).to.deep.equal(expected);
+      const first = risks.list(accountId, { filters, pageSize: 3, after: undefined, minOpenvasQod: 70 });
+      for (const after of [undefined, first.nextCursor]) {
+        const plan = planOf(db, () => risks.list(accountId, { filters, pageSize: 3, after, minOpenvasQod: 70 }));
+        expectIndexWalk(plan, index);
+        expect(plan, plan).to.include('MERGE (UNION ALL)');
       }
     });
   }
@@ -123,6 +167,26 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
       const first = scans.list(accountId, { filters, pageSize: 2, after: undefined });
       expect(first.items).to.have.length(2);
       for (const after of [undefined, first.nextCursor]) expectIndexWalk(planOf(db, () => scans.list(accountId, { filters, pageSize: 2, after })), index);
+    });
+  }
+
+  const MULTI_VALUE_SCAN_FILTERS: Array<[string, Record<string, string[]>, (scan: Scan) => boolean, RegExp]> = [
+    ['state', { state: ['SUCCEEDED', 'QUEUED'] }, () => true, /SEARCH scans USING INDEX scans_by_account_state \(account_id=\? AND state=\?/],
+    ['type', { type: ['OWASP_ZAP', 'NMAP'] }, () => true, /SEARCH scans USING INDEX scans_by_account_type \(account_id=\? AND type=\?/],
+    ['scheduled_by', { scheduled_by: ['nightly', 'weekly'] }, (scan) => scan.scheduledBy !== null, /SEARCH scans USING INDEX scans_by_account_schedule \(account_id=\? AND scheduled_by=\?/],
+    ['state and type', { state: ['SUCCEEDED', 'QUEUED'], type: ['NMAP', 'OWASP_ZAP'] }, () => true, /SEARCH scans USING INDEX scans_by_account_(state|type) \(account_id=\? AND (state|type)=\?/],
+  ];
+
+  for (const [name, filters, matches, index] of MULTI_VALUE_SCAN_FILTERS) {
+    it(`scans filtered by several values of ${name}: one index range per value merged newest first, pages adding up to the list`, () => {
+      const expected = scans.list(accountId, { filters: {}, pageSize: 500, after: undefined }).items.filter(matches).map((scan) => scan.id);
+      expect(allPages((after) => scans.list(accountId, { filters, pageSize: 4, after })).map((scan) => scan.id)).to.deep.equal(expected);
+      const first = scans.list(accountId, { filters, pageSize: 2, after: undefined });
+      for (const after of [undefined, first.nextCursor]) {
+        const plan = planOf(db, () => scans.list(accountId, { filters, pageSize: 2, after }));
+        expectIndexWalk(plan, index);
+        expect(plan, plan).to.include('MERGE (UNION ALL)');
+      }
     });
   }
 
