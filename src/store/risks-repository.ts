@@ -82,7 +82,7 @@ const VIEW = `SELECT ${VIEW_COLUMNS} FROM risks r JOIN targets t ON t.id = r.tar
  * only for the identical expression, so change both or neither
  * (test/store/risk-sort-plans.test.ts checks the plan).
  */
-const THREAT_RANK = "(CASE r.threat_level WHEN 'CRITICAL' THEN 4 WHEN 'HIGH' THEN 3 WHEN 'MEDIUM' THEN 2 WHEN 'LOW' THEN 1 ELSE 0 END)";
+export const THREAT_RANK = "(CASE r.threat_level WHEN 'CRITICAL' THEN 4 WHEN 'HIGH' THEN 3 WHEN 'MEDIUM' THEN 2 WHEN 'LOW' THEN 1 ELSE 0 END)";
 
 const SORT_EXPRESSIONS: Record<RiskSortField, string> = {
   threat_level: THREAT_RANK,

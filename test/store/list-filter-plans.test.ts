@@ -9,7 +9,7 @@
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { TargetSortField } from '../../src/app/ports.js';
+import type { ReportSelection, TargetSortField } from '../../src/app/ports.js';
 import type { SortDirection } from '../../src/domain/lists/list-query.js';
 import type { CursorValue } from '../../src/domain/lists/page-token.js';
 import type { Risk, RiskView } from '../../src/domain/risks/risk.js';
@@ -18,12 +18,15 @@ import { AccountsService } from '../../src/app/accounts-service.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { SqliteAccountRepository } from '../../src/store/accounts-repository.js';
 import { openDatabase, type Database } from '../../src/store/database.js';
+import { SqliteReportRepository } from '../../src/store/reports-repository.js';
 import { SqliteRiskRepository } from '../../src/store/risks-repository.js';
 import { SqliteScanRepository } from '../../src/store/scans-repository.js';
 import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
 import { planOf } from '../support/query-plan.js';
 import { aTarget } from '../support/targets.js';
 import { tempDir } from '../support/temp-dir.js';
+
+const SEVERITY = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1, INFO: 0 } as const;
 
 describe('store: filtered and sorted lists walk an index to the page', () => {
   let dir: ReturnType<typeof tempDir>;
@@ -189,6 +192,35 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
       }
     });
   }
+
+  describe('a report\'s selection', () => {
+    const selection = (risks: Record<string, string[]>, targets: Record<string, string[]> = {}, maxRisks = 5): ReportSelection => ({ targets, risks, minOpenvasQod: 70, maxRisks, maxTargets: 100 });
+    const riskSelect = (sql: string) => sql.includes('r.definition');
+
+    it('more matches than the cap: the cap\'s most severe by walking the severity index, and a count that stops one past the cap', () => {
+      const reports = new SqliteReportRepository(db);
+      const scope = reports.readScope(accountId, selection({}));
+      expect(scope.matchedRisks).to.equal(6);
+      const all = risks.list(accountId, { filters: {}, sort: [{ field: 'threat_level', direction: 'desc' }], pageSize: 5, after: undefined, minOpenvasQod: 70 }).items;
+      expect(scope.risks.map((risk) => risk.id)).to.deep.equal(all.map((risk) => risk.id));
+      expectIndexWalk(planOf(db, () => reports.readScope(accountId, selection({})), riskSelect), /SEARCH r USING INDEX risks_by_account_threat \(account_id=\?/);
+      const count = planOf(db, () => reports.readScope(accountId, selection({})), (sql) => sql.includes('count(*)'));
+      expect(count, count).not.to.match(/SCAN r$/m);
+    });
+
+    it('tags: the tagged targets from target_tags\' key first, then their risks by target, most severe first', () => {
+      const reports = new SqliteReportRepository(db);
+      const scope = reports.readScope(accountId, selection({ tags: ['PROD'] }, {}, 1000));
+      expect(scope.matchedRisks).to.equal(40);
+      expect(scope.risks.map((risk) => risk.definition.threat_level)).to.deep.equal([...scope.risks].sort((a, b) => SEVERITY[b.definition.threat_level] - SEVERITY[a.definition.threat_level]).map((risk) => risk.definition.threat_level));
+      const targetsPlan = planOf(db, () => reports.readScope(accountId, selection({ tags: ['prod'] }, {}, 1000)), (sql) => sql.startsWith('SELECT t.id FROM targets'));
+      expect(targetsPlan, targetsPlan).to.match(/SEARCH target_tags USING (COVERING INDEX|PRIMARY KEY)/).and.not.include('target_tags_by_target');
+      const risksPlan = planOf(db, () => reports.readScope(accountId, selection({ tags: ['prod'] }, {}, 1000)), riskSelect);
+      expect(risksPlan, risksPlan).to.match(/SEARCH r USING INDEX risks_by_account_target \(account_id=\? AND target_id=\?/);
+      // Fewer matches than the cap: they alone are sorted (40 rows here), never the account's.
+      expect(risksPlan, risksPlan).not.to.match(/SCAN r$/m);
+    });
+  });
 
   const TARGET_SORTS: Array<[TargetSortField, SortDirection, RegExp]> = [
     ['label', 'asc', /SEARCH targets USING COVERING INDEX targets_by_label_json/],
