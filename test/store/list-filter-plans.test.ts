@@ -228,7 +228,7 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
     ['target', 'asc', /SEARCH targets USING COVERING INDEX targets_by_address_json/],
     ['target', 'desc', /SEARCH targets USING INDEX sqlite_autoindex_targets_2 \(account_id=\?/],
     ['last_scanned', 'asc', /SEARCH targets USING COVERING INDEX targets_by_last_scanned_json/],
-    ['last_scanned', 'desc', /SEARCH targets USING INDEX targets_by_last_scanned_seq/],
+    ['last_scanned', 'desc', /SEARCH targets USING COVERING INDEX targets_by_last_scanned_desc_json/],
     ['created_at', 'asc', /SEARCH targets USING COVERING INDEX targets_list_json/],
     ['created_at', 'desc', /SEARCH targets USING COVERING INDEX targets_list_json/],
   ];
