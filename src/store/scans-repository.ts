@@ -144,8 +144,9 @@ export class SqliteScanRepository implements ScanRepository {
       resultsOf: db.prepare(`SELECT ${RESULT_COLUMNS} FROM scan_results WHERE scan_id = ? ORDER BY created_at, rowid`),
       result: db.prepare(`SELECT ${RESULT_COLUMNS} FROM scan_results WHERE account_id = ? AND id = ?`),
       resultContent: db.prepare('SELECT content FROM scan_results WHERE id = ?'),
-      // Its risk lists, each in recorded order: one JSON array per list, built by SQLite (one string to parse, not a row per id).
-      riskListsOf: db.prepare(`SELECT list, json_group_array(risk_id ORDER BY position) AS ids FROM scan_risks WHERE scan_seq = ? GROUP BY list`),
+      // Its risk lists, each in recorded order (the key's order, which the grouping walks): one JSON array per list built by SQLite,
+      // one string to parse rather than a row per id. An ORDER BY inside the aggregate sorted the ids again (test/store/counters-migration.test.ts keeps the order).
+      riskListsOf: db.prepare(`SELECT list, json_group_array(risk_id) AS ids FROM scan_risks WHERE scan_seq = ? GROUP BY list`),
       forgetRiskLists: db.prepare('DELETE FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?)'),
       insertRiskList: db.prepare(`INSERT INTO scan_risks (scan_seq, list, position, risk_id)
         SELECT (SELECT seq FROM scans WHERE id = @id), @list, j.key, j.value FROM json_each(@ids) j`),
