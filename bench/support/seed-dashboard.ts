@@ -58,8 +58,12 @@ function insertRisks(db: Db, accountId: string, targetIds: readonly string[], co
 
 /** Scan k covers a block of ten targets; the first scan of a block finds its risks, the second finds them still open or closed. */
 function insertScans(db: Db, accountId: string, targetIds: readonly string[], risksByTarget: readonly string[][], count: number, now: number): string[] {
-  const insert = db.prepare(`INSERT INTO scans (id, account_id, name, type, state, progress, requested_targets, resolved_targets, conditions, risks, created_at, started_at, finished_at)
-    VALUES (@id, @accountId, @name, 'NMAP', @state, @progress, @requested, '[]', @conditions, @risks, @createdAt, @createdAt, @finishedAt)`);
+  const insert = db.prepare(`INSERT INTO scans (id, account_id, name, type, state, progress, requested_targets, resolved_targets, conditions,
+      new_open_count, still_open_count, closed_count, created_at, started_at, finished_at)
+    VALUES (@id, @accountId, @name, 'NMAP', @state, @progress, @requested, '[]', @conditions, @newOpen, @stillOpen, @closed, @createdAt, @createdAt, @finishedAt)`);
+  // A scan's risk lists (migration 0025): list 0 new_open, 1 still_open, 2 closed, each in order.
+  const insertList = db.prepare(`INSERT INTO scan_risks (scan_seq, list, position, risk_id)
+    SELECT (SELECT seq FROM scans WHERE id = ?), ?, j.key, j.value FROM json_each(?) j`);
   const detect = db.prepare('INSERT OR IGNORE INTO detections (scan_id, risk_id) VALUES (?, ?)');
   const blocks = Math.max(1, Math.floor(targetIds.length / 10));
   const ids: string[] = [];
@@ -81,10 +85,13 @@ function insertScans(db: Db, accountId: string, targetIds: readonly string[], ri
       progress: failed ? 40 : 100,
       requested: JSON.stringify(members.map((targetId, index) => ({ targetId, target: `block-${block}-${index}` }))),
       conditions: JSON.stringify(failed ? [{ type: 'Failed', status: 'True', reason: 'ScannerExited', message: 'nmap exited with code 1', lastTransitionTime: createdAt }] : []),
-      risks: JSON.stringify({ newOpen: first ? found : [], stillOpen: first ? [] : found, closed }),
+      newOpen: first ? found.length : 0,
+      stillOpen: first ? 0 : found.length,
+      closed: closed.length,
       createdAt,
       finishedAt: new Date(Date.parse(createdAt) + 600_000).toISOString(),
     });
+    for (const [list, ids] of [first ? found : [], first ? [] : found, closed].entries()) insertList.run(id, list, JSON.stringify(ids));
     for (const risk of found) detect.run(id, risk);
     ids.push(id);
   }

@@ -14,6 +14,7 @@ import {
   describeFilters,
   evidenceOf,
   referencesOf,
+  truncationNote,
   type ReportModel,
   type ReportSection,
 } from '../domain/reports/report-model.js';
@@ -58,7 +59,7 @@ function cover(report: ReportModel): SafeHtml {
 <dt>Filters</dt><dd>${filters.length === 0 ? 'none: every risk of every target the account has' : html`<ul>${filters.map((line) => html`<li>${line}</li>`)}</ul>`}</dd>
 <dt>Scope</dt><dd>${report.summary.total} risks on ${report.targets.length} targets, closed and accepted risks included</dd>
 </dl>
-${report.truncated ? html`<p class="note" role="note">${snapshot.matchedRisks} risks matched the filters; this report holds the ${snapshot.risks.length} most severe. Narrow the filters to see the rest.</p>` : ''}
+${report.truncated ? html`<p class="note" role="note">${truncationNote(snapshot)}</p>` : ''}
 </header>`;
 }
 

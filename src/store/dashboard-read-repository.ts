@@ -9,10 +9,6 @@ import type { HealthGrade, OpenRiskCounts } from '../domain/targets/health-score
 import type { DailyChanges } from '../domain/trends/weekly-changes.js';
 import type { Database } from './database.js';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-/** Scans finish within this long of being created (the scan timeout is far shorter); bounds the index range of the trend query. */
-const LONGEST_SCAN_MS = 7 * DAY_MS;
-
 const OPEN_RISK = "status = 'OPEN' AND is_accepted = 0 AND (scan_type <> 'OPENVAS' OR qod IS NULL OR qod >= ?)";
 
 export class SqliteDashboardReadRepository implements DashboardReadRepository {
@@ -20,12 +16,11 @@ export class SqliteDashboardReadRepository implements DashboardReadRepository {
 
   constructor(private readonly db: Database) {
     this.statements = {
-      openByLevel: db.prepare(`SELECT threat_level, COUNT(*) AS n FROM risks WHERE account_id = ? AND ${OPEN_RISK} GROUP BY threat_level`),
-      // The scans' own diffs (SPEC.md new_open and closed), by the day the scan finished.
-      dailyChanges: db.prepare(`SELECT substr(COALESCE(finished_at, created_at), 1, 10) AS day,
-          SUM(json_array_length(risks, '$.newOpen')) AS opened, SUM(json_array_length(risks, '$.closed')) AS closed
-        FROM scans WHERE account_id = ? AND created_at >= ? AND state = 'SUCCEEDED' AND COALESCE(finished_at, created_at) >= ?
-        GROUP BY day ORDER BY day`),
+      // Counters kept by triggers as risks change (migration 0026): a few rows whatever the account holds.
+      openByLevel: db.prepare(`SELECT threat_level, SUM(n) AS n FROM open_risk_counts WHERE account_id = ? AND (gated = 0 OR qod >= ?)
+        GROUP BY threat_level HAVING SUM(n) > 0`),
+      // The SUCCEEDED scans' own diffs (SPEC.md new_open and closed), by the day the scan finished, kept by triggers (0026).
+      dailyChanges: db.prepare('SELECT day, opened, closed FROM risk_changes_by_day WHERE account_id = ? AND day >= ? ORDER BY day'),
       byGrade: db.prepare('SELECT health_grade, COUNT(*) AS n FROM targets WHERE account_id = ? GROUP BY health_grade'),
       // requested_targets is JSON.stringify of {targetId, target} objects: the quoted key and id match one entry exactly.
       scansOfTarget: db.prepare('SELECT id FROM scans WHERE account_id = ? AND instr(requested_targets, ?) > 0 ORDER BY seq DESC LIMIT ?'),
@@ -42,8 +37,7 @@ export class SqliteDashboardReadRepository implements DashboardReadRepository {
   }
 
   dailyRiskChanges(accountId: string, since: string): DailyChanges[] {
-    const createdSince = new Date(Date.parse(since) - LONGEST_SCAN_MS).toISOString();
-    return this.statements.dailyChanges.all(accountId, createdSince, since) as DailyChanges[];
+    return this.statements.dailyChanges.all(accountId, since.slice(0, 10)) as DailyChanges[];
   }
 
   targetsByGrade(accountId: string): Partial<Record<HealthGrade, number>> {
@@ -52,7 +46,7 @@ export class SqliteDashboardReadRepository implements DashboardReadRepository {
     return counts;
   }
 
-  /** The unary + keeps the planner on risks_by_target: risks_open_by_level also matches and would walk the whole account. */
+  /** The unary + keeps the planner on risks_by_target: an index led by account_id also matches and would walk the whole account. */
   openRisksOfTargets(accountId: string, targetIds: readonly string[], minOpenvasQod: number): Map<string, OpenRiskCounts> {
     const counts = new Map<string, OpenRiskCounts>();
     if (targetIds.length === 0) return counts;

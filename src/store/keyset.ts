@@ -37,10 +37,43 @@ export function afterCursor(columns: readonly KeysetColumn[], values: readonly C
   return { sql: `(${bound}(${disjuncts.join(' OR ')}))`, params };
 }
 
+/** A filter's column and the values it may hold (any of them). */
+export interface Equality {
+  column: string;
+  values: readonly string[];
+}
+
+/** One of those values: an arm of a merged list holds one per filtered column. */
+export interface Equal {
+  column: string;
+  value: string;
+}
+
+/** At most this many arms in a merged list (SQLite refuses a compound SELECT of more than 500); beyond, one walk tests the values. */
+const MAX_ARMS = 256;
+
+/**
+ * Every combination of one value per column, or undefined when there are
+ * more than MAX_ARMS: a list filtered by several values of a field reads one
+ * index range per combination, merged in page order (a compound SELECT,
+ * which SQLite runs as a MERGE that stops at the page), where `IN (...)`
+ * sorted every matching row in a temporary B-tree or walked all the
+ * account's rows testing each.
+ */
+export function combinations(equalities: readonly Equality[]): Equal[][] | undefined {
+  let arms: Equal[][] = [[]];
+  for (const { column, values } of equalities) {
+    if (arms.length * values.length > MAX_ARMS) return undefined;
+    arms = arms.flatMap((arm) => values.map((value) => [...arm, { column, value }]));
+  }
+  return arms;
+}
+
 /**
  * A newest-first page of one account's rows filtered by exact column values:
  * the shape of every list ordered by seq alone (scans, sources, risks use
- * their own joins). Reads one row more than the page to know whether more follow.
+ * their own joins). Several values of a column are merged (combinations()),
+ * one index range each. Reads one row more than the page to know whether more follow.
  */
 export function newestFirstPage<Row extends { seq: number }>(
   db: { prepare(sql: string): { all(...params: unknown[]): unknown[] } },
@@ -50,18 +83,25 @@ export function newestFirstPage<Row extends { seq: number }>(
   pageSize: number,
   after: readonly CursorValue[] | undefined,
 ): { rows: Row[]; nextCursor: CursorValue[] | undefined } {
-  const where = ['account_id = ?'];
-  const params: CursorValue[] = [accountId];
-  for (const [column, values] of filters) {
-    if (values === undefined) continue;
-    where.push(`${column} IN (${values.map(() => '?').join(', ')})`);
-    params.push(...values);
+  const equalities = filters.flatMap(([column, values]) => (values === undefined ? [] : [{ column, values: [...new Set(values)] }]));
+  // Beyond MAX_ARMS combinations, one walk of the account's rows tests every value.
+  const arms: Equality[][] = combinations(equalities)?.map((arm) => arm.map(({ column, value }) => ({ column, values: [value] }))) ?? [equalities];
+  const sqls: string[] = [];
+  const params: CursorValue[] = [];
+  for (const arm of arms) {
+    const where = ['account_id = ?'];
+    params.push(accountId);
+    for (const { column, values } of arm) {
+      where.push(`${column} IN (${values.map(() => '?').join(', ')})`);
+      params.push(...values);
+    }
+    if (after !== undefined) {
+      where.push('seq < ?');
+      params.push(after[0]!);
+    }
+    sqls.push(`SELECT * FROM ${table} WHERE ${where.join(' AND ')}`);
   }
-  if (after !== undefined) {
-    where.push('seq < ?');
-    params.push(after[0]!);
-  }
-  const rows = db.prepare(`SELECT * FROM ${table} WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`).all(...params, pageSize + 1) as Row[];
+  const rows = db.prepare(`${sqls.join(' UNION ALL ')} ORDER BY seq DESC LIMIT ?`).all(...params, pageSize + 1) as Row[];
   const more = rows.length > pageSize;
   const page = more ? rows.slice(0, pageSize) : rows;
   return { rows: page, nextCursor: more ? [page.at(-1)!.seq] : undefined };

@@ -4,7 +4,7 @@ import type { RiskStatus } from '../domain/risks/risk.js';
 import { reportText, type ReportFilters, type ReportFormat, type ReportRisk, type ReportTarget } from '../domain/reports/snapshot.js';
 import type { HealthGrade } from '../domain/targets/health-score.js';
 import type { Database } from './database.js';
-import { FILTER_SQL, marks } from './risks-repository.js';
+import { FILTER_SQL, marks, THREAT_RANK } from './risks-repository.js';
 import { newestFirstPage } from './keyset.js';
 
 interface ReportRow {
@@ -55,13 +55,17 @@ function targetConditions(accountId: string, selection: ReportSelection, withRis
   return conditions;
 }
 
-/** Conditions on risks (alias r): GET /v1/risks's filters and its QoD rule. */
+/** Conditions on risks (alias r): GET /v1/risks's filters on the risk's own fields and its QoD rule (the target keys select targets first). */
 function riskConditions(selection: ReportSelection): Condition[] {
   const conditions: Condition[] = [{ sql: "(r.scan_type <> 'OPENVAS' OR r.qod IS NULL OR r.qod >= ?)", params: [selection.minOpenvasQod] }];
   for (const [key, values] of Object.entries(selection.risks) as Array<[string, string[]]>) {
-    conditions.push({ sql: FILTER_SQL[key]!(values.length), params: key === 'tags' ? values.map((value) => value.toLowerCase()) : values });
+    if (key !== 'tags' && key !== 'target_id') conditions.push({ sql: FILTER_SQL[key]!(values.length), params: values });
   }
   return conditions;
+}
+
+function hasTargetConditions(selection: ReportSelection): boolean {
+  return Object.keys(selection.targets).length > 0 || selection.risks.target_id !== undefined || selection.risks.tags !== undefined;
 }
 
 function where(accountColumn: string, accountId: string, conditions: readonly Condition[]): Condition {
@@ -71,7 +75,14 @@ function where(accountColumn: string, accountId: string, conditions: readonly Co
   };
 }
 
-const SEVERITY_ORDER = "CASE r.threat_level WHEN 'CRITICAL' THEN 0 WHEN 'HIGH' THEN 1 WHEN 'MEDIUM' THEN 2 WHEN 'LOW' THEN 3 ELSE 4 END, r.seq DESC";
+/**
+ * Most severe first, then newest: THREAT_RANK is the expression of index
+ * risks_by_account_threat (migration 0020), so this order is a walk of that
+ * index that stops at the cap. The unary plus keeps a small selection (no
+ * more than the cap) on the index of its targets or filters, sorted there.
+ */
+const SEVERITY_ORDER = `${THREAT_RANK} DESC, r.seq DESC`;
+const SEVERITY_SORT = `+${THREAT_RANK} DESC, r.seq DESC`;
 
 export interface ReportTargetRow {
   id: string;
@@ -154,15 +165,41 @@ export class SqliteReportRepository implements ReportRepository {
     return rows.map(toReportTarget);
   }
 
+  /**
+   * The risks a report holds: the cap's most severe, and how many matched,
+   * counted up to one more than the cap (a count stops there, where counting
+   * every match read every risk of an account of a million). The targets are
+   * selected first (their keys, target_tags' by tag), then their risks read
+   * by target. More matches than the cap: the severity index is walked in
+   * order and stops at the cap; no more: they are sorted, at most cap rows,
+   * never every row of the account with its definition text.
+   */
   private scopeRisks(accountId: string, selection: ReportSelection): Pick<ReportScope, 'risks' | 'matchedRisks'> {
-    const clause = where('r.account_id', accountId, [...targetConditions(accountId, selection, false), ...riskConditions(selection)]);
-    const from = `FROM risks r JOIN targets t ON t.id = r.target_id WHERE ${clause.sql}`;
-    const { n } = this.db.prepare(`SELECT COUNT(*) AS n ${from}`).get(...clause.params) as { n: number };
+    const conditions = riskConditions(selection);
+    const byTargets = hasTargetConditions(selection);
+    if (byTargets) {
+      const targetIds = this.selectedTargetIds(accountId, selection);
+      if (targetIds.length === 0) return { risks: [], matchedRisks: 0 };
+      conditions.unshift({ sql: `r.target_id IN (${marks(targetIds.length)})`, params: targetIds });
+    }
+    const clause = where('r.account_id', accountId, conditions);
+    // The targets' ranges of risks_by_account_target: left to itself, SQLite walked every risk of the account testing its target.
+    const byTargetIndex = `FROM risks r${byTargets ? ' INDEXED BY risks_by_account_target' : ''} WHERE ${clause.sql}`;
+    const matched = this.db.prepare(`SELECT count(*) FROM (SELECT 1 ${byTargetIndex} LIMIT ?)`).pluck().get(...clause.params, selection.maxRisks + 1) as number;
+    const capped = matched > selection.maxRisks;
+    const from = capped ? `FROM risks r WHERE ${clause.sql}` : byTargetIndex;
+    const order = capped ? SEVERITY_ORDER : SEVERITY_SORT;
     // Row by row: each row's JSON text is parsed as it comes, rather than all rows' text held beside all risks parsed.
     const rows = this.db
-      .prepare(`SELECT r.id, r.target_id, r.status, r.is_accepted, r.first_detected_at, r.last_detected_at, r.definition ${from} ORDER BY ${SEVERITY_ORDER} LIMIT ?`)
+      .prepare(`SELECT r.id, r.target_id, r.status, r.is_accepted, r.first_detected_at, r.last_detected_at, r.definition ${from} ORDER BY ${order} LIMIT ?`)
       .iterate(...clause.params, selection.maxRisks) as IterableIterator<ScopeRiskRow>;
-    return { risks: Array.from(rows, toReportRisk), matchedRisks: n };
+    return { risks: Array.from(rows, toReportRisk), matchedRisks: matched };
+  }
+
+  /** The ids of the targets the selection names (countTargets has kept them to maxTargets). */
+  private selectedTargetIds(accountId: string, selection: ReportSelection): string[] {
+    const clause = where('t.account_id', accountId, targetConditions(accountId, selection, true));
+    return this.db.prepare(`SELECT t.id FROM targets t WHERE ${clause.sql} LIMIT ?`).pluck().all(...clause.params, selection.maxTargets + 1) as string[];
   }
 }
 

@@ -5,7 +5,7 @@ import type { CursorValue } from '../domain/lists/page-token.js';
 import type { OpenRiskCounts } from '../domain/targets/health-score.js';
 import type { Database } from './database.js';
 import { createStagingTables } from './recording-staging.js';
-import { afterCursor, orderBy, type KeysetColumn } from './keyset.js';
+import { afterCursor, combinations, orderBy, type Equal, type Equality, type KeysetColumn } from './keyset.js';
 
 interface RiskRow {
   seq: number;
@@ -82,7 +82,7 @@ const VIEW = `SELECT ${VIEW_COLUMNS} FROM risks r JOIN targets t ON t.id = r.tar
  * only for the identical expression, so change both or neither
  * (test/store/risk-sort-plans.test.ts checks the plan).
  */
-const THREAT_RANK = "(CASE r.threat_level WHEN 'CRITICAL' THEN 4 WHEN 'HIGH' THEN 3 WHEN 'MEDIUM' THEN 2 WHEN 'LOW' THEN 1 ELSE 0 END)";
+export const THREAT_RANK = "(CASE r.threat_level WHEN 'CRITICAL' THEN 4 WHEN 'HIGH' THEN 3 WHEN 'MEDIUM' THEN 2 WHEN 'LOW' THEN 1 ELSE 0 END)";
 
 const SORT_EXPRESSIONS: Record<RiskSortField, string> = {
   threat_level: THREAT_RANK,
@@ -130,6 +130,26 @@ export const FILTER_SQL: Record<string, (count: number) => string> = {
   'risk_definition.scan_type': (n) => `r.scan_type IN (${marks(n)})`,
   'risk_definition.threat_level': (n) => `r.threat_level IN (${marks(n)})`,
   'risk_definition.title': (n) => `r.title IN (${marks(n)})`,
+};
+
+interface Test {
+  sql: string;
+  params: CursorValue[];
+}
+
+interface Selection {
+  equalities: Equality[];
+  tests: Test[];
+  /** A set of targets is asked for: their risks are read target by target. */
+  byTargets: boolean;
+}
+
+/** The columns of the filters that name values of one column (tags and text are resolved to target ids first). */
+const FILTER_COLUMNS: Record<string, string> = {
+  status: 'r.status',
+  'risk_definition.scan_type': 'r.scan_type',
+  'risk_definition.threat_level': 'r.threat_level',
+  'risk_definition.title': 'r.title',
 };
 
 /** Up to this many targets matching a text filter are looked up by id; SQLite allows 32,766 parameters. */
@@ -266,51 +286,80 @@ export class SqliteRiskRepository implements RiskRepository {
   }
 
   list(accountId: string, query: RiskListQuery): Page<RiskView> {
-    const where = ["(r.scan_type <> 'OPENVAS' OR r.qod IS NULL OR r.qod >= ?)"];
-    const params: CursorValue[] = [query.minOpenvasQod];
-    let byTargets = query.filters.target_id !== undefined;
-    for (const [key, values] of Object.entries(query.filters) as Array<[string, string[]]>) {
-      const targetIds = key === 'tags' ? this.targetsTagged(accountId, values) : undefined;
-      if (targetIds?.length === 0) return { items: [], nextCursor: undefined };
-      if (targetIds !== undefined) {
-        where.push(FILTER_SQL.target_id!(targetIds.length));
-        params.push(...targetIds);
-        byTargets = true;
-        continue;
-      }
-      where.push(FILTER_SQL[key]!(values.length));
-      params.push(...(key === 'tags' ? values.map((value) => value.toLowerCase()) : values));
-    }
-    if (query.accepted !== undefined) {
-      where.push('r.is_accepted = ?');
-      params.push(query.accepted ? 1 : 0);
-    }
-    if (query.targetContains !== undefined && query.targetContains !== '') {
-      const text = query.targetContains.toLowerCase();
-      const targetIds = this.targetsContaining(accountId, text);
-      if (targetIds?.length === 0) return { items: [], nextCursor: undefined };
-      if (targetIds === undefined) {
-        where.push('(instr(lower(t.target), ?) > 0 OR instr(lower(t.label), ?) > 0)');
-        params.push(text, text);
-      } else {
-        where.push(FILTER_SQL.target_id!(targetIds.length));
-        params.push(...targetIds);
-        byTargets = true;
-      }
-    }
+    const selection = this.selectionOf(accountId, query);
+    if (selection === undefined) return { items: [], nextCursor: undefined };
     const columns = keysetColumns(query);
-    if (query.after !== undefined) {
-      const after = afterCursor(columns, query.after);
-      where.push(after.sql);
-      params.push(...after.params);
-    }
-    const source = listSource(query, accountId, byTargets);
-    where.unshift(source.accountCondition);
-    params.unshift(...source.accountParams);
-    const rows = this.db.prepare(`${source.sql} WHERE ${where.join(' AND ')} ORDER BY ${orderBy(columns)} LIMIT ?`).all(...params, query.pageSize + 1) as RiskViewRow[];
+    if (query.after !== undefined) selection.tests.push(afterCursor(columns, query.after));
+    const arms = query.sort?.[0] === undefined ? combinations(selection.equalities) : undefined;
+    const rows = arms === undefined || arms.length === 1 ? this.walk(accountId, query, selection, columns) : this.merge(accountId, query, arms, selection.tests);
     const more = rows.length > query.pageSize;
     const page = more ? rows.slice(0, query.pageSize) : rows;
     return { items: page.map(toView), nextCursor: more ? cursorOf(page.at(-1)!) : undefined, cursorAt: (index) => cursorOf(page[index]!) };
+  }
+
+  /**
+   * What the filters ask for: the values each column must hold, and the tests
+   * rows must pass. A target_id filter, the targets of tags and those whose
+   * text matches narrow one set of target ids. Undefined: nothing can match.
+   */
+  private selectionOf(accountId: string, query: RiskListQuery): Selection | undefined {
+    const equalities: Equality[] = [];
+    const tests: Test[] = [{ sql: "(r.scan_type <> 'OPENVAS' OR r.qod IS NULL OR r.qod >= ?)", params: [query.minOpenvasQod] }];
+    let targetIds = query.filters.target_id;
+    const narrow = (ids: readonly string[]) => (targetIds = targetIds === undefined ? [...ids] : targetIds.filter((id) => ids.includes(id)));
+    for (const [key, values] of Object.entries(query.filters) as Array<[string, string[]]>) {
+      if (key === 'target_id') continue;
+      if (key !== 'tags') {
+        equalities.push({ column: FILTER_COLUMNS[key]!, values: [...new Set(values)] });
+        continue;
+      }
+      const tagged = this.targetsTagged(accountId, values);
+      if (tagged === undefined) tests.push({ sql: FILTER_SQL.tags!(values.length), params: values.map((value) => value.toLowerCase()) });
+      else narrow(tagged);
+    }
+    if (query.accepted !== undefined) tests.push({ sql: 'r.is_accepted = ?', params: [query.accepted ? 1 : 0] });
+    if (query.targetContains !== undefined && query.targetContains !== '') {
+      const text = query.targetContains.toLowerCase();
+      const matching = this.targetsContaining(accountId, text);
+      if (matching === undefined) tests.push({ sql: '(instr(lower(t.target), ?) > 0 OR instr(lower(t.label), ?) > 0)', params: [text, text] });
+      else narrow(matching);
+    }
+    if (targetIds !== undefined) {
+      if (targetIds.length === 0) return undefined;
+      equalities.push({ column: 'r.target_id', values: [...new Set(targetIds)] });
+    }
+    return { equalities, tests, byTargets: targetIds !== undefined };
+  }
+
+  /** One statement walking the rows in page order: an index range for the sort or the filters' values, or each target's rows sorted (byTargets). */
+  private walk(accountId: string, query: RiskListQuery, selection: Selection, columns: KeysetColumn[]): RiskViewRow[] {
+    const source = listSource(query, accountId, selection.byTargets);
+    const where = [source.accountCondition, ...selection.equalities.map((equality) => `${equality.column} IN (${marks(equality.values.length)})`)];
+    const params: CursorValue[] = [...source.accountParams, ...selection.equalities.flatMap((equality) => equality.values)];
+    for (const test of selection.tests) {
+      where.push(test.sql);
+      params.push(...test.params);
+    }
+    return this.db.prepare(`${source.sql} WHERE ${where.join(' AND ')} ORDER BY ${orderBy(columns)} LIMIT ?`).all(...params, query.pageSize + 1) as RiskViewRow[];
+  }
+
+  /**
+   * Newest first with several values in a filter: one arm per combination of
+   * values, each one index range walked newest first (the value's index of
+   * migration 0024, or a target's range of risks_by_account_target), merged
+   * by SQLite in seq order (a compound SELECT's MERGE), which stops at the
+   * page. `IN (...)` instead sorted every matching row of the account in a
+   * temporary B-tree, or walked all of its risks testing each.
+   */
+  private merge(accountId: string, query: RiskListQuery, arms: ReadonlyArray<readonly Equal[]>, tests: readonly Test[]): RiskViewRow[] {
+    const sqls: string[] = [];
+    const params: CursorValue[] = [];
+    for (const arm of arms) {
+      const where = ['r.account_id = ?', ...arm.map((equal) => `${equal.column} = ?`), ...tests.map((test) => test.sql)];
+      sqls.push(`SELECT ${VIEW_COLUMNS} FROM risks r JOIN targets t ON t.id = r.target_id WHERE ${where.join(' AND ')}`);
+      params.push(accountId, ...arm.map((equal) => equal.value), ...tests.flatMap((test) => test.params));
+    }
+    return this.db.prepare(`${sqls.join(' UNION ALL ')} ORDER BY seq DESC LIMIT ?`).all(...params, query.pageSize + 1) as RiskViewRow[];
   }
 
   /**

@@ -20,7 +20,6 @@ interface ScanRow {
   resolved_targets: string;
   skipped_targets: string;
   conditions: string;
-  risks: string;
   scheduled_by: string | null;
   report_id: string | null;
   created_at: string;
@@ -39,7 +38,16 @@ interface ResultRow {
   created_at: string;
 }
 
-function toScan(row: ScanRow, results: StoredResultFile[]): Scan {
+type RiskLists = Scan['risks'];
+
+/** scan_risks.list of each list (migration 0025). */
+const RISK_LISTS = ['newOpen', 'stillOpen', 'closed'] as const;
+
+const hasRisks = (scan: Scan): boolean => RISK_LISTS.some((key) => scan.risks[key].length > 0);
+
+const noRisks = (): RiskLists => ({ newOpen: [], stillOpen: [], closed: [] });
+
+function toScan(row: ScanRow, results: StoredResultFile[], risks: RiskLists): Scan {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -53,7 +61,7 @@ function toScan(row: ScanRow, results: StoredResultFile[]): Scan {
     skippedTargets: JSON.parse(row.skipped_targets),
     conditions: JSON.parse(row.conditions),
     results: results.map((file) => ({ resultId: file.id, contentType: file.contentType })),
-    risks: JSON.parse(row.risks),
+    risks,
     scheduledBy: row.scheduled_by,
     reportId: row.report_id,
     createdAt: row.created_at,
@@ -94,7 +102,6 @@ function toParams(scan: Scan) {
     resolvedTargets: JSON.stringify(scan.resolvedTargets),
     skippedTargets: JSON.stringify(scan.skippedTargets),
     conditions: JSON.stringify(scan.conditions),
-    risks: JSON.stringify(scan.risks),
     scheduledBy: scan.scheduledBy,
     reportId: scan.reportId,
     createdAt: scan.createdAt,
@@ -113,11 +120,11 @@ export class SqliteScanRepository implements ScanRepository {
     this.eventRows = new EventRows(db);
     this.statements = {
       insert: db.prepare(`INSERT INTO scans (id, account_id, name, type, state, progress, is_authenticated, requested_targets, resolved_targets,
-          skipped_targets, conditions, risks, scheduled_by, report_id, created_at, started_at, finished_at)
+          skipped_targets, conditions, scheduled_by, report_id, created_at, started_at, finished_at)
         VALUES (@id, @accountId, @name, @type, @state, @progress, @isAuthenticated, @requestedTargets, @resolvedTargets,
-          @skippedTargets, @conditions, @risks, @scheduledBy, @reportId, @createdAt, @startedAt, @finishedAt)`),
+          @skippedTargets, @conditions, @scheduledBy, @reportId, @createdAt, @startedAt, @finishedAt)`),
       save: db.prepare(`UPDATE scans SET state = @state, progress = @progress, resolved_targets = @resolvedTargets, skipped_targets = @skippedTargets,
-          conditions = @conditions, risks = @risks, report_id = @reportId, started_at = @startedAt, finished_at = @finishedAt
+          conditions = @conditions, report_id = @reportId, started_at = @startedAt, finished_at = @finishedAt
         WHERE id = @id AND account_id = @accountId AND (@expectedState IS NULL OR state = @expectedState)`),
       byId: db.prepare('SELECT * FROM scans WHERE account_id = ? AND id = ?'),
       byIdUnscoped: db.prepare('SELECT * FROM scans WHERE id = ?'),
@@ -137,13 +144,40 @@ export class SqliteScanRepository implements ScanRepository {
       resultsOf: db.prepare(`SELECT ${RESULT_COLUMNS} FROM scan_results WHERE scan_id = ? ORDER BY created_at, rowid`),
       result: db.prepare(`SELECT ${RESULT_COLUMNS} FROM scan_results WHERE account_id = ? AND id = ?`),
       resultContent: db.prepare('SELECT content FROM scan_results WHERE id = ?'),
+      // Its risk lists, each in recorded order (the key's order, which the grouping walks): one JSON array per list built by SQLite,
+      // one string to parse rather than a row per id. An ORDER BY inside the aggregate sorted the ids again (test/store/counters-migration.test.ts keeps the order).
+      riskListsOf: db.prepare(`SELECT list, json_group_array(risk_id) AS ids FROM scan_risks WHERE scan_seq = ? GROUP BY list`),
+      forgetRiskLists: db.prepare('DELETE FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?)'),
+      insertRiskList: db.prepare(`INSERT INTO scan_risks (scan_seq, list, position, risk_id)
+        SELECT (SELECT seq FROM scans WHERE id = @id), @list, j.key, j.value FROM json_each(@ids) j`),
+      setRiskCounts: db.prepare('UPDATE scans SET new_open_count = ?, still_open_count = ?, closed_count = ? WHERE id = ?'),
       insertPendingResult: db.prepare('INSERT INTO pending_result_files (result_id, scan_id, account_id, created_at) VALUES (@id, @scanId, @accountId, @createdAt)'),
     };
   }
 
   private hydrate(row: ScanRow | undefined): Scan | undefined {
     if (row === undefined) return undefined;
-    return toScan(row, (this.statements.resultsOf.all(row.id) as ResultRow[]).map(toResult));
+    return toScan(row, (this.statements.resultsOf.all(row.id) as ResultRow[]).map(toResult), this.riskListsOf(row.seq));
+  }
+
+  private riskListsOf(seq: number): RiskLists {
+    const lists = noRisks();
+    for (const [list, ids] of this.statements.riskListsOf.raw(true).all(seq) as Array<[number, string]>) lists[RISK_LISTS[list]!] = JSON.parse(ids) as string[];
+    return lists;
+  }
+
+  /**
+   * Replaces the scan's risk lists and their lengths. Only the writes that
+   * record what a scan found (insert, insertImported, saveWithResults) call
+   * it: save() leaves them, so a progress or state change never rewrites a
+   * scan's million ids.
+   */
+  private writeRiskLists(scan: Scan): void {
+    this.statements.forgetRiskLists.run(scan.id);
+    for (const [list, key] of RISK_LISTS.entries()) {
+      if (scan.risks[key].length > 0) this.statements.insertRiskList.run({ id: scan.id, list, ids: JSON.stringify(scan.risks[key]) });
+    }
+    this.statements.setRiskCounts.run(scan.risks.newOpen.length, scan.risks.stillOpen.length, scan.risks.closed.length, scan.id);
   }
 
   private recordEvents(events: readonly OutboxEvent[]): void {
@@ -154,6 +188,7 @@ export class SqliteScanRepository implements ScanRepository {
     this.db.transaction(() => {
       for (const scan of scans) {
         this.statements.insert.run(toParams(scan));
+        if (hasRisks(scan)) this.writeRiskLists(scan);
         if (scan.state !== 'OVER_LIMIT') this.statements.addUsage.run(scan.accountId, scan.createdAt.slice(0, 7), 1);
       }
       this.recordEvents(events);
@@ -163,6 +198,7 @@ export class SqliteScanRepository implements ScanRepository {
   insertImported(scan: Scan, files: readonly StoredResultFile[]): void {
     this.db.transaction(() => {
       this.statements.insert.run(toParams(scan));
+      if (hasRisks(scan)) this.writeRiskLists(scan);
       for (const file of files) this.statements.insertResult.run(resultParams(file));
     })();
   }
@@ -225,6 +261,7 @@ export class SqliteScanRepository implements ScanRepository {
   saveWithResults(scan: Scan, files: readonly NewResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean {
     return this.db.transaction(() => {
       if (!this.save(scan, events, expectedState)) return false;
+      this.writeRiskLists(scan);
       for (const file of files) {
         this.statements.insertResult.run(resultParams(file));
         if (file.rendersLater === true) this.statements.insertPendingResult.run({ id: file.id, scanId: file.scanId, accountId: file.accountId, createdAt: file.createdAt });

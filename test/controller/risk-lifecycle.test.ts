@@ -16,21 +16,8 @@ import { InvalidRequestError, NotFoundError } from '../../src/domain/errors.js';
 import type { RiskView } from '../../src/domain/risks/risk.js';
 import type { Target } from '../../src/domain/targets/target.js';
 import { tempDir } from '../support/temp-dir.js';
-import { FakeRunner, scriptedScanController, nmapXml, portXml, xmlOutput, type NmapHostSpec, type OpenPort } from '../support/scripted-scans.js';
+import { FakeRunner, scriptedScanController, nmapXml, openVasXml, portXml, xmlOutput, type NmapHostSpec, type OpenPort } from '../support/scripted-scans.js';
 import { receiveEvents } from '../support/event-receiver.js';
-
-/** A Greenbone report with one result per entry, all on 127.0.0.1. */
-function openVasXml(results: Array<{ oid: string; name: string; port: string; severity: string; qod: number }>): string {
-  const body = results
-    .map(
-      (r) =>
-        `<result><name>${r.name}</name><host>127.0.0.1</host><port>${r.port}</port><nvt oid="${r.oid}"><name>${r.name}</name></nvt>` +
-        `<severity>${r.severity}</severity><threat>Medium</threat><qod><value>${r.qod}</value><type>remote_banner</type></qod><description>found</description></result>`,
-    )
-    .join('');
-  return `<report><results>${body}</results></report>`;
-}
-
 
 /** Names the fake resolver answers; the test changes them to make a target resolve, fail or turn private. */
 const dnsTable = new Map<string, string[]>();

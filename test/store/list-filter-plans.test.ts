@@ -9,20 +9,24 @@
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { TargetSortField } from '../../src/app/ports.js';
+import type { ReportSelection, TargetSortField } from '../../src/app/ports.js';
 import type { SortDirection } from '../../src/domain/lists/list-query.js';
-import type { Risk } from '../../src/domain/risks/risk.js';
+import type { CursorValue } from '../../src/domain/lists/page-token.js';
+import type { Risk, RiskView } from '../../src/domain/risks/risk.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { AccountsService } from '../../src/app/accounts-service.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { SqliteAccountRepository } from '../../src/store/accounts-repository.js';
 import { openDatabase, type Database } from '../../src/store/database.js';
+import { SqliteReportRepository } from '../../src/store/reports-repository.js';
 import { SqliteRiskRepository } from '../../src/store/risks-repository.js';
 import { SqliteScanRepository } from '../../src/store/scans-repository.js';
 import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
 import { planOf } from '../support/query-plan.js';
 import { aTarget } from '../support/targets.js';
 import { tempDir } from '../support/temp-dir.js';
+
+const SEVERITY = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1, INFO: 0 } as const;
 
 describe('store: filtered and sorted lists walk an index to the page', () => {
   let dir: ReturnType<typeof tempDir>;
@@ -68,7 +72,7 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
     return {
       id: randomUUID(), accountId, name: `scan-${n}`, type: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP', state: n % 3 === 0 ? 'SUCCEEDED' : 'QUEUED', progress: 0, isAuthenticated: false,
       requestedTargets: [], resolvedTargets: [], skippedTargets: [], conditions: [], results: [], risks: { newOpen: [], stillOpen: [], closed: [] },
-      scheduledBy: n % 4 === 0 ? 'nightly' : null, reportId: null, createdAt: new Date().toISOString(), startedAt: null, finishedAt: null,
+      scheduledBy: n % 4 === 0 ? 'nightly' : n % 4 === 1 ? 'weekly' : null, reportId: null, createdAt: new Date().toISOString(), startedAt: null, finishedAt: null,
     };
   }
 
@@ -93,6 +97,49 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
       expect(first.items).to.have.length(3);
       for (const after of [undefined, first.nextCursor]) {
         expectIndexWalk(planOf(db, () => risks.list(accountId, { filters, pageSize: 3, after, minOpenvasQod: 70 })), index);
+      }
+    });
+  }
+
+  /** Every page of the list, pages of `pageSize`, each continuing from the cursor of the one before. */
+  function allPages<T>(list: (after: CursorValue[] | undefined) => { items: T[]; nextCursor: CursorValue[] | undefined }): T[] {
+    const items: T[] = [];
+    let after: CursorValue[] | undefined;
+    for (let pages = 0; pages < 500; pages++) {
+      const page = list(after);
+      items.push(...page.items);
+      if (page.nextCursor === undefined) return items;
+      after = page.nextCursor;
+    }
+    throw new Error('too many pages');
+  }
+
+  const seqOf = (id: string) => (db.prepare('SELECT seq FROM risks WHERE id = ?').get(id) as { seq: number }).seq;
+
+  const MULTI_VALUE_RISK_FILTERS: Array<[string, Record<string, string[]>, (risk: RiskView) => boolean, RegExp]> = [
+    ['status', { status: ['CLOSED', 'OPEN'] }, () => true, /SEARCH r USING INDEX risks_by_account_status \(account_id=\? AND status=\?/],
+    ['threat_level', { 'risk_definition.threat_level': ['HIGH', 'CRITICAL'] }, (risk) => ['HIGH', 'CRITICAL'].includes(risk.definition.threat_level), /SEARCH r USING INDEX risks_by_account_level \(account_id=\? AND threat_level=\?/],
+    ['scan_type', { 'risk_definition.scan_type': ['OWASP_ZAP', 'NMAP'] }, () => true, /SEARCH r USING INDEX risks_by_account_scan_type \(account_id=\? AND scan_type=\?/],
+    ['title', { 'risk_definition.title': ['Title 3', 'Title 5', 'Title 3'] }, (risk) => ['Title 3', 'Title 5'].includes(risk.definition.title), /SEARCH r USING INDEX risks_by_account_title \(account_id=\? AND title=\?/],
+    ['status and threat_level', { status: ['OPEN', 'CLOSED'], 'risk_definition.threat_level': ['HIGH', 'LOW'] }, (risk) => ['HIGH', 'LOW'].includes(risk.definition.threat_level), /SEARCH r USING INDEX risks_by_account_status_level \(account_id=\? AND status=\? AND threat_level=\?/],
+    ['tags', { tags: ['prod', 'dev'] }, () => true, /SEARCH r USING INDEX risks_by_account_target \(account_id=\? AND target_id=\?/],
+    ['target_id and threat_level', { target_id: [], 'risk_definition.threat_level': ['INFO', 'MEDIUM'] }, (risk) => risk.targetId === firstTargetId && ['INFO', 'MEDIUM'].includes(risk.definition.threat_level), /SEARCH r USING INDEX risks_by_account_(target|level) \(account_id=\? AND (target_id|threat_level)=\?/],
+  ];
+
+  for (const [name, given, matches, index] of MULTI_VALUE_RISK_FILTERS) {
+    it(`risks filtered by several values of ${name}: one index range per value merged newest first, no sort, pages adding up to the list`, () => {
+      const filters = given.target_id === undefined ? given : { ...given, target_id: [firstTargetId, firstTargetId] };
+      const everything = risks.list(accountId, { filters: {}, pageSize: 500, after: undefined, minOpenvasQod: 70 }).items;
+      const expected = everything.filter(matches).map((risk) => risk.id);
+      expect(expected.length).to.be.greaterThan(3);
+      expect(everything.map((risk) => seqOf(risk.id))).to.deep.equal(everything.map((risk) => seqOf(risk.id)).sort((a, b) => b - a));
+      const paged = allPages((after) => risks.list(accountId, { filters, pageSize: 3, after, minOpenvasQod: 70 }));
+      expect(paged.map((risk) => risk.id)).to.deep.equal(expected);
+      const first = risks.list(accountId, { filters, pageSize: 3, after: undefined, minOpenvasQod: 70 });
+      for (const after of [undefined, first.nextCursor]) {
+        const plan = planOf(db, () => risks.list(accountId, { filters, pageSize: 3, after, minOpenvasQod: 70 }));
+        expectIndexWalk(plan, index);
+        expect(plan, plan).to.include('MERGE (UNION ALL)');
       }
     });
   }
@@ -126,13 +173,62 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
     });
   }
 
+  const MULTI_VALUE_SCAN_FILTERS: Array<[string, Record<string, string[]>, (scan: Scan) => boolean, RegExp]> = [
+    ['state', { state: ['SUCCEEDED', 'QUEUED'] }, () => true, /SEARCH scans USING INDEX scans_by_account_state \(account_id=\? AND state=\?/],
+    ['type', { type: ['OWASP_ZAP', 'NMAP'] }, () => true, /SEARCH scans USING INDEX scans_by_account_type \(account_id=\? AND type=\?/],
+    ['scheduled_by', { scheduled_by: ['nightly', 'weekly'] }, (scan) => scan.scheduledBy !== null, /SEARCH scans USING INDEX scans_by_account_schedule \(account_id=\? AND scheduled_by=\?/],
+    ['state and type', { state: ['SUCCEEDED', 'QUEUED'], type: ['NMAP', 'OWASP_ZAP'] }, () => true, /SEARCH scans USING INDEX scans_by_account_(state|type) \(account_id=\? AND (state|type)=\?/],
+  ];
+
+  for (const [name, filters, matches, index] of MULTI_VALUE_SCAN_FILTERS) {
+    it(`scans filtered by several values of ${name}: one index range per value merged newest first, pages adding up to the list`, () => {
+      const expected = scans.list(accountId, { filters: {}, pageSize: 500, after: undefined }).items.filter(matches).map((scan) => scan.id);
+      expect(allPages((after) => scans.list(accountId, { filters, pageSize: 4, after })).map((scan) => scan.id)).to.deep.equal(expected);
+      const first = scans.list(accountId, { filters, pageSize: 2, after: undefined });
+      for (const after of [undefined, first.nextCursor]) {
+        const plan = planOf(db, () => scans.list(accountId, { filters, pageSize: 2, after }));
+        expectIndexWalk(plan, index);
+        expect(plan, plan).to.include('MERGE (UNION ALL)');
+      }
+    });
+  }
+
+  describe('a report\'s selection', () => {
+    const selection = (risks: Record<string, string[]>, targets: Record<string, string[]> = {}, maxRisks = 5): ReportSelection => ({ targets, risks, minOpenvasQod: 70, maxRisks, maxTargets: 100 });
+    const riskSelect = (sql: string) => sql.includes('r.definition');
+
+    it('more matches than the cap: the cap\'s most severe by walking the severity index, and a count that stops one past the cap', () => {
+      const reports = new SqliteReportRepository(db);
+      const scope = reports.readScope(accountId, selection({}));
+      expect(scope.matchedRisks).to.equal(6);
+      const all = risks.list(accountId, { filters: {}, sort: [{ field: 'threat_level', direction: 'desc' }], pageSize: 5, after: undefined, minOpenvasQod: 70 }).items;
+      expect(scope.risks.map((risk) => risk.id)).to.deep.equal(all.map((risk) => risk.id));
+      expectIndexWalk(planOf(db, () => reports.readScope(accountId, selection({})), riskSelect), /SEARCH r USING INDEX risks_by_account_threat \(account_id=\?/);
+      const count = planOf(db, () => reports.readScope(accountId, selection({})), (sql) => sql.includes('count(*)'));
+      expect(count, count).not.to.match(/SCAN r$/m);
+    });
+
+    it('tags: the tagged targets from target_tags\' key first, then their risks by target, most severe first', () => {
+      const reports = new SqliteReportRepository(db);
+      const scope = reports.readScope(accountId, selection({ tags: ['PROD'] }, {}, 1000));
+      expect(scope.matchedRisks).to.equal(40);
+      expect(scope.risks.map((risk) => risk.definition.threat_level)).to.deep.equal([...scope.risks].sort((a, b) => SEVERITY[b.definition.threat_level] - SEVERITY[a.definition.threat_level]).map((risk) => risk.definition.threat_level));
+      const targetsPlan = planOf(db, () => reports.readScope(accountId, selection({ tags: ['prod'] }, {}, 1000)), (sql) => sql.startsWith('SELECT t.id FROM targets'));
+      expect(targetsPlan, targetsPlan).to.match(/SEARCH target_tags USING (COVERING INDEX|PRIMARY KEY)/).and.not.include('target_tags_by_target');
+      const risksPlan = planOf(db, () => reports.readScope(accountId, selection({ tags: ['prod'] }, {}, 1000)), riskSelect);
+      expect(risksPlan, risksPlan).to.match(/SEARCH r USING INDEX risks_by_account_target \(account_id=\? AND target_id=\?/);
+      // Fewer matches than the cap: they alone are sorted (40 rows here), never the account's.
+      expect(risksPlan, risksPlan).not.to.match(/SCAN r$/m);
+    });
+  });
+
   const TARGET_SORTS: Array<[TargetSortField, SortDirection, RegExp]> = [
     ['label', 'asc', /SEARCH targets USING COVERING INDEX targets_by_label_json/],
     ['label', 'desc', /SEARCH targets USING INDEX targets_by_label \(account_id=\?/],
     ['target', 'asc', /SEARCH targets USING COVERING INDEX targets_by_address_json/],
     ['target', 'desc', /SEARCH targets USING INDEX sqlite_autoindex_targets_2 \(account_id=\?/],
     ['last_scanned', 'asc', /SEARCH targets USING COVERING INDEX targets_by_last_scanned_json/],
-    ['last_scanned', 'desc', /SEARCH targets USING INDEX targets_by_last_scanned_seq/],
+    ['last_scanned', 'desc', /SEARCH targets USING COVERING INDEX targets_by_last_scanned_desc_json/],
     ['created_at', 'asc', /SEARCH targets USING COVERING INDEX targets_list_json/],
     ['created_at', 'desc', /SEARCH targets USING COVERING INDEX targets_list_json/],
   ];

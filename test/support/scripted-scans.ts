@@ -88,3 +88,15 @@ export function scriptedScanController(core: Core, runner: FakeRunner, resolver:
     },
   });
 }
+
+/** A Greenbone report with one result per entry, all on 127.0.0.1. */
+export function openVasXml(results: Array<{ oid: string; name: string; port: string; severity: string; qod: number }>): string {
+  const body = results
+    .map(
+      (r) =>
+        `<result><name>${r.name}</name><host>127.0.0.1</host><port>${r.port}</port><nvt oid="${r.oid}"><name>${r.name}</name></nvt>` +
+        `<severity>${r.severity}</severity><threat>Medium</threat><qod><value>${r.qod}</value><type>remote_banner</type></qod><description>found</description></result>`,
+    )
+    .join('');
+  return `<report><results>${body}</results></report>`;
+}

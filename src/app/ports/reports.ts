@@ -22,6 +22,7 @@ export interface ReportScope {
   targets: ReportTarget[];
   /** The most severe first (threat level, then newest), at most maxRisks. */
   risks: ReportRisk[];
+  /** How many risks matched, counted no further than maxRisks + 1 (more than maxRisks: the report left some out). */
   matchedRisks: number;
 }
 

@@ -35,7 +35,9 @@ export interface ScanRepository {
   /**
    * Writes the scan's mutable fields and its events; returns false when the
    * row is gone or, with `expectedState`, when its state changed meanwhile
-   * (a compare-and-set, so a stop request is never overwritten).
+   * (a compare-and-set, so a stop request is never overwritten). The risk
+   * lists are not written: they are recorded by insert, insertImported and
+   * saveWithResults, the writes that record what a scan found.
    */
   save(scan: Scan, events: readonly OutboxEvent[], expectedState?: ScanState): boolean;
   /** Deletes the scan and remembers it was deleted (ScanResourceMarks.deletedThroughApi), in one transaction. */
@@ -46,7 +48,7 @@ export interface ScanRepository {
   countInState(state: ScanState): number;
   /** Scans started in the month (YYYY-MM, UTC) that count against the monthly limit; deleting a scan does not lower it. */
   monthlyUsage(accountId: string, month: string): number;
-  /** Records the scan's result files together with its new state and events, in one transaction. */
+  /** Records the scan's result files and risk lists together with its new state and events, in one transaction. */
   saveWithResults(scan: Scan, files: readonly NewResultFile[], events: readonly OutboxEvent[], expectedState: ScanState): boolean;
   findResult(accountId: string, id: string): StoredResultFile | undefined;
   /** The bytes of a result kept in its row (NewResultFile.content); undefined when the file is on disk. The caller has checked the account. */

@@ -63,6 +63,11 @@ function byHealth(a: ReportTarget, b: ReportTarget): number {
   return a.healthScore.score - b.healthScore.score || a.target.localeCompare(b.target);
 }
 
+/** The cover's note on a truncated report: matches are counted only to one past the cap, so it says "more than". */
+export function truncationNote(snapshot: ReportSnapshot): string {
+  return `More than ${snapshot.risks.length} risks matched the filters; this report holds the ${snapshot.risks.length} most severe. Narrow the filters to see the rest.`;
+}
+
 export function buildReportModel(snapshot: ReportSnapshot): ReportModel {
   const targets = byHealthWorstFirst(snapshot.targets);
   const summary = summaryOf(snapshot.risks, targets);

@@ -74,7 +74,7 @@ export interface ReportSnapshot {
   targets: ReportTarget[];
   /** The risks the report holds: the most severe first, at most REPORT_LIMITS.maxRisks. */
   risks: ReportRisk[];
-  /** How many risks matched the filters; more than risks.length when the report was truncated. */
+  /** How many risks matched the filters, counted to one past the cap; more than risks.length when the report was truncated. */
   matchedRisks: number;
 }
 

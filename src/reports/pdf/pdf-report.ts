@@ -4,7 +4,7 @@
  * risks most severe first. Rendered by pdf-document.ts, page by page.
  */
 import type { Writable } from 'node:stream';
-import { describeFilters, type ReportModel } from '../../domain/reports/report-model.js';
+import { describeFilters, truncationNote, type ReportModel } from '../../domain/reports/report-model.js';
 import { LEVEL_COLORS } from '../charts.js';
 import { displayTime, targetName } from '../text.js';
 import { heading, riskBlocks, sectionHeading } from './pdf-blocks.js';
@@ -36,7 +36,7 @@ function coverBlocks(flow: PdfFlow, report: ReportModel): void {
   for (const line of filters) flow.text(`• ${line}`, { size: 11, indent: 6 });
   if (report.truncated) {
     flow.space(12);
-    flow.text(`${snapshot.matchedRisks} risks matched the filters; this report holds the ${snapshot.risks.length} most severe. Narrow the filters to see the rest.`, {
+    flow.text(truncationNote(snapshot), {
       font: FONTS.bold,
       size: 11,
       color: LEVEL_COLORS.MEDIUM,

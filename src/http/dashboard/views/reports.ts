@@ -70,7 +70,7 @@ function reportsTable(view: ReportsView): SafeHtml {
     const filters = describeFilters(report.filters);
     return html`<tr>
     <th scope="row">${time(report.createdAt)}</th>
-    <td>${report.riskCount}${report.matchedRisks > report.riskCount ? html` <span class="hint">of ${report.matchedRisks} matching</span>` : ''}</td>
+    <td>${report.riskCount}${report.matchedRisks > report.riskCount ? html` <span class="hint">of more matching</span>` : ''}</td>
     <td>${report.targetCount}</td>
     <td>${filters.length === 0 ? html`<span class="empty">none</span>` : filters.join('; ')}</td>
     <td>${view.formats.map((format) => html`<a href="${PATHS.reportDownload(report.id, format)}">${format}<span class="visually-hidden"> of the report created ${report.createdAt}</span></a> `)}</td>
