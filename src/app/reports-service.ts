@@ -11,16 +11,18 @@ import { hasFeature, type Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import { FeatureNotEnabledError, InvalidRequestError, NotFoundError } from '../domain/errors.js';
 import { filtersFrom } from '../domain/lists/list-query.js';
+import { CONTENT_TYPES, REPORT_FORMATS, REPORT_LIMITS, REPORT_TARGET_FILTER_KEYS, downloadFileName, type ReportFormat } from '../domain/reports/snapshot.js';
 import {
-  CONTENT_TYPES,
-  REPORT_FORMATS,
-  REPORT_LIMITS,
-  REPORT_TARGET_FILTER_KEYS,
-  downloadFileName,
-  type ReportFormat,
-} from '../domain/reports/snapshot.js';
-import { RISK_FILTER_KEYS, type ReportFiles, type ReportJob, type ReportProducer, type ReportRecord, type ReportRenderers, type ReportRepository, type ReportSelection } from './ports.js';
-import { ReportProduction, tooManyTargets } from './report-production.js';
+  RISK_FILTER_KEYS,
+  type ReportFiles,
+  type ReportJob,
+  type ReportProducer,
+  type ReportRecord,
+  type ReportRenderers,
+  type ReportRepository,
+  type ReportSelection,
+} from './ports.js';
+import { ReportProduction } from './report-production.js';
 
 export interface ReportRequest {
   report_format: string;
@@ -53,13 +55,13 @@ export class ReportsService {
 
   /**
    * Creates the report and renders it in its format before returning its id.
-   * The selection is counted first, from an index and only up to the limit,
-   * so that a selection too wide is refused without reading it.
+   * Nothing of the selection is read here, not even its count: the producer
+   * counts and reads it off this thread (a report of every risk of a large
+   * account reads a million rows).
    */
   async create(account: Account, request: ReportRequest): Promise<string> {
     const format = this.formatFor(account, request.report_format, 'report_format');
     const selection = { ...selectionOf(account, request), maxRisks: this.limits.maxRisks, maxTargets: this.limits.maxTargets };
-    if (this.reports.countTargets(account.id, selection, this.limits.maxTargets + 1) > this.limits.maxTargets) throw tooManyTargets(this.limits.maxTargets);
     const job: ReportJob = { id: randomUUID(), accountId: account.id, accountName: account.name, createdAt: this.clock.now().toISOString(), format, selection };
     const made = await this.producer.produce(job);
     // Last: a report is recorded only once its files are whole (start-up removes a folder without a row).
@@ -109,7 +111,10 @@ export class ReportsService {
 function selectionOf(account: Account, request: ReportRequest): ReportSelection {
   const targets = request.targets_filter === undefined ? {} : filtersFrom(request.targets_filter, REPORT_TARGET_FILTER_KEYS, 'targets_filter');
   const risks = request.risks_filter === undefined ? {} : filtersFrom(request.risks_filter, RISK_FILTER_KEYS, 'risks_filter');
-  for (const [name, filter] of [['targets_filter', targets], ['risks_filter', risks]] as const) {
+  for (const [name, filter] of [
+    ['targets_filter', targets],
+    ['risks_filter', risks],
+  ] as const) {
     for (const [key, values] of Object.entries(filter) as Array<[string, string[]]>) {
       if (values.some((value) => value.length > REPORT_LIMITS.maxFilterValueLength)) {
         throw new InvalidRequestError(`${name}.${key} values may be at most ${REPORT_LIMITS.maxFilterValueLength} characters`);

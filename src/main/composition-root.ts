@@ -31,6 +31,7 @@ import { SqliteScanResourceMarks } from '../store/scan-resource-marks.js';
 import { FileSystemResultFiles } from '../store/result-files.js';
 import { FileSystemBackupFolders } from '../store/data-dir-backup.js';
 import { BackupScheduler } from '../app/backup-scheduler.js';
+import { SqlitePendingForgets } from '../store/pending-forgets-repository.js';
 import { SqlitePendingRecordings } from '../store/pending-recordings-repository.js';
 import { recordedReports, referencedResultFiles } from '../store/result-file-index.js';
 import { ScansService } from '../app/scans-service.js';
@@ -198,7 +199,8 @@ function webhookDispatcher(settings: Settings, core: Core, clock: Clock, logger:
       const result = await deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent });
       metrics?.webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : 'failed' });
       // The tenant's delivery log names the rule; the address the name resolved to stays in the service's log.
-      if (result.refusedAddress !== undefined) logger.warn({ endpoint_id: endpoint.id, address: result.refusedAddress }, `webhook delivery refused: ${result.error}`);
+      if (result.refusedAddress !== undefined)
+        logger.warn({ endpoint_id: endpoint.id, address: result.refusedAddress }, `webhook delivery refused: ${result.error}`);
       return result;
     },
     clock,
@@ -248,7 +250,8 @@ export function scanController(
       { resolver: systemResolver, allowTargets: settings.allowTargets },
     ),
     onError: (scanId, error) => logger.error({ scan_id: scanId, err: error }, 'scan reconcile failed'),
-    onAddressRefused: (refusal) => logger.warn({ scan_id: refusal.scanId, host: refusal.host, address: refusal.address }, `a scan host was refused: ${refusal.reason}`),
+    onAddressRefused: (refusal) =>
+      logger.warn({ scan_id: refusal.scanId, host: refusal.host, address: refusal.address }, `a scan host was refused: ${refusal.reason}`),
   });
 }
 
@@ -313,10 +316,21 @@ export function composeCore(
   const riskRepository = new SqliteRiskRepository(db);
   const pendingRecordings = new SqlitePendingRecordings(db);
   const staging = new SqliteRecordingStaging(db);
-  const history = new RiskHistory(riskRepository, targetRepository, clock, pendingRecordings, new SqliteEventReceivers(db), staging);
+  const history = new RiskHistory(
+    riskRepository,
+    targetRepository,
+    clock,
+    pendingRecordings,
+    new SqliteEventReceivers(db),
+    staging,
+    new SqlitePendingForgets(db),
+  );
   const outbox = new NotifyingOutbox(new SqliteEventOutbox(db));
   // Writes of the same turn of the event loop in one transaction, one disk flush: POST /v1/scans and the Scan controller's state changes.
-  const commits = new GroupCommit((fn) => db.transaction(fn).immediate(), () => db.inTransaction);
+  const commits = new GroupCommit(
+    (fn) => db.transaction(fn).immediate(),
+    () => db.inTransaction,
+  );
   const scanPdfs = new ScanPdfs({
     repository: new SqliteScanPdfRepository(db),
     scans: scanRepository,
@@ -351,9 +365,48 @@ export function composeCore(
   const scheduledScanRepository = wrapScheduledScans(new SqliteScheduledScanRepository(db));
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
-  const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings, staging, scanPdfs);
+  const imports = new ImportsService(
+    sources,
+    targets,
+    scanRepository,
+    resultFiles,
+    history,
+    clock,
+    settings.allowTargets,
+    pendingRecordings,
+    staging,
+    scanPdfs,
+  );
   const scanResourceMarks = new SqliteScanResourceMarks(db);
-  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, scanResourceMarks, resultFiles, scanPdfs, uploads, riskRepository, history, staging, outbox, risks, reports, savedReports, reportWorkers, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
+  return {
+    db,
+    commits,
+    accounts,
+    accountRepository,
+    targets,
+    targetAttachments,
+    targetRepository,
+    scans,
+    scanRepository,
+    scanResourceMarks,
+    resultFiles,
+    scanPdfs,
+    uploads,
+    riskRepository,
+    history,
+    staging,
+    outbox,
+    risks,
+    reports,
+    savedReports,
+    reportWorkers,
+    sources,
+    scheduledScans,
+    scheduledScanRepository,
+    scheduledRuns,
+    imports,
+    webhookEndpoints,
+  };
 }
 
 /**
@@ -362,11 +415,13 @@ export function composeCore(
  * is collected again when its workload still has its output), and result
  * files no row references, temporary files, report folders without a row
  * (a report is recorded last) and the embedded runtime's left-over work
- * directories are removed.
+ * directories are removed; scan deletions a crash cut short get the rest
+ * of their risks recomputed.
  */
 async function recoverFromCrash(settings: Settings, core: Core, logger: Logger): Promise<void> {
   const interrupted = core.history.rollBackInterrupted();
   await core.imports.discardInterrupted(interrupted);
+  const deletions = core.history.finishInterruptedForgets((events) => core.outbox.append(events));
   const referenced = referencedResultFiles(core.db);
   const reports = recordedReports(core.db);
   // Files scanner pods uploaded wait in uploads/ until their Scan is collected; a finished or deleted Scan's are stale.
@@ -377,8 +432,11 @@ async function recoverFromCrash(settings: Settings, core: Core, logger: Logger):
     ...(await removeWorkDirectories(join(settings.dataDir, 'work'))),
     ...(await new FileSystemReportFiles(join(settings.dataDir, 'reports')).sweep((reportId) => reports.has(reportId))),
   ];
-  if (interrupted.length > 0 || removed.length > 0) {
-    logger.warn({ rolled_back: interrupted, removed_files: removed.slice(0, 100), removed_count: removed.length }, 'removed what an interrupted run left behind');
+  if (interrupted.length > 0 || removed.length > 0 || deletions.length > 0) {
+    logger.warn(
+      { rolled_back: interrupted, finished_scan_deletions: deletions, removed_files: removed.slice(0, 100), removed_count: removed.length },
+      'removed what an interrupted run left behind',
+    );
   }
 }
 
@@ -472,7 +530,13 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   const readiness = async (): Promise<ReadinessCheck[]> => [
     migrationsCheck(core.db),
     await storeWritableCheck(core.db, settings.dataDir),
-    runtimeStarted ? { name: 'runtime', ok: true } : { name: 'runtime', ok: false, message: `the ${settings.runtime} runtime is starting${settings.runtime === 'kubernetes' ? ' (informers listing)' : ''}` },
+    runtimeStarted
+      ? { name: 'runtime', ok: true }
+      : {
+          name: 'runtime',
+          ok: false,
+          message: `the ${settings.runtime} runtime is starting${settings.runtime === 'kubernetes' ? ' (informers listing)' : ''}`,
+        },
   ];
 
   const listen = async (): Promise<Server> => {
@@ -500,14 +564,22 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   const controller = scanController(settings, core, core.scanRepository, runtime.runner, clock, logger, runtime.pollMs, metrics);
   metrics.watchQueue('scan', controller.queue);
   core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
-  core.scanPdfs.onError((file, error) => logger.error({ scan_id: file.scanId, result_id: file.resultId, err: error }, "a scan's PDF could not be made; it is made again at the next start or at its download"));
+  core.scanPdfs.onError((file, error) =>
+    logger.error(
+      { scan_id: file.scanId, result_id: file.resultId, err: error },
+      "a scan's PDF could not be made; it is made again at the next start or at its download",
+    ),
+  );
   const dispatcher = webhookDispatcher(settings, core, clock, logger, metrics);
   core.outbox.onAppended(() => dispatcher.wake());
   const scheduler = scheduledScanController(core, clock, systemTimers(clock), {
     queueObserver: metrics.queueObserver('scheduled-scan'),
     onError: (id, error) => logger.error({ scheduled_scan_id: id, err: error }, 'scheduled scan reconcile failed'),
     onRun: (run) =>
-      logger.info({ scheduled_scan_id: run.scheduledScanId, run_at: run.runAt, scan_ids: run.scanIds, skipped: run.skipped }, 'scheduled run created its scans'),
+      logger.info(
+        { scheduled_scan_id: run.scheduledScanId, run_at: run.runAt, scan_ids: run.scanIds, skipped: run.skipped },
+        'scheduled run created its scans',
+      ),
   });
   core.scheduledScans.onChanged((id) => scheduler.enqueue(id));
   metrics.watchQueue('scheduled-scan', scheduler.queue);

@@ -26,6 +26,7 @@ import { m0021PendingRecordingTargets } from './0021-pending-recording-targets.j
 import { m0022ScanResourceMarks } from './0022-scan-resource-marks.js';
 import { m0023PendingResultFiles } from './0023-pending-result-files.js';
 import { m0024ListFilterIndexes } from './0024-list-filter-indexes.js';
+import { m0028PendingScanForgets } from './0028-pending-scan-forgets.js';
 
 export interface Migration {
   version: number;
@@ -33,4 +34,30 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens, m0004Risks, m0005Sources, m0006Webhooks, m0007WebhookCursor, m0008ScheduledScans, m0009DashboardSessions, m0010ScheduledRuns, m0011WebhookDueByEndpoint, m0012Reports, m0013PendingRecordings, m0014DashboardRiskIndexes, m0015TargetAttachments, m0016WebhookDeliveryStateIndexes, m0017TargetListJsonIndex, m0018ScanResultContent, m0019WebhookFirstAttemptDeliveries, m0020RiskSortIndexes, m0021PendingRecordingTargets, m0022ScanResourceMarks, m0023PendingResultFiles, m0024ListFilterIndexes];
+export const MIGRATIONS: readonly Migration[] = [
+  m0001AccountsAndTargets,
+  m0002ScansResultsEvents,
+  m0003UploadTokens,
+  m0004Risks,
+  m0005Sources,
+  m0006Webhooks,
+  m0007WebhookCursor,
+  m0008ScheduledScans,
+  m0009DashboardSessions,
+  m0010ScheduledRuns,
+  m0011WebhookDueByEndpoint,
+  m0012Reports,
+  m0013PendingRecordings,
+  m0014DashboardRiskIndexes,
+  m0015TargetAttachments,
+  m0016WebhookDeliveryStateIndexes,
+  m0017TargetListJsonIndex,
+  m0018ScanResultContent,
+  m0019WebhookFirstAttemptDeliveries,
+  m0020RiskSortIndexes,
+  m0021PendingRecordingTargets,
+  m0022ScanResourceMarks,
+  m0023PendingResultFiles,
+  m0024ListFilterIndexes,
+  m0028PendingScanForgets,
+];

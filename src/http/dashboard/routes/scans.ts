@@ -27,13 +27,16 @@ function apiFilters(form: ScanFilterForm): string {
 function renderScan(res: Response, scans: ScansService, id: string, status: number, notice: Notice | undefined): void {
   const session = sessionOf(res);
   const scan = scans.get(session.account, id);
-  res.status(status).type('html').send(scanPage({ session, scan, files: scans.resultFilesOf(session.account, scan), notice }));
+  res
+    .status(status)
+    .type('html')
+    .send(scanPage({ session, scan, files: scans.resultFilesOf(session.account, scan), notice }));
 }
 
 /** Stop and delete: the service's refusal ("only ... can be deleted") is shown on the scan's page. */
-function change(res: Response, scans: ScansService, id: string, act: () => string): void {
+async function change(res: Response, scans: ScansService, id: string, act: () => string | Promise<string>): Promise<void> {
   try {
-    res.redirect(303, act());
+    res.redirect(303, await act());
   } catch (error) {
     if (!(error instanceof InvalidRequestError)) throw error;
     renderScan(res, scans, id, 400, { kind: 'error', text: asSentence(error.message) });
@@ -45,24 +48,30 @@ export function scanRoutes(router: Router, scans: ScansService): void {
     const session = sessionOf(res);
     const filters = filterForm(req);
     const pageToken = queryText(req, 'page_token');
-    const page = scans.list(session.account, { filters: apiFilters(filters), page_size: SCANS_PER_PAGE, page_token: pageToken === '' ? undefined : pageToken }, (scan) => scan);
-    res.type('html').send(scansPage({ session, filters, scans: page.items, nextPageToken: page.nextPageToken, onLaterPage: pageToken !== '', notice: noticeFrom(req) }));
+    const page = scans.list(
+      session.account,
+      { filters: apiFilters(filters), page_size: SCANS_PER_PAGE, page_token: pageToken === '' ? undefined : pageToken },
+      (scan) => scan,
+    );
+    res
+      .type('html')
+      .send(scansPage({ session, filters, scans: page.items, nextPageToken: page.nextPageToken, onLaterPage: pageToken !== '', notice: noticeFrom(req) }));
   });
 
   router.get('/scans/:id', named('dashboard.scan'), (req, res) => renderScan(res, scans, String(req.params.id), 200, noticeFrom(req)));
 
-  router.post('/scans/:id/stop', named('dashboard.stopScan'), (req, res) => {
+  router.post('/scans/:id/stop', named('dashboard.stopScan'), async (req, res) => {
     const id = String(req.params.id);
-    change(res, scans, id, () => {
+    await change(res, scans, id, () => {
       scans.stop(sessionOf(res).account, id);
       return withNotice(PATHS.scan(id), 'scan-stopping');
     });
   });
 
-  router.post('/scans/:id/delete', named('dashboard.deleteScan'), (req, res) => {
+  router.post('/scans/:id/delete', named('dashboard.deleteScan'), async (req, res) => {
     const id = String(req.params.id);
-    change(res, scans, id, () => {
-      scans.delete(sessionOf(res).account, id);
+    await change(res, scans, id, async () => {
+      await scans.delete(sessionOf(res).account, id);
       return withNotice(PATHS.scans, 'scan-deleted');
     });
   });
