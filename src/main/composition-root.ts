@@ -73,20 +73,22 @@ import { SqliteScheduledScanRepository } from '../store/scheduled-scans-reposito
 import { SqliteScheduledRunRepository } from '../store/scheduled-runs-repository.js';
 import { SqliteDashboardReadRepository } from '../store/dashboard-read-repository.js';
 import { DashboardService } from '../app/dashboard-service.js';
-import { ScheduledScanController, type ScheduledScanControllerOptions } from '../app/controller/scheduled-scan-controller.js';
+import { ScheduledScanReconciler, type ScheduledScanReconcilerOptions } from '../app/controller/scheduled-scan-reconciler.js';
 import { RunNotifier } from '../app/run-notifier.js';
 import { loggingMailer, smtpMailer } from '../runtime/email/mailers.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ScanController } from '../app/controller/scan-controller.js';
+import { ScanReconciler } from '../app/controller/scan-reconciler.js';
 import { systemTimers, type Timers } from '../app/controller/timer.js';
 import { scannerFor } from '../domain/scanners/index.js';
 import { systemResolver } from '../runtime/dns-resolver.js';
 import { ProcessWorkloadRunner } from '../runtime/embedded/process-runner.js';
 import { CONTAINER_USER, type LaunchOptions } from '../runtime/embedded/scanner-launch.js';
-import type { ScanRepository, ScheduledScanRepository, WorkloadRunner } from '../app/ports.js';
+import type { ScheduledScan, WorkloadRunner } from '../app/ports.js';
+import type { Scan } from '../domain/scans/scan.js';
 import type { KubeConfig } from '../runtime/kubernetes/client-node.js';
-import { clusterMirror, kubernetesRuntime } from './kubernetes-runtime.js';
+import { kubernetesRuntime } from './kubernetes-runtime.js';
+import type { ReconcileFace } from '../app/controller/faces.js';
 
 export interface Vigil {
   db: Database;
@@ -125,8 +127,11 @@ export const REPORT_WORKER = siblingModule('report-worker', import.meta.url);
 /** Where scanners run and what keeps following them: started after the HTTP edge listens, stopped after it closes. */
 export interface WorkloadRuntime {
   runner: WorkloadRunner;
-  /** The Scan controller's poll of running workloads; null when the runner's change notices are complete. */
+  /** The Scan reconciler's poll of running workloads; null when the runner's change notices are complete. */
   pollMs?: number | null;
+  /** The faces of Scans and ScheduledScans in this runtime (Kubernetes: their custom resources); none in the embedded runtime. */
+  scanFace?: ReconcileFace<Scan>;
+  scheduledScanFace?: ReconcileFace<ScheduledScan>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -199,8 +204,7 @@ function webhookDispatcher(settings: Settings, core: Core, clock: Clock, logger:
       const result = await deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent });
       metrics?.webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : 'failed' });
       // The tenant's delivery log names the rule; the address the name resolved to stays in the service's log.
-      if (result.refusedAddress !== undefined)
-        logger.warn({ endpoint_id: endpoint.id, address: result.refusedAddress }, `webhook delivery refused: ${result.error}`);
+      if (result.refusedAddress !== undefined) logger.warn({ endpoint_id: endpoint.id, address: result.refusedAddress }, `webhook delivery refused: ${result.error}`);
       return result;
     },
     clock,
@@ -209,22 +213,25 @@ function webhookDispatcher(settings: Settings, core: Core, clock: Clock, logger:
   });
 }
 
-/** The Scan controller over a scan repository and a runner (benchmarks pass an observed repository and their own runner). */
-export function scanController(
+/**
+ * The Scan reconciler over the runtime's runner and face (benchmarks pass
+ * their own runner), registered with the services that write Scans.
+ */
+export function scanReconciler(
   settings: Settings,
   core: Core,
-  scans: ScanRepository,
-  runner: WorkloadRunner,
+  runtime: Pick<WorkloadRuntime, 'runner' | 'pollMs' | 'scanFace'>,
   clock: Clock,
   logger: Logger,
-  pollMs?: number | null,
   metrics?: Metrics,
-): ScanController {
-  return new ScanController({
+): ScanReconciler {
+  const reconciler = new ScanReconciler({
     ...(metrics === undefined ? {} : { queueObserver: metrics.queueObserver('scan') }),
-    scans,
-    runner,
-    ...(pollMs === undefined ? {} : { pollMs }),
+    scans: core.scanRepository,
+    accounts: core.accountRepository,
+    runner: runtime.runner,
+    ...(runtime.scanFace === undefined ? {} : { face: runtime.scanFace }),
+    ...(runtime.pollMs === undefined ? {} : { pollMs: runtime.pollMs }),
     resolver: systemResolver,
     resultFiles: core.resultFiles,
     scanPdfs: core.scanPdfs,
@@ -250,19 +257,25 @@ export function scanController(
       { resolver: systemResolver, allowTargets: settings.allowTargets },
     ),
     onError: (scanId, error) => logger.error({ scan_id: scanId, err: error }, 'scan reconcile failed'),
-    onAddressRefused: (refusal) =>
-      logger.warn({ scan_id: refusal.scanId, host: refusal.host, address: refusal.address }, `a scan host was refused: ${refusal.reason}`),
+    onAddressRefused: (refusal) => logger.warn({ scan_id: refusal.scanId, host: refusal.host, address: refusal.address }, `a scan host was refused: ${refusal.reason}`),
   });
+  core.scans.onScanChanged((scan) => reconciler.enqueue(scan));
+  core.imports.onScanChanged((scan) => reconciler.enqueue(scan));
+  return reconciler;
 }
 
-/** Creates the Scans of ScheduledScans when they are due (DESIGN.md 9); tests build it the same way with their own clock and hooks. */
-export function scheduledScanController(
+/**
+ * The ScheduledScan reconciler: creates the Scans of schedules when they
+ * are due (DESIGN.md 9) and keeps their faces; registered with the service
+ * that writes them. Tests build it the same way with their own clock and hooks.
+ */
+export function scheduledScanReconciler(
   core: Core,
   clock: Clock,
   timers: Timers,
-  hooks: Pick<ScheduledScanControllerOptions, 'onError' | 'onRun' | 'queueObserver'>,
-): ScheduledScanController {
-  return new ScheduledScanController({
+  hooks: Pick<ScheduledScanReconcilerOptions, 'onError' | 'onRun' | 'queueObserver' | 'face'>,
+): ScheduledScanReconciler {
+  const reconciler = new ScheduledScanReconciler({
     scheduledScans: core.scheduledScanRepository,
     runs: core.scheduledRuns,
     accounts: core.accountRepository,
@@ -272,6 +285,8 @@ export function scheduledScanController(
     timers,
     ...hooks,
   });
+  core.scheduledScans.onChanged((scheduledScan, spec) => reconciler.enqueue(scheduledScan, spec));
+  return reconciler;
 }
 
 /** E-mails each scheduled run's summary once its Scans are done: over SMTP, or into the log when VIGIL_SMTP_URL is unset. */
@@ -293,15 +308,10 @@ function runNotifier(settings: Settings, core: Core, clock: Clock, logger: Logge
   });
 }
 
-/** Hands a repository back as it is: the embedded runtime mirrors nothing. */
-const unwrapped = <T>(repository: T): T => repository;
-
 /** Store and services only: what the CLI needs, without the HTTP edge. */
 export function composeCore(
   settings: Settings,
   clock: Clock = systemClock,
-  wrapScans: (repository: ScanRepository) => ScanRepository = unwrapped,
-  wrapScheduledScans: (repository: ScheduledScanRepository) => ScheduledScanRepository = unwrapped,
   reportWorker: URL = REPORT_WORKER,
 ) {
   const db = openDatabase(settings.dataDir);
@@ -311,26 +321,15 @@ export function composeCore(
   const targetRepository = new SqliteTargetRepository(db);
   const targets = new TargetsService(targetRepository, paginator, clock, settings.allowTargets);
   const targetAttachments = new TargetAttachmentsService(targetRepository, clock);
-  const scanRepository = wrapScans(new SqliteScanRepository(db));
+  const scanRepository = new SqliteScanRepository(db);
   const resultFiles = new FileSystemResultFiles(join(settings.dataDir, 'results'));
   const riskRepository = new SqliteRiskRepository(db);
   const pendingRecordings = new SqlitePendingRecordings(db);
   const staging = new SqliteRecordingStaging(db);
-  const history = new RiskHistory(
-    riskRepository,
-    targetRepository,
-    clock,
-    pendingRecordings,
-    new SqliteEventReceivers(db),
-    staging,
-    new SqlitePendingForgets(db),
-  );
+  const history = new RiskHistory(riskRepository, targetRepository, clock, pendingRecordings, new SqliteEventReceivers(db), staging, new SqlitePendingForgets(db));
   const outbox = new NotifyingOutbox(new SqliteEventOutbox(db));
   // Writes of the same turn of the event loop in one transaction, one disk flush: POST /v1/scans and the Scan controller's state changes.
-  const commits = new GroupCommit(
-    (fn) => db.transaction(fn).immediate(),
-    () => db.inTransaction,
-  );
+  const commits = new GroupCommit((fn) => db.transaction(fn).immediate(), () => db.inTransaction);
   const scanPdfs = new ScanPdfs({
     repository: new SqliteScanPdfRepository(db),
     scans: scanRepository,
@@ -362,51 +361,12 @@ export function composeCore(
   const reportWorkers = new ReportWorkers({ module: reportWorker, dataDir: settings.dataDir });
   const reports = new ReportsService(reportRepository, reportFiles, reportWorkers, clock);
   const sources = new SourcesService(new SqliteSourceRepository(db), paginator, clock);
-  const scheduledScanRepository = wrapScheduledScans(new SqliteScheduledScanRepository(db));
+  const scheduledScanRepository = new SqliteScheduledScanRepository(db);
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
-  const imports = new ImportsService(
-    sources,
-    targets,
-    scanRepository,
-    resultFiles,
-    history,
-    clock,
-    settings.allowTargets,
-    pendingRecordings,
-    staging,
-    scanPdfs,
-  );
+  const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings, staging, scanPdfs);
   const scanResourceMarks = new SqliteScanResourceMarks(db);
-  return {
-    db,
-    commits,
-    accounts,
-    accountRepository,
-    targets,
-    targetAttachments,
-    targetRepository,
-    scans,
-    scanRepository,
-    scanResourceMarks,
-    resultFiles,
-    scanPdfs,
-    uploads,
-    riskRepository,
-    history,
-    staging,
-    outbox,
-    risks,
-    reports,
-    savedReports,
-    reportWorkers,
-    sources,
-    scheduledScans,
-    scheduledScanRepository,
-    scheduledRuns,
-    imports,
-    webhookEndpoints,
-  };
+  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, scanResourceMarks, resultFiles, scanPdfs, uploads, riskRepository, history, staging, outbox, risks, reports, savedReports, reportWorkers, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
 }
 
 /**
@@ -433,10 +393,7 @@ async function recoverFromCrash(settings: Settings, core: Core, logger: Logger):
     ...(await new FileSystemReportFiles(join(settings.dataDir, 'reports')).sweep((reportId) => reports.has(reportId))),
   ];
   if (interrupted.length > 0 || removed.length > 0 || deletions.length > 0) {
-    logger.warn(
-      { rolled_back: interrupted, finished_scan_deletions: deletions, removed_files: removed.slice(0, 100), removed_count: removed.length },
-      'removed what an interrupted run left behind',
-    );
+    logger.warn({ rolled_back: interrupted, finished_scan_deletions: deletions, removed_files: removed.slice(0, 100), removed_count: removed.length }, 'removed what an interrupted run left behind');
   }
 }
 
@@ -518,8 +475,7 @@ function backupScheduler(settings: Settings, clock: Clock, logger: Logger): Back
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
   const clock = options.clock ?? systemClock;
   const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
-  const cluster = settings.runtime === 'kubernetes' ? clusterMirror(options.kubeConfig, logger, () => core, clock, metrics) : undefined;
-  const core: Core = composeCore(settings, clock, cluster?.wrapScans, cluster?.wrapScheduledScans, options.reportWorker);
+  const core: Core = composeCore(settings, clock, options.reportWorker);
   core.history.observeFindings((scanType, count) => metrics.uploadFindings.inc({ scan_type: scanType }, count));
   metrics.watchRecord({ scansByStateAndType: () => scanCountsByStateAndType(core.db), pendingWebhookDeliveries: () => pendingWebhookDeliveries(core.db) });
   let server: Server | undefined;
@@ -530,13 +486,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   const readiness = async (): Promise<ReadinessCheck[]> => [
     migrationsCheck(core.db),
     await storeWritableCheck(core.db, settings.dataDir),
-    runtimeStarted
-      ? { name: 'runtime', ok: true }
-      : {
-          name: 'runtime',
-          ok: false,
-          message: `the ${settings.runtime} runtime is starting${settings.runtime === 'kubernetes' ? ' (informers listing)' : ''}`,
-        },
+    runtimeStarted ? { name: 'runtime', ok: true } : { name: 'runtime', ok: false, message: `the ${settings.runtime} runtime is starting${settings.runtime === 'kubernetes' ? ' (informers listing)' : ''}` },
   ];
 
   const listen = async (): Promise<Server> => {
@@ -560,28 +510,20 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     return bound;
   };
 
-  const runtime = cluster === undefined ? embeddedRuntime(settings, logger) : kubernetesRuntime(settings, core, cluster, clock, logger);
-  const controller = scanController(settings, core, core.scanRepository, runtime.runner, clock, logger, runtime.pollMs, metrics);
+  const runtime = settings.runtime === 'kubernetes' ? kubernetesRuntime(settings, core, clock, logger, options.kubeConfig, metrics) : embeddedRuntime(settings, logger);
+  // One reconciler per Kind, the same in both runtimes; the runtime gives each its face (Kubernetes: the custom resources).
+  const controller = scanReconciler(settings, core, runtime, clock, logger, metrics);
   metrics.watchQueue('scan', controller.queue);
-  core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
-  core.scanPdfs.onError((file, error) =>
-    logger.error(
-      { scan_id: file.scanId, result_id: file.resultId, err: error },
-      "a scan's PDF could not be made; it is made again at the next start or at its download",
-    ),
-  );
+  core.scanPdfs.onError((file, error) => logger.error({ scan_id: file.scanId, result_id: file.resultId, err: error }, "a scan's PDF could not be made; it is made again at the next start or at its download"));
   const dispatcher = webhookDispatcher(settings, core, clock, logger, metrics);
   core.outbox.onAppended(() => dispatcher.wake());
-  const scheduler = scheduledScanController(core, clock, systemTimers(clock), {
+  const scheduler = scheduledScanReconciler(core, clock, systemTimers(clock), {
+    ...(runtime.scheduledScanFace === undefined ? {} : { face: runtime.scheduledScanFace }),
     queueObserver: metrics.queueObserver('scheduled-scan'),
     onError: (id, error) => logger.error({ scheduled_scan_id: id, err: error }, 'scheduled scan reconcile failed'),
     onRun: (run) =>
-      logger.info(
-        { scheduled_scan_id: run.scheduledScanId, run_at: run.runAt, scan_ids: run.scanIds, skipped: run.skipped },
-        'scheduled run created its scans',
-      ),
+      logger.info({ scheduled_scan_id: run.scheduledScanId, run_at: run.runAt, scan_ids: run.scanIds, skipped: run.skipped }, 'scheduled run created its scans'),
   });
-  core.scheduledScans.onChanged((id) => scheduler.enqueue(id));
   metrics.watchQueue('scheduled-scan', scheduler.queue);
   const notifier = runNotifier(settings, core, clock, logger);
   const backups = backupScheduler(settings, clock, logger);
