@@ -18,8 +18,8 @@ import type { RiskHistory } from './risk-history.js';
 import { SCAN_FILTER_KEYS, type EventOutbox, type ResultFileStore, type ScanRepository, type StoredResultFile, type TargetRepository } from './ports.js';
 import type { TargetsService } from './targets-service.js';
 
-/** Told about every Scan written here that the Scan reconciler should look at (new, stopping, deleted). */
-export type ScanNotifier = (scan: Scan) => void;
+/** Told about every Scan the controller should look at (new, stopping). */
+export type ScanNotifier = (scanId: string) => void;
 
 export class ScansService {
   private notify: ScanNotifier = () => undefined;
@@ -43,7 +43,7 @@ export class ScansService {
     this.admissions = admissions;
   }
 
-  /** The Scan reconciler registers here; the service never knows which runtime runs scans. */
+  /** The controller registers here; the service never knows which runtime runs scans. */
   onScanChanged(notify: ScanNotifier): void {
     this.notify = notify;
   }
@@ -60,7 +60,7 @@ export class ScansService {
     // One transaction, so one durable commit, for the targets it creates and
     // the Scans: each commit waits for the disk (bench/scans.ts).
     const scans = this.history.transaction(() => this.insertScans(account, request, scheduledBy, name));
-    for (const scan of scans) this.notify(scan);
+    for (const scan of scans) if (scan.state === 'QUEUED') this.notify(scan.id);
     return scans;
   }
 
@@ -73,7 +73,7 @@ export class ScansService {
   async startShared(account: Account, request: StartScanRequest): Promise<Scan[]> {
     assertTypeAllowed(account, request);
     const scans = await this.admissions.run(() => this.insertScans(account, request, null, undefined));
-    for (const scan of scans) this.notify(scan);
+    for (const scan of scans) if (scan.state === 'QUEUED') this.notify(scan.id);
     return scans;
   }
 
@@ -176,7 +176,7 @@ export class ScansService {
     const now = this.clock.now();
     const stopped: Scan = scan.state === 'QUEUED' ? { ...scan, state: 'STOPPED', finishedAt: now.toISOString() } : { ...scan, state: 'STOPPING' };
     this.saveWithEvent(stopped, now);
-    this.notify(stopped);
+    this.notify(scan.id);
     return stopped;
   }
 
@@ -196,7 +196,6 @@ export class ScansService {
       this.scans.delete(account.id, id);
     });
     await this.history.forgetDeletedScan(id, (events) => this.outbox.append(events));
-    this.notify(scan);
     // A folder whose removal fails has no row left: the start-up sweep of result files removes it.
     this.resultFiles.removeScan(id).catch(() => undefined);
   }

@@ -73,22 +73,20 @@ import { SqliteScheduledScanRepository } from '../store/scheduled-scans-reposito
 import { SqliteScheduledRunRepository } from '../store/scheduled-runs-repository.js';
 import { SqliteDashboardReadRepository } from '../store/dashboard-read-repository.js';
 import { DashboardService } from '../app/dashboard-service.js';
-import { ScheduledScanReconciler, type ScheduledScanReconcilerOptions } from '../app/controller/scheduled-scan-reconciler.js';
+import { ScheduledScanController, type ScheduledScanControllerOptions } from '../app/controller/scheduled-scan-controller.js';
 import { RunNotifier } from '../app/run-notifier.js';
 import { loggingMailer, smtpMailer } from '../runtime/email/mailers.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ScanReconciler } from '../app/controller/scan-reconciler.js';
+import { ScanController } from '../app/controller/scan-controller.js';
 import { systemTimers, type Timers } from '../app/controller/timer.js';
 import { scannerFor } from '../domain/scanners/index.js';
 import { systemResolver } from '../runtime/dns-resolver.js';
 import { ProcessWorkloadRunner } from '../runtime/embedded/process-runner.js';
 import { CONTAINER_USER, type LaunchOptions } from '../runtime/embedded/scanner-launch.js';
-import type { ScheduledScan, WorkloadRunner } from '../app/ports.js';
-import type { Scan } from '../domain/scans/scan.js';
+import type { ScanRepository, ScheduledScanRepository, WorkloadRunner } from '../app/ports.js';
 import type { KubeConfig } from '../runtime/kubernetes/client-node.js';
-import { kubernetesRuntime } from './kubernetes-runtime.js';
-import type { ReconcileFace } from '../app/controller/faces.js';
+import { clusterMirror, kubernetesRuntime } from './kubernetes-runtime.js';
 
 export interface Vigil {
   db: Database;
@@ -127,11 +125,8 @@ export const REPORT_WORKER = siblingModule('report-worker', import.meta.url);
 /** Where scanners run and what keeps following them: started after the HTTP edge listens, stopped after it closes. */
 export interface WorkloadRuntime {
   runner: WorkloadRunner;
-  /** The Scan reconciler's poll of running workloads; null when the runner's change notices are complete. */
+  /** The Scan controller's poll of running workloads; null when the runner's change notices are complete. */
   pollMs?: number | null;
-  /** The faces of Scans and ScheduledScans in this runtime (Kubernetes: their custom resources); none in the embedded runtime. */
-  scanFace?: ReconcileFace<Scan>;
-  scheduledScanFace?: ReconcileFace<ScheduledScan>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -213,25 +208,22 @@ function webhookDispatcher(settings: Settings, core: Core, clock: Clock, logger:
   });
 }
 
-/**
- * The Scan reconciler over the runtime's runner and face (benchmarks pass
- * their own runner), registered with the services that write Scans.
- */
-export function scanReconciler(
+/** The Scan controller over a scan repository and a runner (benchmarks pass an observed repository and their own runner). */
+export function scanController(
   settings: Settings,
   core: Core,
-  runtime: Pick<WorkloadRuntime, 'runner' | 'pollMs' | 'scanFace'>,
+  scans: ScanRepository,
+  runner: WorkloadRunner,
   clock: Clock,
   logger: Logger,
+  pollMs?: number | null,
   metrics?: Metrics,
-): ScanReconciler {
-  const reconciler = new ScanReconciler({
+): ScanController {
+  return new ScanController({
     ...(metrics === undefined ? {} : { queueObserver: metrics.queueObserver('scan') }),
-    scans: core.scanRepository,
-    accounts: core.accountRepository,
-    runner: runtime.runner,
-    ...(runtime.scanFace === undefined ? {} : { face: runtime.scanFace }),
-    ...(runtime.pollMs === undefined ? {} : { pollMs: runtime.pollMs }),
+    scans,
+    runner,
+    ...(pollMs === undefined ? {} : { pollMs }),
     resolver: systemResolver,
     resultFiles: core.resultFiles,
     scanPdfs: core.scanPdfs,
@@ -259,23 +251,16 @@ export function scanReconciler(
     onError: (scanId, error) => logger.error({ scan_id: scanId, err: error }, 'scan reconcile failed'),
     onAddressRefused: (refusal) => logger.warn({ scan_id: refusal.scanId, host: refusal.host, address: refusal.address }, `a scan host was refused: ${refusal.reason}`),
   });
-  core.scans.onScanChanged((scan) => reconciler.enqueue(scan));
-  core.imports.onScanChanged((scan) => reconciler.enqueue(scan));
-  return reconciler;
 }
 
-/**
- * The ScheduledScan reconciler: creates the Scans of schedules when they
- * are due (DESIGN.md 9) and keeps their faces; registered with the service
- * that writes them. Tests build it the same way with their own clock and hooks.
- */
-export function scheduledScanReconciler(
+/** Creates the Scans of ScheduledScans when they are due (DESIGN.md 9); tests build it the same way with their own clock and hooks. */
+export function scheduledScanController(
   core: Core,
   clock: Clock,
   timers: Timers,
-  hooks: Pick<ScheduledScanReconcilerOptions, 'onError' | 'onRun' | 'queueObserver' | 'face'>,
-): ScheduledScanReconciler {
-  const reconciler = new ScheduledScanReconciler({
+  hooks: Pick<ScheduledScanControllerOptions, 'onError' | 'onRun' | 'queueObserver'>,
+): ScheduledScanController {
+  return new ScheduledScanController({
     scheduledScans: core.scheduledScanRepository,
     runs: core.scheduledRuns,
     accounts: core.accountRepository,
@@ -285,8 +270,6 @@ export function scheduledScanReconciler(
     timers,
     ...hooks,
   });
-  core.scheduledScans.onChanged((scheduledScan, spec) => reconciler.enqueue(scheduledScan, spec));
-  return reconciler;
 }
 
 /** E-mails each scheduled run's summary once its Scans are done: over SMTP, or into the log when VIGIL_SMTP_URL is unset. */
@@ -308,10 +291,15 @@ function runNotifier(settings: Settings, core: Core, clock: Clock, logger: Logge
   });
 }
 
+/** Hands a repository back as it is: the embedded runtime mirrors nothing. */
+const unwrapped = <T>(repository: T): T => repository;
+
 /** Store and services only: what the CLI needs, without the HTTP edge. */
 export function composeCore(
   settings: Settings,
   clock: Clock = systemClock,
+  wrapScans: (repository: ScanRepository) => ScanRepository = unwrapped,
+  wrapScheduledScans: (repository: ScheduledScanRepository) => ScheduledScanRepository = unwrapped,
   reportWorker: URL = REPORT_WORKER,
 ) {
   const db = openDatabase(settings.dataDir);
@@ -321,7 +309,7 @@ export function composeCore(
   const targetRepository = new SqliteTargetRepository(db);
   const targets = new TargetsService(targetRepository, paginator, clock, settings.allowTargets);
   const targetAttachments = new TargetAttachmentsService(targetRepository, clock);
-  const scanRepository = new SqliteScanRepository(db);
+  const scanRepository = wrapScans(new SqliteScanRepository(db));
   const resultFiles = new FileSystemResultFiles(join(settings.dataDir, 'results'));
   const riskRepository = new SqliteRiskRepository(db);
   const pendingRecordings = new SqlitePendingRecordings(db);
@@ -361,7 +349,7 @@ export function composeCore(
   const reportWorkers = new ReportWorkers({ module: reportWorker, dataDir: settings.dataDir });
   const reports = new ReportsService(reportRepository, reportFiles, reportWorkers, clock);
   const sources = new SourcesService(new SqliteSourceRepository(db), paginator, clock);
-  const scheduledScanRepository = new SqliteScheduledScanRepository(db);
+  const scheduledScanRepository = wrapScheduledScans(new SqliteScheduledScanRepository(db));
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
   const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings, staging, scanPdfs);
@@ -475,7 +463,8 @@ function backupScheduler(settings: Settings, clock: Clock, logger: Logger): Back
 export function composeVigil(settings: Settings, logger: Logger, options: ComposeOptions = {}): Vigil {
   const clock = options.clock ?? systemClock;
   const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
-  const core: Core = composeCore(settings, clock, options.reportWorker);
+  const cluster = settings.runtime === 'kubernetes' ? clusterMirror(options.kubeConfig, logger, () => core, clock, metrics) : undefined;
+  const core: Core = composeCore(settings, clock, cluster?.wrapScans, cluster?.wrapScheduledScans, options.reportWorker);
   core.history.observeFindings((scanType, count) => metrics.uploadFindings.inc({ scan_type: scanType }, count));
   metrics.watchRecord({ scansByStateAndType: () => scanCountsByStateAndType(core.db), pendingWebhookDeliveries: () => pendingWebhookDeliveries(core.db) });
   let server: Server | undefined;
@@ -510,20 +499,20 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     return bound;
   };
 
-  const runtime = settings.runtime === 'kubernetes' ? kubernetesRuntime(settings, core, clock, logger, options.kubeConfig, metrics) : embeddedRuntime(settings, logger);
-  // One reconciler per Kind, the same in both runtimes; the runtime gives each its face (Kubernetes: the custom resources).
-  const controller = scanReconciler(settings, core, runtime, clock, logger, metrics);
+  const runtime = cluster === undefined ? embeddedRuntime(settings, logger) : kubernetesRuntime(settings, core, cluster, clock, logger);
+  const controller = scanController(settings, core, core.scanRepository, runtime.runner, clock, logger, runtime.pollMs, metrics);
   metrics.watchQueue('scan', controller.queue);
+  core.scans.onScanChanged((scanId) => controller.enqueue(scanId));
   core.scanPdfs.onError((file, error) => logger.error({ scan_id: file.scanId, result_id: file.resultId, err: error }, "a scan's PDF could not be made; it is made again at the next start or at its download"));
   const dispatcher = webhookDispatcher(settings, core, clock, logger, metrics);
   core.outbox.onAppended(() => dispatcher.wake());
-  const scheduler = scheduledScanReconciler(core, clock, systemTimers(clock), {
-    ...(runtime.scheduledScanFace === undefined ? {} : { face: runtime.scheduledScanFace }),
+  const scheduler = scheduledScanController(core, clock, systemTimers(clock), {
     queueObserver: metrics.queueObserver('scheduled-scan'),
     onError: (id, error) => logger.error({ scheduled_scan_id: id, err: error }, 'scheduled scan reconcile failed'),
     onRun: (run) =>
       logger.info({ scheduled_scan_id: run.scheduledScanId, run_at: run.runAt, scan_ids: run.scanIds, skipped: run.skipped }, 'scheduled run created its scans'),
   });
+  core.scheduledScans.onChanged((id) => scheduler.enqueue(id));
   metrics.watchQueue('scheduled-scan', scheduler.queue);
   const notifier = runNotifier(settings, core, clock, logger);
   const backups = backupScheduler(settings, clock, logger);
