@@ -13,15 +13,14 @@
  * 200th; and the first target is made a manual one, which the API deletes
  * (it does not delete targets made from uploads).
  *
- * The seeded data directory is kept under the OS temp dir, named by its size
- * and by the migrations it was made with, so a rerun copies it instead of
- * seeding again (a schema change seeds afresh).
+ * The seeded data directory is kept under the OS temp dir, named by its
+ * size, so a rerun copies it instead of seeding again; migrations newer than
+ * the copy are applied when the service opens it, as at an upgrade (remove
+ * the directory to seed afresh).
  */
-import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadVigil } from './compiled.js';
 
 export const HOSTS_PER_UPLOAD = 400;
@@ -106,20 +105,12 @@ async function seed(dataDir: string, uploads: number, log: (line: string) => voi
   }
 }
 
-/** The migrations this build applies, so that a cached directory made by another schema is not reused. */
-function schemaKey(): string {
-  const names = readdirSync(fileURLToPath(new URL('../../src/store/migrations', import.meta.url)))
-    .sort()
-    .join(',');
-  return createHash('sha256').update(names).digest('hex').slice(0, 10);
-}
-
 /**
  * A data directory holding the seeded account, at `workDir`: copied from the
  * cache, which is seeded first when it is missing.
  */
 export async function seededCopy(uploads: number, workDir: string, log: (line: string) => void): Promise<ScaleSeed & { cached: string; fromCache: boolean }> {
-  const cached = join(tmpdir(), `vigil-bench-scale-${uploads * FINDINGS_PER_UPLOAD}-${schemaKey()}`);
+  const cached = join(tmpdir(), `vigil-bench-scale-${uploads * FINDINGS_PER_UPLOAD}`);
   const fromCache = existsSync(join(cached, SEED_FILE));
   if (!fromCache) {
     const partial = `${cached}.partial`;
