@@ -91,6 +91,7 @@ bench: build ## Run the benchmarks in bench/ and print their figures
 	npx tsx bench/login-replay.ts
 	npx tsx bench/operator.ts
 	npx tsx bench/scheduled-operator.ts
+	npx tsx bench/scale.ts
 
 .PHONY: mail-sink
 mail-sink: deps ## A local SMTP server on 127.0.0.1:46025 that prints the e-mails it receives

@@ -13,21 +13,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SaxesParser } from 'saxes';
-import { existsSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { newestMtime } from './processes.js';
+import { loadVigil as load } from './compiled.js';
 import type { Finding, ScanType } from '../../src/domain/risks/finding.js';
 import { peakRssMb as ownPeakRssMb } from '../../test/support/peak-rss.js';
 
-// The compiled build when there is one at least as new as every source file
-// (make bench builds first): code run through tsx carries its helpers
-// (keepNames) and would be measured slower than it runs in production, and a
-// stale build would measure code that is no longer Vigil's: then the sources
-// run, and the child says so on stderr.
-const built = existsSync(new URL('../../dist/src/parsers/index.js', import.meta.url)) && statSync(new URL('../../dist/src/parsers/index.js', import.meta.url)).mtimeMs >= newestMtime(fileURLToPath(new URL('../../src', import.meta.url)));
-const base = built ? '../../dist/src/' : '../../src/';
-if (!built && existsSync(new URL('../../dist/src/parsers/index.js', import.meta.url))) process.stderr.write('ingest child: dist/ is older than src/, measuring the sources through tsx (make build for the compiled code)\n');
-const load = <T>(path: string): Promise<T> => import(new URL(`${base}${built ? path : path.replace(/\.js$/, '.ts')}`, import.meta.url).href) as Promise<T>;
 const { loadSettings } = await load<typeof import('../../src/config/settings.js')>('config/settings.js');
 const { composeCore } = await load<typeof import('../../src/main/composition-root.js')>('main/composition-root.js');
 const { parserFor } = await load<typeof import('../../src/parsers/index.js')>('parsers/index.js');
@@ -98,7 +87,11 @@ async function ingest(setup: IngestSetup): Promise<number> {
   upload.useScanType(scanType);
   for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) upload.write(chunk as Buffer);
   const parsed = upload.finish();
-  const imported = await core.imports.importResult(account, { source_id: source.id, scan_type: scanType as 'NMAP' | 'OWASP_ZAP', target: format === 'zap' ? 'https://site-0.bench.example.com' : undefined }, parsed);
+  const imported = await core.imports.importResult(
+    account,
+    { source_id: source.id, scan_type: scanType as 'NMAP' | 'OWASP_ZAP', target: format === 'zap' ? 'https://site-0.bench.example.com' : undefined },
+    parsed,
+  );
   return imported.scan.risks.newOpen.length;
 }
 
@@ -138,10 +131,15 @@ async function setUpStoreFloor() {
   const { core, account, source } = setup;
   const inferred = inferTargets(result.hosts, []);
   const at = new Date().toISOString();
-  const targets = core.db.transaction(() => inferred.targets.map((target) => ({ ...core.targets.recordUploaded(account, target.target, target), hosts: target.hosts })))();
+  const targets = core.db.transaction(() =>
+    inferred.targets.map((target) => ({ ...core.targets.recordUploaded(account, target.target, target), hosts: target.hosts })),
+  )();
   const targetOf = new Map(targets.flatMap((target) => target.hosts.map((host) => [host, target.id] as const)));
   const scanId = timeOrderedUuid(new Date());
-  core.scanRepository.insertImported(newImportScan({ id: scanId, accountId: account.id, type: 'NMAP', targets, source, skippedHosts: 0, resultId: scanId, contentType: 'application/xml', at }), []);
+  core.scanRepository.insertImported(
+    newImportScan({ id: scanId, accountId: account.id, type: 'NMAP', targets, source, skippedHosts: 0, resultId: scanId, contentType: 'application/xml', at }),
+    [],
+  );
   return { ...setup, findings, targetOf, scanId, at };
 }
 
@@ -155,7 +153,19 @@ function storeFloor(floor: Awaited<ReturnType<typeof setUpStoreFloor>>): number 
       const id = timeOrderedUuid(new Date());
       const { definition } = finding;
       const qod = definition.additional_info.qod;
-      risk.run(id, account.id, targetOf.get(finding.location.host)!, finding.fingerprint, at, at, definition.title, definition.threat_level, typeof qod === 'number' ? Math.round(qod) : null, JSON.stringify(definition), at);
+      risk.run(
+        id,
+        account.id,
+        targetOf.get(finding.location.host)!,
+        finding.fingerprint,
+        at,
+        at,
+        definition.title,
+        definition.threat_level,
+        typeof qod === 'number' ? Math.round(qod) : null,
+        JSON.stringify(definition),
+        at,
+      );
       detection.run(scanId, id);
     }
   });
@@ -181,4 +191,13 @@ if (setup !== undefined) {
   setup.core.db.close();
   rmSync(setup.dir, { recursive: true, force: true });
 }
-console.log(JSON.stringify({ mode, seconds, cpuSeconds, findings: mode.startsWith('bare') ? 0 : count, peakRssMb: peakRss / 1024 / 1024, baselineRssMb: baselineRss / 1024 / 1024 }));
+console.log(
+  JSON.stringify({
+    mode,
+    seconds,
+    cpuSeconds,
+    findings: mode.startsWith('bare') ? 0 : count,
+    peakRssMb: peakRss / 1024 / 1024,
+    baselineRssMb: baselineRss / 1024 / 1024,
+  }),
+);

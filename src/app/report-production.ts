@@ -29,8 +29,13 @@ export class ReportProduction implements ReportProducer {
     private readonly renderers: ReportRenderers,
   ) {}
 
+  /**
+   * The selection is counted first, from an index and only up to the limit,
+   * so that a selection too wide is refused without reading it.
+   */
   async produce(job: ReportJob): Promise<MadeReport> {
     const { selection } = job;
+    if (this.reports.countTargets(job.accountId, selection, selection.maxTargets + 1) > selection.maxTargets) throw tooManyTargets(selection.maxTargets);
     const scope = this.reports.readScope(job.accountId, selection);
     // Counted before it was read; targets added meanwhile may still make it too wide.
     if (scope.targets.length > selection.maxTargets) throw tooManyTargets(selection.maxTargets);

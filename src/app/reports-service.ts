@@ -20,7 +20,7 @@ import {
   type ReportFormat,
 } from '../domain/reports/snapshot.js';
 import { RISK_FILTER_KEYS, type ReportFiles, type ReportJob, type ReportProducer, type ReportRecord, type ReportRenderers, type ReportRepository, type ReportSelection } from './ports.js';
-import { ReportProduction, tooManyTargets } from './report-production.js';
+import { ReportProduction } from './report-production.js';
 
 export interface ReportRequest {
   report_format: string;
@@ -53,13 +53,13 @@ export class ReportsService {
 
   /**
    * Creates the report and renders it in its format before returning its id.
-   * The selection is counted first, from an index and only up to the limit,
-   * so that a selection too wide is refused without reading it.
+   * Nothing of the selection is read here, not even its count: the producer
+   * counts and reads it off this thread (a report of every risk of a large
+   * account reads a million rows).
    */
   async create(account: Account, request: ReportRequest): Promise<string> {
     const format = this.formatFor(account, request.report_format, 'report_format');
     const selection = { ...selectionOf(account, request), maxRisks: this.limits.maxRisks, maxTargets: this.limits.maxTargets };
-    if (this.reports.countTargets(account.id, selection, this.limits.maxTargets + 1) > this.limits.maxTargets) throw tooManyTargets(this.limits.maxTargets);
     const job: ReportJob = { id: randomUUID(), accountId: account.id, accountName: account.name, createdAt: this.clock.now().toISOString(), format, selection };
     const made = await this.producer.produce(job);
     // Last: a report is recorded only once its files are whole (start-up removes a folder without a row).

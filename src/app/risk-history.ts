@@ -13,7 +13,7 @@ import type { Scan } from '../domain/scans/scan.js';
 import { healthScore } from '../domain/targets/health-score.js';
 import type { Target } from '../domain/targets/target.js';
 import { yieldToEventLoop } from './event-loop.js';
-import type { EventReceivers, PendingRecording, PendingRecordings, RecordingKind, RecordingStaging, RiskRepository, TargetRepository } from './ports.js';
+import type { EventReceivers, PendingForgets, PendingRecording, PendingRecordings, RecordingKind, RecordingStaging, RiskRepository, TargetRepository } from './ports.js';
 
 export interface ScanRisks {
   newOpen: string[];
@@ -44,6 +44,7 @@ export class RiskHistory {
     private readonly pending: PendingRecordings,
     private readonly receivers: EventReceivers,
     private readonly staging: RecordingStaging,
+    private readonly forgets: PendingForgets,
   ) {}
 
   private findingsObserver: ((scanType: ScanType, count: number) => void) | undefined;
@@ -253,34 +254,78 @@ export class RiskHistory {
     return interrupted;
   }
 
-  /**
-   * Before a scan is deleted: the (target, type) pairs it covered. After the
-   * delete, forgetScan() recomputes their risks from what remains.
-   */
-  coveredBy(scanId: string): Array<{ targetId: string; scanType: ScanType }> {
-    return this.risks.coveredBy(scanId);
-  }
-
   /** Recomputes every risk of the pairs from the detections that remain; a risk no scan detected any more goes away. */
   forgetScan(accountId: string, pairs: ReadonlyArray<{ targetId: string; scanType: ScanType }>): OutboxEvent[] {
     const events: OutboxEvent[] = [];
-    for (const { targetId, scanType } of pairs) {
-      const target = this.targets.findById(accountId, targetId);
-      if (target === undefined) continue;
-      const coverage = this.risks.coverageOf(targetId, scanType);
-      for (const risk of this.risks.risksOf(targetId, scanType)) {
-        const history = historyOf(risk.fingerprint, coverage);
-        if (history === undefined) {
-          this.risks.delete(risk.id);
-        } else if (history.status !== risk.status || history.firstDetectedAt !== risk.firstDetectedAt || history.lastDetectedAt !== risk.lastDetectedAt) {
-          const updated = { ...risk, ...history };
-          this.risks.update(updated);
-          events.push(this.event('risk.updated', updated, target));
-        }
-      }
-      this.refreshTarget(target, undefined);
-    }
+    for (const pair of pairs) this.forgetPair(accountId, pair, events);
     return events;
+  }
+
+  /**
+   * Deleting a scan, in the caller's transaction with the scan's own delete:
+   * the pairs it covered are journaled for forgetDeletedScan() to recompute.
+   * Call before the scan's row goes (its coverage goes with it).
+   */
+  journalForget(accountId: string, scanId: string): void {
+    this.forgets.add(scanId, accountId, this.risks.coveredBy(scanId));
+  }
+
+  /**
+   * The recompute a deleted scan left (journalForget), a few targets per
+   * transaction with a turn of the event loop between them: a scan of
+   * 40,000 risks held the loop for seconds in one transaction (bench/scale.ts).
+   * Each chunk takes its pairs off the journal in its own transaction and
+   * hands its risk events to `append` there, so a crash leaves exactly the
+   * pairs still to do, which start-up finishes (finishInterruptedForgets):
+   * the deletion is never left half-done. Meanwhile the risks of pairs not
+   * yet recomputed still show the deleted scan's detections.
+   */
+  async forgetDeletedScan(scanId: string, append: (events: OutboxEvent[]) => void): Promise<void> {
+    while (this.transaction(() => this.forgetChunk(scanId, append))) await yieldToEventLoop();
+  }
+
+  /** Start-up: finishes the recompute of every scan deletion a crash cut short; returns their scan ids. */
+  finishInterruptedForgets(append: (events: OutboxEvent[]) => void): string[] {
+    const scans = this.forgets.scans();
+    for (const scanId of scans) while (this.transaction(() => this.forgetChunk(scanId, append)));
+    return scans;
+  }
+
+  /** One transaction of forgetDeletedScan(): journaled pairs until about FINDINGS_PER_TRANSACTION risks; false when none was left. */
+  private forgetChunk(scanId: string, append: (events: OutboxEvent[]) => void): boolean {
+    const pending = this.forgets.next(scanId, TARGETS_PER_TRANSACTION);
+    if (pending.length === 0) return false;
+    const events: OutboxEvent[] = [];
+    const done: number[] = [];
+    let risks = 0;
+    for (const pair of pending) {
+      risks += this.forgetPair(pair.accountId, pair, events);
+      done.push(pair.seq);
+      if (risks >= FINDINGS_PER_TRANSACTION) break;
+    }
+    this.forgets.remove(done);
+    append(events);
+    return true;
+  }
+
+  /** forgetScan() for one pair; returns how many risks it recomputed. */
+  private forgetPair(accountId: string, { targetId, scanType }: { targetId: string; scanType: ScanType }, events: OutboxEvent[]): number {
+    const target = this.targets.findById(accountId, targetId);
+    if (target === undefined) return 0;
+    const coverage = this.risks.coverageOf(targetId, scanType);
+    const risks = this.risks.risksOf(targetId, scanType);
+    for (const risk of risks) {
+      const history = historyOf(risk.fingerprint, coverage);
+      if (history === undefined) {
+        this.risks.delete(risk.id);
+      } else if (history.status !== risk.status || history.firstDetectedAt !== risk.firstDetectedAt || history.lastDetectedAt !== risk.lastDetectedAt) {
+        const updated = { ...risk, ...history };
+        this.risks.update(updated);
+        events.push(this.event('risk.updated', updated, target));
+      }
+    }
+    this.refreshTarget(target, undefined);
+    return risks.length;
   }
 
   /** Accepting and un-accepting (CONTRACT.md): one acceptance entry per accept, a risk.updated event each time. */

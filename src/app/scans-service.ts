@@ -180,18 +180,23 @@ export class ScansService {
     return stopped;
   }
 
-  delete(account: Account, id: string): void {
+  /**
+   * SPEC.md: the Scan's findings are no longer considered; every risk it
+   * touched is recomputed from what remains. The scan goes at once, with a
+   * journal of what to recompute; the recompute follows in chunks
+   * (RiskHistory.forgetDeletedScan) and is done when this resolves.
+   */
+  async delete(account: Account, id: string): Promise<void> {
     const scan = this.get(account, id);
     if (!isTerminal(scan.state)) {
       throw new InvalidRequestError(`scan ${id} is ${scan.state}; only SUCCEEDED, STOPPED, FAILED or OVER_LIMIT scans can be deleted (stop it first)`);
     }
-    // SPEC.md: the Scan's findings are no longer considered; every risk it touched is recomputed from what remains.
     this.history.transaction(() => {
-      const covered = this.history.coveredBy(id);
+      this.history.journalForget(account.id, id);
       this.scans.delete(account.id, id);
-      this.outbox.append(this.history.forgetScan(account.id, covered));
     });
     this.notify(scan);
+    await this.history.forgetDeletedScan(id, (events) => this.outbox.append(events));
     // A folder whose removal fails has no row left: the start-up sweep of result files removes it.
     this.resultFiles.removeScan(id).catch(() => undefined);
   }

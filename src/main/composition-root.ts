@@ -31,6 +31,7 @@ import { SqliteScanResourceMarks } from '../store/scan-resource-marks.js';
 import { FileSystemResultFiles } from '../store/result-files.js';
 import { FileSystemBackupFolders } from '../store/data-dir-backup.js';
 import { BackupScheduler } from '../app/backup-scheduler.js';
+import { SqlitePendingForgets } from '../store/pending-forgets-repository.js';
 import { SqlitePendingRecordings } from '../store/pending-recordings-repository.js';
 import { recordedReports, referencedResultFiles } from '../store/result-file-index.js';
 import { ScansService } from '../app/scans-service.js';
@@ -325,7 +326,7 @@ export function composeCore(
   const riskRepository = new SqliteRiskRepository(db);
   const pendingRecordings = new SqlitePendingRecordings(db);
   const staging = new SqliteRecordingStaging(db);
-  const history = new RiskHistory(riskRepository, targetRepository, clock, pendingRecordings, new SqliteEventReceivers(db), staging);
+  const history = new RiskHistory(riskRepository, targetRepository, clock, pendingRecordings, new SqliteEventReceivers(db), staging, new SqlitePendingForgets(db));
   const outbox = new NotifyingOutbox(new SqliteEventOutbox(db));
   // Writes of the same turn of the event loop in one transaction, one disk flush: POST /v1/scans and the Scan controller's state changes.
   const commits = new GroupCommit((fn) => db.transaction(fn).immediate(), () => db.inTransaction);
@@ -374,11 +375,13 @@ export function composeCore(
  * is collected again when its workload still has its output), and result
  * files no row references, temporary files, report folders without a row
  * (a report is recorded last) and the embedded runtime's left-over work
- * directories are removed.
+ * directories are removed; scan deletions a crash cut short get the rest
+ * of their risks recomputed.
  */
 async function recoverFromCrash(settings: Settings, core: Core, logger: Logger): Promise<void> {
   const interrupted = core.history.rollBackInterrupted();
   await core.imports.discardInterrupted(interrupted);
+  const deletions = core.history.finishInterruptedForgets((events) => core.outbox.append(events));
   const referenced = referencedResultFiles(core.db);
   const reports = recordedReports(core.db);
   // Files scanner pods uploaded wait in uploads/ until their Scan is collected; a finished or deleted Scan's are stale.
@@ -389,8 +392,8 @@ async function recoverFromCrash(settings: Settings, core: Core, logger: Logger):
     ...(await removeWorkDirectories(join(settings.dataDir, 'work'))),
     ...(await new FileSystemReportFiles(join(settings.dataDir, 'reports')).sweep((reportId) => reports.has(reportId))),
   ];
-  if (interrupted.length > 0 || removed.length > 0) {
-    logger.warn({ rolled_back: interrupted, removed_files: removed.slice(0, 100), removed_count: removed.length }, 'removed what an interrupted run left behind');
+  if (interrupted.length > 0 || removed.length > 0 || deletions.length > 0) {
+    logger.warn({ rolled_back: interrupted, finished_scan_deletions: deletions, removed_files: removed.slice(0, 100), removed_count: removed.length }, 'removed what an interrupted run left behind');
   }
 }
 

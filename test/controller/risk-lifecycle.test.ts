@@ -303,7 +303,7 @@ describe('the risk lifecycle (real controller and store, scripted nmap output)',
       expect(closing.risks.closed).to.deep.equal([risk.id]);
       const eventsBefore = riskEvents().length;
 
-      core.scans.delete(account, closing.id);
+      await core.scans.delete(account, closing.id);
       expect(getRisk(risk.id)).to.include({ status: 'OPEN', firstDetectedAt: isoAt(first), lastDetectedAt: isoAt(second) });
       const emitted = riskEvents().slice(eventsBefore);
       expect(emitted.map((e) => `${e.type} ${e.data.id} ${e.data.status}`)).to.deep.equal([`risk.updated ${risk.id} OPEN`]);
@@ -316,7 +316,7 @@ describe('the risk lifecycle (real controller and store, scripted nmap output)',
       const reopening = await nmapScan(['127.0.0.1'], localhost({ port: 8080 }));
       const risk = riskByTitle(targetOf(first, '127.0.0.1').id, /8080/);
       expect(getRisk(risk.id).status).to.equal('OPEN');
-      core.scans.delete(account, reopening.id);
+      await core.scans.delete(account, reopening.id);
       expect(getRisk(risk.id)).to.include({ status: 'CLOSED', firstDetectedAt: isoAt(first), lastDetectedAt: isoAt(first) });
       expect(riskEvents().at(-1)).to.deep.include({ type: 'risk.updated' });
       expect(riskEvents().at(-1)!.data.status).to.equal('CLOSED');
@@ -330,13 +330,13 @@ describe('the risk lifecycle (real controller and store, scripted nmap output)',
       const port = riskByTitle(target.id, /^Open port 8080/);
       expect(core.targets.get(account, target.id).healthScore.score).to.equal(60);
 
-      core.scans.delete(account, vulnerable.id);
+      await core.scans.delete(account, vulnerable.id);
       expect(() => getRisk(critical.id)).to.throw(NotFoundError);
       expect(risksOf(target.id).map((r) => r.id)).to.deep.equal([port.id]);
       expect(getRisk(port.id)).to.include({ status: 'OPEN', lastDetectedAt: isoAt(first) });
       expect(core.targets.get(account, target.id).healthScore).to.deep.equal({ score: 100, grade: 'A' });
 
-      core.scans.delete(account, first.id);
+      await core.scans.delete(account, first.id);
       expect(risksOf(target.id)).to.deep.equal([]);
     });
 
@@ -346,7 +346,7 @@ describe('the risk lifecycle (real controller and store, scripted nmap output)',
       const third = await nmapScan(['127.0.0.1'], localhost({ port: 8080 }));
       const risk = riskByTitle(targetOf(first, '127.0.0.1').id, /8080/);
       const eventsBefore = riskEvents().length;
-      core.scans.delete(account, first.id);
+      await core.scans.delete(account, first.id);
       expect(getRisk(risk.id)).to.include({ status: 'OPEN', firstDetectedAt: isoAt(second), lastDetectedAt: isoAt(third) });
       const emitted = riskEvents().slice(eventsBefore);
       expect(emitted).to.have.length(1);
@@ -360,8 +360,8 @@ describe('the risk lifecycle (real controller and store, scripted nmap output)',
       const other = await nmapScan(['127.0.0.2'], [{ address: '127.0.0.2', ports: [{ port: 22, service: 'ssh' }] }]);
       const udp = await nmapScan(['127.0.0.1'], localhost(), 'NMAP_UDP');
       const eventsBefore = riskEvents().length;
-      core.scans.delete(account, udp.id);
-      core.scans.delete(account, other.id);
+      await core.scans.delete(account, udp.id);
+      await core.scans.delete(account, other.id);
       expect(getRisk(risk.id)).to.deep.equal(risk);
       expect(riskEvents().slice(eventsBefore)).to.deep.equal([]);
     });

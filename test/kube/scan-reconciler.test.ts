@@ -96,7 +96,8 @@ const cases: Case[] = [
     name: 'a labelled CR whose row was deleted through the API is deleted, its finalizer released first',
     row: (fixture) => {
       const row = fixture.core.scans.stop(fixture.account, startRow(fixture).id);
-      fixture.core.scans.delete(fixture.account, row.id);
+      // A scan that covered nothing: its deletion has nothing to recompute, and is done before it returns.
+      void fixture.core.scans.delete(fixture.account, row.id);
       return row;
     },
     object: (row) => ({ metadata: labelled(row), spec: {} }),

@@ -71,7 +71,8 @@ const cases: Case[] = [
     record: ({ core, account }) => {
       const started = core.scans.start(account, { type: 'NMAP', targets: ['scanme.example.com'] }, null, 'nightly')[0]!;
       core.scans.stop(account, started.id);
-      core.scans.delete(account, started.id);
+      // A scan that covered nothing: its deletion has nothing to recompute, and is done before it returns.
+      void core.scans.delete(account, started.id);
       return started;
     },
     objects: (record) => [scanObject('nightly', withScanId(record!.id), withVigilStatus({ scanId: record!.id, state: 'STOPPED' }))],

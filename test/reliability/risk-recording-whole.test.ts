@@ -70,7 +70,7 @@ describe('reliability: a small recording is one transaction', () => {
     expect(markerDuringFinish).to.deep.equal({ n: 0 });
     expect(inTransaction).to.equal(true);
     expect(core.db.prepare('SELECT COUNT(*) AS n FROM risks').get()).to.deep.equal({ n: 9 });
-    expect(core.history.coveredBy(second.id)).to.have.length(3);
+    expect(core.riskRepository.coveredBy(second.id)).to.have.length(3);
   });
 
   it('rolls back whole when the last step refuses (a stop won)', async () => {
@@ -78,7 +78,7 @@ describe('reliability: a small recording is one transaction', () => {
     const second = insertScan();
     expect(await core.history.recordScanWhole(second, 'SCAN', findings([80, 443]), () => false)).to.equal(false);
     expect(snapshot()).to.deep.equal(before);
-    expect(core.history.coveredBy(second.id)).to.deep.equal([]);
+    expect(core.riskRepository.coveredBy(second.id)).to.deep.equal([]);
     expect(markers()).to.deep.equal({ n: 0 });
   });
 
@@ -93,7 +93,7 @@ describe('reliability: a small recording is one transaction', () => {
       .catch((error: unknown) => (failure = error));
     expect((failure as Error).message).to.equal('disk full');
     expect(snapshot()).to.deep.equal(before);
-    expect(core.history.coveredBy(second.id)).to.deep.equal([]);
+    expect(core.riskRepository.coveredBy(second.id)).to.deep.equal([]);
   });
 
   it('a recording of 1,000 findings or more goes in chunks under a marker', async () => {

@@ -66,7 +66,7 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
     const result = await core.history.recordScanInChunks(second, 'SCAN', findings([80, 443]), () => false);
     expect(result).to.equal(false);
     expect(snapshot()).to.deep.equal(before);
-    expect(core.history.coveredBy(second.id)).to.deep.equal([]);
+    expect(core.riskRepository.coveredBy(second.id)).to.deep.equal([]);
     expect(core.db.prepare('SELECT COUNT(*) AS n FROM pending_recordings').get()).to.deep.equal({ n: 0 });
   });
 
@@ -94,7 +94,7 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
     }).catch((error: unknown) => (failure = error));
     expect((failure as Error).message).to.equal('disk full');
     expect(snapshot()).to.deep.equal(before);
-    expect(core.history.coveredBy(second.id)).to.deep.equal([]);
+    expect(core.riskRepository.coveredBy(second.id)).to.deep.equal([]);
   });
 
   it('rolls back at start-up a recording a crash cut short after some of its chunks', () => {
@@ -106,7 +106,7 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
     expect(snapshot()).to.not.deep.equal(before);
     expect(core.history.rollBackInterrupted()).to.deep.equal([{ scanId: second.id, accountId: account.id, kind: 'SCAN' }]);
     expect(snapshot()).to.deep.equal(before);
-    expect(core.history.coveredBy(second.id)).to.deep.equal([]);
+    expect(core.riskRepository.coveredBy(second.id)).to.deep.equal([]);
   });
 
   it('with a webhook endpoint, stores no event of a refused recording (its chunks staged them) and every event of a completed one, in order', async () => {

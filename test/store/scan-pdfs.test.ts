@@ -97,7 +97,7 @@ describe('the PDF of a SUCCEEDED scan on the store and the data directory', func
           out.write(Buffer.from('%PDF-1.3 first piece'));
           await new Promise((resolve) => setImmediate(resolve));
         }
-        core.scans.delete(account, model.snapshot.scan.id);
+        await core.scans.delete(account, model.snapshot.scan.id);
         // The deletion's removal of the folder runs in the thread pool: let it finish under the open file.
         if (deleteAt === 'midway') await new Promise((resolve) => setTimeout(resolve, 50));
         await renderScanPdf(model, out);

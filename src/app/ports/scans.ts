@@ -1,4 +1,4 @@
-import type { FindingSink } from '../../domain/risks/finding.js';
+import type { FindingSink, ScanType } from '../../domain/risks/finding.js';
 import type { StagedFinding } from '../../domain/risks/risk.js';
 import type { OutboxEvent } from '../../domain/events/event.js';
 import type { Filters } from '../../domain/lists/list-query.js';
@@ -70,6 +70,28 @@ export interface ScanResourceMarks {
   isExpired(scanId: string): boolean;
   /** A schedule's finished Scans whose resources Vigil has not expired, newest first (its history limits). */
   finishedWithResources(scheduledScanId: string): FinishedScan[];
+}
+
+/** A (target, scan type) pair whose risks a deleted scan left to recompute (PendingForgets). */
+export interface PendingForget {
+  seq: number;
+  accountId: string;
+  targetId: string;
+  scanType: ScanType;
+}
+
+/**
+ * The recompute a scan's deletion leaves, journaled in the transaction that
+ * deletes it and done in chunks (RiskHistory.forgetDeletedScan); what is
+ * left at start-up was cut short by a crash and is finished then.
+ */
+export interface PendingForgets {
+  add(scanId: string, accountId: string, pairs: ReadonlyArray<{ targetId: string; scanType: ScanType }>): void;
+  /** The scan's first `limit` pairs still to recompute, in the order they were added. */
+  next(scanId: string, limit: number): PendingForget[];
+  remove(seqs: readonly number[]): void;
+  /** The scans whose recompute is not finished, oldest first. */
+  scans(): string[];
 }
 
 export interface FinishedScan {

@@ -14,8 +14,8 @@ export function scanOperations(scans: ScansService): Record<string, Operation> {
     },
     getScan: ({ principal, params }) => ({ data: presentScan(scans.get(principal.account, params.id!)) }),
     stopScan: ({ principal, params }) => ({ data: presentScan(scans.stop(principal.account, params.id!)) }),
-    deleteScan: ({ principal, params }) => {
-      scans.delete(principal.account, params.id!);
+    deleteScan: async ({ principal, params }) => {
+      await scans.delete(principal.account, params.id!);
       return { data: { id: params.id!, deleted: true } };
     },
     getResultFile: async ({ principal, params, res }) => {

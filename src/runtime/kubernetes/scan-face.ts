@@ -263,7 +263,7 @@ export class ScanResourceFace implements ReconcileFace<Scan> {
       this.budget.drop(row.id);
       this.act(key, { action: 'deleteRow', scanId: row.id });
       try {
-        this.options.service.delete(account, row.id);
+        await this.options.service.delete(account, row.id);
       } catch (error) {
         if (!(error instanceof NotFoundError)) throw error;
       }

@@ -29,6 +29,7 @@ import { m0024ListFilterIndexes } from './0024-list-filter-indexes.js';
 import { m0025ScanRiskLists } from './0025-scan-risk-lists.js';
 import { m0026DashboardCounters } from './0026-dashboard-counters.js';
 import { m0027TargetsLastScannedJson } from './0027-targets-last-scanned-json.js';
+import { m0028PendingScanForgets } from './0028-pending-scan-forgets.js';
 
 export interface Migration {
   version: number;
@@ -36,4 +37,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens, m0004Risks, m0005Sources, m0006Webhooks, m0007WebhookCursor, m0008ScheduledScans, m0009DashboardSessions, m0010ScheduledRuns, m0011WebhookDueByEndpoint, m0012Reports, m0013PendingRecordings, m0014DashboardRiskIndexes, m0015TargetAttachments, m0016WebhookDeliveryStateIndexes, m0017TargetListJsonIndex, m0018ScanResultContent, m0019WebhookFirstAttemptDeliveries, m0020RiskSortIndexes, m0021PendingRecordingTargets, m0022ScanResourceMarks, m0023PendingResultFiles, m0024ListFilterIndexes, m0025ScanRiskLists, m0026DashboardCounters, m0027TargetsLastScannedJson];
+export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens, m0004Risks, m0005Sources, m0006Webhooks, m0007WebhookCursor, m0008ScheduledScans, m0009DashboardSessions, m0010ScheduledRuns, m0011WebhookDueByEndpoint, m0012Reports, m0013PendingRecordings, m0014DashboardRiskIndexes, m0015TargetAttachments, m0016WebhookDeliveryStateIndexes, m0017TargetListJsonIndex, m0018ScanResultContent, m0019WebhookFirstAttemptDeliveries, m0020RiskSortIndexes, m0021PendingRecordingTargets, m0022ScanResourceMarks, m0023PendingResultFiles, m0024ListFilterIndexes, m0025ScanRiskLists, m0026DashboardCounters, m0027TargetsLastScannedJson, m0028PendingScanForgets];

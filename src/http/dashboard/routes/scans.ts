@@ -31,9 +31,9 @@ function renderScan(res: Response, scans: ScansService, id: string, status: numb
 }
 
 /** Stop and delete: the service's refusal ("only ... can be deleted") is shown on the scan's page. */
-function change(res: Response, scans: ScansService, id: string, act: () => string): void {
+async function change(res: Response, scans: ScansService, id: string, act: () => string | Promise<string>): Promise<void> {
   try {
-    res.redirect(303, act());
+    res.redirect(303, await act());
   } catch (error) {
     if (!(error instanceof InvalidRequestError)) throw error;
     renderScan(res, scans, id, 400, { kind: 'error', text: asSentence(error.message) });
@@ -51,18 +51,18 @@ export function scanRoutes(router: Router, scans: ScansService): void {
 
   router.get('/scans/:id', named('dashboard.scan'), (req, res) => renderScan(res, scans, String(req.params.id), 200, noticeFrom(req)));
 
-  router.post('/scans/:id/stop', named('dashboard.stopScan'), (req, res) => {
+  router.post('/scans/:id/stop', named('dashboard.stopScan'), async (req, res) => {
     const id = String(req.params.id);
-    change(res, scans, id, () => {
+    await change(res, scans, id, () => {
       scans.stop(sessionOf(res).account, id);
       return withNotice(PATHS.scan(id), 'scan-stopping');
     });
   });
 
-  router.post('/scans/:id/delete', named('dashboard.deleteScan'), (req, res) => {
+  router.post('/scans/:id/delete', named('dashboard.deleteScan'), async (req, res) => {
     const id = String(req.params.id);
-    change(res, scans, id, () => {
-      scans.delete(sessionOf(res).account, id);
+    await change(res, scans, id, async () => {
+      await scans.delete(sessionOf(res).account, id);
       return withNotice(PATHS.scans, 'scan-deleted');
     });
   });

@@ -1,0 +1,327 @@
+/**
+ * Benchmark (issue 29): one account with a million risks. Seeds the account
+ * as the issue did (bench/support/scale-seed.ts: 25 nmap uploads of 40,020
+ * findings on 10,000 targets, 500 HIGH and the rest INFO, through the
+ * imports service; cached under the OS temp dir by size, so reruns copy it),
+ * starts the service in a child process (bench/support/scale-server.ts,
+ * which measures the longest event-loop block per request kind with
+ * monitorEventLoopDelay), then measures, one request at a time, every list
+ * and filter of risks, scans and targets and the dashboard overview; a
+ * report of every risk in PDF, HTML and CSV (time to done: POST /v1/reports
+ * answers once it is rendered); /healthz every 50 ms while ten clients run
+ * the slowest queries and a report renders; deleting a scan and a target;
+ * the server's peak RSS and the database's size. Prints a table with each
+ * aim beside it. Asserts nothing; a request that does not answer 2xx fails
+ * the run.
+ *
+ *   npx tsx bench/scale.ts
+ *   BENCH_SCALE_RISKS=100000 npx tsx bench/scale.ts    (3 uploads, a quick run)
+ *
+ * Environment:
+ *   BENCH_SCALE_RISKS          risks to seed, in uploads of 40,020 (default 1,000,500: 25 uploads)
+ *   BENCH_SCALE_REQUESTS       measured requests per list, after 2 warm-ups (default 20)
+ *   BENCH_SCALE_LOAD_SECONDS   the ten clients' run (default 20; longer when the report takes longer)
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DashboardClient } from '../test/support/dashboard-client.js';
+import { envInteger } from './support/env.js';
+import { percentile, runLoad } from './support/load.js';
+import { cleanup, freePort, runBenchmark, startChild, tempDirectory, waitForHttp } from './support/processes.js';
+import { FINDINGS_PER_UPLOAD, seededCopy, type ScaleSeed } from './support/scale-seed.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const AIMS = { listP99Ms: 100, healthP99Ms: 250, blockMs: 50, rssMb: 400 };
+const WARMUP = 2;
+const config = {
+  uploads: Math.max(1, Math.round(envInteger('BENCH_SCALE_RISKS', 25 * FINDINGS_PER_UPLOAD, 1) / FINDINGS_PER_UPLOAD)),
+  requests: envInteger('BENCH_SCALE_REQUESTS', 20, 1),
+  loadSeconds: envInteger('BENCH_SCALE_LOAD_SECONDS', 20, 1),
+};
+const log = (line = '') => process.stdout.write(`${line}\n`);
+
+interface Row {
+  name: string;
+  p50Ms?: number;
+  p99Ms?: number;
+  blockMs?: number;
+  aim: string;
+  met?: boolean;
+}
+
+class Service {
+  constructor(
+    readonly base: string,
+    private readonly apiKey: string,
+    private readonly cookie: string,
+  ) {}
+
+  /** One request; its time in ms. Fails the run unless it answers 2xx. */
+  async timed(path: string, init: RequestInit = {}): Promise<{ ms: number; body: any }> {
+    const headers = { ...(path.startsWith('/dashboard') ? { Cookie: this.cookie } : { 'X-SERVICE-API-KEY': this.apiKey }), ...(init.headers ?? {}) };
+    const started = performance.now();
+    const response = await fetch(`${this.base}${path}`, { ...init, headers });
+    const text = await response.text();
+    const ms = performance.now() - started;
+    if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+    return { ms, body: text.startsWith('{') ? JSON.parse(text) : text };
+  }
+
+  /** The server's longest event-loop block since the last call, in ms. */
+  async loop(): Promise<number> {
+    return ((await (await fetch(`${this.base}/__bench/loop`)).json()) as { maxMs: number }).maxMs;
+  }
+
+  /** One request alone, and the longest block of the event loop while it was served. */
+  async alone(path: string, init: RequestInit = {}): Promise<{ ms: number; blockMs: number; body: any }> {
+    await this.loop();
+    const { ms, body } = await this.timed(path, init);
+    return { ms, body, blockMs: await this.loop() };
+  }
+}
+
+const filters = (value: Record<string, string[]>) => `filters=${encodeURIComponent(JSON.stringify(value))}`;
+
+async function listCases(service: Service): Promise<Array<[string, string]>> {
+  const target = (await service.timed('/v1/targets?page_size=1&sort=target')).body.data[0];
+  const high = (await service.timed(`/v1/risks?page_size=1&${filters({ 'risk_definition.threat_level': ['HIGH'] })}`)).body.data[0];
+  return [
+    ['risks', '/v1/risks'],
+    ...['threat_level', 'first_detected_at', 'last_detected_at', 'target'].flatMap((field): Array<[string, string]> => [
+      [`risks sort ${field} desc`, `/v1/risks?sort=${encodeURIComponent(`${field} desc`)}`],
+      [`risks sort ${field} asc`, `/v1/risks?sort=${encodeURIComponent(`${field} asc`)}`],
+    ]),
+    ['risks status CLOSED (none)', `/v1/risks?${filters({ status: ['CLOSED'] })}`],
+    ['risks status OPEN', `/v1/risks?${filters({ status: ['OPEN'] })}`],
+    ['risks threat_level HIGH', `/v1/risks?${filters({ 'risk_definition.threat_level': ['HIGH'] })}`],
+    ['risks threat_level HIGH,CRITICAL', `/v1/risks?${filters({ 'risk_definition.threat_level': ['HIGH', 'CRITICAL'] })}`],
+    ['risks threat_level HIGH + sort target', `/v1/risks?sort=target&${filters({ 'risk_definition.threat_level': ['HIGH'] })}`],
+    ['risks scan_type NMAP', `/v1/risks?${filters({ 'risk_definition.scan_type': ['NMAP'] })}`],
+    ['risks scan_type OWASP_ZAP (none)', `/v1/risks?${filters({ 'risk_definition.scan_type': ['OWASP_ZAP'] })}`],
+    ['risks title (a HIGH one)', `/v1/risks?${filters({ 'risk_definition.title': [high.risk_definition.title] })}`],
+    ['risks target_id', `/v1/risks?${filters({ target_id: [target.id] })}`],
+    ['risks tags weekly (every target)', `/v1/risks?${filters({ tags: ['weekly'] })}`],
+    ['risks tags pci (1 in 10)', `/v1/risks?${filters({ tags: ['pci'] })}`],
+    ['risks tags dmz (1 in 200)', `/v1/risks?${filters({ tags: ['dmz'] })}`],
+    ['risks tags none (no match)', `/v1/risks?${filters({ tags: ['no-such-tag'] })}`],
+    ['scans', '/v1/scans'],
+    ['scans state SUCCEEDED', `/v1/scans?${filters({ state: ['SUCCEEDED'] })}`],
+    ['scans state FAILED (none)', `/v1/scans?${filters({ state: ['FAILED'] })}`],
+    ['scans type NMAP', `/v1/scans?${filters({ type: ['NMAP'] })}`],
+    ['targets', '/v1/targets'],
+    ...['label', 'target', 'created_at', 'last_scanned'].flatMap((field): Array<[string, string]> => [
+      [`targets sort ${field} asc`, `/v1/targets?sort=${encodeURIComponent(`${field} asc`)}`],
+      [`targets sort ${field} desc`, `/v1/targets?sort=${encodeURIComponent(`${field} desc`)}`],
+    ]),
+    ['dashboard overview (HTML)', '/dashboard'],
+  ];
+}
+
+async function oneAtATime(service: Service, cases: ReadonlyArray<[string, string]>): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const [name, path] of cases) {
+    const times: number[] = [];
+    let blockMs = 0;
+    for (let round = 0; round < WARMUP; round++) await service.timed(path);
+    for (let round = 0; round < config.requests; round++) {
+      const measured = await service.alone(path);
+      times.push(measured.ms);
+      blockMs = Math.max(blockMs, measured.blockMs);
+    }
+    times.sort((a, b) => a - b);
+    const p99Ms = percentile(times, 0.99);
+    rows.push({
+      name,
+      p50Ms: percentile(times, 0.5),
+      p99Ms,
+      blockMs,
+      aim: `p99 < ${AIMS.listP99Ms} ms, block <= ${AIMS.blockMs} ms`,
+      met: p99Ms < AIMS.listP99Ms && blockMs <= AIMS.blockMs,
+    });
+    process.stdout.write('.');
+  }
+  log();
+  return rows;
+}
+
+/** A row for a request made once: its time to done (no aim) and the longest block of the loop meanwhile. */
+function oneOff(name: string, ms: number, blockMs: number): Row {
+  return { name, p50Ms: ms, p99Ms: ms, blockMs, aim: `done (no aim), block <= ${AIMS.blockMs} ms`, met: blockMs <= AIMS.blockMs };
+}
+
+async function reports(service: Service): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const format of ['PDF', 'HTML', 'CSV']) {
+    const { ms, blockMs } = await service.alone('/v1/reports', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ report_format: format }),
+    });
+    rows.push(oneOff(`report of every risk, ${format} (the 10,000 most severe held)`, ms, blockMs));
+  }
+  return rows;
+}
+
+/** A connection the server dropped (its keep-alive timer fires late when its event loop is held for seconds): counted, not fatal. */
+let dropped = 0;
+async function unlessDropped<T>(request: Promise<T>): Promise<T | undefined> {
+  try {
+    return await request;
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    dropped++;
+    return undefined;
+  }
+}
+
+/** /healthz every 50 ms until `done` settles; each answer's time (a dropped connection is not an answer). */
+async function sampleHealth(service: Service, done: Promise<unknown>): Promise<number[]> {
+  const times: number[] = [];
+  let finished = false;
+  void done.finally(() => (finished = true));
+  while (!finished) {
+    const answer = await unlessDropped(service.timed('/healthz'));
+    if (answer !== undefined) times.push(answer.ms);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return times.sort((a, b) => a - b);
+}
+
+/** Ten clients on the slowest lists, a report of every risk rendering (one after another), /healthz sampled meanwhile. */
+async function underLoad(service: Service, apiKey: string, slowest: readonly string[]): Promise<Row> {
+  await service.loop();
+  const load = runLoad({ url: service.base, paths: slowest, headers: { 'X-SERVICE-API-KEY': apiKey }, connections: 10, durationSeconds: config.loadSeconds });
+  let loading = true;
+  void load.finally(() => (loading = false));
+  const reporting = (async () => {
+    let made = 0;
+    do {
+      await unlessDropped(
+        service.timed('/v1/reports', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ report_format: 'HTML' }) }),
+      );
+      made++;
+    } while (loading);
+    return made;
+  })();
+  const both = Promise.all([load, reporting]);
+  const health = await sampleHealth(service, both);
+  const [sample, made] = await both;
+  const max = await service.loop();
+  const p99Ms = percentile(health, 0.99);
+  log(
+    `ten clients: ${sample.requests} requests (${sample.non2xx} non-2xx, ${sample.errors} errors) in ${sample.seconds} s, ${made} HTML reports of every risk tried meanwhile; ${dropped} connections (of /healthz or a report) dropped by the server`,
+  );
+  return {
+    name: `/healthz with ten clients on the ${slowest.length} slowest lists + reports (${health.length} samples, max ${health.at(-1)!.toFixed(0)} ms)`,
+    p50Ms: percentile(health, 0.5),
+    p99Ms,
+    blockMs: max,
+    aim: `p99 < ${AIMS.healthP99Ms} ms`,
+    met: p99Ms < AIMS.healthP99Ms,
+  };
+}
+
+async function deletions(service: Service): Promise<Row[]> {
+  const scans = (await service.timed('/v1/scans')).body.data as Array<{ id: string }>;
+  const targets = (await service.timed(`/v1/targets?${filters({ tags: ['deletable'] })}`)).body.data as Array<{ id: string }>;
+  const rows: Row[] = [];
+  for (const [name, path] of [
+    [`delete a scan (${FINDINGS_PER_UPLOAD} risks)`, `/v1/scans/${scans.at(-1)!.id}`],
+    ['delete a target (100 risks)', `/v1/targets/${targets[0]!.id}`],
+  ] as const) {
+    await service.loop();
+    const done = service.timed(path, { method: 'DELETE' });
+    done.catch(() => undefined); // awaited below, after the samples
+    const health = await sampleHealth(service, done);
+    const { ms } = await done;
+    const blockMs = await service.loop();
+    rows.push(oneOff(`${name}; /healthz max ${health.at(-1)!.toFixed(0)} ms meanwhile`, ms, blockMs));
+  }
+  return rows;
+}
+
+function peakRssMb(pid: number): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match === null ? Number.NaN : (Number(match[1]) * 1024) / 1e6;
+}
+
+function databaseMb(dataDir: string): number {
+  return (
+    ['vigil.db', 'vigil.db-wal']
+      .map((name) => join(dataDir, name))
+      .filter(existsSync)
+      .reduce((sum, file) => sum + statSync(file).size, 0) / 1e6
+  );
+}
+
+function printTable(rows: readonly Row[]): void {
+  const cell = (value: number | undefined) => (value === undefined ? '' : value.toFixed(value < 10 ? 1 : 0));
+  const lines = rows.map((row) => [
+    row.name,
+    cell(row.p50Ms),
+    cell(row.p99Ms),
+    cell(row.blockMs),
+    row.aim,
+    row.met === undefined ? '' : row.met ? 'yes' : 'NO',
+  ]);
+  const header = ['', 'p50 ms', 'p99 ms', 'loop block ms', 'aim', 'met'];
+  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column]!.length)));
+  for (const line of [header, ...lines])
+    log(line.map((value, column) => (column === 0 || column === 4 ? value.padEnd(widths[column]!) : value.padStart(widths[column]!))).join('  '));
+}
+
+async function main(): Promise<void> {
+  const work = tempDirectory('vigil-bench-scale-');
+  const dataDir = join(work, 'data');
+  const seed: ScaleSeed & { cached: string; fromCache: boolean } = await seededCopy(config.uploads, dataDir, log);
+  log(
+    `${seed.risks} risks on ${seed.targets} targets from ${seed.uploads} uploads; ${seed.fromCache ? `copied from ${seed.cached}` : ''} seeded in ${seed.seedSeconds.toFixed(0)} s`,
+  );
+  const port = await freePort();
+  const server = startChild(
+    'scale server',
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'bench/support/scale-server.ts'), dataDir, String(port)],
+    process.env,
+    ROOT,
+  );
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(server, `${base}/healthz`, 120_000);
+  const dashboard = await new DashboardClient(base).signedIn(seed.apiKey);
+  const service = new Service(base, seed.apiKey, [...dashboard.cookies].map(([name, value]) => `${name}=${value}`).join('; '));
+  const cases = await listCases(service);
+  log(`${cases.length} lists, ${config.requests} requests each, one at a time`);
+  const lists = await oneAtATime(service, cases);
+  const made = await reports(service);
+  const slowest = lists
+    .filter((row) => row.name !== 'dashboard overview (HTML)')
+    .sort((a, b) => b.p99Ms! - a.p99Ms!)
+    .slice(0, 3);
+  const health = await underLoad(
+    service,
+    seed.apiKey,
+    slowest.map((row) => cases.find(([name]) => name === row.name)![1]),
+  );
+  const deleted = await deletions(service);
+  const rssMb = peakRssMb(server.process.pid!);
+  const alone = [...lists, ...made, ...deleted];
+  const worst = alone.reduce((most, row) => (row.blockMs! > most.blockMs! ? row : most));
+  const rows: Row[] = [
+    ...alone.slice(0, lists.length + made.length),
+    health,
+    ...deleted,
+    {
+      name: `longest event-loop block of any request alone (${worst.name})`,
+      blockMs: worst.blockMs,
+      aim: `<= ${AIMS.blockMs} ms`,
+      met: worst.blockMs! <= AIMS.blockMs,
+    },
+    { name: 'server peak RSS (VmHWM, MB)', p99Ms: rssMb, aim: `< ${AIMS.rssMb} MB`, met: rssMb < AIMS.rssMb },
+    { name: `database size (MB), ${seed.risks} risks`, p99Ms: databaseMb(dataDir), aim: '' },
+  ];
+  log();
+  printTable(rows);
+}
+
+runBenchmark(main, cleanup, 3_600);
