@@ -7,6 +7,8 @@ import { expect } from 'chai';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { environmentTable, expectedConfigurationDoc, withEnvironmentTable } from '../../scripts/configuration-doc.js';
+import { SETTING_DEFINITIONS } from '../../src/config/setting-definitions.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
@@ -77,11 +79,23 @@ describe('the README and docs/', () => {
 });
 
 describe('docs/configuration.md', () => {
-  it('has a table row for every variable the settings module reads', () => {
+  it('has the table of environment variables the settings module gives (npx tsx scripts/write-configuration-doc.ts writes it)', () => {
+    expect(read('docs/configuration.md')).to.equal(expectedConfigurationDoc());
+  });
+
+  it('the settings table names every variable the settings module reads, once', () => {
     const settings = read('src/config/settings.ts');
-    const doc = read('docs/configuration.md');
-    const variables = [...new Set([...settings.matchAll(/\b(VIGIL_[A-Z0-9_]+|LOG_LEVEL)\b/g)].map((match) => match[1]!))];
-    const rows = doc.split('\n').filter((line) => line.startsWith('|'));
-    expect(variables.filter((name) => !rows.some((row) => row.includes(`\`${name}\``)))).to.deep.equal([]);
+    const variables = [...new Set([...settings.matchAll(/\b(VIGIL_[A-Z0-9_]*[A-Z0-9]|LOG_LEVEL)\b/g)].map((match) => match[1]!))];
+    const names = SETTING_DEFINITIONS.map((definition) => definition.name);
+    expect(variables.filter((name) => !names.includes(name))).to.deep.equal([]);
+    expect(new Set(names).size).to.equal(names.length);
+  });
+
+  it('replaces only what lies between the markers, and says so when they are gone', () => {
+    const table = environmentTable([{ name: 'VIGIL_X', fallback: '1', bound: { min: 0, max: 9 }, meaning: 'a | b' }]);
+    expect(table).to.include('| `VIGIL_X` | `1` | a whole number from 0 to 9 | a \\| b |');
+    const page = `intro\n\n${environmentTable([])}\n\noutro\n`;
+    expect(withEnvironmentTable(page, table)).to.equal(`intro\n\n${table}\n\noutro\n`);
+    expect(() => withEnvironmentTable('intro only', table)).to.throw(/lost its markers/);
   });
 });
