@@ -9,10 +9,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SETTING_DEFINITIONS, type SettingDefinition } from '../src/config/setting-definitions.js';
+import { markersFor, withGeneratedBlock } from './generated-block.js';
 
 export const CONFIGURATION_DOC = join(fileURLToPath(new URL('..', import.meta.url)), 'docs/configuration.md');
-const BEGIN = '<!-- generated from src/config/setting-definitions.ts by scripts/write-configuration-doc.ts: edit there, not here -->';
-const END = '<!-- end of the generated table -->';
+export const CONFIGURATION_MARKERS = markersFor('src/config/setting-definitions.ts', 'scripts/write-configuration-doc.ts');
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|');
 
@@ -27,20 +27,12 @@ function shownBound(bound: SettingDefinition['bound']): string {
   return bound.map((word) => `\`${word}\``).join(', ');
 }
 
-/** The generated table, markers included. */
+/** The table of variables, one row each, in the order of the settings table. */
 export function environmentTable(definitions: readonly SettingDefinition[] = SETTING_DEFINITIONS): string {
   const rows = definitions.map((definition) => `| \`${definition.name}\` | ${cell(shownDefault(definition))} | ${cell(shownBound(definition.bound))} | ${cell(definition.meaning)} |`);
-  return [BEGIN, '', '| variable | default | accepts | meaning |', '|---|---|---|---|', ...rows, '', END].join('\n');
-}
-
-/** The page with its generated table replaced by the one the settings module gives; the prose around it stays. */
-export function withEnvironmentTable(page: string, table: string = environmentTable()): string {
-  const begin = page.indexOf(BEGIN);
-  const end = page.indexOf(END);
-  if (begin === -1 || end < begin) throw new Error(`docs/configuration.md has lost its markers: put the table between\n${BEGIN}\nand\n${END}`);
-  return page.slice(0, begin) + table + page.slice(end + END.length);
+  return ['| variable | default | accepts | meaning |', '|---|---|---|---|', ...rows].join('\n');
 }
 
 export function expectedConfigurationDoc(): string {
-  return withEnvironmentTable(readFileSync(CONFIGURATION_DOC, 'utf8'));
+  return withGeneratedBlock(readFileSync(CONFIGURATION_DOC, 'utf8'), CONFIGURATION_MARKERS, environmentTable());
 }

@@ -7,7 +7,9 @@ import { expect } from 'chai';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { environmentTable, expectedConfigurationDoc, withEnvironmentTable } from '../../scripts/configuration-doc.js';
+import { environmentTable, expectedConfigurationDoc } from '../../scripts/configuration-doc.js';
+import { cliReference, expectedCliDoc } from '../../scripts/cli-doc.js';
+import { fencedBlock, markersFor, withGeneratedBlock } from '../../scripts/generated-block.js';
 import { SETTING_DEFINITIONS } from '../../src/config/setting-definitions.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -91,11 +93,36 @@ describe('docs/configuration.md', () => {
     expect(new Set(names).size).to.equal(names.length);
   });
 
-  it('replaces only what lies between the markers, and says so when they are gone', () => {
-    const table = environmentTable([{ name: 'VIGIL_X', fallback: '1', bound: { min: 0, max: 9 }, meaning: 'a | b' }]);
-    expect(table).to.include('| `VIGIL_X` | `1` | a whole number from 0 to 9 | a \\| b |');
-    const page = `intro\n\n${environmentTable([])}\n\noutro\n`;
-    expect(withEnvironmentTable(page, table)).to.equal(`intro\n\n${table}\n\noutro\n`);
-    expect(() => withEnvironmentTable('intro only', table)).to.throw(/lost its markers/);
+  it('shows each variable with its default, what it accepts and its meaning', () => {
+    expect(environmentTable([{ name: 'VIGIL_X', fallback: '1', bound: { min: 0, max: 9 }, meaning: 'a | b' }])).to.include('| `VIGIL_X` | `1` | a whole number from 0 to 9 | a \\| b |');
+    expect(environmentTable([{ name: 'VIGIL_Y', bound: ['on', 'off'], meaning: 'y' }])).to.include('| `VIGIL_Y` | unset | `on`, `off` | y |');
+  });
+});
+
+describe('docs/cli.md', () => {
+  it('has the command reference the commander program gives (npx tsx scripts/write-cli-doc.ts writes it)', () => {
+    expect(read('docs/cli.md')).to.equal(expectedCliDoc());
+  });
+
+  it('lists every command and subcommand with its options, required ones marked', () => {
+    const reference = cliReference();
+    for (const command of ['vigil serve', 'vigil backup', 'vigil accounts create', 'vigil accounts create-key', 'vigil webhooks remove', 'vigil login-replay']) {
+      expect(reference).to.include(`### \`${command}\``);
+    }
+    expect(reference).to.include('| `--account <id\\|name>` | the account id or name (required) |');
+    expect(reference).to.include('| `--plan <plan>` | the plan (choices: "free", "paid", default: "free") |');
+  });
+});
+
+describe('a generated block in a page written by hand', () => {
+  const markers = markersFor('src/x.ts', 'scripts/write-x.ts');
+
+  it('replaces only what lies between the markers', () => {
+    const page = `intro\n\n${fencedBlock(markers, 'old')}\n\noutro\n`;
+    expect(withGeneratedBlock(page, markers, 'new')).to.equal(`intro\n\n${markers.begin}\n\nnew\n\n${markers.end}\n\noutro\n`);
+  });
+
+  it('says where the block goes when the markers are gone', () => {
+    expect(() => withGeneratedBlock('intro only', markers, 'new')).to.throw(/lost its markers/);
   });
 });
