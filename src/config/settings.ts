@@ -108,7 +108,7 @@ function word<const T extends string>(env: Env, name: SettingName): T | undefine
 
 const smtpUrl = z
   .string()
-  .refine((value) => /^smtps?:\/\/[^/]+/.test(value) && URL.canParse(value), 'VIGIL_SMTP_URL must be an smtp:// or smtps:// URL, for example smtp://127.0.0.1:2525');
+  .refine((value) => /^smtps?:\/\/[^/]+/.test(value) && URL.canParse(value), 'VIGIL_SMTP_URL must be an smtp:// or smtps:// URL, for example smtp://127.0.0.1:46025');
 
 const email = z.string().regex(/^[^\s@<>]+@[^\s@<>]+$/, 'VIGIL_SMTP_FROM must be an e-mail address, for example vigil@example.com');
 
