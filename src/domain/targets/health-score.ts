@@ -49,3 +49,9 @@ export function healthText(health: HealthScore, lastScannedAt: string | null | u
 }
 
 export const NOT_SCANNED_YET = 'not scanned yet';
+
+/** Targets counted by grade, those no scan has looked at yet apart: their score of 100 is nobody's measurement, so they are not grade A. */
+export interface GradeCounts {
+  byGrade: Partial<Record<HealthGrade, number>>;
+  notScanned: number;
+}
