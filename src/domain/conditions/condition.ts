@@ -1,9 +1,11 @@
 /**
- * The one way Vigil writes a condition (DESIGN.md decision 3), after
- * cert-manager's SetCertificateCondition: one condition per type, a type that
- * says what it is about (not a state name), `lastTransitionTime` kept while the
- * status stays the same, and `observedGeneration` set when the object has one.
- * The API's `conditions` and the custom resources' are built by this alone.
+ * Conditions through one helper (DESIGN.md): setCondition, after
+ * cert-manager's SetCertificateCondition, writes one condition per type, a
+ * type that says what it is about (not a state name), `lastTransitionTime`
+ * kept while the status stays the same, and `observedGeneration` set when the
+ * object has one; setConditions applies several changes through it, and
+ * findCondition and conditionHolds read them. The API's `conditions` and the
+ * custom resources' are built by these alone.
  */
 import type { Condition } from '../scans/scan.js';
 
@@ -54,7 +56,7 @@ export function findCondition(conditions: readonly Condition[] | undefined, type
   return conditions?.find((condition) => condition.type === type);
 }
 
-/** True when applying `change` would alter nothing but nothing at all (write status only when it changed). */
+/** True when the condition of `change`'s type already has its status, reason and message: there is nothing to write (write status only when it changed). */
 export function conditionHolds(conditions: readonly Condition[] | undefined, change: ConditionChange): boolean {
   const current = findCondition(conditions, change.type);
   return current !== undefined && current.status === change.status && current.reason === change.reason && current.message === change.message;
