@@ -14,7 +14,7 @@ import { buildProgram } from '../src/cli/program.js';
 import { markersFor, withGeneratedBlock } from './generated-block.js';
 
 export const CLI_DOC = join(fileURLToPath(new URL('..', import.meta.url)), 'docs/cli.md');
-export const CLI_MARKERS = markersFor('src/cli/program.ts', 'scripts/write-cli-doc.ts');
+const CLI_MARKERS = markersFor('src/cli/program.ts', 'scripts/write-cli-doc.ts');
 
 /** A table cell of prose: a pipe would end the cell, and `<name>` would read as an HTML tag. */
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/</g, '&lt;');

@@ -12,7 +12,7 @@ import { SETTING_DEFINITIONS, type SettingDefinition } from '../src/config/setti
 import { markersFor, withGeneratedBlock } from './generated-block.js';
 
 export const CONFIGURATION_DOC = join(fileURLToPath(new URL('..', import.meta.url)), 'docs/configuration.md');
-export const CONFIGURATION_MARKERS = markersFor('src/config/setting-definitions.ts', 'scripts/write-configuration-doc.ts');
+const CONFIGURATION_MARKERS = markersFor('src/config/setting-definitions.ts', 'scripts/write-configuration-doc.ts');
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|');
 

@@ -12,7 +12,7 @@ import { trendStart, weeklyChanges, type WeeklyChanges } from '../domain/trends/
 import type { DashboardReadRepository, ScanRepository, ScheduledScan, ScheduledScanRepository } from './ports.js';
 
 /** The weeks the trend covers, the current one included. */
-export const TREND_WEEKS = 12;
+const TREND_WEEKS = 12;
 const LATEST_SCANS = 5;
 const NEXT_RUNS = 5;
 

@@ -190,7 +190,7 @@ function validateReadBody(c: Context, body: Record<string, unknown>): void {
 }
 
 /** Turns ajv's errors into one sentence that names the field and what to change. */
-export function describeValidationErrors(errors: readonly ErrorObject[]): string {
+function describeValidationErrors(errors: readonly ErrorObject[]): string {
   const error = errors[0];
   if (error === undefined) return 'The request is not valid.';
   const [where, ...path] = error.instancePath.split('/').filter(Boolean);

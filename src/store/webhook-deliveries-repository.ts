@@ -25,7 +25,7 @@ interface EndpointRow {
  * and serialized once rather than once per endpoint. About 750 bytes each for
  * a scan.updated event, so a few MB at most.
  */
-export const BODY_CACHE_EVENTS = 4096;
+const BODY_CACHE_EVENTS = 4096;
 
 /**
  * How long a new event's deliveries are taken straight from the outbox before

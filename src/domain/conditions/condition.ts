@@ -4,7 +4,7 @@
  * type that says what it is about (not a state name), `lastTransitionTime`
  * kept while the status stays the same, and `observedGeneration` set when the
  * object has one; setConditions applies several changes through it, and
- * findCondition and conditionHolds read them. The API's `conditions` and the
+ * conditionHolds says whether a change would alter anything. The API's `conditions` and the
  * custom resources' are built by these alone.
  */
 import type { Condition } from '../scans/scan.js';
@@ -52,7 +52,7 @@ export function setConditions(conditions: readonly Condition[], changes: readonl
   return changes.reduce<Condition[]>((current, change) => setCondition(current, change, now, observedGeneration), [...conditions]);
 }
 
-export function findCondition(conditions: readonly Condition[] | undefined, type: ConditionType): Condition | undefined {
+function findCondition(conditions: readonly Condition[] | undefined, type: ConditionType): Condition | undefined {
   return conditions?.find((condition) => condition.type === type);
 }
 

@@ -4,7 +4,7 @@
  * severe first. Pure, so the PDF, HTML and CSV renderers all show the same
  * numbers in the same order.
  */
-import { THREAT_LEVELS, type ThreatLevel } from '../risks/finding.js';
+import type { ThreatLevel } from '../risks/finding.js';
 import type { RiskStatus } from '../risks/risk.js';
 import { HEALTH_GRADES, type HealthGrade } from '../targets/health-score.js';
 import { EVIDENCE_LIMITS, type WithDefinition } from './evidence.js';
@@ -41,7 +41,7 @@ export interface ReportModel {
 
 const LEVEL_RANK: Readonly<Record<ThreatLevel, number>> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3, INFO: 4 };
 
-export const zeroByLevel = (): Record<ThreatLevel, number> => ({ CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 0 });
+const zeroByLevel = (): Record<ThreatLevel, number> => ({ CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 0 });
 
 function cvssScore(cvss: string): number {
   const score = Number.parseFloat(cvss);
@@ -129,7 +129,6 @@ export function describeFilters(filters: ReportFilters): string[] {
   return lines;
 }
 
-export const THREAT_LEVEL_ORDER = THREAT_LEVELS;
 
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string' && item !== '') : [];

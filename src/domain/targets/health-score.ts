@@ -13,7 +13,7 @@ export interface HealthScore {
   grade: HealthGrade;
 }
 
-export const THREAT_PENALTY: Readonly<Record<ThreatLevel, number>> = {
+const THREAT_PENALTY: Readonly<Record<ThreatLevel, number>> = {
   CRITICAL: 40,
   HIGH: 20,
   MEDIUM: 7,

@@ -18,7 +18,7 @@ import type { Cidr } from '../../domain/targets/ipv4.js';
 import { ConfiningProxy, type Refusal } from './confining-proxy.js';
 import { ReplayError, runCommand, type ReplayContext } from './selenium-commands.js';
 
-export const LOGIN_TIME_LIMITS = { commandMs: 15_000, replayMs: 120_000 } as const;
+const LOGIN_TIME_LIMITS = { commandMs: 15_000, replayMs: 120_000 } as const;
 
 export interface BrowserLoginOptions {
   chromiumPath: string;
