@@ -25,7 +25,10 @@ export interface Settings {
   bootstrapApiKey: string | undefined;
   allowTargets: Cidr[];
   maxConcurrentScans: number;
-  /** Kubernetes runtime: seconds a finished Scan's custom resource stays before Vigil deletes it (its record stays); a Scan's spec.ttlSecondsAfterFinished overrides it. */
+  /**
+   * Kubernetes runtime: seconds a finished Scan's custom resource stays before Vigil deletes it (its record stays); a Scan's
+   * spec.ttlSecondsAfterFinished overrides it.
+   */
   scanTtlAfterFinishedSeconds: number;
   webhookCaFile: string | undefined;
   runtime: Runtime;

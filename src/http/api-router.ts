@@ -60,7 +60,10 @@ export interface ApiRouterOptions {
   compiledAtStart?: readonly string[];
 }
 
-/** What each handler gets after openapi-backend's context: the express request and response, and a refusal of the query's bracket-form filters to raise once authenticated. */
+/**
+ * What each handler gets after openapi-backend's context: the express request and response, and a refusal of the query's bracket-form filters to
+ * raise once authenticated.
+ */
 type HandlerArgs = [Request, Response, InvalidRequestError | undefined];
 
 export async function createApiRouter(options: ApiRouterOptions) {

@@ -136,7 +136,10 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
   private readonly recent = new Map<string, { events: RecentEvent[]; trimmed: number }>();
   private recentCount = 0;
   private recentFrom: number;
-  /** The endpoints with PENDING rows due at `pendingDueAt`, from the last endpointsWithDue: due() at the same time reads no others' rows. Forgotten at every write. */
+  /**
+   * The endpoints with PENDING rows due at `pendingDueAt`, from the last endpointsWithDue: due() at the same time reads no others' rows. Forgotten at
+   * every write.
+   */
   private pendingDue: Set<string> | undefined;
   private pendingDueAt = '';
 

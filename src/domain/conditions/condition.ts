@@ -16,7 +16,8 @@ import type { Condition } from '../scans/scan.js';
  * - `Succeeded` / `Failed` / `Stopped`: how a Scan ended.
  * - `Scheduled`: a ScheduledScan has a next run.
  * - `Authenticated`: a web scan's login recording was replayed (False: which command failed and why).
- * - `RecordMissing`: a Scan or ScheduledScan resource carries Vigil's mark but Vigil has no record of it (its database was restored from an older backup); it is left alone.
+ * - `RecordMissing`: a Scan or ScheduledScan resource carries Vigil's mark but Vigil has no record of it (its database was restored from an older
+ *   backup); it is left alone.
  */
 export type ConditionType = 'Accepted' | 'Admitted' | 'WorkloadReady' | 'Succeeded' | 'Failed' | 'Stopped' | 'Scheduled' | 'Authenticated' | 'RecordMissing';
 

@@ -10,7 +10,8 @@
  * URL, and the last Authorization header the pages sent to the target's
  * host, if any.
  */
-// playwright-core is loaded on the first replay, not with the service: it adds about 80 MB of RSS to a process that may never replay a login (bench/operator.ts).
+// playwright-core is loaded on the first replay, not with the service: it adds about 80 MB of RSS to a process that may never replay a login
+// (bench/operator.ts).
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { HostResolver, LoginOutcome, LoginReplayer, LoginSession } from '../../app/ports.js';
 import type { LoginRecording } from '../../domain/targets/login-recording.js';
