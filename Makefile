@@ -55,6 +55,11 @@ lint: deps ## Lint sources, tests, benchmarks and scripts with eslint (recommend
 openapi: deps ## Regenerate src/api/openapi.json from the zod schemas
 	npx tsx scripts/write-openapi.ts
 
+.PHONY: reference-docs
+reference-docs: deps ## Regenerate docs/configuration.md's variable table and docs/cli.md from the settings module and the CLI program
+	npx tsx scripts/write-configuration-doc.ts
+	npx tsx scripts/write-cli-doc.ts
+
 .PHONY: test
 test: build system-deps typecheck lint ## Install what is missing, build, and run every test
 	npx mocha

@@ -393,7 +393,8 @@ async function environment(): Promise<{ server: RemoteApiServer; dataDir: string
     VIGIL_RATE_LIMIT_PER_SECOND: '1000000',
     VIGIL_RATE_LIMIT_BURST: '1000000',
     LOG_LEVEL: 'error',
-    // Node options for Vigil's process only: the image's (its Dockerfile's NODE_OPTIONS), unless BENCH_VIGIL_NODE_OPTIONS replaces them (a profile, a V8 flag to compare).
+    // Node options for Vigil's process only: the image's (its Dockerfile's NODE_OPTIONS), unless BENCH_VIGIL_NODE_OPTIONS replaces them (a profile, a
+    // V8 flag to compare).
     ...(vigilNodeOptions === '' ? {} : { NODE_OPTIONS: vigilNodeOptions }),
   });
   return { server, dataDir, env, command, vigilNodeOptions, port };

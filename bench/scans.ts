@@ -439,7 +439,10 @@ async function bareBurst(dir: string): Promise<number[]> {
 }
 
 interface MeasuredBareRun extends BareRun {
-  /** CPU ms of this process starting them, and of the processes themselves (reaped, so counted as this process's children); the latter undefined without /proc. */
+  /**
+   * CPU ms of this process starting them, and of the processes themselves (reaped, so counted as this process's children); the latter undefined
+   * without /proc.
+   */
   spawningCpuMs: number;
   processesCpuMs: number | undefined;
 }

@@ -306,7 +306,10 @@ function scanPayload(n: number) {
   };
 }
 
-/** Burst: the events recorded as fast as the service could, a transaction of BENCH_WEBHOOK_BATCH per turn of the event loop. Trickle: one event every 10 ms, well below capacity, for the delay of a lone event. */
+/**
+ * Burst: the events recorded as fast as the service could, a transaction of BENCH_WEBHOOK_BATCH per turn of the event loop. Trickle: one event every
+ * 10 ms, well below capacity, for the delay of a lone event.
+ */
 const PHASES = [
   { name: 'burst', events: config.events, batch: config.batch, gapMs: 0 },
   { name: 'trickle', events: config.trickle, batch: 1, gapMs: 10 },

@@ -6,8 +6,9 @@
  */
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { MAIL_SINK_DEFAULT_PORT } from './sink-ports.js';
 
-const port = Number(process.env.MAIL_SINK_PORT ?? 46025);
+const port = Number(process.env.MAIL_SINK_PORT ?? MAIL_SINK_DEFAULT_PORT);
 const server = new SMTPServer({
   secure: false,
   disabledCommands: ['STARTTLS', 'AUTH'],

@@ -10,9 +10,10 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { verifyWebhook } from '../src/domain/webhooks/signature.js';
 import { makeCertificates, startReceiver } from '../test/support/https-receiver.js';
+import { WEBHOOK_RECEIVER_DEFAULT_PORT } from './sink-ports.js';
 
 const dir = resolve(process.env.WEBHOOK_RECEIVER_DIR ?? 'data/webhook-receiver');
-const port = Number(process.env.WEBHOOK_RECEIVER_PORT ?? 46443);
+const port = Number(process.env.WEBHOOK_RECEIVER_PORT ?? WEBHOOK_RECEIVER_DEFAULT_PORT);
 const secret = process.env.WEBHOOK_SECRET;
 
 if (!existsSync(resolve(dir, 'server.crt'))) {
@@ -26,7 +27,7 @@ const receiver = await startReceiver(read('server.key'), read('server.crt'), (re
   const timestamp = String(latest.headers['x-service-timestamp'] ?? '');
   const signature = String(latest.headers['x-service-signature'] ?? '');
   if (request.method !== 'POST' || signature === '') {
-    // Anything on this port is printed, and a scan of 127.0.0.1 probes it too (nmap's service detection): say it is no delivery.
+    // Anything on this port is printed (a browser, curl, a scan given this port): say it is no delivery.
     process.stdout.write(`${new Date().toISOString()} ${request.method} ${request.url} ignored: not a webhook delivery (no X-SERVICE-SIGNATURE)\n`);
     response.writeHead(404).end();
     return;

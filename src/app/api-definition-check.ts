@@ -10,7 +10,7 @@ import type { ApiDefinitionSummary } from './api-definition.js';
 import { siblingModule, startWorker } from './worker-thread.js';
 
 /** At most `concurrent` checks run at once (each may take its heap limit); further uploads wait their turn, at most `waiting` of them, then 429. */
-export const API_DEFINITION_CHECK_LIMITS = { timeMs: 15_000, heapMb: 512, concurrent: 2, waiting: 20 } as const;
+const API_DEFINITION_CHECK_LIMITS = { timeMs: 15_000, heapMb: 512, concurrent: 2, waiting: 20 } as const;
 
 type Answer = { ok: true; summary: ApiDefinitionSummary } | { ok: false; invalid: boolean; message: string };
 

@@ -7,7 +7,7 @@
 import type { Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import type { Scan } from '../domain/scans/scan.js';
-import type { HealthGrade, OpenRiskCounts } from '../domain/targets/health-score.js';
+import type { GradeCounts, OpenRiskCounts } from '../domain/targets/health-score.js';
 import { trendStart, weeklyChanges, type WeeklyChanges } from '../domain/trends/weekly-changes.js';
 import type { DashboardReadRepository, ScanRepository, ScheduledScan, ScheduledScanRepository } from './ports.js';
 
@@ -19,7 +19,7 @@ const NEXT_RUNS = 5;
 export interface Overview {
   openRisks: OpenRiskCounts;
   weekly: WeeklyChanges[];
-  targetsByGrade: Partial<Record<HealthGrade, number>>;
+  targetsByGrade: GradeCounts;
   latestScans: Scan[];
   nextRuns: ScheduledScan[];
 }

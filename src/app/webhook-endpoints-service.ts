@@ -11,7 +11,7 @@ import { parseWebhookEndpointUrl } from '../domain/webhooks/endpoint-url.js';
 import type { AccountRepository, DeliveryCounts, EventOutbox, LoggedAttempt, WebhookDeliveryLog, WebhookEndpoint, WebhookEndpointRepository } from './ports.js';
 
 /** How many attempts the delivery log shows. */
-export const DELIVERY_LOG_LENGTH = 50;
+const DELIVERY_LOG_LENGTH = 50;
 
 export interface DeliveryLog {
   counts: DeliveryCounts;

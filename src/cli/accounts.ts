@@ -65,7 +65,7 @@ function accountJson(account: Account) {
 }
 
 /** Columns padded to their widest cell, as `kubectl get` prints them. */
-export function accountsTable(accounts: Account[]): string {
+function accountsTable(accounts: Account[]): string {
   const rows = [
     ['ID', 'NAME', 'PLAN', 'FEATURES', 'NAMESPACE'],
     ...accounts.map((account) => [account.id, account.name, account.plan, account.features.join(',') || '-', account.namespace]),

@@ -155,7 +155,7 @@ function progressPrinter(stdout: { write(text: string): unknown }): (percent: nu
 }
 
 /** Writes beside the target and renames: the file appears whole or not at all. */
-export async function writeFileAtomically(path: string, chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<void> {
+async function writeFileAtomically(path: string, chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const file = await open(temporary, 'wx');
   try {

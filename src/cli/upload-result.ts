@@ -16,7 +16,7 @@ import { UsageError, parseCommandArgs } from './usage.js';
 import { backoffDelay } from '../app/controller/backoff.js';
 
 /** How long the files are retried for when no deadline is given (a run by hand): longer than a rollout of Vigil's single pod takes. */
-export const UPLOAD_RETRY_WINDOW_MS = 10 * 60_000;
+const UPLOAD_RETRY_WINDOW_MS = 10 * 60_000;
 const FIRST_DELAY_MS = 1_000;
 const LONGEST_DELAY_MS = 30_000;
 

@@ -6,9 +6,9 @@
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCidrList, type Cidr } from '../domain/targets/ipv4.js';
-import { MAX_TTL_SECONDS } from '../domain/scans/scan-resource.js';
-import { DEFAULT_BACKUP_SCHEDULE, parseBackupSchedule } from '../domain/backups/backup-schedule.js';
+import { parseBackupSchedule } from '../domain/backups/backup-schedule.js';
 import type { ScheduleSpec } from '../domain/schedules/schedule.js';
+import { settingDefinition, type SettingName, type WholeNumberBound } from './setting-definitions.js';
 
 export type Runtime = 'embedded' | 'kubernetes';
 /** How the embedded runtime runs a scanner: its local program, its pinned image in docker or podman, or the first that is there. */
@@ -25,7 +25,10 @@ export interface Settings {
   bootstrapApiKey: string | undefined;
   allowTargets: Cidr[];
   maxConcurrentScans: number;
-  /** Kubernetes runtime: seconds a finished Scan's custom resource stays before Vigil deletes it (its record stays); a Scan's spec.ttlSecondsAfterFinished overrides it. */
+  /**
+   * Kubernetes runtime: seconds a finished Scan's custom resource stays before Vigil deletes it (its record stays); a Scan's
+   * spec.ttlSecondsAfterFinished overrides it.
+   */
   scanTtlAfterFinishedSeconds: number;
   webhookCaFile: string | undefined;
   runtime: Runtime;
@@ -71,6 +74,9 @@ export type Env = Record<string, string | undefined>;
 
 const optional = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());
 
+/** The variable's value, or its fallback from the table (setting-definitions.ts) when it is unset or blank. */
+const valueOf = (env: Env, name: SettingName): string | undefined => optional(env[name]) ?? settingDefinition(name).fallback;
+
 /**
  * Paths are made absolute once, here, against the directory `vigil` was
  * started in (CONTRACT.md): scanners run with their work directory as the
@@ -90,9 +96,22 @@ function oneOf<const T extends string>(name: string, values: readonly [T, ...T[]
   return z.enum(values, { message: `${name} must be one of: ${values.join(', ')}` });
 }
 
+/** A whole-number setting within the bound the table gives it; undefined when it is unset and has no fallback. */
+function wholeNumber(env: Env, name: SettingName): number | undefined {
+  const raw = valueOf(env, name);
+  const { min, max } = settingDefinition(name).bound as WholeNumberBound;
+  return raw === undefined ? undefined : field(name, integer(name, min, max), raw);
+}
+
+/** A setting that takes one of the words the table lists; undefined when it is unset and has no fallback. */
+function word<const T extends string>(env: Env, name: SettingName): T | undefined {
+  const raw = valueOf(env, name);
+  return raw === undefined ? undefined : field(name, oneOf(name, settingDefinition(name).bound as readonly [T, ...T[]]), raw);
+}
+
 const smtpUrl = z
   .string()
-  .refine((value) => /^smtps?:\/\/[^/]+/.test(value) && URL.canParse(value), 'VIGIL_SMTP_URL must be an smtp:// or smtps:// URL, for example smtp://127.0.0.1:2525');
+  .refine((value) => /^smtps?:\/\/[^/]+/.test(value) && URL.canParse(value), 'VIGIL_SMTP_URL must be an smtp:// or smtps:// URL, for example smtp://127.0.0.1:46025');
 
 const email = z.string().regex(/^[^\s@<>]+@[^\s@<>]+$/, 'VIGIL_SMTP_FROM must be an e-mail address, for example vigil@example.com');
 
@@ -128,9 +147,9 @@ function publicUrl(raw: string | undefined, host: string, port: number): string 
   return httpUrl('VIGIL_PUBLIC_URL', raw, 'https://vigil.example.com');
 }
 
-function metricsPort(raw: string | undefined, port: number): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = field('VIGIL_METRICS_PORT', integer('VIGIL_METRICS_PORT', 1, 65535), raw);
+function metricsPort(env: Env, port: number): number | undefined {
+  const value = wholeNumber(env, 'VIGIL_METRICS_PORT');
+  if (value === undefined) return undefined;
   if (value === port && port !== 0) throw new SettingsError(`VIGIL_METRICS_PORT must differ from VIGIL_PORT (${port}); leave it unset to serve /metrics on VIGIL_PORT`);
   return value;
 }
@@ -145,51 +164,48 @@ function backupSettings(env: Env): BackupSettings | undefined {
   }
   let spec: ScheduleSpec;
   try {
-    spec = parseBackupSchedule(schedule ?? DEFAULT_BACKUP_SCHEDULE);
+    spec = parseBackupSchedule(valueOf(env, 'VIGIL_BACKUP_SCHEDULE')!);
   } catch (error) {
     throw new SettingsError((error as Error).message);
   }
-  return { dir: resolve(dir), schedule: spec, keep: field('VIGIL_BACKUP_KEEP', integer('VIGIL_BACKUP_KEEP', 1, 1000), keep ?? '7') };
+  return { dir: resolve(dir), schedule: spec, keep: wholeNumber(env, 'VIGIL_BACKUP_KEEP')! };
 }
 
 /** Reads and validates the environment. Throws SettingsError with one sentence on the first bad value. */
 export function loadSettings(env: Env = process.env): Settings {
-  const host = optional(env.VIGIL_HOST) ?? '127.0.0.1';
-  const port = field('VIGIL_PORT', integer('VIGIL_PORT', 0, 65535), optional(env.VIGIL_PORT) ?? '8080');
+  const host = valueOf(env, 'VIGIL_HOST')!;
+  const port = wholeNumber(env, 'VIGIL_PORT')!;
   const people = publicUrl(optional(env.VIGIL_PUBLIC_URL), host, port);
   const uploadUrl = optional(env.VIGIL_UPLOAD_URL);
+  const smtp = optional(env.VIGIL_SMTP_URL);
   return {
     host,
     port,
-    metricsPort: metricsPort(optional(env.VIGIL_METRICS_PORT), port),
-    dataDir: resolve(optional(env.VIGIL_DATA_DIR) ?? './data'),
+    metricsPort: metricsPort(env, port),
+    dataDir: resolve(valueOf(env, 'VIGIL_DATA_DIR')!),
     bootstrapApiKey: optional(env.VIGIL_BOOTSTRAP_API_KEY),
     allowTargets: allowTargets(optional(env.VIGIL_ALLOW_TARGETS)),
-    maxConcurrentScans: field('VIGIL_MAX_CONCURRENT_SCANS', integer('VIGIL_MAX_CONCURRENT_SCANS', 1, 10_000), optional(env.VIGIL_MAX_CONCURRENT_SCANS) ?? '10'),
-    scanTtlAfterFinishedSeconds: field('VIGIL_SCAN_TTL_AFTER_FINISHED', integer('VIGIL_SCAN_TTL_AFTER_FINISHED', 0, MAX_TTL_SECONDS), optional(env.VIGIL_SCAN_TTL_AFTER_FINISHED) ?? String(7 * 24 * 3600)),
+    maxConcurrentScans: wholeNumber(env, 'VIGIL_MAX_CONCURRENT_SCANS')!,
+    scanTtlAfterFinishedSeconds: wholeNumber(env, 'VIGIL_SCAN_TTL_AFTER_FINISHED')!,
     webhookCaFile: absolutePath(optional(env.VIGIL_WEBHOOK_CA_FILE)),
-    runtime: field('VIGIL_RUNTIME', oneOf('VIGIL_RUNTIME', ['embedded', 'kubernetes']), optional(env.VIGIL_RUNTIME) ?? 'embedded'),
-    namespace: field('VIGIL_NAMESPACE', namespace, optional(env.VIGIL_NAMESPACE) ?? 'vigil'),
+    runtime: word<Runtime>(env, 'VIGIL_RUNTIME')!,
+    namespace: field('VIGIL_NAMESPACE', namespace, valueOf(env, 'VIGIL_NAMESPACE')!),
     publicUrl: people,
     uploadUrl: uploadUrl === undefined ? people : httpUrl('VIGIL_UPLOAD_URL', uploadUrl, 'http://vigil.vigil.svc:8080'),
-    smtpUrl: optional(env.VIGIL_SMTP_URL) === undefined ? undefined : field('VIGIL_SMTP_URL', smtpUrl, optional(env.VIGIL_SMTP_URL)!),
-    smtpFrom: field('VIGIL_SMTP_FROM', email, optional(env.VIGIL_SMTP_FROM) ?? 'vigil@localhost'),
-    logLevel: field('LOG_LEVEL', oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), optional(env.LOG_LEVEL) ?? 'info'),
+    smtpUrl: smtp === undefined ? undefined : field('VIGIL_SMTP_URL', smtpUrl, smtp),
+    smtpFrom: field('VIGIL_SMTP_FROM', email, valueOf(env, 'VIGIL_SMTP_FROM')!),
+    logLevel: word<LogLevel>(env, 'LOG_LEVEL')!,
     jobSettingsFile: absolutePath(optional(env.VIGIL_JOB_SETTINGS_FILE)),
-    embeddedScanners: field('VIGIL_EMBEDDED_SCANNERS', oneOf('VIGIL_EMBEDDED_SCANNERS', ['auto', 'local', 'container']), optional(env.VIGIL_EMBEDDED_SCANNERS) ?? 'auto'),
-    containerEngine:
-      optional(env.VIGIL_CONTAINER_ENGINE) === undefined ? undefined : field('VIGIL_CONTAINER_ENGINE', oneOf('VIGIL_CONTAINER_ENGINE', ['docker', 'podman']), optional(env.VIGIL_CONTAINER_ENGINE)!),
+    embeddedScanners: word<EmbeddedScanners>(env, 'VIGIL_EMBEDDED_SCANNERS')!,
+    containerEngine: word<ContainerEngine>(env, 'VIGIL_CONTAINER_ENGINE'),
     searchPath: env.PATH ?? '',
     // Absolute: nuclei runs in its scan's work directory, where a relative path would point elsewhere.
-    nucleiTemplatesDir: resolve(optional(env.VIGIL_NUCLEI_TEMPLATES) ?? join(optional(env.VIGIL_DATA_DIR) ?? './data', 'nuclei-templates')),
-    chromiumPath: resolve(optional(env.VIGIL_CHROMIUM) ?? '/usr/bin/chromium'),
-    resultFileMaxBytes: field('VIGIL_RESULT_FILE_MAX_MB', integer('VIGIL_RESULT_FILE_MAX_MB', 1, 4096), optional(env.VIGIL_RESULT_FILE_MAX_MB) ?? '256') * 1024 * 1024,
-    scanTimeoutSeconds: field('VIGIL_SCAN_TIMEOUT_SECONDS', integer('VIGIL_SCAN_TIMEOUT_SECONDS', 10, 7 * 24 * 3600), optional(env.VIGIL_SCAN_TIMEOUT_SECONDS) ?? '7200'),
+    nucleiTemplatesDir: resolve(optional(env.VIGIL_NUCLEI_TEMPLATES) ?? join(valueOf(env, 'VIGIL_DATA_DIR')!, 'nuclei-templates')),
+    chromiumPath: resolve(valueOf(env, 'VIGIL_CHROMIUM')!),
+    resultFileMaxBytes: wholeNumber(env, 'VIGIL_RESULT_FILE_MAX_MB')! * 1024 * 1024,
+    scanTimeoutSeconds: wholeNumber(env, 'VIGIL_SCAN_TIMEOUT_SECONDS')!,
     backup: backupSettings(env),
-    rateLimit: {
-      perSecond: field('VIGIL_RATE_LIMIT_PER_SECOND', integer('VIGIL_RATE_LIMIT_PER_SECOND', 1, 1_000_000), optional(env.VIGIL_RATE_LIMIT_PER_SECOND) ?? '50'),
-      burst: field('VIGIL_RATE_LIMIT_BURST', integer('VIGIL_RATE_LIMIT_BURST', 1, 1_000_000), optional(env.VIGIL_RATE_LIMIT_BURST) ?? '200'),
-    },
+    rateLimit: { perSecond: wholeNumber(env, 'VIGIL_RATE_LIMIT_PER_SECOND')!, burst: wholeNumber(env, 'VIGIL_RATE_LIMIT_BURST')! },
   };
 }
 
@@ -209,7 +225,7 @@ export interface LoginReplaySettings {
 }
 
 export function loadLoginReplaySettings(env: Env = process.env): LoginReplaySettings {
-  return { allowTargets: allowTargets(optional(env.VIGIL_ALLOW_TARGETS)), chromiumPath: resolve(optional(env.VIGIL_CHROMIUM) ?? '/usr/bin/chromium') };
+  return { allowTargets: allowTargets(optional(env.VIGIL_ALLOW_TARGETS)), chromiumPath: resolve(valueOf(env, 'VIGIL_CHROMIUM')!) };
 }
 
 /** What `vigil upload-result` reads from its environment (set by the scanner Job from a Secret). */
@@ -250,16 +266,6 @@ export interface OpenVasSettings {
   portListId: string;
 }
 
-/** Greenbone's built-in objects, present on every installation. */
-export const OPENVAS_DEFAULTS = {
-  /** Scan config "Full and fast". */
-  scanConfigId: 'daba56c8-73ec-11df-a475-002264764cea',
-  /** Scanner "OpenVAS Default". */
-  scannerId: '08b69003-5fc2-4037-a479-93b440211c73',
-  /** Port list "All IANA assigned TCP". */
-  portListId: '33d0cd82-57c6-11e1-8ed1-406186ea4fc5',
-} as const;
-
 const GREENBONE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function listOfNames(names: string[]): string {
@@ -280,7 +286,10 @@ function gmpEndpoint(raw: string): GmpEndpoint {
   throw invalid;
 }
 
-function greenboneId(name: string, what: string, raw: string | undefined, fallback: string): string {
+/** One of Greenbone's objects by UUID; unset, the built-in one the table names (present on every installation). */
+function greenboneId(env: Env, name: SettingName, what: string): string {
+  const raw = optional(env[name]);
+  const fallback = settingDefinition(name).fallback!;
   if (raw === undefined) return fallback;
   if (!GREENBONE_ID.test(raw)) throw new SettingsError(`${name} must be the UUID of a ${what}, for example ${fallback}`);
   return raw.toLowerCase();
@@ -306,9 +315,9 @@ export function loadOpenVasSettings(env: Env = process.env): OpenVasSettings {
     username: username!,
     password: password!,
     caFile: absolutePath(optional(env.VIGIL_OPENVAS_CA_FILE)),
-    scanConfigId: greenboneId('VIGIL_OPENVAS_SCAN_CONFIG', 'scan config', optional(env.VIGIL_OPENVAS_SCAN_CONFIG), OPENVAS_DEFAULTS.scanConfigId),
-    scannerId: greenboneId('VIGIL_OPENVAS_SCANNER', 'scanner', optional(env.VIGIL_OPENVAS_SCANNER), OPENVAS_DEFAULTS.scannerId),
-    portListId: greenboneId('VIGIL_OPENVAS_PORT_LIST', 'port list', optional(env.VIGIL_OPENVAS_PORT_LIST), OPENVAS_DEFAULTS.portListId),
+    scanConfigId: greenboneId(env, 'VIGIL_OPENVAS_SCAN_CONFIG', 'scan config'),
+    scannerId: greenboneId(env, 'VIGIL_OPENVAS_SCANNER', 'scanner'),
+    portListId: greenboneId(env, 'VIGIL_OPENVAS_PORT_LIST', 'port list'),
   };
 }
 

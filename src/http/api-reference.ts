@@ -16,7 +16,7 @@ import type { RequestContext } from './request-context.js';
  * Swagger UI sets inline styles as it renders (its React components), hence
  * 'unsafe-inline' for styles; scripts are Vigil's own files only.
  */
-export const API_REFERENCE_POLICY =
+const API_REFERENCE_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 interface DocsAsset {

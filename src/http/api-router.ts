@@ -60,7 +60,10 @@ export interface ApiRouterOptions {
   compiledAtStart?: readonly string[];
 }
 
-/** What each handler gets after openapi-backend's context: the express request and response, and a refusal of the query's bracket-form filters to raise once authenticated. */
+/**
+ * What each handler gets after openapi-backend's context: the express request and response, and a refusal of the query's bracket-form filters to
+ * raise once authenticated.
+ */
 type HandlerArgs = [Request, Response, InvalidRequestError | undefined];
 
 export async function createApiRouter(options: ApiRouterOptions) {
@@ -190,7 +193,7 @@ function validateReadBody(c: Context, body: Record<string, unknown>): void {
 }
 
 /** Turns ajv's errors into one sentence that names the field and what to change. */
-export function describeValidationErrors(errors: readonly ErrorObject[]): string {
+function describeValidationErrors(errors: readonly ErrorObject[]): string {
   const error = errors[0];
   if (error === undefined) return 'The request is not valid.';
   const [where, ...path] = error.instancePath.split('/').filter(Boolean);

@@ -66,7 +66,7 @@ export interface HttpAppDeps {
   dashboard?: DashboardDeps;
 }
 
-export const JSON_BODY_LIMIT = '1mb';
+const JSON_BODY_LIMIT = '1mb';
 
 /**
  * Counts the bytes of accepted result uploads (their Content-Length) once

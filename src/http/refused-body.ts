@@ -22,7 +22,7 @@ export interface LingerBounds {
 }
 
 /** The multipart limit (DESIGN.md decision 11), nginx's 30 s and 5 s. */
-export const LINGER_BOUNDS: LingerBounds = { maxBytes: MAX_IMPORT_FILE_BYTES, totalMs: 30_000, idleMs: 5_000 };
+const LINGER_BOUNDS: LingerBounds = { maxBytes: MAX_IMPORT_FILE_BYTES, totalMs: 30_000, idleMs: 5_000 };
 
 export type LingerOutcome = 'ended' | 'client closed' | 'too large' | 'timed out' | 'idle';
 

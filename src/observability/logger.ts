@@ -6,7 +6,7 @@ import { pino, type Logger, type DestinationStream } from 'pino';
 
 export type { Logger };
 
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'apiKey',
   'api_key',
   'secret',

@@ -14,7 +14,7 @@ import type { Finding, FindingLocation, RiskDefinition } from '../domain/risks/f
 /** The most findings one result file (and so one Scan or upload) may hold. */
 export const MAX_FINDINGS_PER_SCAN = 50_000;
 /** The most finding text (definitions as JSON) one result file may add, stored once in its risks and once in their events. */
-export const MAX_FINDING_BYTES_PER_SCAN = 64 * 1024 * 1024;
+const MAX_FINDING_BYTES_PER_SCAN = 64 * 1024 * 1024;
 
 export const FIELD_CAPS = {
   title: 512,
@@ -165,7 +165,7 @@ function boundDefinition(definition: RiskDefinition, boundedInfo?: Record<string
  * is cut; when that is still too much, only an excerpt of its JSON is kept.
  * Either way `truncated: true` says that something was left out.
  */
-export function boundAdditionalInfo(info: Record<string, unknown>): Record<string, unknown> {
+function boundAdditionalInfo(info: Record<string, unknown>): Record<string, unknown> {
   return boundAdditionalInfoMeasured(info).info;
 }
 

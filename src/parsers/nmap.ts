@@ -283,7 +283,7 @@ function describeService(service: NmapService): string {
   return ` nmap identified the service as ${identified}${service.tunnel === '' ? '' : ` over ${service.tunnel}`}.`;
 }
 
-export function fingerprintNmapPort(protocol: string, port: number): string {
+function fingerprintNmapPort(protocol: string, port: number): string {
   return `nmap:${protocol}/${port}`;
 }
 

@@ -214,7 +214,7 @@ function openVasCvss(severity: string, nvtCvssBase: string): string {
 }
 
 /** NVT tags are `key=value` pairs separated by '|': "summary=...|insight=...|solution_type=VendorFix". */
-export function parseNvtTags(tags: string): Map<string, string> {
+function parseNvtTags(tags: string): Map<string, string> {
   const parsed = new Map<string, string>();
   for (const pair of tags.split('|')) {
     const separator = pair.indexOf('=');

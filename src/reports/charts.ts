@@ -28,10 +28,16 @@ export const LEVEL_COLORS: Readonly<Record<string, string>> = {
 
 export const GRADE_COLORS: Readonly<Record<string, string>> = { A: '#1e7b3a', B: '#5b8c1a', C: '#b35900', D: '#c0392b', F: '#7a0019' };
 
+/** The bar of targets no scan has looked at yet, grey: they have no grade. */
+const NOT_SCANNED_COLOR = '#5f6b76';
+
 export function chartsOf(report: Pick<ReportModel, 'summary'>): Chart[] {
+  const { summary } = report;
+  const grades = HEALTH_GRADES.map((grade) => ({ label: `Grade ${grade}`, value: summary.targetsByGrade[grade], color: GRADE_COLORS[grade]! }));
+  const notScanned = summary.targetsNotScanned === 0 ? [] : [{ label: 'Not scanned', value: summary.targetsNotScanned, color: NOT_SCANNED_COLOR }];
   return [
-    { title: 'Risks by threat level', bars: THREAT_LEVELS.map((level) => ({ label: level, value: report.summary.byThreatLevel[level], color: LEVEL_COLORS[level]! })) },
-    { title: 'Targets by health grade', bars: HEALTH_GRADES.map((grade) => ({ label: `Grade ${grade}`, value: report.summary.targetsByGrade[grade], color: GRADE_COLORS[grade]! })) },
+    { title: 'Risks by threat level', bars: THREAT_LEVELS.map((level) => ({ label: level, value: summary.byThreatLevel[level], color: LEVEL_COLORS[level]! })) },
+    { title: 'Targets by health grade', bars: [...grades, ...notScanned] },
   ];
 }
 

@@ -6,7 +6,7 @@
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { html, raw, type SafeHtml } from '../app/present/html.js';
+import { html, raw, referenceLink, type SafeHtml } from '../app/present/html.js';
 import { THREAT_LEVELS } from '../domain/risks/finding.js';
 import {
   cvesOf,
@@ -91,10 +91,6 @@ function healthTable(targets: readonly ReportTarget[], sectionIds: ReadonlyMap<s
 })}</tbody></table></section>`;
 }
 
-function link(reference: string): SafeHtml {
-  // Only web addresses become links; anything else (javascript:, data:) stays text.
-  return /^https?:\/\//i.test(reference) ? html`<a href="${reference}" rel="noopener noreferrer">${reference}</a>` : html`${reference}`;
-}
 
 function riskArticle(risk: ReportRisk): SafeHtml {
   const definition = risk.definition;
@@ -107,7 +103,7 @@ function riskArticle(risk: ReportRisk): SafeHtml {
 ${cves.length === 0 ? '' : html`<p class="meta">${cves.join(', ')}</p>`}
 <h5>Description</h5><p class="prose">${definition.description === '' ? 'None given by the scanner.' : definition.description}</p>
 <h5>Solution</h5><p class="prose">${definition.solution === '' ? 'None given by the scanner.' : definition.solution}</p>
-${references.length === 0 ? '' : html`<h5>References</h5><ul class="refs">${references.map((reference) => html`<li>${link(reference)}</li>`)}</ul>`}
+${references.length === 0 ? '' : html`<h5>References</h5><ul class="refs">${references.map((reference) => html`<li>${referenceLink(reference)}</li>`)}</ul>`}
 ${evidence.length === 0 ? '' : html`<h5>Evidence</h5><dl class="evidence">${evidence.map((entry) => html`<dt>${entry.label}</dt><dd>${entry.value}</dd>`)}</dl>`}
 </article>`;
 }

@@ -18,7 +18,7 @@ import type { MadeReport, ReportJob, ReportProducer } from '../app/ports.js';
 import { startWorker } from '../app/worker-thread.js';
 
 /** One worker: renderings ran one at a time before they moved here, for memory (a 10,000-risk PDF holds 100-140 MB). */
-export const REPORT_WORKER_LIMITS = { workers: 1, waiting: 16, heapMb: 1024 } as const;
+const REPORT_WORKER_LIMITS = { workers: 1, waiting: 16, heapMb: 1024 } as const;
 
 type Work = { kind: 'produce'; job: ReportJob } | { kind: 'render'; reportId: string; format: ReportFormat };
 export type ReportWorkerRequest = Work & { id: number };

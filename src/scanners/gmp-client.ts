@@ -12,7 +12,7 @@ import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import type { GmpEndpoint } from '../config/settings.js';
 
 /** Small answers (authenticate, create_*, get_tasks of one task) stay far below this. */
-export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 /** GMP answers nest about 10 levels deep; more is a malformed or hostile answer. */
 const MAX_DEPTH = 64;
@@ -75,7 +75,7 @@ export function escapeXml(text: string): string {
 }
 
 /** `<name a="v">inner</name>`; `inner` is XML already (escape text with escapeXml). */
-export function gmpElementXml(name: string, attributes: Record<string, string> = {}, inner = ''): string {
+function gmpElementXml(name: string, attributes: Record<string, string> = {}, inner = ''): string {
   const attributeText = Object.entries(attributes)
     .map(([key, value]) => ` ${key}="${escapeXml(value)}"`)
     .join('');

@@ -13,7 +13,7 @@ import { UNTRUSTED_CERTIFICATE_CODES, type ScanPolling } from './scanner-polling
 import type { NessusSettings } from '../config/settings.js';
 
 /** .nessus exports of large networks reach tens of MB; this bounds the file. */
-export const MAX_NESSUS_REPORT_BYTES = 256 * 1024 * 1024;
+const MAX_NESSUS_REPORT_BYTES = 256 * 1024 * 1024;
 const MAX_JSON_BYTES = 32 * 1024 * 1024;
 const REQUEST_TIMEOUT_MS = 2 * 60_000;
 const DOWNLOAD_TIMEOUT_MS = 30 * 60_000;
@@ -33,7 +33,7 @@ export interface NessusScanRequest {
 }
 
 /** The Nessus server failed or refused a step; the message is one sentence. */
-export class NessusError extends Error {
+class NessusError extends Error {
   override name = 'NessusError';
 }
 

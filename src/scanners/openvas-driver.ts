@@ -13,9 +13,9 @@ import type { OpenVasSettings } from '../config/settings.js';
 import { GmpConnection, GmpError, GmpStatusError, childElement, childText, describeGmpEndpoint, escapeXml, type GmpAnswer, type GmpSendOptions } from './gmp-client.js';
 
 /** GMP's built-in "XML" report format. */
-export const XML_REPORT_FORMAT_ID = 'a994b278-1f62-11e1-96ac-406186ea4fc5';
+const XML_REPORT_FORMAT_ID = 'a994b278-1f62-11e1-96ac-406186ea4fc5';
 /** Reports of large networks reach tens of MB; this leaves room and still bounds memory. */
-export const MAX_OPENVAS_REPORT_BYTES = 256 * 1024 * 1024;
+const MAX_OPENVAS_REPORT_BYTES = 256 * 1024 * 1024;
 /**
  * Every result, unpaged and without overrides: Vigil applies the account's
  * minimum QoD itself (SPEC.md), while gvmd's default filter drops QoD < 70.

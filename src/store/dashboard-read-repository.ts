@@ -5,7 +5,7 @@
  */
 import type { DashboardReadRepository } from '../app/ports.js';
 import type { ThreatLevel } from '../domain/risks/finding.js';
-import type { HealthGrade, OpenRiskCounts } from '../domain/targets/health-score.js';
+import type { GradeCounts, HealthGrade, OpenRiskCounts } from '../domain/targets/health-score.js';
 import type { DailyChanges } from '../domain/trends/weekly-changes.js';
 import type { Database } from './database.js';
 
@@ -21,7 +21,8 @@ export class SqliteDashboardReadRepository implements DashboardReadRepository {
         GROUP BY threat_level HAVING SUM(n) > 0`),
       // The SUCCEEDED scans' own diffs (SPEC.md new_open and closed), by the day the scan finished, kept by triggers (0026).
       dailyChanges: db.prepare('SELECT day, opened, closed FROM risk_changes_by_day WHERE account_id = ? AND day >= ? ORDER BY day'),
-      byGrade: db.prepare('SELECT health_grade, COUNT(*) AS n FROM targets WHERE account_id = ? GROUP BY health_grade'),
+      // A target no scan has looked at has grade A by default: it is counted apart (grade NULL), not as A.
+      byGrade: db.prepare('SELECT CASE WHEN last_scanned_at IS NULL THEN NULL ELSE health_grade END AS grade, COUNT(*) AS n FROM targets WHERE account_id = ? GROUP BY 1'),
       // requested_targets is JSON.stringify of {targetId, target} objects: the quoted key and id match one entry exactly.
       scansOfTarget: db.prepare('SELECT id FROM scans WHERE account_id = ? AND instr(requested_targets, ?) > 0 ORDER BY seq DESC LIMIT ?'),
       scansDetecting: db.prepare(`SELECT s.id FROM detections d JOIN scans s ON s.id = d.scan_id
@@ -40,9 +41,12 @@ export class SqliteDashboardReadRepository implements DashboardReadRepository {
     return this.statements.dailyChanges.all(accountId, since.slice(0, 10)) as DailyChanges[];
   }
 
-  targetsByGrade(accountId: string): Partial<Record<HealthGrade, number>> {
-    const counts: Partial<Record<HealthGrade, number>> = {};
-    for (const row of this.statements.byGrade.all(accountId) as Array<{ health_grade: HealthGrade; n: number }>) counts[row.health_grade] = row.n;
+  targetsByGrade(accountId: string): GradeCounts {
+    const counts: GradeCounts = { byGrade: {}, notScanned: 0 };
+    for (const row of this.statements.byGrade.all(accountId) as Array<{ grade: HealthGrade | null; n: number }>) {
+      if (row.grade === null) counts.notScanned = row.n;
+      else counts.byGrade[row.grade] = row.n;
+    }
     return counts;
   }
 

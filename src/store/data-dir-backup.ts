@@ -25,7 +25,7 @@ const PARTIAL = '.partial';
 export class BackupTargetError extends Error {}
 
 /** The data directory has no database to back up. */
-export class NothingToBackUpError extends Error {}
+class NothingToBackUpError extends Error {}
 
 export interface BackupSummary {
   /** Files copied beside the database. */

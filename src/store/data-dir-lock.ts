@@ -22,8 +22,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 
-export const LOCK_FILE = 'serve.lock';
-export const LOCK_OWNER_FILE = 'serve.lock.owner';
+const LOCK_FILE = 'serve.lock';
+const LOCK_OWNER_FILE = 'serve.lock.owner';
 
 /** Another process holds the data directory. */
 export class DataDirInUseError extends Error {}

@@ -16,7 +16,10 @@ const ROW = '(?, ?, ?, ?, ?, ?)';
 export class EventRows {
   private readonly full;
   private readonly receivers;
-  /** Statements for a remainder, by its row count (fewer than ROWS_PER_STATEMENT), prepared once each: most writes carry one or two events (a scan's state change), and preparing cost more than running. */
+  /**
+   * Statements for a remainder, by its row count (fewer than ROWS_PER_STATEMENT), prepared once each: most writes carry one or two events (a scan's
+   * state change), and preparing cost more than running.
+   */
   private readonly partial = new Map<number, ReturnType<Database['prepare']>>();
 
   constructor(private readonly db: Database) {

@@ -78,7 +78,10 @@ export class SqliteRecordingStaging implements RecordingStaging {
     })();
   }
 
-  /** The INSERT of `count` staged findings, prepared once per count: the parser hands them over 100 at a time (SINK_BATCH), and preparing each time was a twentieth of an upload. */
+  /**
+   * The INSERT of `count` staged findings, prepared once per count: the parser hands them over 100 at a time (SINK_BATCH), and preparing each time
+   * was a twentieth of an upload.
+   */
   private findingInsert(count: number) {
     if (count === FINDING_ROWS) return this.statements.findings;
     let statement = this.partialFindingInserts.get(count);

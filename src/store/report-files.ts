@@ -47,7 +47,10 @@ export class FileSystemReportFiles implements ReportFiles {
     return `${path}.${randomBytes(6).toString('hex')}.partial`;
   }
 
-  /** Streams the snapshot through gzip into its file, so that its JSON (13 MB for the 10,000 risks of bench/reports.ts) is never held whole, nor a gzipped copy of it. */
+  /**
+   * Streams the snapshot through gzip into its file, so that its JSON (13 MB for the 10,000 risks of bench/reports.ts) is never held whole, nor a
+   * gzipped copy of it.
+   */
   async saveSnapshot(reportId: string, snapshot: ReportSnapshot): Promise<void> {
     const dir = this.dirOf(reportId);
     await mkdir(dir, { recursive: true });

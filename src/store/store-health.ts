@@ -11,7 +11,7 @@ import { schemaVersion, type Database } from './database.js';
 import type { ReadinessCheck } from '../app/ports/health.js';
 
 /** Below this much free space a result file or a report could no longer be written whole. */
-export const MIN_FREE_BYTES = 64 * 2 ** 20;
+const MIN_FREE_BYTES = 64 * 2 ** 20;
 
 const LATEST_MIGRATION = Math.max(...MIGRATIONS.map((migration) => migration.version));
 

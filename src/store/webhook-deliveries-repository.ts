@@ -25,7 +25,7 @@ interface EndpointRow {
  * and serialized once rather than once per endpoint. About 750 bytes each for
  * a scan.updated event, so a few MB at most.
  */
-export const BODY_CACHE_EVENTS = 4096;
+const BODY_CACHE_EVENTS = 4096;
 
 /**
  * How long a new event's deliveries are taken straight from the outbox before
@@ -136,7 +136,10 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
   private readonly recent = new Map<string, { events: RecentEvent[]; trimmed: number }>();
   private recentCount = 0;
   private recentFrom: number;
-  /** The endpoints with PENDING rows due at `pendingDueAt`, from the last endpointsWithDue: due() at the same time reads no others' rows. Forgotten at every write. */
+  /**
+   * The endpoints with PENDING rows due at `pendingDueAt`, from the last endpointsWithDue: due() at the same time reads no others' rows. Forgotten at
+   * every write.
+   */
   private pendingDue: Set<string> | undefined;
   private pendingDueAt = '';
 

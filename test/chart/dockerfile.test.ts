@@ -70,7 +70,8 @@ describe('Dockerfile', () => {
     }
     expect(imported.size).to.be.greaterThan(5);
     expect([...imported].filter((name) => !(name in pkg.dependencies))).to.deep.equal([]);
-    // The one door to client-node (an `export ... from`, not matched above) is bundled whole by `npm run build`, which only Node's modules remain imported by (test/kube/client-node-bundle.test.ts): a build-time dependency.
+    // The one door to client-node (an `export ... from`, not matched above) is bundled whole by `npm run build`, which only Node's modules remain
+    // imported by (test/kube/client-node-bundle.test.ts): a build-time dependency.
     expect(pkg.dependencies).not.to.have.property('@kubernetes/client-node');
   });
 });

@@ -128,6 +128,13 @@ describe('dashboard in a real browser (Chromium)', function () {
 
   it('finds a target by text, edits its label and tags, and follows it to its risks and scans', async () => {
     await service.post('/v1/targets', { target: '127.0.0.1', label: 'Lab box', tags: ['lab'] });
+    // The overview counts a target no scan has looked at as not scanned yet, not as a healthy A.
+    await navLink('Overview').click();
+    const grades = main().getByRole('region', { name: 'Targets by health grade' });
+    const countOf = async (term: string) => grades.locator('dt', { hasText: term }).locator('xpath=following-sibling::dd[1]').textContent();
+    expect(await countOf('not scanned yet')).to.equal('1');
+    expect(await countOf('A grade')).to.equal('0');
+    expect(await countOf('C grade')).to.equal('1');
     await navLink('Targets').click();
     expect(await main().getByRole('table', { name: 'Targets, newest first' }).getByRole('row').count()).to.equal(1 + 2);
     await screenshot('08-targets');
@@ -291,6 +298,13 @@ describe('dashboard in a real browser (Chromium)', function () {
     await rows.nth(1).getByRole('link').first().click();
     expect(await page.getByRole('heading', { level: 1 }).textContent()).to.match(/^CVE-2024-6387/);
     expect(await main().getByRole('table', { name: /Scans that detected this risk/ }).getByRole('row').count()).to.equal(1 + 1);
+    // The evidence reads as labelled fields, as in the reports, not as the JSON the API returns.
+    expect(await main().getByRole('heading', { name: 'Evidence' }).count()).to.equal(1);
+    const evidence = main().locator('dl.evidence');
+    const fields = Object.fromEntries(await evidence.locator('dt').evaluateAll((terms) => terms.map((term) => [term.textContent, term.nextElementSibling?.textContent])));
+    expect(fields).to.deep.include({ CVEs: 'CVE-2024-6387', Port: '22', Protocol: 'tcp' });
+    expect(await main().locator('pre').count(), 'no raw JSON block').to.equal(0);
+    expect(await evidence.textContent()).not.to.match(/[{}"]/);
 
     await page.getByRole('button', { name: 'Accept risk' }).click();
     const missing = await page.getByLabel('Note').evaluate((element) => (element as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing);

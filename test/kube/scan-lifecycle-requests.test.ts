@@ -145,7 +145,10 @@ describe('Kubernetes runtime: API requests per Scan over its whole life', functi
   interface Expected {
     /** The status writes: RUNNING, then the progress written on its own, then the end. */
     statuses: string[];
-    /** Through the API (Vigil creates the CR: POST scans) or applied with kubectl (the user created it; Vigil patches in its label and finalizer: PATCH scans). */
+    /**
+     * Through the API (Vigil creates the CR: POST scans) or applied with kubectl (the user created it; Vigil patches in its label and finalizer:
+     * PATCH scans).
+     */
     created?: 'api' | 'kubectl';
     events: Array<{ reason: string; message?: string }>;
   }
@@ -176,7 +179,10 @@ describe('Kubernetes runtime: API requests per Scan over its whole life', functi
   }
 
   const running = (scan: Started) => `created Job ${scanJobName(scan.name)}: the ${scan.type} scanner started on 1 target(s)`;
-  /** 10 a scan: 3 status writes (RUNNING, one step of progress, the end), 2 Events, and one each to create the CR, Job and Secret, follow the log and delete the collected Job (its Secret with it). */
+  /**
+   * 10 a scan: 3 status writes (RUNNING, one step of progress, the end), 2 Events, and one each to create the CR, Job and Secret, follow the log and
+   * delete the collected Job (its Secret with it).
+   */
   const tenWithProgress = (progress: number) => (scan: Started): Expected => ({ statuses: ['RUNNING 0', `RUNNING ${progress}`, 'SUCCEEDED 100'], events: [{ reason: 'Running', message: running(scan) }, { reason: 'Succeeded' }] });
   const progressOnTheCr = (scan: Started, progress: number) => waitFor(async () => shown(scan.name)?.progress, (shownProgress) => shownProgress === progress, 'the progress on the CR, mid-run');
 

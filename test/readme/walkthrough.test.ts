@@ -11,17 +11,33 @@
  * the prose makes about what appears in the other terminals are checked.
  */
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fillPlaceholders, readmeBlocks, type ReadmeBlock } from '../support/readme-blocks.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait.js';
 import { ROOT } from '../support/vigil-process.js';
+import { MAIL_SINK_DEFAULT_PORT, WEBHOOK_RECEIVER_DEFAULT_PORT } from '../../scripts/sink-ports.js';
 
 const BLOCK_TIME_LIMIT_MS = 120_000;
 const DONE = '__readme_block_done__';
 const LINKED = ['dist', 'node_modules', 'scripts', 'src', 'test', 'package.json', 'tsconfig.json'];
+
+/** Fields the README prints that are null by design: a schedule that has not run, or will not run again. */
+const NULL_BY_DESIGN = new Set(['last_ran', 'next_run']);
+
+/** The TCP ports an NMAP scan probes (`--top-ports 1000`), from nmap's own list. */
+function nmapTopPorts(): Set<number> {
+  const xml = execFileSync('nmap', ['-sT', '-Pn', '-n', '--top-ports', '1000', '-oX', '-', '127.0.0.1'], { encoding: 'utf8' });
+  const services = /<scaninfo [^>]*services="([^"]+)"/.exec(xml)![1]!;
+  const ports = new Set<number>();
+  for (const range of services.split(',')) {
+    const [from, to] = range.split('-').map(Number) as [number, number | undefined];
+    for (let port = from; port <= (to ?? from); port++) ports.add(port);
+  }
+  return ports;
+}
 
 /** The stand-ins for the make targets the walk uses, and the helpers they need. */
 const PRELUDE = String.raw`
@@ -142,21 +158,63 @@ describe('the README, run as written', function () {
     for (const block of blocks) expect(block.skip ?? 'runs', `README line ${block.line}`).to.match(/\S/);
   });
 
-  it('runs every block in order, and what the prose says appears in the other terminals does', async () => {
+  it('names the variable that moves each port it uses, and its sinks listen outside the ports an NMAP scan probes', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    for (const name of ['VIGIL_PORT', 'MAIL_SINK_PORT', 'WEBHOOK_RECEIVER_PORT']) expect(readme).to.include(`\`${name}\``);
+    const top = nmapTopPorts();
+    expect(top.size).to.equal(1000);
+    expect(top.has(8081), 'the web server step 4 starts is there to be found').to.equal(true);
+    expect([MAIL_SINK_DEFAULT_PORT, WEBHOOK_RECEIVER_DEFAULT_PORT].filter((port) => top.has(port))).to.deep.equal([]);
+    for (const page of ['README.md', 'docs/configuration.md']) {
+      const smtpUrls = [...readFileSync(join(ROOT, page), 'utf8').matchAll(/smtp:\/\/127\.0\.0\.1:(\d+)/g)].map((match) => Number(match[1]));
+      expect(smtpUrls, `${page} shows VIGIL_SMTP_URL`).not.to.deep.equal([]);
+      expect(smtpUrls, `${page} sends e-mail to the mail sink's port`).to.deep.equal(smtpUrls.map(() => MAIL_SINK_DEFAULT_PORT));
+    }
+    expect(readme).to.include(`https://127.0.0.1:${WEBHOOK_RECEIVER_DEFAULT_PORT}/hooks`);
+  });
+
+  it('runs every block in order, prints what it shows, and what the prose says appears in the other terminals does', async () => {
     const blocks = readmeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
     session = new Session(sandbox.path, state.path);
     let signingSecret: string | undefined;
+    const outputs: Array<{ code: string; printed: string }> = [];
     for (const [index, block] of blocks.entries()) {
       if (block.skip !== undefined) continue;
       const printed = await session.run(block, index, fillPlaceholders(block.code, { signingSecret }));
+      outputs.push({ code: block.code, printed });
       signingSecret = /"signing_secret":"(whsec_[^"]+)"/.exec(printed)?.[1] ?? signingSecret;
     }
+
+    const nulls = outputs.flatMap(({ printed }) => [...printed.matchAll(/"(\w+)": null/g)].map((match) => match[1]!)).filter((field) => !NULL_BY_DESIGN.has(field));
+    expect(nulls, 'fields the README prints that came out null').to.deep.equal([]);
+    const risks = outputs.find(({ code }) => code.includes('/v1/risks |'))!.printed;
+    expect(risks, 'step 4 prints the risks found, with their titles and threat levels').to.match(/"title": "[^"]*8081[^"]*",\s*"threat_level": "INFO",\s*"status": "OPEN"/);
+
     expect(log('vigil-first-start'), 'the first start printed the framed key').to.match(/│\s+vgl_\S+\s+│/);
-    expect(log('mail-sink'), 'the mail sink received the ONCE run\'s summary').to.include('Subject: [Vigil] Lab check: ');
+    expect(log('vigil'), 'a restart keeps the account and its key: no new key is printed').not.to.include('vgl_');
+
+    const mail = log('mail-sink');
+    // "no new or closed risks" on a machine where nothing else opens a port between steps 4 and 6; the ports the walk opened never count.
+    expect(mail, "the mail sink received the ONCE run's summary, as step 6 says").to.match(/to you@example\.com\nSubject: \[Vigil\] Lab check: (no new or closed risks|\d+ new risks?, \d+ closed)\n/);
+    expect(mail, 'step 4 found the ports the walk opened already').not.to.match(/Open port (8080|8081)\/tcp/);
+    expect(mail).to.match(/New risks: +\d+ critical, \d+ high, \d+ medium, \d+ low, \d+ info\nClosed risks: \d+ critical/);
+    expect(mail).to.match(/Scans:\n {2}NMAP SUCCEEDED \(/);
+    expect(mail).to.include('Review the risks in the dashboard: http://127.0.0.1:8080/dashboard/risks');
+
     // Deliveries follow the events by a moment: the last one may still be on its way when the scan reads SUCCEEDED.
-    const webhooks = await waitFor(async () => log('webhook-receiver'), (text) => /scan\.updated event .* SUCCEEDED signature verified/.test(text), 'the SUCCEEDED event at the receiver', 30_000);
+    const webhooks = await waitFor(
+      async () => log('webhook-receiver'),
+      (text) => /scan\.updated event .* SUCCEEDED signature verified/.test(text) && text.includes('risk.updated event'),
+      'the SUCCEEDED and risk.updated events at the receiver',
+      30_000,
+    );
     expect(webhooks, 'the receiver got the scan events').to.match(/scan\.created event .* QUEUED signature verified/);
     expect(webhooks).to.match(/scan\.updated event .* RUNNING signature verified/);
+    expect(webhooks, 'and risk.updated for the risks found again').to.match(/risk\.updated event .* OPEN signature verified/);
     expect(webhooks).not.to.include('DOES NOT VERIFY');
+    expect(webhooks, "the scan never probed the receiver's port").not.to.include('ignored: not a webhook delivery');
+
+    const left = readdirSync(sandbox.path).filter((name) => !LINKED.includes(name));
+    expect(left, 'the walk leaves nothing in the repository root but data/').to.deep.equal(['data']);
   });
 });

@@ -115,11 +115,14 @@ describe('store: the dashboard reads', () => {
     expect(reads.openRisksOfTargets(accountId, [web.id, theirs.id], 70)).to.deep.equal(new Map([[web.id, { CRITICAL: 1, HIGH: 2, MEDIUM: 1 }]]));
   });
 
-  it('counts targets by grade, per account', () => {
-    addTarget('a.example.com');
-    targets.insert(aTarget(accountId, 'c.example.com', { healthScore: { score: 53, grade: 'C' } }));
+  it('counts scanned targets by grade and the never-scanned ones apart, per account', () => {
+    const scanned = '2026-11-01T00:00:00.000Z';
+    addTarget('never.example.com');
+    addTarget('also-never.example.com');
+    targets.insert(aTarget(accountId, 'a.example.com', { lastScannedAt: scanned }));
+    targets.insert(aTarget(accountId, 'c.example.com', { healthScore: { score: 53, grade: 'C' }, lastScannedAt: scanned }));
     addTarget('b.example.com', otherId);
-    expect(reads.targetsByGrade(accountId)).to.deep.equal({ A: 1, C: 1 });
+    expect(reads.targetsByGrade(accountId)).to.deep.equal({ byGrade: { A: 1, C: 1 }, notScanned: 2 });
   });
 
   it("finds a target's scans by its id only, newest first, and the scans that detected a risk", () => {

@@ -7,6 +7,10 @@ import { expect } from 'chai';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { environmentTable, expectedConfigurationDoc } from '../../scripts/configuration-doc.js';
+import { cliReference, expectedCliDoc } from '../../scripts/cli-doc.js';
+import { fencedBlock, markersFor, withGeneratedBlock } from '../../scripts/generated-block.js';
+import { SETTING_DEFINITIONS } from '../../src/config/setting-definitions.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
@@ -77,11 +81,48 @@ describe('the README and docs/', () => {
 });
 
 describe('docs/configuration.md', () => {
-  it('has a table row for every variable the settings module reads', () => {
+  it('has the table of environment variables the settings module gives (npx tsx scripts/write-configuration-doc.ts writes it)', () => {
+    expect(read('docs/configuration.md')).to.equal(expectedConfigurationDoc());
+  });
+
+  it('the settings table names every variable the settings module reads, once', () => {
     const settings = read('src/config/settings.ts');
-    const doc = read('docs/configuration.md');
-    const variables = [...new Set([...settings.matchAll(/\b(VIGIL_[A-Z0-9_]+|LOG_LEVEL)\b/g)].map((match) => match[1]!))];
-    const rows = doc.split('\n').filter((line) => line.startsWith('|'));
-    expect(variables.filter((name) => !rows.some((row) => row.includes(`\`${name}\``)))).to.deep.equal([]);
+    const variables = [...new Set([...settings.matchAll(/\b(VIGIL_[A-Z0-9_]*[A-Z0-9]|LOG_LEVEL)\b/g)].map((match) => match[1]!))];
+    const names = SETTING_DEFINITIONS.map((definition) => definition.name);
+    expect(variables.filter((name) => !names.includes(name))).to.deep.equal([]);
+    expect(new Set(names).size).to.equal(names.length);
+  });
+
+  it('shows each variable with its default, what it accepts and its meaning', () => {
+    expect(environmentTable([{ name: 'VIGIL_X', fallback: '1', bound: { min: 0, max: 9 }, meaning: 'a | b' }])).to.include('| `VIGIL_X` | `1` | a whole number from 0 to 9 | a \\| b |');
+    expect(environmentTable([{ name: 'VIGIL_Y', bound: ['on', 'off'], meaning: 'y' }])).to.include('| `VIGIL_Y` | unset | `on`, `off` | y |');
+  });
+});
+
+describe('docs/cli.md', () => {
+  it('has the command reference the commander program gives (npx tsx scripts/write-cli-doc.ts writes it)', () => {
+    expect(read('docs/cli.md')).to.equal(expectedCliDoc());
+  });
+
+  it('lists every command and subcommand with its options, required ones marked', () => {
+    const reference = cliReference();
+    for (const command of ['vigil serve', 'vigil backup', 'vigil accounts create', 'vigil accounts create-key', 'vigil webhooks remove', 'vigil login-replay']) {
+      expect(reference).to.include(`### \`${command}\``);
+    }
+    expect(reference).to.include('| `--account <id\\|name>` | the account id or name (required) |');
+    expect(reference).to.include('| `--plan <plan>` | the plan (choices: "free", "paid", default: "free") |');
+  });
+});
+
+describe('a generated block in a page written by hand', () => {
+  const markers = markersFor('src/x.ts', 'scripts/write-x.ts');
+
+  it('replaces only what lies between the markers', () => {
+    const page = `intro\n\n${fencedBlock(markers, 'old')}\n\noutro\n`;
+    expect(withGeneratedBlock(page, markers, 'new')).to.equal(`intro\n\n${markers.begin}\n\nnew\n\n${markers.end}\n\noutro\n`);
+  });
+
+  it('says where the block goes when the markers are gone', () => {
+    expect(() => withGeneratedBlock('intro only', markers, 'new')).to.throw(/lost its markers/);
   });
 });

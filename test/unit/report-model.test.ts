@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { buildReportModel, bySeverity, cvesOf, describeFilters, evidenceOf, referencesOf, EVIDENCE_LIMITS } from '../../src/domain/reports/report-model.js';
 import { REPORT_LIMITS, downloadFileName, reportText, type ReportRisk } from '../../src/domain/reports/snapshot.js';
+import { chartsOf } from '../../src/reports/charts.js';
 import { neutraliseFormula } from '../../src/reports/csv-report.js';
 import { reportSnapshot } from '../support/report-snapshot.js';
 
@@ -41,6 +42,17 @@ describe('report model', () => {
     expect(model.sections.map((section) => section.target.id)).to.deep.equal(['t-web', 't-db']);
     expect(model.sections[0]!.risks.map((entry) => entry.definition.threat_level)).to.deep.equal(['CRITICAL', 'HIGH']);
     expect(model.truncated).to.equal(true);
+  });
+
+  it('counts a target no scan has looked at as not scanned, not as grade A, in the summary and its chart', () => {
+    const snapshot = reportSnapshot();
+    const fresh = { id: 't-new', target: 'new.example.com', label: '', tags: [], healthScore: { score: 100, grade: 'A' as const }, lastScannedAt: null };
+    const model = buildReportModel({ ...snapshot, targets: [...snapshot.targets, fresh] });
+    expect(model.summary.targetsByGrade).to.deep.equal({ A: 1, B: 0, C: 0, D: 1, F: 0 });
+    expect(model.summary.targetsNotScanned).to.equal(1);
+    const grades = chartsOf(model)[1]!;
+    expect(grades.bars.map((bar) => [bar.label, bar.value])).to.deep.equal([['Grade A', 1], ['Grade B', 0], ['Grade C', 0], ['Grade D', 1], ['Grade F', 0], ['Not scanned', 1]]);
+    expect(chartsOf(buildReportModel(snapshot))[1]!.bars.map((bar) => bar.label)).not.to.include('Not scanned');
   });
 
   it('an empty snapshot is a valid model with zero counts', () => {

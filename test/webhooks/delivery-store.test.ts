@@ -198,7 +198,8 @@ describe('webhook delivery store: recording outcomes', () => {
     const a1 = core.webhookEndpoints.add(acme, 'https://a1.example.com/hook');
     const a2 = core.webhookEndpoints.add(acme, 'https://a2.example.com/hook');
     core.webhookEndpoints.add(other, 'https://b1.example.com/hook');
-    // Made before the events, so they are held in memory: one as the dispatcher runs, one that holds 5 events at most (the second batch is read from the outbox, the third held again).
+    // Made before the events, so they are held in memory: one as the dispatcher runs, one that holds 5 events at most (the second batch is read from
+    // the outbox, the third held again).
     const inMemory = new SqliteWebhookDeliveryRepository(core.db);
     const small = new SqliteWebhookDeliveryRepository(core.db, { recentEvents: 5 } satisfies DeliveryRepositoryOptions);
     const record = (events: Parameters<typeof core.outbox.append>[0]) => {

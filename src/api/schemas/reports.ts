@@ -14,7 +14,7 @@ const Values = (description: string) =>
  * Not strict on purpose: an unknown key is refused by the service with a
  * message naming the allowed keys, which a schema error would not say.
  */
-export const ReportTargetsFilter = z
+const ReportTargetsFilter = z
   .object({
     target_ids: Values('Targets by id.'),
     tags: Values('Targets carrying any of these tags.'),
@@ -22,7 +22,7 @@ export const ReportTargetsFilter = z
   })
   .meta({ id: 'ReportTargetsFilter', description: 'Which targets the report covers. Values within a key are alternatives; keys combine with AND. Other keys give 400.' });
 
-export const ReportRisksFilter = z
+const ReportRisksFilter = z
   .object({
     target_id: Values('Risks of these targets.'),
     status: Values('OPEN and/or CLOSED.'),

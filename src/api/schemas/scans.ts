@@ -58,4 +58,3 @@ export const StartScan = z
   })
   .meta({ id: 'StartScan', description: 'Send exactly one of targets, target_ids and tags.' });
 
-export type StartScanBody = z.infer<typeof StartScan>;

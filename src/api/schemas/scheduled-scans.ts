@@ -87,5 +87,3 @@ export const ScheduledScan = z
   })
   .meta({ id: 'ScheduledScan' });
 
-export type ScheduledScanCreateBody = z.infer<typeof ScheduledScanCreate>;
-export type ScheduledScanUpdateBody = z.infer<typeof ScheduledScanUpdate>;

@@ -19,4 +19,3 @@ export const SourceCreate = z
   })
   .meta({ id: 'SourceCreate' });
 
-export type SourceCreateBody = z.infer<typeof SourceCreate>;

@@ -5,14 +5,14 @@ import { HEALTH_GRADES } from '../../domain/targets/health-score.js';
 import { TARGET_ORIGINS, type TargetUpdateInput, type TargetInput } from '../../domain/targets/target.js';
 
 export const MAX_LABEL_LENGTH = 255;
-export const MAX_TAGS = 10;
+const MAX_TAGS = 10;
 export const MAX_TAG_LENGTH = 255;
 
 export { ZapHeader, SAME_SITE_VALUES, ZapCookie, ZapSettings, ZapSettingsInput, type ZapSettingsValue, type ZapSettingsInputValue } from '../../domain/scanners/zap-settings.js';
 import { ZapSettings, ZapSettingsInput } from '../../domain/scanners/zap-settings.js';
 
-export const ScannerSettings = z.object({ zap: ZapSettings }).meta({ id: 'ScannerSettings' });
-export const ScannerSettingsInput = z.object({ zap: ZapSettingsInput.optional() }).meta({ id: 'ScannerSettingsInput' });
+const ScannerSettings = z.object({ zap: ZapSettings }).meta({ id: 'ScannerSettings' });
+const ScannerSettingsInput = z.object({ zap: ZapSettingsInput.optional() }).meta({ id: 'ScannerSettingsInput' });
 
 export const HealthScore = z
   .object({
@@ -70,5 +70,3 @@ export const TargetUpdate = z
   })
   .meta({ id: 'TargetUpdate' }) satisfies z.ZodType<TargetUpdateInput>;
 
-export type TargetCreateBody = z.infer<typeof TargetCreate>;
-export type TargetUpdateBody = z.infer<typeof TargetUpdate>;

@@ -369,7 +369,8 @@ export class ScanReconciler {
   private wakeQueued(): undefined {
     const free = this.options.maxConcurrentScans - this.slotsInUse();
     if (free <= 0) return undefined;
-    // The oldest QUEUED scans include those being started right now (still QUEUED until RUNNING is saved): skipped, so every free slot wakes a scan that can take it.
+    // The oldest QUEUED scans include those being started right now (still QUEUED until RUNNING is saved): skipped, so every free slot wakes a scan
+    // that can take it.
     const waiting = this.options.scans.idsInStates(['QUEUED'], free + this.starting.size).filter((id) => !this.starting.has(id));
     for (const id of waiting.slice(0, free)) this.enqueueId(id);
     return undefined;

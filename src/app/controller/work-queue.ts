@@ -36,7 +36,7 @@ export interface WorkQueueOptions {
   observer?: QueueObserver;
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 100, maxMs: 5 * 60_000 };
+const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 100, maxMs: 5 * 60_000 };
 
 interface DelayedAdd {
   readyAt: number;

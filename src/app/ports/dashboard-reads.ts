@@ -1,4 +1,4 @@
-import type { HealthGrade, OpenRiskCounts } from '../../domain/targets/health-score.js';
+import type { GradeCounts, OpenRiskCounts } from '../../domain/targets/health-score.js';
 import type { DailyChanges } from '../../domain/trends/weekly-changes.js';
 
 /**
@@ -12,7 +12,8 @@ export interface DashboardReadRepository {
   openRisksByLevel(accountId: string, minOpenvasQod: number): OpenRiskCounts;
   /** Per UTC day since `since`: the risks scans saw for the first time (new_open) and the risks they closed. */
   dailyRiskChanges(accountId: string, since: string): DailyChanges[];
-  targetsByGrade(accountId: string): Partial<Record<HealthGrade, number>>;
+  /** Scanned targets by grade, and how many no scan has looked at yet. */
+  targetsByGrade(accountId: string): GradeCounts;
   /** Open, unaccepted risks of each of the targets, by threat level (targets without any are left out). */
   openRisksOfTargets(accountId: string, targetIds: readonly string[], minOpenvasQod: number): Map<string, OpenRiskCounts>;
   /** The newest scans that were asked to scan the target, newest first. */

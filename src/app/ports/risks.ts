@@ -37,7 +37,10 @@ export interface RiskListQuery {
 export interface RiskRepository {
   transaction<T>(fn: () => T): T;
   risksOf(targetId: string, scanType: ScanType): Risk[];
-  /** The id, fingerprint and status of each risk of the target and type, oldest first: what a recording compares its findings with, without their definitions. */
+  /**
+   * The id, fingerprint and status of each risk of the target and type, oldest first: what a recording compares its findings with, without their
+   * definitions.
+   */
   keysOf(targetId: string, scanType: ScanType): ExistingRisk[];
   /** These risks, in the order given (ids that are not risks are left out). */
   findMany(riskIds: readonly string[]): Risk[];

@@ -43,3 +43,8 @@ export function html(strings: TemplateStringsArray, ...values: readonly HtmlValu
   });
   return new SafeHtml(markup);
 }
+
+/** A reference a scanner gave: only web addresses become links; anything else (javascript:, data:) stays text. */
+export function referenceLink(reference: string): SafeHtml {
+  return /^https?:\/\//i.test(reference) ? html`<a href="${reference}" rel="noopener noreferrer">${reference}</a>` : html`${reference}`;
+}

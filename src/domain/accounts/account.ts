@@ -46,7 +46,7 @@ export function defaultNamespaceFor(name: string): string {
  * ServiceAccount have no place among the control plane's objects, and a
  * tenant bound there could read what Vigil writes next to them.
  */
-export const SYSTEM_NAMESPACES: readonly string[] = ['kube-system', 'kube-public', 'kube-node-lease'];
+const SYSTEM_NAMESPACES: readonly string[] = ['kube-system', 'kube-public', 'kube-node-lease'];
 
 export function assertValidNamespace(namespace: string): void {
   if (!NAMESPACE.test(namespace)) {

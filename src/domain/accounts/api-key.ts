@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export const API_KEY_PREFIX = 'vgl_';
+const API_KEY_PREFIX = 'vgl_';
 
 export interface ApiKeyDigest {
   /** First 16 hex characters of the hash: an index, not a secret. */

@@ -13,7 +13,7 @@
 import { InvalidRequestError } from '../errors.js';
 import { assertValidSchedule, nextRunAfter, type ScheduleSpec } from '../schedules/schedule.js';
 
-export const BACKUP_SCHEDULE_KINDS = ['DAILY', 'WEEKLY', 'MONTHLY'] as const;
+const BACKUP_SCHEDULE_KINDS = ['DAILY', 'WEEKLY', 'MONTHLY'] as const;
 export const DEFAULT_BACKUP_SCHEDULE = 'DAILY 2026-01-01T02:00:00Z';
 
 const EXAMPLE = `for example '${DEFAULT_BACKUP_SCHEDULE}' or 'WEEKLY 2026-01-04T03:30:00+01:00 Europe/Berlin'`;

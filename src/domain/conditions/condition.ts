@@ -1,9 +1,11 @@
 /**
- * The one way Vigil writes a condition (DESIGN.md decision 3), after
- * cert-manager's SetCertificateCondition: one condition per type, a type that
- * says what it is about (not a state name), `lastTransitionTime` kept while the
- * status stays the same, and `observedGeneration` set when the object has one.
- * The API's `conditions` and the custom resources' are built by this alone.
+ * Conditions through one helper (DESIGN.md): setCondition, after
+ * cert-manager's SetCertificateCondition, writes one condition per type, a
+ * type that says what it is about (not a state name), `lastTransitionTime`
+ * kept while the status stays the same, and `observedGeneration` set when the
+ * object has one; setConditions applies several changes through it, and
+ * conditionHolds says whether a change would alter anything. The API's `conditions` and the
+ * custom resources' are built by these alone.
  */
 import type { Condition } from '../scans/scan.js';
 
@@ -14,7 +16,8 @@ import type { Condition } from '../scans/scan.js';
  * - `Succeeded` / `Failed` / `Stopped`: how a Scan ended.
  * - `Scheduled`: a ScheduledScan has a next run.
  * - `Authenticated`: a web scan's login recording was replayed (False: which command failed and why).
- * - `RecordMissing`: a Scan or ScheduledScan resource carries Vigil's mark but Vigil has no record of it (its database was restored from an older backup); it is left alone.
+ * - `RecordMissing`: a Scan or ScheduledScan resource carries Vigil's mark but Vigil has no record of it (its database was restored from an older
+ *   backup); it is left alone.
  */
 export type ConditionType = 'Accepted' | 'Admitted' | 'WorkloadReady' | 'Succeeded' | 'Failed' | 'Stopped' | 'Scheduled' | 'Authenticated' | 'RecordMissing';
 
@@ -50,11 +53,11 @@ export function setConditions(conditions: readonly Condition[], changes: readonl
   return changes.reduce<Condition[]>((current, change) => setCondition(current, change, now, observedGeneration), [...conditions]);
 }
 
-export function findCondition(conditions: readonly Condition[] | undefined, type: ConditionType): Condition | undefined {
+function findCondition(conditions: readonly Condition[] | undefined, type: ConditionType): Condition | undefined {
   return conditions?.find((condition) => condition.type === type);
 }
 
-/** True when applying `change` would alter nothing but nothing at all (write status only when it changed). */
+/** True when the condition of `change`'s type already has its status, reason and message: there is nothing to write (write status only when it changed). */
 export function conditionHolds(conditions: readonly Condition[] | undefined, change: ConditionChange): boolean {
   const current = findCondition(conditions, change.type);
   return current !== undefined && current.status === change.status && current.reason === change.reason && current.message === change.message;

@@ -6,7 +6,7 @@ export const EVENT_TYPES = ['scan.created', 'scan.updated', 'risk.created', 'ris
  * Sent only by the dashboard's "Send test event" button, to one endpoint. It
  * is not one of SPEC.md's types: clients ignore types they do not know.
  */
-export const TEST_EVENT_TYPE = 'webhook.test';
+const TEST_EVENT_TYPE = 'webhook.test';
 export type EventType = (typeof EVENT_TYPES)[number] | typeof TEST_EVENT_TYPE;
 
 export interface OutboxEvent {

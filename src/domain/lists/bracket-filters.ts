@@ -10,7 +10,7 @@ import { InvalidRequestError } from '../errors.js';
 const BRACKET_NAME = /^filters\[([^[\]]+)\](?:\[(\d{0,3})\])?$/;
 
 /** As the JSON form: at most 100 values a key (filtersFrom); keys beyond these could not all be allowed ones. */
-export const BRACKET_FILTER_LIMITS = { maxValuesPerKey: 100, maxKeys: 20 };
+const BRACKET_FILTER_LIMITS = { maxValuesPerKey: 100, maxKeys: 20 };
 
 export function isBracketFilterName(name: string): boolean {
   return name.startsWith('filters[');

@@ -1,10 +1,13 @@
 /**
  * A risk's evidence (its definition's additional_info) as the lines a reader
  * understands, "Port: 443", "Instance 1: GET https://… param q", instead of
- * raw JSON. One function serves the PDF, HTML and CSV reports; each renderer
- * escapes the text as it always has.
+ * raw JSON. One function serves the PDF, HTML and CSV reports and the
+ * dashboard's risk page; each renderer escapes the text as it always has.
  */
-import type { ReportRisk } from './snapshot.js';
+import type { RiskDefinition } from '../risks/finding.js';
+
+/** What the evidence is read from: a report's risk or a stored one, both carry their definition. */
+export type WithDefinition = { definition: RiskDefinition };
 
 /** Evidence is for a reader, not a dump: each value and each risk's whole evidence are cut to these lengths. */
 export const EVIDENCE_LIMITS = { maxEntries: 12, maxValueChars: 600, maxReferences: 20 } as const;
@@ -85,7 +88,7 @@ function linesOf(key: string, value: unknown): EvidenceLine[] {
 }
 
 /** The risk's additional_info as ordered label/value lines, known keys first, each value and the count bounded. */
-export function evidenceOf(risk: ReportRisk): EvidenceLine[] {
+export function evidenceOf(risk: WithDefinition): EvidenceLine[] {
   return Object.entries(risk.definition.additional_info)
     .filter(([key, value]) => !LEFT_OUT.has(key) && !isEmpty(value))
     .sort(([a], [b]) => (ORDER.get(a) ?? KNOWN_KEYS.length) - (ORDER.get(b) ?? KNOWN_KEYS.length))
@@ -96,7 +99,7 @@ export function evidenceOf(risk: ReportRisk): EvidenceLine[] {
 }
 
 /** The evidence on one line, "Port: 443; Service: https", for a CSV cell. */
-export function evidenceLine(risk: ReportRisk): string {
+export function evidenceLine(risk: WithDefinition): string {
   return evidenceOf(risk)
     .map((line) => `${line.label}: ${line.value}`)
     .join('; ');
@@ -122,7 +125,7 @@ function hostOf(address: string): string {
  * first instance or site), host:port/protocol for network findings (nmap,
  * vulners, Nessus, OpenVAS), '' when the scanner said neither.
  */
-export function locationOf(risk: ReportRisk, targetAddress: string): string {
+export function locationOf(risk: WithDefinition, targetAddress: string): string {
   const info = risk.definition.additional_info;
   const instances = Array.isArray(info['instances']) ? (info['instances'] as unknown[]) : [];
   const firstInstance = (typeof instances[0] === 'object' && instances[0] !== null ? instances[0] : {}) as Record<string, unknown>;

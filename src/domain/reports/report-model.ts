@@ -4,10 +4,10 @@
  * severe first. Pure, so the PDF, HTML and CSV renderers all show the same
  * numbers in the same order.
  */
-import { THREAT_LEVELS, type ThreatLevel } from '../risks/finding.js';
+import type { ThreatLevel } from '../risks/finding.js';
 import type { RiskStatus } from '../risks/risk.js';
 import { HEALTH_GRADES, type HealthGrade } from '../targets/health-score.js';
-import { EVIDENCE_LIMITS } from './evidence.js';
+import { EVIDENCE_LIMITS, type WithDefinition } from './evidence.js';
 import type { ReportFilters, ReportRisk, ReportSnapshot, ReportTarget } from './snapshot.js';
 
 export { EVIDENCE_LIMITS, evidenceOf } from './evidence.js';
@@ -17,7 +17,9 @@ export interface ReportSummary {
   byThreatLevel: Record<ThreatLevel, number>;
   byStatus: Record<RiskStatus, number>;
   accepted: number;
+  /** Scanned targets by grade; the never-scanned ones are counted in targetsNotScanned instead. */
   targetsByGrade: Record<HealthGrade, number>;
+  targetsNotScanned: number;
 }
 
 export interface ReportSection {
@@ -39,7 +41,7 @@ export interface ReportModel {
 
 const LEVEL_RANK: Readonly<Record<ThreatLevel, number>> = { CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3, INFO: 4 };
 
-export const zeroByLevel = (): Record<ThreatLevel, number> => ({ CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 0 });
+const zeroByLevel = (): Record<ThreatLevel, number> => ({ CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0, INFO: 0 });
 
 function cvssScore(cvss: string): number {
   const score = Number.parseFloat(cvss);
@@ -87,13 +89,17 @@ export function summaryOf(risks: readonly ReportRisk[], targets: readonly Report
     byStatus: { OPEN: 0, CLOSED: 0 },
     accepted: 0,
     targetsByGrade: Object.fromEntries(HEALTH_GRADES.map((grade) => [grade, 0])) as Record<HealthGrade, number>,
+    targetsNotScanned: 0,
   };
   for (const risk of risks) {
     summary.byThreatLevel[risk.definition.threat_level]++;
     summary.byStatus[risk.status]++;
     if (risk.isAccepted) summary.accepted++;
   }
-  for (const target of targets) summary.targetsByGrade[target.healthScore.grade]++;
+  for (const target of targets) {
+    if (target.lastScannedAt === null) summary.targetsNotScanned++;
+    else summary.targetsByGrade[target.healthScore.grade]++;
+  }
   return summary;
 }
 
@@ -128,19 +134,18 @@ export function describeFilters(filters: ReportFilters): string[] {
   return lines;
 }
 
-export const THREAT_LEVEL_ORDER = THREAT_LEVELS;
 
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string' && item !== '') : [];
 }
 
 /** CVE ids the scanner gave (additional_info.cves). */
-export function cvesOf(risk: ReportRisk): string[] {
+export function cvesOf(risk: WithDefinition): string[] {
   return strings(risk.definition.additional_info['cves']);
 }
 
 /** References the scanner gave (additional_info.references), at most EVIDENCE_LIMITS.maxReferences. */
-export function referencesOf(risk: ReportRisk): string[] {
+export function referencesOf(risk: WithDefinition): string[] {
   return strings(risk.definition.additional_info['references']).slice(0, EVIDENCE_LIMITS.maxReferences);
 }
 

@@ -1,6 +1,6 @@
 /** NESSUS: Vigil's CLI drives a Nessus scanner and exports its .nessus (XML) report. */
 import { vigilScannerDefinition } from './vigil-cli.js';
 
-export const NESSUS_OUTPUT = 'report.nessus';
+const NESSUS_OUTPUT = 'report.nessus';
 
 export const nessus = vigilScannerDefinition('NESSUS', 'nessus', { file: NESSUS_OUTPUT, contentType: 'application/xml' });

@@ -47,7 +47,7 @@ function nmapArgs(type: NmapType, input: ScannerInput): string[] {
   ];
 }
 
-export function nmapProgress(line: string): number | undefined {
+function nmapProgress(line: string): number | undefined {
   const match = TIMING_LINE.exec(line);
   return match ? percentage(match[1]) : undefined;
 }

@@ -24,12 +24,12 @@ import { outputPath, percentage } from './definition.js';
 import { NUCLEI_IMAGE_TEMPLATES, NUCLEI_TEMPLATES_VERSION, SCANNER_IMAGES } from './images.js';
 import { checkTargetCount, hostOf, hostsFileLines, webUrlOf } from './targets.js';
 
-export const NUCLEI_OUTPUT = 'nuclei.jsonl';
-export const NUCLEI_TARGET_LIST = 'nuclei-targets.txt';
+const NUCLEI_OUTPUT = 'nuclei.jsonl';
+const NUCLEI_TARGET_LIST = 'nuclei-targets.txt';
 /** The hosts file pinning target names to their checked addresses (fastdialer reads $HOSTS_PATH). */
-export const NUCLEI_HOSTS = 'nuclei-hosts';
+const NUCLEI_HOSTS = 'nuclei-hosts';
 /** Written beside the templates by images/nuclei/Dockerfile and the README's install steps: the release tag. */
-export const NUCLEI_TEMPLATES_VERSION_FILE = '.vigil-templates-version';
+const NUCLEI_TEMPLATES_VERSION_FILE = '.vigil-templates-version';
 
 /** Lines longer than this are findings or noise, never a statistics line. */
 const MAX_STATS_LINE = 4096;
@@ -93,7 +93,7 @@ function localNuclei(input: ScannerInput): LocalCommand {
   };
 }
 
-export function nucleiProgress(line: string): number | undefined {
+function nucleiProgress(line: string): number | undefined {
   if (line.length > MAX_STATS_LINE) return undefined;
   const text = TEXT_STATS.exec(line);
   if (text) return percentage(text[1]);

@@ -21,7 +21,7 @@ import { outputPath } from './definition.js';
 import { SCANNER_IMAGES } from './images.js';
 import { checkTargetCount, isIpv4Literal, tlsEndpointOf, vettedAddressesOf } from './targets.js';
 
-export const SSLYZE_OUTPUT = 'sslyze.json';
+const SSLYZE_OUTPUT = 'sslyze.json';
 
 /** `host:port{ip}` per checked address; an IP literal is its own address. */
 function serverStrings(endpoint: string, addresses: ScannerInput['addresses']): string[] {

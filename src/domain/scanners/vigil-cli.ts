@@ -18,7 +18,7 @@ export function formatVigilProgress(percent: number): string {
   return `vigil-scanner progress ${Math.round(percent)}%`;
 }
 
-export function vigilScannerProgress(line: string): number | undefined {
+function vigilScannerProgress(line: string): number | undefined {
   const match = PROGRESS_LINE.exec(line.trim());
   return match ? percentage(match[1]) : undefined;
 }

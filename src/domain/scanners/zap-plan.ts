@@ -30,10 +30,10 @@ export const ZAP_USER = 'vigil';
 export const ZAP_REPORT_TEMPLATE = 'traditional-json';
 
 /** The exitStatus job's values: a plan with warnings completed; one with errors did not. */
-export const ZAP_EXIT_VALUES = { okExitValue: 0, warnExitValue: 0, errorExitValue: 1 } as const;
+const ZAP_EXIT_VALUES = { okExitValue: 0, warnExitValue: 0, errorExitValue: 1 } as const;
 
 /** Time boxes, in minutes: a web scan must end even on a site that never stops producing URLs. */
-export const ZAP_TIME_LIMITS = { spiderMinutes: 10, passiveWaitMinutes: 10, activeScanMinutes: 60, activeRuleMinutes: 10 } as const;
+const ZAP_TIME_LIMITS = { spiderMinutes: 10, passiveWaitMinutes: 10, activeScanMinutes: 60, activeRuleMinutes: 10 } as const;
 
 export interface ZapPlanInput {
   /** The http(s) URL to scan. */

@@ -31,10 +31,10 @@ import { checkTargetCount, hostsFileLines, webUrlOf } from './targets.js';
 import { zapAutomationPlan, type ZapPlanInput } from './zap-plan.js';
 
 export const ZAP_PLAN = 'zap-plan.yaml';
-export const ZAP_REPORT = 'zap-report.json';
-export const ZAP_HOSTS = 'zap-hosts';
+const ZAP_REPORT = 'zap-report.json';
+const ZAP_HOSTS = 'zap-hosts';
 /** The target's API definition as the openapi job reads it; the extension keeps the uploaded format. */
-export const zapApiDefinitionFile = (uploaded: string): string => (/\.json$/i.test(uploaded) ? 'zap-openapi.json' : 'zap-openapi.yaml');
+const zapApiDefinitionFile = (uploaded: string): string => (/\.json$/i.test(uploaded) ? 'zap-openapi.json' : 'zap-openapi.yaml');
 const ZAP_HOME = 'zap-home';
 
 /**
@@ -70,7 +70,7 @@ const PHASES: Record<ZapType, Record<string, number>> = {
 const JOB_STARTED = /\bJob (\S+) started\s*$/;
 const PLAN_SUCCEEDED = /\bAutomation plan succeeded\b/;
 
-export function zapSettingsFrom(settings: unknown): ZapSettingsInputValue {
+function zapSettingsFrom(settings: unknown): ZapSettingsInputValue {
   if (settings === undefined || settings === null) return {};
   const result = ZapSettingsInput.safeParse(settings);
   if (!result.success) {
@@ -105,7 +105,7 @@ function zapArgs(type: ZapType, input: ScannerInput, ownHome: boolean): string[]
   ];
 }
 
-export function zapProgress(type: ZapType, line: string): number | undefined {
+function zapProgress(type: ZapType, line: string): number | undefined {
   if (PLAN_SUCCEEDED.test(line)) return 100;
   const job = JOB_STARTED.exec(line)?.[1];
   return job === undefined ? undefined : PHASES[type][job];

@@ -18,7 +18,7 @@ export const SCAN_KIND = 'Scan';
 export const SCAN_API_VERSION = `${SCAN_GROUP}/${SCAN_VERSION}`;
 
 /** Bounds shared with the CRD; CEL cost estimation needs every list and string bounded. */
-export const SCAN_SPEC_LIMITS = {
+const SCAN_SPEC_LIMITS = {
   maxSelectorItems: 100,
   maxTargetLength: 2048,
   maxTargetIdLength: 255,
@@ -112,9 +112,9 @@ export const ScanSpecSchema = z.preprocess(
 );
 
 /** metav1.Condition, as controller-gen writes it into CRDs. */
-export const CONDITION_TYPE_PATTERN =
+const CONDITION_TYPE_PATTERN =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/;
-export const CONDITION_REASON_PATTERN = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
+const CONDITION_REASON_PATTERN = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
 
 const DateTimeString = z.iso.datetime({ offset: true });
 const Count = z.int().min(0);
@@ -128,19 +128,19 @@ export const ConditionSchema = z.object({
   observedGeneration: Count.optional(),
 });
 
-export const ResolvedTargetSchema = z.object({
+const ResolvedTargetSchema = z.object({
   targetId: z.string(),
   target: z.string().max(SCAN_SPEC_LIMITS.maxTargetLength),
   addresses: z.array(z.string()),
 });
 
-export const SkippedTargetSchema = z.object({
+const SkippedTargetSchema = z.object({
   targetId: z.string(),
   skippedReason: z.string(),
 });
 
 /** Small by design (DESIGN.md decision 2): counts, not risk lists; no result files. */
-export const ScanStatusSchema = z.object({
+const ScanStatusSchema = z.object({
   scanId: z.string().optional(),
   state: z.enum(SCAN_STATES).optional(),
   progress: z.int().min(0).max(100).optional(),
@@ -161,7 +161,7 @@ export const ScanStatusSchema = z.object({
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
-export const OwnerReferenceSchema = z.object({
+const OwnerReferenceSchema = z.object({
   apiVersion: z.string(),
   kind: z.string(),
   name: z.string(),
@@ -192,7 +192,6 @@ export const ScanResourceSchema = z.object({
 
 export type ScanSpec = z.infer<typeof ScanSpecSchema>;
 export type ScanStatus = z.infer<typeof ScanStatusSchema>;
-export type ScanMetadata = z.infer<typeof ScanMetadataSchema>;
 export type ScanResource = z.infer<typeof ScanResourceSchema>;
 
 /** Compile-time guard: the CR's status parts are the domain's shapes (src/domain/scans/scan.ts). */

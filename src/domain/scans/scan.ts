@@ -8,7 +8,7 @@ import type { ScanType } from '../risks/finding.js';
 export const SCAN_STATES = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'STOPPING', 'STOPPED', 'FAILED', 'OVER_LIMIT'] as const;
 export type ScanState = (typeof SCAN_STATES)[number];
 
-export const TERMINAL_STATES: ReadonlySet<ScanState> = new Set(['SUCCEEDED', 'STOPPED', 'FAILED', 'OVER_LIMIT']);
+const TERMINAL_STATES: ReadonlySet<ScanState> = new Set(['SUCCEEDED', 'STOPPED', 'FAILED', 'OVER_LIMIT']);
 
 export function isTerminal(state: ScanState): boolean {
   return TERMINAL_STATES.has(state);

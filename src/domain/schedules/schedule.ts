@@ -43,12 +43,12 @@ export interface ScheduleSpec {
 export const SCHEDULE_LIMITS = { maxCustomDates: 100, quarterlyDates: 4 } as const;
 
 /** SPEC.md: a start_time no more than 5 minutes in the past is still used as the next run. */
-export const START_TIME_GRACE_MS = 5 * 60 * 1000;
+const START_TIME_GRACE_MS = 5 * 60 * 1000;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** start_time and schedule_dates fall in these years: outside them no schedule means anything, and far dates cost the run arithmetic. */
-export const SCHEDULE_YEARS = { first: 2000, last: 2199 } as const;
+const SCHEDULE_YEARS = { first: 2000, last: 2199 } as const;
 
 /** Date.UTC without its quirk of reading years 0 to 99 as 1900 to 1999. */
 function utc(year: number, monthIndex: number, day: number, hour = 0, minute = 0, second = 0, millisecond = 0): number {

@@ -56,7 +56,7 @@ const filterItems = (field: string) =>
     .array(z.string().min(1, `each spec.filterSet.${field} item must not be empty`).max(L.maxFilterItemLength, `each spec.filterSet.${field} item must be at most ${L.maxFilterItemLength} characters`))
     .max(L.maxFilterItems, `spec.filterSet.${field} may list at most ${L.maxFilterItems} items`);
 
-export const FilterSetSchema = z
+const FilterSetSchema = z
   .object({ targetIds: filterItems('targetIds').optional(), tags: filterItems('tags').optional() })
   .refine((filter) => (filter.targetIds?.length ?? 0) + (filter.tags?.length ?? 0) > 0, M.filterSet);
 
@@ -118,7 +118,7 @@ export const ScheduledScanSpecSchema = z.preprocess(
   }),
 );
 
-export const ScheduledScanStatusSchema = z.object({
+const ScheduledScanStatusSchema = z.object({
   scheduledScanId: z.string().max(L.maxIdLength).optional(),
   nextRun: DateTimeString.optional(),
   lastRan: DateTimeString.optional(),

@@ -13,7 +13,7 @@ export interface HealthScore {
   grade: HealthGrade;
 }
 
-export const THREAT_PENALTY: Readonly<Record<ThreatLevel, number>> = {
+const THREAT_PENALTY: Readonly<Record<ThreatLevel, number>> = {
   CRITICAL: 40,
   HIGH: 20,
   MEDIUM: 7,
@@ -49,3 +49,9 @@ export function healthText(health: HealthScore, lastScannedAt: string | null | u
 }
 
 export const NOT_SCANNED_YET = 'not scanned yet';
+
+/** Targets counted by grade, those no scan has looked at yet apart: their score of 100 is nobody's measurement, so they are not grade A. */
+export interface GradeCounts {
+  byGrade: Partial<Record<HealthGrade, number>>;
+  notScanned: number;
+}

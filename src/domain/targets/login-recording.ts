@@ -12,8 +12,8 @@ import { InvalidRequestError } from '../errors.js';
 
 export const MAX_ATTACHMENT_BYTES = 1024 * 1024;
 /** Bounds of what a recording may hold; a login is a handful of commands. */
-export const MAX_RECORDING_COMMANDS = 200;
-export const MAX_RECORDING_TEXT = 4096;
+const MAX_RECORDING_COMMANDS = 200;
+const MAX_RECORDING_TEXT = 4096;
 
 export interface RecordedCommand {
   command: string;

@@ -16,8 +16,8 @@
  */
 
 export const MAX_DELIVERY_ATTEMPTS = 10;
-export const FIRST_RETRY_DELAY_MS = 10_000;
-export const RETRY_DELAY_STEP_MS = 5 * 60_000;
+const FIRST_RETRY_DELAY_MS = 10_000;
+const RETRY_DELAY_STEP_MS = 5 * 60_000;
 
 /** The wait after attempt `attemptNumber` (1-based) fails, or undefined when it was the last allowed attempt. */
 export function retryDelayMs(attemptNumber: number): number | undefined {

@@ -8,7 +8,7 @@ import { secretsEqual } from '../../app/dashboard-sessions.js';
 import { HttpError } from '../errors.js';
 import { formField, localsOf } from './context.js';
 
-export const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
   res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);

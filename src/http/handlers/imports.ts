@@ -12,7 +12,7 @@ import { readMultipartForm, type MultipartLimits } from '../multipart-form.js';
 import { presentImport } from '../../app/present/import.js';
 import { parseBody } from './input.js';
 
-export const UPLOAD_LIMITS: MultipartLimits = { fileField: 'file', maxFileBytes: MAX_IMPORT_FILE_BYTES, maxFields: 10, maxFieldBytes: 4096 };
+const UPLOAD_LIMITS: MultipartLimits = { fileField: 'file', maxFileBytes: MAX_IMPORT_FILE_BYTES, maxFields: 10, maxFieldBytes: 4096 };
 
 const ImportFields = ImportResultForm.omit({ file: true });
 

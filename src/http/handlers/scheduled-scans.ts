@@ -3,7 +3,7 @@ import type { ScheduledScan, ScheduledScansService } from '../../app/scheduled-s
 import type { Operation } from '../api-router.js';
 import { listQuery, parseBody } from './input.js';
 
-export function presentScheduledScan(scheduledScan: ScheduledScan) {
+function presentScheduledScan(scheduledScan: ScheduledScan) {
   return {
     id: scheduledScan.id,
     name: scheduledScan.name,

@@ -11,7 +11,7 @@ import { StrictUtf8Decoder } from './strict-utf8-decoder.js';
  * while it streams in, so a hostile file cannot make the parser build one
  * huge string.
  */
-export const DEFAULT_MAX_STRING_BYTES = 8 * 1024 * 1024;
+const DEFAULT_MAX_STRING_BYTES = 8 * 1024 * 1024;
 
 /**
  * The largest value the reader holds whole before parsing it (a value at the

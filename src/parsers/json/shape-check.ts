@@ -58,7 +58,7 @@ function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /** Plain-English kind of a JSON value: 'an array', 'a string', 'null'... */
-export function describeValue(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return value.length === 0 ? 'an empty array' : 'an array';
   if (typeof value === 'object') return 'an object';

@@ -8,9 +8,9 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { MalformedResultError } from '../../domain/errors.js';
 
-export const DEFAULT_MAX_XML_BYTES = 25 * 1024 * 1024;
+const DEFAULT_MAX_XML_BYTES = 25 * 1024 * 1024;
 /** Scanner reports nest about 10 levels deep; 64 leaves room and stops nesting bombs early. */
-export const DEFAULT_MAX_XML_DEPTH = 64;
+const DEFAULT_MAX_XML_DEPTH = 64;
 
 export interface XmlElement {
   readonly name: string;

@@ -84,8 +84,9 @@ function drawChart(flow: PdfFlow, chart: Chart, x: number, y: number, width: num
 export function chartsBlock(flow: PdfFlow, report: Pick<ReportModel, 'summary'>): void {
   const charts = chartsOf(report);
   const width = (CONTENT_WIDTH - 24) / 2;
+  const bars = Math.max(...charts.map((chart) => chart.bars.length));
   flow.push({
-    height: 150,
+    height: 40 + bars * 22,
     draw: (y) => charts.forEach((chart, index) => drawChart(flow, chart, PAGE.left + index * (width + 24), y + 4, width)),
   });
   flow.space(8);

@@ -2,8 +2,9 @@
  * Each scan's API requests over its life (issue 13: at most 10 a scan,
  * whatever its duration). The controller counts, in memory, every request
  * it sends for a scan (its CR, Secret, Job, followed log, status writes,
- * Events, the reads of a pod-less Job's events), keyed by the Scan CR's
- * `namespace/name`, and drops the count when the scan ends. Progress is
+ * Events, the reads of a pod-less Job's events), keyed by the scan's id
+ * (the Scan CR names its scan by it too), and drops the count when the scan
+ * ends. Progress is
  * written to the CR's status on its own only while the budget has room for
  * that write and for the ones still to come (the end status, the end Event,
  * one deletion: the collected Job's, which takes its Secret, or the Secret's
@@ -38,7 +39,7 @@ interface Count {
 export class ScanRequestBudget {
   private readonly counts = new Map<string, Count>();
 
-  /** One request (or `requests`) sent for the scan of `key`. */
+  /** One request (or `requests`) sent for the scan whose id is `key`. */
   spend(key: string, requests = 1): void {
     const count = this.countOf(key);
     count.spent += requests;

@@ -2,8 +2,9 @@
  * A stored ScheduledScan and its custom resource (crds/scheduledscan.yaml),
  * each in terms of the other: the spec that shows a row, the request a spec
  * makes of ScheduledScansService, whether a spec already says what the row
- * holds, and the status that shows a row. Pure: the mirror and the informer
- * of applied ScheduledScans do the I/O.
+ * holds, and the status that shows a row. Pure: the ScheduledScan face
+ * (scheduled-scan-face.ts), which the one ScheduledScan reconciler drives,
+ * does the I/O.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { ScheduledScan } from '../../app/ports.js';

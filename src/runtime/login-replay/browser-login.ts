@@ -10,7 +10,8 @@
  * URL, and the last Authorization header the pages sent to the target's
  * host, if any.
  */
-// playwright-core is loaded on the first replay, not with the service: it adds about 80 MB of RSS to a process that may never replay a login (bench/operator.ts).
+// playwright-core is loaded on the first replay, not with the service: it adds about 80 MB of RSS to a process that may never replay a login
+// (bench/operator.ts).
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { HostResolver, LoginOutcome, LoginReplayer, LoginSession } from '../../app/ports.js';
 import type { LoginRecording } from '../../domain/targets/login-recording.js';
@@ -18,7 +19,7 @@ import type { Cidr } from '../../domain/targets/ipv4.js';
 import { ConfiningProxy, type Refusal } from './confining-proxy.js';
 import { ReplayError, runCommand, type ReplayContext } from './selenium-commands.js';
 
-export const LOGIN_TIME_LIMITS = { commandMs: 15_000, replayMs: 120_000 } as const;
+const LOGIN_TIME_LIMITS = { commandMs: 15_000, replayMs: 120_000 } as const;
 
 export interface BrowserLoginOptions {
   chromiumPath: string;

@@ -113,7 +113,7 @@ const HANDLERS: Record<string, Handler> = {
 // Selenium IDE's verify* commands check the same things as assert*; a login that fails a check has not logged in, so both stop the replay.
 for (const name of ['Text', 'NotText', 'Title', 'ElementPresent', 'ElementNotPresent', 'Value']) HANDLERS[`verify${name}`] = HANDLERS[`assert${name}`]!;
 
-export const SUPPORTED_COMMANDS: readonly string[] = Object.keys(HANDLERS).sort();
+const SUPPORTED_COMMANDS: readonly string[] = Object.keys(HANDLERS).sort();
 
 export async function runCommand(ctx: ReplayContext, command: RecordedCommand): Promise<void> {
   if (SCRIPT_COMMANDS.has(command.command)) throw new ReplayError('login recordings may not run JavaScript of their own; record the login with clicks and typing instead');

@@ -16,9 +16,9 @@ import { Agent, buildConnector, request } from 'undici';
 import { isAllowed, parseIpv4, specialPurposeRange, type Cidr } from '../../domain/targets/ipv4.js';
 import { signWebhook } from '../../domain/webhooks/signature.js';
 
-export const DEFAULT_DELIVERY_TIMEOUT_MS = 5000;
+const DEFAULT_DELIVERY_TIMEOUT_MS = 5000;
 /** How much of a response body is read (then discarded) so the connection can be reused. */
-export const RESPONSE_BODY_CAP_BYTES = 16 * 1024;
+const RESPONSE_BODY_CAP_BYTES = 16 * 1024;
 
 /** Resolves a host name to its addresses; injectable so tests can play DNS. */
 export type HostLookup = (hostname: string) => Promise<LookupAddress[]>;
@@ -37,7 +37,7 @@ export interface WebhookAgentOptions {
  * address may be an internal DNS answer (issue 26). `address` keeps it for
  * the service's log.
  */
-export class RefusedAddressError extends Error {
+class RefusedAddressError extends Error {
   readonly code = 'VIGIL_REFUSED_ADDRESS';
   constructor(
     host: string,
@@ -52,7 +52,7 @@ export class RefusedAddressError extends Error {
 const systemLookup: HostLookup = (hostname) => dnsLookup(hostname, { all: true, family: 4 });
 
 /** Why the address may not be connected to, or undefined when it may. */
-export function addressRefusal(address: string, allow: readonly Cidr[]): string | undefined {
+function addressRefusal(address: string, allow: readonly Cidr[]): string | undefined {
   const value = parseIpv4(address);
   if (value === undefined) {
     return isIP(address) === 6 ? 'an IPv6 address; webhooks are delivered to IPv4 addresses only' : 'not an IPv4 address';

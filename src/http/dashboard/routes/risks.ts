@@ -9,7 +9,7 @@ import { asSentence, noticeFrom, withNotice } from '../notices.js';
 import { PATHS } from '../paths.js';
 import { RISK_TABLE_SORTS, riskPage, risksPage, type RiskFilterForm, type RiskPageView } from '../views/risks.js';
 
-export const RISKS_PER_PAGE = 25;
+const RISKS_PER_PAGE = 25;
 const SCANS_ON_RISK_PAGE = 10;
 
 /** The risk table order the query asks for under `name`, when it is one the tables offer; '' (newest first) otherwise. */

@@ -11,7 +11,7 @@ import { PATHS } from '../paths.js';
 import type { Notice } from '../views/components.js';
 import { scanPage, scansPage, type ScanFilterForm } from '../views/scans.js';
 
-export const SCANS_PER_PAGE = 25;
+const SCANS_PER_PAGE = 25;
 
 function filterForm(req: Request): ScanFilterForm {
   const oneOf = (name: string, allowed: readonly string[]) => (allowed.includes(queryText(req, name)) ? queryText(req, name) : '');

@@ -14,7 +14,7 @@ import { asSentence, noticeFrom, withNotice } from '../notices.js';
 import { PATHS } from '../paths.js';
 import { scheduledScansPage, scheduleFormPage, type ScheduleForm } from '../views/scheduled-scans.js';
 
-export const SCHEDULES_PER_PAGE = 25;
+const SCHEDULES_PER_PAGE = 25;
 
 function formFromRequest(req: Request): ScheduleForm {
   const text = (name: string) => (formField(req, name) ?? '').trim();

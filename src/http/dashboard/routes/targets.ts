@@ -14,7 +14,7 @@ import { PATHS } from '../paths.js';
 import { riskTableSort } from './risks.js';
 import { targetPage, targetsPage, type TargetFilterForm, type TargetPageView } from '../views/targets.js';
 
-export const TARGETS_PER_PAGE = 25;
+const TARGETS_PER_PAGE = 25;
 const RISKS_ON_TARGET_PAGE = 25;
 const SCANS_ON_TARGET_PAGE = 10;
 

@@ -4,7 +4,7 @@ import type { Overview } from '../../../app/dashboard-service.js';
 import type { ScheduledScan } from '../../../app/ports.js';
 import { html, type SafeHtml } from '../../../app/present/html.js';
 import { THREAT_LEVELS } from '../../../domain/risks/finding.js';
-import { HEALTH_GRADES } from '../../../domain/targets/health-score.js';
+import { HEALTH_GRADES, NOT_SCANNED_YET } from '../../../domain/targets/health-score.js';
 import type { WeeklyChanges } from '../../../domain/trends/weekly-changes.js';
 import { PATHS, withQuery } from '../paths.js';
 import { barChart, columnChart } from './charts.js';
@@ -65,10 +65,10 @@ function trend(weeks: readonly WeeklyChanges[]): SafeHtml {
 function grades(overview: Overview): SafeHtml {
   return html`<section class="panel" aria-labelledby="grades-heading">
   <h2 id="grades-heading">Targets by health grade</h2>
-  <p class="hint">A is healthy; one open critical risk alone drops a target to C. <a href="${PATHS.targets}">All targets</a></p>
+  <p class="hint">A is healthy; one open critical risk alone drops a target to C. A target no scan has looked at yet has no grade. <a href="${PATHS.targets}">All targets</a></p>
   <dl class="counts grades">${HEALTH_GRADES.map(
-    (grade) => html`<div><dt><span class="grade grade-${grade.toLowerCase()}">${grade}</span><span class="visually-hidden"> grade</span></dt><dd>${overview.targetsByGrade[grade] ?? 0}</dd></div>`,
-  )}</dl>
+    (grade) => html`<div><dt><span class="grade grade-${grade.toLowerCase()}">${grade}</span><span class="visually-hidden"> grade</span></dt><dd>${overview.targetsByGrade.byGrade[grade] ?? 0}</dd></div>`,
+  )}<div><dt><span class="empty">${NOT_SCANNED_YET}</span></dt><dd>${overview.targetsByGrade.notScanned}</dd></div></dl>
 </section>`;
 }
 

@@ -1,7 +1,9 @@
 import type { ActiveSession } from '../../../app/dashboard-sessions.js';
 import { THREAT_LEVELS } from '../../../domain/risks/finding.js';
 import { MAX_ACCEPT_NOTE_LENGTH, type RiskView } from '../../../domain/risks/risk.js';
-import { html, type SafeHtml } from '../../../app/present/html.js';
+import { html, referenceLink, type SafeHtml } from '../../../app/present/html.js';
+import { evidenceOf } from '../../../domain/reports/evidence.js';
+import { cvesOf, referencesOf } from '../../../domain/reports/report-model.js';
 import { PATHS, withQuery } from '../paths.js';
 import { badge, csrfField, inputField, pagination, postButton, selectField, time, type Notice } from './components.js';
 import { page } from './layout.js';
@@ -169,7 +171,17 @@ ${acceptance(view)}
 <p class="prose">${definition.description === '' ? html`<span class="empty">none</span>` : definition.description}</p>
 <h2>Solution</h2>
 <p class="prose">${definition.solution === '' ? html`<span class="empty">none</span>` : definition.solution}</p>
-<h2>Additional information</h2>
-<pre>${JSON.stringify(definition.additional_info, null, 2)}</pre>`,
+${evidence(risk)}`,
   );
+}
+
+/** What the scanner saw, as the reports show it: labelled fields, the CVEs and the references, never raw JSON. */
+function evidence(risk: RiskView): SafeHtml {
+  const cves = cvesOf(risk);
+  const lines = evidenceOf(risk);
+  const references = referencesOf(risk);
+  const fields = [...(cves.length === 0 ? [] : [{ label: 'CVEs', value: cves.join(', ') }]), ...lines];
+  return html`<h2>Evidence</h2>
+${fields.length === 0 ? html`<p class="empty">The scanner gave none.</p>` : html`<dl class="facts evidence">${fields.map((field) => html`<dt>${field.label}</dt><dd>${field.value}</dd>`)}</dl>`}
+${references.length === 0 ? '' : html`<h2>References</h2><ul class="references">${references.map((reference) => html`<li>${referenceLink(reference)}</li>`)}</ul>`}`;
 }

@@ -21,7 +21,7 @@ const STATE_MEANING: Record<ScanState, string> = {
   OVER_LIMIT: "The scan did not run: the account's monthly scan limit was reached.",
 };
 
-export function stateBadge(state: ScanState): SafeHtml {
+function stateBadge(state: ScanState): SafeHtml {
   return badge(`state-${state.replace('_', '-')}`, state);
 }
 
