@@ -18,7 +18,6 @@ import type {
   V1PodSpec,
   V1PodTemplateSpec,
   V1ResourceRequirements,
-  V1SeccompProfile,
   V1Secret,
   V1SecurityContext,
   V1Toleration,
@@ -37,7 +36,6 @@ export type EnvVar = V1EnvVar;
 
 export type ResourceRequirements = V1ResourceRequirements;
 
-export type SeccompProfile = V1SeccompProfile;
 
 export type SecurityContext = With<V1SecurityContext, 'allowPrivilegeEscalation' | 'readOnlyRootFilesystem' | 'runAsNonRoot'> & {
   capabilities: With<V1Capabilities, 'drop'>;

@@ -514,7 +514,6 @@ function statusShowsRow(current: ScanObject['status'], desired: ScanStatus): boo
   return statusShows(current, desired, (field) => field === 'progress' && desired.state === 'RUNNING');
 }
 
-export const scanKey = objectKey;
 
 function done(result: ReconcileResult): Received<Scan> {
   return { done: result };

@@ -407,7 +407,6 @@ function refusalShown(conditions: readonly Condition[] | undefined, observed: nu
   return { reason: accepted.reason, message: accepted.message };
 }
 
-export const scheduledScanKey = objectKey;
 
 function done(result: ReconcileResult): Received<ScheduledScan> {
   return { done: result };
