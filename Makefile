@@ -51,6 +51,14 @@ typecheck: deps ## Type-check sources, tests and benchmarks
 lint: deps ## Lint sources, tests, benchmarks and scripts with eslint (recommended rules and DESIGN.md's rings as import boundaries)
 	npm run lint --silent
 
+.PHONY: format
+format: deps ## Format sources, tests, benchmarks and scripts with prettier (.prettierrc.json)
+	npm run format --silent
+
+.PHONY: format-check
+format-check: deps ## Check that prettier would change nothing (part of make test)
+	npm run format:check --silent
+
 .PHONY: openapi
 openapi: deps ## Regenerate src/api/openapi.json from the zod schemas
 	npx tsx scripts/write-openapi.ts
@@ -61,7 +69,7 @@ reference-docs: deps ## Regenerate docs/configuration.md's variable table and do
 	npx tsx scripts/write-cli-doc.ts
 
 .PHONY: test
-test: build system-deps typecheck lint ## Install what is missing, build, and run every test
+test: build system-deps typecheck lint format-check ## Install what is missing, build, type-check, lint, check the format, and run every test
 	npx mocha
 
 .PHONY: image

@@ -137,7 +137,9 @@ async function main(): Promise<void> {
       const sorted = [...timings.get(label)!].sort((a, b) => a - b);
       const p95 = quantile(sorted, 0.95);
       worst = Math.max(worst, p95);
-      log(`${label.padEnd(24)}${quantile(sorted, 0.5).toFixed(1).padStart(8)}${p95.toFixed(1).padStart(8)}${sorted.at(-1)!.toFixed(1).padStart(8)}${(bytes / 1024).toFixed(1).padStart(8)}`);
+      log(
+        `${label.padEnd(24)}${quantile(sorted, 0.5).toFixed(1).padStart(8)}${p95.toFixed(1).padStart(8)}${sorted.at(-1)!.toFixed(1).padStart(8)}${(bytes / 1024).toFixed(1).padStart(8)}`,
+      );
     }
     log(`\nEvery page under ${AIM_MS} ms at p95: ${worst < AIM_MS ? 'yes' : 'NO'} (slowest p95 ${worst.toFixed(1)} ms)`);
   } finally {

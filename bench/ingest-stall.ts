@@ -48,7 +48,10 @@ function peakMemoryMiB(pid: number): number {
 }
 
 function databaseBytes(dataDir: string): number {
-  return ['vigil.db', 'vigil.db-wal'].map((name) => join(dataDir, name)).filter(existsSync).reduce((sum, file) => sum + statSync(file).size, 0);
+  return ['vigil.db', 'vigil.db-wal']
+    .map((name) => join(dataDir, name))
+    .filter(existsSync)
+    .reduce((sum, file) => sum + statSync(file).size, 0);
 }
 
 async function api(base: string, path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
@@ -58,7 +61,22 @@ async function api(base: string, path: string, init: RequestInit = {}): Promise<
 }
 
 function uploadWithCurl(base: string, sourceId: string, file: string): Promise<{ status: number; body: any }> {
-  const args = ['-s', '-o', '-', '-w', '\n%{http_code}', '-H', `X-SERVICE-API-KEY: ${KEY}`, '-F', `source_id=${sourceId}`, '-F', 'scan_type=NMAP', '-F', `file=@${file}`, `${base}/v1/results`];
+  const args = [
+    '-s',
+    '-o',
+    '-',
+    '-w',
+    '\n%{http_code}',
+    '-H',
+    `X-SERVICE-API-KEY: ${KEY}`,
+    '-F',
+    `source_id=${sourceId}`,
+    '-F',
+    'scan_type=NMAP',
+    '-F',
+    `file=@${file}`,
+    `${base}/v1/results`,
+  ];
   return new Promise((resolve, reject) => {
     execFile('curl', args, { maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
       if (error !== null) return reject(error);
@@ -98,7 +116,11 @@ async function main(): Promise<void> {
   const server = startChild('vigil serve', process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'serve'], env, ROOT);
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(server, `${base}/healthz`);
-  const source = await api(base, '/v1/sources', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ source_type: 'IMPORTED', name: 'bench' }) });
+  const source = await api(base, '/v1/sources', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ source_type: 'IMPORTED', name: 'bench' }),
+  });
   const memoryBefore = peakMemoryMiB(server.process.pid!);
   const dbBefore = databaseBytes(dataDir);
   const started = performance.now();
@@ -108,7 +130,8 @@ async function main(): Promise<void> {
   const result = await upload;
   const elapsed = (performance.now() - started) / 1000;
   const sorted = [...latencies].sort((a, b) => a - b);
-  const summary = typeof result.body === 'object' ? JSON.stringify(result.body.data?.risks ?? result.body.error).slice(0, 200) : String(result.body).slice(0, 200);
+  const summary =
+    typeof result.body === 'object' ? JSON.stringify(result.body.data?.risks ?? result.body.error).slice(0, 200) : String(result.body).slice(0, 200);
   process.stdout.write(
     [
       `file: ${hosts} hosts × ${ports} open ports = ${hosts * ports} findings, ${(size / 1024 / 1024).toFixed(1)} MiB`,

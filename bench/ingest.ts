@@ -418,7 +418,9 @@ function buildNmap(): string {
 }
 
 function buildZap(): string {
-  const source = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/zap/securecodebox-zap-demo-juice-shop-full-scan-zap-results.json'), 'utf8')) as { site: Array<Record<string, unknown>> };
+  const source = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/zap/securecodebox-zap-demo-juice-shop-full-scan-zap-results.json'), 'utf8')) as {
+    site: Array<Record<string, unknown>>;
+  };
   const sites: unknown[] = [];
   let size = 0;
   for (let n = 0; ; n++) {
@@ -434,7 +436,9 @@ function buildZap(): string {
 
 /** nuclei JSON Lines: the records of a real run, repeated for distinct hosts (parse only: nuclei output is not an upload type). */
 function buildNuclei(): string {
-  const lines = readFileSync(join(ROOT, 'test/fixtures/nuclei/securecodebox-nuclei-example-com-test.jsonl'), 'utf8').split('\n').filter((line) => line.trim() !== '');
+  const lines = readFileSync(join(ROOT, 'test/fixtures/nuclei/securecodebox-nuclei-example-com-test.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   const parts: string[] = [];
   let size = 0;
   for (let n = 0; ; n++) {
@@ -458,7 +462,11 @@ interface Measurement {
 }
 
 function measure(format: string, mode: string, file: string): Measurement {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/support/ingest-child.ts'), format, mode, file], { cwd: ROOT, encoding: 'utf8', maxBuffer: 16 * MEGABYTE });
+  const child = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/support/ingest-child.ts'), format, mode, file], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 16 * MEGABYTE,
+  });
   if (child.status !== 0) throw new Error(`${format} ${mode} failed: ${child.stderr}`);
   // What the child says of itself (a stale dist/ it did not measure) is the reader's to see.
   for (const line of child.stderr.split('\n')) if (line.startsWith('ingest child: ')) process.stderr.write(`${line}\n`);
@@ -492,7 +500,9 @@ function report(format: string, bytes: number, results: Measurement[]): void {
     }
     if (format === 'nuclei') {
       // Issue 17 sets no aim for nuclei; the figures say what streaming costs and saves against JSON.parse of each line.
-      console.log(`${result.mode}: ${ratio.toFixed(2)}x the bare pass in wall time, ${cpuRatio.toFixed(2)}x in CPU time, ${rate.toFixed(1)} MB/s, peak memory ${memory.toFixed(2)}x the file (no aim set)`);
+      console.log(
+        `${result.mode}: ${ratio.toFixed(2)}x the bare pass in wall time, ${cpuRatio.toFixed(2)}x in CPU time, ${rate.toFixed(1)} MB/s, peak memory ${memory.toFixed(2)}x the file (no aim set)`,
+      );
       continue;
     }
     console.log(
@@ -507,13 +517,22 @@ const dir = mkdtempSync(join(tmpdir(), 'vigil-bench-ingest-'));
 try {
   console.log(`node ${process.version}; each measurement in its own process`);
   const formats = (process.env.BENCH_INGEST_FORMATS ?? 'nmap,zap,nuclei').split(',');
-  for (const [format, build] of [['nmap', buildNmap], ['zap', buildZap], ['nuclei', buildNuclei]] as const) {
+  for (const [format, build] of [
+    ['nmap', buildNmap],
+    ['zap', buildZap],
+    ['nuclei', buildNuclei],
+  ] as const) {
     if (!formats.includes(format)) continue;
     const file = join(dir, `${format}.${format === 'nmap' ? 'xml' : format === 'zap' ? 'json' : 'jsonl'}`);
     const text = build();
     writeFileSync(file, text);
-    const modes = format === 'nuclei' ? ['bare', 'parse'] : format === 'nmap' ? ['bare', 'parse', 'ingest', 'ingest-endpoint', 'store-floor'] : ['bare', 'parse', 'ingest'];
-    report(format, Buffer.byteLength(text), modes.map((mode) => measure(format, mode, file)));
+    const modes =
+      format === 'nuclei' ? ['bare', 'parse'] : format === 'nmap' ? ['bare', 'parse', 'ingest', 'ingest-endpoint', 'store-floor'] : ['bare', 'parse', 'ingest'];
+    report(
+      format,
+      Buffer.byteLength(text),
+      modes.map((mode) => measure(format, mode, file)),
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -46,7 +46,8 @@ async function replays(): Promise<void> {
 
 /** An OpenAPI 3.0 YAML document of about `bytes`, every operation referring to shared schemas. */
 function largeDefinition(bytes: number): Buffer {
-  const head = 'openapi: 3.0.3\ninfo:\n  title: large\n  version: 1.0.0\ncomponents:\n  schemas:\n    Item:\n      type: object\n      properties:\n        id:\n          type: integer\n        name:\n          type: string\npaths:\n';
+  const head =
+    'openapi: 3.0.3\ninfo:\n  title: large\n  version: 1.0.0\ncomponents:\n  schemas:\n    Item:\n      type: object\n      properties:\n        id:\n          type: integer\n        name:\n          type: string\npaths:\n';
   const parts = [head];
   let size = head.length;
   for (let index = 0; size < bytes - 400; index++) {
@@ -78,7 +79,9 @@ async function definitions(): Promise<void> {
   clearInterval(ticker);
   const operations = (file.toString().match(/operationId/g) ?? []).length;
   summary(`API definition check (${(file.length / 1024).toFixed(0)} KiB YAML, ${operations} operations)`, samples);
-  console.log(`API definition check: RSS ${(rssBefore / 2 ** 20).toFixed(0)} MiB before, ${(peak / 2 ** 20).toFixed(0)} MiB at most (the check runs in a worker thread); the service's event loop went at most ${longestGap.toFixed(0)} ms without a turn (10 ms timer)`);
+  console.log(
+    `API definition check: RSS ${(rssBefore / 2 ** 20).toFixed(0)} MiB before, ${(peak / 2 ** 20).toFixed(0)} MiB at most (the check runs in a worker thread); the service's event loop went at most ${longestGap.toFixed(0)} ms without a turn (10 ms timer)`,
+  );
 }
 
 await replays();

@@ -224,13 +224,15 @@ if (config.scans > 64_000) throw new Error('BENCH_SCANS must be at most 64000 (o
 
 const log = (line = '') => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const NMAP_REPORT = '<?xml version="1.0"?><nmaprun scanner="nmap"><host><status state="up"/><address addr="127.0.0.1" addrtype="ipv4"/><ports></ports></host></nmaprun>';
+const NMAP_REPORT =
+  '<?xml version="1.0"?><nmaprun scanner="nmap"><host><status state="up"/><address addr="127.0.0.1" addrtype="ipv4"/><ports></ports></host></nmaprun>';
 
 function percentile(values: readonly number[], fraction: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN;
 }
-const spread = (values: readonly number[]) => `p50 ${percentile(values, 0.5).toFixed(0)} ms, p99 ${percentile(values, 0.99).toFixed(0)} ms, max ${Math.max(...values).toFixed(0)} ms`;
+const spread = (values: readonly number[]) =>
+  `p50 ${percentile(values, 0.5).toFixed(0)} ms, p99 ${percentile(values, 0.99).toFixed(0)} ms, max ${Math.max(...values).toFixed(0)} ms`;
 
 async function until(what: string, done: () => boolean | Promise<boolean>, stepMs = 20): Promise<void> {
   const giveUpAt = Date.now() + config.timeoutSeconds * 1000;
@@ -336,7 +338,10 @@ class Api {
     const all: Array<{ id: string; state: string; progress: number }> = [];
     let token: string | undefined;
     do {
-      const page = await this.request<{ data: Array<{ id: string; state: string; progress: number }>; next_page_token?: string | null }>('GET', `/v1/scans?page_size=499${token === undefined ? '' : `&page_token=${encodeURIComponent(token)}`}`);
+      const page = await this.request<{ data: Array<{ id: string; state: string; progress: number }>; next_page_token?: string | null }>(
+        'GET',
+        `/v1/scans?page_size=499${token === undefined ? '' : `&page_token=${encodeURIComponent(token)}`}`,
+      );
       all.push(...page.data);
       token = page.next_page_token ?? undefined;
     } while (token !== undefined);
@@ -361,7 +366,14 @@ let server: RemoteApiServer | undefined;
 let vigil: Child | undefined;
 
 /** The fake API server's child, a data directory, and the environment and command of `vigil serve` (and `vigil accounts`) against it. */
-async function environment(): Promise<{ server: RemoteApiServer; dataDir: string; env: NodeJS.ProcessEnv; command: { args: string[]; compiled: boolean }; vigilNodeOptions: string; port: number }> {
+async function environment(): Promise<{
+  server: RemoteApiServer;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  command: { args: string[]; compiled: boolean };
+  vigilNodeOptions: string;
+  port: number;
+}> {
   const server = await RemoteApiServer.start();
   const dataDir = tempDirectory('vigil-bench-operator-');
   const kubeconfigFile = join(dataDir, 'kubeconfig.json');
@@ -407,7 +419,13 @@ async function scansCase(): Promise<void> {
   const prepared = await environment();
   server = prepared.server;
   const { env, command, vigilNodeOptions, port } = prepared;
-  const created = startChild('vigil accounts create', process.execPath, [...command.args, 'accounts', 'create', '--name', 'bench', '--monthly-scan-limit', String(config.scans * 2)], env, ROOT);
+  const created = startChild(
+    'vigil accounts create',
+    process.execPath,
+    [...command.args, 'accounts', 'create', '--name', 'bench', '--monthly-scan-limit', String(config.scans * 2)],
+    env,
+    ROOT,
+  );
   if ((await created.exited) !== 0) throw new Error(`vigil accounts create failed:\n${created.output()}`);
   const { api_key: apiKey } = JSON.parse(created.output().trim().split('\n').pop()!) as { api_key: string };
   const namespace = 'vigil-bench';
@@ -420,13 +438,18 @@ async function scansCase(): Promise<void> {
   const get = (ref: Omit<ObjectRef, 'namespace'>) => server!.call('getObject', { ...ref, namespace });
   const idle = residentMib(pid);
   const idleHeap = await heapMib(baseUrl);
-  log(`operator benchmark: ${config.scans} NMAP scans through their life; ${serveLine(command, vigilNodeOptions)}, scans created through the REST API, ${config.rate} Job completions/s`);
+  log(
+    `operator benchmark: ${config.scans} NMAP scans through their life; ${serveLine(command, vigilNodeOptions)}, scans created through the REST API, ${config.rate} Job completions/s`,
+  );
   log(`  Vigil's process once it answers, before any scan: ${memoryLine(idle, idleHeap)}`);
 
   const started = Date.now();
   const scans: Array<{ id: string; name: string }> = new Array(config.scans);
   await inParallel(scans, 16, async (_, index) => {
-    const body = await api.request<{ data: { id: string } }>('POST', '/v1/scans', { type: 'NMAP', targets: [`127.0.${Math.floor(index / 250)}.${(index % 250) + 1}`] });
+    const body = await api.request<{ data: { id: string } }>('POST', '/v1/scans', {
+      type: 'NMAP',
+      targets: [`127.0.${Math.floor(index / 250)}.${(index % 250) + 1}`],
+    });
     scans[index] = { id: body.data.id, name: `scan-${body.data.id}` };
   });
   await until('every Job', async () => (await server!.call('count', 'batch/v1', 'Job', namespace)) === config.scans);
@@ -438,16 +461,31 @@ async function scansCase(): Promise<void> {
   const progressStarted = Date.now();
   const statusWrites = async () => (await server!.call('requestTally', 0)).byKind['PATCH scans/status'] ?? 0;
   while ((await statusWrites()) < 2 * config.scans && Date.now() - progressStarted < 30_000) await sleep(250);
-  log(`  progress on the CRs: ${(await statusWrites()) - config.scans} of ${config.scans} scans had a status write for progress within ${((Date.now() - progressStarted) / 1000).toFixed(1)} s of the log line (none sooner than 10 s after RUNNING)`);
+  log(
+    `  progress on the CRs: ${(await statusWrites()) - config.scans} of ${config.scans} scans had a status write for progress within ${((Date.now() - progressStarted) / 1000).toFixed(1)} s of the log line (none sooner than 10 s after RUNNING)`,
+  );
   // A scan whose RUNNING write came after its log line needs no write of its own for progress: what the CRs show, counted apart.
   let showing = 0;
-  for (const scan of scans) if ((((await get({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', name: scan.name })) as { status?: { progress?: number } } | undefined)?.status?.progress ?? 0) >= 50) showing += 1;
+  for (const scan of scans)
+    if (
+      (((await get({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', name: scan.name })) as { status?: { progress?: number } } | undefined)?.status?.progress ??
+        0) >= 50
+    )
+      showing += 1;
   log(`  CRs showing the progress (50) then: ${showing} of ${config.scans}`);
 
   const before = await server.call('requestCount');
   await sleep(10_000);
   const quiet = await server.call('requestTally', before);
-  log(`  requests while ${config.scans} scans run and nothing changes, over 10 s: ${quiet.total}${quiet.total === 0 ? '' : ` (${Object.entries(quiet.byKind).map(([kind, count]) => `${kind} ${count}`).join(', ')})`}`);
+  log(
+    `  requests while ${config.scans} scans run and nothing changes, over 10 s: ${quiet.total}${
+      quiet.total === 0
+        ? ''
+        : ` (${Object.entries(quiet.byKind)
+            .map(([kind, count]) => `${kind} ${count}`)
+            .join(', ')})`
+    }`,
+  );
   log(`  Vigil's process with ${config.scans} scans running (Jobs, pods and log streams followed): ${memoryLine(residentMib(pid), await heapMib(baseUrl))}`);
 
   const changedAt = new Map<string, number>();
@@ -456,7 +494,10 @@ async function scansCase(): Promise<void> {
   const completing = Date.now();
   for (const [index, scan] of scans.entries()) {
     const secret = (await get({ apiVersion: 'v1', kind: 'Secret', name: uploadTokenSecretName(scan.name) })) as unknown as { stringData: { token: string } };
-    await api.request('PUT', `/internal/v1/scans/${scan.id}/results/nmap.xml`, Buffer.from(NMAP_REPORT), { authorization: `Bearer ${secret.stringData.token}`, 'content-type': 'application/octet-stream' });
+    await api.request('PUT', `/internal/v1/scans/${scan.id}/results/nmap.xml`, Buffer.from(NMAP_REPORT), {
+      authorization: `Bearer ${secret.stringData.token}`,
+      'content-type': 'application/octet-stream',
+    });
     const job = (await get({ apiVersion: 'batch/v1', kind: 'Job', name: scanJobName(scan.name) }))!;
     changedAt.set(scan.name, Date.now());
     await server.call('setObject', { ...job, status: { conditions: [{ type: 'Complete', status: 'True' }] } } as KubeObject);
@@ -474,13 +515,17 @@ async function scansCase(): Promise<void> {
 
   const tally = await server.call('requestTally', 0);
   const perScan = (count: number) => (count / config.scans).toFixed(3);
-  log(`  API requests per scan over its whole life: ${perScan(tally.total)} (${perScan(tally.total - tally.events)} without Events; ${tally.total} requests for ${config.scans} scans); plus ${tally.watches} watch requests in all`);
+  log(
+    `  API requests per scan over its whole life: ${perScan(tally.total)} (${perScan(tally.total - tally.events)} without Events; ${tally.total} requests for ${config.scans} scans); plus ${tally.watches} watch requests in all`,
+  );
   for (const [kind, count] of Object.entries(tally.byKind).sort((a, b) => b[1] - a[1])) log(`    ${kind.padEnd(32)} ${perScan(count)} per scan (${count})`);
   log(`  Job Complete -> Scan CR status SUCCEEDED: ${spread(crLatency)} (sampled every 5 ms)`);
   const ended = residentMib(pid);
   await sleep(5_000);
   const settled = residentMib(pid);
-  log(`  Vigil's process after ${config.scans} scans: RSS ${ended.rss.toFixed(0)} MiB at once; 5 s later ${memoryLine(settled, await heapMib(baseUrl))}; peak over the run ${settled.peak.toFixed(0)} MiB (VmHWM)`);
+  log(
+    `  Vigil's process after ${config.scans} scans: RSS ${ended.rss.toFixed(0)} MiB at once; 5 s later ${memoryLine(settled, await heapMib(baseUrl))}; peak over the run ${settled.peak.toFixed(0)} MiB (VmHWM)`,
+  );
   const apiServer = await server.call('memory');
   log(`  the fake API server's process, apart: heap used ${(apiServer.heapUsed / 2 ** 20).toFixed(0)} MiB, RSS ${(apiServer.rss / 2 ** 20).toFixed(0)} MiB`);
 }
@@ -506,7 +551,9 @@ async function finishedCase(): Promise<void> {
   seeding.scanRepository.insert(rows, []);
   seeding.db.close();
   for (let from = 0; from < objects.length; from += 1000) await server.call('setObjects', objects.slice(from, from + 1000));
-  log(`operator benchmark, finished Scans: ${config.finished} SUCCEEDED Scans (rows and CRs) in ${namespace} when Vigil starts; ${serveLine(command, vigilNodeOptions)}`);
+  log(
+    `operator benchmark, finished Scans: ${config.finished} SUCCEEDED Scans (rows and CRs) in ${namespace} when Vigil starts; ${serveLine(command, vigilNodeOptions)}`,
+  );
 
   const before = await server.call('requestCount');
   const spawned = Date.now();
@@ -515,8 +562,15 @@ async function finishedCase(): Promise<void> {
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHttp(vigil, `${baseUrl}/healthz`, config.timeoutSeconds * 1000);
   const answering = Date.now();
-  await server.call('setObject', { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name: 'applied-after', namespace }, spec: { type: 'NMAP', targets: ['127.0.0.1'] } } as KubeObject);
-  const label = async () => ((await server!.call('getObject', { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace, name: 'applied-after' })) as KubeObject | undefined)?.metadata.labels?.['vigil.dev/scan-id'];
+  await server.call('setObject', {
+    apiVersion: 'vigil.dev/v1alpha1',
+    kind: 'Scan',
+    metadata: { name: 'applied-after', namespace },
+    spec: { type: 'NMAP', targets: ['127.0.0.1'] },
+  } as KubeObject);
+  const label = async () =>
+    ((await server!.call('getObject', { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace, name: 'applied-after' })) as KubeObject | undefined)
+      ?.metadata.labels?.['vigil.dev/scan-id'];
   await until('the Scan applied after start to be adopted', async () => (await label()) !== undefined, 20);
   const adopted = Date.now();
   const pid = vigil.process.pid!;
@@ -524,8 +578,12 @@ async function finishedCase(): Promise<void> {
   const lines = await server.call('requestLines', before);
   const pages = lines.filter((line) => line.startsWith(`GET /apis/vigil.dev/v1alpha1/namespaces/${namespace}/scans?`));
   const writesToFinished = lines.filter((line) => !line.startsWith('GET') && line.includes('/scans/nightly-'));
-  log(`  answers /healthz ${((answering - spawned) / 1000).toFixed(1)} s after it was started; a Scan applied then was adopted ${((adopted - answering) / 1000).toFixed(1)} s later (${((adopted - spawned) / 1000).toFixed(1)} s after the start)`);
-  log(`  the Scan informer's list: ${pages.length} pages (${pages.filter((line) => line.includes('continue=')).length} with continue); writes to the ${config.finished} finished CRs: ${writesToFinished.length}; requests in all ${lines.length}`);
+  log(
+    `  answers /healthz ${((answering - spawned) / 1000).toFixed(1)} s after it was started; a Scan applied then was adopted ${((adopted - answering) / 1000).toFixed(1)} s later (${((adopted - spawned) / 1000).toFixed(1)} s after the start)`,
+  );
+  log(
+    `  the Scan informer's list: ${pages.length} pages (${pages.filter((line) => line.includes('continue=')).length} with continue); writes to the ${config.finished} finished CRs: ${writesToFinished.length}; requests in all ${lines.length}`,
+  );
   log(`  Vigil's process once synced: RSS ${atSync.rss.toFixed(0)} MiB (peak so far ${atSync.peak.toFixed(0)} MiB)`);
   await sleep(10_000);
   log(`  10 s later: ${memoryLine(residentMib(pid), await heapMib(baseUrl))}`);

@@ -99,7 +99,9 @@ function print(results: Measurement[]): void {
   );
   for (const mode of ['Vigil HTML', 'Vigil CSV']) {
     const result = results.find((entry) => entry.mode === mode)!;
-    console.log(`${mode.slice(6)}: ${result.seconds.toFixed(2)} s (aim < 3 s: ${verdict(result.seconds < 3)}), ${(result.peakRssMb - result.baselineRssMb).toFixed(0)} MB over baseline`);
+    console.log(
+      `${mode.slice(6)}: ${result.seconds.toFixed(2)} s (aim < 3 s: ${verdict(result.seconds < 3)}), ${(result.peakRssMb - result.baselineRssMb).toFixed(0)} MB over baseline`,
+    );
   }
 }
 
@@ -109,12 +111,7 @@ async function main(): Promise<void> {
   const seedStarted = performance.now();
   seedReportData(dataDir, targetCount, riskCount);
   console.log(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
-  print([
-    measure(dataDir, 'bare'),
-    measure(dataDir, 'vigil', 'PDF'),
-    measure(dataDir, 'vigil', 'HTML'),
-    measure(dataDir, 'vigil', 'CSV'),
-  ]);
+  print([measure(dataDir, 'bare'), measure(dataDir, 'vigil', 'PDF'), measure(dataDir, 'vigil', 'HTML'), measure(dataDir, 'vigil', 'CSV')]);
 }
 
 runBenchmark(main, cleanup, 600);

@@ -301,12 +301,22 @@ interface VigilRun {
  * as Vigil's own time. sentPerf is converted to this process's clock.
  */
 async function postScans(baseUrl: string, apiKey: string): Promise<Posted[]> {
-  const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/support/scan-client.ts'), baseUrl, apiKey, String(config.scans)], {
-    cwd: ROOT,
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'bench/support/scan-client.ts'), baseUrl, apiKey, String(config.scans)],
+    {
+      cwd: ROOT,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
   const sent = JSON.parse(stdout.trim().split('\n').at(-1)!) as Array<{ id: string; index: number; sentEpochMs: number; responseMs: number }>;
-  return sent.map((item) => ({ id: item.id, index: item.index, sentAt: item.sentEpochMs, sentPerf: item.sentEpochMs - performance.timeOrigin, responseMs: item.responseMs }));
+  return sent.map((item) => ({
+    id: item.id,
+    index: item.index,
+    sentAt: item.sentEpochMs,
+    sentPerf: item.sentEpochMs - performance.timeOrigin,
+    responseMs: item.responseMs,
+  }));
 }
 
 async function runVigil(dataDir: string): Promise<VigilRun> {
@@ -339,7 +349,10 @@ async function runVigil(dataDir: string): Promise<VigilRun> {
       if (observations.succeededAt.size + observations.failed.size >= config.scans) finish();
     };
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the Vigil run did not finish within ${config.timeoutSeconds} s (BENCH_TIMEOUT)`)), config.timeoutSeconds * 1000);
+      timer = setTimeout(
+        () => reject(new Error(`the Vigil run did not finish within ${config.timeoutSeconds} s (BENCH_TIMEOUT)`)),
+        config.timeoutSeconds * 1000,
+      );
     });
 
     const spawnerPid = childrenMatching(process.pid, 'spawner-process')[0];
@@ -365,10 +378,17 @@ async function runVigil(dataDir: string): Promise<VigilRun> {
       throw new Error(`${observations.failed.size} scan(s) did not succeed; ${id} is ${state}: ${JSON.stringify(scan?.conditions)}`);
     }
     if (observations.maxRunning > config.limit || maxRunningSampled > config.limit) {
-      throw new Error(`the concurrency limit did not hold: ${Math.max(observations.maxRunning, maxRunningSampled)} scans were RUNNING at once, limit ${config.limit}`);
+      throw new Error(
+        `the concurrency limit did not hold: ${Math.max(observations.maxRunning, maxRunningSampled)} scans were RUNNING at once, limit ${config.limit}`,
+      );
     }
 
-    const rows = core.db.prepare('SELECT id, state, started_at, finished_at FROM scans').all() as Array<{ id: string; state: string; started_at: string | null; finished_at: string | null }>;
+    const rows = core.db.prepare('SELECT id, state, started_at, finished_at FROM scans').all() as Array<{
+      id: string;
+      state: string;
+      started_at: string | null;
+      finished_at: string | null;
+    }>;
     const scans = new Map(rows.map((row) => [row.id, row]));
     // Saved RUNNING, as the controller's repository saw it (not its scan.updated event: events may not be stored when no endpoint would receive them).
     const runningAt = new Map([...observations.runningAt].map(([id, at]) => [id, epochMs(at)]));
@@ -428,7 +448,13 @@ async function bareBurst(dir: string): Promise<number[]> {
   const file = join(dir, 'bare-page.json');
   writeFileSync(file, '[]');
   const port = await freePort();
-  const child = startChild('bare express', process.execPath, ['--import', 'tsx', join(ROOT, 'bench/support/bare-server.ts'), file, String(port)], { ...process.env, NODE_ENV: 'production' }, ROOT);
+  const child = startChild(
+    'bare express',
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'bench/support/bare-server.ts'), file, String(port)],
+    { ...process.env, NODE_ENV: 'production' },
+    ROOT,
+  );
   try {
     const url = `http://127.0.0.1:${port}`;
     await waitForHttp(child, `${url}/`);
@@ -475,7 +501,9 @@ const perItem = (totalMs: number | undefined, count: number) => (totalMs === und
 async function main(): Promise<void> {
   const cpuList = cpus();
   log(`Scans benchmark: ${config.scans} NMAP scans through POST /v1/scans to SUCCEEDED, VIGIL_MAX_CONCURRENT_SCANS=${config.limit}`);
-  log(`machine: node ${process.version}, ${cpuList.length} CPUs (${cpuList[0]?.model.trim() ?? 'unknown model'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ${process.platform}/${process.arch}`);
+  log(
+    `machine: node ${process.version}, ${cpuList.length} CPUs (${cpuList[0]?.model.trim() ?? 'unknown model'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ${process.platform}/${process.arch}`,
+  );
   log(`fake scanner: ${describeFake(config.fake)}; prints one progress line, writes nmap.xml, exits 0`);
   log(
     `vigil: in this process, composeVigil's pieces with the fake nmap (bench/support/scan-service.ts), scanners started by its spawner process; client in its own process, HTTP over loopback; ` +
@@ -503,8 +531,12 @@ async function main(): Promise<void> {
   log(`    in a slot, started_at to SUCCEEDED: ${spread(vigil.inSlotMs)}`);
   log(`    scanner exit (last runner change notice) to SUCCEEDED: ${spread(vigil.exitToSucceededMs)}`);
   log(`    slot handover, a scan SUCCEEDED to the next scan's started_at: ${spread(vigil.handoverMs)}`);
-  log(`    controller: ${vigil.reconciles} reconciles (${(vigil.reconciles / config.scans).toFixed(1)} per scan), ready-queue depth up to ${vigil.maxQueueDepth} (sampled every 5 ms)`);
-  log(`    this process's event loop was busy ${(100 * vigil.eventLoopUtilization).toFixed(0)}% of the run (HTTP edge, controller and runner; the client is another process)`);
+  log(
+    `    controller: ${vigil.reconciles} reconciles (${(vigil.reconciles / config.scans).toFixed(1)} per scan), ready-queue depth up to ${vigil.maxQueueDepth} (sampled every 5 ms)`,
+  );
+  log(
+    `    this process's event loop was busy ${(100 * vigil.eventLoopUtilization).toFixed(0)}% of the run (HTTP edge, controller and runner; the client is another process)`,
+  );
   log(
     `    CPU per scan (user + system): this process ${perItem(vigil.cpu.serviceMs, config.scans)} (Vigil, and the benchmark's 5 ms sampler), ` +
       `the spawner ${perItem(vigil.cpu.spawnerMs, config.scans)}, the scanners ${perItem(vigil.cpu.scannersMs, config.scans)}`,
@@ -513,15 +545,24 @@ async function main(): Promise<void> {
     `  max RUNNING at once: ${vigil.maxRunning} counted after every controller write, ${vigil.maxRunningSampled} sampled every 5 ms ` +
       `(limit ${config.limit}: held)`,
   );
-  log(`bare: ${bareRuns.length} rounds x ${config.scans} processes in ${(bare.ms / 1000).toFixed(2)} s = ${bare.perSecond.toFixed(1)} processes/s; ` + `per process, spawn to close: ${spread(bare.lifetimesMs)}`);
-  log(`  CPU per process (user + system): the process starting them ${perItem(bare.spawningCpuMs, bare.processes)}, the processes ${perItem(bare.processesCpuMs, bare.processes)}`);
-  log(`bare POST burst: the same client's ${config.scans} POSTs at once against an express app answering from memory (no auth, validation, store or scanners): response time ${spread(bareResponseMs)}`);
+  log(
+    `bare: ${bareRuns.length} rounds x ${config.scans} processes in ${(bare.ms / 1000).toFixed(2)} s = ${bare.perSecond.toFixed(1)} processes/s; ` +
+      `per process, spawn to close: ${spread(bare.lifetimesMs)}`,
+  );
+  log(
+    `  CPU per process (user + system): the process starting them ${perItem(bare.spawningCpuMs, bare.processes)}, the processes ${perItem(bare.processesCpuMs, bare.processes)}`,
+  );
+  log(
+    `bare POST burst: the same client's ${config.scans} POSTs at once against an express app answering from memory (no auth, validation, store or scanners): response time ${spread(bareResponseMs)}`,
+  );
   log();
   const ratio = vigilPerSecond / bare.perSecond;
   const p99 = percentile(vigil.responseMs, 0.99);
   log(`ratio (vigil scans/s / bare processes/s): ${ratio.toFixed(2)} (aim >= 0.67: ${ratio >= 0.67 ? 'met' : 'NOT met'})`);
   const bareP99 = percentile(bareResponseMs, 0.99);
-  log(`POST response p99: ${p99.toFixed(0)} ms (aim <= 250 ms: ${p99 <= 250 ? 'met' : 'NOT met'}); ${(p99 / bareP99).toFixed(2)}x the bare app's p99 (${bareP99.toFixed(0)} ms) in this run`);
+  log(
+    `POST response p99: ${p99.toFixed(0)} ms (aim <= 250 ms: ${p99 <= 250 ? 'met' : 'NOT met'}); ${(p99 / bareP99).toFixed(2)}x the bare app's p99 (${bareP99.toFixed(0)} ms) in this run`,
+  );
 }
 
 runBenchmark(main, cleanup, config.timeoutSeconds + 60);

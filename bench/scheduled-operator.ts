@@ -31,7 +31,8 @@ function percentile(values: readonly number[], fraction: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN;
 }
-const spread = (values: readonly number[]) => `p50 ${percentile(values, 0.5).toFixed(0)} ms, p99 ${percentile(values, 0.99).toFixed(0)} ms, max ${Math.max(...values).toFixed(0)} ms`;
+const spread = (values: readonly number[]) =>
+  `p50 ${percentile(values, 0.5).toFixed(0)} ms, p99 ${percentile(values, 0.99).toFixed(0)} ms, max ${Math.max(...values).toFixed(0)} ms`;
 
 async function until(what: string, done: () => boolean, stepMs = 10): Promise<void> {
   const giveUpAt = Date.now() + config.timeoutSeconds * 1000;
@@ -48,7 +49,11 @@ async function main(): Promise<void> {
   await server.start();
   const dir = tempDir();
   // No API rate limit: the benchmark sends its requests one after the other, as fast as they are answered.
-  const options = { env: { VIGIL_RUNTIME: 'kubernetes', LOG_LEVEL: 'warn', VIGIL_RATE_LIMIT_PER_SECOND: '100000', VIGIL_RATE_LIMIT_BURST: '100000' }, kubeConfig: kubeConfig(server), dataDir: dir.path };
+  const options = {
+    env: { VIGIL_RUNTIME: 'kubernetes', LOG_LEVEL: 'warn', VIGIL_RATE_LIMIT_PER_SECOND: '100000', VIGIL_RATE_LIMIT_BURST: '100000' },
+    kubeConfig: kubeConfig(server),
+    dataDir: dir.path,
+  };
   const writes = () => server.requests.filter((request) => request.path.includes('/scheduledscans') && !request.watch && request.method !== 'GET').length;
   const crs = () => server.listObjects(API_VERSION, 'ScheduledScan', NS) as Cr[];
   const quiet = async () => {
@@ -63,7 +68,13 @@ async function main(): Promise<void> {
   log(`ScheduledScan reconciler, ${n} schedules of each origin, fake API server`);
   let service = await TestService.start(options);
   try {
-    const body = { schedule: 'DAILY', scan_types: ['NMAP'], filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00.000Z' };
+    const body = {
+      schedule: 'DAILY',
+      scan_types: ['NMAP'],
+      filter_set: { tags: ['prod'] },
+      email_notification: 'NEVER',
+      start_time: '2099-01-01T06:00:00.000Z',
+    };
     const ids: string[] = [];
     for (let i = 0; i < n; i++) ids.push((await service.post('/v1/scans/scheduled', body)).body.data.id);
     await until('every CR with its status', () => crs().filter((cr) => cr.status?.scheduledScanId !== undefined).length === n);
@@ -81,8 +92,12 @@ async function main(): Promise<void> {
 
     server.clearRequests();
     const spec = { schedule: 'DAILY', scanTypes: ['NMAP'], filterSet: { tags: ['prod'] }, emailNotification: 'NEVER', startTime: '2099-01-01T06:00:00Z' };
-    for (let i = 0; i < n; i++) server.setObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', metadata: { name: `applied-${i}`, namespace: NS }, spec } as never);
-    await until('every applied CR adopted', () => crs().filter((cr) => cr.metadata.name!.startsWith('applied-') && cr.status?.scheduledScanId !== undefined).length === n);
+    for (let i = 0; i < n; i++)
+      server.setObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', metadata: { name: `applied-${i}`, namespace: NS }, spec } as never);
+    await until(
+      'every applied CR adopted',
+      () => crs().filter((cr) => cr.metadata.name!.startsWith('applied-') && cr.status?.scheduledScanId !== undefined).length === n,
+    );
     count = await quiet();
     log(`applied with kubectl: ${(count / n).toFixed(2)} writes per schedule`);
 
@@ -98,7 +113,12 @@ async function main(): Promise<void> {
       server.setObject({ ...current, metadata, spec: { ...spec, schedule: 'WEEKLY' } } as never);
       await until('the row to follow', () => service.vigil.scheduledScans.get(account, id).schedule === 'WEEKLY', 1);
       toRow.push(performance.now() - started);
-      await until('the status to follow', () => (server.getObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', namespace: NS, name: `applied-${i}` }) as Cr).status?.observedGeneration === 2, 1);
+      await until(
+        'the status to follow',
+        () =>
+          (server.getObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', namespace: NS, name: `applied-${i}` }) as Cr).status?.observedGeneration === 2,
+        1,
+      );
       toStatus.push(performance.now() - started);
     }
     log(`kubectl edit to the row: ${spread(toRow)}`);

@@ -122,7 +122,10 @@ function vigilCommand(): { args: string[]; description: string } {
     return { args: [dist, 'serve'], description: 'dist/src/cli/main.js (compiled)' };
   }
   const why = existsSync(dist) ? 'dist/ is older than src/' : 'no dist/';
-  return { args: ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'serve'], description: `src/cli/main.ts through tsx (${why}; run make build for the compiled one)` };
+  return {
+    args: ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'serve'],
+    description: `src/cli/main.ts through tsx (${why}; run make build for the compiled one)`,
+  };
 }
 
 /** The inherited environment without any VIGIL_ setting, so that only the benchmark's apply. */
@@ -174,7 +177,9 @@ async function walkPages(baseUrl: string, apiKey: string, expected: number): Pro
       if (ids.has(item.id)) throw new Error(`page ${paths.length}: target ${item.id} was already on an earlier page`);
       ids.add(item.id);
       if (previous !== undefined && !(item.created_at < previous.created_at)) {
-        throw new Error(`page ${paths.length}: ${item.target} (${item.created_at}) follows ${previous.target} (${previous.created_at}); the list is not newest first`);
+        throw new Error(
+          `page ${paths.length}: ${item.target} (${item.created_at}) follows ${previous.target} (${previous.created_at}); the list is not newest first`,
+        );
       }
       previous = item;
     }
@@ -194,7 +199,13 @@ async function startBare(dir: string, objects: readonly unknown[]): Promise<{ ch
   const file = join(dir, 'bare-page.json');
   writeFileSync(file, JSON.stringify(objects));
   const port = await freePort();
-  const child = startChild('bare express', process.execPath, ['--import', 'tsx', join(ROOT, 'bench/support/bare-server.ts'), file, String(port)], childEnv({ NODE_ENV: 'production' }), ROOT);
+  const child = startChild(
+    'bare express',
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'bench/support/bare-server.ts'), file, String(port)],
+    childEnv({ NODE_ENV: 'production' }),
+    ROOT,
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(child, `${url}/`);
   return { child, url };
@@ -224,7 +235,9 @@ async function measure(sides: Side[]): Promise<void> {
 async function main(): Promise<void> {
   const cpuList = cpus();
   log('Targets list benchmark: GET /v1/targets, pages of 500');
-  log(`machine: node ${process.version}, ${cpuList.length} CPUs (${cpuList[0]?.model.trim() ?? 'unknown model'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ${process.platform}/${process.arch}`);
+  log(
+    `machine: node ${process.version}, ${cpuList.length} CPUs (${cpuList[0]?.model.trim() ?? 'unknown model'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ${process.platform}/${process.arch}`,
+  );
   log(
     `load: autocannon in this process, ${config.connections} connections; per server ${config.warmup} s warm-up + ${config.duration} s measured ` +
       `in ${config.rounds} alternating round${config.rounds === 1 ? '' : 's'}`,

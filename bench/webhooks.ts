@@ -292,16 +292,30 @@ const config = {
   concurrency: DISPATCHER_DEFAULTS.concurrency,
   perEndpoint: DISPATCHER_DEFAULTS.perEndpoint,
 };
-for (const run of config.runs) if (run !== 'bare' && run !== 'vigil' && run !== 'overhead') throw new Error(`BENCH_WEBHOOK_RUNS lists bare, vigil and overhead runs (got '${run}')`);
+for (const run of config.runs)
+  if (run !== 'bare' && run !== 'vigil' && run !== 'overhead') throw new Error(`BENCH_WEBHOOK_RUNS lists bare, vigil and overhead runs (got '${run}')`);
 const log = (line = '') => process.stdout.write(`${line}\n`);
 
 /** A Scan object as scan.updated carries it: about 600 bytes of JSON, 750 for the whole Event object. */
 function scanPayload(n: number) {
   return {
-    id: `scan-${n}`, name: `nightly ${n}`, type: 'NMAP', state: 'RUNNING', progress: n % 100, targets: ['203.0.113.10', 'www.example.com'],
-    target_ids: ['1f0c1a52-4b7e-4a8e-9d8e-1d2f3a4b5c6d'], created_at: '2026-11-21T10:00:00.000Z', started_at: '2026-11-21T10:00:01.000Z',
-    finished_at: null, result_files: [], options: { ports: 'top-1000', timing: 'T4' }, tags: ['bench', 'production'],
-    risk_counts: { new_open: 3, still_open: 12, closed: 1 }, skipped_targets: [], scheduled_scan_id: null, source_id: null,
+    id: `scan-${n}`,
+    name: `nightly ${n}`,
+    type: 'NMAP',
+    state: 'RUNNING',
+    progress: n % 100,
+    targets: ['203.0.113.10', 'www.example.com'],
+    target_ids: ['1f0c1a52-4b7e-4a8e-9d8e-1d2f3a4b5c6d'],
+    created_at: '2026-11-21T10:00:00.000Z',
+    started_at: '2026-11-21T10:00:01.000Z',
+    finished_at: null,
+    result_files: [],
+    options: { ports: 'top-1000', timing: 'T4' },
+    tags: ['bench', 'production'],
+    risk_counts: { new_open: 3, still_open: 12, closed: 1 },
+    skipped_targets: [],
+    scheduled_scan_id: null,
+    source_id: null,
     description: 'Nightly port scan of the public edge, created by the scheduled scan "nightly"; see the risks tab for what it found.',
   };
 }
@@ -377,7 +391,14 @@ async function measurePhases(run: string, meter: Meter, accountId: string, appen
     const delaysMs = await done;
     const used = process.cpuUsage(cpu);
     const ms = performance.now() - started;
-    measured.push({ run, phase: phase.name, ms, delaysMs, cpuMs: (used.user + used.system) / 1000, eventLoopBusy: performance.eventLoopUtilization(elu).utilization });
+    measured.push({
+      run,
+      phase: phase.name,
+      ms,
+      delaysMs,
+      cpuMs: (used.user + used.system) / 1000,
+      eventLoopBusy: performance.eventLoopUtilization(elu).utilization,
+    });
   }
   return measured;
 }
@@ -396,7 +417,11 @@ async function runVigil(name: string, dataDir: string, agent: Agent, urls: reado
   try {
     const account = core.accounts.createAccount({ name: 'bench' }).account;
     for (const url of urls) core.webhookEndpoints.add(account.id, url);
-    const meter = new Meter(name === 'overhead' ? answerAtOnce : (endpoint, body, timestampMs) => deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent }));
+    const meter = new Meter(
+      name === 'overhead'
+        ? answerAtOnce
+        : (endpoint, body, timestampMs) => deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent }),
+    );
     const dispatcher = new WebhookDispatcher({
       deliveries: new SqliteWebhookDeliveryRepository(core.db),
       deliver: meter.deliver,
@@ -421,7 +446,13 @@ async function runVigil(name: string, dataDir: string, agent: Agent, urls: reado
 
 /** The practical limit: the same signed POSTs within the same bounds, bodies in memory, no database. */
 async function runBare(name: string, agent: Agent, urls: readonly string[]): Promise<Measured[]> {
-  const endpoints: WebhookEndpoint[] = urls.map((url, index) => ({ id: `bare-${index}`, accountId: 'bare', url, secret: `whsec_bare_${index}`, createdAt: '' }));
+  const endpoints: WebhookEndpoint[] = urls.map((url, index) => ({
+    id: `bare-${index}`,
+    accountId: 'bare',
+    url,
+    secret: `whsec_bare_${index}`,
+    createdAt: '',
+  }));
   const queues = endpoints.map(() => [] as string[]);
   const running = endpoints.map(() => 0);
   let inFlight = 0;
@@ -454,7 +485,13 @@ async function runBare(name: string, agent: Agent, urls: readonly string[]): Pro
 }
 
 async function startReceivers(certDir: string): Promise<{ child: Child; urls: string[] }> {
-  const child = startChild('receivers', process.execPath, ['--import', 'tsx', join(ROOT, 'bench/support/webhook-receivers.ts'), join(certDir, 'server.key'), join(certDir, 'server.crt'), String(config.endpoints)], process.env, ROOT);
+  const child = startChild(
+    'receivers',
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'bench/support/webhook-receivers.ts'), join(certDir, 'server.key'), join(certDir, 'server.crt'), String(config.endpoints)],
+    process.env,
+    ROOT,
+  );
   for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
     const ports = /listening ([\d ]+)\n/.exec(child.output())?.[1];
     if (ports !== undefined) return { child, urls: ports.split(' ').map((port, index) => `https://127.0.0.1:${port}/hooks/${index}`) };
@@ -479,7 +516,17 @@ function report(measured: readonly Measured[]): void {
   const rows = measured.map((m) => {
     const sorted = [...m.delaysMs].sort((a, b) => a - b);
     const perSecond = ((m.delaysMs.length / m.ms) * 1000).toFixed(0);
-    return [m.run, m.phase, String(m.delaysMs.length), (m.ms / 1000).toFixed(2), m.phase === 'burst' ? perSecond : `(paced) ${perSecond}`, percentile(sorted, 0.5).toFixed(0), percentile(sorted, 0.99).toFixed(0), (m.cpuMs / 1000).toFixed(2), `${(100 * m.eventLoopBusy).toFixed(0)}%`];
+    return [
+      m.run,
+      m.phase,
+      String(m.delaysMs.length),
+      (m.ms / 1000).toFixed(2),
+      m.phase === 'burst' ? perSecond : `(paced) ${perSecond}`,
+      percentile(sorted, 0.5).toFixed(0),
+      percentile(sorted, 0.99).toFixed(0),
+      (m.cpuMs / 1000).toFixed(2),
+      `${(100 * m.eventLoopBusy).toFixed(0)}%`,
+    ];
   });
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (row: readonly string[]) => row.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
@@ -500,7 +547,9 @@ function report(measured: readonly Measured[]): void {
   };
   const [vigilCpu, bareCpu, overheadCpu] = [burstCpu('vigil'), burstCpu('bare'), burstCpu('overhead')];
   if (vigilCpu !== undefined && bareCpu !== undefined) {
-    log(`CPU per burst delivery: vigil ${vigilCpu.toFixed(1)} us, bare ${bareCpu.toFixed(1)} us: ${(vigilCpu / bareCpu).toFixed(2)}x bare's (aim <= 1.2x: ${vigilCpu / bareCpu <= 1.2 ? 'met' : 'NOT met'})`);
+    log(
+      `CPU per burst delivery: vigil ${vigilCpu.toFixed(1)} us, bare ${bareCpu.toFixed(1)} us: ${(vigilCpu / bareCpu).toFixed(2)}x bare's (aim <= 1.2x: ${vigilCpu / bareCpu <= 1.2 ? 'met' : 'NOT met'})`,
+    );
   }
   if (overheadCpu !== undefined) log(`CPU per burst delivery without HTTP (overhead run: outbox, store, dispatcher): ${overheadCpu.toFixed(1)} us`);
 }
@@ -508,12 +557,22 @@ function report(measured: readonly Measured[]): void {
 async function main(): Promise<void> {
   const cpuList = cpus();
   log(`Webhooks benchmark: events of one account with ${config.endpoints} HTTPS endpoints on loopback, each event to every endpoint`);
-  log(`  burst: ${config.events} events (${config.events * config.endpoints} deliveries), recorded ${config.batch} per transaction, one transaction per event-loop turn`);
-  log(`  trickle: ${config.trickle} events (${config.trickle * config.endpoints} deliveries), one every 10 ms: the delay of events that find the dispatcher idle`);
-  log(`machine: node ${process.version}, ${cpuList.length} CPUs (${cpuList[0]?.model.trim() ?? 'unknown model'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ${process.platform}/${process.arch}`);
+  log(
+    `  burst: ${config.events} events (${config.events * config.endpoints} deliveries), recorded ${config.batch} per transaction, one transaction per event-loop turn`,
+  );
+  log(
+    `  trickle: ${config.trickle} events (${config.trickle * config.endpoints} deliveries), one every 10 ms: the delay of events that find the dispatcher idle`,
+  );
+  log(
+    `machine: node ${process.version}, ${cpuList.length} CPUs (${cpuList[0]?.model.trim() ?? 'unknown model'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ${process.platform}/${process.arch}`,
+  );
   log(`code: ${compiled ? 'dist/ (compiled)' : 'src/ through tsx (dist/ missing or older than src/; make build for the compiled one)'}`);
-  log(`bounds: ${config.concurrency} in flight in all, ${config.perEndpoint} per endpoint (the dispatcher's defaults), in both runs; receivers in a child process answer 204 at once`);
-  log(`vigil: outbox of a real SQLite store (synchronous=FULL; the dispatcher's own writes NORMAL), WebhookDispatcher + SqliteWebhookDeliveryRepository, deliverWebhook over createWebhookAgent`);
+  log(
+    `bounds: ${config.concurrency} in flight in all, ${config.perEndpoint} per endpoint (the dispatcher's defaults), in both runs; receivers in a child process answer 204 at once`,
+  );
+  log(
+    `vigil: outbox of a real SQLite store (synchronous=FULL; the dispatcher's own writes NORMAL), WebhookDispatcher + SqliteWebhookDeliveryRepository, deliverWebhook over createWebhookAgent`,
+  );
   log(`bare: deliverWebhook over the same agent (same signing, same connections), bodies in memory, no database`);
   log(`delay: from the event's created_at to the attempt's X-SERVICE-TIMESTAMP (both ms)`);
   log();

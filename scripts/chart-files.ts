@@ -58,7 +58,17 @@ export function expectedChartFiles(): Map<string, string> {
     files.set(`charts/vigil/crds/${name}`, readFileSync(join(ROOT, 'crds', name), 'utf8'));
   }
   files.set('charts/vigil/README.md', chartReadme(CHART_DIR));
-  const rbac = helm(['template', 'vigil', CHART_DIR, '--namespace', 'vigil', '--show-only', 'templates/serviceaccount.yaml', '--show-only', 'templates/rbac.yaml']);
+  const rbac = helm([
+    'template',
+    'vigil',
+    CHART_DIR,
+    '--namespace',
+    'vigil',
+    '--show-only',
+    'templates/serviceaccount.yaml',
+    '--show-only',
+    'templates/rbac.yaml',
+  ]);
   files.set('config/rbac/operator.yaml', RBAC_HEADER + rbac);
   return files;
 }

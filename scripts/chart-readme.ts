@@ -102,6 +102,8 @@ The repository's README walks the install, the first account and the first Scan 
 `;
 
 export function chartReadme(chartDir: string): string {
-  const rows = chartValueRows(chartDir).map((row) => (row.group ? `| **\`${row.key}\`** | | ${row.description} |` : `| \`${row.key}\` | ${row.default} | ${row.description} |`));
+  const rows = chartValueRows(chartDir).map((row) =>
+    row.group ? `| **\`${row.key}\`** | | ${row.description} |` : `| \`${row.key}\` | ${row.default} | ${row.description} |`,
+  );
   return `${INTRO}${rows.join('\n')}\n`;
 }

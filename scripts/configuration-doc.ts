@@ -29,7 +29,9 @@ function shownBound(bound: SettingDefinition['bound']): string {
 
 /** The table of variables, one row each, in the order of the settings table. */
 export function environmentTable(definitions: readonly SettingDefinition[] = SETTING_DEFINITIONS): string {
-  const rows = definitions.map((definition) => `| \`${definition.name}\` | ${cell(shownDefault(definition))} | ${cell(shownBound(definition.bound))} | ${cell(definition.meaning)} |`);
+  const rows = definitions.map(
+    (definition) => `| \`${definition.name}\` | ${cell(shownDefault(definition))} | ${cell(shownBound(definition.bound))} | ${cell(definition.meaning)} |`,
+  );
   return ['| variable | default | accepts | meaning |', '|---|---|---|---|', ...rows].join('\n');
 }
 

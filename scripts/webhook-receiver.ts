@@ -22,26 +22,34 @@ if (!existsSync(resolve(dir, 'server.crt'))) {
 }
 const read = (name: string) => readFileSync(resolve(dir, name), 'utf8');
 
-const receiver = await startReceiver(read('server.key'), read('server.crt'), (request, response) => {
-  const latest = receiver.requests.at(-1)!;
-  const timestamp = String(latest.headers['x-service-timestamp'] ?? '');
-  const signature = String(latest.headers['x-service-signature'] ?? '');
-  if (request.method !== 'POST' || signature === '') {
-    // Anything on this port is printed (a browser, curl, a scan given this port): say it is no delivery.
-    process.stdout.write(`${new Date().toISOString()} ${request.method} ${request.url} ignored: not a webhook delivery (no X-SERVICE-SIGNATURE)\n`);
-    response.writeHead(404).end();
-    return;
-  }
-  let event: { id?: string; type?: string; data?: { id?: string; state?: string; status?: string } } = {};
-  try {
-    event = JSON.parse(latest.body);
-  } catch {
-    // printed as not JSON below
-  }
-  const verdict = secret === undefined ? 'not checked (set WEBHOOK_SECRET)' : verifyWebhook(secret, timestamp, latest.body, signature) ? 'verified' : 'DOES NOT VERIFY';
-  process.stdout.write(`${new Date().toISOString()} ${request.method} ${request.url} ${event.type ?? 'not JSON'} event ${event.id ?? '?'} data ${event.data?.id ?? '?'} ${event.data?.state ?? event.data?.status ?? ''} signature ${verdict}\n`);
-  response.writeHead(204).end();
-}, port);
+const receiver = await startReceiver(
+  read('server.key'),
+  read('server.crt'),
+  (request, response) => {
+    const latest = receiver.requests.at(-1)!;
+    const timestamp = String(latest.headers['x-service-timestamp'] ?? '');
+    const signature = String(latest.headers['x-service-signature'] ?? '');
+    if (request.method !== 'POST' || signature === '') {
+      // Anything on this port is printed (a browser, curl, a scan given this port): say it is no delivery.
+      process.stdout.write(`${new Date().toISOString()} ${request.method} ${request.url} ignored: not a webhook delivery (no X-SERVICE-SIGNATURE)\n`);
+      response.writeHead(404).end();
+      return;
+    }
+    let event: { id?: string; type?: string; data?: { id?: string; state?: string; status?: string } } = {};
+    try {
+      event = JSON.parse(latest.body);
+    } catch {
+      // printed as not JSON below
+    }
+    const verdict =
+      secret === undefined ? 'not checked (set WEBHOOK_SECRET)' : verifyWebhook(secret, timestamp, latest.body, signature) ? 'verified' : 'DOES NOT VERIFY';
+    process.stdout.write(
+      `${new Date().toISOString()} ${request.method} ${request.url} ${event.type ?? 'not JSON'} event ${event.id ?? '?'} data ${event.data?.id ?? '?'} ${event.data?.state ?? event.data?.status ?? ''} signature ${verdict}\n`,
+    );
+    response.writeHead(204).end();
+  },
+  port,
+);
 
 process.stdout.write(
   `webhook receiver listening on https://127.0.0.1:${receiver.port}/hooks\n` +

@@ -29,7 +29,10 @@ export interface FunctionTime {
 
 function label(node: ProfileNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
-  const file = url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, '~/').replace(/^.*\/work\/main\//, '');
+  const file = url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*\/node_modules\//, '~/')
+    .replace(/^.*\/work\/main\//, '');
   return `${functionName || '(anonymous)'} ${file ? `${file}:${lineNumber + 1}` : ''}`.trim();
 }
 
@@ -59,11 +62,22 @@ export function summariseProfile(path: string): { totalMs: number; functions: Fu
 
 export function formatProfile(path: string, rows = 25): string {
   const { totalMs, functions } = summariseProfile(path);
-  const line = (f: FunctionTime) => `${f.selfMs.toFixed(0).padStart(8)} ${((100 * f.selfMs) / totalMs).toFixed(1).padStart(5)}% ${f.totalMs.toFixed(0).padStart(8)} ${((100 * f.totalMs) / totalMs).toFixed(1).padStart(5)}%  ${f.name}`;
+  const line = (f: FunctionTime) =>
+    `${f.selfMs.toFixed(0).padStart(8)} ${((100 * f.selfMs) / totalMs).toFixed(1).padStart(5)}% ${f.totalMs.toFixed(0).padStart(8)} ${((100 * f.totalMs) / totalMs).toFixed(1).padStart(5)}%  ${f.name}`;
   const header = `${'self ms'.padStart(8)} ${'self'.padStart(6)} ${'incl ms'.padStart(8)} ${'incl'.padStart(6)}  function`;
   const bySelf = [...functions].sort((a, b) => b.selfMs - a.selfMs).slice(0, rows);
   const byTotal = [...functions].sort((a, b) => b.totalMs - a.totalMs).slice(0, rows);
-  return [`profile ${path}: ${totalMs.toFixed(0)} ms`, '', 'by self time:', header, ...bySelf.map(line), '', 'by inclusive time:', header, ...byTotal.map(line)].join('\n');
+  return [
+    `profile ${path}: ${totalMs.toFixed(0)} ms`,
+    '',
+    'by self time:',
+    header,
+    ...bySelf.map(line),
+    '',
+    'by inclusive time:',
+    header,
+    ...byTotal.map(line),
+  ].join('\n');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

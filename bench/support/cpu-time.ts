@@ -20,7 +20,10 @@ export function cpuTimesOf(pid: number): CpuTimes | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces), from field 3 (state) on.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    const fields = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
     const [utime, stime, cutime, cstime] = [fields[11]!, fields[12]!, fields[13]!, fields[14]!];
     return { selfMs: (utime + stime) * TICK_MS, childrenMs: (cutime + cstime) * TICK_MS };
   } catch {

@@ -32,7 +32,13 @@ const handlers = {
   /** Many objects in one message (seeding). */
   setObjects: (objects: KubeObject[]) => void objects.forEach((object) => server.setObject(object)),
   /** Requests from index `from` on, each as "METHOD path?query" (watches marked). */
-  requestLines: (from = 0) => server.requests.slice(from).map((request) => `${request.method} ${request.path}${request.watch ? ' (watch)' : ''}${Object.keys(request.query).length === 0 ? '' : `?${new URLSearchParams(request.query).toString()}`}`),
+  requestLines: (from = 0) =>
+    server.requests
+      .slice(from)
+      .map(
+        (request) =>
+          `${request.method} ${request.path}${request.watch ? ' (watch)' : ''}${Object.keys(request.query).length === 0 ? '' : `?${new URLSearchParams(request.query).toString()}`}`,
+      ),
   count: (apiVersion: string, kind: string, namespace?: string) => server.listObjects(apiVersion, kind, namespace).length,
   /** Sets a running pod and its scanner's log line for every Job in the namespace. */
   runPods: (namespace: string, line: string) => {
@@ -43,13 +49,19 @@ const handlers = {
         apiVersion: 'v1',
         kind: 'Pod',
         metadata: { name, namespace, labels },
-        status: { phase: 'Pending', initContainerStatuses: [{ name: 'scanner', image: 'nmap', imageID: '', ready: false, restartCount: 0, state: { running: { startedAt: new Date().toISOString() } } }] },
+        status: {
+          phase: 'Pending',
+          initContainerStatuses: [
+            { name: 'scanner', image: 'nmap', imageID: '', ready: false, restartCount: 0, state: { running: { startedAt: new Date().toISOString() } } },
+          ],
+        },
       } as KubeObject);
       server.setPodLog(namespace, name, line, 'scanner');
     }
   },
   /** How many Scan CRs show this progress. */
-  scansAtProgress: (namespace: string, progress: number) => server.listObjects('vigil.dev/v1alpha1', 'Scan', namespace).filter((cr) => (cr.status as ScanStatus)?.progress === progress).length,
+  scansAtProgress: (namespace: string, progress: number) =>
+    server.listObjects('vigil.dev/v1alpha1', 'Scan', namespace).filter((cr) => (cr.status as ScanStatus)?.progress === progress).length,
   /** Starts noting when each Scan CR first shows `state`. */
   track: (namespace: string, state: string) => {
     clearInterval(tracking);
@@ -100,7 +112,7 @@ process.on('message', (message: { id: number; method: keyof typeof handlers; arg
       const result = await (handlers[message.method] as (...args: unknown[]) => unknown)(...message.args);
       process.send!({ id: message.id, result: result ?? null });
     } catch (error) {
-      process.send!({ id: message.id, error: error instanceof Error ? error.stack ?? error.message : String(error) });
+      process.send!({ id: message.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
     }
   })();
 });

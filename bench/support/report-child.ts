@@ -30,14 +30,32 @@ async function bare(rows: Row[], out: string): Promise<void> {
   doc.pipe(stream);
   let previous = '';
   for (const row of rows) {
-    const definition = JSON.parse(row.definition) as { title: string; threat_level: string; cvss: string; scan_type: string; description: string; solution: string; additional_info: Record<string, unknown> };
-    if (row.target !== previous) doc.font('Helvetica-Bold').fontSize(14).text(row.label || row.target);
+    const definition = JSON.parse(row.definition) as {
+      title: string;
+      threat_level: string;
+      cvss: string;
+      scan_type: string;
+      description: string;
+      solution: string;
+      additional_info: Record<string, unknown>;
+    };
+    if (row.target !== previous)
+      doc
+        .font('Helvetica-Bold')
+        .fontSize(14)
+        .text(row.label || row.target);
     previous = row.target;
     doc.font('Helvetica-Bold').fontSize(11).text(`${definition.threat_level} ${definition.title}`);
-    doc.font('Helvetica').fontSize(8.5).text(`CVSS ${definition.cvss} ${row.status} ${definition.scan_type} first detected ${row.first_detected_at} last detected ${row.last_detected_at}`);
+    doc
+      .font('Helvetica')
+      .fontSize(8.5)
+      .text(`CVSS ${definition.cvss} ${row.status} ${definition.scan_type} first detected ${row.first_detected_at} last detected ${row.last_detected_at}`);
     doc.fontSize(9.5).text(definition.description).text(definition.solution);
     doc.fontSize(8.5).text(((definition.additional_info.references as string[]) ?? []).join('\n'));
-    doc.font('Courier').fontSize(8).text(`evidence: ${String(definition.additional_info.evidence)}`);
+    doc
+      .font('Courier')
+      .fontSize(8)
+      .text(`evidence: ${String(definition.additional_info.evidence)}`);
   }
   doc.end();
   await finished(stream);
@@ -51,7 +69,11 @@ async function main(): Promise<void> {
   let seconds: number;
   let bytes: number;
   if (mode === 'bare') {
-    const rows = core.db.prepare('SELECT t.target, t.label, r.definition, r.first_detected_at, r.last_detected_at, r.status FROM risks r JOIN targets t ON t.id = r.target_id ORDER BY t.seq, r.seq').all() as Row[];
+    const rows = core.db
+      .prepare(
+        'SELECT t.target, t.label, r.definition, r.first_detected_at, r.last_detected_at, r.status FROM risks r JOIN targets t ON t.id = r.target_id ORDER BY t.seq, r.seq',
+      )
+      .all() as Row[];
     const out = join(dataDir, 'bare.pdf');
     const started = performance.now();
     await bare(rows, out);

@@ -12,9 +12,11 @@ import type { Risk } from '../../src/domain/risks/risk.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { seedTargets } from './seed.js';
 
-const WORDS = ('the server accepts connections with an outdated protocol version which allows an attacker on the network path to downgrade ' +
+const WORDS = (
+  'the server accepts connections with an outdated protocol version which allows an attacker on the network path to downgrade ' +
   'the session and read or modify traffic; the affected component was identified from its banner and the response to a crafted request ' +
-  'cross-site scripting injection header cookie certificate cipher configuration version exposure').split(' ');
+  'cross-site scripting injection header cookie certificate cipher configuration version exposure'
+).split(' ');
 
 function sentence(seed: number, words: number): string {
   const picked = Array.from({ length: words }, (_, index) => WORDS[(seed * 31 + index * 17) % WORDS.length]!);
@@ -63,7 +65,9 @@ export function seedReportData(dataDir: string, targetCount: number, riskCount: 
   const seeded = seedTargets(dataDir, targetCount);
   const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
   try {
-    const targetIds = (core.db.prepare('SELECT id FROM targets WHERE account_id = ? ORDER BY seq').all(seeded.accountId) as Array<{ id: string }>).map((row) => row.id);
+    const targetIds = (core.db.prepare('SELECT id FROM targets WHERE account_id = ? ORDER BY seq').all(seeded.accountId) as Array<{ id: string }>).map(
+      (row) => row.id,
+    );
     core.db.transaction(() => {
       // The CSV report needs the csv_export feature; seedTargets creates a plain account.
       core.db.prepare(`UPDATE accounts SET features = '["csv_export"]' WHERE id = ?`).run(seeded.accountId);

@@ -103,7 +103,15 @@ export async function startBenchService(settings: Settings, fake: FakeKind): Pro
   const core = composeCore(settings, clock);
   const { apiKey } = core.accounts.createAccount({ name: 'bench' });
   const metrics = new Metrics({ defaultMetrics: true });
-  const observations: ScanObservations = { maxRunning: 0, runningAt: new Map(), succeededAt: new Map(), failed: new Map(), lastNoticeAt: new Map(), reconciles: 0, onTerminal: () => undefined };
+  const observations: ScanObservations = {
+    maxRunning: 0,
+    runningAt: new Map(),
+    succeededAt: new Map(),
+    failed: new Map(),
+    lastNoticeAt: new Map(),
+    reconciles: 0,
+    onTerminal: () => undefined,
+  };
 
   const runner = new ProcessWorkloadRunner({
     workDir: join(settings.dataDir, 'work'),
@@ -113,7 +121,13 @@ export async function startBenchService(settings: Settings, fake: FakeKind): Pro
     environment: scannerEnvironment(),
   });
   // The reconciler writes through the observed repository; it registers with the services itself.
-  const controller = scanReconciler(settings, { ...core, scanRepository: observed(core.scanRepository, observations) as typeof core.scanRepository }, { runner }, clock, logger);
+  const controller = scanReconciler(
+    settings,
+    { ...core, scanRepository: observed(core.scanRepository, observations) as typeof core.scanRepository },
+    { runner },
+    clock,
+    logger,
+  );
   // Registered after the controller's own listener, so it never delays it.
   runner.onChange((scanId) => observations.lastNoticeAt.set(scanId, performance.now()));
 

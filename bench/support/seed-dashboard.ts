@@ -48,7 +48,15 @@ function insertRisks(db: Db, accountId: string, targetIds: readonly string[], co
     const level = LEVEL_BY_PERCENT[(i * 37) % 100]!;
     const title = `Port ${1000 + (i % 5000)}/tcp open: service ${i}`;
     const at = new Date(now - WINDOW_MS + (i / count) * WINDOW_MS).toISOString();
-    const definition = JSON.stringify({ scan_type: 'NMAP', title, threat_level: level, description: 'A port answered.', solution: 'Close it if unused.', cvss: '', additional_info: { port: 1000 + (i % 5000) } });
+    const definition = JSON.stringify({
+      scan_type: 'NMAP',
+      title,
+      threat_level: level,
+      description: 'A port answered.',
+      solution: 'Close it if unused.',
+      cvss: '',
+      additional_info: { port: 1000 + (i % 5000) },
+    });
     const id = randomUUID();
     insert.run(id, accountId, targetIds[target], `tcp/${i}`, i % 10 < 7 ? 'OPEN' : 'CLOSED', at, at, i % 50 === 0 ? 1 : 0, title, level, definition, at);
     byTarget[target]!.push(id);
@@ -84,7 +92,9 @@ function insertScans(db: Db, accountId: string, targetIds: readonly string[], ri
       state: failed ? 'FAILED' : 'SUCCEEDED',
       progress: failed ? 40 : 100,
       requested: JSON.stringify(members.map((targetId, index) => ({ targetId, target: `block-${block}-${index}` }))),
-      conditions: JSON.stringify(failed ? [{ type: 'Failed', status: 'True', reason: 'ScannerExited', message: 'nmap exited with code 1', lastTransitionTime: createdAt }] : []),
+      conditions: JSON.stringify(
+        failed ? [{ type: 'Failed', status: 'True', reason: 'ScannerExited', message: 'nmap exited with code 1', lastTransitionTime: createdAt }] : [],
+      ),
       newOpen: first ? found.length : 0,
       stillOpen: first ? 0 : found.length,
       closed: closed.length,
@@ -99,13 +109,24 @@ function insertScans(db: Db, accountId: string, targetIds: readonly string[], ri
 }
 
 function insertSchedules(db: Db, accountId: string, targetIds: readonly string[], count: number, now: number): string[] {
-  const insert = db.prepare(`INSERT INTO scheduled_scans (id, account_id, object_name, name, schedule, scan_types, filter_target_ids, filter_tags, email_notification, email_to, start_time, disabled, next_run, created_at)
+  const insert =
+    db.prepare(`INSERT INTO scheduled_scans (id, account_id, object_name, name, schedule, scan_types, filter_target_ids, filter_tags, email_notification, email_to, start_time, disabled, next_run, created_at)
     VALUES (?, ?, ?, ?, 'WEEKLY', '["NMAP"]', ?, '["production"]', 'ON_CHANGES', '["security@example.com"]', ?, ?, ?, ?)`);
   return Array.from({ length: count }, (_, index) => {
     const id = randomUUID();
     const start = new Date(now + (index + 1) * 3_600_000).toISOString();
     const disabled = index % 7 === 6;
-    insert.run(id, accountId, `scheduledscan-${id}`, `Weekly sweep ${index + 1}`, JSON.stringify(targetIds.slice(index * 3, index * 3 + 3)), start, disabled ? 1 : 0, disabled ? null : start, new Date(now).toISOString());
+    insert.run(
+      id,
+      accountId,
+      `scheduledscan-${id}`,
+      `Weekly sweep ${index + 1}`,
+      JSON.stringify(targetIds.slice(index * 3, index * 3 + 3)),
+      start,
+      disabled ? 1 : 0,
+      disabled ? null : start,
+      new Date(now).toISOString(),
+    );
     return id;
   });
 }

@@ -34,7 +34,8 @@ export function seedTargets(dataDir: string, count: number): Seeded {
     const { account, apiKey } = core.accounts.createAccount({ name: 'bench' });
     // Seeding connection only: a large page cache keeps the random-UUID index writes in memory.
     core.db.pragma('cache_size = -262144');
-    const insertTarget = core.db.prepare(`INSERT INTO targets (id, account_id, target, label, tags, zap_settings, origin, health_score, health_grade, auth_selenium_file, created_at, last_scanned_at)
+    const insertTarget = core.db
+      .prepare(`INSERT INTO targets (id, account_id, target, label, tags, zap_settings, origin, health_score, health_grade, auth_selenium_file, created_at, last_scanned_at)
       VALUES (@id, @accountId, @target, @label, @tags, @zapSettings, @origin, @healthScore, @healthGrade, @authSeleniumFile, @createdAt, @lastScannedAt)`);
     const insertTag = core.db.prepare('INSERT INTO target_tags (account_id, tag, target_seq) VALUES (?, ?, ?)');
     const start = Date.now() - count * 1_000;

@@ -46,7 +46,10 @@ export async function checkApiDefinition(fileName: string, content: Buffer): Pro
 
 function checkInWorker(fileName: string, content: Buffer): Promise<ApiDefinitionSummary> {
   return new Promise((resolve, reject) => {
-    const worker = startWorker(WORKER, { workerData: { fileName, content: new Uint8Array(content) }, resourceLimits: { maxOldGenerationSizeMb: API_DEFINITION_CHECK_LIMITS.heapMb } });
+    const worker = startWorker(WORKER, {
+      workerData: { fileName, content: new Uint8Array(content) },
+      resourceLimits: { maxOldGenerationSizeMb: API_DEFINITION_CHECK_LIMITS.heapMb },
+    });
     let settled = false;
     const settle = (outcome: () => void) => {
       if (settled) return;
@@ -56,7 +59,14 @@ function checkInWorker(fileName: string, content: Buffer): Promise<ApiDefinition
       outcome();
     };
     const timer = setTimeout(
-      () => settle(() => reject(new InvalidRequestError(`checking the API definition took longer than ${API_DEFINITION_CHECK_LIMITS.timeMs / 1000} s; upload a smaller or simpler definition`))),
+      () =>
+        settle(() =>
+          reject(
+            new InvalidRequestError(
+              `checking the API definition took longer than ${API_DEFINITION_CHECK_LIMITS.timeMs / 1000} s; upload a smaller or simpler definition`,
+            ),
+          ),
+        ),
       API_DEFINITION_CHECK_LIMITS.timeMs,
     );
     worker.once('message', (answer: Answer) =>
@@ -67,7 +77,13 @@ function checkInWorker(fileName: string, content: Buffer): Promise<ApiDefinition
     );
     worker.once('error', (error: Error & { code?: string }) =>
       settle(() =>
-        reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new InvalidRequestError(`checking the API definition needed more than ${API_DEFINITION_CHECK_LIMITS.heapMb} MiB; upload a smaller or simpler definition`) : error),
+        reject(
+          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? new InvalidRequestError(
+                `checking the API definition needed more than ${API_DEFINITION_CHECK_LIMITS.heapMb} MiB; upload a smaller or simpler definition`,
+              )
+            : error,
+        ),
       ),
     );
     worker.once('exit', (code) => settle(() => reject(new Error(`the API definition check stopped (exit ${code})`))));

@@ -46,7 +46,12 @@ async function* slices(content: WorkloadOutput['content']): AsyncGenerator<Uint8
  * were already held to, passed on so the JSON parsers do not refuse them at
  * their 25 MiB upload default. When it throws, nothing stays staged.
  */
-export async function collectFindings(scan: Scan, outputs: readonly WorkloadOutput[], staging: RecordingStaging, maxBytes?: number): Promise<CollectedFindings> {
+export async function collectFindings(
+  scan: Scan,
+  outputs: readonly WorkloadOutput[],
+  staging: RecordingStaging,
+  maxBytes?: number,
+): Promise<CollectedFindings> {
   const sink = targetsSink(scan, staging);
   const unscanned: UnscannedHost[] = [];
   try {

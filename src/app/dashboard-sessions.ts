@@ -54,7 +54,14 @@ export class DashboardSessionsService {
     const token = newSecretToken();
     const csrfToken = newSecretToken();
     const expiresAt = new Date(now.getTime() + this.lifetimeMs).toISOString();
-    this.sessions.insert({ tokenHash: hashToken(token), accountId: principal.account.id, apiKeyId: principal.apiKeyId, csrfToken, createdAt: now.toISOString(), expiresAt });
+    this.sessions.insert({
+      tokenHash: hashToken(token),
+      accountId: principal.account.id,
+      apiKeyId: principal.apiKeyId,
+      csrfToken,
+      createdAt: now.toISOString(),
+      expiresAt,
+    });
     return { token, session: { account: principal.account, apiKeyId: principal.apiKeyId, csrfToken, expiresAt } };
   }
 

@@ -15,13 +15,7 @@ import type { Clock } from '../domain/clock.js';
 import { InvalidRequestError } from '../domain/errors.js';
 import { newEvent } from '../domain/events/event.js';
 import { newImportScan } from '../domain/imports/import-scan.js';
-import {
-  MAX_IMPORT_FILE_BYTES,
-  MAX_IMPORTED_TARGETS,
-  storedResultFile,
-  targetsComeFromFile,
-  type ImportableScanType,
-} from '../domain/imports/importable.js';
+import { MAX_IMPORT_FILE_BYTES, MAX_IMPORTED_TARGETS, storedResultFile, targetsComeFromFile, type ImportableScanType } from '../domain/imports/importable.js';
 import { givenTarget, inferTargets, type InferredTargets, type SkippedHost } from '../domain/imports/inferred-targets.js';
 import type { Scan } from '../domain/scans/scan.js';
 import type { Source } from '../domain/sources/source.js';
@@ -183,7 +177,11 @@ export class ImportsService {
     });
     const pdf = this.scanPdfs?.resultFor(draft, input.file.createdAt);
     const scan = await this.history.recordScanInChunks(draft, 'IMPORT', this.stagedFindings(input, targets), (risks) => {
-      const recorded: Scan = { ...draft, risks, results: pdf === undefined ? draft.results : [...draft.results, { resultId: pdf.id, contentType: pdf.contentType }] };
+      const recorded: Scan = {
+        ...draft,
+        risks,
+        results: pdf === undefined ? draft.results : [...draft.results, { resultId: pdf.id, contentType: pdf.contentType }],
+      };
       const created = newEvent(account.id, 'scan.created', presentScan(recorded), this.clock.now());
       // The risk events follow, released from the staging in this transaction.
       return this.scans.saveWithResults(recorded, pdf === undefined ? [] : [pdf], [created], draft.state) ? recorded : false;
@@ -211,7 +209,6 @@ export class ImportsService {
       findingsOf: (targetId) => this.staging.findings(input.scanId, given ? undefined : (hostsOf.get(targetId) ?? [])),
     };
   }
-
 }
 
 /** How many targets one transaction of an upload creates or updates. */

@@ -40,7 +40,8 @@ export class Paginator {
   }
 
   resultOf<T, R>(scope: string, order: string, page: Page<T>, present: (item: T) => R): ListResult<R> {
-    const { items, nextCursor } = page.cursorAt === undefined ? { items: page.items.map(present), nextCursor: page.nextCursor } : withinBudget(page, present, page.cursorAt);
+    const { items, nextCursor } =
+      page.cursorAt === undefined ? { items: page.items.map(present), nextCursor: page.nextCursor } : withinBudget(page, present, page.cursorAt);
     return {
       items,
       nextPageToken: nextCursor === undefined ? undefined : this.codec.encode(scope, { order, values: nextCursor }),
@@ -55,7 +56,11 @@ export class Paginator {
  */
 export const LIST_PAGE_BYTE_BUDGET = 4 * 1024 * 1024;
 
-function withinBudget<T, R>(page: Page<T>, present: (item: T) => R, cursorAt: (index: number) => CursorValue[]): { items: R[]; nextCursor: CursorValue[] | undefined } {
+function withinBudget<T, R>(
+  page: Page<T>,
+  present: (item: T) => R,
+  cursorAt: (index: number) => CursorValue[],
+): { items: R[]; nextCursor: CursorValue[] | undefined } {
   const items: R[] = [];
   let bytes = 0;
   for (const [index, item] of page.items.entries()) {

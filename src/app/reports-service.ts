@@ -11,15 +11,17 @@ import { hasFeature, type Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import { FeatureNotEnabledError, InvalidRequestError, NotFoundError } from '../domain/errors.js';
 import { filtersFrom } from '../domain/lists/list-query.js';
+import { CONTENT_TYPES, REPORT_FORMATS, REPORT_LIMITS, REPORT_TARGET_FILTER_KEYS, downloadFileName, type ReportFormat } from '../domain/reports/snapshot.js';
 import {
-  CONTENT_TYPES,
-  REPORT_FORMATS,
-  REPORT_LIMITS,
-  REPORT_TARGET_FILTER_KEYS,
-  downloadFileName,
-  type ReportFormat,
-} from '../domain/reports/snapshot.js';
-import { RISK_FILTER_KEYS, type ReportFiles, type ReportJob, type ReportProducer, type ReportRecord, type ReportRenderers, type ReportRepository, type ReportSelection } from './ports.js';
+  RISK_FILTER_KEYS,
+  type ReportFiles,
+  type ReportJob,
+  type ReportProducer,
+  type ReportRecord,
+  type ReportRenderers,
+  type ReportRepository,
+  type ReportSelection,
+} from './ports.js';
 import { ReportProduction } from './report-production.js';
 
 export interface ReportRequest {
@@ -109,7 +111,10 @@ export class ReportsService {
 function selectionOf(account: Account, request: ReportRequest): ReportSelection {
   const targets = request.targets_filter === undefined ? {} : filtersFrom(request.targets_filter, REPORT_TARGET_FILTER_KEYS, 'targets_filter');
   const risks = request.risks_filter === undefined ? {} : filtersFrom(request.risks_filter, RISK_FILTER_KEYS, 'risks_filter');
-  for (const [name, filter] of [['targets_filter', targets], ['risks_filter', risks]] as const) {
+  for (const [name, filter] of [
+    ['targets_filter', targets],
+    ['risks_filter', risks],
+  ] as const) {
     for (const [key, values] of Object.entries(filter) as Array<[string, string[]]>) {
       if (values.some((value) => value.length > REPORT_LIMITS.maxFilterValueLength)) {
         throw new InvalidRequestError(`${name}.${key} values may be at most ${REPORT_LIMITS.maxFilterValueLength} characters`);

@@ -13,7 +13,16 @@ import type { Scan } from '../domain/scans/scan.js';
 import { healthScore } from '../domain/targets/health-score.js';
 import type { Target } from '../domain/targets/target.js';
 import { yieldToEventLoop } from './event-loop.js';
-import type { EventReceivers, PendingForgets, PendingRecording, PendingRecordings, RecordingKind, RecordingStaging, RiskRepository, TargetRepository } from './ports.js';
+import type {
+  EventReceivers,
+  PendingForgets,
+  PendingRecording,
+  PendingRecordings,
+  RecordingKind,
+  RecordingStaging,
+  RiskRepository,
+  TargetRepository,
+} from './ports.js';
 
 export interface ScanRisks {
   newOpen: string[];
@@ -129,7 +138,10 @@ export class RiskHistory {
       lists.newOpen.push(id);
     }
     this.risks.insertStaged(scan.accountId, scan.type, at, created);
-    this.risks.redetectStaged(at, diff.stillOpen.map((risk) => [seqOf.get(risk.fingerprint)!, risk.id] as const));
+    this.risks.redetectStaged(
+      at,
+      diff.stillOpen.map((risk) => [seqOf.get(risk.fingerprint)!, risk.id] as const),
+    );
     for (const risk of diff.stillOpen) {
       detected.push(risk.id);
       lists.stillOpen.push(risk.id);
@@ -156,12 +168,7 @@ export class RiskHistory {
    * everything this recording wrote is rolled back. The risk lists (ids
    * only) are the one thing held to the end: the Scan stores them.
    */
-  async recordScanInChunks<T>(
-    scan: Scan,
-    kind: RecordingKind,
-    findingsByTarget: FindingsInput,
-    finish: (risks: ScanRisks) => T | false,
-  ): Promise<T | false> {
+  async recordScanInChunks<T>(scan: Scan, kind: RecordingKind, findingsByTarget: FindingsInput, finish: (risks: ScanRisks) => T | false): Promise<T | false> {
     this.pending.begin(scan.id, scan.accountId, kind, this.clock.now().toISOString());
     try {
       const source = this.stage(scan, findingsByTarget);
@@ -206,9 +213,13 @@ export class RiskHistory {
     finish: (risks: ScanRisks) => T | false,
     shared?: <R>(work: () => R) => Promise<R>,
   ): Promise<T | false> {
-    const countOf = findingsByTarget instanceof Map ? (targetId: string) => findingsByTarget.get(targetId)?.length ?? 0 : (targetId: string) => (findingsByTarget as TargetFindings).countOf(targetId);
+    const countOf =
+      findingsByTarget instanceof Map
+        ? (targetId: string) => findingsByTarget.get(targetId)?.length ?? 0
+        : (targetId: string) => (findingsByTarget as TargetFindings).countOf(targetId);
     const findings = scan.resolvedTargets.reduce((sum, target) => sum + countOf(target.targetId), 0);
-    if (scan.resolvedTargets.length > TARGETS_PER_TRANSACTION || findings >= FINDINGS_PER_TRANSACTION) return this.recordScanInChunks(scan, kind, findingsByTarget, finish);
+    if (scan.resolvedTargets.length > TARGETS_PER_TRANSACTION || findings >= FINDINGS_PER_TRANSACTION)
+      return this.recordScanInChunks(scan, kind, findingsByTarget, finish);
     const whole = (): T | false => {
       try {
         return this.transaction(() => {

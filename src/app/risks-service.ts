@@ -4,7 +4,16 @@ import { InvalidRequestError, NotFoundError } from '../domain/errors.js';
 import { pageSizeFrom, parseFilters, parseSort, sortOrderName, type Filters, type SortField } from '../domain/lists/list-query.js';
 import { MAX_ACCEPT_NOTE_LENGTH, type RiskView } from '../domain/risks/risk.js';
 import type { ListResult, Paginator, SortedListParams } from './pagination.js';
-import { RISK_FILTER_KEYS, RISK_SORT_FIELDS, type EventOutbox, type RiskFilterKey, type RiskListQuery, type RiskRepository, type RiskSortField, type TargetRepository } from './ports.js';
+import {
+  RISK_FILTER_KEYS,
+  RISK_SORT_FIELDS,
+  type EventOutbox,
+  type RiskFilterKey,
+  type RiskListQuery,
+  type RiskRepository,
+  type RiskSortField,
+  type TargetRepository,
+} from './ports.js';
 import type { RiskHistory } from './risk-history.js';
 
 /** The dashboard's list: the API's filters, plus accepted or not and a piece of the target's address or label. */
@@ -37,7 +46,12 @@ export class RisksService {
     return this.page(account, query, pageToken, present);
   }
 
-  private page<R>(account: Account, query: Omit<RiskListQuery, 'after' | 'minOpenvasQod'>, pageToken: string | undefined, present: (risk: RiskView) => R): ListResult<R> {
+  private page<R>(
+    account: Account,
+    query: Omit<RiskListQuery, 'after' | 'minOpenvasQod'>,
+    pageToken: string | undefined,
+    present: (risk: RiskView) => R,
+  ): ListResult<R> {
     const scope = `${account.id}:risks`;
     const order = sortOrderName(query.sort ?? [], 'created_at:desc');
     const after = this.paginator.cursorFrom(scope, order, pageToken);
@@ -81,6 +95,7 @@ export class RisksService {
  */
 export function parseRiskSort(raw: string | undefined): Array<SortField<RiskSortField>> {
   const sort = parseSort(raw, RISK_SORT_FIELDS);
-  if (sort.length > 1) throw new InvalidRequestError(`risks sort by one field at a time ('${sort[0]!.field} ${sort[0]!.direction}'); ties are ordered by creation`);
+  if (sort.length > 1)
+    throw new InvalidRequestError(`risks sort by one field at a time ('${sort[0]!.field} ${sort[0]!.direction}'); ties are ordered by creation`);
   return sort;
 }

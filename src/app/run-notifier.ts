@@ -87,7 +87,13 @@ export class RunNotifier {
     return this.save(run, 'SENT', run.emailAttempts + 1, null);
   }
 
-  private save(run: ScheduledRun, notification: ScheduledRun['notification'], emailAttempts: number, lastError: string | null, retryAt?: Date): NotificationOutcome {
+  private save(
+    run: ScheduledRun,
+    notification: ScheduledRun['notification'],
+    emailAttempts: number,
+    lastError: string | null,
+    retryAt?: Date,
+  ): NotificationOutcome {
     const nextEmailAt = (retryAt ?? this.options.clock.now()).toISOString();
     this.options.runs.saveNotification({ scheduledScanId: run.scheduledScanId, runAt: run.runAt, notification, emailAttempts, nextEmailAt, lastError });
     return notification;

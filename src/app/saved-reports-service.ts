@@ -27,8 +27,14 @@ export class SavedReportsService {
     const scope = `${account.id}:reports`;
     const order = 'created_at:desc';
     const after = this.paginator.cursorFrom(scope, order, params.page_token);
-    const page = this.reports.list(account.id, { filters: parseFilters(params.filters, REPORT_LIST_FILTER_KEYS), pageSize: pageSizeFrom(params.page_size), after });
-    const sizes = new Map(await Promise.all(page.items.map(async (record) => [record.id, (await this.files.sizeOf(record.id, record.format)) ?? null] as const)));
+    const page = this.reports.list(account.id, {
+      filters: parseFilters(params.filters, REPORT_LIST_FILTER_KEYS),
+      pageSize: pageSizeFrom(params.page_size),
+      after,
+    });
+    const sizes = new Map(
+      await Promise.all(page.items.map(async (record) => [record.id, (await this.files.sizeOf(record.id, record.format)) ?? null] as const)),
+    );
     return this.paginator.resultOf(scope, order, page, (record) => present({ record, size: sizes.get(record.id) ?? null }));
   }
 

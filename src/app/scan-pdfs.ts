@@ -12,7 +12,15 @@
 import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import type { Clock } from '../domain/clock.js';
-import { buildScanPdfModel, scanPdfShares, SCAN_PDF, SCAN_PDF_LIMITS, SCAN_RISK_LISTS, type ScanPdfSnapshot, type ScanRiskList } from '../domain/reports/scan-pdf-model.js';
+import {
+  buildScanPdfModel,
+  scanPdfShares,
+  SCAN_PDF,
+  SCAN_PDF_LIMITS,
+  SCAN_RISK_LISTS,
+  type ScanPdfSnapshot,
+  type ScanRiskList,
+} from '../domain/reports/scan-pdf-model.js';
 import type { ReportRisk } from '../domain/reports/snapshot.js';
 import type { Scan } from '../domain/scans/scan.js';
 import { yieldToEventLoop } from './event-loop.js';
@@ -52,7 +60,17 @@ export class ScanPdfs {
 
   /** The PDF's result row, for the transaction that records the scan SUCCEEDED; its bytes come after (renderSoon). */
   resultFor(scan: Scan, createdAt: string): NewResultFile {
-    return { id: randomUUID(), scanId: scan.id, accountId: scan.accountId, fileName: SCAN_PDF.fileName, contentType: SCAN_PDF.contentType, size: 0, sha256: '', createdAt, rendersLater: true };
+    return {
+      id: randomUUID(),
+      scanId: scan.id,
+      accountId: scan.accountId,
+      fileName: SCAN_PDF.fileName,
+      contentType: SCAN_PDF.contentType,
+      size: 0,
+      sha256: '',
+      createdAt,
+      rendersLater: true,
+    };
   }
 
   /** Renders the PDF once its row is committed; a failure is reported and left for the next start or download. */
@@ -123,7 +141,10 @@ export class ScanPdfs {
       scan: { id: scan.id, name: scan.name, type: scan.type, createdAt: scan.createdAt, finishedAt: scan.finishedAt },
       accountName: this.options.accounts.findById(scan.accountId)?.name ?? scan.accountId,
       createdAt: this.options.clock.now().toISOString(),
-      targets: this.options.repository.targets(scan.accountId, scan.resolvedTargets.map((target) => target.targetId)),
+      targets: this.options.repository.targets(
+        scan.accountId,
+        scan.resolvedTargets.map((target) => target.targetId),
+      ),
       skipped: scan.skippedTargets.map((skipped) => ({ target: requested.get(skipped.targetId) ?? skipped.targetId, reason: skipped.skippedReason })),
       risks,
       counts,

@@ -101,12 +101,25 @@ export class ScansService {
       type: request.type,
       state: overLimit ? 'OVER_LIMIT' : 'QUEUED',
       progress: 0,
-      isAuthenticated: isAuthenticated(request.type, request.use_authentication, targets.some((t) => t.authSeleniumFile !== undefined)),
+      isAuthenticated: isAuthenticated(
+        request.type,
+        request.use_authentication,
+        targets.some((t) => t.authSeleniumFile !== undefined),
+      ),
       requestedTargets: targets.map((target) => ({ targetId: target.id, target: target.target })),
       resolvedTargets: [],
       skippedTargets: [],
       conditions: overLimit
-        ? setCondition([], { type: 'Admitted', status: 'False', reason: 'MonthlyScanLimitReached', message: `the account's monthly limit of ${account.monthlyScanLimit} scans is reached` }, now)
+        ? setCondition(
+            [],
+            {
+              type: 'Admitted',
+              status: 'False',
+              reason: 'MonthlyScanLimitReached',
+              message: `the account's monthly limit of ${account.monthlyScanLimit} scans is reached`,
+            },
+            now,
+          )
         : [],
       results: [],
       risks: { newOpen: [], stillOpen: [], closed: [] },

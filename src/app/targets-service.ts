@@ -87,7 +87,12 @@ export class TargetsService {
    * `journal` hears of the write in it (before: undefined for a new target),
    * so that a rolled-back upload can undo it (PendingRecordings.noteTarget).
    */
-  recordUploaded(account: Account, address: string, facts: { os?: string; hostname?: string }, journal?: (before: Target | undefined, after: Target) => void): Target {
+  recordUploaded(
+    account: Account,
+    address: string,
+    facts: { os?: string; hostname?: string },
+    journal?: (before: Target | undefined, after: Target) => void,
+  ): Target {
     const existing = this.targets.findByAddress(account.id, address);
     if (existing !== undefined) {
       assertCreatedFromUploads(existing);

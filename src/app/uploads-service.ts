@@ -30,7 +30,9 @@ export class UploadsService {
   /** Throws UnauthenticatedError unless the token is the Scan's. */
   assertToken(scanId: string, presented: string | undefined): void {
     const stored = this.tokens.find(scanId);
-    const given = createHash('sha256').update(presented ?? '').digest();
+    const given = createHash('sha256')
+      .update(presented ?? '')
+      .digest();
     if (stored === undefined || presented === undefined || presented === '' || !timingSafeEqual(stored, given)) {
       throw new UnauthenticatedError('This upload token is not valid for this scan.');
     }
@@ -44,17 +46,25 @@ export class UploadsService {
    * a refused or interrupted upload removes its temporary file. A retried
    * upload writes its own temporary file and replaces the earlier one whole.
    */
-  async accept(scanId: string, token: string | undefined, fileName: string, body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<{ size: number; sha256: string }> {
+  async accept(
+    scanId: string,
+    token: string | undefined,
+    fileName: string,
+    body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  ): Promise<{ size: number; sha256: string }> {
     this.assertToken(scanId, token);
     if (!FILE_NAME.test(fileName)) {
-      throw new InvalidRequestError(`'${fileName.slice(0, 100)}' is not an acceptable result file name: letters, digits, '.', '_' and '-' only, at most 100 characters`);
+      throw new InvalidRequestError(
+        `'${fileName.slice(0, 100)}' is not an acceptable result file name: letters, digits, '.', '_' and '-' only, at most 100 characters`,
+      );
     }
     const file = this.staging.incoming(scanId, `${fileName}.${randomBytes(6).toString('hex')}`);
     try {
       let size = 0;
       for await (const chunk of body) {
         size += chunk.byteLength;
-        if (size > this.maxBytes) throw new InvalidRequestError(`the file is larger than ${Math.round(this.maxBytes / 1024 / 1024)} MiB, the limit for one result file`);
+        if (size > this.maxBytes)
+          throw new InvalidRequestError(`the file is larger than ${Math.round(this.maxBytes / 1024 / 1024)} MiB, the limit for one result file`);
         file.write(chunk);
       }
       return await file.commit(fileName);

@@ -69,7 +69,13 @@ export class WebScanPreparation {
     if (stored === undefined) return unchanged;
     const hosts = await this.settingsHostAddresses(scan, target, stored.zap);
     if ('skippedReason' in hosts) {
-      return { ready: resolved.slice(1), skipped: [{ targetId: target.targetId, skippedReason: hosts.skippedReason }], inputs: {}, conditions: [], ...(hosts.refused === undefined ? {} : { refused: [hosts.refused] }) };
+      return {
+        ready: resolved.slice(1),
+        skipped: [{ targetId: target.targetId, skippedReason: hosts.skippedReason }],
+        inputs: {},
+        conditions: [],
+        ...(hosts.refused === undefined ? {} : { refused: [hosts.refused] }),
+      };
     }
     const definition = stored.openApiFile === undefined ? undefined : this.targets.attachment(scan.accountId, stored.id, 'openapi');
     const inputs: WorkloadInputs = {
@@ -77,9 +83,11 @@ export class WebScanPreparation {
       settingsHostAddresses: hosts.addresses,
       ...(definition === undefined ? {} : { apiDefinition: { fileName: definition.fileName, content: definition.content } }),
     };
-    const recording = scan.isAuthenticated && stored.authSeleniumFile !== undefined ? this.targets.attachment(scan.accountId, stored.id, 'selenium') : undefined;
+    const recording =
+      scan.isAuthenticated && stored.authSeleniumFile !== undefined ? this.targets.attachment(scan.accountId, stored.id, 'selenium') : undefined;
     if (recording === undefined) return { ...unchanged, inputs };
-    if (this.replayer === undefined) return { ...unchanged, inputs: { ...inputs, loginRecording: { fileName: recording.fileName, content: recording.content } } };
+    if (this.replayer === undefined)
+      return { ...unchanged, inputs: { ...inputs, loginRecording: { fileName: recording.fileName, content: recording.content } } };
     const outcome = await this.replayer.replay(parseLoginRecording(recording.fileName, recording.content), webUrlOf(target.target));
     const problem = outcome.ok ? sessionProblem(outcome.session) : outcome.message;
     if (problem !== undefined || !outcome.ok) {
@@ -95,7 +103,13 @@ export class WebScanPreparation {
     return {
       ...unchanged,
       inputs: { ...inputs, session: outcome.session },
-      conditions: [this.condition('True', 'LoginReplayed', `the login recording '${recording.fileName}' logged in to ${target.target}; ZAP scans with its session (${carried})`)],
+      conditions: [
+        this.condition(
+          'True',
+          'LoginReplayed',
+          `the login recording '${recording.fileName}' logged in to ${target.target}; ZAP scans with its session (${carried})`,
+        ),
+      ],
     };
   }
 

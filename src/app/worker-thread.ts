@@ -18,7 +18,8 @@ export function startWorker(module: URL, options: WorkerOptions): Worker {
   if (!module.pathname.endsWith('.ts')) return new Worker(module, options);
   // tsx's ESM entry of its API, found through its package exports (the CommonJS one cannot register in a worker).
   const manifest = createRequire(module).resolve('tsx/package.json');
-  const entry = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api']!.import.default;
+  const entry = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api']!.import
+    .default;
   const tsx = pathToFileURL(join(dirname(manifest), entry)).href;
   const code = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(module.href)}); })`;
   return new Worker(code, { ...options, eval: true });

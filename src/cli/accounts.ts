@@ -71,7 +71,15 @@ function accountsTable(accounts: Account[]): string {
     ...accounts.map((account) => [account.id, account.name, account.plan, account.features.join(',') || '-', account.namespace]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => `${row.map((cell, column) => cell.padEnd(widths[column]!)).join('   ').trimEnd()}\n`).join('');
+  return rows
+    .map(
+      (row) =>
+        `${row
+          .map((cell, column) => cell.padEnd(widths[column]!))
+          .join('   ')
+          .trimEnd()}\n`,
+    )
+    .join('');
 }
 
 /** `vigil accounts create-key`: prints {"account_id","key_id","api_key"}. */

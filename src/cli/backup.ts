@@ -11,7 +11,8 @@ import { UsageError } from './usage.js';
 export async function runBackup(target: string): Promise<number> {
   if (target.trim() === '') throw new UsageError('vigil backup takes one argument, the new or empty folder to write the backup into');
   const { dataDir } = loadSettings();
-  if (resolve(target) === dataDir || resolve(target).startsWith(`${dataDir}/`)) throw new UsageError(`the backup folder ${target} is inside the data directory ${dataDir}; name a folder outside it`);
+  if (resolve(target) === dataDir || resolve(target).startsWith(`${dataDir}/`))
+    throw new UsageError(`the backup folder ${target} is inside the data directory ${dataDir}; name a folder outside it`);
   try {
     const summary = await backupDataDir(dataDir, resolve(target));
     process.stdout.write(`${JSON.stringify({ backup: resolve(target), files: summary.files, bytes: summary.bytes })}\n`);

@@ -20,11 +20,17 @@ import { LOGIN_FAILED_EXIT } from '../runtime/kubernetes/login-step.js';
 import { UsageError, parseCommandArgs } from './usage.js';
 
 export async function runLoginReplay(args: string[]): Promise<number> {
-  const values = parseCommandArgs(args, { recording: { type: 'string' }, 'plan-input': { type: 'string' }, plan: { type: 'string' }, 'termination-log': { type: 'string' } });
+  const values = parseCommandArgs(args, {
+    recording: { type: 'string' },
+    'plan-input': { type: 'string' },
+    plan: { type: 'string' },
+    'termination-log': { type: 'string' },
+  });
   const recordingFile = values.recording;
   const planInputFile = values['plan-input'];
   const planFile = values.plan;
-  if (recordingFile === undefined || planInputFile === undefined || planFile === undefined) throw new UsageError('--recording, --plan-input and --plan are required');
+  if (recordingFile === undefined || planInputFile === undefined || planFile === undefined)
+    throw new UsageError('--recording, --plan-input and --plan are required');
   const settings = loadLoginReplaySettings();
   const recording = parseLoginRecording(basename(recordingFile), await readFile(recordingFile));
   const planInput = JSON.parse(await readFile(planInputFile, 'utf8')) as ZapPlanInput;

@@ -33,7 +33,11 @@ function accountsCommand(run: (action: Run) => void): Command {
     .description('create an account and its first API key; prints {"account_id","api_key"} (the key is shown only this once)')
     .requiredOption('--name <name>', 'the account name')
     .addOption(new Option('--plan <plan>', 'the plan').choices(PLANS).default('free'))
-    .addOption(new Option('--feature <feature>', `a feature to enable, repeatable (choices: ${FEATURES.join(', ')})`).argParser(collectChoice('--feature', FEATURES)).default([]))
+    .addOption(
+      new Option('--feature <feature>', `a feature to enable, repeatable (choices: ${FEATURES.join(', ')})`)
+        .argParser(collectChoice('--feature', FEATURES))
+        .default([]),
+    )
     .option('--monthly-scan-limit <n>', 'scans the account may start a month (default: no limit)')
     .option('--min-qod <n>', 'lowest OpenVAS quality of detection recorded, 0-100')
     .option('--namespace <ns>', 'the Kubernetes namespace the account is bound to (default: vigil-<name>)')
@@ -83,7 +87,13 @@ export const JOB_COMMANDS: Record<string, () => Promise<(args: string[]) => Prom
 };
 
 /** A command scanner Jobs run, which parses its own arguments (`usage` is its synopsis). */
-function jobCommand(name: string, description: string, usage: string, load: () => Promise<(args: string[]) => Promise<number>>, run: (action: Run) => void): Command {
+function jobCommand(
+  name: string,
+  description: string,
+  usage: string,
+  load: () => Promise<(args: string[]) => Promise<number>>,
+  run: (action: Run) => void,
+): Command {
   return new Command(name)
     .description(description)
     .usage(usage)
@@ -121,17 +131,34 @@ export function buildProgram(output: ProgramOutput, run: (action: Run) => void):
     .action(() => run(async () => (await import('./serve.js')).runServe()));
   program
     .command('backup')
-    .description('write a consistent copy of the data directory into DIR (new or empty), while serve runs or not; VIGIL_DATA_DIR=DIR vigil serve starts from it')
+    .description(
+      'write a consistent copy of the data directory into DIR (new or empty), while serve runs or not; VIGIL_DATA_DIR=DIR vigil serve starts from it',
+    )
     .argument('<dir>', 'the folder to write the backup into')
     .action((dir: string) => run(async () => (await import('./backup.js')).runBackup(dir)));
   program.addCommand(accountsCommand(run));
   program.addCommand(webhooksCommand(run));
   const job = (name: string, description: string, usage: string, load: () => Promise<(args: string[]) => Promise<number>>) =>
     program.addCommand(jobCommand(name, description, usage, load, run));
-  job('upload-result', 'in scanner Jobs: send the result files to the collector (reads VIGIL_UPLOAD_TOKEN, VIGIL_RESULT_FILES)', '--scan ID --url URL --dir DIR', JOB_COMMANDS['upload-result']!);
-  job('scanner', 'in scanner Jobs: run an OpenVAS or Nessus scan through its server (reads VIGIL_OPENVAS_*, VIGIL_NESSUS_*)', 'openvas|nessus --output FILE [--timeout SECONDS] -- HOST [HOST...]', JOB_COMMANDS.scanner!);
+  job(
+    'upload-result',
+    'in scanner Jobs: send the result files to the collector (reads VIGIL_UPLOAD_TOKEN, VIGIL_RESULT_FILES)',
+    '--scan ID --url URL --dir DIR',
+    JOB_COMMANDS['upload-result']!,
+  );
+  job(
+    'scanner',
+    'in scanner Jobs: run an OpenVAS or Nessus scan through its server (reads VIGIL_OPENVAS_*, VIGIL_NESSUS_*)',
+    'openvas|nessus --output FILE [--timeout SECONDS] -- HOST [HOST...]',
+    JOB_COMMANDS.scanner!,
+  );
   job('prepare-inputs', 'in scanner Jobs: copy the input files next to the outputs', '--from DIR --to DIR', JOB_COMMANDS['prepare-inputs']!);
-  job('login-replay', 'in ZAP scan Jobs: replay a login recording (reads VIGIL_ALLOW_TARGETS, VIGIL_CHROMIUM)', '--recording FILE --plan-input FILE --plan FILE [--termination-log FILE]', JOB_COMMANDS['login-replay']!);
+  job(
+    'login-replay',
+    'in ZAP scan Jobs: replay a login recording (reads VIGIL_ALLOW_TARGETS, VIGIL_CHROMIUM)',
+    '--recording FILE --plan-input FILE --plan FILE [--termination-log FILE]',
+    JOB_COMMANDS['login-replay']!,
+  );
   for (const command of program.commands) command.configureOutput(program.configureOutput()).exitOverride().showSuggestionAfterError(true);
   for (const group of program.commands) for (const command of group.commands) command.configureOutput(program.configureOutput()).exitOverride();
   return program;

@@ -68,7 +68,8 @@ export async function runScannerCommand(args: string[], deps: ScannerCommandDeps
       await runNessusScan({ settings, hosts: command.hosts, polling, onProgress, saveReport: (chunks) => writeFileAtomically(command.output, chunks) });
     }
   } catch (error) {
-    if (stop.signal.aborted) throw new Error(`the ${command.scanner.toUpperCase()} scan was stopped before it finished, and no report was written`, { cause: error });
+    if (stop.signal.aborted)
+      throw new Error(`the ${command.scanner.toUpperCase()} scan was stopped before it finished, and no report was written`, { cause: error });
     throw error;
   } finally {
     stop.release();
@@ -160,7 +161,7 @@ async function writeFileAtomically(path: string, chunks: Iterable<Uint8Array> | 
   const file = await open(temporary, 'wx');
   try {
     for await (const chunk of chunks) {
-      for (let offset = 0; offset < chunk.byteLength; ) offset += (await file.write(chunk, offset)).bytesWritten;
+      for (let offset = 0; offset < chunk.byteLength;) offset += (await file.write(chunk, offset)).bytesWritten;
     }
     await file.sync();
     await file.close();

@@ -27,7 +27,11 @@ export interface RetryTime {
   report?: (line: string) => void;
 }
 
-const realTime: RetryTime = { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), report: (line) => process.stderr.write(line) };
+const realTime: RetryTime = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  report: (line) => process.stderr.write(line),
+};
 
 async function sendFile(url: string, token: string, path: string): Promise<void> {
   const file = await open(path);
@@ -66,7 +70,10 @@ export async function sendWithRetries(url: string, token: string, path: string, 
     } catch (error) {
       const delay = backoffDelay(attempt - 1, { baseMs: FIRST_DELAY_MS, maxMs: LONGEST_DELAY_MS }) * (0.5 + Math.random() / 2);
       if ((error as { permanent?: boolean }).permanent === true) throw error;
-      if (time.now() + delay > giveUpAt) throw new Error(`gave up at the deadline ${new Date(giveUpAt).toISOString()} after ${attempt} attempt(s): ${(error as Error).message}`, { cause: error });
+      if (time.now() + delay > giveUpAt)
+        throw new Error(`gave up at the deadline ${new Date(giveUpAt).toISOString()} after ${attempt} attempt(s): ${(error as Error).message}`, {
+          cause: error,
+        });
       time.report?.(`upload of ${path} failed (attempt ${attempt}: ${(error as Error).message}); retrying in ${Math.round(delay / 1000)} s\n`);
       await time.sleep(delay);
     }

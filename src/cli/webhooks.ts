@@ -33,7 +33,12 @@ function endpointJson(endpoint: WebhookEndpoint) {
 export async function listWebhooks(options: { account: string }): Promise<number> {
   return withCore((core) => {
     const account = core.accounts.findAccount(options.account);
-    process.stdout.write(core.webhookEndpoints.list(account.id).map((endpoint) => `${JSON.stringify(endpointJson(endpoint))}\n`).join(''));
+    process.stdout.write(
+      core.webhookEndpoints
+        .list(account.id)
+        .map((endpoint) => `${JSON.stringify(endpointJson(endpoint))}\n`)
+        .join(''),
+    );
   });
 }
 

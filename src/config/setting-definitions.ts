@@ -40,7 +40,7 @@ const SETTINGS = [
     fallback: './data',
     bound: 'a directory on a local filesystem',
     meaning:
-      'where the SQLite database (`vigil.db`), result files and reports live (a scanner output of up to 1 MiB from a scan Vigil ran itself is kept in the database, in its result row; larger ones, uploads and outputs collected from Kubernetes Jobs are files under `results/`). Relative paths here and in every other path setting are resolved once, against the directory `vigil` was started in. One `vigil serve` per directory: it holds a lock on `serve.lock` there while it runs, and a second one on the same directory exits at once with code 1 and a sentence naming the directory and the first (its pid, host and start time, from `serve.lock.owner`), before it opens the database. The lock is an OS file lock, dropped with the process however it ends (`kill -9` included), so a crash never leaves the directory locked; it needs a local filesystem (or a volume one node mounts), as SQLite does. The CLI\'s other commands (`vigil accounts`, `vigil webhooks`) share the directory with a running server',
+      "where the SQLite database (`vigil.db`), result files and reports live (a scanner output of up to 1 MiB from a scan Vigil ran itself is kept in the database, in its result row; larger ones, uploads and outputs collected from Kubernetes Jobs are files under `results/`). Relative paths here and in every other path setting are resolved once, against the directory `vigil` was started in. One `vigil serve` per directory: it holds a lock on `serve.lock` there while it runs, and a second one on the same directory exits at once with code 1 and a sentence naming the directory and the first (its pid, host and start time, from `serve.lock.owner`), before it opens the database. The lock is an OS file lock, dropped with the process however it ends (`kill -9` included), so a crash never leaves the directory locked; it needs a local filesystem (or a volume one node mounts), as SQLite does. The CLI's other commands (`vigil accounts`, `vigil webhooks`) share the directory with a running server",
   },
   {
     name: 'VIGIL_BOOTSTRAP_API_KEY',
@@ -70,7 +70,12 @@ const SETTINGS = [
       "kubernetes runtime: seconds a finished Scan's custom resource stays before Vigil deletes it; its record stays (see [Running against a cluster](kubernetes.md#running-against-a-cluster-vigil_runtimekubernetes)). A Scan's `spec.ttlSecondsAfterFinished` overrides it; chart value `scans.ttlSecondsAfterFinished`",
   },
   { name: 'VIGIL_WEBHOOK_CA_FILE', bound: 'a PEM file', meaning: 'PEM bundle trusted for webhook delivery in addition to the public authorities' },
-  { name: 'VIGIL_RUNTIME', fallback: 'embedded', bound: ['embedded', 'kubernetes'], meaning: 'where Scans run: in this process, or as Kubernetes Jobs of an operator' },
+  {
+    name: 'VIGIL_RUNTIME',
+    fallback: 'embedded',
+    bound: ['embedded', 'kubernetes'],
+    meaning: 'where Scans run: in this process, or as Kubernetes Jobs of an operator',
+  },
   {
     name: 'VIGIL_NAMESPACE',
     fallback: 'vigil',

@@ -111,13 +111,19 @@ function word<const T extends string>(env: Env, name: SettingName): T | undefine
 
 const smtpUrl = z
   .string()
-  .refine((value) => /^smtps?:\/\/[^/]+/.test(value) && URL.canParse(value), 'VIGIL_SMTP_URL must be an smtp:// or smtps:// URL, for example smtp://127.0.0.1:46025');
+  .refine(
+    (value) => /^smtps?:\/\/[^/]+/.test(value) && URL.canParse(value),
+    'VIGIL_SMTP_URL must be an smtp:// or smtps:// URL, for example smtp://127.0.0.1:46025',
+  );
 
 const email = z.string().regex(/^[^\s@<>]+@[^\s@<>]+$/, 'VIGIL_SMTP_FROM must be an e-mail address, for example vigil@example.com');
 
 const namespace = z
   .string()
-  .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'VIGIL_NAMESPACE must be a Kubernetes namespace name (lowercase letters, digits and -, at most 63 characters)');
+  .regex(
+    /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/,
+    'VIGIL_NAMESPACE must be a Kubernetes namespace name (lowercase letters, digits and -, at most 63 characters)',
+  );
 
 function field<T>(name: string, schema: z.ZodType<T>, raw: string): T {
   const result = schema.safeParse(raw);
@@ -150,7 +156,8 @@ function publicUrl(raw: string | undefined, host: string, port: number): string 
 function metricsPort(env: Env, port: number): number | undefined {
   const value = wholeNumber(env, 'VIGIL_METRICS_PORT');
   if (value === undefined) return undefined;
-  if (value === port && port !== 0) throw new SettingsError(`VIGIL_METRICS_PORT must differ from VIGIL_PORT (${port}); leave it unset to serve /metrics on VIGIL_PORT`);
+  if (value === port && port !== 0)
+    throw new SettingsError(`VIGIL_METRICS_PORT must differ from VIGIL_PORT (${port}); leave it unset to serve /metrics on VIGIL_PORT`);
   return value;
 }
 
@@ -159,7 +166,8 @@ function backupSettings(env: Env): BackupSettings | undefined {
   const schedule = optional(env.VIGIL_BACKUP_SCHEDULE);
   const keep = optional(env.VIGIL_BACKUP_KEEP);
   if (dir === undefined) {
-    if (schedule !== undefined || keep !== undefined) throw new SettingsError('VIGIL_BACKUP_SCHEDULE and VIGIL_BACKUP_KEEP need VIGIL_BACKUP_DIR, the folder backups are written to');
+    if (schedule !== undefined || keep !== undefined)
+      throw new SettingsError('VIGIL_BACKUP_SCHEDULE and VIGIL_BACKUP_KEEP need VIGIL_BACKUP_DIR, the folder backups are written to');
     return undefined;
   }
   let spec: ScheduleSpec;
@@ -239,8 +247,11 @@ export interface UploadSettings {
 
 export function loadUploadSettings(env: Env = process.env): UploadSettings {
   const token = optional(env.VIGIL_UPLOAD_TOKEN);
-  if (token === undefined) throw new SettingsError('VIGIL_UPLOAD_TOKEN must hold the scan\'s upload token');
-  const files = (optional(env.VIGIL_RESULT_FILES) ?? '').split(',').map((file) => file.trim()).filter(Boolean);
+  if (token === undefined) throw new SettingsError("VIGIL_UPLOAD_TOKEN must hold the scan's upload token");
+  const files = (optional(env.VIGIL_RESULT_FILES) ?? '')
+    .split(',')
+    .map((file) => file.trim())
+    .filter(Boolean);
   if (files.length === 0) throw new SettingsError('VIGIL_RESULT_FILES must list the result files to upload, comma-separated');
   const deadline = optional(env.VIGIL_UPLOAD_DEADLINE);
   if (deadline !== undefined && !(/^\d{4}-\d\d-\d\dT/.test(deadline) && Number.isFinite(Date.parse(deadline)))) {
@@ -354,7 +365,10 @@ export function loadNessusSettings(env: Env = process.env): NessusSettings {
   ];
   if (missing.length > 0) throw new SettingsError(`NESSUS scans need a Nessus server: set ${listOfNames(missing)}`);
   // The keys go into an HTTP header: a stray ';' or line break would forge or break it.
-  for (const [name, value] of [['VIGIL_NESSUS_ACCESS_KEY', accessKey!], ['VIGIL_NESSUS_SECRET_KEY', secretKey!]] as const) {
+  for (const [name, value] of [
+    ['VIGIL_NESSUS_ACCESS_KEY', accessKey!],
+    ['VIGIL_NESSUS_SECRET_KEY', secretKey!],
+  ] as const) {
     if (!/^[\x21-\x7e]+$/.test(value) || value.includes(';')) throw new SettingsError(`${name} must be an API key of printable characters without ';'`);
   }
   const template = optional(env.VIGIL_NESSUS_TEMPLATE_UUID);

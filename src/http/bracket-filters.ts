@@ -28,7 +28,9 @@ export function bracketFiltersAsJson(query: string): RewrittenQuery {
   if (rest.has('filters')) {
     return {
       query: withoutFilters(rest),
-      problem: new InvalidRequestError('filters is sent in two forms; use one: either filters={"key":["value"]} (one JSON string) or filters[key][]=value (brackets)'),
+      problem: new InvalidRequestError(
+        'filters is sent in two forms; use one: either filters={"key":["value"]} (one JSON string) or filters[key][]=value (brackets)',
+      ),
     };
   }
   try {

@@ -29,7 +29,10 @@ export function healthRouter(deps: HealthDeps): Router {
   });
   router.get('/readyz', async (_req, res) => {
     (res.locals as RequestContext).route = 'readyz';
-    const checks = [{ name: 'accepting', ok: deps.isAccepting(), ...(deps.isAccepting() ? {} : { message: 'the service is shutting down' }) }, ...((await deps.readiness?.()) ?? [])];
+    const checks = [
+      { name: 'accepting', ok: deps.isAccepting(), ...(deps.isAccepting() ? {} : { message: 'the service is shutting down' }) },
+      ...((await deps.readiness?.()) ?? []),
+    ];
     const ready = checks.every((check) => check.ok);
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
   });

@@ -82,7 +82,9 @@ class MultipartFormReader {
       stream.on('error', () => undefined);
       this.guard(() => this.file(named(name), stream, info.filename));
     });
-    this.parser.on('filesLimit', () => this.fail(new InvalidRequestError(`send exactly one file part '${this.limits.fileField}'; this form has more than one file`)));
+    this.parser.on('filesLimit', () =>
+      this.fail(new InvalidRequestError(`send exactly one file part '${this.limits.fileField}'; this form has more than one file`)),
+    );
     this.parser.on('fieldsLimit', () => this.fail(new InvalidRequestError(`the form has more than ${this.limits.maxFields} fields`)));
     this.parser.on('partsLimit', () => this.fail(new InvalidRequestError(`the form has more than ${this.limits.maxFields + 1} parts`)));
     this.parser.on('error', (error: Error) => this.fail(new InvalidRequestError(`the multipart body is malformed: ${error.message}`)));
@@ -117,7 +119,13 @@ class MultipartFormReader {
     this.fileName = fileName;
     stream.on('error', (error: Error) => this.fail(new InvalidRequestError(`the multipart body is malformed: ${error.message}`)));
     stream.on('data', (chunk: Buffer) => this.guard(() => this.callbacks.onFileChunk(chunk)));
-    stream.on('limit', () => this.fail(new InvalidRequestError(`the file is larger than ${this.limits.maxFileBytes / 1024 / 1024} MiB, the limit for ${this.limits.fileDescription ?? 'an uploaded result'}`)));
+    stream.on('limit', () =>
+      this.fail(
+        new InvalidRequestError(
+          `the file is larger than ${this.limits.maxFileBytes / 1024 / 1024} MiB, the limit for ${this.limits.fileDescription ?? 'an uploaded result'}`,
+        ),
+      ),
+    );
   }
 
   private guard(step: () => void): void {

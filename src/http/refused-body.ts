@@ -28,7 +28,9 @@ export type LingerOutcome = 'ended' | 'client closed' | 'too large' | 'timed out
 
 /** True while the client may still send body bytes nobody will read. */
 export function hasUnreadBody(req: Request): boolean {
-  return !req.complete && !req.readableEnded && !req.destroyed && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined);
+  return (
+    !req.complete && !req.readableEnded && !req.destroyed && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
+  );
 }
 
 /**
@@ -36,7 +38,14 @@ export function hasUnreadBody(req: Request): boolean {
  * within the bounds before ending the response (Node closes the connection
  * then, with nothing unread); past a bound the socket is destroyed.
  */
-export function sendRefusalAndLinger(req: Request, res: Response, status: number, body: unknown, bounds: LingerBounds = LINGER_BOUNDS, timers: Timers = systemTimers()): Promise<LingerOutcome> {
+export function sendRefusalAndLinger(
+  req: Request,
+  res: Response,
+  status: number,
+  body: unknown,
+  bounds: LingerBounds = LINGER_BOUNDS,
+  timers: Timers = systemTimers(),
+): Promise<LingerOutcome> {
   const text = JSON.stringify(body);
   res.status(status).setHeader('Connection', 'close');
   res.type('json').setHeader('Content-Length', Buffer.byteLength(text));

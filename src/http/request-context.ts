@@ -26,7 +26,9 @@ export function requestContext(logger: Logger, metrics: Metrics) {
     const incoming = req.get('x-request-id');
     const context = res.locals as RequestContext;
     context.requestId = requestId;
-    context.log = logger.child(incoming !== undefined && SAFE_REQUEST_ID.test(incoming) ? { req_id: requestId, client_req_id: incoming } : { req_id: requestId });
+    context.log = logger.child(
+      incoming !== undefined && SAFE_REQUEST_ID.test(incoming) ? { req_id: requestId, client_req_id: incoming } : { req_id: requestId },
+    );
     context.route = 'unmatched';
     res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
@@ -34,7 +36,13 @@ export function requestContext(logger: Logger, metrics: Metrics) {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.httpRequests.inc({ method: req.method, route: context.route, status: String(res.statusCode) });
       metrics.httpDuration.observe({ method: req.method, route: context.route }, seconds);
-      const fields = { method: req.method, route: context.route, status: res.statusCode, duration_ms: Math.round(seconds * 1e4) / 10, account_id: context.principal?.account.id };
+      const fields = {
+        method: req.method,
+        route: context.route,
+        status: res.statusCode,
+        duration_ms: Math.round(seconds * 1e4) / 10,
+        account_id: context.principal?.account.id,
+      };
       if (res.statusCode >= 500) context.log.error(fields, 'request completed');
       else context.log.info(fields, 'request completed');
     });

@@ -55,7 +55,9 @@ export function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer, chars
   // body-parser takes any utf-* charset; the guard reads UTF-8, where brackets and quotes are single bytes.
   const utf8 = /^utf-?8$/i.test(charset) ? body : Buffer.from(iconv.decode(body, charset), 'utf8');
   if (new JsonNestingGuard(MAX_JSON_NESTING).accept(utf8)) return;
-  throw new InvalidRequestError(`the request body nests JSON arrays or objects more than ${MAX_JSON_NESTING} levels deep; no Vigil request needs more than a few levels`);
+  throw new InvalidRequestError(
+    `the request body nests JSON arrays or objects more than ${MAX_JSON_NESTING} levels deep; no Vigil request needs more than a few levels`,
+  );
 }
 
 /**

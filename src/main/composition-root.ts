@@ -204,7 +204,8 @@ function webhookDispatcher(settings: Settings, core: Core, clock: Clock, logger:
       const result = await deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent });
       metrics?.webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : 'failed' });
       // The tenant's delivery log names the rule; the address the name resolved to stays in the service's log.
-      if (result.refusedAddress !== undefined) logger.warn({ endpoint_id: endpoint.id, address: result.refusedAddress }, `webhook delivery refused: ${result.error}`);
+      if (result.refusedAddress !== undefined)
+        logger.warn({ endpoint_id: endpoint.id, address: result.refusedAddress }, `webhook delivery refused: ${result.error}`);
       return result;
     },
     clock,
@@ -257,7 +258,8 @@ export function scanReconciler(
       { resolver: systemResolver, allowTargets: settings.allowTargets },
     ),
     onError: (key, error) => logger.warn({ key, err: error }, 'scan not reconciled; will retry'),
-    onAddressRefused: (refusal) => logger.warn({ scan_id: refusal.scanId, host: refusal.host, address: refusal.address }, `a scan host was refused: ${refusal.reason}`),
+    onAddressRefused: (refusal) =>
+      logger.warn({ scan_id: refusal.scanId, host: refusal.host, address: refusal.address }, `a scan host was refused: ${refusal.reason}`),
   });
   core.scans.onScanChanged((scan) => reconciler.enqueue(scan));
   core.imports.onScanChanged((scan) => reconciler.enqueue(scan));
@@ -309,11 +311,7 @@ function runNotifier(settings: Settings, core: Core, clock: Clock, logger: Logge
 }
 
 /** Store and services only: what the CLI needs, without the HTTP edge. */
-export function composeCore(
-  settings: Settings,
-  clock: Clock = systemClock,
-  reportWorker: URL = REPORT_WORKER,
-) {
+export function composeCore(settings: Settings, clock: Clock = systemClock, reportWorker: URL = REPORT_WORKER) {
   const db = openDatabase(settings.dataDir);
   const accountRepository = new SqliteAccountRepository(db);
   const accounts = new AccountsService(accountRepository, clock);
@@ -326,10 +324,21 @@ export function composeCore(
   const riskRepository = new SqliteRiskRepository(db);
   const pendingRecordings = new SqlitePendingRecordings(db);
   const staging = new SqliteRecordingStaging(db);
-  const history = new RiskHistory(riskRepository, targetRepository, clock, pendingRecordings, new SqliteEventReceivers(db), staging, new SqlitePendingForgets(db));
+  const history = new RiskHistory(
+    riskRepository,
+    targetRepository,
+    clock,
+    pendingRecordings,
+    new SqliteEventReceivers(db),
+    staging,
+    new SqlitePendingForgets(db),
+  );
   const outbox = new NotifyingOutbox(new SqliteEventOutbox(db));
   // Writes of the same turn of the event loop in one transaction, one disk flush: POST /v1/scans and the Scan controller's state changes.
-  const commits = new GroupCommit((fn) => db.transaction(fn).immediate(), () => db.inTransaction);
+  const commits = new GroupCommit(
+    (fn) => db.transaction(fn).immediate(),
+    () => db.inTransaction,
+  );
   const scanPdfs = new ScanPdfs({
     repository: new SqliteScanPdfRepository(db),
     scans: scanRepository,
@@ -364,9 +373,48 @@ export function composeCore(
   const scheduledScanRepository = new SqliteScheduledScanRepository(db);
   const scheduledScans = new ScheduledScansService(scheduledScanRepository, paginator, clock);
   const scheduledRuns = new SqliteScheduledRunRepository(db);
-  const imports = new ImportsService(sources, targets, scanRepository, resultFiles, history, clock, settings.allowTargets, pendingRecordings, staging, scanPdfs);
+  const imports = new ImportsService(
+    sources,
+    targets,
+    scanRepository,
+    resultFiles,
+    history,
+    clock,
+    settings.allowTargets,
+    pendingRecordings,
+    staging,
+    scanPdfs,
+  );
   const scanResourceMarks = new SqliteScanResourceMarks(db);
-  return { db, commits, accounts, accountRepository, targets, targetAttachments, targetRepository, scans, scanRepository, scanResourceMarks, resultFiles, scanPdfs, uploads, riskRepository, history, staging, outbox, risks, reports, savedReports, reportWorkers, sources, scheduledScans, scheduledScanRepository, scheduledRuns, imports, webhookEndpoints };
+  return {
+    db,
+    commits,
+    accounts,
+    accountRepository,
+    targets,
+    targetAttachments,
+    targetRepository,
+    scans,
+    scanRepository,
+    scanResourceMarks,
+    resultFiles,
+    scanPdfs,
+    uploads,
+    riskRepository,
+    history,
+    staging,
+    outbox,
+    risks,
+    reports,
+    savedReports,
+    reportWorkers,
+    sources,
+    scheduledScans,
+    scheduledScanRepository,
+    scheduledRuns,
+    imports,
+    webhookEndpoints,
+  };
 }
 
 /**
@@ -393,7 +441,10 @@ async function recoverFromCrash(settings: Settings, core: Core, logger: Logger):
     ...(await new FileSystemReportFiles(join(settings.dataDir, 'reports')).sweep((reportId) => reports.has(reportId))),
   ];
   if (interrupted.length > 0 || removed.length > 0 || deletions.length > 0) {
-    logger.warn({ rolled_back: interrupted, finished_scan_deletions: deletions, removed_files: removed.slice(0, 100), removed_count: removed.length }, 'removed what an interrupted run left behind');
+    logger.warn(
+      { rolled_back: interrupted, finished_scan_deletions: deletions, removed_files: removed.slice(0, 100), removed_count: removed.length },
+      'removed what an interrupted run left behind',
+    );
   }
 }
 
@@ -486,7 +537,13 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   const readiness = async (): Promise<ReadinessCheck[]> => [
     migrationsCheck(core.db),
     await storeWritableCheck(core.db, settings.dataDir),
-    runtimeStarted ? { name: 'runtime', ok: true } : { name: 'runtime', ok: false, message: `the ${settings.runtime} runtime is starting${settings.runtime === 'kubernetes' ? ' (informers listing)' : ''}` },
+    runtimeStarted
+      ? { name: 'runtime', ok: true }
+      : {
+          name: 'runtime',
+          ok: false,
+          message: `the ${settings.runtime} runtime is starting${settings.runtime === 'kubernetes' ? ' (informers listing)' : ''}`,
+        },
   ];
 
   const listen = async (): Promise<Server> => {
@@ -510,11 +567,17 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     return bound;
   };
 
-  const runtime = settings.runtime === 'kubernetes' ? kubernetesRuntime(settings, core, clock, logger, options.kubeConfig, metrics) : embeddedRuntime(settings, logger);
+  const runtime =
+    settings.runtime === 'kubernetes' ? kubernetesRuntime(settings, core, clock, logger, options.kubeConfig, metrics) : embeddedRuntime(settings, logger);
   // One reconciler per Kind, the same in both runtimes; the runtime gives each its face (Kubernetes: the custom resources).
   const controller = scanReconciler(settings, core, runtime, clock, logger, metrics);
   metrics.watchQueue('scan', controller.queue);
-  core.scanPdfs.onError((file, error) => logger.error({ scan_id: file.scanId, result_id: file.resultId, err: error }, "a scan's PDF could not be made; it is made again at the next start or at its download"));
+  core.scanPdfs.onError((file, error) =>
+    logger.error(
+      { scan_id: file.scanId, result_id: file.resultId, err: error },
+      "a scan's PDF could not be made; it is made again at the next start or at its download",
+    ),
+  );
   const dispatcher = webhookDispatcher(settings, core, clock, logger, metrics);
   core.outbox.onAppended(() => dispatcher.wake());
   const scheduler = scheduledScanReconciler(core, clock, systemTimers(clock), {
@@ -522,7 +585,10 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     queueObserver: metrics.queueObserver('scheduled-scan'),
     onError: (key, error) => logger.warn({ key, err: error }, 'scheduled scan not reconciled; will retry'),
     onRun: (run) =>
-      logger.info({ scheduled_scan_id: run.scheduledScanId, run_at: run.runAt, scan_ids: run.scanIds, skipped: run.skipped }, 'scheduled run created its scans'),
+      logger.info(
+        { scheduled_scan_id: run.scheduledScanId, run_at: run.runAt, scan_ids: run.scanIds, skipped: run.skipped },
+        'scheduled run created its scans',
+      ),
   });
   metrics.watchQueue('scheduled-scan', scheduler.queue);
   const notifier = runNotifier(settings, core, clock, logger);

@@ -164,9 +164,13 @@ function eventRecorder(cluster: Cluster, clock: Clock, logger: Logger, defaults:
 function historyLimitsOf(core: Core, scheduledScanId: string, cached: (namespace: string, name: string) => ScheduledScanObject | undefined): HistoryLimits {
   const row = core.scheduledScanRepository.findByIdUnscoped(scheduledScanId);
   const namespace = row && core.accountRepository.findById(row.accountId)?.namespace;
-  const spec = (row && namespace !== undefined ? cached(namespace, row.objectName)?.spec : undefined) as { successfulScansHistoryLimit?: unknown; failedScansHistoryLimit?: unknown } | undefined;
+  const spec = (row && namespace !== undefined ? cached(namespace, row.objectName)?.spec : undefined) as
+    { successfulScansHistoryLimit?: unknown; failedScansHistoryLimit?: unknown } | undefined;
   const limit = (value: unknown, fallback: number) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : fallback);
-  return { successful: limit(spec?.successfulScansHistoryLimit, SCANS_HISTORY_LIMITS.successful), failed: limit(spec?.failedScansHistoryLimit, SCANS_HISTORY_LIMITS.failed) };
+  return {
+    successful: limit(spec?.successfulScansHistoryLimit, SCANS_HISTORY_LIMITS.successful),
+    failed: limit(spec?.failedScansHistoryLimit, SCANS_HISTORY_LIMITS.failed),
+  };
 }
 
 /** An informer on one kind of Vigil's custom resources in the namespaces bound to accounts (custom-resource-informer.ts), its failures logged. */
@@ -195,10 +199,22 @@ function customResourceInformer(
 }
 
 /** The Scans' face: their CRs in the bound namespaces, read from its informer's cache; a schedule's runs are owned by its CR. */
-function scanFace(cluster: Cluster, core: Core, clock: Clock, logger: Logger, budget: ScanRequestBudget, scheduled: ScheduledScanResourceFace, ttlAfterFinishedSeconds: number) {
+function scanFace(
+  cluster: Cluster,
+  core: Core,
+  clock: Clock,
+  logger: Logger,
+  budget: ScanRequestBudget,
+  scheduled: ScheduledScanResourceFace,
+  ttlAfterFinishedSeconds: number,
+) {
   const events = eventRecorder(cluster, clock, logger, { apiVersion: SCAN_API_VERSION, kind: SCAN_KIND });
   const cached = (namespace: string, name: string) => informer.cached(namespace, name) as ScanObject | undefined;
-  const resources = new ScanCustomResources(cluster.kubeConfig, (scan) => scheduled.ownerReferenceFor(scan.scheduledBy!), (namespace, name) => cached(namespace, name)?.metadata?.uid);
+  const resources = new ScanCustomResources(
+    cluster.kubeConfig,
+    (scan) => scheduled.ownerReferenceFor(scan.scheduledBy!),
+    (namespace, name) => cached(namespace, name)?.metadata?.uid,
+  );
   resources.onRequest = (scanId) => budget.spend(scanId);
   const face = new ScanResourceFace({
     kubeConfig: cluster.kubeConfig,

@@ -45,7 +45,9 @@ export function capField(text: string, max: number): string {
 
 /** The refusal of a file with more than MAX_FINDINGS_PER_SCAN findings; a streaming parser throws it as soon as it has counted one too many. */
 export function tooManyFindings(): MalformedResultError {
-  return new MalformedResultError(`the file holds more than ${MAX_FINDINGS_PER_SCAN.toLocaleString('en')} findings, the most one scan or upload may record; split the scan`);
+  return new MalformedResultError(
+    `the file holds more than ${MAX_FINDINGS_PER_SCAN.toLocaleString('en')} findings, the most one scan or upload may record; split the scan`,
+  );
 }
 
 /** Counts findings and their size against the per-scan caps; hands back each finding bounded. */
@@ -72,7 +74,9 @@ export class FindingBudget {
     const bounded = boundFinding(finding, info.info);
     this.bytes += definitionJsonLength(bounded.definition, info.jsonLength, plainText);
     if (this.bytes > MAX_FINDING_BYTES_PER_SCAN) {
-      throw new MalformedResultError(`the file's findings hold more than ${MAX_FINDING_BYTES_PER_SCAN / 1024 / 1024} MiB of text, the most one scan or upload may record; split the scan`);
+      throw new MalformedResultError(
+        `the file's findings hold more than ${MAX_FINDING_BYTES_PER_SCAN / 1024 / 1024} MiB of text, the most one scan or upload may record; split the scan`,
+      );
     }
     return bounded;
   }
@@ -272,7 +276,11 @@ function trimValue(value: unknown): unknown {
   if (typeof value === 'string') return capField(value, FIELD_CAPS.infoString);
   if (Array.isArray(value)) return value.slice(0, FIELD_CAPS.infoListItems).map(trimValue);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).slice(0, FIELD_CAPS.infoListItems).map(([key, item]) => [capField(key, 256), trimValue(item)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .slice(0, FIELD_CAPS.infoListItems)
+        .map(([key, item]) => [capField(key, 256), trimValue(item)]),
+    );
   }
   return value;
 }

@@ -167,7 +167,10 @@ function nessusFinding(item: NessusItem, hostLocation: Pick<FindingLocation, 'ho
       scan_type: 'NESSUS',
       title: nessusTitle(item, pluginId),
       threat_level: nessusThreatLevel(item),
-      description: joinSections([['', text('synopsis')], ['', text('description')]]),
+      description: joinSections([
+        ['', text('synopsis')],
+        ['', text('description')],
+      ]),
       solution: /^n\/a$/i.test(text('solution').trim()) ? '' : normaliseText(text('solution')),
       cvss: nessusCvss(item),
       additional_info: nessusInfo(item, pluginId, protocol, port),

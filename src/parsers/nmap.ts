@@ -140,7 +140,13 @@ class NmapDocumentHandlers implements XmlHandlers {
     } else if (depth === 6 && name === 'table' && this.vulnersEntry !== undefined && isScriptTable(element.parent!)) {
       port.vulners.push(this.vulnersEntry);
       this.vulnersEntry = undefined;
-    } else if (depth === 7 && name === 'elem' && this.vulnersEntry !== undefined && element.parent!.name === 'table' && isScriptTable(element.parent!.parent!)) {
+    } else if (
+      depth === 7 &&
+      name === 'elem' &&
+      this.vulnersEntry !== undefined &&
+      element.parent!.name === 'table' &&
+      isScriptTable(element.parent!.parent!)
+    ) {
       setVulnersField(this.vulnersEntry, element.attributes.key, text);
     }
   }
@@ -161,7 +167,8 @@ class NmapDocumentHandlers implements XmlHandlers {
     }
     if (name !== 'table' || port.scripts[port.scripts.length - 1]?.id !== 'vulners') return;
     if (depth === 5 && element.parent!.name === 'script') this.vulnersCpe = attributes.key ?? '';
-    else if (depth === 6 && isScriptTable(element.parent!)) this.vulnersEntry = { cpe: this.vulnersCpe, id: undefined, cvss: undefined, type: undefined, isExploit: undefined };
+    else if (depth === 6 && isScriptTable(element.parent!))
+      this.vulnersEntry = { cpe: this.vulnersCpe, id: undefined, cvss: undefined, type: undefined, isExploit: undefined };
   }
 }
 
@@ -208,7 +215,13 @@ function addNmapHost(host: NmapHost, scanType: NmapScanType, builder: ParseResul
     if (port.state !== 'open' || (port.protocol !== 'tcp' && port.protocol !== 'udp')) continue;
     const at: PortAt = { address, scannedName, number: portNumber(port), protocol: port.protocol };
     const { service } = port;
-    const plainPort = plainAddress && isJsonPlain(service.name) && isJsonPlain(service.product) && isJsonPlain(service.version) && isJsonPlain(service.extrainfo) && isJsonPlain(service.tunnel);
+    const plainPort =
+      plainAddress &&
+      isJsonPlain(service.name) &&
+      isJsonPlain(service.product) &&
+      isJsonPlain(service.version) &&
+      isJsonPlain(service.extrainfo) &&
+      isJsonPlain(service.tunnel);
     builder.addFinding(openPortFinding(port, at, scanType), plainPort);
     if (port.vulners.length === 0) continue;
     const software = normaliseTitle(`${service.product} ${service.version}`) || service.name;
@@ -216,7 +229,10 @@ function addNmapHost(host: NmapHost, scanType: NmapScanType, builder: ParseResul
     for (const entry of port.vulners) {
       const finding = vulnersFinding(entry, at, software || entry.cpe, software === '' ? isNormalisedTitle(entry.cpe) : normalisedSoftware, scanType);
       if (finding === undefined) continue;
-      builder.addFinding(finding, plainPort && isJsonPlain(entry.cpe) && isJsonPlain(entry.id ?? '') && isJsonPlain(entry.type ?? '') && isJsonPlain(entry.cvss ?? ''));
+      builder.addFinding(
+        finding,
+        plainPort && isJsonPlain(entry.cpe) && isJsonPlain(entry.id ?? '') && isJsonPlain(entry.type ?? '') && isJsonPlain(entry.cvss ?? ''),
+      );
     }
   }
 }
@@ -239,9 +255,7 @@ function locationOf(at: PortAt): Finding['location'] {
 
 /** The IP address nmap scanned; a MAC address (also an <address>) names no target. */
 function primaryAddress(host: NmapHost): string | undefined {
-  const ip =
-    host.addresses.find((a) => a.addrtype === 'ipv4' && a.addr !== '') ??
-    host.addresses.find((a) => a.addrtype === 'ipv6' && a.addr !== '');
+  const ip = host.addresses.find((a) => a.addrtype === 'ipv4' && a.addr !== '') ?? host.addresses.find((a) => a.addrtype === 'ipv6' && a.addr !== '');
   return ip?.addr ?? host.hostnames.find((h) => h.name !== '')?.name;
 }
 
@@ -262,9 +276,7 @@ function nmapHostFacts(host: NmapHost, address: string): HostFacts {
 function portNumber(port: NmapPort): number {
   const number = Number(port.portid);
   if (!Number.isInteger(number) || number < 0 || number > 65535 || port.portid.trim() === '') {
-    throw new MalformedResultError(
-      `The nmap report lists a ${port.protocol} port with portid '${port.portid}', which is not a port number.`,
-    );
+    throw new MalformedResultError(`The nmap report lists a ${port.protocol} port with portid '${port.portid}', which is not a port number.`);
   }
   return number;
 }
@@ -274,9 +286,7 @@ function serviceLabel(service: NmapService): string {
 }
 
 function describeService(service: NmapService): string {
-  const software = normaliseTitle(
-    [service.product, service.version, service.extrainfo === '' ? '' : `(${service.extrainfo})`].join(' '),
-  );
+  const software = normaliseTitle([service.product, service.version, service.extrainfo === '' ? '' : `(${service.extrainfo})`].join(' '));
   const identified = [service.name, software].filter((part) => part !== '').join(': ');
   if (identified === '') return '';
   if (service.method === 'table') return ` From its port number alone, nmap guesses the service is ${identified}.`;
@@ -367,14 +377,7 @@ function vulnersDescription(entry: VulnersEntry, id: string, type: string, cvss:
   );
 }
 
-function vulnersInfo(
-  entry: VulnersEntry,
-  id: string,
-  type: string,
-  score: number | undefined,
-  port: number,
-  protocol: string,
-): Record<string, unknown> {
+function vulnersInfo(entry: VulnersEntry, id: string, type: string, score: number | undefined, port: number, protocol: string): Record<string, unknown> {
   const info: Record<string, unknown> = { vulners_id: id, port, protocol };
   if (type !== '') info.vulners_type = type;
   if (score !== undefined) info.cvss_score = score;

@@ -157,7 +157,9 @@ function additionalInfo(record: NucleiRecord, info: NucleiInfo, templateId: stri
     cwe: stringList(classification['cwe-id']).map((id) => id.toUpperCase()),
     cvss_metrics: text(classification['cvss-metrics']) || null,
     references: referencesOf(info.reference),
-    tags: stringList(info.tags).flatMap((tag) => tag.split(',').map((part) => part.trim())).filter(Boolean),
+    tags: stringList(info.tags)
+      .flatMap((tag) => tag.split(',').map((part) => part.trim()))
+      .filter(Boolean),
     impact: text(info.impact) || null,
     extracted_results: capStrings(extracted, MAX_EXTRACTED_RESULTS, MAX_EXTRACTED_CHARS),
     extracted_results_total: extracted.length,
@@ -166,10 +168,7 @@ function additionalInfo(record: NucleiRecord, info: NucleiInfo, templateId: stri
 
 function mergeMatches(kept: Finding, duplicate: Finding): Finding {
   const keptInfo = kept.definition.additional_info;
-  const all = [
-    ...stringList(keptInfo['extracted_results']),
-    ...stringList(duplicate.definition.additional_info['extracted_results']),
-  ];
+  const all = [...stringList(keptInfo['extracted_results']), ...stringList(duplicate.definition.additional_info['extracted_results'])];
   const unique = [...new Set(all)];
   return {
     ...kept,
@@ -260,11 +259,7 @@ function parseHostPort(value: string): Endpoint | undefined {
   const path = slash === -1 ? '' : value.slice(slash).replace(/[?#].*$/, '');
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(authority);
   const hostAndPort = /^([^:]+):(\d+)$/.exec(authority);
-  const [host, port] = bracketed
-    ? [bracketed[1], bracketed[2]]
-    : hostAndPort
-      ? [hostAndPort[1], hostAndPort[2]]
-      : [authority, undefined];
+  const [host, port] = bracketed ? [bracketed[1], bracketed[2]] : hostAndPort ? [hostAndPort[1], hostAndPort[2]] : [authority, undefined];
   if (!host) return undefined;
   const portNumber = validPort(port);
   return { host: host.toLowerCase(), ...(portNumber ? { port: portNumber } : {}), path };

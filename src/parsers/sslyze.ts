@@ -82,8 +82,7 @@ interface CheckText {
   cves?: string[];
 }
 
-const DEPRECATED_PROTOCOL_SOLUTION =
-  'Disable the protocol version in the server or load balancer configuration and offer TLS 1.2 and TLS 1.3 only.';
+const DEPRECATED_PROTOCOL_SOLUTION = 'Disable the protocol version in the server or load balancer configuration and offer TLS 1.2 and TLS 1.3 only.';
 
 const CHECK_TEXTS: Readonly<Record<CheckName, CheckText>> = {
   ssl_2_0_enabled: {
@@ -121,7 +120,8 @@ const CHECK_TEXTS: Readonly<Record<CheckName, CheckText>> = {
   },
   heartbleed: {
     title: 'Vulnerable to Heartbleed',
-    description: 'The server answers malformed heartbeat requests with its own memory (Heartbleed), which can leak private keys, session cookies and passwords.',
+    description:
+      'The server answers malformed heartbeat requests with its own memory (Heartbleed), which can leak private keys, session cookies and passwords.',
     solution: 'Upgrade OpenSSL to 1.0.1g or later, then replace the private key and certificate and invalidate sessions.',
     cves: ['CVE-2014-0160'],
   },
@@ -133,7 +133,8 @@ const CHECK_TEXTS: Readonly<Record<CheckName, CheckText>> = {
   },
   robot: {
     title: 'Vulnerable to ROBOT',
-    description: 'The server exposes a Bleichenbacher padding oracle for RSA key exchange (ROBOT), which lets an attacker decrypt recorded traffic or sign with the server key.',
+    description:
+      'The server exposes a Bleichenbacher padding oracle for RSA key exchange (ROBOT), which lets an attacker decrypt recorded traffic or sign with the server key.',
     solution: 'Disable cipher suites with RSA key exchange (TLS_RSA_*) or apply the vendor patch for the TLS stack.',
   },
   insecure_renegotiation: {
@@ -175,7 +176,8 @@ const CHECK_TEXTS: Readonly<Record<CheckName, CheckText>> = {
   },
   certificate_untrusted: {
     title: 'Certificate not trusted',
-    description: 'The certificate chain does not validate against the trust stores sslyze checked (self-signed, unknown CA or incomplete chain). The evidence lists each failing trust store.',
+    description:
+      'The certificate chain does not validate against the trust stores sslyze checked (self-signed, unknown CA or incomplete chain). The evidence lists each failing trust store.',
     solution: 'Deploy a certificate issued by a public CA and send the complete intermediate chain.',
   },
   certificate_weak_signature: {
@@ -206,9 +208,7 @@ const sslyze5ServerSchema = z.object({
   server_location: serverLocationSchema,
   network_configuration: networkConfigurationSchema,
   connectivity_status: optionalText,
-  scan_result: z
-    .record(z.string(), z.object({ status: z.string(), result: z.unknown() }).nullish())
-    .nullish(),
+  scan_result: z.record(z.string(), z.object({ status: z.string(), result: z.unknown() }).nullish()).nullish(),
 });
 
 const reportSchema = z.object({
@@ -224,9 +224,7 @@ const MAX_REASON = 300;
 
 const cipherSuiteScanSchema = z.object({
   is_tls_version_supported: optionalFlag,
-  accepted_cipher_suites: z
-    .array(z.object({ cipher_suite: z.object({ name: z.string(), is_anonymous: optionalFlag }) }))
-    .nullish(),
+  accepted_cipher_suites: z.array(z.object({ cipher_suite: z.object({ name: z.string(), is_anonymous: optionalFlag }) })).nullish(),
 });
 
 const heartbleedSchema = z.object({ is_vulnerable_to_heartbleed: optionalFlag });
@@ -318,7 +316,10 @@ export function createSslyzeParser(options: JsonInputOptions = {}): ResultParser
 /** `host:port{ip}` as given on the command line: the host (sslyze could not parse or resolve it). */
 function invalidServer(invalid: { server_string: string; error_message?: string | null }): UnscannedHost {
   const host = invalid.server_string.replace(/\{[^}]*\}$/, '').replace(/:\d+$/, '');
-  return { host, reason: `sslyze could not scan ${invalid.server_string.slice(0, 100)}: ${(invalid.error_message ?? 'invalid server string').slice(0, MAX_REASON)}` };
+  return {
+    host,
+    reason: `sslyze could not scan ${invalid.server_string.slice(0, 100)}: ${(invalid.error_message ?? 'invalid server string').slice(0, MAX_REASON)}`,
+  };
 }
 
 /** A server sslyze could not connect to (sslyze 5+): its last trace line says why. */
@@ -340,9 +341,7 @@ function readServer(entry: unknown, where: string): ScannedServer[] {
   return [
     describeServer(server.server_location, server.network_configuration, where, (command) => {
       const attempt = results[command];
-      return attempt?.status === 'COMPLETED' && attempt.result != null
-        ? { value: attempt.result, path: `${where}.scan_result.${command}.result` }
-        : undefined;
+      return attempt?.status === 'COMPLETED' && attempt.result != null ? { value: attempt.result, path: `${where}.scan_result.${command}.result` } : undefined;
     }),
   ];
 }
@@ -358,12 +357,7 @@ function readSslyze3Server(entry: unknown, where: string): ScannedServer {
 type ServerLocation = z.output<typeof serverLocationSchema>;
 type RawResultLookup = (command: string) => { value: unknown; path: string } | undefined;
 
-function describeServer(
-  location: ServerLocation,
-  network: z.output<typeof networkConfigurationSchema>,
-  where: string,
-  lookup: RawResultLookup,
-): ScannedServer {
+function describeServer(location: ServerLocation, network: z.output<typeof networkConfigurationSchema>, where: string, lookup: RawResultLookup): ScannedServer {
   return {
     where,
     hostname: location.hostname || location.ip_address || '',
@@ -511,8 +505,7 @@ function robotIssue(server: ScannedServer): TlsIssue | undefined {
 function renegotiationIssues(server: ScannedServer): Array<TlsIssue | undefined> {
   const renegotiation = server.result('session_renegotiation', renegotiationSchema);
   if (!renegotiation) return [];
-  const acceptsClientRenegotiation =
-    renegotiation.accepts_client_renegotiation === true || renegotiation.is_vulnerable_to_client_renegotiation_dos === true;
+  const acceptsClientRenegotiation = renegotiation.accepts_client_renegotiation === true || renegotiation.is_vulnerable_to_client_renegotiation_dos === true;
   const successCount = renegotiation.client_renegotiations_success_count;
   return [
     renegotiation.supports_secure_renegotiation === false ? issue('insecure_renegotiation', 'MEDIUM') : undefined,

@@ -37,8 +37,7 @@ const CONFIDENCE_LABELS = ['False Positive', 'Low', 'Medium', 'High', 'Confirmed
 
 /** ZAP writes every scalar as a string ("riskcode": "2"); other generators write numbers. */
 const integerText = z.union([z.number().int(), z.string().regex(/^\s*-?\d+\s*$/)], 'must be an integer').transform(Number);
-const integerBetween = (min: number, max: number) =>
-  integerText.pipe(z.number().min(min, `must be ${min} to ${max}`).max(max, `must be ${min} to ${max}`));
+const integerBetween = (min: number, max: number) => integerText.pipe(z.number().min(min, `must be ${min} to ${max}`).max(max, `must be ${min} to ${max}`));
 const optionalText = z.string().optional();
 
 const instanceSchema = z.object({
@@ -139,27 +138,32 @@ export function createZapParser(scanType: ZapScanType, options: JsonStreamOption
     }
   };
 
-  const stream = new JsonStream(FORMAT, options, (completed) => {
-    const { depth, key, value } = completed;
-    if (depth === 0) return;
-    if (!isObject(completed.containerAt(0)) || completed.keyAt(1) !== 'site') return prune(completed);
-    if (depth === 1) return Array.isArray(value) ? undefined : stub(completed);
-    if (!Array.isArray(completed.containerAt(1))) return prune(completed);
-    if (depth === 2) {
-      finishSite(key as number, value);
-      return prune(completed);
-    }
-    if (!isObject(completed.containerAt(2))) return prune(completed);
-    if (depth === 3) {
-      if (key === 'alerts') return Array.isArray(value) ? undefined : stub(completed);
-      if (!SITE_HEADER_KEYS.has(key as string)) return prune(completed);
-      return value !== null && typeof value === 'object' ? stub(completed) : undefined;
-    }
-    if (completed.keyAt(3) !== 'alerts' || !Array.isArray(completed.containerAt(3))) return prune(completed);
-    // Depth 4 (the deepest reported: a value deeper stays in its depth-4 ancestor until that completes).
-    takeAlert(['site', completed.keyAt(2)!, 'alerts', key!], value);
-    (completed.parent as unknown[]).pop();
-  }, 4);
+  const stream = new JsonStream(
+    FORMAT,
+    options,
+    (completed) => {
+      const { depth, key, value } = completed;
+      if (depth === 0) return;
+      if (!isObject(completed.containerAt(0)) || completed.keyAt(1) !== 'site') return prune(completed);
+      if (depth === 1) return Array.isArray(value) ? undefined : stub(completed);
+      if (!Array.isArray(completed.containerAt(1))) return prune(completed);
+      if (depth === 2) {
+        finishSite(key as number, value);
+        return prune(completed);
+      }
+      if (!isObject(completed.containerAt(2))) return prune(completed);
+      if (depth === 3) {
+        if (key === 'alerts') return Array.isArray(value) ? undefined : stub(completed);
+        if (!SITE_HEADER_KEYS.has(key as string)) return prune(completed);
+        return value !== null && typeof value === 'object' ? stub(completed) : undefined;
+      }
+      if (completed.keyAt(3) !== 'alerts' || !Array.isArray(completed.containerAt(3))) return prune(completed);
+      // Depth 4 (the deepest reported: a value deeper stays in its depth-4 ancestor until that completes).
+      takeAlert(['site', completed.keyAt(2)!, 'alerts', key!], value);
+      (completed.parent as unknown[]).pop();
+    },
+    4,
+  );
 
   return {
     write: (chunk) => stream.write(chunk),

@@ -36,7 +36,10 @@ export function chartsOf(report: Pick<ReportModel, 'summary'>): Chart[] {
   const grades = HEALTH_GRADES.map((grade) => ({ label: `Grade ${grade}`, value: summary.targetsByGrade[grade], color: GRADE_COLORS[grade]! }));
   const notScanned = summary.targetsNotScanned === 0 ? [] : [{ label: 'Not scanned', value: summary.targetsNotScanned, color: NOT_SCANNED_COLOR }];
   return [
-    { title: 'Risks by threat level', bars: THREAT_LEVELS.map((level) => ({ label: level, value: summary.byThreatLevel[level], color: LEVEL_COLORS[level]! })) },
+    {
+      title: 'Risks by threat level',
+      bars: THREAT_LEVELS.map((level) => ({ label: level, value: summary.byThreatLevel[level], color: LEVEL_COLORS[level]! })),
+    },
     { title: 'Targets by health grade', bars: [...grades, ...notScanned] },
   ];
 }

@@ -91,7 +91,10 @@ export class ReportWorkers implements ReportProducer {
   }
 
   private start(slot: Slot): Worker {
-    const worker = startWorker(this.options.module, { workerData: { dataDir: this.options.dataDir }, resourceLimits: { maxOldGenerationSizeMb: this.limits.heapMb } });
+    const worker = startWorker(this.options.module, {
+      workerData: { dataDir: this.options.dataDir },
+      resourceLimits: { maxOldGenerationSizeMb: this.limits.heapMb },
+    });
     slot.worker = worker;
     worker.on('message', (answer: ReportWorkerAnswer) => {
       const task = slot.task;
@@ -107,7 +110,11 @@ export class ReportWorkers implements ReportProducer {
       if (slot.worker === worker) slot.worker = undefined;
       const task = slot.task;
       slot.task = undefined;
-      task?.reject(this.closing ? stopping() : new ServiceBusyError(`the report could not be made: its worker thread stopped (${reason}); try again, or narrow the filters`));
+      task?.reject(
+        this.closing
+          ? stopping()
+          : new ServiceBusyError(`the report could not be made: its worker thread stopped (${reason}); try again, or narrow the filters`),
+      );
       if (!this.closing) this.next(slot);
     };
     worker.once('error', (error: Error & { code?: string }) =>

@@ -100,7 +100,10 @@ export function describeGmpEndpoint(endpoint: GmpEndpoint): string {
 
 /** Server-supplied text, made safe for a one-line message. */
 export function oneLine(text: string, maxChars = 200): string {
-  const flat = text.replace(/[\x00-\x1f\x7f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = text
+    .replace(/[\x00-\x1f\x7f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > maxChars ? `${flat.slice(0, maxChars)}...` : flat;
 }
 
@@ -135,7 +138,13 @@ export class GmpConnection {
       const socket =
         endpoint.kind === 'unix'
           ? createConnection({ path: endpoint.path })
-          : connectTls({ host: endpoint.host, port: endpoint.port, ca: options.ca, rejectUnauthorized: true, ...(isIP(endpoint.host) === 0 ? { servername: endpoint.host } : {}) });
+          : connectTls({
+              host: endpoint.host,
+              port: endpoint.port,
+              ca: options.ca,
+              rejectUnauthorized: true,
+              ...(isIP(endpoint.host) === 0 ? { servername: endpoint.host } : {}),
+            });
       socket.setTimeout(timeoutMs);
       const fail = (reason: string, code?: string) => {
         socket.destroy();

@@ -61,7 +61,9 @@ async function basicTemplateUuid(api: NessusApi): Promise<string> {
   const answer = (await api.json('GET', '/editor/scan/templates')) as { templates?: Array<{ name?: unknown; uuid?: unknown }> };
   const basic = Array.isArray(answer.templates) ? answer.templates.find((template) => template?.name === 'basic') : undefined;
   if (typeof basic?.uuid !== 'string' || basic.uuid === '') {
-    throw new NessusError("the Nessus server offers no scan template named 'basic' (Basic Network Scan); set VIGIL_NESSUS_TEMPLATE_UUID to the uuid of the template to use");
+    throw new NessusError(
+      "the Nessus server offers no scan template named 'basic' (Basic Network Scan); set VIGIL_NESSUS_TEMPLATE_UUID to the uuid of the template to use",
+    );
   }
   return basic.uuid;
 }
@@ -153,7 +155,10 @@ async function deleteScan(api: NessusApi, scanId: string, running: boolean): Pro
 
 /** Server-supplied text, made safe for a one-line message. */
 function oneLine(text: string, maxChars = 200): string {
-  const flat = text.replace(/[\x00-\x1f\x7f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = text
+    .replace(/[\x00-\x1f\x7f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > maxChars ? `${flat.slice(0, maxChars)}...` : flat;
 }
 
@@ -216,7 +221,10 @@ class NessusApi {
   private unreachable(method: string, path: string, error: unknown): NessusError {
     const cause = ((error as Error).cause ?? error) as NodeJS.ErrnoException;
     if (cause?.name === 'TimeoutError') return new NessusError(`the Nessus server at ${this.settings.url} did not answer ${method} ${path} in time`);
-    const hint = cause?.code !== undefined && UNTRUSTED_CERTIFICATE_CODES.has(cause.code) ? "; add the CA that signed the server's certificate with NODE_EXTRA_CA_CERTS" : '';
+    const hint =
+      cause?.code !== undefined && UNTRUSTED_CERTIFICATE_CODES.has(cause.code)
+        ? "; add the CA that signed the server's certificate with NODE_EXTRA_CA_CERTS"
+        : '';
     return new NessusError(`could not reach the Nessus server at ${this.settings.url} (${method} ${path}): ${oneLine(cause?.message ?? String(error))}${hint}`);
   }
 
@@ -237,7 +245,9 @@ class NessusApi {
       );
     }
     if (response.status === 401) {
-      return new NessusError(`the Nessus server refused the API keys (401 on ${method} ${path}${why}); check VIGIL_NESSUS_ACCESS_KEY and VIGIL_NESSUS_SECRET_KEY`);
+      return new NessusError(
+        `the Nessus server refused the API keys (401 on ${method} ${path}${why}); check VIGIL_NESSUS_ACCESS_KEY and VIGIL_NESSUS_SECRET_KEY`,
+      );
     }
     return new NessusError(`the Nessus server answered ${response.status} to ${method} ${path}${why}`);
   }

@@ -10,7 +10,17 @@ import { UNTRUSTED_CERTIFICATE_CODES, type ScanPolling } from './scanner-polling
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { OpenVasSettings } from '../config/settings.js';
-import { GmpConnection, GmpError, GmpStatusError, childElement, childText, describeGmpEndpoint, escapeXml, type GmpAnswer, type GmpSendOptions } from './gmp-client.js';
+import {
+  GmpConnection,
+  GmpError,
+  GmpStatusError,
+  childElement,
+  childText,
+  describeGmpEndpoint,
+  escapeXml,
+  type GmpAnswer,
+  type GmpSendOptions,
+} from './gmp-client.js';
 
 /** GMP's built-in "XML" report format. */
 const XML_REPORT_FORMAT_ID = 'a994b278-1f62-11e1-96ac-406186ea4fc5';
@@ -81,9 +91,7 @@ function createdId(answer: GmpAnswer, command: string): string {
 
 async function createTarget(session: GreenboneSession, name: string, request: OpenVasScanRequest): Promise<string> {
   const inner =
-    `<name>${escapeXml(name)}</name>` +
-    `<hosts>${escapeXml(request.hosts.join(','))}</hosts>` +
-    `<port_list id="${escapeXml(request.settings.portListId)}"/>`;
+    `<name>${escapeXml(name)}</name>` + `<hosts>${escapeXml(request.hosts.join(','))}</hosts>` + `<port_list id="${escapeXml(request.settings.portListId)}"/>`;
   return createdId(await session.send('create_target', {}, inner), 'create_target');
 }
 

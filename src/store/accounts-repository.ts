@@ -92,7 +92,9 @@ export class SqliteAccountRepository implements AccountRepository {
   }
 
   findActiveKeysByLookup(lookup: string): Array<{ key: StoredApiKey; account: Account }> {
-    const rows = this.statements.keysByLookup.all(lookup) as Array<AccountRow & { key_id: string; key_name: string; hash: Buffer; key_created_at: string; revoked_at: string | null }>;
+    const rows = this.statements.keysByLookup.all(lookup) as Array<
+      AccountRow & { key_id: string; key_name: string; hash: Buffer; key_created_at: string; revoked_at: string | null }
+    >;
     return rows.map((row) => ({
       key: { id: row.key_id, accountId: row.id, name: row.key_name, hash: row.hash, createdAt: row.key_created_at, revokedAt: row.revoked_at },
       account: toAccount(row),

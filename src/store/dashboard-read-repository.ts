@@ -22,7 +22,9 @@ export class SqliteDashboardReadRepository implements DashboardReadRepository {
       // The SUCCEEDED scans' own diffs (SPEC.md new_open and closed), by the day the scan finished, kept by triggers (0026).
       dailyChanges: db.prepare('SELECT day, opened, closed FROM risk_changes_by_day WHERE account_id = ? AND day >= ? ORDER BY day'),
       // A target no scan has looked at has grade A by default: it is counted apart (grade NULL), not as A.
-      byGrade: db.prepare('SELECT CASE WHEN last_scanned_at IS NULL THEN NULL ELSE health_grade END AS grade, COUNT(*) AS n FROM targets WHERE account_id = ? GROUP BY 1'),
+      byGrade: db.prepare(
+        'SELECT CASE WHEN last_scanned_at IS NULL THEN NULL ELSE health_grade END AS grade, COUNT(*) AS n FROM targets WHERE account_id = ? GROUP BY 1',
+      ),
       // requested_targets is JSON.stringify of {targetId, target} objects: the quoted key and id match one entry exactly.
       scansOfTarget: db.prepare('SELECT id FROM scans WHERE account_id = ? AND instr(requested_targets, ?) > 0 ORDER BY seq DESC LIMIT ?'),
       scansDetecting: db.prepare(`SELECT s.id FROM detections d JOIN scans s ON s.id = d.scan_id
@@ -33,7 +35,8 @@ export class SqliteDashboardReadRepository implements DashboardReadRepository {
 
   openRisksByLevel(accountId: string, minOpenvasQod: number): OpenRiskCounts {
     const counts: OpenRiskCounts = {};
-    for (const row of this.statements.openByLevel.all(accountId, minOpenvasQod) as Array<{ threat_level: ThreatLevel; n: number }>) counts[row.threat_level] = row.n;
+    for (const row of this.statements.openByLevel.all(accountId, minOpenvasQod) as Array<{ threat_level: ThreatLevel; n: number }>)
+      counts[row.threat_level] = row.n;
     return counts;
   }
 
@@ -55,8 +58,10 @@ export class SqliteDashboardReadRepository implements DashboardReadRepository {
     const counts = new Map<string, OpenRiskCounts>();
     if (targetIds.length === 0) return counts;
     const rows = this.db
-      .prepare(`SELECT target_id, threat_level, COUNT(*) AS n FROM risks
-        WHERE target_id IN (${targetIds.map(() => '?').join(', ')}) AND +account_id = ? AND ${OPEN_RISK} GROUP BY target_id, threat_level`)
+      .prepare(
+        `SELECT target_id, threat_level, COUNT(*) AS n FROM risks
+        WHERE target_id IN (${targetIds.map(() => '?').join(', ')}) AND +account_id = ? AND ${OPEN_RISK} GROUP BY target_id, threat_level`,
+      )
       .all(...targetIds, accountId, minOpenvasQod) as Array<{ target_id: string; threat_level: ThreatLevel; n: number }>;
     for (const row of rows) counts.set(row.target_id, { ...counts.get(row.target_id), [row.threat_level]: row.n });
     return counts;

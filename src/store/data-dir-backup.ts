@@ -48,7 +48,8 @@ async function prepareTarget(target: string): Promise<void> {
     throw error;
   });
   if (existing !== undefined && !existing.isDirectory()) throw new BackupTargetError(`${target} is a file; name a new or empty folder for the backup`);
-  if (existing !== undefined && (await readdir(target)).length > 0) throw new BackupTargetError(`${target} is not empty; name a new or empty folder for the backup`);
+  if (existing !== undefined && (await readdir(target)).length > 0)
+    throw new BackupTargetError(`${target} is not empty; name a new or empty folder for the backup`);
   await mkdir(target, { recursive: true });
 }
 
@@ -57,7 +58,8 @@ async function snapshotDatabase(source: string, copy: string): Promise<void> {
   try {
     db = new BetterSqlite3(source, { fileMustExist: true });
   } catch (error) {
-    if ((error as { code?: string }).code === 'SQLITE_CANTOPEN') throw new NothingToBackUpError(`there is no Vigil database at ${source}; set VIGIL_DATA_DIR to the data directory to back up`);
+    if ((error as { code?: string }).code === 'SQLITE_CANTOPEN')
+      throw new NothingToBackUpError(`there is no Vigil database at ${source}; set VIGIL_DATA_DIR to the data directory to back up`);
     throw error;
   }
   try {

@@ -28,8 +28,12 @@ export class SqlitePendingRecordings implements PendingRecordings {
           hostname = iif(targets.hostname IS j.after_hostname, j.hostname, targets.hostname),
           last_scanned_at = iif(targets.last_scanned_at IS j.after_last_scanned_at, j.last_scanned_at, targets.last_scanned_at)
         FROM pending_recording_targets j WHERE j.scan_id = ? AND j.created = 0 AND targets.id = j.target_id`),
-      created: db.prepare(`SELECT j.target_id FROM pending_recording_targets j WHERE j.scan_id = ? AND j.created = 1
-          AND NOT EXISTS (SELECT 1 FROM scan_coverage c WHERE c.target_id = j.target_id)`).pluck(),
+      created: db
+        .prepare(
+          `SELECT j.target_id FROM pending_recording_targets j WHERE j.scan_id = ? AND j.created = 1
+          AND NOT EXISTS (SELECT 1 FROM scan_coverage c WHERE c.target_id = j.target_id)`,
+        )
+        .pluck(),
     };
   }
 

@@ -40,11 +40,19 @@ export class SqliteRecordingStaging implements RecordingStaging {
         FROM json_each(?) j JOIN main.risks r ON r.id = j.value ->> 0 JOIN main.targets t ON t.id = r.target_id ORDER BY j.key`),
       counts: db.prepare('SELECT host, COUNT(*) AS n FROM temp.staged_findings WHERE scan_id = ? GROUP BY host'),
       all: db.prepare('SELECT seq, fingerprint FROM temp.staged_findings WHERE scan_id = ? ORDER BY seq').raw(),
-      ofHosts: db.prepare(`SELECT seq, fingerprint FROM temp.staged_findings
-        WHERE scan_id = ? AND host IN (SELECT value FROM json_each(?)) ORDER BY seq`).raw(),
+      ofHosts: db
+        .prepare(
+          `SELECT seq, fingerprint FROM temp.staged_findings
+        WHERE scan_id = ? AND host IN (SELECT value FROM json_each(?)) ORDER BY seq`,
+        )
+        .raw(),
       // Two ranges of the index, so the answer never walks this recording's own rows.
-      others: db.prepare(`SELECT EXISTS (SELECT 1 FROM temp.staged_findings WHERE scan_id < ?)
-        OR EXISTS (SELECT 1 FROM temp.staged_findings WHERE scan_id > ?)`).pluck(),
+      others: db
+        .prepare(
+          `SELECT EXISTS (SELECT 1 FROM temp.staged_findings WHERE scan_id < ?)
+        OR EXISTS (SELECT 1 FROM temp.staged_findings WHERE scan_id > ?)`,
+        )
+        .pluck(),
       dropAllFindings: db.prepare('DELETE FROM temp.staged_findings'),
       // An endpoint removed since the chunk staged its events takes its events with it, as if they had never been stored.
       release: db.prepare(`INSERT INTO main.events (id, account_id, type, payload, created_at)
@@ -67,7 +75,15 @@ export class SqliteRecordingStaging implements RecordingStaging {
         const finding = findings[index]!;
         const { definition } = finding;
         const qod = definition.additional_info.qod;
-        values.push(scanId, key ?? finding.location.host, finding.fingerprint, definition.title, definition.threat_level, typeof qod === 'number' ? Math.round(qod) : null, JSON.stringify(definition));
+        values.push(
+          scanId,
+          key ?? finding.location.host,
+          finding.fingerprint,
+          definition.title,
+          definition.threat_level,
+          typeof qod === 'number' ? Math.round(qod) : null,
+          JSON.stringify(definition),
+        );
       }
       this.findingInsert(count).run(values);
     };
@@ -99,7 +115,9 @@ export class SqliteRecordingStaging implements RecordingStaging {
   }
 
   findings(scanId: string, hosts: readonly string[] | undefined): StagedFinding[] {
-    const rows = (hosts === undefined ? this.statements.all.all(scanId) : this.statements.ofHosts.all(scanId, JSON.stringify(hosts))) as Array<[number, string]>;
+    const rows = (hosts === undefined ? this.statements.all.all(scanId) : this.statements.ofHosts.all(scanId, JSON.stringify(hosts))) as Array<
+      [number, string]
+    >;
     return rows.map(([seq, fingerprint]) => ({ seq, fingerprint }));
   }
 

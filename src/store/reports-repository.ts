@@ -96,7 +96,14 @@ export interface ReportTargetRow {
 
 /** A target as a report holds it. */
 export function toReportTarget(row: ReportTargetRow): ReportTarget {
-  return { id: row.id, target: row.target, label: row.label, tags: JSON.parse(row.tags) as string[], healthScore: { score: row.health_score, grade: row.health_grade }, lastScannedAt: row.last_scanned_at };
+  return {
+    id: row.id,
+    target: row.target,
+    label: row.label,
+    tags: JSON.parse(row.tags) as string[],
+    healthScore: { score: row.health_score, grade: row.health_grade },
+    lastScannedAt: row.last_scanned_at,
+  };
 }
 
 export interface ScopeRiskRow {
@@ -154,13 +161,18 @@ export class SqliteReportRepository implements ReportRepository {
   countTargets(accountId: string, selection: ReportSelection, cap: number): number {
     const clause = where('t.account_id', accountId, targetConditions(accountId, selection, true));
     // LIMIT inside: the count stops at cap, walking index entries (targets_by_account and the filters' own), never the rows.
-    return this.db.prepare(`SELECT count(*) FROM (SELECT 1 FROM targets t WHERE ${clause.sql} LIMIT ?)`).pluck().get(...clause.params, cap) as number;
+    return this.db
+      .prepare(`SELECT count(*) FROM (SELECT 1 FROM targets t WHERE ${clause.sql} LIMIT ?)`)
+      .pluck()
+      .get(...clause.params, cap) as number;
   }
 
   private scopeTargets(accountId: string, selection: ReportSelection): ReportTarget[] {
     const clause = where('t.account_id', accountId, targetConditions(accountId, selection, true));
     const rows = this.db
-      .prepare(`SELECT t.id, t.target, t.label, t.tags, t.health_score, t.health_grade, t.last_scanned_at FROM targets t WHERE ${clause.sql} ORDER BY t.seq LIMIT ?`)
+      .prepare(
+        `SELECT t.id, t.target, t.label, t.tags, t.health_score, t.health_grade, t.last_scanned_at FROM targets t WHERE ${clause.sql} ORDER BY t.seq LIMIT ?`,
+      )
       .all(...clause.params, selection.maxTargets + 1) as ReportTargetRow[];
     return rows.map(toReportTarget);
   }
@@ -185,7 +197,10 @@ export class SqliteReportRepository implements ReportRepository {
     const clause = where('r.account_id', accountId, conditions);
     // The targets' ranges of risks_by_account_target: left to itself, SQLite walked every risk of the account testing its target.
     const byTargetIndex = `FROM risks r${byTargets ? ' INDEXED BY risks_by_account_target' : ''} WHERE ${clause.sql}`;
-    const matched = this.db.prepare(`SELECT count(*) FROM (SELECT 1 ${byTargetIndex} LIMIT ?)`).pluck().get(...clause.params, selection.maxRisks + 1) as number;
+    const matched = this.db
+      .prepare(`SELECT count(*) FROM (SELECT 1 ${byTargetIndex} LIMIT ?)`)
+      .pluck()
+      .get(...clause.params, selection.maxRisks + 1) as number;
     const capped = matched > selection.maxRisks;
     const from = capped ? `FROM risks r WHERE ${clause.sql}` : byTargetIndex;
     const order = capped ? SEVERITY_ORDER : SEVERITY_SORT;
@@ -199,7 +214,10 @@ export class SqliteReportRepository implements ReportRepository {
   /** The ids of the targets the selection names (countTargets has kept them to maxTargets). */
   private selectedTargetIds(accountId: string, selection: ReportSelection): string[] {
     const clause = where('t.account_id', accountId, targetConditions(accountId, selection, true));
-    return this.db.prepare(`SELECT t.id FROM targets t WHERE ${clause.sql} LIMIT ?`).pluck().all(...clause.params, selection.maxTargets + 1) as string[];
+    return this.db
+      .prepare(`SELECT t.id FROM targets t WHERE ${clause.sql} LIMIT ?`)
+      .pluck()
+      .all(...clause.params, selection.maxTargets + 1) as string[];
   }
 }
 

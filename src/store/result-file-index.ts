@@ -4,7 +4,10 @@
 import type { Database } from './database.js';
 
 export function referencedResultFiles(db: Database): Set<string> {
-  const rows = db.prepare('SELECT scan_id AS scanId, file_name AS fileName FROM scan_results WHERE content IS NULL').all() as Array<{ scanId: string; fileName: string }>;
+  const rows = db.prepare('SELECT scan_id AS scanId, file_name AS fileName FROM scan_results WHERE content IS NULL').all() as Array<{
+    scanId: string;
+    fileName: string;
+  }>;
   return new Set(rows.map((row) => `${row.scanId}/${row.fileName}`));
 }
 

@@ -21,7 +21,11 @@ export class FileSystemResultFiles implements ResultFileStore {
     return join(this.root, basename(scanId), basename(fileName));
   }
 
-  async save(scanId: string, fileName: string, content: Uint8Array | readonly Uint8Array[] | AsyncIterable<Uint8Array>): Promise<{ size: number; sha256: string }> {
+  async save(
+    scanId: string,
+    fileName: string,
+    content: Uint8Array | readonly Uint8Array[] | AsyncIterable<Uint8Array>,
+  ): Promise<{ size: number; sha256: string }> {
     if (isAsyncIterable(content)) return this.saveStreamed(scanId, fileName, content);
     if (content instanceof Uint8Array && content.byteLength <= SMALL_FILE_BYTES) return this.saveSmall(scanId, fileName, content);
     const path = this.pathOf(scanId, fileName);
@@ -151,14 +155,14 @@ class IncomingFile implements IncomingResultFile {
       mkdirSync(this.folder, { recursive: true });
       this.fd = openSync(this.temporary, 'w+');
     }
-    for (let offset = 0; offset < chunk.byteLength; ) offset += writeSync(this.fd, chunk, offset, chunk.byteLength - offset, this.size + offset);
+    for (let offset = 0; offset < chunk.byteLength;) offset += writeSync(this.fd, chunk, offset, chunk.byteLength - offset, this.size + offset);
     this.hash.update(chunk);
     this.size += chunk.byteLength;
   }
 
   *written(): Generator<Uint8Array> {
     if (this.fd === undefined) return;
-    for (let position = 0; position < this.size; ) {
+    for (let position = 0; position < this.size;) {
       const piece = Buffer.allocUnsafe(Math.min(READ_BACK_BYTES, this.size - position));
       const read = readSync(this.fd, piece, 0, piece.length, position);
       if (read === 0) throw new Error(`${this.temporary} is shorter than what was written to it`);

@@ -99,7 +99,10 @@ const SORT_EXPRESSIONS: Record<RiskSortField, string> = {
 function keysetColumns(query: RiskListQuery): KeysetColumn[] {
   const field = query.sort?.[0];
   if (field === undefined) return [{ expression: 'r.seq', direction: 'desc' }];
-  return [{ expression: SORT_EXPRESSIONS[field.field], direction: field.direction }, { expression: 'r.seq', direction: field.direction }];
+  return [
+    { expression: SORT_EXPRESSIONS[field.field], direction: field.direction },
+    { expression: 'r.seq', direction: field.direction },
+  ];
 }
 
 /**
@@ -117,7 +120,11 @@ function listSource(query: RiskListQuery, accountId: string, byTargets: boolean)
   // A few targets' risks (a target, tag or text filter): each target's range, then sorted. Left to itself, SQLite
   // walked every risk of the account in page order to avoid that sort, reading each row to test its target.
   const risks = byTargets ? 'risks r INDEXED BY risks_by_account_target' : 'risks r';
-  return { sql: `SELECT ${VIEW_COLUMNS}${sortKey} FROM ${risks} JOIN targets t ON t.id = r.target_id`, accountCondition: 'r.account_id = ?', accountParams: [accountId] };
+  return {
+    sql: `SELECT ${VIEW_COLUMNS}${sortKey} FROM ${risks} JOIN targets t ON t.id = r.target_id`,
+    accountCondition: 'r.account_id = ?',
+    accountParams: [accountId],
+  };
 }
 
 const cursorOf = (row: RiskViewRow): CursorValue[] => (row.sort_key === undefined ? [row.seq] : [row.sort_key, row.seq]);
@@ -272,7 +279,10 @@ export class SqliteRiskRepository implements RiskRepository {
   }
 
   coveredBy(scanId: string): Array<{ targetId: string; scanType: ScanType }> {
-    return (this.statements.coveredBy.all(scanId) as Array<{ target_id: string; scan_type: ScanType }>).map((row) => ({ targetId: row.target_id, scanType: row.scan_type }));
+    return (this.statements.coveredBy.all(scanId) as Array<{ target_id: string; scan_type: ScanType }>).map((row) => ({
+      targetId: row.target_id,
+      scanType: row.scan_type,
+    }));
   }
 
   forgetCoverage(scanId: string): void {
@@ -291,7 +301,8 @@ export class SqliteRiskRepository implements RiskRepository {
     const columns = keysetColumns(query);
     if (query.after !== undefined) selection.tests.push(afterCursor(columns, query.after));
     const arms = query.sort?.[0] === undefined ? combinations(selection.equalities) : undefined;
-    const rows = arms === undefined || arms.length === 1 ? this.walk(accountId, query, selection, columns) : this.merge(accountId, query, arms, selection.tests);
+    const rows =
+      arms === undefined || arms.length === 1 ? this.walk(accountId, query, selection, columns) : this.merge(accountId, query, arms, selection.tests);
     const more = rows.length > query.pageSize;
     const page = more ? rows.slice(0, query.pageSize) : rows;
     return { items: page.map(toView), nextCursor: more ? cursorOf(page.at(-1)!) : undefined, cursorAt: (index) => cursorOf(page[index]!) };
@@ -340,7 +351,9 @@ export class SqliteRiskRepository implements RiskRepository {
       where.push(test.sql);
       params.push(...test.params);
     }
-    return this.db.prepare(`${source.sql} WHERE ${where.join(' AND ')} ORDER BY ${orderBy(columns)} LIMIT ?`).all(...params, query.pageSize + 1) as RiskViewRow[];
+    return this.db
+      .prepare(`${source.sql} WHERE ${where.join(' AND ')} ORDER BY ${orderBy(columns)} LIMIT ?`)
+      .all(...params, query.pageSize + 1) as RiskViewRow[];
   }
 
   /**

@@ -37,7 +37,9 @@ export class SqliteScanPdfRepository implements ScanPdfRepository {
   targets(accountId: string, ids: readonly string[]): ReportTarget[] {
     if (ids.length === 0) return [];
     const rows = this.db
-      .prepare(`SELECT id, target, label, tags, health_score, health_grade, last_scanned_at FROM targets WHERE account_id = ? AND id IN (${marks(ids.length)}) ORDER BY seq`)
+      .prepare(
+        `SELECT id, target, label, tags, health_score, health_grade, last_scanned_at FROM targets WHERE account_id = ? AND id IN (${marks(ids.length)}) ORDER BY seq`,
+      )
       .all(accountId, ...ids) as ReportTargetRow[];
     return rows.map(toReportTarget);
   }
@@ -52,7 +54,9 @@ export class SqliteScanPdfRepository implements ScanPdfRepository {
   risks(accountId: string, ids: readonly string[]): ReportRisk[] {
     if (ids.length === 0) return [];
     const rows = this.db
-      .prepare(`SELECT id, target_id, status, is_accepted, first_detected_at, last_detected_at, definition FROM risks WHERE account_id = ? AND id IN (${marks(ids.length)})`)
+      .prepare(
+        `SELECT id, target_id, status, is_accepted, first_detected_at, last_detected_at, definition FROM risks WHERE account_id = ? AND id IN (${marks(ids.length)})`,
+      )
       .all(accountId, ...ids) as ScopeRiskRow[];
     return rows.map(toReportRisk);
   }

@@ -73,7 +73,17 @@ function toScan(row: ScanRow, results: StoredResultFile[], risks: RiskLists): Sc
 const RESULT_COLUMNS = 'id, scan_id, account_id, file_name, content_type, size, sha256, created_at';
 
 function resultParams(file: NewResultFile) {
-  return { id: file.id, scanId: file.scanId, accountId: file.accountId, fileName: file.fileName, contentType: file.contentType, size: file.size, sha256: file.sha256, createdAt: file.createdAt, content: file.content ?? null };
+  return {
+    id: file.id,
+    scanId: file.scanId,
+    accountId: file.accountId,
+    fileName: file.fileName,
+    contentType: file.contentType,
+    size: file.size,
+    sha256: file.sha256,
+    createdAt: file.createdAt,
+    content: file.content ?? null,
+  };
 }
 
 function toResult(row: ResultRow): StoredResultFile {
@@ -145,13 +155,16 @@ export class SqliteScanRepository implements ScanRepository {
       result: db.prepare(`SELECT ${RESULT_COLUMNS} FROM scan_results WHERE account_id = ? AND id = ?`),
       resultContent: db.prepare('SELECT content FROM scan_results WHERE id = ?'),
       // Its risk lists, each in recorded order (the key's order, which the grouping walks): one JSON array per list built by SQLite,
-      // one string to parse rather than a row per id. An ORDER BY inside the aggregate sorted the ids again (test/store/counters-migration.test.ts keeps the order).
+      // one string to parse rather than a row per id. An ORDER BY inside the aggregate sorted the ids again
+      // (test/store/counters-migration.test.ts keeps the order).
       riskListsOf: db.prepare(`SELECT list, json_group_array(risk_id) AS ids FROM scan_risks WHERE scan_seq = ? GROUP BY list`),
       forgetRiskLists: db.prepare('DELETE FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?)'),
       insertRiskList: db.prepare(`INSERT INTO scan_risks (scan_seq, list, position, risk_id)
         SELECT (SELECT seq FROM scans WHERE id = @id), @list, j.key, j.value FROM json_each(@ids) j`),
       setRiskCounts: db.prepare('UPDATE scans SET new_open_count = ?, still_open_count = ?, closed_count = ? WHERE id = ?'),
-      insertPendingResult: db.prepare('INSERT INTO pending_result_files (result_id, scan_id, account_id, created_at) VALUES (@id, @scanId, @accountId, @createdAt)'),
+      insertPendingResult: db.prepare(
+        'INSERT INTO pending_result_files (result_id, scan_id, account_id, created_at) VALUES (@id, @scanId, @accountId, @createdAt)',
+      ),
     };
   }
 
@@ -235,7 +248,18 @@ export class SqliteScanRepository implements ScanRepository {
 
   list(accountId: string, query: ScanListQuery): Page<Scan> {
     const { filters } = query;
-    const page = newestFirstPage<ScanRow>(this.db, 'scans', accountId, [['state', filters.state], ['type', filters.type], ['scheduled_by', filters.scheduled_by]], query.pageSize, query.after);
+    const page = newestFirstPage<ScanRow>(
+      this.db,
+      'scans',
+      accountId,
+      [
+        ['state', filters.state],
+        ['type', filters.type],
+        ['scheduled_by', filters.scheduled_by],
+      ],
+      query.pageSize,
+      query.after,
+    );
     return { items: page.rows.map((row) => this.hydrate(row)!), nextCursor: page.nextCursor, cursorAt: (index) => [page.rows[index]!.seq] };
   }
 
@@ -264,7 +288,8 @@ export class SqliteScanRepository implements ScanRepository {
       this.writeRiskLists(scan);
       for (const file of files) {
         this.statements.insertResult.run(resultParams(file));
-        if (file.rendersLater === true) this.statements.insertPendingResult.run({ id: file.id, scanId: file.scanId, accountId: file.accountId, createdAt: file.createdAt });
+        if (file.rendersLater === true)
+          this.statements.insertPendingResult.run({ id: file.id, scanId: file.scanId, accountId: file.accountId, createdAt: file.createdAt });
       }
       return true;
     })();

@@ -75,7 +75,8 @@ export class SqliteScheduledScanRepository implements ScheduledScanRepository {
 
   constructor(private readonly db: Database) {
     this.statements = {
-      insert: db.prepare(`INSERT INTO scheduled_scans (id, account_id, object_name, name, schedule, scan_types, filter_target_ids, filter_tags, email_notification,
+      insert:
+        db.prepare(`INSERT INTO scheduled_scans (id, account_id, object_name, name, schedule, scan_types, filter_target_ids, filter_tags, email_notification,
           email_to, start_time, schedule_dates, time_zone, disabled, next_run, last_ran, created_at)
         VALUES (@id, @accountId, @objectName, @name, @schedule, @scanTypes, @filterTargetIds, @filterTags, @emailNotification,
           @emailTo, @startTime, @scheduleDates, @timeZone, @disabled, @nextRun, @lastRan, @createdAt)`),

@@ -38,7 +38,17 @@ export class SqliteSourceRepository implements SourceRepository {
   }
 
   list(accountId: string, query: SourceListQuery): Page<Source> {
-    const page = newestFirstPage<SourceRow>(this.db, 'sources', accountId, [['source_type', query.filters.source_type], ['name', query.filters.name]], query.pageSize, query.after);
+    const page = newestFirstPage<SourceRow>(
+      this.db,
+      'sources',
+      accountId,
+      [
+        ['source_type', query.filters.source_type],
+        ['name', query.filters.name],
+      ],
+      query.pageSize,
+      query.after,
+    );
     return { items: page.rows.map(toSource), nextCursor: page.nextCursor };
   }
 

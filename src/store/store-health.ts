@@ -28,7 +28,8 @@ export async function storeWritableCheck(db: Database, dataDir: string): Promise
     await access(dataDir, constants.W_OK);
     const space = await statfs(dataDir);
     const free = space.bavail * space.bsize;
-    if (free < MIN_FREE_BYTES) return { name, ok: false, message: `the data directory has ${Math.floor(free / 2 ** 20)} MiB free, less than ${MIN_FREE_BYTES / 2 ** 20} MiB` };
+    if (free < MIN_FREE_BYTES)
+      return { name, ok: false, message: `the data directory has ${Math.floor(free / 2 ** 20)} MiB free, less than ${MIN_FREE_BYTES / 2 ** 20} MiB` };
     return { name, ok: true };
   } catch (error) {
     return { name, ok: false, message: `the data directory cannot be written: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };

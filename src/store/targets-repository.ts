@@ -143,7 +143,8 @@ export class SqliteTargetRepository implements TargetRepository {
 
   constructor(private readonly db: Database) {
     this.statements = {
-      insert: db.prepare(`INSERT INTO targets (id, account_id, target, label, tags, zap_settings, origin, health_score, health_grade, auth_selenium_file, created_at, last_scanned_at, os, hostname)
+      insert:
+        db.prepare(`INSERT INTO targets (id, account_id, target, label, tags, zap_settings, origin, health_score, health_grade, auth_selenium_file, created_at, last_scanned_at, os, hostname)
         VALUES (@id, @accountId, @target, @label, @tags, @zapSettings, @origin, @healthScore, @healthGrade, @authSeleniumFile, @createdAt, @lastScannedAt, @os, @hostname)
         ON CONFLICT (account_id, target) DO NOTHING`),
       update: db.prepare(`UPDATE targets SET label = @label, tags = @tags, zap_settings = @zapSettings, health_score = @healthScore,
@@ -183,7 +184,14 @@ export class SqliteTargetRepository implements TargetRepository {
     return this.db.transaction(() => {
       const row = this.statements.seqOf.get(accountId, targetId) as { seq: number } | undefined;
       if (row === undefined) return false;
-      this.statements.upsertAttachment.run({ seq: row.seq, accountId, kind: attachment.kind, fileName: attachment.fileName, content: attachment.content, updatedAt: attachment.updatedAt });
+      this.statements.upsertAttachment.run({
+        seq: row.seq,
+        accountId,
+        kind: attachment.kind,
+        fileName: attachment.fileName,
+        content: attachment.content,
+        updatedAt: attachment.updatedAt,
+      });
       const name = attachment.kind === 'selenium' ? this.statements.setSeleniumFile : this.statements.setOpenApiFile;
       name.run(attachment.fileName, row.seq);
       return true;
@@ -227,14 +235,18 @@ export class SqliteTargetRepository implements TargetRepository {
 
   findByIds(accountId: string, ids: readonly string[]): Target[] {
     if (ids.length === 0) return [];
-    const rows = this.db.prepare(`SELECT * FROM targets WHERE account_id = ? AND id IN (${placeholders(ids)}) ORDER BY seq`).all(accountId, ...ids) as TargetRow[];
+    const rows = this.db
+      .prepare(`SELECT * FROM targets WHERE account_id = ? AND id IN (${placeholders(ids)}) ORDER BY seq`)
+      .all(accountId, ...ids) as TargetRow[];
     return rows.map(toTarget);
   }
 
   findByTags(accountId: string, tags: readonly string[]): Target[] {
     if (tags.length === 0) return [];
     const rows = this.db
-      .prepare(`SELECT * FROM targets WHERE account_id = ? AND seq IN (SELECT target_seq FROM target_tags WHERE account_id = ? AND tag IN (${placeholders(tags)})) ORDER BY seq`)
+      .prepare(
+        `SELECT * FROM targets WHERE account_id = ? AND seq IN (SELECT target_seq FROM target_tags WHERE account_id = ? AND tag IN (${placeholders(tags)})) ORDER BY seq`,
+      )
       .all(accountId, accountId, ...tags) as TargetRow[];
     return rows.map(toTarget);
   }
@@ -287,11 +299,18 @@ export class SqliteTargetRepository implements TargetRepository {
     const bodySql = `SELECT CAST(group_concat(j, ',') AS BLOB), SUM(octet_length(j)), count(*) FROM (
         SELECT ${TARGET_JSON_SQL} AS j FROM targets WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ?)`;
     return this.db.transaction((): RenderedPage => {
-      const [body, bytes, count] = this.prepareCached(bodySql).raw(true).get(...params, query.pageSize) as [Uint8Array | null, number | null, number];
+      const [body, bytes, count] = this.prepareCached(bodySql)
+        .raw(true)
+        .get(...params, query.pageSize) as [Uint8Array | null, number | null, number];
       if (count === 0) return { body: new Uint8Array(0), count: 0, nextCursor: undefined };
       if (count > 1 && bytes! > byteBudget) return this.listJsonWithinBudget(accountId, query, byteBudget);
       // The page's last row and the one after it: a cursor only when there is one after it.
-      const tail = count < query.pageSize ? [] : (this.prepareCached(tailSql).raw(true).all(...params, query.pageSize - 1) as CursorValue[][]);
+      const tail =
+        count < query.pageSize
+          ? []
+          : (this.prepareCached(tailSql)
+              .raw(true)
+              .all(...params, query.pageSize - 1) as CursorValue[][]);
       return { body: body!, count, nextCursor: tail.length > 1 ? tail[0] : undefined };
     })();
   }
@@ -303,7 +322,8 @@ export class SqliteTargetRepository implements TargetRepository {
     let bytes = 0;
     for (const [index, json] of page.items.entries()) {
       bytes += Buffer.byteLength(json, 'utf8') + (index === 0 ? 0 : 1);
-      if (kept.length > 0 && bytes > byteBudget) return { body: Buffer.from(kept.join(','), 'utf8'), count: kept.length, nextCursor: page.cursorAt!(index - 1) };
+      if (kept.length > 0 && bytes > byteBudget)
+        return { body: Buffer.from(kept.join(','), 'utf8'), count: kept.length, nextCursor: page.cursorAt!(index - 1) };
       kept.push(json);
     }
     return { body: Buffer.from(kept.join(','), 'utf8'), count: kept.length, nextCursor: page.nextCursor };
@@ -315,7 +335,9 @@ export class SqliteTargetRepository implements TargetRepository {
     // every column was the largest cost of a 500-row page (bench/targets-list.ts).
     const sql = `SELECT ${select}, ${columns.map((column) => column.expression).join(', ')}
       FROM targets WHERE ${where.join(' AND ')} ORDER BY ${orderBy(columns)} LIMIT ?`;
-    const rows = this.prepareCached(sql).raw(true).all(...params, query.pageSize + 1) as unknown[][];
+    const rows = this.prepareCached(sql)
+      .raw(true)
+      .all(...params, query.pageSize + 1) as unknown[][];
     const more = rows.length > query.pageSize;
     const pageRows = more ? rows.slice(0, query.pageSize) : rows;
     const last = pageRows.at(-1);

@@ -143,7 +143,10 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
   private pendingDue: Set<string> | undefined;
   private pendingDueAt = '';
 
-  constructor(private readonly db: Database, options: DeliveryRepositoryOptions = {}) {
+  constructor(
+    private readonly db: Database,
+    options: DeliveryRepositoryOptions = {},
+  ) {
     this.clock = options.clock ?? systemClock;
     this.firstAttemptWindowMs = options.firstAttemptWindowMs ?? FIRST_ATTEMPT_WINDOW_MS;
     this.recentEvents = options.recentEvents ?? RECENT_EVENTS;
@@ -176,7 +179,9 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
       advance: db.prepare('UPDATE webhook_cursor SET event_seq = ? WHERE id = 1'),
       // Walks the pending-by-endpoint index from one endpoint to the next
       // (a loose index scan): one probe per endpoint, however long its queue.
-      endpointsWithDue: db.prepare(`WITH RECURSIVE pending (endpoint_id) AS (
+      endpointsWithDue: db
+        .prepare(
+          `WITH RECURSIVE pending (endpoint_id) AS (
           SELECT (SELECT MIN(endpoint_id) FROM webhook_deliveries INDEXED BY webhook_deliveries_pending_by_endpoint WHERE state = 'PENDING')
           UNION ALL
           SELECT (SELECT MIN(d.endpoint_id) FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending_by_endpoint
@@ -184,7 +189,9 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
           FROM pending p WHERE p.endpoint_id IS NOT NULL)
         SELECT endpoint_id FROM pending p WHERE p.endpoint_id IS NOT NULL
           AND (SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending_by_endpoint
-            WHERE d.state = 'PENDING' AND d.endpoint_id = p.endpoint_id) <= ?`).pluck(),
+            WHERE d.state = 'PENDING' AND d.endpoint_id = p.endpoint_id) <= ?`,
+        )
+        .pluck(),
       // Keys only, along the pending-by-endpoint index, oldest first, from a
       // position on (a range of the index: what lies before it was taken
       // already) and past the ones in hand (a JSON array of event ids).
@@ -211,7 +218,9 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
       // The same as firstDelivered when the store knows the checks hold: a
       // plain INSERT ... VALUES costs about half the guarded INSERT ... SELECT
       // (bench/webhooks.ts header, third pass).
-      firstDeliveredKnown: db.prepare(`INSERT INTO webhook_attempts (event_id, endpoint_id, attempted_at, status, error, duration_ms, first_delivered) VALUES (?, ?, ?, ?, ?, ?, 1)`),
+      firstDeliveredKnown: db.prepare(
+        `INSERT INTO webhook_attempts (event_id, endpoint_id, attempted_at, status, error, duration_ms, first_delivered) VALUES (?, ?, ?, ?, ?, ?, 1)`,
+      ),
       // A delivery done at its first attempt: its attempt alone, marked, no
       // delivery row (half the rows of a delivery that goes well). Only while
       // it has no row (not attempted before, no PENDING row written by the
@@ -243,7 +252,22 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
               continue;
             }
           }
-          if (one.state === 'DELIVERED' && firstDelivered.run(one.eventId, one.endpointId, one.attemptedAt, one.status, one.error, one.durationMs, one.endpointId, one.eventId, one.endpointId, one.endpointId, one.eventId).changes === 1) {
+          if (
+            one.state === 'DELIVERED' &&
+            firstDelivered.run(
+              one.eventId,
+              one.endpointId,
+              one.attemptedAt,
+              one.status,
+              one.error,
+              one.durationMs,
+              one.endpointId,
+              one.eventId,
+              one.endpointId,
+              one.endpointId,
+              one.eventId,
+            ).changes === 1
+          ) {
             continue;
           }
           if (upsert.run(one.eventId, one.endpointId, one.state, one.nextAttemptAt, one.endpointId, one.endpointId, one.eventId).changes === 0) continue;
@@ -346,18 +370,34 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
           ? NONE
           : from >= this.recentFrom && from >= (this.recent.get(endpointRow.account_id)?.trimmed ?? 0)
             ? this.recentFor(endpointRow.account_id, endpointId, from, endpointRow.created_at, room)
-            : (this.statements.freshFor.all({ accountId: endpointRow.account_id, endpointId, from, to: this.latest, since: endpointRow.created_at, room }) as FreshRow[]);
+            : (this.statements.freshFor.all({
+                accountId: endpointRow.account_id,
+                endpointId,
+                from,
+                to: this.latest,
+                since: endpointRow.created_at,
+                room,
+              }) as FreshRow[]);
       if (pending.length === 0 && fresh.length === 0) {
         if (newest > from) this.freshFrom.set(endpointId, this.latest);
         continue;
       }
-      const endpoint = { id: endpointRow.id, accountId: endpointRow.account_id, url: endpointRow.url, secret: endpointRow.secret, createdAt: endpointRow.created_at };
+      const endpoint = {
+        id: endpointRow.id,
+        accountId: endpointRow.account_id,
+        url: endpointRow.url,
+        secret: endpointRow.secret,
+        createdAt: endpointRow.created_at,
+      };
       let p = 0;
       let f = 0;
       while (p + f < room && (p < pending.length || f < fresh.length)) {
         const next = pending[p];
         const candidate = fresh[f];
-        if (candidate !== undefined && (next === undefined || candidate.created_at < next.next_attempt_at || (candidate.created_at === next.next_attempt_at && candidate.id < next.event_id))) {
+        if (
+          candidate !== undefined &&
+          (next === undefined || candidate.created_at < next.next_attempt_at || (candidate.created_at === next.next_attempt_at && candidate.id < next.event_id))
+        ) {
           picked.push({ eventId: candidate.id, body: '', endpoint, attempts: 0, dueAt: candidate.created_at, rowless: this.rowPasses });
           f += 1;
         } else if (next !== undefined) {
@@ -382,7 +422,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     if (events === undefined) return found;
     // The first event past `from`: a binary search, the list being in seq order.
     let low = 0;
-    for (let high = events.length; low < high; ) {
+    for (let high = events.length; low < high;) {
       const middle = (low + high) >>> 1;
       if (events[middle]!.seq <= from) low = middle + 1;
       else high = middle;
@@ -517,5 +557,4 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     }
     return found;
   }
-
 }

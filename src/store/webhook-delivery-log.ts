@@ -52,7 +52,13 @@ export class SqliteWebhookDeliveryLog implements WebhookDeliveryLog {
   }
 
   countsFor(endpointId: string): DeliveryCounts {
-    const { total, pending, fresh, first, failed } = this.statements.counts.get({ id: endpointId }) as { total: number; pending: number; fresh: number; first: number; failed: number };
+    const { total, pending, fresh, first, failed } = this.statements.counts.get({ id: endpointId }) as {
+      total: number;
+      pending: number;
+      fresh: number;
+      first: number;
+      failed: number;
+    };
     return { pending: pending + fresh, delivered: total - pending - failed + first, failed };
   }
 }

@@ -9,7 +9,13 @@ interface EndpointRow {
   created_at: string;
 }
 
-const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({ id: row.id, accountId: row.account_id, url: row.url, secret: row.secret, createdAt: row.created_at });
+const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({
+  id: row.id,
+  accountId: row.account_id,
+  url: row.url,
+  secret: row.secret,
+  createdAt: row.created_at,
+});
 
 export class SqliteWebhookEndpointRepository implements WebhookEndpointRepository {
   private readonly statements;

@@ -34,7 +34,13 @@ export const FULL_VALUES = {
   },
   publicUrl: 'https://vigil.example.com',
   uploadUrl: 'http://vigil-uploads.vigil.svc:8080',
-  config: { maxConcurrentScans: 4, allowTargets: '10.0.0.0/8', logLevel: 'debug', smtpFrom: 'alerts@example.com', bootstrapApiKeySecret: { name: 'vigil-bootstrap', key: 'key' } },
+  config: {
+    maxConcurrentScans: 4,
+    allowTargets: '10.0.0.0/8',
+    logLevel: 'debug',
+    smtpFrom: 'alerts@example.com',
+    bootstrapApiKeySecret: { name: 'vigil-bootstrap', key: 'key' },
+  },
   scans: { ttlSecondsAfterFinished: 86400 },
   extraEnv: [{ name: 'VIGIL_SMTP_URL', valueFrom: { secretKeyRef: { name: 'vigil-smtp', key: 'url' } } }],
   jobs: {
@@ -48,7 +54,16 @@ export const FULL_VALUES = {
     scannerEnv: { NESSUS: [{ name: 'VIGIL_NESSUS_URL', valueFrom: { secretKeyRef: { name: 'nessus', key: 'url' } } }] },
     nodeSelector: { pool: 'scanners' },
     tolerations: [{ key: 'scanners', operator: 'Exists', effect: 'NoSchedule' }],
-    affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 50, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'vigil-scanner' } } } }] } },
+    affinity: {
+      podAntiAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          {
+            weight: 50,
+            podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'vigil-scanner' } } },
+          },
+        ],
+      },
+    },
     priorityClassName: 'scanners-low',
     podLabels: { 'example.com/cost-centre': 'security' },
     podAnnotations: { 'sidecar.istio.io/inject': 'false', 'example.com/scanned-by': 'vigil' },
@@ -64,14 +79,30 @@ export const FULL_VALUES = {
   tolerations: [{ key: 'system', operator: 'Equal', value: 'true', effect: 'NoExecute', tolerationSeconds: 30 }],
   podAnnotations: { 'example.com/team': 'security' },
   podLabels: { 'example.com/cost-centre': 'platform' },
-  affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: ['system'] }] }] } } },
-  topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'vigil' } } }],
+  affinity: {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: ['system'] }] }] },
+    },
+  },
+  topologySpreadConstraints: [
+    {
+      maxSkew: 1,
+      topologyKey: 'topology.kubernetes.io/zone',
+      whenUnsatisfiable: 'ScheduleAnyway',
+      labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'vigil' } },
+    },
+  ],
   priorityClassName: 'platform-critical',
   extraVolumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Gi' } }],
   extraVolumeMounts: [{ name: 'scratch', mountPath: '/scratch' }],
   caBundle: { configMapName: 'corporate-ca', key: 'bundle.pem' },
   persistence: { size: '50Gi', storageClass: 'fast', existingClaim: '' },
-  backup: { enabled: true, schedule: 'WEEKLY 2026-01-04T03:30:00+01:00 Europe/Berlin', keep: 4, persistence: { size: '200Gi', storageClass: 'archive', existingClaim: '' } },
+  backup: {
+    enabled: true,
+    schedule: 'WEEKLY 2026-01-04T03:30:00+01:00 Europe/Berlin',
+    keep: 4,
+    persistence: { size: '200Gi', storageClass: 'archive', existingClaim: '' },
+  },
   service: { type: 'ClusterIP', port: 9000 },
   serviceAccount: { name: 'vigil-operator', annotations: { 'example.com/role': 'operator' } },
   networkPolicy: {
@@ -82,7 +113,13 @@ export const FULL_VALUES = {
   metrics: { port: 9102 },
   grafanaDashboard: { enabled: true, labels: { grafana_dashboard: '1' }, namespace: 'monitoring' },
   serviceMonitor: { enabled: true, interval: '15s', labels: { release: 'prometheus' } },
-  ingress: { enabled: true, className: 'nginx', host: 'vigil.example.com', annotations: { 'cert-manager.io/cluster-issuer': 'letsencrypt' }, tlsSecretName: 'vigil-tls' },
+  ingress: {
+    enabled: true,
+    className: 'nginx',
+    host: 'vigil.example.com',
+    annotations: { 'cert-manager.io/cluster-issuer': 'letsencrypt' },
+    tlsSecretName: 'vigil-tls',
+  },
 };
 
 /** The scanner Job settings the chart's ConfigMap gives Vigil for these values, as Vigil reads them at start-up. */
@@ -111,12 +148,16 @@ function validateObject(object: RenderedObject): void {
   }
 }
 
-const find = (objects: RenderedObject[], kind: string, name?: string) => objects.find((object) => object.kind === kind && (name === undefined || object.metadata.name === name));
+const find = (objects: RenderedObject[], kind: string, name?: string) =>
+  objects.find((object) => object.kind === kind && (name === undefined || object.metadata.name === name));
 
 describe('charts/vigil', function () {
   this.timeout(60_000);
 
-  for (const [what, values] of [['the default values', {}], ['a full set of values', FULL_VALUES]] as const) {
+  for (const [what, values] of [
+    ['the default values', {}],
+    ['a full set of values', FULL_VALUES],
+  ] as const) {
     describe(`with ${what}`, () => {
       it('passes helm lint --strict', () => {
         const output = helmWithValues(['lint', '--strict', CHART_DIR], values);
@@ -125,7 +166,10 @@ describe('charts/vigil', function () {
 
       it('renders only objects valid against the Kubernetes schemas, CRDs included', () => {
         const text = helmWithValues(['template', 'vigil', CHART_DIR, '--namespace', 'vigil', '--include-crds'], values);
-        const objects = text.split(/^---$/m).map((document) => parse(document) as RenderedObject | null).filter((object): object is RenderedObject => object !== null);
+        const objects = text
+          .split(/^---$/m)
+          .map((document) => parse(document) as RenderedObject | null)
+          .filter((object): object is RenderedObject => object !== null);
         expect(objects.filter((object) => object.kind === 'CustomResourceDefinition')).to.have.length(2);
         // The Prometheus Operator's ServiceMonitor has no schema in kubernetes-models; its fields are checked below.
         for (const object of objects.filter((candidate) => candidate.kind !== 'ServiceMonitor')) validateObject(object);
@@ -145,7 +189,14 @@ describe('charts/vigil', function () {
     for (const type of SCAN_TYPES) {
       const scan = { name: 'nightly', namespace: 'vigil-acme', uid: 'uid-1', type, id: '3f1c2a9e-7b4d-4c1e-9a53-2d0f6b8e4a17' };
       const targets = type.startsWith('OWASP_ZAP') || type === 'NUCLEI' ? ['https://shop.example.com/'] : ['93.184.216.34'];
-      const job = buildScanJob({ scan, targets, settings, uploadUrl: 'http://vigil.vigil.svc:8080', uploadTokenSecretName: 'nightly-upload', createdAt: new Date() });
+      const job = buildScanJob({
+        scan,
+        targets,
+        settings,
+        uploadUrl: 'http://vigil.vigil.svc:8080',
+        uploadTokenSecretName: 'nightly-upload',
+        createdAt: new Date(),
+      });
       validateObject(job as unknown as RenderedObject);
       const pod = job.spec.template.spec;
       expect(pod.serviceAccountName).to.equal('scanner');
@@ -159,16 +210,33 @@ describe('charts/vigil', function () {
     const pod = deployment.spec.template.spec;
     expect(pod.securityContext).to.deep.include({ runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } });
     const [container] = pod.containers;
-    expect(container.securityContext).to.deep.equal({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
-    expect([container.startupProbe.httpGet.path, container.livenessProbe.httpGet.path, container.readinessProbe.httpGet.path]).to.deep.equal(['/livez', '/livez', '/readyz']);
+    expect(container.securityContext).to.deep.equal({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect([container.startupProbe.httpGet.path, container.livenessProbe.httpGet.path, container.readinessProbe.httpGet.path]).to.deep.equal([
+      '/livez',
+      '/livez',
+      '/readyz',
+    ]);
     expect(container.startupProbe.periodSeconds * container.startupProbe.failureThreshold, 'seconds allowed for migrations').to.be.at.least(300);
     expect(container.resources.limits).to.have.keys('cpu', 'memory');
-    expect(container.volumeMounts.map((mount: { mountPath: string }) => mount.mountPath).sort()).to.deep.equal(['/etc/vigil/settings', '/tmp', '/var/lib/vigil']);
+    expect(container.volumeMounts.map((mount: { mountPath: string }) => mount.mountPath).sort()).to.deep.equal([
+      '/etc/vigil/settings',
+      '/tmp',
+      '/var/lib/vigil',
+    ]);
   });
 
   it('sets the runtime, the listening address, the data directory, the job settings file and an upload URL separate from the public URL', () => {
     const envOf = (objects: RenderedObject[]) =>
-      Object.fromEntries(find(objects, 'Deployment')!.spec.template.spec.containers[0].env.filter((variable: { value?: string }) => 'value' in variable).map((variable: { name: string; value: string }) => [variable.name, variable.value]));
+      Object.fromEntries(
+        find(objects, 'Deployment')!
+          .spec.template.spec.containers[0].env.filter((variable: { value?: string }) => 'value' in variable)
+          .map((variable: { name: string; value: string }) => [variable.name, variable.value]),
+      );
     expect(envOf(renderChart())).to.deep.include({
       VIGIL_RUNTIME: 'kubernetes',
       VIGIL_HOST: '0.0.0.0',
@@ -179,7 +247,11 @@ describe('charts/vigil', function () {
       VIGIL_PUBLIC_URL: 'http://vigil.vigil.svc:8080',
       VIGIL_SCAN_TTL_AFTER_FINISHED: '604800',
     });
-    expect(envOf(renderChart(FULL_VALUES))).to.deep.include({ VIGIL_PUBLIC_URL: 'https://vigil.example.com', VIGIL_UPLOAD_URL: 'http://vigil-uploads.vigil.svc:8080', VIGIL_SCAN_TTL_AFTER_FINISHED: '86400' });
+    expect(envOf(renderChart(FULL_VALUES))).to.deep.include({
+      VIGIL_PUBLIC_URL: 'https://vigil.example.com',
+      VIGIL_UPLOAD_URL: 'http://vigil-uploads.vigil.svc:8080',
+      VIGIL_SCAN_TTL_AFTER_FINISHED: '86400',
+    });
   });
 
   it('restarts the pod when the job settings change (checksum annotation)', () => {
@@ -200,7 +272,8 @@ describe('charts/vigil', function () {
   it("makes backups only when backup.enabled: their own volume claim (kept on uninstall), mounted, and the schedule and count in serve's environment", () => {
     const claims = (objects: RenderedObject[]) => objects.filter((object) => object.kind === 'PersistentVolumeClaim').map((claim) => claim.metadata.name);
     const deployment = (objects: RenderedObject[]) => find(objects, 'Deployment')!.spec.template.spec;
-    const backupEnv = (objects: RenderedObject[]) => deployment(objects).containers[0].env.filter((variable: { name: string }) => variable.name.startsWith('VIGIL_BACKUP_'));
+    const backupEnv = (objects: RenderedObject[]) =>
+      deployment(objects).containers[0].env.filter((variable: { name: string }) => variable.name.startsWith('VIGIL_BACKUP_'));
     expect(claims(renderChart())).to.deep.equal(['vigil-data']);
     expect(backupEnv(renderChart())).to.deep.equal([]);
     const full = renderChart(FULL_VALUES);
@@ -230,18 +303,25 @@ describe('charts/vigil', function () {
       ['vigil-udp', 'privileged'],
     ]);
     for (const namespace of namespaces) expect(namespace.metadata.annotations).to.deep.equal({ 'helm.sh/resource-policy': 'keep' });
-    const unlabelled = renderChart({ tenants: { releaseNamespace: true, namespaces: [{ name: 'vigil-acme', create: true }] } }).find((object) => object.kind === 'Namespace')!;
+    const unlabelled = renderChart({ tenants: { releaseNamespace: true, namespaces: [{ name: 'vigil-acme', create: true }] } }).find(
+      (object) => object.kind === 'Namespace',
+    )!;
     expect(unlabelled.metadata.labels!['pod-security.kubernetes.io/enforce'], 'the default level').to.equal('restricted');
   });
 
   it("renders the optional NetworkPolicy of Vigil's pod, ServiceMonitor and Ingress only when enabled", () => {
     const optional = ['NetworkPolicy', 'ServiceMonitor', 'Ingress'];
     const byDefault = renderChart().filter((object) => optional.includes(object.kind));
-    expect(byDefault.map((object) => object.metadata.name), 'the scanner policy only').to.deep.equal(['vigil-scanners']);
+    expect(
+      byDefault.map((object) => object.metadata.name),
+      'the scanner policy only',
+    ).to.deep.equal(['vigil-scanners']);
     const full = renderChart(FULL_VALUES);
     const policy = full.find((object) => object.kind === 'NetworkPolicy' && object.metadata.name === 'vigil')!;
     expect(policy.spec.ingress[0].from[0].namespaceSelector.matchExpressions[0].values).to.deep.equal(['vigil-acme', 'vigil-udp', 'vigil-existing']);
-    const closed = renderChart({ networkPolicy: { enabled: true, from: [] }, tenants: { releaseNamespace: false, namespaces: [] } }).find((object) => object.metadata.name === 'vigil')!;
+    const closed = renderChart({ networkPolicy: { enabled: true, from: [] }, tenants: { releaseNamespace: false, namespaces: [] } }).find(
+      (object) => object.metadata.name === 'vigil',
+    )!;
     expect(closed.spec.ingress, 'no peer: nobody, not everybody').to.deep.equal([]);
     expect(find(full, 'ServiceMonitor')!.spec.endpoints).to.deep.equal([{ port: 'metrics', path: '/metrics', interval: '15s' }]);
     expect(find(full, 'Ingress')!.spec.tls).to.deep.equal([{ hosts: ['vigil.example.com'], secretName: 'vigil-tls' }]);
@@ -278,7 +358,7 @@ describe('charts/vigil', function () {
       expect(JSON.parse(configMap.data['vigil.json']).uid).to.equal('vigil-overview');
     });
 
-    it("queries only metrics Vigil exports, and shows every domain figure", async () => {
+    it('queries only metrics Vigil exports, and shows every domain figure', async () => {
       const dashboard = JSON.parse(readFileSync(`${CHART_DIR}/dashboards/vigil.json`, 'utf8'));
       const expressions: string[] = dashboard.panels.flatMap((panel: any) => (panel.targets ?? []).map((target: any) => target.expr));
       const used = new Set(expressions.flatMap((expression) => expression.match(/\bvigil_[a-z0-9_]+/g) ?? []));
@@ -290,19 +370,29 @@ describe('charts/vigil', function () {
         for (const suffix of ['_bucket', '_count', '_sum']) exported.add(`${metric.name}${suffix}`);
       }
       expect([...used].filter((name) => !exported.has(name))).to.deep.equal([]);
-      const domain = [...exported].filter((name) => /^vigil_(workqueue|reconcile|scans|kubernetes|informer|webhook|upload)/.test(name) && !/_(bucket|sum)$/.test(name));
+      const domain = [...exported].filter(
+        (name) => /^vigil_(workqueue|reconcile|scans|kubernetes|informer|webhook|upload)/.test(name) && !/_(bucket|sum)$/.test(name),
+      );
       expect(domain.filter((name) => !used.has(name) && !used.has(`${name}_bucket`) && !name.endsWith('_count'))).to.deep.equal([]);
     });
   });
 
   describe('the scanner NetworkPolicy (issue 28)', () => {
-    const scannerPolicies = (values: object) => renderChart(values).filter((object) => object.kind === 'NetworkPolicy' && object.metadata.name === 'vigil-scanners');
+    const scannerPolicies = (values: object) =>
+      renderChart(values).filter((object) => object.kind === 'NetworkPolicy' && object.metadata.name === 'vigil-scanners');
 
     it('is in every tenant namespace, selecting the pods scanner Jobs run, with no ingress at all', () => {
       const policies = scannerPolicies(FULL_VALUES);
       expect(policies.map((policy) => policy.metadata.namespace)).to.deep.equal(['vigil-acme', 'vigil-udp', 'vigil-existing']);
       const scan = { name: 'nightly', namespace: 'vigil-acme', uid: 'uid-1', type: 'NMAP' as const, id: '3f1c2a9e-7b4d-4c1e-9a53-2d0f6b8e4a17' };
-      const job = buildScanJob({ scan, targets: ['93.184.216.34'], settings: chartJobSettings(FULL_VALUES), uploadUrl: 'http://vigil.vigil.svc:8080', uploadTokenSecretName: 'nightly-upload', createdAt: new Date() });
+      const job = buildScanJob({
+        scan,
+        targets: ['93.184.216.34'],
+        settings: chartJobSettings(FULL_VALUES),
+        uploadUrl: 'http://vigil.vigil.svc:8080',
+        uploadTokenSecretName: 'nightly-upload',
+        createdAt: new Date(),
+      });
       for (const policy of policies) {
         expect(job.spec.template.metadata.labels).to.include(policy.spec.podSelector.matchLabels);
         expect(policy.spec.policyTypes).to.deep.equal(['Ingress', 'Egress']);
@@ -310,7 +400,10 @@ describe('charts/vigil', function () {
       }
     });
 
-    for (const [what, values] of [['the default values', {}], ['a full set of values', FULL_VALUES]] as const) {
+    for (const [what, values] of [
+      ['the default values', {}],
+      ['a full set of values', FULL_VALUES],
+    ] as const) {
       it(`with ${what}, no egress rule admits cloud metadata or link-local addresses, and the internet stays reachable`, () => {
         const [policy] = scannerPolicies(values);
         for (const address of ['169.254.169.254', '169.254.170.2', '169.254.20.10', 'fd00:ec2::254', 'fe80::1']) {
@@ -322,16 +415,25 @@ describe('charts/vigil', function () {
 
     it('admits none of the denied CIDRs (pod and Service ranges, the API server)', () => {
       const [policy] = scannerPolicies(FULL_VALUES);
-      for (const address of ['10.244.3.7', '10.96.0.1', '172.18.0.2', 'fd00:10:244::5']) expect(egressRulesAdmitting(policy!, address), address).to.deep.equal([]);
+      for (const address of ['10.244.3.7', '10.96.0.1', '172.18.0.2', 'fd00:10:244::5'])
+        expect(egressRulesAdmitting(policy!, address), address).to.deep.equal([]);
       expect(egressRulesAdmitting(policy!, '172.18.0.3'), 'the next address').to.have.length(1);
     });
 
     it("allows DNS on port 53 only, Vigil's upload port on Vigil's pod only, and the extra egress rules", () => {
       const [policy] = scannerPolicies(FULL_VALUES);
       const [dns, upload, , extra] = policy!.spec.egress;
-      expect(dns.ports).to.deep.equal([{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }]);
+      expect(dns.ports).to.deep.equal([
+        { port: 53, protocol: 'UDP' },
+        { port: 53, protocol: 'TCP' },
+      ]);
       expect(dns.to).to.deep.equal(FULL_VALUES.jobs.networkPolicy.dns);
-      expect(upload.to).to.deep.equal([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'vigil' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'vigil', 'app.kubernetes.io/instance': 'vigil' } } }]);
+      expect(upload.to).to.deep.equal([
+        {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'vigil' } },
+          podSelector: { matchLabels: { 'app.kubernetes.io/name': 'vigil', 'app.kubernetes.io/instance': 'vigil' } },
+        },
+      ]);
       expect(upload.ports).to.deep.equal([{ port: 8080, protocol: 'TCP' }]);
       expect(extra).to.deep.equal(FULL_VALUES.jobs.networkPolicy.extraEgress[0]);
     });
@@ -358,7 +460,8 @@ describe('charts/vigil', function () {
       const container = pod.containers[0];
       expect(container.volumeMounts).to.deep.include({ name: 'ca-bundle', mountPath: '/etc/vigil/ca', readOnly: true });
       const env = Object.fromEntries(container.env.map((variable: { name: string; value?: string }) => [variable.name, variable.value]));
-      for (const name of ['NODE_EXTRA_CA_CERTS', 'VIGIL_WEBHOOK_CA_FILE', 'VIGIL_OPENVAS_CA_FILE']) expect(env[name], name).to.equal('/etc/vigil/ca/bundle.pem');
+      for (const name of ['NODE_EXTRA_CA_CERTS', 'VIGIL_WEBHOOK_CA_FILE', 'VIGIL_OPENVAS_CA_FILE'])
+        expect(env[name], name).to.equal('/etc/vigil/ca/bundle.pem');
       const byDefault = find(renderChart(), 'Deployment')!.spec.template.spec;
       expect(byDefault.volumes.map((volume: { name: string }) => volume.name)).to.not.include('ca-bundle');
     });
@@ -381,7 +484,11 @@ describe('charts/vigil', function () {
       ['a misspelt top-level key', { imagee: {} }, /imagee/],
       ['a misspelt key in jobs', { jobs: { resoures: {} } }, /resoures/],
       ['a misspelt key two levels down', { jobs: { helperResources: { request: { cpu: '1' } } } }, /request/],
-      ['a misspelt key in a tenant namespace', { tenants: { releaseNamespace: true, namespaces: [{ name: 'vigil-acme', podsecurity: 'restricted' }] } }, /podsecurity/],
+      [
+        'a misspelt key in a tenant namespace',
+        { tenants: { releaseNamespace: true, namespaces: [{ name: 'vigil-acme', podsecurity: 'restricted' }] } },
+        /podsecurity/,
+      ],
       ['an unknown scan type', { jobs: { images: { NMAPP: 'nmap:7.95' } } }, /NMAPP/],
       ['a system namespace as a tenant', { tenants: { releaseNamespace: true, namespaces: [{ name: 'kube-system' }] } }, /kube-system|tenants/],
       ['an unknown Pod Security level', { tenants: { releaseNamespace: true, namespaces: [{ name: 'vigil-acme', podSecurity: 'strict' }] } }, /podSecurity/],
@@ -394,11 +501,18 @@ describe('charts/vigil', function () {
     ];
     for (const [what, values, message] of refusals) {
       it(`refuses ${what}`, () => {
-        expect(chartRefusal(values)).to.match(/values don't meet the specifications of the schema/).and.to.match(message);
+        expect(chartRefusal(values))
+          .to.match(/values don't meet the specifications of the schema/)
+          .and.to.match(message);
       });
     }
 
-    for (const image of ['nmap:7.95', 'registry.example.com:5000/mirror/nmap:7.95', `nmap@sha256:${'a'.repeat(64)}`, `ghcr.io/x/nuclei:3.4.1@sha256:${'b'.repeat(64)}`]) {
+    for (const image of [
+      'nmap:7.95',
+      'registry.example.com:5000/mirror/nmap:7.95',
+      `nmap@sha256:${'a'.repeat(64)}`,
+      `ghcr.io/x/nuclei:3.4.1@sha256:${'b'.repeat(64)}`,
+    ]) {
       it(`accepts the pinned scanner image ${image.slice(0, 50)}`, () => expect(chartRefusal({ jobs: { images: { NMAP: image } } })).to.equal(undefined));
     }
 
@@ -408,7 +522,14 @@ describe('charts/vigil', function () {
       const walk = (node: Record<string, any>, path: string): void => {
         // Kubernetes types passed through (affinity, volumes) are checked against their own schemas where they are rendered.
         const kubernetesType = node['x-kubernetes-type'] !== undefined;
-        if (node.type === 'object' && !kubernetesType && node.additionalProperties !== false && node.additionalProperties?.type !== 'string' && node.propertyNames === undefined) open.push(path);
+        if (
+          node.type === 'object' &&
+          !kubernetesType &&
+          node.additionalProperties !== false &&
+          node.additionalProperties?.type !== 'string' &&
+          node.propertyNames === undefined
+        )
+          open.push(path);
         for (const [key, child] of Object.entries(node.properties ?? {})) walk(child as Record<string, any>, `${path}.${key}`);
         if (typeof node.additionalProperties === 'object') walk(node.additionalProperties, `${path}.*`);
         if (node.items !== undefined) walk(node.items, `${path}[]`);

@@ -37,7 +37,7 @@ describe('Dockerfile', () => {
     expect(lines.some((line) => line.includes('ln -s /app/dist/src/cli/main.js /usr/local/bin/vigil'))).to.equal(true);
   });
 
-  it('caps V8\'s young generation with NODE_OPTIONS in the final stage, and Node takes the flag (the controller\'s peak memory, bench/operator.ts)', () => {
+  it("caps V8's young generation with NODE_OPTIONS in the final stage, and Node takes the flag (the controller's peak memory, bench/operator.ts)", () => {
     const nodeOptions = runtimeEnv().NODE_OPTIONS;
     expect(nodeOptions).to.equal('--max-semi-space-size=4');
     // The same allocations grow the young generation past the cap without the flag: the measure tells them apart.
@@ -46,14 +46,27 @@ describe('Dockerfile', () => {
   });
 
   it('ships production dependencies only, built where the compiler toolchain is', () => {
-    expect(instructions('RUN').filter((run) => run.startsWith('npm ci'))).to.deep.equal(['npm ci --omit=dev --no-audit --no-fund', 'npm ci --no-audit --no-fund']);
+    expect(instructions('RUN').filter((run) => run.startsWith('npm ci'))).to.deep.equal([
+      'npm ci --omit=dev --no-audit --no-fund',
+      'npm ci --no-audit --no-fund',
+    ]);
     expect(instructions('COPY')).to.include('--from=deps /app/node_modules ./node_modules');
     expect(instructions('COPY')).to.include('--from=build /app/dist ./dist');
   });
 
   it('keeps the build context to what the image needs', () => {
-    const ignore = readFileSync(new URL('.dockerignore', ROOT), 'utf8').split('\n').filter((line) => line !== '' && !line.startsWith('#'));
-    expect(ignore).to.deep.equal(['*', '!package.json', '!package-lock.json', '!tsconfig.json', '!tsconfig.build.json', '!src/', '!scripts/bundle-client-node.ts']);
+    const ignore = readFileSync(new URL('.dockerignore', ROOT), 'utf8')
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('#'));
+    expect(ignore).to.deep.equal([
+      '*',
+      '!package.json',
+      '!package-lock.json',
+      '!tsconfig.json',
+      '!tsconfig.build.json',
+      '!src/',
+      '!scripts/bundle-client-node.ts',
+    ]);
   });
 
   it('ships every package the compiled code imports: src uses production dependencies only (npm ci --omit=dev)', () => {

@@ -24,7 +24,14 @@ const TARGETS: Record<ScanType, string[]> = {
 
 function scanPod(type: ScanType): PodSpecLike {
   const scan = { name: 'nightly', namespace: 'vigil-acme', uid: 'uid-1', type, id: '3f1c2a9e-7b4d-4c1e-9a53-2d0f6b8e4a17' };
-  const job = buildScanJob({ scan, targets: TARGETS[type], settings: defaultJobSettings('0.1.0'), uploadUrl: 'http://vigil.vigil.svc:8080', uploadTokenSecretName: uploadTokenSecretName('nightly'), createdAt: new Date() });
+  const job = buildScanJob({
+    scan,
+    targets: TARGETS[type],
+    settings: defaultJobSettings('0.1.0'),
+    uploadUrl: 'http://vigil.vigil.svc:8080',
+    uploadTokenSecretName: uploadTokenSecretName('nightly'),
+    createdAt: new Date(),
+  });
   return job.spec.template.spec as unknown as PodSpecLike;
 }
 
@@ -56,10 +63,15 @@ describe('Pod Security levels', () => {
   });
 
   it('the check itself finds what each level refuses', () => {
-    const container = { name: 'c', securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } } };
+    const container = {
+      name: 'c',
+      securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } },
+    };
     expect(podSecurityLevel({ containers: [container] })).to.equal('restricted');
     expect(podSecurityLevel({ containers: [{ ...container, securityContext: { ...container.securityContext, runAsNonRoot: false } }] })).to.equal('baseline');
     expect(podSecurityLevel({ containers: [container], volumes: [{ name: 'v', hostPath: { path: '/' } }] })).to.equal('privileged');
-    expect(podSecurityLevel({ containers: [{ ...container, securityContext: { ...container.securityContext, capabilities: { drop: ['ALL'], add: ['CHOWN'] } } }] })).to.equal('baseline');
+    expect(
+      podSecurityLevel({ containers: [{ ...container, securityContext: { ...container.securityContext, capabilities: { drop: ['ALL'], add: ['CHOWN'] } } }] }),
+    ).to.equal('baseline');
   });
 });

@@ -30,7 +30,10 @@ describe('the vigil command', function () {
 
   describe('vigil accounts create', () => {
     it('prints one JSON line with account_id and api_key', () => {
-      const result = vigil(['accounts', 'create', '--name', 'acme', '--plan', 'paid', '--feature', 'nessus', '--feature', 'csv_export', '--monthly-scan-limit', '50'], { VIGIL_DATA_DIR: dir.path });
+      const result = vigil(
+        ['accounts', 'create', '--name', 'acme', '--plan', 'paid', '--feature', 'nessus', '--feature', 'csv_export', '--monthly-scan-limit', '50'],
+        { VIGIL_DATA_DIR: dir.path },
+      );
       expect(result.code, result.stderr).to.equal(0);
       const lines = result.stdout.trim().split('\n');
       expect(lines).to.have.length(1);
@@ -43,14 +46,26 @@ describe('the vigil command', function () {
       ['a missing --name', ['accounts', 'create'], /required option '--name <name>' not specified/],
       ['an empty --name', ['accounts', 'create', '--name', ' '], /--name must not be empty/],
       ['an unknown plan', ['accounts', 'create', '--name', 'a', '--plan', 'gold'], /'gold' is invalid\. Allowed choices are free, paid/],
-      ['an unknown feature', ['accounts', 'create', '--name', 'a', '--feature', 'nessus', '--feature', 'teleport'], /'teleport' is invalid\. Allowed choices are nessus, csv_export/],
+      [
+        'an unknown feature',
+        ['accounts', 'create', '--name', 'a', '--feature', 'nessus', '--feature', 'teleport'],
+        /'teleport' is invalid\. Allowed choices are nessus, csv_export/,
+      ],
       ['a negative scan limit', ['accounts', 'create', '--name', 'a', '--monthly-scan-limit', '-1'], /--monthly-scan-limit/],
       ['an unknown option', ['accounts', 'create', '--name', 'a', '--colour', 'red'], /colour/],
       ['an invalid namespace', ['accounts', 'create', '--name', 'a', '--namespace', 'Not_Valid'], /namespace/],
-      ['a namespace longer than a DNS-1123 label', ['accounts', 'create', '--name', 'a', '--namespace', 'a'.repeat(64)], /not a valid Kubernetes namespace name/],
+      [
+        'a namespace longer than a DNS-1123 label',
+        ['accounts', 'create', '--name', 'a', '--namespace', 'a'.repeat(64)],
+        /not a valid Kubernetes namespace name/,
+      ],
       ['the kube-system namespace', ['accounts', 'create', '--name', 'a', '--namespace', 'kube-system'], /'kube-system' is a Kubernetes system namespace/],
       ['the kube-public namespace', ['accounts', 'create', '--name', 'a', '--namespace', 'kube-public'], /'kube-public' is a Kubernetes system namespace/],
-      ['the kube-node-lease namespace', ['accounts', 'create', '--name', 'a', '--namespace', 'kube-node-lease'], /'kube-node-lease' is a Kubernetes system namespace/],
+      [
+        'the kube-node-lease namespace',
+        ['accounts', 'create', '--name', 'a', '--namespace', 'kube-node-lease'],
+        /'kube-node-lease' is a Kubernetes system namespace/,
+      ],
       ['an unknown command', ['launch'], /unknown command 'launch'/],
     ];
     for (const [what, args, message] of badArguments) {
@@ -89,7 +104,11 @@ describe('the vigil command', function () {
     it('creates a default account on first start, prints its key once, and stops cleanly on SIGTERM', async () => {
       const first = await serve({ VIGIL_DATA_DIR: dir.path });
       // The banner follows the "vigil listening" line on another stream: wait for it rather than race it.
-      await waitFor(async () => first.stderr(), (text) => text.includes('└'), 'the first-key banner');
+      await waitFor(
+        async () => first.stderr(),
+        (text) => text.includes('└'),
+        'the first-key banner',
+      );
       const key = /^│\s+(vgl_\S+)\s+│$/m.exec(first.stderr())?.[1];
       expect(key, first.stderr()).to.be.a('string');
       // Framed, after the line that says the service listens, with the way to make another key.
@@ -148,14 +167,20 @@ describe('vigil accounts list and create-key', function () {
     const lab = create(['--name', 'lab', '--namespace', 'security-lab']);
     const table = vigil(['accounts', 'list'], { VIGIL_DATA_DIR: dir.path });
     expect(table.code, table.stderr).to.equal(0);
-    const rows = table.stdout.trim().split('\n').map((line) => line.split(/\s{3,}/));
+    const rows = table.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s{3,}/));
     expect(rows).to.deep.equal([
       ['ID', 'NAME', 'PLAN', 'FEATURES', 'NAMESPACE'],
       [acme.account_id, 'acme', 'paid', 'csv_export,nessus', 'vigil-acme'],
       [lab.account_id, 'lab', 'free', '-', 'security-lab'],
     ]);
     const json = vigil(['accounts', 'list', '--json'], { VIGIL_DATA_DIR: dir.path });
-    const accounts = json.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const accounts = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(accounts.map((account) => [account.id, account.name, account.plan, account.features, account.namespace])).to.deep.equal([
       [acme.account_id, 'acme', 'paid', ['csv_export', 'nessus'], 'vigil-acme'],
       [lab.account_id, 'lab', 'free', [], 'security-lab'],
@@ -231,7 +256,10 @@ describe('vigil webhooks add', function () {
   }
 
   it('accepts a loopback endpoint inside VIGIL_ALLOW_TARGETS', () => {
-    const result = vigil(['webhooks', 'add', '--account', accountId(), '--url', 'https://127.0.0.1:8443/hook'], { VIGIL_DATA_DIR: dir.path, VIGIL_ALLOW_TARGETS: '127.0.0.0/8' });
+    const result = vigil(['webhooks', 'add', '--account', accountId(), '--url', 'https://127.0.0.1:8443/hook'], {
+      VIGIL_DATA_DIR: dir.path,
+      VIGIL_ALLOW_TARGETS: '127.0.0.0/8',
+    });
     expect(result.code, result.stderr).to.equal(0);
   });
 

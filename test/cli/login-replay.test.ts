@@ -48,10 +48,22 @@ describe('vigil login-replay (the login step of scan Jobs)', function () {
     project.url = app.url;
     project.tests[0].commands[4].value = password;
     writeFileSync(join(input, 'login.side'), JSON.stringify(project));
-    writeFileSync(join(input, 'zap-plan-input.json'), JSON.stringify({ targetUrl: `${app.url}/`, active: false, reportDir: output, reportFile: 'zap-report.json', settings: {} }));
+    writeFileSync(
+      join(input, 'zap-plan-input.json'),
+      JSON.stringify({ targetUrl: `${app.url}/`, active: false, reportDir: output, reportFile: 'zap-report.json', settings: {} }),
+    );
     // prepare-inputs has copied every input next to the outputs.
     for (const name of ['login.side', 'zap-plan-input.json']) copyFileSync(join(input, name), join(output, name));
-    const args = ['--recording', join(input, 'login.side'), '--plan-input', join(input, 'zap-plan-input.json'), '--plan', join(output, 'zap-plan.yaml'), '--termination-log', join(dir.path, 'termination-log')];
+    const args = [
+      '--recording',
+      join(input, 'login.side'),
+      '--plan-input',
+      join(input, 'zap-plan-input.json'),
+      '--plan',
+      join(output, 'zap-plan.yaml'),
+      '--termination-log',
+      join(dir.path, 'termination-log'),
+    ];
     return { args, output };
   }
 

@@ -24,7 +24,10 @@ describe('vigil prepare-inputs', function () {
       symlinkSync('..data/login.zst', join(from, 'login.zst'));
       const to = join(dir.path, 'output');
       mkdirSync(to);
-      const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'prepare-inputs', '--from', from, '--to', to], { cwd: ROOT, encoding: 'utf8' });
+      const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'prepare-inputs', '--from', from, '--to', to], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
       expect(result.status, result.stderr).to.equal(0);
       expect(readdirSync(to).sort()).to.deep.equal(['login.zst', 'plan.yaml']);
       expect(readFileSync(join(to, 'plan.yaml'), 'utf8')).to.equal('env: {}\n');

@@ -72,9 +72,14 @@ describe('vigil upload-result retries', () => {
     time.sleep = (ms) => (waits.push(ms), sleep(ms));
     const attempts = await sendWithRetries(url, 'token', file, 2 * 60 * MINUTE, time);
     expect(attempts).to.equal(received).and.to.be.greaterThan(90);
-    expect(time.elapsed()).to.be.at.least(45 * MINUTE).and.at.most(45 * MINUTE + 30_000);
+    expect(time.elapsed())
+      .to.be.at.least(45 * MINUTE)
+      .and.at.most(45 * MINUTE + 30_000);
     expect(Math.max(...waits)).to.be.at.most(30_000);
-    expect(waits.slice(0, 3).every((wait, index) => wait >= 500 * 2 ** index && wait <= 1000 * 2 ** index), 'exponential, with jitter').to.equal(true);
+    expect(
+      waits.slice(0, 3).every((wait, index) => wait >= 500 * 2 ** index && wait <= 1000 * 2 ** index),
+      'exponential, with jitter',
+    ).to.equal(true);
   });
 
   it('retries refused connections (Vigil not listening) and gives up only at the deadline, saying so', async () => {
@@ -84,7 +89,9 @@ describe('vigil upload-result retries', () => {
     let thrown: unknown;
     await sendWithRetries(closedUrl, 'token', file, deadline, time).catch((error: unknown) => (thrown = error));
     expect(String(thrown)).to.include('gave up at the deadline 1970-01-01T02:00:00.000Z');
-    expect(time.elapsed()).to.be.greaterThan(deadline - 30_000).and.at.most(deadline);
+    expect(time.elapsed())
+      .to.be.greaterThan(deadline - 30_000)
+      .and.at.most(deadline);
   });
 
   it('does not retry a refused token (401): the answer is final', async () => {
@@ -104,12 +111,20 @@ describe('vigil upload-result retries', () => {
       const closed = url.replace(/:\d+\/.*$/, ':1/');
       const env = { VIGIL_UPLOAD_TOKEN: 'token', VIGIL_RESULT_FILES: 'a.json,b.json' };
       const withDeadline = fakeTime(Date.parse('2026-11-28T10:00:00.000Z'));
-      const failed = await runUploadResult(['--scan', 's', '--url', closed, '--dir', out.path], { ...env, VIGIL_UPLOAD_DEADLINE: '2026-11-28T11:00:00.000Z' }, withDeadline).catch((error: unknown) => error);
+      const failed = await runUploadResult(
+        ['--scan', 's', '--url', closed, '--dir', out.path],
+        { ...env, VIGIL_UPLOAD_DEADLINE: '2026-11-28T11:00:00.000Z' },
+        withDeadline,
+      ).catch((error: unknown) => error);
       expect(String(failed)).to.include('gave up at the deadline 2026-11-28T11:00:00.000Z');
-      expect(withDeadline.elapsed()).to.be.greaterThan(60 * MINUTE - 30_000).and.at.most(60 * MINUTE);
+      expect(withDeadline.elapsed())
+        .to.be.greaterThan(60 * MINUTE - 30_000)
+        .and.at.most(60 * MINUTE);
       const byHand = fakeTime();
       await runUploadResult(['--scan', 's', '--url', closed, '--dir', out.path], env, byHand).catch(() => undefined);
-      expect(byHand.elapsed()).to.be.greaterThan(10 * MINUTE - 30_000).and.at.most(10 * MINUTE);
+      expect(byHand.elapsed())
+        .to.be.greaterThan(10 * MINUTE - 30_000)
+        .and.at.most(10 * MINUTE);
     } finally {
       out.remove();
     }
@@ -135,7 +150,7 @@ describe('a scan whose Job finishes while Vigil is down for 45 minutes (issue 27
     output.remove();
   });
 
-  it('succeeds with its risks once Vigil is back: the uploader retried with the Job\'s own settings, the Job waited, and is deleted once collected', async () => {
+  it("succeeds with its risks once Vigil is back: the uploader retried with the Job's own settings, the Job waited, and is deleted once collected", async () => {
     api = new FakeKubeApiServer();
     await api.start();
     const env = { VIGIL_RUNTIME: 'kubernetes', VIGIL_ALLOW_TARGETS: '127.0.0.0/8', LOG_LEVEL: 'error' };
@@ -145,10 +160,16 @@ describe('a scan whose Job finishes while Vigil is down for 45 minutes (issue 27
     const scan = (await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data as { id: string };
     const namespace = 'vigil-test-account';
     const jobRef = { apiVersion: 'batch/v1', kind: 'Job', namespace, name: scanJobName(`scan-${scan.id}`) };
-    const job = (await waitFor(async () => api.getObject(jobRef), (found) => found !== undefined, 'the scanner Job')) as unknown as Job;
+    const job = (await waitFor(
+      async () => api.getObject(jobRef),
+      (found) => found !== undefined,
+      'the scanner Job',
+    )) as unknown as Job;
     expect(job.spec).not.to.have.property('ttlSecondsAfterFinished');
     const upload = job.spec.template.spec.containers.find((container) => container.name === 'upload')!;
-    const secret = api.getObject({ apiVersion: 'v1', kind: 'Secret', namespace, name: uploadTokenSecretName(`scan-${scan.id}`) }) as unknown as { stringData: { token: string } };
+    const secret = api.getObject({ apiVersion: 'v1', kind: 'Secret', namespace, name: uploadTokenSecretName(`scan-${scan.id}`) }) as unknown as {
+      stringData: { token: string };
+    };
     // The upload container's environment, as the pod would have it (the token from its Secret).
     const podEnv = Object.fromEntries(upload.env!.map((variable) => [variable.name, variable.value ?? secret.stringData.token]));
     mkdirSync(join(output.path, 'out'));
@@ -159,7 +180,8 @@ describe('a scan whose Job finishes while Vigil is down for 45 minutes (issue 27
     await service.stop();
     service = undefined;
     const time = fakeTime(Date.now(), async (now) => {
-      if (service === undefined && now - start >= 45 * MINUTE) service = await TestService.start({ env: { ...env, VIGIL_PORT: port }, kubeConfig: kubeConfig(api), dataDir: data.path, accountName: 'after-restart' });
+      if (service === undefined && now - start >= 45 * MINUTE)
+        service = await TestService.start({ env: { ...env, VIGIL_PORT: port }, kubeConfig: kubeConfig(api), dataDir: data.path, accountName: 'after-restart' });
     });
     const start = time.now();
     expect(await runUploadResult(args.slice(1), podEnv, time)).to.equal(0);
@@ -167,12 +189,28 @@ describe('a scan whose Job finishes while Vigil is down for 45 minutes (issue 27
     expect(time.attempts, 'retried all along').to.be.greaterThan(45 * 2);
 
     api.setObject({ ...api.getObject(jobRef)!, status: { conditions: [{ type: 'Complete', status: 'True' }] } } as never);
-    const done = await waitFor(async () => (await service!.get(`/v1/scans/${scan.id}`, { key })).body.data, (found) => found.state === 'SUCCEEDED', 'the Scan to succeed');
+    const done = await waitFor(
+      async () => (await service!.get(`/v1/scans/${scan.id}`, { key })).body.data,
+      (found) => found.state === 'SUCCEEDED',
+      'the Scan to succeed',
+    );
     expect(done.risks.new_open).to.have.length(1);
     expect((await service!.get(`/v1/results/${done.results[0].result_id}`, { key })).text).to.equal(NMAP_REPORT);
-    await waitFor(async () => api.getObject(jobRef), (found) => found === undefined, 'the collected Job deleted');
-    expect(api.deletions.filter((deletion) => deletion.kind === 'Job').map((deletion) => [deletion.name, deletion.propagationPolicy])).to.deep.equal([[jobRef.name, 'Background']]);
-    expect(api.getObject({ apiVersion: 'v1', kind: 'Secret', namespace, name: uploadTokenSecretName(`scan-${scan.id}`) }), 'the Secret, gone with its Job').to.equal(undefined);
-    expect(api.requests.filter((request) => request.method === 'DELETE' && request.path.includes('/secrets')), 'no deletion of its own').to.deep.equal([]);
+    await waitFor(
+      async () => api.getObject(jobRef),
+      (found) => found === undefined,
+      'the collected Job deleted',
+    );
+    expect(api.deletions.filter((deletion) => deletion.kind === 'Job').map((deletion) => [deletion.name, deletion.propagationPolicy])).to.deep.equal([
+      [jobRef.name, 'Background'],
+    ]);
+    expect(
+      api.getObject({ apiVersion: 'v1', kind: 'Secret', namespace, name: uploadTokenSecretName(`scan-${scan.id}`) }),
+      'the Secret, gone with its Job',
+    ).to.equal(undefined);
+    expect(
+      api.requests.filter((request) => request.method === 'DELETE' && request.path.includes('/secrets')),
+      'no deletion of its own',
+    ).to.deep.equal([]);
   });
 });

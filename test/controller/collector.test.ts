@@ -54,7 +54,9 @@ describe('the collector stages findings under their targets as they are parsed',
     const collected = await collectFindings(scan, [output('nmap.xml', nmapReport(4, 300))], staging);
     for (const target of targets) {
       expect(collected.byTarget.countOf(target.targetId)).to.equal(300);
-      expect(collected.byTarget.findingsOf(target.targetId).map((finding) => finding.fingerprint)).to.deep.equal(Array.from({ length: 300 }, (_, port) => `nmap:tcp/${port + 1}`));
+      expect(collected.byTarget.findingsOf(target.targetId).map((finding) => finding.fingerprint)).to.deep.equal(
+        Array.from({ length: 300 }, (_, port) => `nmap:tcp/${port + 1}`),
+      );
     }
     // 1,200 findings in batches of at most 100 (the parser's), never all at the end.
     expect(batches.reduce((sum, [, size]) => sum + size, 0)).to.equal(1200);
@@ -79,7 +81,10 @@ describe('the collector stages findings under their targets as they are parsed',
   });
 
   it('skips a target the scanner reports it never reached when nothing was staged for it', async () => {
-    const report = JSON.stringify({ server_scan_results: [], invalid_server_strings: [{ server_string: 'down.example.com:443', error_message: 'Connection timed out' }] });
+    const report = JSON.stringify({
+      server_scan_results: [],
+      invalid_server_strings: [{ server_string: 'down.example.com:443', error_message: 'Connection timed out' }],
+    });
     const scan = scanOf('SSLYZE', [
       { targetId: 'down', target: 'down.example.com', addresses: ['93.184.216.40'] },
       { targetId: 'other', target: 'other.example.com', addresses: ['93.184.216.41'] },

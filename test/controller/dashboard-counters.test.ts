@@ -67,13 +67,17 @@ describe('the dashboard overview counters equal a recount after every kind of ch
   function recount(): { openRisks: OpenRiskCounts; weekly: ReturnType<typeof weeklyChanges> } {
     const openRisks: OpenRiskCounts = {};
     const levels = core.db
-      .prepare(`SELECT threat_level, COUNT(*) AS n FROM risks WHERE account_id = ? AND status = 'OPEN' AND is_accepted = 0
-        AND (scan_type <> 'OPENVAS' OR qod IS NULL OR qod >= ?) GROUP BY threat_level`)
+      .prepare(
+        `SELECT threat_level, COUNT(*) AS n FROM risks WHERE account_id = ? AND status = 'OPEN' AND is_accepted = 0
+        AND (scan_type <> 'OPENVAS' OR qod IS NULL OR qod >= ?) GROUP BY threat_level`,
+      )
       .all(account.id, account.minOpenvasQod) as Array<{ threat_level: keyof OpenRiskCounts; n: number }>;
     for (const row of levels) openRisks[row.threat_level] = row.n;
     const days = core.db
-      .prepare(`SELECT substr(s.finished_at, 1, 10) AS day, SUM(l.list = 0) AS opened, SUM(l.list = 2) AS closed
-        FROM scans s JOIN scan_risks l ON l.scan_seq = s.seq WHERE s.account_id = ? AND s.state = 'SUCCEEDED' GROUP BY day`)
+      .prepare(
+        `SELECT substr(s.finished_at, 1, 10) AS day, SUM(l.list = 0) AS opened, SUM(l.list = 2) AS closed
+        FROM scans s JOIN scan_risks l ON l.scan_seq = s.seq WHERE s.account_id = ? AND s.state = 'SUCCEEDED' GROUP BY day`,
+      )
       .all(account.id) as DailyChanges[];
     return { openRisks, weekly: weeklyChanges(days, new Date(nowMs), TREND_WEEKS) };
   }
@@ -97,16 +101,21 @@ describe('the dashboard overview counters equal a recount after every kind of ch
     await runScan(['127.0.0.1'], nmap({ port: 80 }, { port: 443 }, critical(8080)));
     expectCountersEqualRecount('a re-scan a week later that opens one again');
 
-    const openVas = await runScan(['127.0.0.1'], openVasXml([
-      { oid: '1.3.6.1.4.1.25623.1.0.1', name: 'Below the minimum', port: '443/tcp', severity: '7.5', qod: 30 },
-      { oid: '1.3.6.1.4.1.25623.1.0.2', name: 'Above the minimum', port: '443/tcp', severity: '5.0', qod: 80 },
-    ]), 'OPENVAS');
+    const openVas = await runScan(
+      ['127.0.0.1'],
+      openVasXml([
+        { oid: '1.3.6.1.4.1.25623.1.0.1', name: 'Below the minimum', port: '443/tcp', severity: '7.5', qod: 30 },
+        { oid: '1.3.6.1.4.1.25623.1.0.2', name: 'Above the minimum', port: '443/tcp', severity: '5.0', qod: 80 },
+      ]),
+      'OPENVAS',
+    );
     expect(openVas.risks.newOpen).to.have.length(2);
     expectCountersEqualRecount('an OpenVAS scan with a risk below the minimum QoD');
     account = { ...account, minOpenvasQod: 20 };
     expectCountersEqualRecount('the minimum QoD lowered');
 
-    const high = core.risks.list(account, { filters: JSON.stringify({ status: ['OPEN'], 'risk_definition.threat_level': ['CRITICAL'] }) }, (risk) => risk).items[0]!;
+    const high = core.risks.list(account, { filters: JSON.stringify({ status: ['OPEN'], 'risk_definition.threat_level': ['CRITICAL'] }) }, (risk) => risk)
+      .items[0]!;
     core.risks.accept(account, high.id, 'by design');
     expectCountersEqualRecount('a risk accepted');
     core.risks.unaccept(account, high.id);
@@ -136,8 +145,12 @@ describe('the dashboard overview counters equal a recount after every kind of ch
     // Rows the counters never saw (as if written behind the store's back): the overview does not count them.
     core.db.exec('DROP TRIGGER risks_count_insert');
     const risk = core.db.prepare('SELECT * FROM risks LIMIT 1').get() as Record<string, unknown>;
-    core.db.prepare(`INSERT INTO risks (id, account_id, target_id, scan_type, fingerprint, status, first_detected_at, last_detected_at, title, threat_level, definition, created_at)
-      VALUES ('extra', ?, ?, 'NMAP', 'extra', 'OPEN', ?, ?, 'extra', 'HIGH', '{}', ?)`).run(risk.account_id, risk.target_id, risk.created_at, risk.created_at, risk.created_at);
+    core.db
+      .prepare(
+        `INSERT INTO risks (id, account_id, target_id, scan_type, fingerprint, status, first_detected_at, last_detected_at, title, threat_level, definition, created_at)
+      VALUES ('extra', ?, ?, 'NMAP', 'extra', 'OPEN', ?, ?, 'extra', 'HIGH', '{}', ?)`,
+      )
+      .run(risk.account_id, risk.target_id, risk.created_at, risk.created_at, risk.created_at);
     expect(dashboard.overview(account).openRisks.HIGH).to.equal(undefined);
     expect(recount().openRisks.HIGH).to.equal(1);
   });

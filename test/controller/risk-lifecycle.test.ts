@@ -70,8 +70,7 @@ describe('the risk lifecycle (real controller and store, scripted nmap output)',
   const nmapScan = (targets: string[], hosts: NmapHostSpec[], type: Scan['type'] = 'NMAP') => runScan(targets, [xmlOutput(nmapXml(hosts))], type);
   const localhost = (...ports: OpenPort[]): NmapHostSpec[] => [{ address: '127.0.0.1', ports }];
 
-  const risksOf = (targetId: string): RiskView[] =>
-    core.risks.list(account, { filters: JSON.stringify({ target_id: [targetId] }) }, (risk) => risk).items;
+  const risksOf = (targetId: string): RiskView[] => core.risks.list(account, { filters: JSON.stringify({ target_id: [targetId] }) }, (risk) => risk).items;
   const riskByTitle = (targetId: string, title: RegExp): RiskView => {
     const found = risksOf(targetId).filter((risk) => title.test(risk.definition.title));
     expect(found, `one risk titled ${title}`).to.have.length(1);
@@ -87,7 +86,10 @@ describe('the risk lifecycle (real controller and store, scripted nmap output)',
     core.scanRepository
       .eventsFor(account.id)
       .filter((event) => event.type.startsWith('risk.'))
-      .map((event) => ({ type: event.type, data: event.data as { id: string; status: string; is_accepted: boolean; last_detected_at: string; first_detected_at: string } }));
+      .map((event) => ({
+        type: event.type,
+        data: event.data as { id: string; status: string; is_accepted: boolean; last_detected_at: string; first_detected_at: string },
+      }));
   const isoAt = (scan: Scan) => scan.finishedAt!;
 
   it('opens a risk on first detection: OPEN, listed in new_open, a risk.created event, first and last detection equal', async () => {
@@ -128,7 +130,9 @@ describe('the risk lifecycle (real controller and store, scripted nmap output)',
     expect(second.risks).to.deep.equal({ newOpen: [], stillOpen: [kept.id], closed: [gone.id] });
     expect(getRisk(gone.id)).to.include({ status: 'CLOSED', firstDetectedAt: isoAt(first), lastDetectedAt: isoAt(first) });
     expect(getRisk(kept.id).status).to.equal('OPEN');
-    const closedEvent = riskEvents().filter((e) => e.data.id === gone.id).at(-1)!;
+    const closedEvent = riskEvents()
+      .filter((e) => e.data.id === gone.id)
+      .at(-1)!;
     expect(closedEvent).to.deep.include({ type: 'risk.updated' });
     expect(closedEvent.data.status).to.equal('CLOSED');
     // A risk already CLOSED is not closed again by the next scan that misses it.
@@ -178,7 +182,13 @@ describe('the risk lifecycle (real controller and store, scripted nmap output)',
 
   it('closes nothing on a skipped target, whether its name stops resolving or resolves to a private address', async () => {
     dnsTable.set('flaky.example.com', ['93.184.216.40']);
-    const first = await nmapScan(['flaky.example.com', '127.0.0.1'], [{ address: '93.184.216.40', ports: [{ port: 8080 }] }, { address: '127.0.0.1', ports: [] }]);
+    const first = await nmapScan(
+      ['flaky.example.com', '127.0.0.1'],
+      [
+        { address: '93.184.216.40', ports: [{ port: 8080 }] },
+        { address: '127.0.0.1', ports: [] },
+      ],
+    );
     const flaky = targetOf(first, 'flaky.example.com');
     const risk = riskByTitle(flaky.id, /8080/);
     expect(getRisk(risk.id).status).to.equal('OPEN');
@@ -193,7 +203,10 @@ describe('the risk lifecycle (real controller and store, scripted nmap output)',
       else dnsTable.set('flaky.example.com', [...addresses]);
       const skipping = await nmapScan(['flaky.example.com', '127.0.0.1'], localhost());
       expect(skipping.state, what).to.equal('SUCCEEDED');
-      expect(skipping.skippedTargets.map((t) => t.targetId), what).to.deep.equal([flaky.id]);
+      expect(
+        skipping.skippedTargets.map((t) => t.targetId),
+        what,
+      ).to.deep.equal([flaky.id]);
       expect(skipping.risks, what).to.deep.equal({ newOpen: [], stillOpen: [], closed: [] });
       expect(getRisk(risk.id), what).to.include({ status: 'OPEN', lastDetectedAt: isoAt(first) });
       expect(core.targets.get(account, flaky.id).lastScannedAt, what).to.equal(scannedAt);
@@ -210,7 +223,11 @@ describe('the risk lifecycle (real controller and store, scripted nmap output)',
     );
     const local = targetOf(scan, '127.0.0.1');
     const remote = targetOf(scan, 'public.example.com');
-    expect(risksOf(local.id).map((r) => r.definition.additional_info.port).sort()).to.deep.equal([8080, 9090]);
+    expect(
+      risksOf(local.id)
+        .map((r) => r.definition.additional_info.port)
+        .sort(),
+    ).to.deep.equal([8080, 9090]);
     expect(risksOf(remote.id).map((r) => r.definition.additional_info.port)).to.deep.equal([443]);
     expect(scan.risks.newOpen).to.have.length(3);
 

@@ -123,7 +123,8 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     const running = stateOf(scan.id);
     expect(running.resolvedTargets.map((t) => t.target)).to.deep.equal(['public.example.com']);
     // The tenant reads the rule, not the internal DNS answer (issue 26); the address goes to the service's log.
-    const privateReason = 'resolves to an address in the 10.0.0.0/8 private-use (RFC 1918) range; only public addresses are scanned (an operator can allow a lab range with VIGIL_ALLOW_TARGETS)';
+    const privateReason =
+      'resolves to an address in the 10.0.0.0/8 private-use (RFC 1918) range; only public addresses are scanned (an operator can allow a lab range with VIGIL_ALLOW_TARGETS)';
     expect(running.skippedTargets.map((t) => t.skippedReason)).to.deep.equal([privateReason, 'DNS lookup failed: ENOTFOUND']);
     expect(JSON.stringify(core.scans.get(account, scan.id))).not.to.include('10.0.0.7');
     expect(refusals).to.deep.equal([{ scanId: scan.id, host: 'internal.example.com', address: '10.0.0.7', reason: privateReason }]);
@@ -181,7 +182,8 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     // The second scan's workload start is in progress (a spawn round trip) when the first finishes.
     let finishStart: (() => void) | undefined;
     const start = runner.start.bind(runner);
-    runner.start = (scan, targets) => (scan.id === starting.id ? new Promise<void>((resolve) => (finishStart = () => void start(scan, targets).then(resolve))) : start(scan, targets));
+    runner.start = (scan, targets) =>
+      scan.id === starting.id ? new Promise<void>((resolve) => (finishStart = () => void start(scan, targets).then(resolve))) : start(scan, targets);
     const admitting = controller.reconcile(controller.keyOf(starting)!);
     for (let turn = 0; turn < 1000 && finishStart === undefined; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(stateOf(starting.id).state).to.equal('QUEUED');
@@ -195,7 +197,7 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     expect([stateOf(starting.id).state, stateOf(waiting.id).state]).to.deep.equal(['RUNNING', 'RUNNING']);
   });
 
-  it('hands a finished scan\'s slot to the next before its workload is released (removing its files does not hold the slot)', async () => {
+  it("hands a finished scan's slot to the next before its workload is released (removing its files does not hold the slot)", async () => {
     build(1);
     const first = startScan(['127.0.0.1']);
     const second = startScan(['127.0.0.2']);
@@ -203,7 +205,8 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     runner.statuses.set(first.id, { phase: 'Succeeded', outputs: [] });
     let releaseFirst: () => void = () => undefined;
     const release = runner.release.bind(runner);
-    runner.release = (scanId: string, workload: ReleasedWorkload) => (scanId === first.id ? new Promise<void>((resolve) => (releaseFirst = () => void release(scanId, workload).then(resolve))) : release(scanId, workload));
+    runner.release = (scanId: string, workload: ReleasedWorkload) =>
+      scanId === first.id ? new Promise<void>((resolve) => (releaseFirst = () => void release(scanId, workload).then(resolve))) : release(scanId, workload);
     const queued = recordQueued(controller);
     const finishing = controller.reconcile(controller.keyOf(first)!);
     // The release of the first is still pending: the second is already woken, and admitted.
@@ -243,19 +246,28 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
     const chunks: Buffer[] = [];
     for await (const chunk of content) chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks).toString()).to.equal('<nmaprun/>');
-    expect(runner.actions.slice(-2), 'the workload goes once its results are recorded, its inputs with it').to.deep.equal([`release ${scan.id} deleted`, `delete collected ${scan.id}`]);
+    expect(runner.actions.slice(-2), 'the workload goes once its results are recorded, its inputs with it').to.deep.equal([
+      `release ${scan.id} deleted`,
+      `delete collected ${scan.id}`,
+    ]);
   });
 
   it('keeps the workload of a finished scan whose results were not recorded (unreadable output; a stop that won)', async () => {
     const unreadable = startScan(['127.0.0.1']);
     await controller.reconcile(controller.keyOf(unreadable)!);
-    runner.statuses.set(unreadable.id, { phase: 'Succeeded', outputs: [{ file: 'nmap.xml', contentType: 'application/xml', content: Buffer.from('<nmaprun><host') }] });
+    runner.statuses.set(unreadable.id, {
+      phase: 'Succeeded',
+      outputs: [{ file: 'nmap.xml', contentType: 'application/xml', content: Buffer.from('<nmaprun><host') }],
+    });
     await controller.reconcile(controller.keyOf(unreadable)!);
     expect(stateOf(unreadable.id).conditions.at(-1)).to.include({ reason: 'ResultUnreadable' });
     expect(runner.actions.at(-1), 'the workload stays: release deletes its inputs').to.equal(`release ${unreadable.id} kept`);
     const stopped = startScan(['127.0.0.1']);
     await controller.reconcile(controller.keyOf(stopped)!);
-    runner.statuses.set(stopped.id, { phase: 'Succeeded', outputs: [{ file: 'nmap.xml', contentType: 'application/xml', content: Buffer.from(nmapReport(1, 1, 127)) }] });
+    runner.statuses.set(stopped.id, {
+      phase: 'Succeeded',
+      outputs: [{ file: 'nmap.xml', contentType: 'application/xml', content: Buffer.from(nmapReport(1, 1, 127)) }],
+    });
     const sinkOf = core.staging.findingSink.bind(core.staging);
     core.staging.findingSink = (scanId, key) => {
       const sink = sinkOf(scanId, key);
@@ -311,7 +323,13 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
       outputs: [
         { file: 'nmap.xml', contentType: 'application/xml', content: atBound },
         { file: 'over.xml', contentType: 'application/xml', content: overBound },
-        { file: 'streamed.xml', contentType: 'application/xml', content: async function* () { yield streamed; } },
+        {
+          file: 'streamed.xml',
+          contentType: 'application/xml',
+          content: async function* () {
+            yield streamed;
+          },
+        },
       ],
     });
     await controller.reconcile(controller.keyOf(scan)!);
@@ -322,7 +340,12 @@ describe('the Scan controller (one reconcile at a time, against a fake runner)',
       const { file, content } = await core.scans.openResult(account, result.resultId);
       const chunks: Buffer[] = [];
       for await (const chunk of content) chunks.push(Buffer.from(chunk as Uint8Array));
-      served.set(file.fileName, { inRow: core.scanRepository.resultContent(result.resultId) !== undefined, onDisk: (await core.resultFiles.read(scan.id, file.fileName)) !== undefined, bytes: Buffer.concat(chunks), size: file.size });
+      served.set(file.fileName, {
+        inRow: core.scanRepository.resultContent(result.resultId) !== undefined,
+        onDisk: (await core.resultFiles.read(scan.id, file.fileName)) !== undefined,
+        bytes: Buffer.concat(chunks),
+        size: file.size,
+      });
     }
     expect(served.get('nmap.xml')).to.deep.include({ inRow: true, onDisk: false, size: RESULT_IN_ROW_MAX_BYTES });
     expect(served.get('nmap.xml')!.bytes.equals(atBound)).to.equal(true);

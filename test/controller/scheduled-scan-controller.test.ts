@@ -48,7 +48,10 @@ describe('the ScheduledScan controller (real store, hand-moved clock)', () => {
   }
 
   const scansOf = (scheduledScanId: string) =>
-    core.scanRepository.eventsFor(account.id).filter((event) => event.type === 'scan.created').map((event) => event.data as { id: string; scheduled_by: string | null })
+    core.scanRepository
+      .eventsFor(account.id)
+      .filter((event) => event.type === 'scan.created')
+      .map((event) => event.data as { id: string; scheduled_by: string | null })
       .filter((scan) => scan.scheduled_by === scheduledScanId)
       .map((scan) => core.scanRepository.findById(account.id, scan.id)!);
 

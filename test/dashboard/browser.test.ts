@@ -32,7 +32,9 @@ describe('dashboard in a real browser (Chromium)', function () {
 
   before(async () => {
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is not installed at ${CHROMIUM}; install it with \`make system-deps\` (scripts/install-system-deps.sh) or \`apt-get install chromium\``);
+      throw new Error(
+        `Chromium is not installed at ${CHROMIUM}; install it with \`make system-deps\` (scripts/install-system-deps.sh) or \`apt-get install chromium\``,
+      );
     }
     certs = tempDir();
     const pems = makeCertificates(certs.path);
@@ -44,19 +46,40 @@ describe('dashboard in a real browser (Chromium)', function () {
     });
     // Local scanners only: a type not installed here fails at once, with the condition the scan page explains.
     service = await TestService.start({ env: { VIGIL_ALLOW_TARGETS: '127.0.0.0/8', VIGIL_WEBHOOK_CA_FILE: caFile, VIGIL_EMBEDDED_SCANNERS: 'local' } });
-    await importNmapReport(service, service.apiKey, nmapReport('93.184.216.34', [
-      { port: 22, product: 'OpenSSH 7.4', cves: [{ id: 'CVE-2024-6387', cvss: '9.8' }, { id: 'CVE-2018-15919', cvss: '5.0' }] },
-      { port: 80, product: 'nginx 1.18.0' },
-      { port: 443, product: 'nginx 1.18.0' },
-    ]));
+    await importNmapReport(
+      service,
+      service.apiKey,
+      nmapReport('93.184.216.34', [
+        {
+          port: 22,
+          product: 'OpenSSH 7.4',
+          cves: [
+            { id: 'CVE-2024-6387', cvss: '9.8' },
+            { id: 'CVE-2018-15919', cvss: '5.0' },
+          ],
+        },
+        { port: 80, product: 'nginx 1.18.0' },
+        { port: 443, product: 'nginx 1.18.0' },
+      ]),
+    );
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--headless',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     // A CSP violation or a script error is a bug in the pages; 4xx answers to wrong input are not.
     page.on('console', (message) => {
-      if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 40[01]/.test(message.text())) problems.push(message.text());
+      if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 40[01]/.test(message.text()))
+        problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(error.message));
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -113,9 +136,19 @@ describe('dashboard in a real browser (Chromium)', function () {
     expect(await main().getByRole('img', { name: 'Open risks by threat level' }).count()).to.equal(1);
     expect(await main().getByRole('img', { name: 'Risks opened and closed per week' }).count()).to.equal(1);
     const byLevel = main().getByRole('table', { name: 'Open risks by threat level' });
-    expect(await byLevel.getByRole('row', { name: /Critical/ }).getByRole('cell').textContent()).to.equal('1 critical risks');
+    expect(
+      await byLevel
+        .getByRole('row', { name: /Critical/ })
+        .getByRole('cell')
+        .textContent(),
+    ).to.equal('1 critical risks');
     expect(await byLevel.getByRole('row', { name: /Info/ }).getByRole('cell').textContent()).to.equal('3 info risks');
-    expect(await main().getByRole('table', { name: /per week/ }).getByRole('row').count()).to.equal(1 + 12);
+    expect(
+      await main()
+        .getByRole('table', { name: /per week/ })
+        .getByRole('row')
+        .count(),
+    ).to.equal(1 + 12);
     await screenshot('02-overview');
     await byLevel.getByRole('link', { name: '1 critical risks' }).click();
     expect(await page.getByRole('heading', { level: 1 }).textContent()).to.equal('Risks');
@@ -145,12 +178,24 @@ describe('dashboard in a real browser (Chromium)', function () {
     expect(await rows.nth(1).getByText('1 critical').count()).to.equal(1);
     await rows.nth(1).getByRole('link').first().click();
     expect(await page.getByRole('heading', { level: 1 }).textContent()).to.equal('93.184.216.34');
-    expect(await main().getByRole('table', { name: /Risks of this target/ }).getByRole('row').count()).to.equal(1 + 5);
-    expect(await main().getByRole('table', { name: /Latest scans of this target/ }).getByRole('row').count()).to.equal(1 + 1);
+    expect(
+      await main()
+        .getByRole('table', { name: /Risks of this target/ })
+        .getByRole('row')
+        .count(),
+    ).to.equal(1 + 5);
+    expect(
+      await main()
+        .getByRole('table', { name: /Latest scans of this target/ })
+        .getByRole('row')
+        .count(),
+    ).to.equal(1 + 1);
     await screenshot('09-target');
 
     await navLink('Targets').click();
-    await main().getByRole('link', { name: /Lab box/ }).click();
+    await main()
+      .getByRole('link', { name: /Lab box/ })
+      .click();
     await page.getByRole('textbox', { name: 'Label' }).fill('Lab box (loopback)');
     await page.getByRole('textbox', { name: 'Tags' }).fill('lab, loopback');
     await page.getByRole('button', { name: 'Save target' }).click();
@@ -254,7 +299,12 @@ describe('dashboard in a real browser (Chromium)', function () {
     const row = main().getByRole('row', { name: /browser test key/ });
     await row.getByRole('button', { name: 'Revoke key browser test key' }).click();
     expect(await status().textContent()).to.include('The key is revoked.');
-    expect(await main().getByRole('row', { name: /browser test key/ }).getByText('Revoked').count()).to.equal(1);
+    expect(
+      await main()
+        .getByRole('row', { name: /browser test key/ })
+        .getByText('Revoked')
+        .count(),
+    ).to.equal(1);
     expect((await service.get('/v1/risks', { key: shown })).status).to.equal(401);
     await screenshot('04-api-keys');
   });
@@ -297,11 +347,18 @@ describe('dashboard in a real browser (Chromium)', function () {
     expect(await rows.count()).to.equal(2);
     await rows.nth(1).getByRole('link').first().click();
     expect(await page.getByRole('heading', { level: 1 }).textContent()).to.match(/^CVE-2024-6387/);
-    expect(await main().getByRole('table', { name: /Scans that detected this risk/ }).getByRole('row').count()).to.equal(1 + 1);
+    expect(
+      await main()
+        .getByRole('table', { name: /Scans that detected this risk/ })
+        .getByRole('row')
+        .count(),
+    ).to.equal(1 + 1);
     // The evidence reads as labelled fields, as in the reports, not as the JSON the API returns.
     expect(await main().getByRole('heading', { name: 'Evidence' }).count()).to.equal(1);
     const evidence = main().locator('dl.evidence');
-    const fields = Object.fromEntries(await evidence.locator('dt').evaluateAll((terms) => terms.map((term) => [term.textContent, term.nextElementSibling?.textContent])));
+    const fields = Object.fromEntries(
+      await evidence.locator('dt').evaluateAll((terms) => terms.map((term) => [term.textContent, term.nextElementSibling?.textContent])),
+    );
     expect(fields).to.deep.include({ CVEs: 'CVE-2024-6387', Port: '22', Protocol: 'tcp' });
     expect(await main().locator('pre').count(), 'no raw JSON block').to.equal(0);
     expect(await evidence.textContent()).not.to.match(/[{}"]/);
@@ -331,7 +388,11 @@ describe('dashboard in a real browser (Chromium)', function () {
     await header.getByRole('link').focus();
     await page.keyboard.press('Enter');
     await page.waitForURL(/sort=threat_level\+desc/);
-    expect(await main().getByRole('columnheader', { name: /Threat level/ }).getAttribute('aria-sort')).to.equal('descending');
+    expect(
+      await main()
+        .getByRole('columnheader', { name: /Threat level/ })
+        .getAttribute('aria-sort'),
+    ).to.equal('descending');
     const severity = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'];
     const levels = (await main().getByRole('table').locator('tbody td:nth-of-type(1)').allTextContents()).map((text) => text.trim());
     expect(levels).to.have.length(5);

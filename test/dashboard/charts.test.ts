@@ -25,7 +25,13 @@ describe('dashboard charts', () => {
   });
 
   it('lays grouped columns out left to right, growing up from the baseline', () => {
-    const { columns, ceiling } = groupedColumns([[2, 1], [0, 4]], { left: 40, baseline: 170, height: 160, groupWidth: 52, columnWidth: 16 });
+    const { columns, ceiling } = groupedColumns(
+      [
+        [2, 1],
+        [0, 4],
+      ],
+      { left: 40, baseline: 170, height: 160, groupWidth: 52, columnWidth: 16 },
+    );
     expect(ceiling).to.equal(5);
     expect(columns[0]).to.deep.equal([
       { x: 50, y: 106, width: 16, height: 64 },

@@ -33,8 +33,10 @@ let imported: { scanId: string; targetId: string };
 let lab: { id: string };
 
 const api = {
-  targets: async (query: Record<string, string> = {}) => (await service.get('/v1/targets', { query: { page_size: 500, ...query } })).body.data as Array<{ id: string; target: string }>,
-  risks: async (filters: Record<string, string[]> = {}) => (await service.get('/v1/risks', { query: { page_size: 500, filters: JSON.stringify(filters) } })).body.data,
+  targets: async (query: Record<string, string> = {}) =>
+    (await service.get('/v1/targets', { query: { page_size: 500, ...query } })).body.data as Array<{ id: string; target: string }>,
+  risks: async (filters: Record<string, string[]> = {}) =>
+    (await service.get('/v1/risks', { query: { page_size: 500, filters: JSON.stringify(filters) } })).body.data,
   scan: async (id: string, key?: string) => (await service.get(`/v1/scans/${id}`, key === undefined ? {} : { key })).body.data,
 };
 
@@ -44,11 +46,22 @@ before(async function () {
   user = await new DashboardClient(service.baseUrl).signedIn(service.apiKey);
   // Events are stored only for their receivers: with one, "no event" below means none was made.
   receiveEvents(service.vigil.webhookEndpoints, service.accountId);
-  const summary = await importNmapReport(service, service.apiKey, nmapReport('93.184.216.34', [
-    { port: 22, product: 'OpenSSH 7.4', cves: [{ id: 'CVE-2024-6387', cvss: '9.8' }, { id: 'CVE-2018-15919', cvss: '5.0' }] },
-    { port: 80 },
-    { port: 443 },
-  ]));
+  const summary = await importNmapReport(
+    service,
+    service.apiKey,
+    nmapReport('93.184.216.34', [
+      {
+        port: 22,
+        product: 'OpenSSH 7.4',
+        cves: [
+          { id: 'CVE-2024-6387', cvss: '9.8' },
+          { id: 'CVE-2018-15919', cvss: '5.0' },
+        ],
+      },
+      { port: 80 },
+      { port: 443 },
+    ]),
+  );
   imported = { scanId: summary.scan_id, targetId: (await api.targets({ filters: JSON.stringify({ target: ['93.184.216.34'] }) }))[0]!.id };
   lab = (await service.post('/v1/targets', { target: '127.0.0.1', label: HOSTILE, tags: ['lab'] })).body.data;
   for (let n = 1; n <= 30; n++) expect((await service.post('/v1/targets', { target: `site-${n}.example.com`, tags: ['bulk'] })).status).to.equal(200);
@@ -67,7 +80,9 @@ describe('dashboard: overview', () => {
     for (const level of ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO']) {
       const count = open.filter((risk: { risk_definition: { threat_level: string } }) => risk.risk_definition.threat_level === level).length;
       const name = level.charAt(0) + level.slice(1).toLowerCase();
-      expect(page.text, level).to.match(new RegExp(`<th scope="row">${name}</th><td><a href="/dashboard/risks\\?threat_level=${level}&amp;status=OPEN&amp;accepted=no">${count}<`));
+      expect(page.text, level).to.match(
+        new RegExp(`<th scope="row">${name}</th><td><a href="/dashboard/risks\\?threat_level=${level}&amp;status=OPEN&amp;accepted=no">${count}<`),
+      );
     }
     expect(page.text).to.include(`<desc id="open-risks-chart-desc">${open.length} open risks: 1 critical, 0 high, 1 medium, 0 low, 3 info.</desc>`);
     expect(page.text.match(/<svg class="chart" role="img"/g)).to.have.length(2);
@@ -80,7 +95,11 @@ describe('dashboard: overview', () => {
     expect(newOpen).to.equal(5);
     expect(page.text).to.include(`<tr><th scope="row"><time datetime="${thisWeek}">${thisWeek}</time></th><td>5</td><td>0</td></tr>`);
     expect(page.text.match(/<tr><th scope="row"><time datetime="\d{4}-\d\d-\d\d">/g)).to.have.length(12);
-    const grades = Object.fromEntries([...page.text.matchAll(/<span class="grade grade-([a-f])">[A-F]<\/span><span class="visually-hidden"> grade<\/span><\/dt><dd>(\d+)<\/dd>/g)].map((match) => [match[1], Number(match[2])]));
+    const grades = Object.fromEntries(
+      [...page.text.matchAll(/<span class="grade grade-([a-f])">[A-F]<\/span><span class="visually-hidden"> grade<\/span><\/dt><dd>(\d+)<\/dd>/g)].map(
+        (match) => [match[1], Number(match[2])],
+      ),
+    );
     const targets = await api.targets();
     // One critical and one medium: 100 - 40 - 7 = 53, C. The others were never scanned: no grade, not A.
     expect(grades).to.deep.equal({ a: 0, b: 0, c: 1, d: 0, f: 0 });
@@ -88,9 +107,37 @@ describe('dashboard: overview', () => {
   });
 
   it('lists the latest scans and what runs next, soonest first, without disabled schedules', async () => {
-    const later = (await service.post('/v1/scans/scheduled', { name: `later ${HOSTILE}`, schedule: 'WEEKLY', scan_types: ['NMAP'], filter_set: { tags: ['lab'] }, email_notification: 'NEVER', start_time: '2099-02-01T09:00:00Z' })).body.data;
-    const sooner = (await service.post('/v1/scans/scheduled', { name: 'sooner', schedule: 'DAILY', scan_types: ['NMAP'], filter_set: { tags: ['lab'] }, email_notification: 'NEVER', start_time: '2099-01-01T09:00:00Z' })).body.data;
-    const off = (await service.post('/v1/scans/scheduled', { name: 'off', schedule: 'DAILY', scan_types: ['NMAP'], filter_set: { tags: ['lab'] }, email_notification: 'NEVER', start_time: '2098-01-01T09:00:00Z', disabled: true })).body.data;
+    const later = (
+      await service.post('/v1/scans/scheduled', {
+        name: `later ${HOSTILE}`,
+        schedule: 'WEEKLY',
+        scan_types: ['NMAP'],
+        filter_set: { tags: ['lab'] },
+        email_notification: 'NEVER',
+        start_time: '2099-02-01T09:00:00Z',
+      })
+    ).body.data;
+    const sooner = (
+      await service.post('/v1/scans/scheduled', {
+        name: 'sooner',
+        schedule: 'DAILY',
+        scan_types: ['NMAP'],
+        filter_set: { tags: ['lab'] },
+        email_notification: 'NEVER',
+        start_time: '2099-01-01T09:00:00Z',
+      })
+    ).body.data;
+    const off = (
+      await service.post('/v1/scans/scheduled', {
+        name: 'off',
+        schedule: 'DAILY',
+        scan_types: ['NMAP'],
+        filter_set: { tags: ['lab'] },
+        email_notification: 'NEVER',
+        start_time: '2098-01-01T09:00:00Z',
+        disabled: true,
+      })
+    ).body.data;
     const page = await user.get('/dashboard');
     expect(idsIn(page.text, '/dashboard/scheduled-scans')).to.deep.equal([sooner.id, later.id]);
     expect(page.text).to.not.include(off.id);
@@ -102,7 +149,7 @@ describe('dashboard: overview', () => {
 });
 
 describe('dashboard: targets', () => {
-  it('lists 25 targets a page in the API\'s order, with a next page that continues', async () => {
+  it("lists 25 targets a page in the API's order, with a next page that continues", async () => {
     const all = (await api.targets()).map((target) => target.id);
     expect(all).to.have.length(32);
     const first = await user.get('/dashboard/targets');
@@ -144,7 +191,7 @@ describe('dashboard: targets', () => {
     expect(idsIn(risk.text, '/dashboard/scans')).to.deep.equal([imported.scanId]);
   });
 
-  it('edits label and tags through the API\'s rules, showing their refusal in the form', async () => {
+  it("edits label and tags through the API's rules, showing their refusal in the form", async () => {
     const saved = await user.post(`/dashboard/targets/${lab.id}/edit`, { label: `lab box ${HOSTILE}`, tags: 'Lab, Loopback,, lab' });
     expect(saved.location).to.equal(`/dashboard/targets/${lab.id}?notice=target-saved`);
     const target = (await service.get(`/v1/targets/${lab.id}`)).body.data;
@@ -184,7 +231,11 @@ describe('dashboard: scans', () => {
     const started = await user.post(`/dashboard/targets/${lab.id}/scan`, { type: 'SSLYZE' });
     expect(started.status, started.text).to.equal(303);
     failedId = new RegExp(`^/dashboard/scans/(${UUID})\\?notice=scan-started$`).exec(started.location!)![1]!;
-    const scan = await waitFor(() => api.scan(failedId), (value) => value.state === 'FAILED', 'the SSLYZE scan to fail');
+    const scan = await waitFor(
+      () => api.scan(failedId),
+      (value) => value.state === 'FAILED',
+      'the SSLYZE scan to fail',
+    );
     const condition = scan.conditions.find((entry: { status: string; reason: string }) => entry.reason === 'ScannerNotInstalled');
     expect(condition, JSON.stringify(scan.conditions)).to.not.equal(undefined);
     const page = await user.get(`/dashboard/scans/${failedId}`);
@@ -195,7 +246,7 @@ describe('dashboard: scans', () => {
     expect(page.text).to.include('Delete scan');
   });
 
-  it('refuses a scan type the plan does not include, with the API\'s sentence on the target\'s page', async () => {
+  it("refuses a scan type the plan does not include, with the API's sentence on the target's page", async () => {
     const refused = await user.post(`/dashboard/targets/${lab.id}/scan`, { type: 'OWASP_ZAP_ACTIVE' });
     expect(refused.status).to.equal(400);
     expect(alertOf(refused.text)).to.equal('OWASP_ZAP_ACTIVE scans need a paid plan; use OWASP_ZAP for a passive web scan.');
@@ -205,14 +256,19 @@ describe('dashboard: scans', () => {
   it('shows skipped targets with their reasons', async function () {
     this.timeout(60_000);
     const scan = (await service.post('/v1/scans', { type: 'NMAP', targets: [nowhere(1)] })).body.data;
-    const done = await waitFor(() => api.scan(scan.id), (value) => ['SUCCEEDED', 'FAILED'].includes(value.state), 'the scan of a name that does not resolve to end');
+    const done = await waitFor(
+      () => api.scan(scan.id),
+      (value) => ['SUCCEEDED', 'FAILED'].includes(value.state),
+      'the scan of a name that does not resolve to end',
+    );
     expect(done.skipped_targets).to.have.length(1);
     const page = await user.get(`/dashboard/scans/${scan.id}`);
     expect(page.text).to.include(`>${nowhere(1)}</a></th><td><span class="badge badge-failed">Skipped</span> DNS lookup failed`);
   });
 
   it('filters by state and type as GET /v1/scans does, newest first', async () => {
-    const apiIds = async (filters: Record<string, string[]>) => (await service.get('/v1/scans', { query: { filters: JSON.stringify(filters) } })).body.data.map((scan: { id: string }) => scan.id);
+    const apiIds = async (filters: Record<string, string[]>) =>
+      (await service.get('/v1/scans', { query: { filters: JSON.stringify(filters) } })).body.data.map((scan: { id: string }) => scan.id);
     const all = await user.get('/dashboard/scans');
     expect(idsIn(all.text, '/dashboard/scans')).to.deep.equal(await apiIds({}));
     expect(idsIn((await user.get('/dashboard/scans?state=FAILED&type=SSLYZE')).text, '/dashboard/scans')).to.deep.equal([failedId]);
@@ -230,7 +286,8 @@ describe('dashboard: scans', () => {
     const viaDashboard = await fetch(`${service.baseUrl}/dashboard/results/${resultId}`, { headers: { Cookie: cookie } });
     const viaApi = await service.request('GET', `/v1/results/${resultId}`);
     expect(viaDashboard.status).to.equal(200);
-    for (const header of ['content-type', 'content-length', 'content-disposition']) expect(viaDashboard.headers.get(header), header).to.equal(viaApi.headers.get(header));
+    for (const header of ['content-type', 'content-length', 'content-disposition'])
+      expect(viaDashboard.headers.get(header), header).to.equal(viaApi.headers.get(header));
     expect(await viaDashboard.text()).to.equal(viaApi.text);
     expect((await fetch(`${service.baseUrl}/dashboard/results/${resultId}`, { redirect: 'manual' })).status, 'signed out').to.equal(303);
   });
@@ -278,7 +335,14 @@ describe('dashboard: scheduled scans', () => {
     expect(created.status, created.text).to.equal(303);
     id = new RegExp(`^/dashboard/scheduled-scans/(${UUID})\\?notice=schedule-created$`).exec(created.location!)![1]!;
     const saved = (await service.get(`/v1/scans/scheduled/${id}`)).body.data;
-    expect(saved).to.deep.include({ name: `nightly ${HOSTILE}`, schedule: 'DAILY', email_notification: 'ON_CHANGES', time_zone: 'Europe/Berlin', next_run: '2099-03-01T02:00:00.000Z', disabled: false });
+    expect(saved).to.deep.include({
+      name: `nightly ${HOSTILE}`,
+      schedule: 'DAILY',
+      email_notification: 'ON_CHANGES',
+      time_zone: 'Europe/Berlin',
+      next_run: '2099-03-01T02:00:00.000Z',
+      disabled: false,
+    });
     expect(saved.targets_filter).to.deep.equal({ target_ids: [lab.id], tags: ['bulk'] });
     expect(saved.email_to).to.deep.equal(['sec@example.com', 'ops@example.com']);
     const list = await user.get('/dashboard/scheduled-scans');
@@ -292,14 +356,19 @@ describe('dashboard: scheduled scans', () => {
     const cookie = [...user.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
     const body = new URLSearchParams({ ...form({ name: 'two types' }), csrf: user.csrf! });
     body.append('scan_types', 'SSLYZE');
-    const response = await fetch(`${service.baseUrl}/dashboard/scheduled-scans`, { method: 'POST', body, redirect: 'manual', headers: { Cookie: cookie, Origin: service.baseUrl, 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const response = await fetch(`${service.baseUrl}/dashboard/scheduled-scans`, {
+      method: 'POST',
+      body,
+      redirect: 'manual',
+      headers: { Cookie: cookie, Origin: service.baseUrl, 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(response.status).to.equal(303);
     const created = /([0-9a-f-]{36})\?notice/.exec(response.headers.get('location')!)![1]!;
     expect((await service.get(`/v1/scans/scheduled/${created}`)).body.data.scan_types).to.deep.equal(['NMAP', 'SSLYZE']);
     await service.delete(`/v1/scans/scheduled/${created}`);
   });
 
-  it('shows the service\'s refusal in the form and keeps what was typed', async () => {
+  it("shows the service's refusal in the form and keeps what was typed", async () => {
     const custom = await user.post('/dashboard/scheduled-scans', form({ schedule: 'CUSTOM', name: 'custom without dates' }));
     expect(custom.status).to.equal(400);
     expect(alertOf(custom.text)).to.equal('Schedule_dates must list 1 to 100 date-times when schedule is CUSTOM; it lists 0.');
@@ -315,10 +384,19 @@ describe('dashboard: scheduled scans', () => {
   });
 
   it('edits a schedule: its next run is recalculated, an unchanged start time is kept', async () => {
-    const saved = await user.post(`/dashboard/scheduled-scans/${id}`, form({ schedule: 'WEEKLY', name: 'weekly now', email_notification: 'NEVER', email_to: '' }));
+    const saved = await user.post(
+      `/dashboard/scheduled-scans/${id}`,
+      form({ schedule: 'WEEKLY', name: 'weekly now', email_notification: 'NEVER', email_to: '' }),
+    );
     expect(saved.location).to.equal(`/dashboard/scheduled-scans/${id}?notice=schedule-saved`);
     const schedule = (await service.get(`/v1/scans/scheduled/${id}`)).body.data;
-    expect(schedule).to.deep.include({ name: 'weekly now', schedule: 'WEEKLY', email_notification: 'NEVER', start_time: '2099-03-01T02:00:00Z', next_run: '2099-03-01T02:00:00.000Z' });
+    expect(schedule).to.deep.include({
+      name: 'weekly now',
+      schedule: 'WEEKLY',
+      email_notification: 'NEVER',
+      start_time: '2099-03-01T02:00:00Z',
+      next_run: '2099-03-01T02:00:00.000Z',
+    });
     expect(schedule.email_to).to.deep.equal([]);
     const page = await user.get(saved.location!);
     expect(page.text).to.include('value="weekly now"');
@@ -327,7 +405,12 @@ describe('dashboard: scheduled scans', () => {
 
   it('disables and enables a schedule, keeping its settings', async () => {
     expect((await user.post(`/dashboard/scheduled-scans/${id}/disable`)).location).to.equal(`/dashboard/scheduled-scans/${id}?notice=schedule-disabled`);
-    expect((await service.get(`/v1/scans/scheduled/${id}`)).body.data).to.deep.include({ disabled: true, next_run: null, name: 'weekly now', schedule: 'WEEKLY' });
+    expect((await service.get(`/v1/scans/scheduled/${id}`)).body.data).to.deep.include({
+      disabled: true,
+      next_run: null,
+      name: 'weekly now',
+      schedule: 'WEEKLY',
+    });
     expect((await user.get('/dashboard/scheduled-scans')).text).to.include('badge-revoked">Disabled</span>');
     expect((await user.post(`/dashboard/scheduled-scans/${id}/enable`)).location).to.equal(`/dashboard/scheduled-scans/${id}?notice=schedule-enabled`);
     const enabled = (await service.get(`/v1/scans/scheduled/${id}`)).body.data;
@@ -341,12 +424,16 @@ describe('dashboard: scheduled scans', () => {
     expect((await user.get(`/dashboard/scheduled-scans/${id}`)).status).to.equal(404);
   });
 
-  it("links a schedule to the scans its runs started, and each scan back to it", async function () {
+  it('links a schedule to the scans its runs started, and each scan back to it', async function () {
     this.timeout(60_000);
-    const once = await user.post('/dashboard/scheduled-scans', form({ name: 'now', schedule: 'ONCE', start_time: '', time_zone: '', scan_types: 'SSLYZE', target_ids: '', tags: 'lab' }));
+    const once = await user.post(
+      '/dashboard/scheduled-scans',
+      form({ name: 'now', schedule: 'ONCE', start_time: '', time_zone: '', scan_types: 'SSLYZE', target_ids: '', tags: 'lab' }),
+    );
     const onceId = new RegExp(`/dashboard/scheduled-scans/(${UUID})\\?`).exec(once.location!)![1]!;
     const started = await waitFor(
-      async () => (await service.get('/v1/scans', { query: { filters: JSON.stringify({ scheduled_by: [onceId] }) } })).body.data.map((scan: { id: string }) => scan.id),
+      async () =>
+        (await service.get('/v1/scans', { query: { filters: JSON.stringify({ scheduled_by: [onceId] }) } })).body.data.map((scan: { id: string }) => scan.id),
       (ids: string[]) => ids.length > 0,
       'the run to start its scan',
     );
@@ -359,10 +446,12 @@ describe('dashboard: scheduled scans', () => {
     await service.delete(`/v1/scans/scheduled/${onceId}`);
   });
 
-  it('prefills the target when opened from a target\'s page', async () => {
+  it("prefills the target when opened from a target's page", async () => {
     const page = await user.get(`/dashboard/targets/${lab.id}`);
     expect(page.text).to.include(`href="/dashboard/scheduled-scans/new?target_ids=${lab.id}"`);
-    expect((await user.get(`/dashboard/scheduled-scans/new?target_ids=${lab.id}`)).text).to.match(new RegExp(`<textarea id="field-target_ids" name="target_ids"[^>]*>${lab.id}</textarea>`));
+    expect((await user.get(`/dashboard/scheduled-scans/new?target_ids=${lab.id}`)).text).to.match(
+      new RegExp(`<textarea id="field-target_ids" name="target_ids"[^>]*>${lab.id}</textarea>`),
+    );
   });
 });
 
@@ -373,7 +462,20 @@ describe("dashboard: another account's targets, scans, results and schedules", (
     const summary = await importNmapReport(service, other.apiKey, nmapReport('93.184.216.40', [{ port: 25 }]));
     const theirScan = await api.scan(summary.scan_id, other.apiKey);
     const theirTarget = (await service.post('/v1/targets', { target: 'theirs.example.com', label: 'theirs' }, { key: other.apiKey })).body.data;
-    const theirSchedule = (await service.post('/v1/scans/scheduled', { name: 'theirs', schedule: 'DAILY', scan_types: ['NMAP'], filter_set: { target_ids: [theirTarget.id] }, email_notification: 'NEVER', start_time: '2099-01-01T00:00:00Z' }, { key: other.apiKey })).body.data;
+    const theirSchedule = (
+      await service.post(
+        '/v1/scans/scheduled',
+        {
+          name: 'theirs',
+          schedule: 'DAILY',
+          scan_types: ['NMAP'],
+          filter_set: { target_ids: [theirTarget.id] },
+          email_notification: 'NEVER',
+          start_time: '2099-01-01T00:00:00Z',
+        },
+        { key: other.apiKey },
+      )
+    ).body.data;
     const events = () => (service.vigil.db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
     const before = { events: events(), scans: (await service.get('/v1/scans')).body.data.length };
 
@@ -406,9 +508,18 @@ describe("dashboard: another account's targets, scans, results and schedules", (
   });
 });
 
-describe('dashboard: every new form needs the session\'s CSRF token and the service\'s origin', () => {
+describe("dashboard: every new form needs the session's CSRF token and the service's origin", () => {
   it('refuses posts without the token or from another site, and changes nothing', async () => {
-    const schedule = (await service.post('/v1/scans/scheduled', { name: 'guarded', schedule: 'DAILY', scan_types: ['NMAP'], filter_set: { tags: ['lab'] }, email_notification: 'NEVER', start_time: '2099-01-01T00:00:00Z' })).body.data;
+    const schedule = (
+      await service.post('/v1/scans/scheduled', {
+        name: 'guarded',
+        schedule: 'DAILY',
+        scan_types: ['NMAP'],
+        filter_set: { tags: ['lab'] },
+        email_notification: 'NEVER',
+        start_time: '2099-01-01T00:00:00Z',
+      })
+    ).body.data;
     const target = (await service.post('/v1/targets', { target: 'guarded.example.com', label: 'guarded' })).body.data;
     const events = () => (service.vigil.db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
     const before = { events: events(), scans: (await service.get('/v1/scans')).body.data.length };
@@ -455,7 +566,11 @@ describe('dashboard: stopping scans', function () {
   it('stops a queued scan at once and a running one through STOPPING, and refuses to delete a running scan, saying why', async () => {
     const client = await new DashboardClient(busy.baseUrl).signedIn(busy.apiKey);
     const running = (await busy.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
-    await waitFor(async () => (await busy.get(`/v1/scans/${running.id}`)).body.data.state, (state) => state !== 'QUEUED', 'the first scan to run');
+    await waitFor(
+      async () => (await busy.get(`/v1/scans/${running.id}`)).body.data.state,
+      (state) => state !== 'QUEUED',
+      'the first scan to run',
+    );
     const queued = (await busy.post('/v1/scans', { type: 'NMAP', targets: [nowhere(2)] })).body.data;
     expect(queued.state).to.equal('QUEUED');
 
@@ -464,7 +579,9 @@ describe('dashboard: stopping scans', function () {
     expect(queuedPage.text).to.not.include('Delete scan');
     const refused = await client.post(`/dashboard/scans/${running.id}/delete`);
     expect(refused.status).to.equal(400);
-    expect(/class="notice notice-error" role="alert">([^<]+)</.exec(refused.text)![1]).to.match(/is RUNNING; only SUCCEEDED, STOPPED, FAILED or OVER_LIMIT scans can be deleted \(stop it first\)\.$/);
+    expect(/class="notice notice-error" role="alert">([^<]+)</.exec(refused.text)![1]).to.match(
+      /is RUNNING; only SUCCEEDED, STOPPED, FAILED or OVER_LIMIT scans can be deleted \(stop it first\)\.$/,
+    );
 
     expect((await client.post(`/dashboard/scans/${queued.id}/stop`)).location).to.equal(`/dashboard/scans/${queued.id}?notice=scan-stopping`);
     expect((await busy.get(`/v1/scans/${queued.id}`)).body.data.state).to.equal('STOPPED');
@@ -473,7 +590,11 @@ describe('dashboard: stopping scans', function () {
     expect(again.text).to.include('is already STOPPED and cannot be stopped.');
 
     expect((await client.post(`/dashboard/scans/${running.id}/stop`)).status).to.equal(303);
-    await waitFor(async () => (await busy.get(`/v1/scans/${running.id}`)).body.data.state, (state) => state === 'STOPPED', 'the running scan to stop');
+    await waitFor(
+      async () => (await busy.get(`/v1/scans/${running.id}`)).body.data.state,
+      (state) => state === 'STOPPED',
+      'the running scan to stop',
+    );
     expect((await client.post(`/dashboard/scans/${running.id}/delete`)).location).to.equal('/dashboard/scans?notice=scan-deleted');
   });
 });

@@ -28,10 +28,11 @@ before(async () => {
   const pems = makeCertificates(certs.path);
   const caFile = join(certs.path, 'ca.pem');
   writeFileSync(caFile, pems.caCert);
-  const answer = (status: number) => startReceiver(pems.serverKey, pems.serverCert, (_request, response) => {
-    response.writeHead(status);
-    response.end();
-  });
+  const answer = (status: number) =>
+    startReceiver(pems.serverKey, pems.serverCert, (_request, response) => {
+      response.writeHead(status);
+      response.end();
+    });
   receivers = [await answer(204), await answer(204), await answer(500)];
   service = await TestService.start({ env: { VIGIL_ALLOW_TARGETS: '127.0.0.0/8', VIGIL_WEBHOOK_CA_FILE: caFile } });
   user = await new DashboardClient(service.baseUrl).signedIn(service.apiKey);
@@ -52,7 +53,7 @@ describe('dashboard: API keys', () => {
     expect(overview.text).to.not.match(/this (morning|afternoon|evening)/);
   });
 
-  it('shows the account\'s name and id, which the vigil command takes as --account', async () => {
+  it("shows the account's name and id, which the vigil command takes as --account", async () => {
     const listed = await user.get('/dashboard/keys');
     expect(listed.text).to.include(`<dt>Account id</dt><dd><code>${service.accountId}</code></dd>`);
     expect(listed.text).to.match(/<dt>Name<\/dt><dd>[^<]+<\/dd>/);
@@ -141,14 +142,24 @@ describe('dashboard: webhook endpoints', () => {
     expect(sent.location).to.equal(`/dashboard/webhooks/${id}?notice=test-sent`);
     expect((await user.get(sent.location!)).text).to.include('Test event queued');
 
-    const [request] = await waitFor(async () => chosen.requests.slice(before.chosen), (requests) => requests.length > 0, 'the test event');
+    const [request] = await waitFor(
+      async () => chosen.requests.slice(before.chosen),
+      (requests) => requests.length > 0,
+      'the test event',
+    );
     const event = JSON.parse(request!.body);
     expect(event).to.deep.include({ type: 'webhook.test' });
     expect(event.data).to.deep.include({ endpoint_id: id });
     const secret = service.vigil.webhookEndpoints.get(service.accountId, id).secret;
-    expect(verifyWebhook(secret, request!.headers['x-service-timestamp'] as string, request!.body, request!.headers['x-service-signature'] as string)).to.equal(true);
+    expect(verifyWebhook(secret, request!.headers['x-service-timestamp'] as string, request!.body, request!.headers['x-service-signature'] as string)).to.equal(
+      true,
+    );
 
-    const log = await waitFor(async () => (await user.get(`/dashboard/webhooks/${id}`)).text, (text) => text.includes('HTTP 204'), 'the attempt in the delivery log');
+    const log = await waitFor(
+      async () => (await user.get(`/dashboard/webhooks/${id}`)).text,
+      (text) => text.includes('HTTP 204'),
+      'the attempt in the delivery log',
+    );
     expect(log).to.include('<code>webhook.test</code>');
     expect(log).to.include(event.id);
     expect(log).to.match(/<dt>Delivered<\/dt><dd>1<\/dd>/);
@@ -156,12 +167,20 @@ describe('dashboard: webhook endpoints', () => {
 
     // A failing endpoint's attempt is logged with its status, and the delivery stays pending for a retry.
     await user.post(`/dashboard/webhooks/${failingId}/test`);
-    const failed = await waitFor(async () => (await user.get(`/dashboard/webhooks/${failingId}`)).text, (text) => text.includes('HTTP 500'), 'the failed attempt');
+    const failed = await waitFor(
+      async () => (await user.get(`/dashboard/webhooks/${failingId}`)).text,
+      (text) => text.includes('HTTP 500'),
+      'the failed attempt',
+    );
     expect(failed).to.match(/<dt>Pending<\/dt><dd>1<\/dd>/);
 
     // Give the dispatcher time to have sent anything else it would send, then check the bystander got nothing.
     await user.post(`/dashboard/webhooks/${id}/test`);
-    await waitFor(async () => chosen.requests.length, (count) => count >= before.chosen + 2, 'the second test event');
+    await waitFor(
+      async () => chosen.requests.length,
+      (count) => count >= before.chosen + 2,
+      'the second test event',
+    );
     expect(bystander.requests.slice(before.bystander)).to.deep.equal([]);
     expect((await user.get(`/dashboard/webhooks/${otherId}`)).text).to.include('No delivery attempts yet.');
   });
@@ -172,16 +191,28 @@ describe('dashboard: risks', () => {
 
   before(async () => {
     const ports = Array.from({ length: 28 }, (_, index) => ({ port: 8000 + index }));
-    await importNmapReport(service, service.apiKey, nmapReport('93.184.216.34', [
-      ...ports,
-      { port: 22, product: HOSTILE, cves: [{ id: 'CVE-2024-0001', cvss: '9.8' }, { id: 'CVE-2024-0002', cvss: '5.0' }] },
-    ]));
+    await importNmapReport(
+      service,
+      service.apiKey,
+      nmapReport('93.184.216.34', [
+        ...ports,
+        {
+          port: 22,
+          product: HOSTILE,
+          cves: [
+            { id: 'CVE-2024-0001', cvss: '9.8' },
+            { id: 'CVE-2024-0002', cvss: '5.0' },
+          ],
+        },
+      ]),
+    );
     await importNmapReport(service, service.apiKey, nmapReport('93.184.216.35', [{ port: 443 }]));
     riskIds = (await service.get('/v1/risks')).body.data.map((risk: { id: string }) => risk.id);
   });
 
   const listed = async (query: Record<string, string>) => idsIn((await user.get(`/dashboard/risks?${new URLSearchParams(query)}`)).text, '/dashboard/risks');
-  const apiIds = async (filters: Record<string, string[]>) => (await service.get('/v1/risks', { query: { filters: JSON.stringify(filters) } })).body.data.map((risk: { id: string }) => risk.id);
+  const apiIds = async (filters: Record<string, string[]>) =>
+    (await service.get('/v1/risks', { query: { filters: JSON.stringify(filters) } })).body.data.map((risk: { id: string }) => risk.id);
 
   it('lists 25 risks a page, newest first, with a next page that continues where the first ended', async () => {
     expect(riskIds.length).to.equal(32); // 28 + 1 open ports and 2 CVEs on the first host, 1 port on the second
@@ -217,7 +248,9 @@ describe('dashboard: risks', () => {
 
   it('sorts the risk table by threat level from its column header link, both ways, across pages, keeping the filters', async () => {
     const apiSorted = async (sort: string, filters: Record<string, string[]> = {}) =>
-      (await service.get('/v1/risks', { query: { sort, filters: JSON.stringify(filters) } })).body.data.map((risk: { id: string; risk_definition: { threat_level: string } }) => risk.id);
+      (await service.get('/v1/risks', { query: { sort, filters: JSON.stringify(filters) } })).body.data.map(
+        (risk: { id: string; risk_definition: { threat_level: string } }) => risk.id,
+      );
     const headerLink = (page: string) => {
       const header = /<th scope="col" aria-sort="(\w+)"><a href="([^"]+)">Threat level/.exec(page)!;
       return { ariaSort: header[1], href: header[2]!.replace(/&amp;/g, '&') };
@@ -254,7 +287,9 @@ describe('dashboard: risks', () => {
     const href = /aria-sort="none"><a href="([^"]+)">Threat level/.exec(page.text)![1]!.replace(/&amp;/g, '&');
     expect(href).to.equal(`/dashboard/targets/${target.id}?risk_sort=threat_level+desc#target-risks-heading`);
     const sorted = await user.get(href.replace(/#.*/, ''));
-    const expected = (await service.get('/v1/risks', { query: { sort: 'threat_level desc', filters: JSON.stringify({ target_id: [target.id] }) } })).body.data.map((risk: { id: string }) => risk.id);
+    const expected = (
+      await service.get('/v1/risks', { query: { sort: 'threat_level desc', filters: JSON.stringify({ target_id: [target.id] }) } })
+    ).body.data.map((risk: { id: string }) => risk.id);
     expect(idsIn(sorted.text, '/dashboard/risks')).to.deep.equal(expected.slice(0, 25));
     expect(sorted.text).to.include('aria-sort="descending"');
   });
@@ -262,7 +297,9 @@ describe('dashboard: risks', () => {
   it('shows hostile scanner text escaped on the list and the risk page', async () => {
     const list = await user.get('/dashboard/risks?threat_level=INFO&target=93.184.216.34');
     expect(list.text).to.include(HOSTILE_ESCAPED);
-    const hostile = (await service.get('/v1/risks')).body.data.find((risk: { risk_definition: { title: string } }) => risk.risk_definition.title.includes('<script>'));
+    const hostile = (await service.get('/v1/risks')).body.data.find((risk: { risk_definition: { title: string } }) =>
+      risk.risk_definition.title.includes('<script>'),
+    );
     const page = await user.get(`/dashboard/risks/${hostile.id}`);
     expect(page.status).to.equal(200);
     expect(page.text).to.include(HOSTILE_ESCAPED);

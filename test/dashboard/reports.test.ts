@@ -32,7 +32,11 @@ describe('dashboard: reports', function () {
     await service.stop();
   });
 
-  const reportLinks = (text: string) => [...text.matchAll(/href="(\/dashboard\/reports\/[^"]+\/download\?format=(\w+))"/g)].map((match) => ({ path: match[1]!.replace(/&amp;/g, '&'), format: match[2]! }));
+  const reportLinks = (text: string) =>
+    [...text.matchAll(/href="(\/dashboard\/reports\/[^"]+\/download\?format=(\w+))"/g)].map((match) => ({
+      path: match[1]!.replace(/&amp;/g, '&'),
+      format: match[2]!,
+    }));
 
   it('links the Reports page from the navigation and shows the form', async () => {
     const page = await user.get('/dashboard/reports');
@@ -71,7 +75,7 @@ describe('dashboard: reports', function () {
     expect(refused.text).to.match(/role="alert">Targets_filter.label values may be at most 2048 characters/);
   });
 
-  it('offers no CSV to an account without csv_export, and 404s another account\'s report', async () => {
+  it("offers no CSV to an account without csv_export, and 404s another account's report", async () => {
     const other = await new DashboardClient(service.baseUrl).signedIn(service.apiKey);
     const page = await other.get('/dashboard/reports');
     expect(page.text).to.not.include('<option value="CSV">');

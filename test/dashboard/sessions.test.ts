@@ -23,7 +23,14 @@ after(async () => {
 
 const client = () => new DashboardClient(service.baseUrl);
 const keysOf = (accountId: string) => service.vigil.accounts.listApiKeys(accountId);
-const sessionRows = () => service.vigil.db.prepare('SELECT * FROM dashboard_sessions').all() as Array<{ token_hash: Buffer; api_key_id: string; csrf_token: string; expires_at: string; created_at: string }>;
+const sessionRows = () =>
+  service.vigil.db.prepare('SELECT * FROM dashboard_sessions').all() as Array<{
+    token_hash: Buffer;
+    api_key_id: string;
+    csrf_token: string;
+    expires_at: string;
+    created_at: string;
+  }>;
 
 describe('dashboard: signing in and out', () => {
   it('sends a signed-out visitor of any page to the sign-in page', async () => {
@@ -155,7 +162,7 @@ describe('dashboard: signing in and out', () => {
 });
 
 describe('dashboard: forms are CSRF-safe', () => {
-  it('refuses a POST without the CSRF token, with a wrong one, or with another session\'s, and changes nothing', async () => {
+  it("refuses a POST without the CSRF token, with a wrong one, or with another session's, and changes nothing", async () => {
     const user = await client().signedIn(service.apiKey);
     const other = await client().signedIn(service.apiKey);
     const before = keysOf(service.accountId).length;
@@ -247,7 +254,10 @@ describe('dashboard: security headers', () => {
       },
     });
     const logger = createLogger('info', sink);
-    logger.info({ req: { headers: { cookie: 'vigil_session=secret-token' } }, res: { headers: { 'set-cookie': ['vigil_session=secret-token; HttpOnly'] } } }, 'request');
+    logger.info(
+      { req: { headers: { cookie: 'vigil_session=secret-token' } }, res: { headers: { 'set-cookie': ['vigil_session=secret-token; HttpOnly'] } } },
+      'request',
+    );
     logger.info({ headers: { cookie: 'vigil_sign_in=form-token', 'set-cookie': 'vigil_sign_in=form-token' } }, 'headers');
     expect(lines.join('')).to.not.match(/secret-token|form-token/);
     expect(lines.join('').match(/\[redacted\]/g)).to.have.length(4);

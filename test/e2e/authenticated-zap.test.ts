@@ -69,7 +69,11 @@ describe('authenticated ZAP scans with a recorded login (embedded runtime, real 
   }
 
   function webTarget(options: { password?: string; definition?: boolean; seed?: boolean } = {}): string {
-    const target = core.targets.create(account, { target: `${app.url}/`, ...(options.seed ? { scanner_settings: { zap: { seed_urls: [`${app.url}/seed`] } } } : {}) }, false);
+    const target = core.targets.create(
+      account,
+      { target: `${app.url}/`, ...(options.seed ? { scanner_settings: { zap: { seed_urls: [`${app.url}/seed`] } } } : {}) },
+      false,
+    );
     core.targetAttachments.attachLoginRecording(account, target.id, 'demo-login.side', recording(options.password));
     return target.id;
   }
@@ -96,17 +100,30 @@ describe('authenticated ZAP scans with a recorded login (embedded runtime, real 
       allowTargets: parseCidrList('127.0.0.0/8'),
       preparation: new WebScanPreparation(
         core.targetRepository,
-        new BrowserLoginReplayer({ chromiumPath: '/usr/bin/chromium', allowTargets: parseCidrList('127.0.0.0/8'), resolver: systemResolver, commandTimeoutMs: 3000 }),
+        new BrowserLoginReplayer({
+          chromiumPath: '/usr/bin/chromium',
+          allowTargets: parseCidrList('127.0.0.0/8'),
+          resolver: systemResolver,
+          commandTimeoutMs: 3000,
+        }),
         { resolver: systemResolver, allowTargets: parseCidrList('127.0.0.0/8') },
       ),
       onError: (key, error) => {
         throw new Error(`reconcile of ${key} failed: ${String(error)}`);
       },
     });
-    const scan = core.scans.start(account, { type: 'OWASP_ZAP', target_ids: [targetId], ...(useAuthentication === undefined ? {} : { use_authentication: useAuthentication }) })[0]!;
+    const scan = core.scans.start(account, {
+      type: 'OWASP_ZAP',
+      target_ids: [targetId],
+      ...(useAuthentication === undefined ? {} : { use_authentication: useAuthentication }),
+    })[0]!;
     await controller.reconcile(controller.keyOf(scan)!);
     if (core.scans.get(account, scan.id).state === 'RUNNING') {
-      await waitFor(() => runner.observe(scan.id), (status) => status.phase !== 'Running', 'the ZAP stand-in to exit');
+      await waitFor(
+        () => runner.observe(scan.id),
+        (status) => status.phase !== 'Running',
+        'the ZAP stand-in to exit',
+      );
       await controller.reconcile(controller.keyOf(scan)!);
     }
     return core.scans.get(account, scan.id);
@@ -121,7 +138,9 @@ describe('authenticated ZAP scans with a recorded login (embedded runtime, real 
     expect(scan.state, JSON.stringify(scan.conditions)).to.equal('SUCCEEDED');
     expect(scan.isAuthenticated).to.equal(true);
     expect(authentication(scan)).to.include({ status: 'True', reason: 'LoginReplayed' });
-    expect(authentication(scan)!.message).to.equal(`the login recording 'demo-login.side' logged in to ${app.url}/; ZAP scans with its session (1 cookie and an Authorization header)`);
+    expect(authentication(scan)!.message).to.equal(
+      `the login recording 'demo-login.side' logged in to ${app.url}/; ZAP scans with its session (1 cookie and an Authorization header)`,
+    );
     const afterLogin = app.requests.slice(app.requests.indexOf('POST /api/login'));
     // The seed URL (the target's own settings), the openapi job's operations and the spider, each carrying the session.
     expect(afterLogin).to.include.members(['GET /seed with session', 'GET /products with session', 'GET /products/1 with session', 'GET / with session']);
@@ -135,7 +154,9 @@ describe('authenticated ZAP scans with a recorded login (embedded runtime, real 
     expect(scan.skippedTargets).to.deep.equal([{ targetId: id, skippedReason: 'Authentication Failed' }]);
     expect(scan.conditions.at(-1)).to.include({ reason: 'NoScannableTargets' });
     expect(authentication(scan)).to.include({ status: 'False', reason: 'LoginFailed' });
-    expect(authentication(scan)!.message).to.match(/^the login recording 'demo-login\.side' for http:\/\/127\.0\.0\.1:\d+\/ failed: command 7 of test 'log in as alice', waitForElementVisible 'css=\.welcome' failed:/);
+    expect(authentication(scan)!.message).to.match(
+      /^the login recording 'demo-login\.side' for http:\/\/127\.0\.0\.1:\d+\/ failed: command 7 of test 'log in as alice', waitForElementVisible 'css=\.welcome' failed:/,
+    );
     expect(app.requests.filter((line) => line.startsWith('GET /products') || line.endsWith('with session'))).to.deep.equal([]);
   });
 

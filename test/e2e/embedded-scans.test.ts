@@ -15,7 +15,10 @@ const isRoot = process.getuid?.() === 0;
 
 function nmapProcessesFor(scanId: string): string[] {
   try {
-    return execFileSync('pgrep', ['-af', `nmap .*${scanId}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+    return execFileSync('pgrep', ['-af', `nmap .*${scanId}`], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean);
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }
@@ -51,7 +54,11 @@ describe('embedded runtime, end to end with real nmap', function () {
     expect(started.body.data).to.include({ type: 'NMAP', state: 'QUEUED', progress: 0 });
     const id = started.body.data.id as string;
 
-    const done = await waitFor(() => scanState(id), (scan) => scan.state === 'SUCCEEDED' || scan.state === 'FAILED', 'the scan to finish');
+    const done = await waitFor(
+      () => scanState(id),
+      (scan) => scan.state === 'SUCCEEDED' || scan.state === 'FAILED',
+      'the scan to finish',
+    );
     expect(done.state, JSON.stringify(done.conditions)).to.equal('SUCCEEDED');
     expect(done.progress).to.equal(100);
     expect(done.resolved_targets).to.deep.equal([{ target_id: done.requested_targets[0].target_id, target: '127.0.0.1', addresses: ['127.0.0.1'] }]);
@@ -76,7 +83,11 @@ describe('embedded runtime, end to end with real nmap', function () {
     const udp = await udpEchoListener();
     try {
       const started = await service.post('/v1/scans', { type: 'NMAP_UDP', targets: ['127.0.0.1'] });
-      const done = await waitFor(() => scanState(started.body.data.id), (scan) => ['SUCCEEDED', 'FAILED'].includes(scan.state), 'the UDP scan to finish');
+      const done = await waitFor(
+        () => scanState(started.body.data.id),
+        (scan) => ['SUCCEEDED', 'FAILED'].includes(scan.state),
+        'the UDP scan to finish',
+      );
       expect(done.state, JSON.stringify(done.conditions)).to.equal('SUCCEEDED');
       const file = await service.get(`/v1/results/${done.results[0].result_id}`);
       expect(file.text).to.include(`protocol="udp" portid="${udp.port}"><state state="open"`);
@@ -88,12 +99,20 @@ describe('embedded runtime, end to end with real nmap', function () {
   it('stops a RUNNING scan: STOPPING, then STOPPED once nmap is gone', async () => {
     listener = await tcpListener({ silent: true });
     const id = (await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data.id as string;
-    await waitFor(() => scanState(id), (scan) => scan.state === 'RUNNING', 'the scan to run');
+    await waitFor(
+      () => scanState(id),
+      (scan) => scan.state === 'RUNNING',
+      'the scan to run',
+    );
     expect(nmapProcessesFor(id)).to.have.length(1);
     const stopping = await service.post(`/v1/scans/${id}/stop`);
     expect(stopping.status).to.equal(200);
     expect(stopping.body.data.state).to.equal('STOPPING');
-    const stopped = await waitFor(() => scanState(id), (scan) => scan.state === 'STOPPED', 'the scan to stop');
+    const stopped = await waitFor(
+      () => scanState(id),
+      (scan) => scan.state === 'STOPPED',
+      'the scan to stop',
+    );
     expect(stopped.results).to.deep.equal([]);
     expect(nmapProcessesFor(id)).to.deep.equal([]);
     expect((await service.post(`/v1/scans/${id}/stop`)).status).to.equal(400);
@@ -106,7 +125,11 @@ describe('embedded runtime, end to end with real nmap', function () {
     listener = await tcpListener({ silent: true });
     try {
       const id = (await first.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data.id as string;
-      await waitFor(async () => (await first.get(`/v1/scans/${id}`)).body.data, (scan) => scan.state === 'RUNNING', 'the scan to run');
+      await waitFor(
+        async () => (await first.get(`/v1/scans/${id}`)).body.data,
+        (scan) => scan.state === 'RUNNING',
+        'the scan to run',
+      );
       await first.stop();
       expect(nmapProcessesFor(id)).to.deep.equal([]);
       const second = await TestService.start({ env: LAB, dataDir: dir.path, accountName: 'after-restart' });

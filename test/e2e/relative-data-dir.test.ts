@@ -42,7 +42,12 @@ describe('a relative data directory, from another working directory, with a real
     const created = await fetch(`${vigil!.baseUrl}/v1/scans`, { method: 'POST', headers, body: JSON.stringify({ type: 'NMAP', targets: ['127.0.0.1'] }) });
     expect(created.status).to.equal(200);
     const { id } = ((await created.json()) as { data: { id: string } }).data;
-    const read = async () => ((await (await fetch(`${vigil!.baseUrl}/v1/scans/${id}`, { headers })).json()) as { data: { state: string; conditions: unknown[]; results: Array<{ result_id: string }> } }).data;
+    const read = async () =>
+      (
+        (await (await fetch(`${vigil!.baseUrl}/v1/scans/${id}`, { headers })).json()) as {
+          data: { state: string; conditions: unknown[]; results: Array<{ result_id: string }> };
+        }
+      ).data;
     return waitFor(read, (scan) => ['SUCCEEDED', 'FAILED'].includes(scan.state), 'the scan to finish');
   }
 
@@ -52,7 +57,10 @@ describe('a relative data directory, from another working directory, with a real
   ];
   for (const [what, env, dataDir] of cases) {
     it(`${what}: the database and the result file live under the start directory and the scan succeeds`, async () => {
-      vigil = await startVigil({ cwd: cwd.path, env: { ...withoutVigilVariables(), VIGIL_ALLOW_TARGETS: '127.0.0.0/8', VIGIL_BOOTSTRAP_API_KEY: KEY, ...env } });
+      vigil = await startVigil({
+        cwd: cwd.path,
+        env: { ...withoutVigilVariables(), VIGIL_ALLOW_TARGETS: '127.0.0.0/8', VIGIL_BOOTSTRAP_API_KEY: KEY, ...env },
+      });
       const done = await scanOnce();
       expect(done.state, JSON.stringify(done.conditions)).to.equal('SUCCEEDED');
       expect(existsSync(join(cwd.path, dataDir, 'vigil.db'))).to.equal(true);

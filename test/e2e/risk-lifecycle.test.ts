@@ -82,7 +82,9 @@ describe('risk lifecycle end to end with real nmap: a listener up, up, down, up'
   function statusesInEvents(riskId: string): string[] {
     return (
       service.vigil.db
-        .prepare("SELECT type, json_extract(payload, '$.status') AS status FROM events WHERE type LIKE 'risk.%' AND json_extract(payload, '$.id') = ? ORDER BY seq")
+        .prepare(
+          "SELECT type, json_extract(payload, '$.status') AS status FROM events WHERE type LIKE 'risk.%' AND json_extract(payload, '$.id') = ? ORDER BY seq",
+        )
         .all(riskId) as Array<{ type: string; status: string }>
     ).map((row) => `${row.type}:${row.status}`);
   }

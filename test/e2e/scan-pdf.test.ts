@@ -71,7 +71,11 @@ describe('the PDF of each SUCCEEDED scan, end to end with real nmap', function (
   async function scanToEnd(): Promise<any> {
     const started = await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] });
     expect(started.status, started.text).to.equal(200);
-    const done = await waitFor(() => scanOf(started.body.data.id), (scan) => ['SUCCEEDED', 'FAILED'].includes(scan.state), 'the scan to finish');
+    const done = await waitFor(
+      () => scanOf(started.body.data.id),
+      (scan) => ['SUCCEEDED', 'FAILED'].includes(scan.state),
+      'the scan to finish',
+    );
     expect(done.state, JSON.stringify(done.conditions)).to.equal('SUCCEEDED');
     return done;
   }
@@ -115,7 +119,11 @@ describe('the PDF of each SUCCEEDED scan, end to end with real nmap', function (
 
   it('a FAILED scan lists no PDF and leaves none to be made', async () => {
     const started = await service.post('/v1/scans', { type: 'NMAP', targets: ['nothing-here.invalid'] });
-    const failed = await waitFor(() => scanOf(started.body.data.id), (scan) => ['SUCCEEDED', 'FAILED'].includes(scan.state), 'the scan to fail');
+    const failed = await waitFor(
+      () => scanOf(started.body.data.id),
+      (scan) => ['SUCCEEDED', 'FAILED'].includes(scan.state),
+      'the scan to fail',
+    );
     expect(failed.state).to.equal('FAILED');
     expect(failed.results).to.deep.equal([]);
     expect(service.vigil.db.prepare('SELECT COUNT(*) AS n FROM pending_result_files').get()).to.deep.equal({ n: 0 });
@@ -128,7 +136,9 @@ describe('the PDF of each SUCCEEDED scan, end to end with real nmap', function (
     await service.vigil.scanPdfs.idle();
     const folder = join(dir.path, 'results', done.id);
     // A download while marked: made first (again), then sent.
-    service.vigil.db.prepare("INSERT INTO pending_result_files (result_id, scan_id, account_id, created_at) VALUES (?, ?, ?, '2026-01-01T00:00:00Z')").run(pdf.result_id, done.id, service.accountId);
+    service.vigil.db
+      .prepare("INSERT INTO pending_result_files (result_id, scan_id, account_id, created_at) VALUES (?, ?, ?, '2026-01-01T00:00:00Z')")
+      .run(pdf.result_id, done.id, service.accountId);
     rmSync(join(folder, 'scan-report.pdf'));
     const whileMarked = await download(service, pdf.result_id);
     expect(whileMarked.status).to.equal(200);
@@ -136,13 +146,19 @@ describe('the PDF of each SUCCEEDED scan, end to end with real nmap', function (
     expect(service.vigil.scanPdfs.isPending(pdf.result_id)).to.equal(false);
 
     // A crash mid-rendering: the mark stays, the file is not there, a temporary file is.
-    service.vigil.db.prepare("INSERT INTO pending_result_files (result_id, scan_id, account_id, created_at) VALUES (?, ?, ?, '2026-01-01T00:00:00Z')").run(pdf.result_id, done.id, service.accountId);
+    service.vigil.db
+      .prepare("INSERT INTO pending_result_files (result_id, scan_id, account_id, created_at) VALUES (?, ?, ?, '2026-01-01T00:00:00Z')")
+      .run(pdf.result_id, done.id, service.accountId);
     rmSync(join(folder, 'scan-report.pdf'));
     writeFileSync(join(folder, 'scan-report.pdf.0123456789ab.partial'), '%PDF-1.3 half');
     const key = service.apiKey;
     await service.stop();
     service = await TestService.start({ env: LAB, dataDir: dir.path, accountName: 'after-restart' });
-    await waitFor(async () => service.vigil.scanPdfs.isPending(pdf.result_id), (pending) => !pending, 'the PDF to be made at start-up');
+    await waitFor(
+      async () => service.vigil.scanPdfs.isPending(pdf.result_id),
+      (pending) => !pending,
+      'the PDF to be made at start-up',
+    );
     expect(existsSync(join(folder, 'scan-report.pdf.0123456789ab.partial'))).to.equal(false);
     const after = await download(service, pdf.result_id, key);
     expect(after.status).to.equal(200);
@@ -164,7 +180,9 @@ describe('the PDF of each SUCCEEDED scan, end to end with real nmap', function (
       clock: systemClock,
       maxRisks: 1,
     });
-    service.vigil.db.prepare("INSERT INTO pending_result_files (result_id, scan_id, account_id, created_at) VALUES (?, ?, ?, '2026-01-01T00:00:00Z')").run(pdfOf(done).result_id, done.id, service.accountId);
+    service.vigil.db
+      .prepare("INSERT INTO pending_result_files (result_id, scan_id, account_id, created_at) VALUES (?, ?, ?, '2026-01-01T00:00:00Z')")
+      .run(pdfOf(done).result_id, done.id, service.accountId);
     await capped.ensureRendered({ resultId: pdfOf(done).result_id, scanId: done.id, accountId: service.accountId });
     const text = pdfText(readFileSync(join(dir.path, 'capped', done.id, 'scan-report.pdf')), dir.path, 'capped');
     const flat = text.replace(/\s+/g, ' ');

@@ -41,7 +41,11 @@ describe('embedded runtime: scanners in containers', function () {
     return service;
   };
   const finished = (id: string) =>
-    waitFor(async () => (await service!.get(`/v1/scans/${id}`)).body.data, (scan) => ['SUCCEEDED', 'FAILED', 'STOPPED'].includes(scan.state), 'the scan to end');
+    waitFor(
+      async () => (await service!.get(`/v1/scans/${id}`)).body.data,
+      (scan) => ['SUCCEEDED', 'FAILED', 'STOPPED'].includes(scan.state),
+      'the scan to end',
+    );
 
   it('runs NMAP in its pinned image when nmap is not on the search path, and the findings arrive', async () => {
     listener = await tcpListener();
@@ -89,7 +93,9 @@ describe('embedded runtime: scanners in containers', function () {
     const done = await finished(started.body.data.id);
     expect(done.state).to.equal('FAILED');
     const failed = done.conditions.find((condition: { reason: string }) => condition.reason === 'ContainerEngineFailed');
-    expect(failed?.message, JSON.stringify(done.conditions)).to.match(/could not run the image instrumentisto\/nmap:7\.95: docker: no pinned image among the arguments$/);
+    expect(failed?.message, JSON.stringify(done.conditions)).to.match(
+      /could not run the image instrumentisto\/nmap:7\.95: docker: no pinned image among the arguments$/,
+    );
   });
 
   it('says how to start the engine, or do without it, when docker has no daemon to talk to', async () => {
@@ -115,8 +121,16 @@ describe('embedded runtime: scanners in containers', function () {
     await start(docker.binDir);
     const started = await service!.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] });
     const id = started.body.data.id as string;
-    await waitFor(async () => docker.calls().length, (count) => count > 0, 'docker run');
-    await waitFor(async () => (await service!.get(`/v1/scans/${id}`)).body.data.state, (state) => state === 'RUNNING', 'RUNNING');
+    await waitFor(
+      async () => docker.calls().length,
+      (count) => count > 0,
+      'docker run',
+    );
+    await waitFor(
+      async () => (await service!.get(`/v1/scans/${id}`)).body.data.state,
+      (state) => state === 'RUNNING',
+      'RUNNING',
+    );
     expect((await service!.post(`/v1/scans/${id}/stop`, {})).status).to.equal(200);
     const done = await finished(id);
     expect(done.state).to.equal('STOPPED');

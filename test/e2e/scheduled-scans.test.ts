@@ -53,7 +53,8 @@ describe('scheduled scans, end to end with real nmap and a real SMTP server', fu
     const id = await scheduleLabCheckNow();
 
     const scan = await waitFor(
-      async () => ((await service.get('/v1/scans')).body.data as Array<{ id: string; scheduled_by?: string; state: string }>).find((s) => s.scheduled_by === id),
+      async () =>
+        ((await service.get('/v1/scans')).body.data as Array<{ id: string; scheduled_by?: string; state: string }>).find((s) => s.scheduled_by === id),
       (found) => found !== undefined && ['SUCCEEDED', 'FAILED'].includes(found.state),
       'the scheduled NMAP scan to finish',
     );
@@ -63,7 +64,11 @@ describe('scheduled scans, end to end with real nmap and a real SMTP server', fu
     expect(scheduled.last_ran).to.be.a('string');
     expect(scheduled.next_run ?? null).to.equal(null);
 
-    await waitFor(async () => sink.received.length, (count) => count > 0, 'the run e-mail');
+    await waitFor(
+      async () => sink.received.length,
+      (count) => count > 0,
+      'the run e-mail',
+    );
     const [mail] = sink.received;
     expect(mail!.envelopeFrom).to.equal('scans@vigil.example.com');
     expect(mail!.envelopeTo).to.deep.equal(['sec@example.com']);
@@ -82,7 +87,10 @@ describe('scheduled scans, end to end with real nmap and a real SMTP server', fu
     service = await TestService.start({ env: { VIGIL_ALLOW_TARGETS: '127.0.0.0/8' } });
     await scheduleLabCheckNow();
     const line = await waitFor(
-      async () => service.logLines.map((text) => JSON.parse(text) as { msg: string; email?: { to: string[]; text: string } }).find((entry) => entry.msg === 'e-mail not sent: VIGIL_SMTP_URL is unset'),
+      async () =>
+        service.logLines
+          .map((text) => JSON.parse(text) as { msg: string; email?: { to: string[]; text: string } })
+          .find((entry) => entry.msg === 'e-mail not sent: VIGIL_SMTP_URL is unset'),
       (found) => found !== undefined,
       'the logged e-mail',
     );

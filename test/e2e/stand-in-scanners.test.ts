@@ -138,7 +138,11 @@ describe('real scans with findings end SUCCEEDED, at the checked addresses (embe
     });
     const scan = core.scans.start(account, { type, targets })[0]!;
     await controller.reconcile(controller.keyOf(scan)!);
-    await waitFor(() => runner.observe(scan.id), (status) => status.phase !== 'Running', `the ${type} scanner to exit`);
+    await waitFor(
+      () => runner.observe(scan.id),
+      (status) => status.phase !== 'Running',
+      `the ${type} scanner to exit`,
+    );
     await controller.reconcile(controller.keyOf(scan)!);
     return core.scans.get(account, scan.id);
   }
@@ -175,7 +179,7 @@ describe('real scans with findings end SUCCEEDED, at the checked addresses (embe
       expect(resolver.lookups).to.deep.equal([LAB_NAME]);
     });
 
-    it('a server sslyze cannot reach becomes a skipped target with sslyze\'s reason; the others keep their findings', async () => {
+    it("a server sslyze cannot reach becomes a skipped target with sslyze's reason; the others keep their findings", async () => {
       const closed = await webServer([]);
       const closedPort = closed.port;
       await new Promise((resolve) => closed.server.close(resolve));
@@ -184,7 +188,9 @@ describe('real scans with findings end SUCCEEDED, at the checked addresses (embe
       expect(scan.state, JSON.stringify(scan.conditions)).to.equal('SUCCEEDED');
       expect(scan.resolvedTargets.map((target) => target.target)).to.deep.equal([`https://${LAB_NAME}:${web.port}/`]);
       expect(scan.skippedTargets).to.have.length(1);
-      expect(scan.skippedTargets[0]!.skippedReason).to.match(new RegExp(`^sslyze could not connect to down\\.example\\.com:${closedPort}: sslyze\\.errors\\.ConnectionToServerFailed`));
+      expect(scan.skippedTargets[0]!.skippedReason).to.match(
+        new RegExp(`^sslyze could not connect to down\\.example\\.com:${closedPort}: sslyze\\.errors\\.ConnectionToServerFailed`),
+      );
       expect(scan.risks.newOpen).to.not.be.empty;
     });
   });
@@ -238,7 +244,9 @@ describe('real scans with findings end SUCCEEDED, at the checked addresses (embe
       expect(scan.risks.newOpen).to.have.length(1);
       const finding = JSON.parse((await resultText(scan)).split('\n')[0]!);
       expect(finding).to.include({ 'template-id': 'stand-in-check', ip: '127.0.0.1', host: `http://${LAB_NAME}:${web.port}/` });
-      expect(lastCondition(scan).message).to.equal(`the scanner finished and its results are recorded; it ran with nuclei-templates ${NUCLEI_TEMPLATES_VERSION}`);
+      expect(lastCondition(scan).message).to.equal(
+        `the scanner finished and its results are recorded; it ran with nuclei-templates ${NUCLEI_TEMPLATES_VERSION}`,
+      );
       expect(resolver.lookups).to.deep.equal([LAB_NAME]);
     });
 

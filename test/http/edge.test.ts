@@ -16,7 +16,11 @@ describe('HTTP edge: authentication, errors, rate limits, health, metrics, OpenA
   });
 
   describe('authentication', () => {
-    for (const [what, key] of [['a missing', null], ['an empty', ''], ['a wrong', 'vgl_not-a-real-key']] as const) {
+    for (const [what, key] of [
+      ['a missing', null],
+      ['an empty', ''],
+      ['a wrong', 'vgl_not-a-real-key'],
+    ] as const) {
       it(`gives 401 with { error, ref } for ${what} X-SERVICE-API-KEY`, async () => {
         const response = await service.get('/v1/targets', { key });
         expect(response.status).to.equal(401);
@@ -111,7 +115,10 @@ describe('HTTP edge: authentication, errors, rate limits, health, metrics, OpenA
     it('gives 429 with Retry-After once a key spends its burst, and leaves other keys alone', async () => {
       // A clock that stands still: no token comes back however slowly the requests go.
       const stopped = new Date();
-      const limited = await TestService.start({ env: { VIGIL_RATE_LIMIT_PER_SECOND: '1', VIGIL_RATE_LIMIT_BURST: '3' }, clock: { now: () => new Date(stopped) } });
+      const limited = await TestService.start({
+        env: { VIGIL_RATE_LIMIT_PER_SECOND: '1', VIGIL_RATE_LIMIT_BURST: '3' },
+        clock: { now: () => new Date(stopped) },
+      });
       try {
         for (let i = 0; i < 3; i++) expect((await limited.get('/v1/targets')).status).to.equal(200);
         const response = await limited.get('/v1/targets');
@@ -193,7 +200,9 @@ describe('HTTP edge: authentication, errors, rate limits, health, metrics, OpenA
     it('gives every operation an id and documents its error responses', () => {
       const document = buildOpenApiDocument();
       for (const [path, item] of Object.entries(document.paths)) {
-        for (const [method, operation] of Object.entries(item as Record<string, { operationId?: string; responses: Record<string, unknown>; security?: unknown[] }>)) {
+        for (const [method, operation] of Object.entries(
+          item as Record<string, { operationId?: string; responses: Record<string, unknown>; security?: unknown[] }>,
+        )) {
           expect(operation.operationId, `${method} ${path}`).to.be.a('string');
           expect(operation.responses, `${method} ${path}`).to.have.property('200');
           if (operation.security?.length !== 0) expect(operation.responses, `${method} ${path}`).to.include.keys('400', '401', '404', '429', '500');

@@ -42,7 +42,13 @@ describe('probes', () => {
 
   it('GET /readyz answers 503 naming every failing check, while /livez and /healthz keep their own meaning', async () => {
     const app = express().use(
-      healthRouter({ isAccepting: () => false, readiness: async () => [{ name: 'runtime', ok: false, message: 'the kubernetes runtime is starting (informers listing)' }, { name: 'store', ok: true }] }),
+      healthRouter({
+        isAccepting: () => false,
+        readiness: async () => [
+          { name: 'runtime', ok: false, message: 'the kubernetes runtime is starting (informers listing)' },
+          { name: 'store', ok: true },
+        ],
+      }),
     );
     const server = app.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -90,7 +96,11 @@ describe('store readiness checks', () => {
       const readOnly = new BetterSqlite3(join(dir.path, 'vigil.db'), { readonly: true });
       expect((await storeWritableCheck(readOnly, dir.path)).ok).to.equal(false);
       readOnly.close();
-      expect(await storeWritableCheck(db, join(dir.path, 'missing'))).to.deep.equal({ name: 'store', ok: false, message: 'the data directory cannot be written: ENOENT' });
+      expect(await storeWritableCheck(db, join(dir.path, 'missing'))).to.deep.equal({
+        name: 'store',
+        ok: false,
+        message: 'the data directory cannot be written: ENOENT',
+      });
       db.close();
       expect(await storeWritableCheck(db, dir.path)).to.deep.equal({ name: 'store', ok: false, message: 'the database is not open for writing' });
     } finally {

@@ -116,7 +116,10 @@ async function expectNothingStored(caller: Caller): Promise<void> {
 
 /** The account's outbox, oldest first. */
 function eventsOf(caller: Caller): Array<{ type: string; data: Record<string, unknown> }> {
-  const rows = service.vigil.db.prepare('SELECT type, payload FROM events WHERE account_id = ? ORDER BY seq').all(caller.accountId) as Array<{ type: string; payload: string }>;
+  const rows = service.vigil.db.prepare('SELECT type, payload FROM events WHERE account_id = ? ORDER BY seq').all(caller.accountId) as Array<{
+    type: string;
+    payload: string;
+  }>;
   return rows.map((row) => ({ type: row.type, data: JSON.parse(row.payload) }));
 }
 
@@ -167,7 +170,7 @@ describe('sources', () => {
     });
   }
 
-  it('lists the account\'s sources newest first, a page at a time, filtered by name', async () => {
+  it("lists the account's sources newest first, a page at a time, filtered by name", async () => {
     const caller = newCaller();
     const ids = [await createSource(caller, 'first'), await createSource(caller, 'second'), await createSource(caller, 'third')];
     expect((await listAll(caller, '/v1/sources')).map((source) => source.id)).to.deep.equal([...ids].reverse());
@@ -256,7 +259,9 @@ describe('uploading results: nmap', () => {
     expect(third.risks).to.deep.equal({ new_open: 0, still_open: 4, closed: 1 });
     const risks = await listAll(caller, '/v1/risks');
     expect(risks).to.have.length(5);
-    expect(risks.filter((risk) => risk.status === 'CLOSED').map((risk) => risk.risk_definition.title)).to.deep.equal(['Open port 9929/tcp (nping-echo Nping echo)']);
+    expect(risks.filter((risk) => risk.status === 'CLOSED').map((risk) => risk.risk_definition.title)).to.deep.equal([
+      'Open port 9929/tcp (nping-echo Nping echo)',
+    ]);
     expect(await listAll(caller, '/v1/scans')).to.have.length(3);
   });
 
@@ -301,8 +306,16 @@ describe('uploading results: nmap', () => {
   it('refuses a file whose every host is private, naming why, and stores nothing', async () => {
     const caller = newCaller();
     const sourceId = await createSource(caller);
-    expectError(await upload(caller, { source_id: sourceId, scan_type: 'NMAP' }, { content: fixture('nmap/securecodebox-nmap-local-network-verbose.xml') }), 400, /no host in the file can be a target: target '192\.168\.178\.\d+' is in the 192\.168\.0\.0\/16 private-use/);
-    expectError(await upload(caller, { source_id: sourceId, scan_type: 'NMAP' }, { content: fixture('nmap/securecodebox-nmap-scanme.nmap.org-ipv6.xml') }), 400, /IPv6/);
+    expectError(
+      await upload(caller, { source_id: sourceId, scan_type: 'NMAP' }, { content: fixture('nmap/securecodebox-nmap-local-network-verbose.xml') }),
+      400,
+      /no host in the file can be a target: target '192\.168\.178\.\d+' is in the 192\.168\.0\.0\/16 private-use/,
+    );
+    expectError(
+      await upload(caller, { source_id: sourceId, scan_type: 'NMAP' }, { content: fixture('nmap/securecodebox-nmap-scanme.nmap.org-ipv6.xml') }),
+      400,
+      /IPv6/,
+    );
     await expectNothingStored(caller);
   });
 
@@ -322,12 +335,24 @@ describe('uploading results: nmap', () => {
 describe('uploading results: OpenVAS and ZAP', () => {
   it('imports an OpenVAS report: its host becomes the target, its results the risks', async () => {
     const caller = newCaller();
-    const data = await uploadOk(caller, { source_id: await createSource(caller), scan_type: 'OPENVAS', target: 'https://ignored.example.com' }, { content: OPENVAS_REPORT });
+    const data = await uploadOk(
+      caller,
+      { source_id: await createSource(caller), scan_type: 'OPENVAS', target: 'https://ignored.example.com' },
+      { content: OPENVAS_REPORT },
+    );
     expect(data.targets.map((target: { target: string }) => target.target)).to.deep.equal(['93.184.216.34']);
     expect(data.risks).to.deep.equal({ new_open: 1, still_open: 0, closed: 0 });
     const [risk] = await listAll(caller, '/v1/risks');
-    expect(risk.risk_definition).to.include({ scan_type: 'OPENVAS', threat_level: 'CRITICAL', title: 'Microsoft Windows Multiple Vulnerabilities (KB5062557)' });
-    expect(await getTarget(caller, data.targets[0].target_id)).to.deep.include({ origin: 'UPLOADED_RESULTS', hostname: 'server99', health_score: { score: 60, grade: 'C' } });
+    expect(risk.risk_definition).to.include({
+      scan_type: 'OPENVAS',
+      threat_level: 'CRITICAL',
+      title: 'Microsoft Windows Multiple Vulnerabilities (KB5062557)',
+    });
+    expect(await getTarget(caller, data.targets[0].target_id)).to.deep.include({
+      origin: 'UPLOADED_RESULTS',
+      hostname: 'server99',
+      health_score: { score: 60, grade: 'C' },
+    });
     const scan = (await service.get(`/v1/scans/${data.scan_id}`, { key: caller.key })).body.data;
     expect(scan.results[0].content_type).to.equal('application/xml');
   });
@@ -340,7 +365,11 @@ describe('uploading results: OpenVAS and ZAP', () => {
 
   it('imports a ZAP report into the target given with it', async () => {
     const caller = newCaller();
-    const data = await uploadOk(caller, { source_id: await createSource(caller), scan_type: 'OWASP_ZAP', target: 'https://WWW.example.com/' }, { content: ZAP_EXAMPLE, name: 'zap.json' });
+    const data = await uploadOk(
+      caller,
+      { source_id: await createSource(caller), scan_type: 'OWASP_ZAP', target: 'https://WWW.example.com/' },
+      { content: ZAP_EXAMPLE, name: 'zap.json' },
+    );
     expect(data.targets.map((target: { target: string }) => target.target)).to.deep.equal(['https://www.example.com/']);
     expect(data.risks).to.deep.equal({ new_open: 7, still_open: 0, closed: 0 });
     const scan = (await service.get(`/v1/scans/${data.scan_id}`, { key: caller.key })).body.data;
@@ -351,7 +380,11 @@ describe('uploading results: OpenVAS and ZAP', () => {
 
   it('imports an OWASP_ZAP_ACTIVE report', async () => {
     const caller = newCaller();
-    const data = await uploadOk(caller, { source_id: await createSource(caller), scan_type: 'OWASP_ZAP_ACTIVE', target: 'https://example-backend.example.com' }, { content: ZAP_BACKEND });
+    const data = await uploadOk(
+      caller,
+      { source_id: await createSource(caller), scan_type: 'OWASP_ZAP_ACTIVE', target: 'https://example-backend.example.com' },
+      { content: ZAP_BACKEND },
+    );
     expect(data).to.deep.include({ scan_type: 'OWASP_ZAP_ACTIVE', risks: { new_open: 5, still_open: 0, closed: 0 } });
     const titles = (await listAll(caller, '/v1/risks')).map((risk) => risk.risk_definition.scan_type);
     expect(titles).to.deep.equal(Array(5).fill('OWASP_ZAP_ACTIVE'));
@@ -361,7 +394,11 @@ describe('uploading results: OpenVAS and ZAP', () => {
     const caller = newCaller();
     const sourceId = await createSource(caller);
     expectError(await upload(caller, { source_id: sourceId, scan_type: 'OWASP_ZAP' }, { content: ZAP_EXAMPLE }), 400, /target is required for OWASP_ZAP/);
-    expectError(await upload(caller, { source_id: sourceId, scan_type: 'OWASP_ZAP_ACTIVE', target: 'https://10.0.0.8/' }, { content: ZAP_EXAMPLE }), 400, /10\.0\.0\.0\/8/);
+    expectError(
+      await upload(caller, { source_id: sourceId, scan_type: 'OWASP_ZAP_ACTIVE', target: 'https://10.0.0.8/' }, { content: ZAP_EXAMPLE }),
+      400,
+      /10\.0\.0\.0\/8/,
+    );
     expectError(await upload(caller, { source_id: sourceId, scan_type: 'OWASP_ZAP', target: 'ftp://example.com/' }, { content: ZAP_EXAMPLE }), 400, /target/);
     await expectNothingStored(caller);
   });
@@ -373,7 +410,11 @@ describe('uploading results: targets that already exist', () => {
     const manual = await service.post('/v1/targets', { target: '45.33.32.156', label: 'mine' }, { key: caller.key });
     expect(manual.status, manual.text).to.equal(200);
     const folders = resultFolders();
-    expectError(await upload(caller, { source_id: await createSource(caller), scan_type: 'NMAP' }, { content: NMAP_SCANME }), 400, /target '45\.33\.32\.156' already exists .*origin MANUAL/);
+    expectError(
+      await upload(caller, { source_id: await createSource(caller), scan_type: 'NMAP' }, { content: NMAP_SCANME }),
+      400,
+      /target '45\.33\.32\.156' already exists .*origin MANUAL/,
+    );
     expect(await listAll(caller, '/v1/scans')).to.deep.equal([]);
     expect(await listAll(caller, '/v1/risks')).to.deep.equal([]);
     expect(await getTarget(caller, manual.body.data.id)).to.deep.equal(manual.body.data);
@@ -383,14 +424,22 @@ describe('uploading results: targets that already exist', () => {
   it('refuses a ZAP upload whose target exists as a MANUAL target', async () => {
     const caller = newCaller();
     expect((await service.post('/v1/targets', { target: 'https://www.example.com' }, { key: caller.key })).status).to.equal(200);
-    expectError(await upload(caller, { source_id: await createSource(caller), scan_type: 'OWASP_ZAP', target: 'https://www.example.com' }, { content: ZAP_EXAMPLE }), 400, /already exists/);
+    expectError(
+      await upload(caller, { source_id: await createSource(caller), scan_type: 'OWASP_ZAP', target: 'https://www.example.com' }, { content: ZAP_EXAMPLE }),
+      400,
+      /already exists/,
+    );
     expect(await listAll(caller, '/v1/scans')).to.deep.equal([]);
   });
 
   it('refuses the whole file when one of its hosts is a MANUAL target', async () => {
     const caller = newCaller();
     expect((await service.post('/v1/targets', { target: '54.239.28.85' }, { key: caller.key })).status).to.equal(200);
-    expectError(await upload(caller, { source_id: await createSource(caller), scan_type: 'NMAP' }, { content: NMAP_TWO_HOSTS }), 400, /'54\.239\.28\.85' already exists/);
+    expectError(
+      await upload(caller, { source_id: await createSource(caller), scan_type: 'NMAP' }, { content: NMAP_TWO_HOSTS }),
+      400,
+      /'54\.239\.28\.85' already exists/,
+    );
     expect((await listAll(caller, '/v1/targets')).map((target) => target.target)).to.deep.equal(['54.239.28.85']);
   });
 
@@ -399,7 +448,11 @@ describe('uploading results: targets that already exist', () => {
     const data = await uploadOk(caller, { source_id: await createSource(caller), scan_type: 'NMAP' }, { content: NMAP_SCANME });
     const id = data.targets[0].target_id;
     const before = await getTarget(caller, id);
-    expectError(await service.put(`/v1/targets/${id}`, { label: 'renamed' }, { key: caller.key }), 400, /created from uploaded scan results and cannot be updated/);
+    expectError(
+      await service.put(`/v1/targets/${id}`, { label: 'renamed' }, { key: caller.key }),
+      400,
+      /created from uploaded scan results and cannot be updated/,
+    );
     expectError(await service.patch(`/v1/targets/${id}`, { tags: ['x'] }, { key: caller.key }), 400, /cannot be updated/);
     expectError(await service.delete(`/v1/targets/${id}`, { key: caller.key }), 400, /created from uploaded scan results and cannot be deleted/);
     expect(await getTarget(caller, id)).to.deep.equal(before);
@@ -410,7 +463,11 @@ describe('uploading results: fields', () => {
   it("refuses another account's source and an unknown source_id with 400", async () => {
     const caller = newCaller();
     const foreign = await createSource(newCaller());
-    expectError(await upload(caller, { source_id: foreign, scan_type: 'NMAP' }, { content: NMAP_SCANME }), 400, /source_id '.*' is not an IMPORTED source of this account/);
+    expectError(
+      await upload(caller, { source_id: foreign, scan_type: 'NMAP' }, { content: NMAP_SCANME }),
+      400,
+      /source_id '.*' is not an IMPORTED source of this account/,
+    );
     expectError(await upload(caller, { source_id: 'no-such-source', scan_type: 'NMAP' }, { content: NMAP_SCANME }), 400, /is not an IMPORTED source/);
     await expectNothingStored(caller);
   });
@@ -450,7 +507,11 @@ describe('uploading results: fields', () => {
   it('refuses bodies that are not multipart/form-data', async () => {
     const caller = newCaller();
     expectError(await service.post('/v1/results', { source_id: 'x', scan_type: 'NMAP' }, { key: caller.key }), 400, /multipart\/form-data/);
-    expectError(await service.request('POST', '/v1/results', { key: caller.key, rawBody: 'x', contentType: 'multipart/form-data' }), 400, /multipart\/form-data with a boundary/);
+    expectError(
+      await service.request('POST', '/v1/results', { key: caller.key, rawBody: 'x', contentType: 'multipart/form-data' }),
+      400,
+      /multipart\/form-data with a boundary/,
+    );
     await expectNothingStored(caller);
   });
 
@@ -462,16 +523,28 @@ describe('uploading results: fields', () => {
 describe('uploading results: hostile files', () => {
   const nmapWith = (body: string) => `<?xml version="1.0"?>\n${body}`;
   const hostile: Array<[string, string, Uint8Array | string, RegExp]> = [
-    ['XML whose DOCTYPE declares an external entity', 'NMAP', nmapWith('<!DOCTYPE nmaprun [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><nmaprun>&xxe;</nmaprun>'), /DOCTYPE|entit/i],
+    [
+      'XML whose DOCTYPE declares an external entity',
+      'NMAP',
+      nmapWith('<!DOCTYPE nmaprun [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><nmaprun>&xxe;</nmaprun>'),
+      /DOCTYPE|entit/i,
+    ],
     [
       'an entity expansion bomb',
       'OPENVAS',
-      nmapWith(`<!DOCTYPE report [<!ENTITY a "${'x'.repeat(100)}">${Array.from({ length: 9 }, (_, i) => `<!ENTITY ${'b'.repeat(i + 1)} "${(i === 0 ? '&a;' : `&${'b'.repeat(i)};`).repeat(10)}">`).join('')}]><report>&bbbbbbbbb;</report>`),
+      nmapWith(
+        `<!DOCTYPE report [<!ENTITY a "${'x'.repeat(100)}">${Array.from({ length: 9 }, (_, i) => `<!ENTITY ${'b'.repeat(i + 1)} "${(i === 0 ? '&a;' : `&${'b'.repeat(i)};`).repeat(10)}">`).join('')}]><report>&bbbbbbbbb;</report>`,
+      ),
       /DOCTYPE|entit/i,
     ],
     ['XML nested 100000 levels deep', 'NMAP', nmapWith(`<nmaprun>${'<host>'.repeat(100_000)}`), /deep|nest/i],
     ['truncated XML', 'NMAP', NMAP_SCANME.subarray(0, Math.floor(NMAP_SCANME.length / 2)), /./],
-    ['bytes that are not UTF-8', 'NMAP', Buffer.concat([NMAP_SCANME.subarray(0, 200), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), NMAP_SCANME.subarray(200)]), /UTF-8/],
+    [
+      'bytes that are not UTF-8',
+      'NMAP',
+      Buffer.concat([NMAP_SCANME.subarray(0, 200), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), NMAP_SCANME.subarray(200)]),
+      /UTF-8/,
+    ],
     ['JSON that is not a ZAP report', 'OWASP_ZAP', JSON.stringify({ site: 'not an array', alerts: [] }), /ZAP/],
     ['JSON nested 100000 levels deep', 'OWASP_ZAP', '['.repeat(100_000), /deep|nest/i],
     ['a ZAP report uploaded as nmap', 'NMAP', ZAP_EXAMPLE, /nmap/i],
@@ -493,7 +566,14 @@ describe('uploading results: hostile files', () => {
   it('refuses a malformed multipart body with 400', async () => {
     const caller = newCaller();
     const sourceId = await createSource(caller);
-    const unfinished = multipart('b0undary', [{ name: 'source_id', value: sourceId }, { name: 'file', value: NMAP_SCANME, filename: 'scan.xml' }], false);
+    const unfinished = multipart(
+      'b0undary',
+      [
+        { name: 'source_id', value: sourceId },
+        { name: 'file', value: NMAP_SCANME, filename: 'scan.xml' },
+      ],
+      false,
+    );
     const garbledHeader = Buffer.from(`--b0undary\r\nContent-Disposition form-data name=source_id\r\n${'x'.repeat(20_000)}`);
     for (const body of [unfinished, garbledHeader, Buffer.from('no boundary anywhere')]) {
       const response = await service.request('POST', '/v1/results', { key: caller.key, rawBody: body, contentType: 'multipart/form-data; boundary=b0undary' });
@@ -528,7 +608,14 @@ describe('uploading results: the file on disk', () => {
     const sourceId = await createSource(caller);
     const folders = resultFolders();
     const boundary = 'going-away';
-    const head = multipart(boundary, [{ name: 'source_id', value: sourceId }, { name: 'scan_type', value: 'NMAP' }], false);
+    const head = multipart(
+      boundary,
+      [
+        { name: 'source_id', value: sourceId },
+        { name: 'scan_type', value: 'NMAP' },
+      ],
+      false,
+    );
     const fileHead = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="scan.xml"\r\n\r\n<nmaprun>`);
     const req = request(`${service.baseUrl}/v1/results`, {
       method: 'POST',
@@ -559,7 +646,14 @@ describe('uploading results: the file on disk', () => {
  */
 function streamWithoutEnd(caller: Caller, sourceId: string, bytes: number): Promise<{ status: number; body: any; connection: string | undefined }> {
   const boundary = 'streaming-boundary';
-  const head = multipart(boundary, [{ name: 'source_id', value: sourceId }, { name: 'scan_type', value: 'NMAP' }], false);
+  const head = multipart(
+    boundary,
+    [
+      { name: 'source_id', value: sourceId },
+      { name: 'scan_type', value: 'NMAP' },
+    ],
+    false,
+  );
   const fileHead = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.xml"\r\n\r\n<nmaprun>`);
   const chunk = Buffer.alloc(256 * 1024, '<x>y</x>');
   return new Promise((resolve, reject) => {

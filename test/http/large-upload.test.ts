@@ -40,7 +40,9 @@ describe('a 256 MiB in-cluster result upload', function () {
   this.timeout(600_000);
 
   it('is received, parsed and stored with the service peak far below the file size', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./large-upload-child.ts', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./large-upload-child.ts', import.meta.url))], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     try {
       const lines = createInterface({ input: child.stdout });
       const next = async () => JSON.parse(((await once(lines, 'line')) as [string])[0]);

@@ -243,7 +243,10 @@ describe('HTTP common list behaviour (GET /v1/targets)', () => {
       const repository = new SqliteTargetRepository(service.vigil.db);
       const listed = (await service.get('/v1/targets')).body.data as Array<{ id: string; target: string }>;
       const byAddress = new Map(listed.map((t) => [t.target, t.id]));
-      for (const [address, at] of [['b.example.com', '2026-01-02T00:00:00.000Z'], ['c.example.com', '2026-03-01T00:00:00.000Z']] as const) {
+      for (const [address, at] of [
+        ['b.example.com', '2026-01-02T00:00:00.000Z'],
+        ['c.example.com', '2026-03-01T00:00:00.000Z'],
+      ] as const) {
         const target = repository.findById(service.accountId, byAddress.get(address)!)!;
         repository.update({ ...target, lastScannedAt: at });
       }

@@ -70,7 +70,10 @@ describe('metrics', () => {
     });
 
     it("counts an import's bytes and findings, and the scan controller's work queue", async () => {
-      const report = nmapReport('93.184.216.34', [{ port: 22, product: 'OpenSSH 7.4' }, { port: 443, product: 'nginx 1.18.0' }]);
+      const report = nmapReport('93.184.216.34', [
+        { port: 22, product: 'OpenSSH 7.4' },
+        { port: 443, product: 'nginx 1.18.0' },
+      ]);
       await importNmapReport(service, service.apiKey, report);
       const text = (await service.get('/metrics', { key: null })).text;
       expect(sample(text, 'vigil_upload_findings_total{scan_type="NMAP"}')).to.equal(2);

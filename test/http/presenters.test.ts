@@ -31,12 +31,23 @@ describe('target presenters: the list fast path (JSON rendered by SQLite) is exa
   const variants: Array<[string, Partial<Target>]> = [
     ['a plain target', {}],
     ['a label with quotes, backslashes, control characters and non-ASCII', { label: 'He said "hi" \\ \u0001 – 漢字 </script>' }],
-    ['every control character, DEL, line separators and an emoji', { label: `${Array.from({ length: 32 }, (_, c) => String.fromCharCode(c)).join('')}\u007f\u2028\u2029 😀 /` }],
+    [
+      'every control character, DEL, line separators and an emoji',
+      { label: `${Array.from({ length: 32 }, (_, c) => String.fromCharCode(c)).join('')}\u007f\u2028\u2029 😀 /` },
+    ],
     ['a login recording and a last scan', { authSeleniumFile: 'login "flow".side', lastScannedAt: '2026-02-03T04:05:06.789Z' }],
-    ['tags and every zap setting', {
-      tags: ['prod', 'eu-west'],
-      zap: { ...DEFAULT_ZAP_SETTINGS, seed_urls: ['https://example.com/a?b="c"'], headers: [{ key: 'X-A', value: 'v\u2028' }], cookies: [{ name: 'n', value: 'v', sameSite: 'Lax', expiry: 1 }] },
-    }],
+    [
+      'tags and every zap setting',
+      {
+        tags: ['prod', 'eu-west'],
+        zap: {
+          ...DEFAULT_ZAP_SETTINGS,
+          seed_urls: ['https://example.com/a?b="c"'],
+          headers: [{ key: 'X-A', value: 'v\u2028' }],
+          cookies: [{ name: 'n', value: 'v', sameSite: 'Lax', expiry: 1 }],
+        },
+      },
+    ],
     ['a lowered health score', { healthScore: healthScore({ HIGH: 1, MEDIUM: 2 }), origin: 'CLOUD_PROVIDER' }],
     ['host facts from an uploaded result', { origin: 'UPLOADED_RESULTS', os: 'Linux 3.0 "x"', hostname: 'scanme.nmap.org' }],
     ['a host name without an OS', { origin: 'UPLOADED_RESULTS', hostname: 'example.com' }],
@@ -59,7 +70,9 @@ describe('target presenters: the list fast path (JSON rendered by SQLite) is exa
         ...overrides,
       };
       repository.insert(target);
-      const json = Buffer.from(repository.listJson(accountId, { filters: {}, sort: [], pageSize: 10, after: undefined }, 4 * 1024 * 1024).body).toString('utf8');
+      const json = Buffer.from(repository.listJson(accountId, { filters: {}, sort: [], pageSize: 10, after: undefined }, 4 * 1024 * 1024).body).toString(
+        'utf8',
+      );
       // The very bytes JSON.stringify writes: same keys, same order, same escapes.
       expect(json).to.equal(JSON.stringify(presentTarget(repository.findById(accountId, target.id)!)));
       expect(json).to.equal(JSON.stringify(presentTarget(target)));
@@ -68,8 +81,17 @@ describe('target presenters: the list fast path (JSON rendered by SQLite) is exa
 
   it('for a target with an API definition and a login recording attached', () => {
     const target: Target = {
-      id: randomUUID(), accountId, target: 'https://example.com/api', label: 'api', tags: [], healthScore: healthScore({}),
-      authSeleniumFile: undefined, zap: { ...DEFAULT_ZAP_SETTINGS }, origin: 'MANUAL', createdAt: '2026-01-01T00:00:00.000Z', lastScannedAt: null,
+      id: randomUUID(),
+      accountId,
+      target: 'https://example.com/api',
+      label: 'api',
+      tags: [],
+      healthScore: healthScore({}),
+      authSeleniumFile: undefined,
+      zap: { ...DEFAULT_ZAP_SETTINGS },
+      origin: 'MANUAL',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      lastScannedAt: null,
     };
     repository.insert(target);
     const updatedAt = '2026-01-02T00:00:00.000Z';
@@ -99,8 +121,17 @@ describe('target presenters: the list fast path (JSON rendered by SQLite) is exa
     beforeEach(() => {
       labels.forEach((label, index) => {
         repository.insert({
-          id: randomUUID(), accountId, target: `https://t${index}.example.com`, label, tags: [], healthScore: healthScore({}), authSeleniumFile: undefined,
-          zap: { ...DEFAULT_ZAP_SETTINGS }, origin: 'MANUAL', createdAt: `2026-01-01T00:00:0${index}.000Z`, lastScannedAt: null,
+          id: randomUUID(),
+          accountId,
+          target: `https://t${index}.example.com`,
+          label,
+          tags: [],
+          healthScore: healthScore({}),
+          authSeleniumFile: undefined,
+          zap: { ...DEFAULT_ZAP_SETTINGS },
+          origin: 'MANUAL',
+          createdAt: `2026-01-01T00:00:0${index}.000Z`,
+          lastScannedAt: null,
         });
       });
     });
@@ -129,16 +160,35 @@ describe('target presenters: the list fast path (JSON rendered by SQLite) is exa
       })();
       for (let index = 0; index < 233; index++) {
         repository.insert({
-          id: randomUUID(), accountId, target: `https://m${Math.floor(random() * 1e9)}-${index}.example.com`, label: labels[Math.floor(random() * labels.length)]!, tags: [],
-          healthScore: healthScore({}), authSeleniumFile: undefined, zap: { ...DEFAULT_ZAP_SETTINGS }, origin: 'MANUAL',
-          createdAt: `2026-01-02T00:00:00.${String(index).padStart(3, '0')}Z`, lastScannedAt: random() < 0.3 ? null : `2026-03-0${1 + Math.floor(random() * 9)}T00:00:00.000Z`,
+          id: randomUUID(),
+          accountId,
+          target: `https://m${Math.floor(random() * 1e9)}-${index}.example.com`,
+          label: labels[Math.floor(random() * labels.length)]!,
+          tags: [],
+          healthScore: healthScore({}),
+          authSeleniumFile: undefined,
+          zap: { ...DEFAULT_ZAP_SETTINGS },
+          origin: 'MANUAL',
+          createdAt: `2026-01-02T00:00:00.${String(index).padStart(3, '0')}Z`,
+          lastScannedAt: random() < 0.3 ? null : `2026-03-0${1 + Math.floor(random() * 9)}T00:00:00.000Z`,
         });
       }
       const total = labels.length + 233;
       const sorts: Array<TargetListQuery['sort']> = [
-        [], [{ field: 'created_at', direction: 'asc' }], [{ field: 'label', direction: 'asc' }], [{ field: 'label', direction: 'desc' }],
-        [{ field: 'target', direction: 'asc' }], [{ field: 'target', direction: 'desc' }],
-        [{ field: 'last_scanned', direction: 'desc' }, { field: 'label', direction: 'asc' }], [{ field: 'label', direction: 'asc' }, { field: 'created_at', direction: 'asc' }],
+        [],
+        [{ field: 'created_at', direction: 'asc' }],
+        [{ field: 'label', direction: 'asc' }],
+        [{ field: 'label', direction: 'desc' }],
+        [{ field: 'target', direction: 'asc' }],
+        [{ field: 'target', direction: 'desc' }],
+        [
+          { field: 'last_scanned', direction: 'desc' },
+          { field: 'label', direction: 'asc' },
+        ],
+        [
+          { field: 'label', direction: 'asc' },
+          { field: 'created_at', direction: 'asc' },
+        ],
       ];
       for (const sort of sorts) {
         const expected = repository.list(accountId, { filters: {}, sort, pageSize: 500, after: undefined }).items.map((row) => row.id);

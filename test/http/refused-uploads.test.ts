@@ -97,9 +97,17 @@ describe('refused uploads reach the client', () => {
     writeFileSync(path, Buffer.alloc(20 * MIB, 'x'));
     const folders = resultFolders();
     const { stdout } = await promisify(execFile)('curl', [
-      '-sS', '-w', '\n%{http_code}',
-      '-H', `X-SERVICE-API-KEY: ${service.apiKey}`,
-      '-F', `source_id=${sourceId}`, '-F', 'scan_type=NUCLEI', '-F', `file=@${path}`,
+      '-sS',
+      '-w',
+      '\n%{http_code}',
+      '-H',
+      `X-SERVICE-API-KEY: ${service.apiKey}`,
+      '-F',
+      `source_id=${sourceId}`,
+      '-F',
+      'scan_type=NUCLEI',
+      '-F',
+      `file=@${path}`,
       `${service.baseUrl}/v1/results`,
     ]);
     const [body, status] = stdout.split('\n');
@@ -113,7 +121,16 @@ describe('refused uploads reach the client', () => {
     const path = join(files.path, 'wrong-key-20mib.side');
     writeFileSync(path, Buffer.alloc(20 * MIB, 'x'));
     for (const route of ['/v1/results', '/v1/targets/00000000-0000-4000-8000-000000000000/auth/selenium']) {
-      const { stdout } = await promisify(execFile)('curl', ['-sS', '-w', '\n%{http_code}', '-H', 'X-SERVICE-API-KEY: vgl_wrong', '-F', `file=@${path}`, `${service.baseUrl}${route}`]);
+      const { stdout } = await promisify(execFile)('curl', [
+        '-sS',
+        '-w',
+        '\n%{http_code}',
+        '-H',
+        'X-SERVICE-API-KEY: vgl_wrong',
+        '-F',
+        `file=@${path}`,
+        `${service.baseUrl}${route}`,
+      ]);
       const [body, status] = stdout.split('\n');
       expect(status, route).to.equal('401');
       expect(JSON.parse(body!).error, route).to.be.a('string').that.is.not.empty;
@@ -132,7 +149,9 @@ describe('refused uploads reach the client', () => {
       socket.on('data', (data: Buffer) => (answer += data.toString('latin1')));
       socket.on('error', () => undefined);
       socket.on('close', () => resolve({ status: status(), closed: true }));
-      socket.write(`POST /v1/results HTTP/1.1\r\nHost: 127.0.0.1\r\nX-SERVICE-API-KEY: ${service.apiKey}\r\nContent-Type: ${contentType}\r\nContent-Length: ${60 * MIB}\r\n\r\n`);
+      socket.write(
+        `POST /v1/results HTTP/1.1\r\nHost: 127.0.0.1\r\nX-SERVICE-API-KEY: ${service.apiKey}\r\nContent-Type: ${contentType}\r\nContent-Length: ${60 * MIB}\r\n\r\n`,
+      );
       void (async () => {
         const reader = body.getReader();
         for (let next = await reader.read(); !next.done && !socket.destroyed; next = await reader.read()) {
@@ -143,7 +162,9 @@ describe('refused uploads reach the client', () => {
     // The answer went out first; the connection was closed before the 40 MiB were all sent.
     expect(outcome).to.deep.equal({ status: 400, closed: true });
     expect(resultFolders()).to.deep.equal(folders);
-    const logged = await probeUntil(() => (service.logLines.some((line) => line.includes('refused request body discarded') && line.includes('too large')) ? true : undefined));
+    const logged = await probeUntil(() =>
+      service.logLines.some((line) => line.includes('refused request body discarded') && line.includes('too large')) ? true : undefined,
+    );
     expect(logged).to.equal(true);
   });
 });
@@ -173,7 +194,13 @@ describe('discarding a refused body within its bounds', () => {
     client.on('error', () => undefined);
     send(client);
     await discarding;
-    return { outcome: () => outcome, close: () => { client.destroy(); server.close(); } };
+    return {
+      outcome: () => outcome,
+      close: () => {
+        client.destroy();
+        server.close();
+      },
+    };
   }
 
   it('stops when no byte arrives for the idle bound', async () => {

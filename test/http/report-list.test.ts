@@ -54,7 +54,11 @@ describe('HTTP GET /v1/reports and DELETE /v1/reports/{id}', function () {
     const target = await service.post('/v1/targets', { target: '127.0.0.1', tags: ['prod'] });
     seedRisks(service.vigil.db, [{ accountId: service.accountId, targetId: target.body.data.id, title: 'Open port 22/tcp', threatLevel: 'HIGH' }]);
     const first = await createReport({ report_format: 'HTML' });
-    const second = await createReport({ report_format: 'PDF', targets_filter: { tags: ['prod'] }, risks_filter: { status: ['OPEN'], 'risk_definition.scan_type': [] } });
+    const second = await createReport({
+      report_format: 'PDF',
+      targets_filter: { tags: ['prod'] },
+      risks_filter: { status: ['OPEN'], 'risk_definition.scan_type': [] },
+    });
     const { data, next_page_token } = await list();
     expect(next_page_token).to.equal(undefined);
     expect(data.map((report) => report.id)).to.deep.equal([second, first]);

@@ -72,7 +72,9 @@ async function csvIds(body: unknown): Promise<string[]> {
   const id = await createReport({ report_format: 'CSV', ...(body as object) });
   const file = await download(id);
   expect(file.status).to.equal(200);
-  return csvRows(file.bytes).map((row) => row.risk_id!).sort();
+  return csvRows(file.bytes)
+    .map((row) => row.risk_id!)
+    .sort();
 }
 
 const idsOf = (...names: string[]) => names.map((name) => risks[name]!.id).sort();
@@ -94,10 +96,40 @@ async function seedAuditor(): Promise<void> {
     lab: await createTarget({ target: '127.0.0.3', tags: ['lab'] }, auditorKey),
   };
   const [xss, sqli, tls, port, closed, accepted, info] = seedRisks(service.vigil.db, [
-    { accountId: auditorId, targetId: targets.web.id, title: HOSTILE.title, threatLevel: 'HIGH', cvss: '8.1', description: HOSTILE.description, solution: HOSTILE.solution,
-      additionalInfo: { cves: ['CVE-2024-1111'], references: [HOSTILE.reference, 'https://owasp.org/xss'], evidence: HOSTILE.externalImage, matched_at: HOSTILE.plusCell } },
-    { accountId: auditorId, targetId: targets.web.id, title: 'SQL injection in /login', threatLevel: 'CRITICAL', cvss: '9.8', scanType: 'OWASP_ZAP', description: HOSTILE.minusCell, solution: HOSTILE.atCell },
-    { accountId: auditorId, targetId: targets.db.id, title: 'Weak TLS cipher suites', threatLevel: 'LOW', scanType: 'SSLYZE', description: HOSTILE.tabCell, solution: HOSTILE.crCell },
+    {
+      accountId: auditorId,
+      targetId: targets.web.id,
+      title: HOSTILE.title,
+      threatLevel: 'HIGH',
+      cvss: '8.1',
+      description: HOSTILE.description,
+      solution: HOSTILE.solution,
+      additionalInfo: {
+        cves: ['CVE-2024-1111'],
+        references: [HOSTILE.reference, 'https://owasp.org/xss'],
+        evidence: HOSTILE.externalImage,
+        matched_at: HOSTILE.plusCell,
+      },
+    },
+    {
+      accountId: auditorId,
+      targetId: targets.web.id,
+      title: 'SQL injection in /login',
+      threatLevel: 'CRITICAL',
+      cvss: '9.8',
+      scanType: 'OWASP_ZAP',
+      description: HOSTILE.minusCell,
+      solution: HOSTILE.atCell,
+    },
+    {
+      accountId: auditorId,
+      targetId: targets.db.id,
+      title: 'Weak TLS cipher suites',
+      threatLevel: 'LOW',
+      scanType: 'SSLYZE',
+      description: HOSTILE.tabCell,
+      solution: HOSTILE.crCell,
+    },
     { accountId: auditorId, targetId: targets.db.id, title: 'Open port 5432/tcp', threatLevel: 'INFO', scanType: 'NMAP' },
     { accountId: auditorId, targetId: targets.lab.id, title: 'Outdated nginx', threatLevel: 'MEDIUM', status: 'CLOSED', scanType: 'NUCLEI' },
     { accountId: auditorId, targetId: targets.lab.id, title: 'Directory listing', threatLevel: 'LOW', accepted: true, scanType: 'NUCLEI' },
@@ -165,7 +197,10 @@ describe('HTTP /v1/reports', function () {
 
     it('draws every word at a readable size (pdftotext -bbox)', () => {
       const boxes = execFileSync('pdftotext', ['-bbox', join(ARTIFACTS, 'report.pdf'), '-'], { encoding: 'utf8' });
-      const heights = [...boxes.matchAll(/<word xMin="[\d.]+" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((match) => ({ word: match[3], height: Number(match[2]) - Number(match[1]) }));
+      const heights = [...boxes.matchAll(/<word xMin="[\d.]+" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((match) => ({
+        word: match[3],
+        height: Number(match[2]) - Number(match[1]),
+      }));
       expect(heights.length).to.be.greaterThan(100);
       expect(heights.filter((entry) => entry.height < 6)).to.deep.equal([]);
     });
@@ -259,7 +294,11 @@ describe('HTTP /v1/reports', function () {
       ['risks_filter.risk_definition.title', { risks_filter: { 'risk_definition.title': ['Outdated nginx'] } }, ['closed']],
       ['risks_filter.target_id', { risks_filter: { target_id: ['@lab'] } }, ['closed', 'accepted', 'info']],
       ['risks_filter.tags', { risks_filter: { tags: ['web'] } }, ['xss', 'sqli']],
-      ['both filters together', { targets_filter: { tags: ['prod'] }, risks_filter: { status: ['OPEN'], 'risk_definition.threat_level': ['INFO', 'HIGH'] } }, ['xss', 'port']],
+      [
+        'both filters together',
+        { targets_filter: { tags: ['prod'] }, risks_filter: { status: ['OPEN'], 'risk_definition.threat_level': ['INFO', 'HIGH'] } },
+        ['xss', 'port'],
+      ],
       ['an empty array does not filter', { targets_filter: { tags: [] } }, ['xss', 'sqli', 'tls', 'port', 'closed', 'accepted', 'info']],
     ];
     for (const [name, body, expected] of cases) {
@@ -281,7 +320,11 @@ describe('HTTP /v1/reports', function () {
   describe('refusals', () => {
     it('refuses unknown filter keys, naming the allowed ones', async () => {
       await expectError({ report_format: 'PDF', targets_filter: { owner: ['me'] } }, 400, /targets_filter key 'owner' .*allowed keys: target_ids, tags, label/);
-      await expectError({ report_format: 'PDF', risks_filter: { severity: ['HIGH'] } }, 400, /risks_filter key 'severity' .*allowed keys: target_id, status, tags, risk_definition.scan_type/);
+      await expectError(
+        { report_format: 'PDF', risks_filter: { severity: ['HIGH'] } },
+        400,
+        /risks_filter key 'severity' .*allowed keys: target_id, status, tags, risk_definition.scan_type/,
+      );
     });
 
     it('refuses non-array values, unknown formats, too many values and long values', async () => {
@@ -310,7 +353,7 @@ describe('HTTP /v1/reports', function () {
       expect((await download(id, { format: 'HTML' }, service.apiKey)).status).to.equal(200);
     });
 
-    it('gives 404 for another account\'s report and for unknown ids', async () => {
+    it("gives 404 for another account's report and for unknown ids", async () => {
       const id = await createReport({ report_format: 'PDF' });
       const other = await download(id, {}, service.apiKey);
       expect(other.status).to.equal(404);
@@ -319,7 +362,7 @@ describe('HTTP /v1/reports', function () {
       expect((await download('../../vigil.db')).status).to.equal(404);
     });
 
-    it('does not let another account\'s target ids into a report', async () => {
+    it("does not let another account's target ids into a report", async () => {
       const id = await createReport({ report_format: 'HTML', targets_filter: { target_ids: [targets.web.id] } }, service.apiKey);
       const page = (await download(id, {}, service.apiKey)).bytes.toString('utf8');
       expect(page).to.include('0 risks on 0 targets');

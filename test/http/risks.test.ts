@@ -251,11 +251,20 @@ describe('HTTP /v1/risks', function () {
         it('gives the same risks as the JSON form, for every bracket form', async () => {
           const forms: Array<[string, Record<string, string[]>]> = [
             ['filters[status][0]=OPEN&filters[risk_definition.scan_type][0]=NMAP', { status: ['OPEN'], 'risk_definition.scan_type': ['NMAP'] }],
-            ['filters[risk_definition.scan_type][]=NMAP_UDP&filters[risk_definition.scan_type][]=NUCLEI', { 'risk_definition.scan_type': ['NMAP_UDP', 'NUCLEI'] }],
+            [
+              'filters[risk_definition.scan_type][]=NMAP_UDP&filters[risk_definition.scan_type][]=NUCLEI',
+              { 'risk_definition.scan_type': ['NMAP_UDP', 'NUCLEI'] },
+            ],
             ['filters[status]=CLOSED', { status: ['CLOSED'] }],
             ['filters%5Btags%5D%5B%5D=staging', { tags: ['staging'] }],
-            ['filters%5Bstatus%5D%5B0%5D=OPEN&filters%5Brisk_definition.threat_level%5D%5B0%5D=CRITICAL&filters%5Brisk_definition.threat_level%5D%5B1%5D=HIGH', { status: ['OPEN'], 'risk_definition.threat_level': ['CRITICAL', 'HIGH'] }],
-            [`filters[target_id][]=${db.id}&filters[risk_definition.title][0]=Open%20port%20161%2Fudp`, { target_id: [db.id], 'risk_definition.title': ['Open port 161/udp'] }],
+            [
+              'filters%5Bstatus%5D%5B0%5D=OPEN&filters%5Brisk_definition.threat_level%5D%5B0%5D=CRITICAL&filters%5Brisk_definition.threat_level%5D%5B1%5D=HIGH',
+              { status: ['OPEN'], 'risk_definition.threat_level': ['CRITICAL', 'HIGH'] },
+            ],
+            [
+              `filters[target_id][]=${db.id}&filters[risk_definition.title][0]=Open%20port%20161%2Fudp`,
+              { target_id: [db.id], 'risk_definition.title': ['Open port 161/udp'] },
+            ],
           ];
           for (const [query, json] of forms) {
             const expected = await filtered(json);
@@ -300,7 +309,12 @@ describe('HTTP /v1/risks', function () {
         risks = {
           low: seedRisk(web.id, { threatLevel: 'LOW', firstDetectedAt: '2026-01-03T00:00:00.000Z', lastDetectedAt: '2026-02-01T00:00:00.000Z' }),
           critical: seedRisk(db.id, { threatLevel: 'CRITICAL', firstDetectedAt: '2026-01-02T00:00:00.000Z', lastDetectedAt: '2026-02-03T00:00:00.000Z' }),
-          medium: seedRisk(web.id, { threatLevel: 'MEDIUM', firstDetectedAt: '2026-01-01T00:00:00.000Z', lastDetectedAt: '2026-02-02T00:00:00.000Z', status: 'CLOSED' }),
+          medium: seedRisk(web.id, {
+            threatLevel: 'MEDIUM',
+            firstDetectedAt: '2026-01-01T00:00:00.000Z',
+            lastDetectedAt: '2026-02-02T00:00:00.000Z',
+            status: 'CLOSED',
+          }),
           highOld: seedRisk(db.id, { threatLevel: 'HIGH', firstDetectedAt: '2026-01-04T00:00:00.000Z', lastDetectedAt: '2026-02-04T00:00:00.000Z' }),
           highNew: seedRisk(web.id, { threatLevel: 'HIGH', firstDetectedAt: '2026-01-05T00:00:00.000Z', lastDetectedAt: '2026-02-05T00:00:00.000Z' }),
         };
@@ -340,8 +354,16 @@ describe('HTTP /v1/risks', function () {
       });
 
       it("refuses an unknown field, a wrong direction and two fields with 400, in targets' words", async () => {
-        expectError(await service.get('/v1/risks', { query: { sort: 'severity desc' } }), 400, /sort field 'severity' is not supported; allowed fields: threat_level, first_detected_at, last_detected_at, target/);
-        expectError(await service.get('/v1/risks', { query: { sort: 'threat_level upward' } }), 400, /sort 'threat_level upward' must be a field optionally followed by a space and asc or desc/);
+        expectError(
+          await service.get('/v1/risks', { query: { sort: 'severity desc' } }),
+          400,
+          /sort field 'severity' is not supported; allowed fields: threat_level, first_detected_at, last_detected_at, target/,
+        );
+        expectError(
+          await service.get('/v1/risks', { query: { sort: 'threat_level upward' } }),
+          400,
+          /sort 'threat_level upward' must be a field optionally followed by a space and asc or desc/,
+        );
         expectError(await service.get('/v1/risks', { query: { sort: 'threat_level desc,target asc' } }), 400, /one field at a time/);
       });
 

@@ -90,7 +90,11 @@ async function createTarget(body: Record<string, unknown>, key?: string): Promis
 }
 
 const waitForTerminal = (id: string, key?: string) =>
-  waitFor(() => getScan(id, key), (scan) => TERMINAL.includes(scan.state), `scan ${id} to reach a terminal state`);
+  waitFor(
+    () => getScan(id, key),
+    (scan) => TERMINAL.includes(scan.state),
+    `scan ${id} to reach a terminal state`,
+  );
 
 /** The scan events stored for a scan, in order: type and the state in the payload. */
 function eventsOf(scanId: string): Array<{ type: string; state: string }> {
@@ -437,10 +441,12 @@ describe('HTTP /v1/scans', function () {
       const bodies = range(8).map((i) => ({ type: 'NMAP', targets: [i === 4 ? 'not a target!' : nowhere(`burst-${i}`)] }));
       const responses = await Promise.all(bodies.map((body) => service.post('/v1/scans', body, { key: capped.apiKey })));
       expectError(responses[4]!, 400, /targets\[0\]/);
-      const answered = responses.filter((_, i) => i !== 4).map((response) => {
-        expect(response.status, response.text).to.equal(200);
-        return response.body.data as ScanJson;
-      });
+      const answered = responses
+        .filter((_, i) => i !== 4)
+        .map((response) => {
+          expect(response.status, response.text).to.equal(200);
+          return response.body.data as ScanJson;
+        });
       expect(answered.filter((scan) => scan.state === 'QUEUED')).to.have.length(3);
       expect(answered.filter((scan) => scan.state === 'OVER_LIMIT')).to.have.length(4);
       for (const scan of answered) {
@@ -647,7 +653,11 @@ describe('HTTP /v1/scans with the only scan slot taken by a running scan', funct
     service = await TestService.start({ env: { ...LAB, VIGIL_MAX_CONCURRENT_SCANS: '1' } });
     receiveEvents(service.vigil.webhookEndpoints, service.accountId);
     running = await startScan({ type: 'NMAP', targets: ['127.0.0.1'] });
-    running = await waitFor(() => getScan(running.id), (scan) => scan.state !== 'QUEUED', 'the first scan to run');
+    running = await waitFor(
+      () => getScan(running.id),
+      (scan) => scan.state !== 'QUEUED',
+      'the first scan to run',
+    );
     expect(running.state, JSON.stringify(running.conditions)).to.equal('RUNNING');
     queued = await startScan({ type: 'NMAP', targets: [nowhere(1)] });
     expect(queued.state).to.equal('QUEUED');
@@ -691,7 +701,7 @@ describe('HTTP /v1/scans with the only scan slot taken by a running scan', funct
     expect((await getScan(running.id)).state).to.equal('RUNNING');
   });
 
-  it("gives 404 when another account stops or deletes the QUEUED scan, which stays QUEUED", async () => {
+  it('gives 404 when another account stops or deletes the QUEUED scan, which stays QUEUED', async () => {
     const other = service.createAccount('other');
     expectError(await service.post(`/v1/scans/${queued.id}/stop`, undefined, { key: other.apiKey }), 404);
     expectError(await service.delete(`/v1/scans/${queued.id}`, { key: other.apiKey }), 404);
@@ -729,7 +739,11 @@ describe('HTTP /v1/results', function () {
     expect(own.status).to.equal(200);
     expect(own.text).to.match(/<nmaprun/);
     // A small output is kept in its result row (migration 0018), written with SUCCEEDED: no file of its own.
-    const row = service.vigil.db.prepare('SELECT size, sha256, content FROM scan_results WHERE id = ?').get(resultId) as { size: number; sha256: string; content: Buffer | null };
+    const row = service.vigil.db.prepare('SELECT size, sha256, content FROM scan_results WHERE id = ?').get(resultId) as {
+      size: number;
+      sha256: string;
+      content: Buffer | null;
+    };
     expect(row.content?.toString('utf8')).to.equal(own.text);
     expect(row.size).to.equal(Buffer.byteLength(own.text));
     expect(row.sha256).to.equal(createHash('sha256').update(own.text).digest('hex'));

@@ -60,9 +60,17 @@ describe('scheduled scans API', function () {
       ['email_notification unknown', valid({ email_notification: 'SOMETIMES' }), /email_notification/],
       ['start_time not a date-time', valid({ start_time: 'tomorrow' }), /start_time/],
       ['CUSTOM without schedule_dates', valid({ schedule: 'CUSTOM' }), /schedule_dates/],
-      ['CUSTOM with 101 dates', valid({ schedule: 'CUSTOM', schedule_dates: Array.from({ length: 101 }, (_, i) => new Date(Date.parse(NOW) + (i + 1) * 86_400_000).toISOString()) }), /schedule_dates/],
+      [
+        'CUSTOM with 101 dates',
+        valid({ schedule: 'CUSTOM', schedule_dates: Array.from({ length: 101 }, (_, i) => new Date(Date.parse(NOW) + (i + 1) * 86_400_000).toISOString()) }),
+        /schedule_dates/,
+      ],
       ['QUARTERLY with 3 dates', valid({ schedule: 'QUARTERLY', schedule_dates: QUARTERLY_DATES.slice(0, 3) }), /schedule_dates/],
-      ['QUARTERLY with two dates in Q1', valid({ schedule: 'QUARTERLY', schedule_dates: ['2026-01-15T08:00:00Z', ...QUARTERLY_DATES.slice(0, 3)] }), /schedule_dates/],
+      [
+        'QUARTERLY with two dates in Q1',
+        valid({ schedule: 'QUARTERLY', schedule_dates: ['2026-01-15T08:00:00Z', ...QUARTERLY_DATES.slice(0, 3)] }),
+        /schedule_dates/,
+      ],
       ['email_to with 6 addresses', valid({ email_to: Array.from({ length: 6 }, (_, i) => `a${i}@example.com`) }), /email_to/],
       ['email_to with an invalid address', valid({ email_to: ['not-an-email'] }), /email_to/],
       ['name empty', valid({ name: '' }), /name/],
@@ -77,8 +85,16 @@ describe('scheduled scans API', function () {
 
     it('applies the account rules of scans to scan_types', async () => {
       const free = service.createAccount('free-account', { plan: 'free' });
-      expectError(await service.post('/v1/scans/scheduled', valid({ scan_types: ['NMAP', 'NESSUS'] }), { key: free.apiKey }), 400, /scan_types: NESSUS scans need the Nessus/);
-      expectError(await service.post('/v1/scans/scheduled', valid({ scan_types: ['OWASP_ZAP_ACTIVE'] }), { key: free.apiKey }), 400, /scan_types: OWASP_ZAP_ACTIVE scans need a paid plan/);
+      expectError(
+        await service.post('/v1/scans/scheduled', valid({ scan_types: ['NMAP', 'NESSUS'] }), { key: free.apiKey }),
+        400,
+        /scan_types: NESSUS scans need the Nessus/,
+      );
+      expectError(
+        await service.post('/v1/scans/scheduled', valid({ scan_types: ['OWASP_ZAP_ACTIVE'] }), { key: free.apiKey }),
+        400,
+        /scan_types: OWASP_ZAP_ACTIVE scans need a paid plan/,
+      );
       const paid = service.createAccount('paid-account', { plan: 'paid', features: ['nessus'] });
       const created = await create(valid({ scan_types: ['NESSUS', 'OWASP_ZAP_ACTIVE'] }), paid.apiKey);
       expect(created.scan_types).to.deep.equal(['NESSUS', 'OWASP_ZAP_ACTIVE']);
@@ -95,7 +111,11 @@ describe('scheduled scans API', function () {
       ['CUSTOM on its dates', { schedule: 'CUSTOM', schedule_dates: ['2026-04-01T10:00:00.000Z', '2026-03-20T10:00:00.000Z'] }, '2026-03-20T10:00:00.000Z'],
       ['DAILY without start_time: runs immediately', { schedule: 'DAILY' }, NOW],
       ['ONCE without start_time: runs immediately', { schedule: 'ONCE' }, NOW],
-      ['DAILY in Europe/Berlin keeps local time', { schedule: 'DAILY', start_time: '2026-03-01T08:00:00.000Z', time_zone: 'Europe/Berlin' }, '2026-03-11T08:00:00.000Z'],
+      [
+        'DAILY in Europe/Berlin keeps local time',
+        { schedule: 'DAILY', start_time: '2026-03-01T08:00:00.000Z', time_zone: 'Europe/Berlin' },
+        '2026-03-11T08:00:00.000Z',
+      ],
       ['a disabled schedule', { schedule: 'DAILY', disabled: true }, null],
       ['CUSTOM with its dates used up', { schedule: 'CUSTOM', schedule_dates: ['2026-03-01T10:00:00.000Z'] }, null],
     ];
@@ -111,7 +131,13 @@ describe('scheduled scans API', function () {
 
     it('returns every field of a ScheduledScan', async () => {
       const created = await create(
-        valid({ name: 'Nightly', scan_types: ['NMAP', 'SSLYZE'], filter_set: { target_ids: ['t1'], tags: ['Prod'] }, email_notification: 'ALWAYS', email_to: ['ops@example.com'] }),
+        valid({
+          name: 'Nightly',
+          scan_types: ['NMAP', 'SSLYZE'],
+          filter_set: { target_ids: ['t1'], tags: ['Prod'] },
+          email_notification: 'ALWAYS',
+          email_to: ['ops@example.com'],
+        }),
       );
       expect(created).to.include({ name: 'Nightly', email_notification: 'ALWAYS', disabled: false, start_time: NOW, time_zone: null, schedule_dates: null });
       expect(created.scan_types).to.deep.equal(['NMAP', 'SSLYZE']);

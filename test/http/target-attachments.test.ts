@@ -78,10 +78,21 @@ describe('POST /v1/targets/{id}/auth/selenium', () => {
     ['an unknown format version', [{ content: '{"version": "1.1", "tests": []}', name: 'login.side' }], /format version "1\.1"/],
     ['a project without commands', [{ content: '{"version": "2.0", "tests": [{"name": "t", "commands": []}]}', name: 'login.side' }], /no test with commands/],
     ['no file', [], /a file part named 'file' is required/],
-    ['a second file', [{ content: RECORDING, name: 'a.side' }, { content: RECORDING, name: 'b.side' }], /exactly one file part 'file'/],
+    [
+      'a second file',
+      [
+        { content: RECORDING, name: 'a.side' },
+        { content: RECORDING, name: 'b.side' },
+      ],
+      /exactly one file part 'file'/,
+    ],
     ['a file part with another name', [{ content: RECORDING, name: 'a.side', field: 'recording' }], /must be named 'file', not 'recording'/],
     ['a text field', [{ content: RECORDING, name: 'a.side' }], /send only the file part 'file'; 'note' is not a field/, { note: 'hi' }],
-    ['a file over 1 MiB', [{ content: `{"version":"2.0","tests":[],"pad":"${'x'.repeat(MIB)}"}`, name: 'big.side' }], /larger than 1 MiB, the limit for a login recording/],
+    [
+      'a file over 1 MiB',
+      [{ content: `{"version":"2.0","tests":[],"pad":"${'x'.repeat(MIB)}"}`, name: 'big.side' }],
+      /larger than 1 MiB, the limit for a login recording/,
+    ],
   ];
   for (const [what, files, message, fields] of refusals) {
     it(`refuses ${what} with 400 and keeps the recording it had`, async () => {
@@ -99,7 +110,9 @@ describe('POST /v1/targets/{id}/auth/selenium', () => {
     const other = newCaller();
     const response = await upload(other, `/v1/targets/${id}/auth/selenium`, [{ content: RECORDING, name: 'x.side' }]);
     expect(response.status, response.text).to.equal(404);
-    expect((await upload(other, '/v1/targets/00000000-0000-0000-0000-000000000000/auth/selenium', [{ content: RECORDING, name: 'x.side' }])).status).to.equal(404);
+    expect((await upload(other, '/v1/targets/00000000-0000-0000-0000-000000000000/auth/selenium', [{ content: RECORDING, name: 'x.side' }])).status).to.equal(
+      404,
+    );
     expect(await targetOf(owner, id)).to.not.have.property('auth_selenium_file');
   });
 });
@@ -121,12 +134,52 @@ describe('POST /v1/targets/{id}/openapi', () => {
     ['another extension', [{ content: OPENAPI_3, name: 'api.txt' }], /must end in \.json, \.yaml or \.yml/],
     ['broken JSON', [{ content: '{"openapi": "3.0.3",', name: 'api.json' }], /not valid JSON/],
     ['a document that is not OpenAPI', [{ content: 'name: my app\nversion: 1\n', name: 'api.yaml' }], /needs a top-level "openapi: 3\.x" or "swagger: '2\.0'"/],
-    ['an invalid definition', [{ content: yaml.replace("'200':\n          description: A product", "'200':\n          summary: A product"), name: 'api.yaml' }], /not valid OpenAPI 3\.0\.3/],
-    ['an external $ref to a URL', [{ content: yaml.replace("'#/components/schemas/Product'\n  /products/{id}", "'https://schemas.example.com/product.json'\n  /products/{id}"), name: 'api.yaml' }], /external \$ref "https:\/\/schemas\.example\.com\/product\.json" at #\/paths\/\/products\/get/],
-    ['an external $ref to a file', [{ content: yaml.replace("'#/components/schemas/Product'\n\ncomponents", "'./product.yaml'\ncomponents").replace("$ref: '#/components/schemas/Product'\ncomponents", "$ref: './product.yaml'\ncomponents"), name: 'api.yaml' }], /external \$ref "\.\/product\.yaml"/],
-    ['YAML with an alias bomb', [{ content: `openapi: 3.0.3\na: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n`, name: 'api.yaml' }], /neither JSON nor valid YAML/],
+    [
+      'an invalid definition',
+      [{ content: yaml.replace("'200':\n          description: A product", "'200':\n          summary: A product"), name: 'api.yaml' }],
+      /not valid OpenAPI 3\.0\.3/,
+    ],
+    [
+      'an external $ref to a URL',
+      [
+        {
+          content: yaml.replace("'#/components/schemas/Product'\n  /products/{id}", "'https://schemas.example.com/product.json'\n  /products/{id}"),
+          name: 'api.yaml',
+        },
+      ],
+      /external \$ref "https:\/\/schemas\.example\.com\/product\.json" at #\/paths\/\/products\/get/,
+    ],
+    [
+      'an external $ref to a file',
+      [
+        {
+          content: yaml
+            .replace("'#/components/schemas/Product'\n\ncomponents", "'./product.yaml'\ncomponents")
+            .replace("$ref: '#/components/schemas/Product'\ncomponents", "$ref: './product.yaml'\ncomponents"),
+          name: 'api.yaml',
+        },
+      ],
+      /external \$ref "\.\/product\.yaml"/,
+    ],
+    [
+      'YAML with an alias bomb',
+      [
+        {
+          content: `openapi: 3.0.3\na: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n`,
+          name: 'api.yaml',
+        },
+      ],
+      /neither JSON nor valid YAML/,
+    ],
     ['no file', [], /a file part named 'file' is required/],
-    ['a second file', [{ content: OPENAPI_3, name: 'a.yaml' }, { content: OPENAPI_3, name: 'b.yaml' }], /exactly one file part 'file'/],
+    [
+      'a second file',
+      [
+        { content: OPENAPI_3, name: 'a.yaml' },
+        { content: OPENAPI_3, name: 'b.yaml' },
+      ],
+      /exactly one file part 'file'/,
+    ],
     ['a file over 1 MiB', [{ content: `${yaml}x-pad: "${'x'.repeat(MIB)}"\n`, name: 'big.yaml' }], /larger than 1 MiB, the limit for an API definition/],
   ];
   for (const [what, files, message] of refusals) {

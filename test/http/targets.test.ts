@@ -71,13 +71,29 @@ describe('HTTP /v1/targets', () => {
       ['a blank tag', { target: 'example.com', tags: ['  '] }, /tags/],
       ['a non-string target', { target: 42 }, /target/],
       ['a seed URL that is not http(s)', { target: 'example.com', scanner_settings: { zap: { seed_urls: ['ftp://example.com'] } } }, /seed_urls/],
-      ['an excluded URL that is not a valid regular expression', { target: 'example.com', scanner_settings: { zap: { excluded_urls: ['(unclosed'] } } }, /excluded_urls/],
+      [
+        'an excluded URL that is not a valid regular expression',
+        { target: 'example.com', scanner_settings: { zap: { excluded_urls: ['(unclosed'] } } },
+        /excluded_urls/,
+      ],
       ['a header name with a space', { target: 'example.com', scanner_settings: { zap: { headers: [{ key: 'X Bad', value: '1' }] } } }, /headers/],
       ['a header value with a line break', { target: 'example.com', scanner_settings: { zap: { headers: [{ key: 'X-Ok', value: 'a\r\nb' }] } } }, /headers/],
       ['a cookie without a name', { target: 'example.com', scanner_settings: { zap: { cookies: [{ value: 'v' }] } } }, /name/],
-      ['a cookie with an unknown sameSite', { target: 'example.com', scanner_settings: { zap: { cookies: [{ name: 'a', value: 'b', sameSite: 'Sometimes' }] } } }, /sameSite/],
-      ['a cookie expiry that is not an integer', { target: 'example.com', scanner_settings: { zap: { cookies: [{ name: 'a', value: 'b', expiry: 1.5 }] } } }, /expiry/],
-      ['a crawl flag that is not a boolean', { target: 'example.com', scanner_settings: { zap: { scan_discovered_subdomains: 'yes' } } }, /scan_discovered_subdomains/],
+      [
+        'a cookie with an unknown sameSite',
+        { target: 'example.com', scanner_settings: { zap: { cookies: [{ name: 'a', value: 'b', sameSite: 'Sometimes' }] } } },
+        /sameSite/,
+      ],
+      [
+        'a cookie expiry that is not an integer',
+        { target: 'example.com', scanner_settings: { zap: { cookies: [{ name: 'a', value: 'b', expiry: 1.5 }] } } },
+        /expiry/,
+      ],
+      [
+        'a crawl flag that is not a boolean',
+        { target: 'example.com', scanner_settings: { zap: { scan_discovered_subdomains: 'yes' } } },
+        /scan_discovered_subdomains/,
+      ],
     ];
     for (const [what, body, message] of invalidBodies) {
       it(`refuses a body with ${what} with 400 naming the field`, async () => {
@@ -237,7 +253,11 @@ describe('HTTP /v1/targets', () => {
 
     it("keeps a cloud provider's label and tags but applies scanner settings", async () => {
       const cloud = seedTarget('CLOUD_PROVIDER', 'cloud.example.com');
-      const response = await service.put(`/v1/targets/${cloud.id}`, { label: 'mine', tags: ['mine'], scanner_settings: { zap: { headers: [{ key: 'X-A', value: '1' }] } } });
+      const response = await service.put(`/v1/targets/${cloud.id}`, {
+        label: 'mine',
+        tags: ['mine'],
+        scanner_settings: { zap: { headers: [{ key: 'X-A', value: '1' }] } },
+      });
       expect(response.status).to.equal(200);
       expect(response.body.data).to.include({ label: 'seeded' });
       expect(response.body.data.tags).to.deep.equal(['seeded']);

@@ -125,7 +125,10 @@ describe('scanner result uploads (internal endpoint and vigil upload-result)', (
         mkdirSync(join(dir.path, 'out'));
         writeFileSync(join(dir.path, 'out', 'nmap.xml'), '<nmaprun>real</nmaprun>');
         writeFileSync(join(dir.path, 'out', 'login.side'), 'secret login recording');
-        const result = await run(['--scan', scanId, '--url', service.baseUrl, '--dir', join(dir.path, 'out')], { VIGIL_UPLOAD_TOKEN: token, VIGIL_RESULT_FILES: 'nmap.xml' });
+        const result = await run(['--scan', scanId, '--url', service.baseUrl, '--dir', join(dir.path, 'out')], {
+          VIGIL_UPLOAD_TOKEN: token,
+          VIGIL_RESULT_FILES: 'nmap.xml',
+        });
         expect(result.status, result.stderr).to.equal(0);
         expect(result.stdout).to.equal('uploaded nmap.xml\n');
         const staged = await service.vigil.uploads.staged(scanId, [{ file: 'nmap.xml', contentType: 'application/xml' }]);
@@ -140,7 +143,10 @@ describe('scanner result uploads (internal endpoint and vigil upload-result)', (
       const dir = tempDir();
       try {
         writeFileSync(join(dir.path, 'nmap.xml'), 'x');
-        const result = await run(['--scan', scanId, '--url', service.baseUrl, '--dir', dir.path], { VIGIL_UPLOAD_TOKEN: 'wrong', VIGIL_RESULT_FILES: 'nmap.xml' });
+        const result = await run(['--scan', scanId, '--url', service.baseUrl, '--dir', dir.path], {
+          VIGIL_UPLOAD_TOKEN: 'wrong',
+          VIGIL_RESULT_FILES: 'nmap.xml',
+        });
         expect(result.status).to.equal(1);
         expect(result.stderr).to.match(/^vigil: the collector answered 401/);
       } finally {

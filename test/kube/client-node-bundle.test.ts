@@ -23,7 +23,11 @@ const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 /** The value names the door re-exports: `export { A, B } from '@kubernetes/client-node'`. */
 function doorValues(): string[] {
   const match = /^export \{([^}]*)\} from '@kubernetes\/client-node';$/m.exec(readFileSync(CLIENT_NODE_ENTRY, 'utf8'));
-  return match![1]!.split(',').map((name) => name.trim()).filter(Boolean).sort();
+  return match![1]!
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean)
+    .sort();
 }
 
 /** What the child prints: the bundle's exports and what it did against the server. */
@@ -59,7 +63,9 @@ describe('the Kubernetes client: one door, bundled by the build', function () {
 
   it('no source file but the door imports @kubernetes/client-node', () => {
     const files = (readdirSync(SRC, { recursive: true }) as string[]).filter((file) => file.endsWith('.ts')).map((file) => join(SRC, file));
-    const importers = files.filter((file) => /from '@kubernetes\/client-node'|import\('@kubernetes\/client-node'\)/.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file));
+    const importers = files
+      .filter((file) => /from '@kubernetes\/client-node'|import\('@kubernetes\/client-node'\)/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(SRC, file));
     expect(importers).to.deep.equal(['runtime/kubernetes/client-node.ts']);
   });
 
@@ -70,7 +76,9 @@ describe('the Kubernetes client: one door, bundled by the build', function () {
     const text = readFileSync(outfile, 'utf8');
     expect(text, 'client-node inlined, not imported').not.to.match(/["']@kubernetes\/client-node["']/);
     // Nothing but Node's own modules is imported: the image ships client-node's bundle, not the package (a devDependency).
-    const specifiers = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']((?:node:)?[@a-z][a-z0-9@._/-]*)["']/g)].map((match) => match[1]!);
+    const specifiers = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']((?:node:)?[@a-z][a-z0-9@._/-]*)["']/g)].map(
+      (match) => match[1]!,
+    );
     expect(specifiers.length).to.be.greaterThan(0);
     expect(specifiers.filter((specifier) => !builtinModules.includes(specifier.replace(/^node:/, '')))).to.deep.equal([]);
 
@@ -78,13 +86,17 @@ describe('the Kubernetes client: one door, bundled by the build', function () {
     await server.start();
     try {
       server.setObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pod-a', namespace: 'ns' } } as KubeObject);
-      const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', CHILD, outfile, server.url, DEFAULT_TOKEN], { env: { ...process.env, NODE_OPTIONS: '' } });
+      const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', CHILD, outfile, server.url, DEFAULT_TOKEN], {
+        env: { ...process.env, NODE_OPTIONS: '' },
+      });
       const result = JSON.parse(stdout) as { exports: string[]; pods: string[]; notFound: number; cached: string[] };
       expect(result.exports).to.deep.equal(doorValues());
       expect(result.pods).to.deep.equal(['pod-a']);
       expect(result.notFound, 'the missing Secret answers 404').to.equal(404);
       expect(result.cached).to.deep.equal(['pod-a']);
-      expect((server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: 'ns', name: 'one' })?.status as { state?: string }).state).to.equal('RUNNING');
+      expect((server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: 'ns', name: 'one' })?.status as { state?: string }).state).to.equal(
+        'RUNNING',
+      );
     } finally {
       await server.stop();
       dir.remove();

@@ -21,7 +21,15 @@ function scan(name: string, annotations: Record<string, string>): KubeObject {
   return {
     apiVersion: 'vigil.dev/v1alpha1',
     kind: 'Scan',
-    metadata: { name, namespace: NS, managedFields, annotations: { [LAST_APPLIED_ANNOTATION]: JSON.stringify({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name, namespace: NS }, spec }), ...annotations } },
+    metadata: {
+      name,
+      namespace: NS,
+      managedFields,
+      annotations: {
+        [LAST_APPLIED_ANNOTATION]: JSON.stringify({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name, namespace: NS }, spec }),
+        ...annotations,
+      },
+    },
     spec,
   } as unknown as KubeObject;
 }
@@ -53,14 +61,22 @@ describe('the custom resource caches: trimmed to what Vigil reads', () => {
       timers: new FakeTimers(),
     });
     await informer.start();
-    await waitFor(async () => seen.get('listed'), (object) => object !== undefined, 'the listed Scan');
+    await waitFor(
+      async () => seen.get('listed'),
+      (object) => object !== undefined,
+      'the listed Scan',
+    );
     const listed = seen.get('listed') as k8s.KubernetesObject & { spec?: unknown };
     expect(listed.metadata?.managedFields).to.equal(undefined);
     expect(listed.metadata?.annotations, 'the annotations object goes with its only entry').to.equal(undefined);
     expect(listed.spec).to.deep.equal({ type: 'NMAP', targets: ['203.0.113.7'] });
 
     server.setObject(scan('watched', { 'team.example.com/owner': 'blue' }));
-    await waitFor(async () => seen.get('watched'), (object) => object !== undefined, 'the watched Scan');
+    await waitFor(
+      async () => seen.get('watched'),
+      (object) => object !== undefined,
+      'the watched Scan',
+    );
     const watched = seen.get('watched')!;
     expect(watched.metadata?.managedFields).to.equal(undefined);
     expect(watched.metadata?.annotations).to.deep.equal({ 'team.example.com/owner': 'blue' });

@@ -6,7 +6,14 @@
  */
 import { expect } from 'chai';
 import { FakeTimers } from '../support/fake-timers.js';
-import { COMBINED_PREFIX, KubernetesEventRecorder, SIMILAR_MAX_EVENTS, SPAM_BURST, SPAM_REFILL_MS, SIMILAR_WINDOW_MS } from '../../src/runtime/kubernetes/event-recorder.js';
+import {
+  COMBINED_PREFIX,
+  KubernetesEventRecorder,
+  SIMILAR_MAX_EVENTS,
+  SPAM_BURST,
+  SPAM_REFILL_MS,
+  SIMILAR_WINDOW_MS,
+} from '../../src/runtime/kubernetes/event-recorder.js';
 import { FakeKubeApiServer } from '../support/fake-kube-apiserver.js';
 import { kubeConfig } from '../support/kubeconfig.js';
 
@@ -22,7 +29,13 @@ describe('Kubernetes Events (client-go style recorder)', () => {
     server = new FakeKubeApiServer();
     await server.start();
     timers = new FakeTimers();
-    recorder = new KubernetesEventRecorder({ kubeConfig: kubeConfig(server), timers, onError: (error) => { throw error; } });
+    recorder = new KubernetesEventRecorder({
+      kubeConfig: kubeConfig(server),
+      timers,
+      onError: (error) => {
+        throw error;
+      },
+    });
   });
   afterEach(() => server.stop());
 
@@ -54,7 +67,11 @@ describe('Kubernetes Events (client-go style recorder)', () => {
     timers.advance(SIMILAR_WINDOW_MS);
     recorder.warning(scan, 'ImagePullFailed', 'cannot pull');
     await recorder.flush();
-    expect(events().map((event) => event.count).sort()).to.deep.equal([1, 2]);
+    expect(
+      events()
+        .map((event) => event.count)
+        .sort(),
+    ).to.deep.equal([1, 2]);
   });
 
   it('lets a burst through per object, drops the rest, and lets one more through per refill period', async () => {
@@ -65,7 +82,9 @@ describe('Kubernetes Events (client-go style recorder)', () => {
     recorder.normal(scan, 'Progress', 'after the refill');
     recorder.normal(scan, 'Progress', 'one too many');
     await recorder.flush();
-    expect(events().map((event) => event.message)).to.include('after the refill').and.not.include('one too many');
+    expect(events().map((event) => event.message))
+      .to.include('after the refill')
+      .and.not.include('one too many');
     recorder.normal({ ...scan, metadata: { ...scan.metadata, name: 'other', uid: 'uid-2' } }, 'JobCreated', 'another object has its own bucket');
     await recorder.flush();
     expect(events()).to.have.length(SPAM_BURST + 2);
@@ -73,7 +92,8 @@ describe('Kubernetes Events (client-go style recorder)', () => {
 
   describe('similar events (client-go EventAggregator): same object, type and reason, other messages', () => {
     type Step = { object?: 'other'; type?: 'Normal' | 'Warning'; reason?: string; message: string } | { advance: number };
-    const distinct = (count: number, from = 0, reason = 'BackOff'): Step[] => Array.from({ length: count }, (_, index) => ({ reason, message: `try ${from + index}` }));
+    const distinct = (count: number, from = 0, reason = 'BackOff'): Step[] =>
+      Array.from({ length: count }, (_, index) => ({ reason, message: `try ${from + index}` }));
     const cases: Array<{ name: string; steps: Step[]; expected: Array<{ reason: string; message: string; count: number; name?: string }> }> = [
       {
         name: `${SIMILAR_MAX_EVENTS - 1} distinct messages stay ${SIMILAR_MAX_EVENTS - 1} Events`,
@@ -103,7 +123,12 @@ describe('Kubernetes Events (client-go style recorder)', () => {
       },
       {
         name: 'other reasons, types or objects are not similar',
-        steps: [...distinct(6, 0, 'BackOff'), ...distinct(6, 0, 'Pulling'), { type: 'Warning', reason: 'BackOff', message: 'warned' }, { object: 'other', reason: 'BackOff', message: 'elsewhere' }],
+        steps: [
+          ...distinct(6, 0, 'BackOff'),
+          ...distinct(6, 0, 'Pulling'),
+          { type: 'Warning', reason: 'BackOff', message: 'warned' },
+          { object: 'other', reason: 'BackOff', message: 'elsewhere' },
+        ],
         expected: [
           ...distinct(6, 0, 'BackOff').map((step) => ({ reason: 'BackOff', message: (step as { message: string }).message, count: 1 })),
           ...distinct(6, 0, 'Pulling').map((step) => ({ reason: 'Pulling', message: (step as { message: string }).message, count: 1 })),
@@ -114,7 +139,11 @@ describe('Kubernetes Events (client-go style recorder)', () => {
       {
         name: 'the count of distinct messages starts again after the window',
         steps: [...distinct(SIMILAR_MAX_EVENTS - 1), { advance: SIMILAR_WINDOW_MS }, ...distinct(SIMILAR_MAX_EVENTS - 1, 100)],
-        expected: [...distinct(SIMILAR_MAX_EVENTS - 1), ...distinct(SIMILAR_MAX_EVENTS - 1, 100)].map((step) => ({ reason: 'BackOff', message: (step as { message: string }).message, count: 1 })),
+        expected: [...distinct(SIMILAR_MAX_EVENTS - 1), ...distinct(SIMILAR_MAX_EVENTS - 1, 100)].map((step) => ({
+          reason: 'BackOff',
+          message: (step as { message: string }).message,
+          count: 1,
+        })),
       },
     ];
     for (const testCase of cases) {
@@ -128,8 +157,14 @@ describe('Kubernetes Events (client-go style recorder)', () => {
           (step.type === 'Warning' ? recorder.warning : recorder.normal).call(recorder, object, step.reason ?? 'BackOff', step.message);
         }
         await recorder.flush();
-        const written = events().map((event) => ({ reason: event.reason, message: event.message, count: event.count, ...(event.involvedObject.name === 'nightly' ? {} : { name: event.involvedObject.name }) }));
-        const order = (list: Array<{ reason: string; message: string }>) => [...list].sort((a, b) => `${a.reason} ${a.message}`.localeCompare(`${b.reason} ${b.message}`));
+        const written = events().map((event) => ({
+          reason: event.reason,
+          message: event.message,
+          count: event.count,
+          ...(event.involvedObject.name === 'nightly' ? {} : { name: event.involvedObject.name }),
+        }));
+        const order = (list: Array<{ reason: string; message: string }>) =>
+          [...list].sort((a, b) => `${a.reason} ${a.message}`.localeCompare(`${b.reason} ${b.message}`));
         expect(order(written)).to.deep.equal(order(testCase.expected));
       });
     }

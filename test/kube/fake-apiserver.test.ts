@@ -54,7 +54,12 @@ function lastRequest(fake: FakeKubeApiServer): RecordedRequest {
 }
 
 async function until(what: string, condition: () => boolean): Promise<void> {
-  await waitFor(async () => condition(), (done) => done, what, BOUND_MS);
+  await waitFor(
+    async () => condition(),
+    (done) => done,
+    what,
+    BOUND_MS,
+  );
 }
 
 describe('FakeKubeApiServer driven by the real client-node', () => {
@@ -148,7 +153,9 @@ describe('FakeKubeApiServer driven by the real client-node', () => {
     it("refuses a merge-style body sent with client-node's default patch content type, JSON Patch", async () => {
       await custom.createNamespacedCustomObject({ ...SCANS, namespace: NS, body: scan('nightly') });
 
-      const error = await rejection(custom.patchNamespacedCustomObjectStatus({ ...SCANS, namespace: NS, name: 'nightly', body: { status: { state: 'running' } } }));
+      const error = await rejection(
+        custom.patchNamespacedCustomObjectStatus({ ...SCANS, namespace: NS, name: 'nightly', body: { status: { state: 'running' } } }),
+      );
 
       expect(lastRequest(fake).contentType).to.equal('application/json-patch+json');
       expect(error.code).to.equal(400);
@@ -227,7 +234,15 @@ describe('FakeKubeApiServer driven by the real client-node', () => {
 
       expect(fake.requests.find((request) => request.method === 'DELETE')!.query).to.deep.equal({ propagationPolicy: 'Foreground' });
       expect(fake.deletions).to.deep.equal([
-        { apiVersion: 'batch/v1', kind: 'Job', namespace: NS, name: 'scan-nightly', propagationPolicy: 'Foreground', appliedPolicy: 'Foreground', gracePeriodSeconds: undefined },
+        {
+          apiVersion: 'batch/v1',
+          kind: 'Job',
+          namespace: NS,
+          name: 'scan-nightly',
+          propagationPolicy: 'Foreground',
+          appliedPolicy: 'Foreground',
+          gracePeriodSeconds: undefined,
+        },
       ]);
       // The server answers the Job marked for deletion; client-node types the answer as V1Status anyway.
       expect(deleted.kind).to.equal('Job');
@@ -270,7 +285,10 @@ describe('FakeKubeApiServer driven by the real client-node', () => {
   });
 
   describe('lists in pages', () => {
-    async function page(query: string): Promise<{ status: number; body: { metadata: { resourceVersion?: string; continue?: string; remainingItemCount?: number }; items: KubeObject[]; reason?: string } }> {
+    async function page(query: string): Promise<{
+      status: number;
+      body: { metadata: { resourceVersion?: string; continue?: string; remainingItemCount?: number }; items: KubeObject[]; reason?: string };
+    }> {
       const response = await fetch(`${fake.url}${SCANS_PATH}?${query}`, { headers: { Authorization: `Bearer ${fake.token}` } });
       return { status: response.status, body: (await response.json()) as never };
     }
@@ -284,7 +302,10 @@ describe('FakeKubeApiServer driven by the real client-node', () => {
       fake.setObject(scan('f'));
       const second = await page(`limit=2&continue=${encodeURIComponent(first.body.metadata.continue!)}`);
       const third = await page(`limit=2&continue=${encodeURIComponent(second.body.metadata.continue!)}`);
-      expect([...second.body.items, ...third.body.items].map((item) => item.metadata.name), 'f came after the snapshot').to.deep.equal(['c', 'd', 'e']);
+      expect(
+        [...second.body.items, ...third.body.items].map((item) => item.metadata.name),
+        'f came after the snapshot',
+      ).to.deep.equal(['c', 'd', 'e']);
       expect(third.body.metadata).to.deep.equal({ resourceVersion: listedAt });
     });
 

@@ -60,7 +60,11 @@ function jobInput(type: ScanType = 'NMAP', overrides: Partial<ScanJobInput> = {}
 function extendedSettings(): JobSettings {
   return {
     ...defaultJobSettings('0.1.0'),
-    affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: ['scanners'] }] }] } } },
+    affinity: {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: ['scanners'] }] }] },
+      },
+    },
     priorityClassName: 'scanners-low',
     podLabels: { team: 'security', 'app.kubernetes.io/name': 'not-vigil' },
     podAnnotations: { 'sidecar.istio.io/inject': 'false' },
@@ -169,16 +173,23 @@ const labels = map(qualifiedName, labelValue);
 const annotations = map(qualifiedName, str);
 const strings = array(str);
 
-const ownerReference = object(
-  { apiVersion: nonEmpty, kind: nonEmpty, name: nonEmpty, uid: nonEmpty, controller: bool, blockOwnerDeletion: bool },
-  ['apiVersion', 'kind', 'name', 'uid'],
-);
-const objectMeta = (name: Check) =>
-  object({ name, namespace: dnsLabel, labels, annotations, ownerReferences: array(ownerReference) }, ['name', 'namespace']);
+const ownerReference = object({ apiVersion: nonEmpty, kind: nonEmpty, name: nonEmpty, uid: nonEmpty, controller: bool, blockOwnerDeletion: bool }, [
+  'apiVersion',
+  'kind',
+  'name',
+  'uid',
+]);
+const objectMeta = (name: Check) => object({ name, namespace: dnsLabel, labels, annotations, ownerReferences: array(ownerReference) }, ['name', 'namespace']);
 
 const keyRef = object({ name: dnsSubdomain, key: matching(SECRET_KEY, 253, 'a key'), optional: bool }, ['key']);
-const envVar = object({ name: matching(ENV_NAME, 4096, 'an environment variable name'), value: str, valueFrom: object({ secretKeyRef: keyRef, configMapKeyRef: keyRef }) }, ['name']);
-const resources = object({ requests: map(matching(/^[a-z0-9./-]+$/, 253, 'a resource name'), quantity), limits: map(matching(/^[a-z0-9./-]+$/, 253, 'a resource name'), quantity) });
+const envVar = object(
+  { name: matching(ENV_NAME, 4096, 'an environment variable name'), value: str, valueFrom: object({ secretKeyRef: keyRef, configMapKeyRef: keyRef }) },
+  ['name'],
+);
+const resources = object({
+  requests: map(matching(/^[a-z0-9./-]+$/, 253, 'a resource name'), quantity),
+  limits: map(matching(/^[a-z0-9./-]+$/, 253, 'a resource name'), quantity),
+});
 const seccompProfile = object({ type: oneOf('RuntimeDefault', 'Localhost', 'Unconfined'), localhostProfile: str }, ['type']);
 const capability = matching(/^[A-Z_]+$/, 64, 'a capability name');
 const securityContext = object({
@@ -200,8 +211,18 @@ const volume = object(
   {
     name: dnsLabel,
     emptyDir: object({ medium: oneOf('', 'Memory'), sizeLimit: quantity }),
-    secret: object({ secretName: dnsSubdomain, defaultMode: int(0, 0o777), optional: bool, items: array(object({ key: nonEmpty, path: nonEmpty, mode: int(0, 0o777) }, ['key', 'path'])) }, ['secretName']),
-    configMap: object({ name: dnsSubdomain, items: array(object({ key: matching(SECRET_KEY, 253, 'a ConfigMap key'), path: nonEmpty }, ['key', 'path'])) }, ['name']),
+    secret: object(
+      {
+        secretName: dnsSubdomain,
+        defaultMode: int(0, 0o777),
+        optional: bool,
+        items: array(object({ key: nonEmpty, path: nonEmpty, mode: int(0, 0o777) }, ['key', 'path'])),
+      },
+      ['secretName'],
+    ),
+    configMap: object({ name: dnsSubdomain, items: array(object({ key: matching(SECRET_KEY, 253, 'a ConfigMap key'), path: nonEmpty }, ['key', 'path'])) }, [
+      'name',
+    ]),
   },
   ['name'],
 );
@@ -290,7 +311,8 @@ function crossFieldProblems(job: Job): string[] {
     }
     for (const [name, limit] of Object.entries(each.resources.limits ?? {})) {
       const request = each.resources.requests?.[name];
-      if (request !== undefined && quantityNumber(request) > quantityNumber(limit)) problems.push(`${each.name}: ${name} request ${request} exceeds its limit ${limit}`);
+      if (request !== undefined && quantityNumber(request) > quantityNumber(limit))
+        problems.push(`${each.name}: ${name} request ${request} exceeds its limit ${limit}`);
     }
     const context = each.securityContext;
     const nonRoot = context.runAsNonRoot ?? pod.securityContext.runAsNonRoot;
@@ -500,15 +522,24 @@ describe('scanner Job manifest', () => {
         const input = jobInput(type);
         const job = buildScanJob(input);
         const pod = job.spec.template.spec;
-        expect(pod.initContainers.map((each) => each.name), type).to.deep.equal(['prepare', 'scanner']);
+        expect(
+          pod.initContainers.map((each) => each.name),
+          type,
+        ).to.deep.equal(['prepare', 'scanner']);
         const prepare = containerNamed(job, 'prepare');
         expect(prepare.args).to.deep.equal(['prepare-inputs', '--from', '/vigil/input', '--to', '/vigil/output']);
         expect(prepare.volumeMounts).to.deep.include({ name: 'input', mountPath: '/vigil/input', readOnly: true });
         const secret = inputsSecret(input)!;
         const items = Object.keys(secret.stringData).map((key) => ({ key, path: key }));
-        expect(items.map((item) => item.key), 'never the token').to.not.include('token');
+        expect(
+          items.map((item) => item.key),
+          'never the token',
+        ).to.not.include('token');
         expect(pod.volumes).to.deep.include({ name: 'input', secret: { secretName: secret.metadata.name, defaultMode: 0o440, items } });
-        expect(pod.volumes.find((volume) => volume.name === 'input')!.secret!.secretName).to.equal(containerNamed(job, 'upload').env!.find((env) => env.name === 'VIGIL_UPLOAD_TOKEN')!.valueFrom!.secretKeyRef!.name, 'one Secret');
+        expect(pod.volumes.find((volume) => volume.name === 'input')!.secret!.secretName).to.equal(
+          containerNamed(job, 'upload').env!.find((env) => env.name === 'VIGIL_UPLOAD_TOKEN')!.valueFrom!.secretKeyRef!.name,
+          'one Secret',
+        );
         expect(secretProblems(secret)).to.deep.equal([]);
         for (const file of scannerFor(type).inputs!({ targets: input.targets, outputDir: '/vigil/output' })) {
           expect(secret.stringData[file.file]).to.equal(file.content);
@@ -539,7 +570,10 @@ describe('scanner Job manifest', () => {
       const zap = containerNamed(buildScanJob(jobInput('OWASP_ZAP')), 'scanner');
       expect(zap.resources).to.deep.equal({ requests: { cpu: '250m', memory: '1Gi' }, limits: { cpu: '1', memory: '2Gi' } });
       expect(zap.args.at(-1)).to.equal('-Xmx1536m');
-      const settings: JobSettings = { ...defaultJobSettings('0.1.0'), resources: { NMAP: { requests: { cpu: '2', memory: '2Gi' }, limits: { cpu: '4', memory: '4Gi' } } } };
+      const settings: JobSettings = {
+        ...defaultJobSettings('0.1.0'),
+        resources: { NMAP: { requests: { cpu: '2', memory: '2Gi' }, limits: { cpu: '4', memory: '4Gi' } } },
+      };
       expect(containerNamed(buildScanJob(jobInput('NMAP', { settings })), 'scanner').resources.limits).to.deep.equal({ cpu: '4', memory: '4Gi' });
       const upload = containerNamed(buildScanJob(jobInput('NMAP')), 'upload');
       expect(upload.resources.limits?.memory).to.equal('256Mi');
@@ -595,7 +629,10 @@ describe('scanner Job manifest', () => {
         expect(pod.volumes.find((each) => each.name === 'tmp')?.emptyDir).to.not.equal(undefined);
         const written = [...scanner.args, ...Object.values(inputsSecret(jobInput(type))?.stringData ?? {})].join('\n');
         for (const output of scannerFor(type).outputs) {
-          expect(written.includes(`/vigil/output/${output.file}`) || (written.includes('/vigil/output') && written.includes(output.file)), output.file).to.equal(true);
+          expect(
+            written.includes(`/vigil/output/${output.file}`) || (written.includes('/vigil/output') && written.includes(output.file)),
+            output.file,
+          ).to.equal(true);
         }
       });
     }
@@ -617,7 +654,10 @@ describe('scanner Job manifest', () => {
     it('the ZAP plan in the inputs Secret ends with an exitStatus job: warnings exit 0, errors 1', () => {
       for (const type of ['OWASP_ZAP', 'OWASP_ZAP_ACTIVE'] as const) {
         const plan = inputsSecret(jobInput(type))!.stringData['zap-plan.yaml']!;
-        expect(plan.trimEnd().endsWith('- type: "exitStatus"\n    parameters:\n      okExitValue: 0\n      warnExitValue: 0\n      errorExitValue: 1'), plan).to.equal(true);
+        expect(
+          plan.trimEnd().endsWith('- type: "exitStatus"\n    parameters:\n      okExitValue: 0\n      warnExitValue: 0\n      errorExitValue: 1'),
+          plan,
+        ).to.equal(true);
       }
     });
 
@@ -629,7 +669,12 @@ describe('scanner Job manifest', () => {
   });
 
   describe('vetted addresses (issue 16: scanners never resolve a target name again)', () => {
-    const addresses = { 'scanme.example.com': ['93.184.216.34'], 'shop.example.com': ['93.184.216.35'], 'www.example.com': ['93.184.216.36'], 'api.example.com': ['93.184.216.37'] };
+    const addresses = {
+      'scanme.example.com': ['93.184.216.34'],
+      'shop.example.com': ['93.184.216.35'],
+      'www.example.com': ['93.184.216.36'],
+      'api.example.com': ['93.184.216.37'],
+    };
     const scanner = (type: ScanType, targets: string[]) => containerNamed(buildScanJob(jobInput(type, { targets, addresses })), 'scanner');
     const inputsOf = (type: ScanType, targets: string[]) => inputsSecret(jobInput(type, { targets, addresses }))!.stringData;
 
@@ -638,16 +683,24 @@ describe('scanner Job manifest', () => {
     });
 
     it('sslyze connects to the address and keeps the name for SNI (host:port{ip})', () => {
-      expect(scanner('SSLYZE', ['www.example.com', 'https://api.example.com:8443/']).args.slice(-2)).to.deep.equal(['www.example.com:443{93.184.216.36}', 'api.example.com:8443{93.184.216.37}']);
+      expect(scanner('SSLYZE', ['www.example.com', 'https://api.example.com:8443/']).args.slice(-2)).to.deep.equal([
+        'www.example.com:443{93.184.216.36}',
+        'api.example.com:8443{93.184.216.37}',
+      ]);
     });
 
     it('nuclei keeps the names and reads their addresses from a hosts file ($HOSTS_PATH)', () => {
       expect(scanner('NUCLEI', ['https://www.example.com/']).env).to.deep.include({ name: 'HOSTS_PATH', value: '/vigil/output/nuclei-hosts' });
-      expect(inputsOf('NUCLEI', ['https://www.example.com/', 'api.example.com'])['nuclei-hosts']).to.equal('93.184.216.36 www.example.com\n93.184.216.37 api.example.com\n');
+      expect(inputsOf('NUCLEI', ['https://www.example.com/', 'api.example.com'])['nuclei-hosts']).to.equal(
+        '93.184.216.36 www.example.com\n93.184.216.37 api.example.com\n',
+      );
     });
 
     it('ZAP keeps the name and resolves only from its hosts file (jdk.net.hosts.file beside user.home)', () => {
-      expect(scanner('OWASP_ZAP', ['https://shop.example.com/']).env).to.deep.include({ name: 'JAVA_TOOL_OPTIONS', value: '-Duser.home=/tmp -Djdk.net.hosts.file=/vigil/output/zap-hosts' });
+      expect(scanner('OWASP_ZAP', ['https://shop.example.com/']).env).to.deep.include({
+        name: 'JAVA_TOOL_OPTIONS',
+        value: '-Duser.home=/tmp -Djdk.net.hosts.file=/vigil/output/zap-hosts',
+      });
       // Every checked name the scan carries (its target's, and the hosts of its ZAP settings since issue 26), and nothing else.
       expect(inputsOf('OWASP_ZAP', ['https://shop.example.com/'])['zap-hosts']).to.equal(
         '127.0.0.1 localhost\n93.184.216.35 shop.example.com\n93.184.216.34 scanme.example.com\n93.184.216.36 www.example.com\n93.184.216.37 api.example.com\n',
@@ -670,7 +723,11 @@ describe('scanner Job manifest', () => {
     }
 
     it('honours per-type image overrides and runs the vigil-driven scanners from settings.vigilImage', () => {
-      const settings: JobSettings = { ...defaultJobSettings('0.1.0'), vigilImage: 'registry.internal/vigil:0.1.0', images: { NMAP: 'registry.internal/nmap:7.95' } };
+      const settings: JobSettings = {
+        ...defaultJobSettings('0.1.0'),
+        vigilImage: 'registry.internal/vigil:0.1.0',
+        images: { NMAP: 'registry.internal/nmap:7.95' },
+      };
       expect(containerNamed(buildScanJob(jobInput('NMAP', { settings })), 'scanner').image).to.equal('registry.internal/nmap:7.95');
       expect(containerNamed(buildScanJob(jobInput('OPENVAS', { settings })), 'scanner').image).to.equal('registry.internal/vigil:0.1.0');
       expect(containerNamed(buildScanJob(jobInput('NESSUS', { settings })), 'upload').image).to.equal('registry.internal/vigil:0.1.0');
@@ -705,7 +762,10 @@ describe('scanner Job manifest', () => {
     for (const type of ['NMAP', 'OPENVAS', 'OWASP_ZAP'] as const) {
       it(`${type}: mounts the CA bundle read-only in every container and points Node.js and the OpenVAS driver at it`, () => {
         const job = buildScanJob(jobInput(type, { settings: extendedSettings() }));
-        expect(job.spec.template.spec.volumes).to.deep.include({ name: 'ca-bundle', configMap: { name: 'corporate-ca', items: [{ key: 'bundle.pem', path: 'bundle.pem' }] } });
+        expect(job.spec.template.spec.volumes).to.deep.include({
+          name: 'ca-bundle',
+          configMap: { name: 'corporate-ca', items: [{ key: 'bundle.pem', path: 'bundle.pem' }] },
+        });
         for (const container of allContainers(job)) {
           expect(container.volumeMounts, container.name).to.deep.include({ name: 'ca-bundle', mountPath: '/etc/vigil/ca', readOnly: true });
           expect(container.env, container.name).to.deep.include({ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/vigil/ca/bundle.pem' });
@@ -722,7 +782,11 @@ describe('scanner Job manifest', () => {
     });
 
     it('refuses a CA bundle or priority class that is not a name', () => {
-      const settings: JobSettings = { ...defaultJobSettings('0.1.0'), caBundle: { configMapName: 'Corporate CA', key: 'a/b' }, priorityClassName: 'Low_Priority' };
+      const settings: JobSettings = {
+        ...defaultJobSettings('0.1.0'),
+        caBundle: { configMapName: 'Corporate CA', key: 'a/b' },
+        priorityClassName: 'Low_Priority',
+      };
       expect(() => buildScanJob(jobInput('NMAP', { settings }))).to.throw(/caBundle\.configMapName.*caBundle\.key.*|priorityClassName/);
       expect(() => buildScanJob(jobInput('NMAP', { settings }))).to.throw(/priorityClassName 'Low_Priority'/);
     });
@@ -762,14 +826,18 @@ describe('scanner Job manifest', () => {
       };
       expect(broken((job) => (containerNamed(job, 'upload').volumeMounts[0]!.name = 'results'))).to.deep.equal(['upload: mount of unknown volume results']);
       expect(broken((job) => (containerNamed(job, 'scanner').resources.limits!.memory = '1 GB'))).to.have.length(1);
-      expect(broken((job) => ((containerNamed(job, 'scanner').securityContext as unknown as Record<string, unknown>).readOnlyRootFileSystem = true))).to.deep.equal([
-        'job.spec.template.spec.initContainers[0].securityContext.readOnlyRootFileSystem: unknown field',
+      expect(
+        broken((job) => ((containerNamed(job, 'scanner').securityContext as unknown as Record<string, unknown>).readOnlyRootFileSystem = true)),
+      ).to.deep.equal(['job.spec.template.spec.initContainers[0].securityContext.readOnlyRootFileSystem: unknown field']);
+      expect(broken((job) => (containerNamed(job, 'scanner').securityContext.runAsUser = 0))).to.deep.equal([
+        'scanner: runAsNonRoot with runAsUser 0 never starts',
       ]);
-      expect(broken((job) => (containerNamed(job, 'scanner').securityContext.runAsUser = 0))).to.deep.equal(['scanner: runAsNonRoot with runAsUser 0 never starts']);
       expect(broken((job) => (containerNamed(job, 'scanner').name = 'Scanner_1'))).to.have.length(1);
       expect(broken((job) => (job.metadata.name = `${'x'.repeat(60)}-scanner`))).to.have.length(1);
       expect(broken((job) => (containerNamed(job, 'upload').image = ''))).to.have.length(1);
-      expect(broken((job) => (containerNamed(job, 'scanner').resources.requests!.memory = '4Gi'))).to.deep.equal(['scanner: memory request 4Gi exceeds its limit 1Gi']);
+      expect(broken((job) => (containerNamed(job, 'scanner').resources.requests!.memory = '4Gi'))).to.deep.equal([
+        'scanner: memory request 4Gi exceeds its limit 1Gi',
+      ]);
       expect(broken((job) => (job.spec.template.spec.containers = []))).to.have.length(1);
       expect(broken((job) => (job.metadata.labels['vigil.dev/scan'] = 'x'.repeat(64)))).to.have.length(1);
     });

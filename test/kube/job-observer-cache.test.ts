@@ -13,7 +13,10 @@ import { fixedNamespaces } from '../../src/runtime/kubernetes/namespace-set.js';
 
 const NS = 'vigil-acme';
 const labels = { 'app.kubernetes.io/managed-by': 'vigil', 'vigil.dev/scan-id': 'scan-1' };
-const template = { metadata: { labels }, spec: { containers: [{ name: 'upload', image: 'ghcr.io/vigil-dev/vigil:0.1.0', env: [{ name: 'VIGIL_RESULT_FILES', value: 'nmap.xml' }] }] } };
+const template = {
+  metadata: { labels },
+  spec: { containers: [{ name: 'upload', image: 'ghcr.io/vigil-dev/vigil:0.1.0', env: [{ name: 'VIGIL_RESULT_FILES', value: 'nmap.xml' }] }] },
+};
 const managedFields = [{ manager: 'kube-controller-manager', operation: 'Update', fieldsV1: { 'f:status': {} } }];
 
 describe('the Job observer caches: trimmed to what Vigil reads', () => {
@@ -31,8 +34,20 @@ describe('the Job observer caches: trimmed to what Vigil reads', () => {
   });
 
   it('keeps metadata and status of Jobs and pods, listed or watched, and drops spec and managedFields', async () => {
-    server.setObject({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'listed-scanner', namespace: NS, labels, managedFields }, spec: { backoffLimit: 0, template }, status: { active: 1 } } as unknown as KubeObject);
-    observer = new JobObserver({ kubeConfig: kubeConfig(server), namespaces: fixedNamespaces([NS], new FakeTimers()), timers: new FakeTimers(), onError: () => undefined, followLogs: false });
+    server.setObject({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'listed-scanner', namespace: NS, labels, managedFields },
+      spec: { backoffLimit: 0, template },
+      status: { active: 1 },
+    } as unknown as KubeObject);
+    observer = new JobObserver({
+      kubeConfig: kubeConfig(server),
+      namespaces: fixedNamespaces([NS], new FakeTimers()),
+      timers: new FakeTimers(),
+      onError: () => undefined,
+      followLogs: false,
+    });
     await observer.start();
     const listed = observer.job(NS, 'listed-scanner')!;
     expect(listed.spec).to.equal(undefined);
@@ -40,10 +55,30 @@ describe('the Job observer caches: trimmed to what Vigil reads', () => {
     expect(listed.metadata?.labels).to.deep.equal(labels);
     expect(listed.status).to.deep.equal({ active: 1 });
 
-    server.setObject({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'listed-scanner', namespace: NS, labels, managedFields }, spec: { backoffLimit: 0, template }, status: { conditions: [{ type: 'Complete', status: 'True' }] } } as unknown as KubeObject);
-    server.setObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'listed-scanner-pod', namespace: NS, labels, managedFields }, spec: template.spec, status: { phase: 'Running' } } as unknown as KubeObject);
-    await waitFor(async () => observer.job(NS, 'listed-scanner')?.status?.conditions?.length, (count) => count === 1, 'the watched update');
-    await waitFor(async () => observer.podsOf('scan-1').length, (count) => count === 1, 'the watched pod');
+    server.setObject({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'listed-scanner', namespace: NS, labels, managedFields },
+      spec: { backoffLimit: 0, template },
+      status: { conditions: [{ type: 'Complete', status: 'True' }] },
+    } as unknown as KubeObject);
+    server.setObject({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'listed-scanner-pod', namespace: NS, labels, managedFields },
+      spec: template.spec,
+      status: { phase: 'Running' },
+    } as unknown as KubeObject);
+    await waitFor(
+      async () => observer.job(NS, 'listed-scanner')?.status?.conditions?.length,
+      (count) => count === 1,
+      'the watched update',
+    );
+    await waitFor(
+      async () => observer.podsOf('scan-1').length,
+      (count) => count === 1,
+      'the watched pod',
+    );
     const watched = observer.job(NS, 'listed-scanner')!;
     expect([watched.spec, watched.metadata?.managedFields]).to.deep.equal([undefined, undefined]);
     const pod = observer.podsOf('scan-1')[0]!;
@@ -62,14 +97,24 @@ describe('the Job observer: a log follow that connects after its scan was forgot
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'late-scanner-pod', namespace: NS, labels: podLabels },
-    status: { phase: 'Pending', initContainerStatuses: [{ name: 'scanner', image: 'nmap', imageID: '', ready: false, restartCount: 0, state: { running: { startedAt: new Date().toISOString() } } }] },
+    status: {
+      phase: 'Pending',
+      initContainerStatuses: [
+        { name: 'scanner', image: 'nmap', imageID: '', ready: false, restartCount: 0, state: { running: { startedAt: new Date().toISOString() } } },
+      ],
+    },
   } as unknown as KubeObject;
   const isFollow = (request: { path: string; query: Record<string, string> }) => request.path.endsWith('/log') && request.query.follow === 'true';
 
   beforeEach(async () => {
     server = new FakeKubeApiServer();
     await server.start();
-    observer = new JobObserver({ kubeConfig: kubeConfig(server), namespaces: fixedNamespaces([NS], new FakeTimers()), timers: new FakeTimers(), onError: () => undefined });
+    observer = new JobObserver({
+      kubeConfig: kubeConfig(server),
+      namespaces: fixedNamespaces([NS], new FakeTimers()),
+      timers: new FakeTimers(),
+      onError: () => undefined,
+    });
     await observer.start();
   });
 
@@ -81,14 +126,22 @@ describe('the Job observer: a log follow that connects after its scan was forgot
   async function followHeld(): Promise<() => void> {
     const release = server.holdNext(isFollow);
     server.setObject(runningPod);
-    await waitFor(async () => server.requests.filter(isFollow).length, (count) => count === 1, 'the log follow sent');
+    await waitFor(
+      async () => server.requests.filter(isFollow).length,
+      (count) => count === 1,
+      'the log follow sent',
+    );
     return release;
   }
 
   it('keeps the stream of a scan still watched (the control)', async () => {
     const release = await followHeld();
     release();
-    await waitFor(async () => server.logFollowsOpened, (count) => count === 1, 'the follow answered');
+    await waitFor(
+      async () => server.logFollowsOpened,
+      (count) => count === 1,
+      'the follow answered',
+    );
     await new Promise((resolve) => setImmediate(resolve));
     expect(server.openLogFollowers).to.equal(1);
     expect(observer.followedStreams).to.equal(1);
@@ -98,8 +151,16 @@ describe('the Job observer: a log follow that connects after its scan was forgot
     const release = await followHeld();
     observer.forget('scan-1');
     release();
-    await waitFor(async () => server.logFollowsOpened, (count) => count === 1, 'the follow answered');
-    await waitFor(async () => server.openLogFollowers, (count) => count === 0, 'the late stream closed');
+    await waitFor(
+      async () => server.logFollowsOpened,
+      (count) => count === 1,
+      'the follow answered',
+    );
+    await waitFor(
+      async () => server.openLogFollowers,
+      (count) => count === 0,
+      'the late stream closed',
+    );
     expect(observer.followedStreams).to.equal(0);
     expect(server.requests.filter(isFollow), 'not followed again for the same pod').to.have.length(1);
   });

@@ -13,9 +13,7 @@ import { composeCore } from '../../src/main/composition-root.js';
 import { NUCLEI_TEMPLATES_VERSION, SCANNER_IMAGES } from '../../src/domain/scanners/images.js';
 import { KubernetesJobRunner } from '../../src/runtime/kubernetes/job-runner.js';
 import { JobObserver } from '../../src/runtime/kubernetes/job-observer.js';
-import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
 import { scanJobName, scanSecretName, uploadTokenSecretName } from '../../src/runtime/kubernetes/job-manifest.js';
-import { ScanCustomResources } from '../../src/runtime/kubernetes/scan-resources.js';
 import { kubeScanHarness, type KubeScanHarness } from '../support/kube-scan-harness.js';
 import { FakeKubeApiServer } from '../support/fake-kube-apiserver.js';
 import { kubeConfig } from '../support/kubeconfig.js';
@@ -55,7 +53,11 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
   /** Sets the Job's conditions on the server, then waits until the observer's cache shows them (a watch event away). */
   const setJobConditions = async (scan: Scan, conditions: unknown[]) => {
     server.setObject({ ...jobOf(scan)!, status: { conditions } } as never);
-    await waitFor(async () => observer.job('vigil-acme', scanJobName(scan.name))?.status?.conditions?.length ?? 0, (length) => length === conditions.length, 'the Job in the cache');
+    await waitFor(
+      async () => observer.job('vigil-acme', scanJobName(scan.name))?.status?.conditions?.length ?? 0,
+      (length) => length === conditions.length,
+      'the Job in the cache',
+    );
   };
   const secretOf = (scan: Scan) => server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: scanSecretName(scan.name) });
   const tokenOf = (scan: Scan) => (secretOf(scan) as unknown as { stringData: { token: string } }).stringData.token;
@@ -73,9 +75,13 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     const cr = server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: 'vigil-acme', name: scan.name })!;
     const job = jobOf(scan) as unknown as { metadata: { ownerReferences: Array<{ uid: string; kind: string }> } };
     expect(job.metadata.ownerReferences[0]).to.include({ kind: 'Scan', uid: (cr as { metadata: { uid: string } }).metadata.uid });
-    const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } };
+    const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as {
+      stringData: { token: string };
+    };
     expect(secret.stringData.token).to.have.length.greaterThan(30);
-    expect(secretOf(scan)!.metadata.ownerReferences, 'the Job alone: its deletion takes the Secret').to.deep.equal([{ apiVersion: 'batch/v1', kind: 'Job', name: scanJobName(scan.name), uid: jobOf(scan)!.metadata.uid, controller: false, blockOwnerDeletion: false }]);
+    expect(secretOf(scan)!.metadata.ownerReferences, 'the Job alone: its deletion takes the Secret').to.deep.equal([
+      { apiVersion: 'batch/v1', kind: 'Job', name: scanJobName(scan.name), uid: jobOf(scan)!.metadata.uid, controller: false, blockOwnerDeletion: false },
+    ]);
     expect(JSON.stringify(jobOf(scan))).not.to.include(secret.stringData.token); // the Job only references the Secret
     expect(core.scans.get(account, scan.id).state).to.equal('RUNNING');
   });
@@ -83,27 +89,46 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
   it('creates the scanner ServiceAccount the Job runs under in the tenant namespace: no token mounted, nothing bound to it', async () => {
     const scan = startScan();
     await controller.reconcile(controller.keyOf(scan)!);
-    const account = server.getObject({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'vigil-acme', name: 'vigil-scanner' }) as unknown as { automountServiceAccountToken: boolean };
+    const account = server.getObject({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'vigil-acme', name: 'vigil-scanner' }) as unknown as {
+      automountServiceAccountToken: boolean;
+    };
     expect(account.automountServiceAccountToken).to.equal(false);
-    expect((jobOf(scan) as unknown as { spec: { template: { spec: { serviceAccountName: string } } } }).spec.template.spec.serviceAccountName).to.equal('vigil-scanner');
+    expect((jobOf(scan) as unknown as { spec: { template: { spec: { serviceAccountName: string } } } }).spec.template.spec.serviceAccountName).to.equal(
+      'vigil-scanner',
+    );
     expect(server.requests.filter((request) => request.path.includes('rbac.authorization.k8s.io'))).to.deep.equal([]);
   });
 
   it('takes a scanner ServiceAccount that already exists (AlreadyExists is success)', async () => {
-    server.setObject({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'vigil-scanner', namespace: 'vigil-acme' }, automountServiceAccountToken: false } as never);
+    server.setObject({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'vigil-scanner', namespace: 'vigil-acme' },
+      automountServiceAccountToken: false,
+    } as never);
     const scan = startScan();
     await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id).state).to.equal('RUNNING');
   });
 
   it('fails the Scan with NamespaceNotWritable, naming the namespace and the chart value, when the API server answers 403', async () => {
-    server.failNext((request) => request.path.endsWith('/serviceaccounts'), 403, { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 403, reason: 'Forbidden', message: 'serviceaccounts is forbidden: User "system:serviceaccount:vigil:vigil" cannot create resource "serviceaccounts" in the namespace "vigil-acme"' });
+    server.failNext((request) => request.path.endsWith('/serviceaccounts'), 403, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      code: 403,
+      reason: 'Forbidden',
+      message: 'serviceaccounts is forbidden: User "system:serviceaccount:vigil:vigil" cannot create resource "serviceaccounts" in the namespace "vigil-acme"',
+    });
     const scan = startScan();
     await controller.reconcile(controller.keyOf(scan)!);
     const failed = core.scans.get(account, scan.id);
     expect(failed.state).to.equal('FAILED');
     expect(failed.conditions.at(-1)).to.include({ type: 'Failed', reason: 'NamespaceNotWritable' });
-    expect(failed.conditions.at(-1)!.message).to.include('namespace vigil-acme').and.to.include('cannot create resource "serviceaccounts"').and.to.include('add vigil-acme to tenants.namespaces');
+    expect(failed.conditions.at(-1)!.message)
+      .to.include('namespace vigil-acme')
+      .and.to.include('cannot create resource "serviceaccounts"')
+      .and.to.include('add vigil-acme to tenants.namespaces');
     expect(jobOf(scan)).to.equal(undefined);
   });
 
@@ -149,8 +174,18 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
       zap: started('OWASP_ZAP', 'https://shop.example.com/'),
     };
     for (const scan of Object.values(scans)) await rebinding.reconcile(rebinding.keyOf(scan)!);
-    const scanner = (scan: Scan) => (jobOf(scan) as unknown as { spec: { template: { spec: { initContainers: Array<{ name: string; args: string[]; env?: Array<{ name: string; value?: string }> }> } } } }).spec.template.spec.initContainers.find((each) => each.name === 'scanner')!;
-    const inputs = (scan: Scan) => (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: scanSecretName(scan.name) }) as unknown as { stringData: Record<string, string> }).stringData;
+    const scanner = (scan: Scan) =>
+      (
+        jobOf(scan) as unknown as {
+          spec: { template: { spec: { initContainers: Array<{ name: string; args: string[]; env?: Array<{ name: string; value?: string }> }> } } };
+        }
+      ).spec.template.spec.initContainers.find((each) => each.name === 'scanner')!;
+    const inputs = (scan: Scan) =>
+      (
+        server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: scanSecretName(scan.name) }) as unknown as {
+          stringData: Record<string, string>;
+        }
+      ).stringData;
 
     expect(scanner(scans.nmap).args.at(-1)).to.equal('93.184.216.34');
     expect(scanner(scans.sslyze).args.at(-1)).to.equal('tls.example.com:443{93.184.216.34}');
@@ -170,7 +205,11 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     const oldToken = tokenOf(scan);
     server.clearRequests();
     await runner.start(scan, targets);
-    expect(server.requests.map((request) => `${request.method} ${request.path.split('/').pop()}`)).to.deep.equal(['POST secrets', `DELETE ${scanSecretName(scan.name)}`, 'POST secrets']);
+    expect(server.requests.map((request) => `${request.method} ${request.path.split('/').pop()}`)).to.deep.equal([
+      'POST secrets',
+      `DELETE ${scanSecretName(scan.name)}`,
+      'POST secrets',
+    ]);
     expect(jobOf(scan)!.metadata.uid).to.equal(job.metadata.uid);
     expect(secretOf(scan)!.metadata.ownerReferences?.map((owner) => owner.uid)).to.deep.equal([job.metadata.uid]);
     expect(tokenOf(scan)).to.not.equal(oldToken);
@@ -194,7 +233,11 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
   it('collects the uploaded files once the Job completes and moves the Scan to SUCCEEDED', async () => {
     const scan = startScan();
     await controller.reconcile(controller.keyOf(scan)!);
-    const token = (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } }).stringData.token;
+    const token = (
+      server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as {
+        stringData: { token: string };
+      }
+    ).stringData.token;
     await core.uploads.accept(scan.id, token, 'nmap.xml', [Buffer.from('<nmaprun/>')]);
     await setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
     await controller.reconcile(controller.keyOf(scan)!);
@@ -213,7 +256,11 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
   it('records on a NUCLEI Scan the templates release its default image carries', async () => {
     const scan = core.scans.start(account, { type: 'NUCLEI', targets: ['https://www.example.com/'] })[0]!;
     await controller.reconcile(controller.keyOf(scan)!);
-    const token = (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } }).stringData.token;
+    const token = (
+      server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as {
+        stringData: { token: string };
+      }
+    ).stringData.token;
     await core.uploads.accept(scan.id, token, 'nuclei.jsonl', [Buffer.from('')]);
     await setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
     await controller.reconcile(controller.keyOf(scan)!);
@@ -249,8 +296,17 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     server.setObject({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name, namespace: 'vigil-acme', labels: { 'app.kubernetes.io/managed-by': 'vigil', 'vigil.dev/scan-id': scan.id, 'vigil.dev/scan-type': 'nmap' } },
-      status: { phase: 'Pending', initContainerStatuses: [{ name: 'scanner', image: 'nmap', ready: false, restartCount: 0, imageID: '', state: { running: { startedAt: new Date().toISOString() } } }] },
+      metadata: {
+        name,
+        namespace: 'vigil-acme',
+        labels: { 'app.kubernetes.io/managed-by': 'vigil', 'vigil.dev/scan-id': scan.id, 'vigil.dev/scan-type': 'nmap' },
+      },
+      status: {
+        phase: 'Pending',
+        initContainerStatuses: [
+          { name: 'scanner', image: 'nmap', ready: false, restartCount: 0, imageID: '', state: { running: { startedAt: new Date().toISOString() } } },
+        ],
+      },
     } as never);
 
   it("follows the scanner container's log with one streamed request and moves the Scan's progress as lines arrive", async () => {
@@ -258,11 +314,24 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     await controller.reconcile(controller.keyOf(scan)!);
     server.setPodLog('vigil-acme', 'scanner-pod-1', 'Starting Nmap\nConnect Scan Timing: About 12.00% done\n', 'scanner');
     runningPod(scan);
-    await waitFor(async () => observer.progress(scan.id), (progress) => progress === 12, 'the first progress line');
+    await waitFor(
+      async () => observer.progress(scan.id),
+      (progress) => progress === 12,
+      'the first progress line',
+    );
     await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id).progress).to.equal(12);
-    server.setPodLog('vigil-acme', 'scanner-pod-1', 'Starting Nmap\nConnect Scan Timing: About 12.00% done\nService scan Timing: About 42.50% done; ETC: 10:42\n', 'scanner');
-    await waitFor(async () => observer.progress(scan.id), (progress) => progress !== undefined && progress > 12, 'the next progress line');
+    server.setPodLog(
+      'vigil-acme',
+      'scanner-pod-1',
+      'Starting Nmap\nConnect Scan Timing: About 12.00% done\nService scan Timing: About 42.50% done; ETC: 10:42\n',
+      'scanner',
+    );
+    await waitFor(
+      async () => observer.progress(scan.id),
+      (progress) => progress !== undefined && progress > 12,
+      'the next progress line',
+    );
     await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id).progress).to.equal(42);
     const logReads = server.requests.filter((request) => request.path.endsWith('/pods/scanner-pod-1/log'));
@@ -274,14 +343,22 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     const scan = startScan();
     await controller.reconcile(controller.keyOf(scan)!);
     runningPod(scan);
-    await waitFor(async () => server.openLogFollowers, (open) => open === 1, 'the followed log');
+    await waitFor(
+      async () => server.openLogFollowers,
+      (open) => open === 1,
+      'the followed log',
+    );
     server.clearRequests();
     for (let minute = 0; minute < 60; minute++) {
       timers.advance(60_000);
       await controller.reconcile(controller.keyOf(scan)!);
     }
     server.setPodLog('vigil-acme', 'scanner-pod-1', 'Connect Scan Timing: About 30.00% done\n', 'scanner');
-    await waitFor(async () => observer.progress(scan.id), (progress) => progress === 30, 'progress');
+    await waitFor(
+      async () => observer.progress(scan.id),
+      (progress) => progress === 30,
+      'progress',
+    );
     await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id)).to.include({ state: 'RUNNING', progress: 30 });
     expect(server.requests.filter((request) => !request.watch)).to.deep.equal([]);
@@ -294,10 +371,30 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     server.setObject({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'scanner-pod-1', namespace: 'vigil-acme', labels: { 'app.kubernetes.io/managed-by': 'vigil', 'vigil.dev/scan-id': scan.id, 'vigil.dev/scan-type': 'nmap' } },
-      status: { phase: 'Pending', initContainerStatuses: [{ name: 'scanner', image: 'registry.example/nmap:9', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image' } } }] },
+      metadata: {
+        name: 'scanner-pod-1',
+        namespace: 'vigil-acme',
+        labels: { 'app.kubernetes.io/managed-by': 'vigil', 'vigil.dev/scan-id': scan.id, 'vigil.dev/scan-type': 'nmap' },
+      },
+      status: {
+        phase: 'Pending',
+        initContainerStatuses: [
+          {
+            name: 'scanner',
+            image: 'registry.example/nmap:9',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image' } },
+          },
+        ],
+      },
     } as never);
-    await waitFor(async () => observer.health(scan.id, observer.job('vigil-acme', scanJobName(scan.name))!), (health) => health.phase === 'Running' && health.recheckAfterMs === 60_000, 'the pull problem in the cache');
+    await waitFor(
+      async () => observer.health(scan.id, observer.job('vigil-acme', scanJobName(scan.name))!),
+      (health) => health.phase === 'Running' && health.recheckAfterMs === 60_000,
+      'the pull problem in the cache',
+    );
     await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id).state).to.equal('RUNNING');
     timers.advance(60_000); // the controller's requeue at the end of the grace fires
@@ -338,13 +435,19 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     expect(secrets.map((secret) => secret.metadata.name)).to.deep.equal([scanSecretName(scan.name)]);
     expect(Object.keys(secrets[0]!.stringData), 'the token and the nuclei inputs').to.include('token').and.to.have.length.greaterThan(1);
     expect(server.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/secrets'))).to.have.length(1);
-    const token = (server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } }).stringData.token;
+    const token = (
+      server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: uploadTokenSecretName(scan.name) }) as unknown as {
+        stringData: { token: string };
+      }
+    ).stringData.token;
     await core.uploads.accept(scan.id, token, 'nuclei.jsonl', [Buffer.from('')]);
     await setJobConditions(scan, [{ type: 'Complete', status: 'True' }]);
     await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id).state).to.equal('SUCCEEDED');
     expect(server.listObjects('v1', 'Secret', 'vigil-acme')).to.deep.equal([]);
-    expect(server.requests.filter((request) => request.method === 'DELETE').map((request) => `${request.path.split('/').pop()} ${request.query.propagationPolicy}`)).to.deep.equal([`${scanJobName(scan.name)} Background`]);
+    expect(
+      server.requests.filter((request) => request.method === 'DELETE').map((request) => `${request.path.split('/').pop()} ${request.query.propagationPolicy}`),
+    ).to.deep.equal([`${scanJobName(scan.name)} Background`]);
     let refused: unknown;
     await core.uploads.accept(scan.id, token, 'nuclei.jsonl', [Buffer.from('')]).catch((error: unknown) => (refused = error));
     expect(String(refused)).to.match(/not valid for this scan/);
@@ -356,19 +459,38 @@ describe('Kubernetes runtime: the Scan controller with Jobs on a fake API server
     core.scans.stop(account, scan.id);
     await controller.reconcile(controller.keyOf(scan)!);
     expect(server.deletions.filter((deletion) => deletion.kind === 'Job')).to.deep.include.members([
-      { apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-acme', name: scanJobName(scan.name), propagationPolicy: 'Foreground', appliedPolicy: 'Foreground', gracePeriodSeconds: undefined },
+      {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        namespace: 'vigil-acme',
+        name: scanJobName(scan.name),
+        propagationPolicy: 'Foreground',
+        appliedPolicy: 'Foreground',
+        gracePeriodSeconds: undefined,
+      },
     ]);
     expect(core.scans.get(account, scan.id).state).to.equal('STOPPED');
     expect(secretOf(scan)).to.equal(undefined);
-    expect(server.requests.filter((request) => request.method === 'DELETE' && request.path.includes('/secrets')), 'no deletion of its own').to.deep.equal([]);
+    expect(
+      server.requests.filter((request) => request.method === 'DELETE' && request.path.includes('/secrets')),
+      'no deletion of its own',
+    ).to.deep.equal([]);
   });
 
   it('fails the Scan as WorkloadLost when its Job disappears', async () => {
     const scan = startScan();
     await controller.reconcile(controller.keyOf(scan)!);
-    await waitFor(async () => observer.job('vigil-acme', scanJobName(scan.name))?.metadata?.uid, (uid) => uid !== undefined, 'the Job in the cache');
+    await waitFor(
+      async () => observer.job('vigil-acme', scanJobName(scan.name))?.metadata?.uid,
+      (uid) => uid !== undefined,
+      'the Job in the cache',
+    );
     server.deleteObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-acme', name: scanJobName(scan.name) });
-    await waitFor(async () => observer.job('vigil-acme', scanJobName(scan.name)), (job) => job === undefined, 'the Job gone from the cache');
+    await waitFor(
+      async () => observer.job('vigil-acme', scanJobName(scan.name)),
+      (job) => job === undefined,
+      'the Job gone from the cache',
+    );
     await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id).conditions.at(-1)).to.include({ reason: 'WorkloadLost' });
   });
@@ -390,8 +512,14 @@ describe('VIGIL_RUNTIME=kubernetes, end to end through the API and the upload en
       const namespace = 'vigil-test-account';
       const scan = (await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
       const jobRef = { apiVersion: 'batch/v1', kind: 'Job', namespace, name: scanJobName(`scan-${scan.id}`) };
-      await waitFor(async () => server.getObject(jobRef), (job) => job !== undefined, 'the scanner Job');
-      const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace, name: uploadTokenSecretName(`scan-${scan.id}`) }) as unknown as { stringData: { token: string } };
+      await waitFor(
+        async () => server.getObject(jobRef),
+        (job) => job !== undefined,
+        'the scanner Job',
+      );
+      const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace, name: uploadTokenSecretName(`scan-${scan.id}`) }) as unknown as {
+        stringData: { token: string };
+      };
       const upload = await fetch(`${service.baseUrl}/internal/v1/scans/${scan.id}/results/nmap.xml`, {
         method: 'PUT',
         headers: { Authorization: `Bearer ${secret.stringData.token}` },
@@ -399,7 +527,11 @@ describe('VIGIL_RUNTIME=kubernetes, end to end through the API and the upload en
       });
       expect(upload.status).to.equal(200);
       server.setObject({ ...server.getObject(jobRef)!, status: { conditions: [{ type: 'Complete', status: 'True' }] } } as never);
-      const done = await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data, (found) => found.state === 'SUCCEEDED', 'the Scan to succeed');
+      const done = await waitFor(
+        async () => (await service.get(`/v1/scans/${scan.id}`)).body.data,
+        (found) => found.state === 'SUCCEEDED',
+        'the Scan to succeed',
+      );
       const file = await service.get(`/v1/results/${done.results[0].result_id}`);
       expect(file.text).to.equal(NMAP_REPORT);
 
@@ -431,12 +563,21 @@ describe('VIGIL_RUNTIME=kubernetes, end to end through the API and the upload en
   it('tells scanner pods to upload to VIGIL_UPLOAD_URL, not to the public URL people use', async () => {
     const server = new FakeKubeApiServer();
     await server.start();
-    const env = { VIGIL_RUNTIME: 'kubernetes', VIGIL_ALLOW_TARGETS: '127.0.0.0/8', VIGIL_PUBLIC_URL: 'https://vigil.example.com', VIGIL_UPLOAD_URL: 'http://vigil.vigil.svc:8080' };
+    const env = {
+      VIGIL_RUNTIME: 'kubernetes',
+      VIGIL_ALLOW_TARGETS: '127.0.0.0/8',
+      VIGIL_PUBLIC_URL: 'https://vigil.example.com',
+      VIGIL_UPLOAD_URL: 'http://vigil.vigil.svc:8080',
+    };
     const service = await TestService.start({ env, kubeConfig: kubeConfig(server) });
     try {
       const scan = (await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
       const jobRef = { apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-test-account', name: scanJobName(`scan-${scan.id}`) };
-      const job = (await waitFor(async () => server.getObject(jobRef), (found) => found !== undefined, 'the scanner Job')) as unknown as { spec: { template: { spec: { containers: Array<{ name: string; args: string[] }> } } } };
+      const job = (await waitFor(
+        async () => server.getObject(jobRef),
+        (found) => found !== undefined,
+        'the scanner Job',
+      )) as unknown as { spec: { template: { spec: { containers: Array<{ name: string; args: string[] }> } } } };
       const upload = job.spec.template.spec.containers.find((container) => container.name === 'upload')!;
       expect(upload.args[upload.args.indexOf('--url') + 1]).to.equal('http://vigil.vigil.svc:8080');
     } finally {

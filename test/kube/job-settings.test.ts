@@ -8,11 +8,22 @@ describe('scanner Job settings from VIGIL_JOB_SETTINGS_FILE', () => {
 
   it('lays the overrides over the defaults and the Job uses them', () => {
     const settings = jobSettingsFrom(
-      { images: { NMAP: 'registry.example.com/mirror/nmap:7.95' }, resources: { NMAP: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '2', memory: '512Mi' } } }, nodeSelector: { pool: 'scanners' } },
+      {
+        images: { NMAP: 'registry.example.com/mirror/nmap:7.95' },
+        resources: { NMAP: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '2', memory: '512Mi' } } },
+        nodeSelector: { pool: 'scanners' },
+      },
       defaults,
     );
     expect(settings.serviceAccountName).to.equal(defaults.serviceAccountName);
-    const job = buildScanJob({ scan, targets: ['scanme.example.com'], settings, uploadUrl: 'http://vigil:8080', uploadTokenSecretName: 'nightly-upload', createdAt: new Date() });
+    const job = buildScanJob({
+      scan,
+      targets: ['scanme.example.com'],
+      settings,
+      uploadUrl: 'http://vigil:8080',
+      uploadTokenSecretName: 'nightly-upload',
+      createdAt: new Date(),
+    });
     const scanner = job.spec.template.spec.initContainers!.find((container) => container.name === 'scanner')!;
     expect(scanner.image).to.equal('registry.example.com/mirror/nmap:7.95');
     expect(scanner.resources?.limits).to.deep.equal({ cpu: '2', memory: '512Mi' });

@@ -22,7 +22,12 @@ interface Seen {
 
 function kubeConfig(server: string, user: k8s.User = { name: 'u', token: 'secret-token' }): k8s.KubeConfig {
   const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({ clusters: [{ name: 'test', server, skipTLSVerify: true }], users: [user], contexts: [{ name: 'c', cluster: 'test', user: user.name }], currentContext: 'c' });
+  kc.loadFromOptions({
+    clusters: [{ name: 'test', server, skipTLSVerify: true }],
+    users: [user],
+    contexts: [{ name: 'c', cluster: 'test', user: user.name }],
+    currentContext: 'c',
+  });
   return kc;
 }
 
@@ -93,7 +98,11 @@ describe('KubeApi: JSON requests to the API server', () => {
   it('patches /status as a merge patch by default, and with a JSON patch when asked', async () => {
     const api = new KubeApi(kubeConfig(url));
     await api.patch(kubePaths.namespaced('vigil.dev', 'v1alpha1', 'ns', 'scans', 'one', 'status'), { status: { state: 'RUNNING' } });
-    await api.patch(kubePaths.namespaced('vigil.dev', 'v1alpha1', 'ns', 'scans', 'one'), [{ op: 'add', path: '/metadata/finalizers', value: ['vigil.dev/scan'] }], JSON_PATCH);
+    await api.patch(
+      kubePaths.namespaced('vigil.dev', 'v1alpha1', 'ns', 'scans', 'one'),
+      [{ op: 'add', path: '/metadata/finalizers', value: ['vigil.dev/scan'] }],
+      JSON_PATCH,
+    );
     expect(seen.map((request) => [request.method, request.url, request.headers['content-type']])).to.deep.equal([
       ['PATCH', '/apis/vigil.dev/v1alpha1/namespaces/ns/scans/one/status', 'application/merge-patch+json'],
       ['PATCH', '/apis/vigil.dev/v1alpha1/namespaces/ns/scans/one', 'application/json-patch+json'],
@@ -114,7 +123,14 @@ describe('KubeApi: JSON requests to the API server', () => {
     const api = new KubeApi(kubeConfig(url));
     answer = (request, res) => {
       res.statusCode = request.method === 'POST' ? 409 : 404;
-      res.end(JSON.stringify({ kind: 'Status', status: 'Failure', message: `jobs "scan-one" ${request.method === 'POST' ? 'already exists' : 'not found'}`, code: res.statusCode }));
+      res.end(
+        JSON.stringify({
+          kind: 'Status',
+          status: 'Failure',
+          message: `jobs "scan-one" ${request.method === 'POST' ? 'already exists' : 'not found'}`,
+          code: res.statusCode,
+        }),
+      );
     };
     const conflict = await api.create(kubePaths.namespaced('batch', 'v1', 'ns', 'jobs'), { metadata: { name: 'scan-one' } }).catch((error: unknown) => error);
     expect(conflict).to.be.instanceOf(KubeApiError);

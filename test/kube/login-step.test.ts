@@ -16,7 +16,14 @@ import { WebScanPreparation } from '../../src/app/web-scan-preparation.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import { composeCore } from '../../src/main/composition-root.js';
-import { buildScanJob, buildScanSecret, scanSecretName, scanJobName, uploadTokenSecretName, type ScanJobInput } from '../../src/runtime/kubernetes/job-manifest.js';
+import {
+  buildScanJob,
+  buildScanSecret,
+  scanSecretName,
+  scanJobName,
+  uploadTokenSecretName,
+  type ScanJobInput,
+} from '../../src/runtime/kubernetes/job-manifest.js';
 import { type JobObserver, MANAGED_BY_VIGIL } from '../../src/runtime/kubernetes/job-observer.js';
 import { waitFor } from '../support/wait.js';
 import { defaultJobSettings } from '../../src/runtime/kubernetes/job-settings.js';
@@ -40,22 +47,44 @@ function jobInput(overrides: Partial<ScanJobInput> = {}): ScanJobInput {
     uploadTokenSecretName: uploadTokenSecretName('shop-zap'),
     allowTargets: '203.0.113.0/24',
     createdAt: new Date('2026-11-28T10:00:00.000Z'),
-    scanner: { settings: { seed_urls: ['https://shop.example.com/catalog'] }, loginRecording: RECORDING, apiDefinition: { fileName: 'shop.yaml', content: DEFINITION } },
+    scanner: {
+      settings: { seed_urls: ['https://shop.example.com/catalog'] },
+      loginRecording: RECORDING,
+      apiDefinition: { fileName: 'shop.yaml', content: DEFINITION },
+    },
     ...overrides,
   };
 }
 
 describe('Kubernetes: the login step in the scan Job', () => {
-  it('runs `vigil login-replay` in Vigil\'s image between prepare and ZAP, confined like the scanner, reading its inputs from the Secret', () => {
+  it("runs `vigil login-replay` in Vigil's image between prepare and ZAP, confined like the scanner, reading its inputs from the Secret", () => {
     const job = buildScanJob(jobInput());
     new models.batch.v1.Job(job as never).validate();
     const pod = job.spec.template.spec;
     expect(pod.initContainers.map((container) => container.name)).to.deep.equal(['prepare', 'login', 'scanner']);
     const login = pod.initContainers[1]!;
     expect(login).to.deep.include({ image: 'ghcr.io/vigil-dev/vigil:0.1.0', command: ['vigil'] });
-    expect(login.args).to.deep.equal(['login-replay', '--recording', '/vigil/input/login.side', '--plan-input', '/vigil/input/zap-plan-input.json', '--plan', '/vigil/output/zap-plan.yaml', '--termination-log', '/dev/termination-log']);
-    expect(login.env).to.deep.equal([{ name: 'HOME', value: '/tmp' }, { name: 'VIGIL_ALLOW_TARGETS', value: '203.0.113.0/24' }]);
-    expect(login.securityContext).to.deep.equal({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
+    expect(login.args).to.deep.equal([
+      'login-replay',
+      '--recording',
+      '/vigil/input/login.side',
+      '--plan-input',
+      '/vigil/input/zap-plan-input.json',
+      '--plan',
+      '/vigil/output/zap-plan.yaml',
+      '--termination-log',
+      '/dev/termination-log',
+    ]);
+    expect(login.env).to.deep.equal([
+      { name: 'HOME', value: '/tmp' },
+      { name: 'VIGIL_ALLOW_TARGETS', value: '203.0.113.0/24' },
+    ]);
+    expect(login.securityContext).to.deep.equal({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(login.volumeMounts).to.deep.equal([
       { name: 'input', mountPath: '/vigil/input', readOnly: true },
       { name: 'output', mountPath: '/vigil/output' },
@@ -68,14 +97,31 @@ describe('Kubernetes: the login step in the scan Job', () => {
   it("puts the recording, the plan input and the API definition in the scan's Secret beside its token; the plan has the openapi job and the target settings", () => {
     const secret = buildScanSecret(jobInput(), 'tok_login', { name: scanJobName('shop-zap'), uid: '7d2e9c41-5b3a-4f60-8e1d-2a9c3b4d5e6f' });
     new models.v1.Secret(secret as never).validate();
-    expect(Object.keys(secret.stringData).sort()).to.deep.equal(['login.side', 'token', 'zap-hosts', 'zap-openapi.yaml', 'zap-plan-input.json', 'zap-plan.yaml']);
+    expect(Object.keys(secret.stringData).sort()).to.deep.equal([
+      'login.side',
+      'token',
+      'zap-hosts',
+      'zap-openapi.yaml',
+      'zap-plan-input.json',
+      'zap-plan.yaml',
+    ]);
     expect(secret.stringData['login.side']).to.equal(RECORDING.toString());
     expect(secret.stringData['zap-openapi.yaml']).to.equal(DEFINITION.toString());
     const planInput = JSON.parse(secret.stringData['zap-plan-input.json']!);
-    expect(planInput).to.deep.include({ targetUrl: 'https://shop.example.com/', active: false, reportDir: '/vigil/output', apiDefinitionFile: '/vigil/output/zap-openapi.yaml' });
+    expect(planInput).to.deep.include({
+      targetUrl: 'https://shop.example.com/',
+      active: false,
+      reportDir: '/vigil/output',
+      apiDefinitionFile: '/vigil/output/zap-openapi.yaml',
+    });
     const plan = parse(secret.stringData['zap-plan.yaml']!);
-    expect(plan.jobs.find((job: { type: string }) => job.type === 'openapi').parameters).to.deep.include({ apiFile: '/vigil/output/zap-openapi.yaml', targetUrl: 'https://shop.example.com/' });
-    expect(plan.jobs.find((job: { type: string }) => job.type === 'requestor').requests).to.deep.equal([{ url: 'https://shop.example.com/catalog', method: 'GET' }]);
+    expect(plan.jobs.find((job: { type: string }) => job.type === 'openapi').parameters).to.deep.include({
+      apiFile: '/vigil/output/zap-openapi.yaml',
+      targetUrl: 'https://shop.example.com/',
+    });
+    expect(plan.jobs.find((job: { type: string }) => job.type === 'requestor').requests).to.deep.equal([
+      { url: 'https://shop.example.com/catalog', method: 'GET' },
+    ]);
   });
 
   it('has no login step without a recording, and none for other types', () => {
@@ -84,9 +130,18 @@ describe('Kubernetes: the login step in the scan Job', () => {
     expect(nmap.spec.template.spec.initContainers.map((container) => container.name)).to.deep.equal(['scanner']);
   });
 
-  it('reads a login failure from the login container\'s termination message, and nothing else as one', () => {
-    const terminated = (exitCode: number, message?: string) => ({ status: { initContainerStatuses: [{ name: 'prepare', state: { terminated: { exitCode: 0 } } }, { name: 'login', state: { terminated: { exitCode, ...(message === undefined ? {} : { message }) } } }] } });
-    expect(loginFailureOf([terminated(LOGIN_FAILED_EXIT, "command 3 ... click 'id=login' failed: Timeout\n")])).to.equal("command 3 ... click 'id=login' failed: Timeout");
+  it("reads a login failure from the login container's termination message, and nothing else as one", () => {
+    const terminated = (exitCode: number, message?: string) => ({
+      status: {
+        initContainerStatuses: [
+          { name: 'prepare', state: { terminated: { exitCode: 0 } } },
+          { name: 'login', state: { terminated: { exitCode, ...(message === undefined ? {} : { message }) } } },
+        ],
+      },
+    });
+    expect(loginFailureOf([terminated(LOGIN_FAILED_EXIT, "command 3 ... click 'id=login' failed: Timeout\n")])).to.equal(
+      "command 3 ... click 'id=login' failed: Timeout",
+    );
     expect(loginFailureOf([terminated(1, 'crashed')])).to.equal(undefined);
     expect(loginFailureOf([{ status: {} }])).to.equal(undefined);
   });
@@ -125,16 +180,25 @@ describe('Kubernetes: an authenticated ZAP scan through the controller and the f
   });
 
   it('hands the recording to the Job and skips the target as Authentication Failed when the login step fails', async () => {
-    const target = core.targets.create(account, { target: 'https://shop.example.com/', scanner_settings: { zap: { seed_urls: ['https://shop.example.com/catalog'] } } }, false);
+    const target = core.targets.create(
+      account,
+      { target: 'https://shop.example.com/', scanner_settings: { zap: { seed_urls: ['https://shop.example.com/catalog'] } } },
+      false,
+    );
     core.targetAttachments.attachLoginRecording(account, target.id, 'demo-login.side', RECORDING);
     await core.targetAttachments.attachApiDefinition(account, target.id, 'shop.yaml', DEFINITION);
     const scan = core.scans.start(account, { type: 'OWASP_ZAP', target_ids: [target.id] })[0]!;
     expect(scan.isAuthenticated).to.equal(true);
     await controller.reconcile(controller.keyOf(scan)!);
     expect(core.scans.get(account, scan.id).state).to.equal('RUNNING');
-    const job = server.getObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-acme', name: scanJobName(scan.name) }) as never as { spec: { template: { spec: { initContainers: Array<{ name: string }> } } } };
+    const job = server.getObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'vigil-acme', name: scanJobName(scan.name) }) as never as {
+      spec: { template: { spec: { initContainers: Array<{ name: string }> } } };
+    };
     expect(job.spec.template.spec.initContainers.map((container) => container.name)).to.deep.equal(['prepare', 'login', 'scanner']);
-    const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: scanSecretName(scan.name) }) as never as { data?: Record<string, string>; stringData?: Record<string, string> };
+    const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: 'vigil-acme', name: scanSecretName(scan.name) }) as never as {
+      data?: Record<string, string>;
+      stringData?: Record<string, string>;
+    };
     const recording = secret.stringData?.['login.side'] ?? Buffer.from(secret.data!['login.side']!, 'base64').toString();
     expect(recording).to.equal(RECORDING.toString());
     // The target's own settings and its API definition reach the Job's plan too.
@@ -146,13 +210,38 @@ describe('Kubernetes: an authenticated ZAP scan through the controller and the f
     server.setObject({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'shop-zap-pod', namespace: 'vigil-acme', labels: { 'vigil.dev/scan-id': scan.id, [MANAGED_BY_VIGIL.split('=')[0]!]: MANAGED_BY_VIGIL.split('=')[1]! } },
-      status: { phase: 'Failed', initContainerStatuses: [{ name: 'login', state: { terminated: { exitCode: LOGIN_FAILED_EXIT, message: "command 7 of test 'log in as alice', waitForElementVisible 'css=.welcome' failed: Timeout" } } }] },
+      metadata: {
+        name: 'shop-zap-pod',
+        namespace: 'vigil-acme',
+        labels: { 'vigil.dev/scan-id': scan.id, [MANAGED_BY_VIGIL.split('=')[0]!]: MANAGED_BY_VIGIL.split('=')[1]! },
+      },
+      status: {
+        phase: 'Failed',
+        initContainerStatuses: [
+          {
+            name: 'login',
+            state: {
+              terminated: { exitCode: LOGIN_FAILED_EXIT, message: "command 7 of test 'log in as alice', waitForElementVisible 'css=.welcome' failed: Timeout" },
+            },
+          },
+        ],
+      },
     } as never);
-    server.setObject({ ...(job as object), status: { conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] } } as never);
+    server.setObject({
+      ...(job as object),
+      status: { conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] },
+    } as never);
     // Both changes reach the runner through the informer caches, a watch event away.
-    await waitFor(async () => observer.podsOf(scan.id).length, (count) => count === 1, 'the pod in the cache');
-    await waitFor(async () => observer.job('vigil-acme', scanJobName(scan.name))?.status?.conditions?.length ?? 0, (count) => count === 1, 'the failed Job in the cache');
+    await waitFor(
+      async () => observer.podsOf(scan.id).length,
+      (count) => count === 1,
+      'the pod in the cache',
+    );
+    await waitFor(
+      async () => observer.job('vigil-acme', scanJobName(scan.name))?.status?.conditions?.length ?? 0,
+      (count) => count === 1,
+      'the failed Job in the cache',
+    );
     await controller.reconcile(controller.keyOf(scan)!);
     const failed = core.scans.get(account, scan.id);
     expect(failed.state).to.equal('FAILED');

@@ -14,10 +14,15 @@ describe('NamespaceSet', () => {
     let version = 1;
     let reads = 0;
     const errors: unknown[] = [];
-    const set = new NamespaceSet({ read: () => {
+    const set = new NamespaceSet({
+      read: () => {
         reads += 1;
         return bound;
-      }, version: () => String(version), timers, onError: (error) => errors.push(error) });
+      },
+      version: () => String(version),
+      timers,
+      onError: (error) => errors.push(error),
+    });
     const added: string[] = [];
     set.onAdded((namespace) => added.push(namespace));
     set.start();

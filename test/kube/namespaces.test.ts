@@ -32,7 +32,11 @@ const read = (server: FakeKubeApiServer, namespace: string, name: string) => ser
 
 /** Waits until the CR is labelled with a scan id (adopted), and answers that id. */
 async function adopted(server: FakeKubeApiServer, namespace: string, name: string): Promise<string> {
-  const cr = await waitFor(async () => read(server, namespace, name), (found) => found?.metadata.labels?.['vigil.dev/scan-id'] !== undefined, `${namespace}/${name} adopted`);
+  const cr = await waitFor(
+    async () => read(server, namespace, name),
+    (found) => found?.metadata.labels?.['vigil.dev/scan-id'] !== undefined,
+    `${namespace}/${name} adopted`,
+  );
   return cr!.metadata.labels!['vigil.dev/scan-id']!;
 }
 
@@ -55,16 +59,28 @@ describe('an install on a shared cluster (VIGIL_RUNTIME=kubernetes)', function (
       for (const object of objects) server.setObject(object);
 
       // Kept for a year (the install's TTL): 20,000 resources stay, as with a longer TTL or a busier month; the default week would expire most.
-      service = await TestService.start({ env: { ...KUBERNETES, VIGIL_SCAN_TTL_AFTER_FINISHED: String(365 * 86_400) }, kubeConfig: kubeConfig(server), dataDir: dir.path });
+      service = await TestService.start({
+        env: { ...KUBERNETES, VIGIL_SCAN_TTL_AFTER_FINISHED: String(365 * 86_400) },
+        kubeConfig: kubeConfig(server),
+        dataDir: dir.path,
+      });
       apply(server, 'vigil-history', 'applied-after');
       const id = await adopted(server, 'vigil-history', 'applied-after');
       const listed = (await service.get('/v1/scans', { key: history.apiKey, query: { page_size: 1 } })).body.data as Array<{ id: string }>;
-      expect(listed.map((scan) => scan.id), 'the newest scan of the account').to.deep.equal([id]);
+      expect(
+        listed.map((scan) => scan.id),
+        'the newest scan of the account',
+      ).to.deep.equal([id]);
 
-      const scanLists = server.requests.filter((request) => request.method === 'GET' && !request.watch && request.path === '/apis/vigil.dev/v1alpha1/namespaces/vigil-history/scans');
+      const scanLists = server.requests.filter(
+        (request) => request.method === 'GET' && !request.watch && request.path === '/apis/vigil.dev/v1alpha1/namespaces/vigil-history/scans',
+      );
       expect(scanLists, 'one list, 40 pages of 500').to.have.length(40);
       expect(scanLists.every((request) => request.query.limit === '500')).to.equal(true);
-      expect(scanLists.filter((request) => request.query.continue === undefined), 'one first page').to.have.length(1);
+      expect(
+        scanLists.filter((request) => request.query.continue === undefined),
+        'one first page',
+      ).to.have.length(1);
       const rewritten = server.requests.filter((request) => request.method !== 'GET' && /\/scans\/nightly-/.test(request.path));
       expect(rewritten.map(described), 'writes to the finished Scans').to.deep.equal([]);
     } finally {
@@ -74,26 +90,40 @@ describe('an install on a shared cluster (VIGIL_RUNTIME=kubernetes)', function (
     }
   });
 
-  it('lets two installs with different accounts share one API server: neither sends a request into the other\'s namespace', async () => {
+  it("lets two installs with different accounts share one API server: neither sends a request into the other's namespace", async () => {
     const server = new FakeKubeApiServer({ moreTokens: ['install-acme', 'install-globex'] });
     await server.start();
     const installs: TestService[] = [];
     try {
-      for (const name of ['acme', 'globex']) installs.push(await TestService.start({ env: KUBERNETES, kubeConfig: kubeConfig({ url: server.url, token: `install-${name}` }), accountName: name }));
+      for (const name of ['acme', 'globex'])
+        installs.push(await TestService.start({ env: KUBERNETES, kubeConfig: kubeConfig({ url: server.url, token: `install-${name}` }), accountName: name }));
       const [acme, globex] = installs as [TestService, TestService];
       // The same name in both namespaces: each install takes its own, and only its own.
       apply(server, 'vigil-acme', 'nightly', '127.0.0.1');
       apply(server, 'vigil-globex', 'nightly', '127.0.0.2');
-      for (const [install, namespace] of [[acme, 'vigil-acme'], [globex, 'vigil-globex']] as const) {
+      for (const [install, namespace] of [
+        [acme, 'vigil-acme'],
+        [globex, 'vigil-globex'],
+      ] as const) {
         const created = (await install.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.3'] })).body.data;
-        await waitFor(async () => (await install.get(`/v1/scans/${created.id}`)).body.data.state, (state) => state === 'RUNNING', `${namespace}: RUNNING`);
+        await waitFor(
+          async () => (await install.get(`/v1/scans/${created.id}`)).body.data.state,
+          (state) => state === 'RUNNING',
+          `${namespace}: RUNNING`,
+        );
         const id = await adopted(server, namespace, 'nightly');
         expect((await install.get(`/v1/scans/${id}`)).status, `${namespace}/nightly is a scan of its own install`).to.equal(200);
       }
-      for (const [token, namespace] of [['install-acme', 'vigil-acme'], ['install-globex', 'vigil-globex']]) {
+      for (const [token, namespace] of [
+        ['install-acme', 'vigil-acme'],
+        ['install-globex', 'vigil-globex'],
+      ]) {
         const sent = server.requests.filter((request) => request.headers.authorization === `Bearer ${token}`);
         expect(sent.length, `${token} sent requests`).to.be.greaterThan(0);
-        expect(sent.filter((request) => !request.path.includes(`/namespaces/${namespace}/`)).map(described), `${token}: requests outside ${namespace}`).to.deep.equal([]);
+        expect(
+          sent.filter((request) => !request.path.includes(`/namespaces/${namespace}/`)).map(described),
+          `${token}: requests outside ${namespace}`,
+        ).to.deep.equal([]);
       }
     } finally {
       for (const install of installs) await install.stop();
@@ -106,7 +136,11 @@ describe('an install on a shared cluster (VIGIL_RUNTIME=kubernetes)', function (
     beforeEach(async () => (kube = await startKubeService()));
     afterEach(() => stopKubeService(kube));
 
-    const watchedIn = (namespace: string) => kube.server.openWatches.filter((watch) => watch.namespace === namespace).map((watch) => watch.path).sort();
+    const watchedIn = (namespace: string) =>
+      kube.server.openWatches
+        .filter((watch) => watch.namespace === namespace)
+        .map((watch) => watch.path)
+        .sort();
     const EVERY_INFORMER = ['/jobs.batch', '/pods', '/scans.vigil.dev', '/scheduledscans.vigil.dev'];
 
     it('by `vigil accounts create` in another process (another connection to the data directory) is watched, and its Scans run for its account', async () => {
@@ -114,7 +148,11 @@ describe('an install on a shared cluster (VIGIL_RUNTIME=kubernetes)', function (
       const cli = composeCore(kube.service.settings);
       const { apiKey } = cli.accounts.createAccount({ name: 'late', namespace: 'vigil-late' });
       cli.db.close();
-      await waitFor(async () => watchedIn('vigil-late'), (paths) => paths.length === EVERY_INFORMER.length, 'the watches in vigil-late');
+      await waitFor(
+        async () => watchedIn('vigil-late'),
+        (paths) => paths.length === EVERY_INFORMER.length,
+        'the watches in vigil-late',
+      );
       expect(watchedIn('vigil-late')).to.deep.equal(EVERY_INFORMER);
       apply(kube.server, 'vigil-late', 'first');
       const id = await adopted(kube.server, 'vigil-late', 'first');
@@ -123,7 +161,11 @@ describe('an install on a shared cluster (VIGIL_RUNTIME=kubernetes)', function (
 
     it('by an account created in the service itself is watched too', async () => {
       kube.service.createAccount('inproc', { namespace: 'vigil-inproc' });
-      await waitFor(async () => watchedIn('vigil-inproc'), (paths) => paths.length === EVERY_INFORMER.length, 'the watches in vigil-inproc');
+      await waitFor(
+        async () => watchedIn('vigil-inproc'),
+        (paths) => paths.length === EVERY_INFORMER.length,
+        'the watches in vigil-inproc',
+      );
       apply(kube.server, 'vigil-inproc', 'first');
       await adopted(kube.server, 'vigil-inproc', 'first');
     });

@@ -19,7 +19,12 @@ const NS = 'vigil-acme';
 const PATH = `/apis/vigil.dev/v1alpha1/namespaces/${NS}/scans`;
 const COUNT = 2 * LIST_PAGE_SIZE + 1;
 
-const scan = (index: number): KubeObject => ({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name: `scan-${String(index).padStart(4, '0')}`, namespace: NS }, spec: { type: 'NMAP', targets: ['203.0.113.7'] } });
+const scan = (index: number): KubeObject => ({
+  apiVersion: 'vigil.dev/v1alpha1',
+  kind: 'Scan',
+  metadata: { name: `scan-${String(index).padStart(4, '0')}`, namespace: NS },
+  spec: { type: 'NMAP', targets: ['203.0.113.7'] },
+});
 
 describe('lists in pages', () => {
   let server: FakeKubeApiServer;
@@ -31,9 +36,12 @@ describe('lists in pages', () => {
   });
   afterEach(() => server.stop());
 
-  const lists = () => server.requests.filter((request) => request.path === PATH && !request.watch).map((request) => (request.query.continue === undefined ? 'first' : 'continue'));
+  const lists = () =>
+    server.requests
+      .filter((request) => request.path === PATH && !request.watch)
+      .map((request) => (request.query.continue === undefined ? 'first' : 'continue'));
 
-  it('lists every object in pages of 500, as one list at the first page\'s resourceVersion, each object seen as its page arrives', async () => {
+  it("lists every object in pages of 500, as one list at the first page's resourceVersion, each object seen as its page arrives", async () => {
     const listedAt = server.resourceVersion;
     let seen = 0;
     const list = await new KubeApi(kubeConfig(server)).listAll<k8s.KubernetesObject>(PATH, { each: () => (seen += 1) });
@@ -74,12 +82,24 @@ describe('lists in pages', () => {
       server.setObject(scan(COUNT));
       server.compactHistory(); // the event of that Scan included: a watch from the list's resourceVersion answers 410
       expect(server.breakWatches()).to.equal(1);
-      await waitFor(async () => timers.pending, (pending) => pending > 0, 'the restart to be scheduled');
+      await waitFor(
+        async () => timers.pending,
+        (pending) => pending > 0,
+        'the restart to be scheduled',
+      );
       timers.advance(60_000);
-      await waitFor(async () => seen.has(scan(COUNT).metadata.name!), (found) => found, 'the Scan applied while the watch was down');
+      await waitFor(
+        async () => seen.has(scan(COUNT).metadata.name!),
+        (found) => found,
+        'the Scan applied while the watch was down',
+      );
       expect(lists()).to.deep.equal(['first', 'continue', 'continue', 'first', 'continue', 'continue']);
       server.setObject(scan(COUNT + 1));
-      await waitFor(async () => seen.has(scan(COUNT + 1).metadata.name!), (found) => found, 'a Scan applied after the new list');
+      await waitFor(
+        async () => seen.has(scan(COUNT + 1).metadata.name!),
+        (found) => found,
+        'a Scan applied after the new list',
+      );
       expect(informer.list()).to.have.length(COUNT + 2);
     } finally {
       await informer.stop();

@@ -21,21 +21,43 @@ import { waitFor } from '../support/wait.js';
 
 /** A ScheduledScan through the API (a run included, whose Scan it owns) and one applied, edited, refused and deleted with kubectl. */
 async function scheduledScanLife(server: FakeKubeApiServer, service: TestService): Promise<void> {
-  const scheduledScan = (await service.post('/v1/scans/scheduled', { schedule: 'DAILY', scan_types: ['NMAP'], filter_set: { tags: ['prod'] }, email_notification: 'NEVER' })).body.data;
+  const scheduledScan = (
+    await service.post('/v1/scans/scheduled', { schedule: 'DAILY', scan_types: ['NMAP'], filter_set: { tags: ['prod'] }, email_notification: 'NEVER' })
+  ).body.data;
   const name = `scheduledscan-${scheduledScan.id}`;
-  const crOf = (objectName: string, namespace = 'vigil-test-account') => server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', namespace, name: objectName });
-  await waitFor(async () => crOf(name), (cr) => (cr?.status as { lastRan?: string } | undefined)?.lastRan !== undefined, 'the run on the CR');
+  const crOf = (objectName: string, namespace = 'vigil-test-account') =>
+    server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', namespace, name: objectName });
+  await waitFor(
+    async () => crOf(name),
+    (cr) => (cr?.status as { lastRan?: string } | undefined)?.lastRan !== undefined,
+    'the run on the CR',
+  );
   await service.put(`/v1/scans/scheduled/${scheduledScan.id}`, { schedule: 'WEEKLY', filter_set: { tags: ['prod'] }, email_notification: 'NEVER' });
-  await waitFor(async () => crOf(name), (cr) => cr?.spec !== undefined && (cr.spec as { schedule: string }).schedule === 'WEEKLY', 'the replaced spec');
+  await waitFor(
+    async () => crOf(name),
+    (cr) => cr?.spec !== undefined && (cr.spec as { schedule: string }).schedule === 'WEEKLY',
+    'the replaced spec',
+  );
   await service.delete(`/v1/scans/scheduled/${scheduledScan.id}`);
   const spec = { schedule: 'DAILY', scanTypes: ['NMAP'], filterSet: { tags: ['prod'] }, emailNotification: 'NEVER', startTime: '2099-01-01T00:00:00Z' };
   server.setObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', metadata: { name: 'applied', namespace: 'vigil-test-account' }, spec } as never);
   // Another install's: Vigil watches only its tenants, so any request about it would be denied (and listed below).
   server.setObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', metadata: { name: 'stray', namespace: 'elsewhere' }, spec } as never);
-  await waitFor(async () => (await service.get('/v1/scans/scheduled')).body.data, (rows) => rows.length === 1, 'the applied schedule');
+  await waitFor(
+    async () => (await service.get('/v1/scans/scheduled')).body.data,
+    (rows) => rows.length === 1,
+    'the applied schedule',
+  );
   // kubectl delete: the finalizer holds the CR until the reconciler has deleted its schedule.
-  await fetch(`${server.url}/apis/vigil.dev/v1alpha1/namespaces/vigil-test-account/scheduledscans/applied`, { method: 'DELETE', headers: { authorization: `Bearer ${server.token}` } });
-  await waitFor(async () => (await service.get('/v1/scans/scheduled')).body.data, (rows) => rows.length === 0, 'the schedule deleted with its CR');
+  await fetch(`${server.url}/apis/vigil.dev/v1alpha1/namespaces/vigil-test-account/scheduledscans/applied`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${server.token}` },
+  });
+  await waitFor(
+    async () => (await service.get('/v1/scans/scheduled')).body.data,
+    (rows) => rows.length === 0,
+    'the schedule deleted with its CR',
+  );
 }
 
 const VIGIL = { name: 'vigil', namespace: 'vigil' };
@@ -44,25 +66,66 @@ const TENANT = 'vigil-test-account';
 /** A Scan through the API to its end (progress from the log, stop), one applied with kubectl, and one applied in a namespace no account is bound to. */
 async function scanLife(server: FakeKubeApiServer, service: TestService): Promise<void> {
   const scan = (await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
-  await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.state, (state) => state === 'RUNNING', 'RUNNING');
+  await waitFor(
+    async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.state,
+    (state) => state === 'RUNNING',
+    'RUNNING',
+  );
   server.setPodLog(TENANT, 'p', 'Connect Scan Timing: About 10.00% done\n', 'scanner');
   server.setObject({
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: 'p', namespace: TENANT, labels: { 'app.kubernetes.io/managed-by': 'vigil', 'vigil.dev/scan-id': scan.id, 'vigil.dev/scan-type': 'nmap' } },
-    status: { phase: 'Pending', initContainerStatuses: [{ name: 'scanner', image: 'nmap', imageID: '', ready: false, restartCount: 0, state: { running: {} } }] },
+    metadata: {
+      name: 'p',
+      namespace: TENANT,
+      labels: { 'app.kubernetes.io/managed-by': 'vigil', 'vigil.dev/scan-id': scan.id, 'vigil.dev/scan-type': 'nmap' },
+    },
+    status: {
+      phase: 'Pending',
+      initContainerStatuses: [{ name: 'scanner', image: 'nmap', imageID: '', ready: false, restartCount: 0, state: { running: {} } }],
+    },
   } as never);
-  server.setObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name: 'applied', namespace: 'elsewhere' }, spec: { type: 'NMAP', targets: ['127.0.0.2'] } } as never);
-  await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.progress, (progress) => progress >= 10, 'progress from the log');
-  server.setObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name: 'applied-here', namespace: TENANT }, spec: { type: 'NMAP', targets: ['127.0.0.3'] } } as never);
-  await waitFor(async () => server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: TENANT, name: 'applied-here' })?.metadata.labels?.['vigil.dev/scan-id'], (id) => id !== undefined, 'the applied Scan adopted');
+  server.setObject({
+    apiVersion: 'vigil.dev/v1alpha1',
+    kind: 'Scan',
+    metadata: { name: 'applied', namespace: 'elsewhere' },
+    spec: { type: 'NMAP', targets: ['127.0.0.2'] },
+  } as never);
+  await waitFor(
+    async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.progress,
+    (progress) => progress >= 10,
+    'progress from the log',
+  );
+  server.setObject({
+    apiVersion: 'vigil.dev/v1alpha1',
+    kind: 'Scan',
+    metadata: { name: 'applied-here', namespace: TENANT },
+    spec: { type: 'NMAP', targets: ['127.0.0.3'] },
+  } as never);
+  await waitFor(
+    async () =>
+      server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: TENANT, name: 'applied-here' })?.metadata.labels?.['vigil.dev/scan-id'],
+    (id) => id !== undefined,
+    'the applied Scan adopted',
+  );
   await service.post(`/v1/scans/${scan.id}/stop`);
-  await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.state, (state) => state === 'STOPPED', 'STOPPED');
+  await waitFor(
+    async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.state,
+    (state) => state === 'STOPPED',
+    'STOPPED',
+  );
   await service.delete(`/v1/scans/${scan.id}`);
-  await waitFor(async () => server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: TENANT, name: `scan-${scan.id}` }), (cr) => cr === undefined, 'the CR deleted with its Scan');
+  await waitFor(
+    async () => server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', namespace: TENANT, name: `scan-${scan.id}` }),
+    (cr) => cr === undefined,
+    'the CR deleted with its Scan',
+  );
 }
 
-async function withService<T>(rbac: readonly RenderedObject[], run: (server: FakeKubeApiServer, service: TestService) => Promise<T>): Promise<{ result: T; server: FakeKubeApiServer; authorizer: Authorizer }> {
+async function withService<T>(
+  rbac: readonly RenderedObject[],
+  run: (server: FakeKubeApiServer, service: TestService) => Promise<T>,
+): Promise<{ result: T; server: FakeKubeApiServer; authorizer: Authorizer }> {
   const authorizer = new Authorizer(rbac as never, VIGIL);
   const server = new FakeKubeApiServer({ authorize: authorizer.authorize });
   await server.start();
@@ -88,11 +151,23 @@ describe('the chart RBAC', function () {
     });
     const used = server.requests.map(permissionOf);
     const kinds = new Set(used.map((permission) => `${permission.group} ${permission.resource} ${permission.verb}`));
-    for (const verb of ['list', 'watch', 'create', 'patch', 'delete']) expect(kinds, 'the ScheduledScan life was exercised').to.include(`vigil.dev scheduledscans ${verb}`);
-    for (const exercised of ['vigil.dev scheduledscans/status patch', 'vigil.dev scans/status patch', 'batch jobs create', ' serviceaccounts create', ' pods/log get']) expect(kinds).to.include(exercised);
+    for (const verb of ['list', 'watch', 'create', 'patch', 'delete'])
+      expect(kinds, 'the ScheduledScan life was exercised').to.include(`vigil.dev scheduledscans ${verb}`);
+    for (const exercised of [
+      'vigil.dev scheduledscans/status patch',
+      'vigil.dev scans/status patch',
+      'batch jobs create',
+      ' serviceaccounts create',
+      ' pods/log get',
+    ])
+      expect(kinds).to.include(exercised);
     const denied = [...new Set(used.filter((permission) => !authorizer.allows(permission)).map(describePermission))];
     expect(denied, 'requests the chart RBAC does not allow').to.deep.equal([]);
-    const granted = rbac.flatMap((object) => ((object.rules ?? []) as Rule[]).flatMap((rule) => rule.resources.flatMap((resource) => rule.verbs.map((verb) => `${rule.apiGroups[0]} ${resource} ${verb}`))));
+    const granted = rbac.flatMap((object) =>
+      ((object.rules ?? []) as Rule[]).flatMap((rule) =>
+        rule.resources.flatMap((resource) => rule.verbs.map((verb) => `${rule.apiGroups[0]} ${resource} ${verb}`)),
+      ),
+    );
     // A repeated Event is counted up with a patch, which this life may or may not take.
     const unused = [...new Set(granted)].filter((grant) => !kinds.has(grant) && grant !== ' events patch').sort();
     // A ScheduledScan CR's uid read after a restart, a pod-less Job's events, a token Secret replaced after a crash, the Secret of a failed scan's
@@ -100,12 +175,23 @@ describe('the chart RBAC', function () {
     // take), and the finalizers
     // updates that OwnerReferencesPermissionEnforcement checks for blockOwnerDeletion (a Job and a Secret owned by their Scan, a run's Scan by its
     // ScheduledScan) without any request.
-    expect(unused, 'permissions granted but never used').to.deep.equal([' events list', ' secrets delete', ' secrets deletecollection', 'vigil.dev scans get', 'vigil.dev scans/finalizers update', 'vigil.dev scheduledscans get', 'vigil.dev scheduledscans/finalizers update']);
+    expect(unused, 'permissions granted but never used').to.deep.equal([
+      ' events list',
+      ' secrets delete',
+      ' secrets deletecollection',
+      'vigil.dev scans get',
+      'vigil.dev scans/finalizers update',
+      'vigil.dev scheduledscans get',
+      'vigil.dev scheduledscans/finalizers update',
+    ]);
     expect(used.filter((permission) => permission.namespace !== TENANT).map(describePermission), 'requests outside the tenant namespace').to.deep.equal([]);
   });
 
   it('grants nothing cluster-wide: no ClusterRole lists or watches anything, pods and Jobs included', () => {
-    for (const tenants of [{ releaseNamespace: true, namespaces: [{ name: TENANT }] }, { releaseNamespace: false, namespaces: [{ name: 'vigil-acme' }] }]) {
+    for (const tenants of [
+      { releaseNamespace: true, namespaces: [{ name: TENANT }] },
+      { releaseNamespace: false, namespaces: [{ name: 'vigil-acme' }] },
+    ]) {
       const kinds = renderChart({ tenants }).map((object) => object.kind);
       expect(kinds).not.to.include('ClusterRole');
       expect(kinds).not.to.include('ClusterRoleBinding');
@@ -114,8 +200,25 @@ describe('the chart RBAC', function () {
 
   it('lets the tenant Role watch what Vigil caches and update the finalizers of the owners it names with blockOwnerDeletion', () => {
     const role = renderChart({ tenants: { releaseNamespace: false, namespaces: [{ name: 'vigil-acme' }] } }).find((object) => object.kind === 'Role')!;
-    const allows = (group: string, resource: string, verb: string) => new Authorizer([role, { kind: 'RoleBinding', metadata: { name: 'b', namespace: 'vigil-acme' }, roleRef: { kind: 'Role', name: role.metadata.name }, subjects: [{ kind: 'ServiceAccount', ...VIGIL }] }] as never, VIGIL).allows({ group, resource, verb, namespace: 'vigil-acme' });
-    for (const [group, resource] of [['vigil.dev', 'scans'], ['vigil.dev', 'scheduledscans'], ['batch', 'jobs'], ['', 'pods']] as const) {
+    const allows = (group: string, resource: string, verb: string) =>
+      new Authorizer(
+        [
+          role,
+          {
+            kind: 'RoleBinding',
+            metadata: { name: 'b', namespace: 'vigil-acme' },
+            roleRef: { kind: 'Role', name: role.metadata.name },
+            subjects: [{ kind: 'ServiceAccount', ...VIGIL }],
+          },
+        ] as never,
+        VIGIL,
+      ).allows({ group, resource, verb, namespace: 'vigil-acme' });
+    for (const [group, resource] of [
+      ['vigil.dev', 'scans'],
+      ['vigil.dev', 'scheduledscans'],
+      ['batch', 'jobs'],
+      ['', 'pods'],
+    ] as const) {
       for (const verb of ['list', 'watch']) expect(allows(group, resource, verb), `${resource} ${verb}`).to.equal(true);
     }
     expect(allows('vigil.dev', 'scans/finalizers', 'update')).to.equal(true);
@@ -123,8 +226,12 @@ describe('the chart RBAC', function () {
   });
 
   it('binds a Role in the release namespace and in every listed tenant namespace, and nowhere else', () => {
-    const objects = renderChart({ tenants: { releaseNamespace: false, namespaces: [{ name: 'vigil-acme' }, { name: 'vigil-globex', create: true, podSecurity: 'privileged' }] } });
-    const bound = objects.filter((object) => object.kind === 'RoleBinding').map((binding) => `${binding.metadata.namespace} ${binding.roleRef.kind}/${binding.roleRef.name}`);
+    const objects = renderChart({
+      tenants: { releaseNamespace: false, namespaces: [{ name: 'vigil-acme' }, { name: 'vigil-globex', create: true, podSecurity: 'privileged' }] },
+    });
+    const bound = objects
+      .filter((object) => object.kind === 'RoleBinding')
+      .map((binding) => `${binding.metadata.namespace} ${binding.roleRef.kind}/${binding.roleRef.name}`);
     expect(bound).to.deep.equal(['vigil-acme Role/vigil-tenant', 'vigil-globex Role/vigil-tenant']);
     expect(objects.filter((object) => object.kind === 'Role').map((role) => role.metadata.namespace)).to.deep.equal(['vigil-acme', 'vigil-globex']);
   });
@@ -140,7 +247,11 @@ describe('the chart RBAC', function () {
     type Conditions = Array<{ type: string; reason: string; message: string }>;
     const { result } = await withService(rbac, async (_server, service) => {
       const created = (await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
-      const scan = await waitFor(async () => (await service.get(`/v1/scans/${created.id}`)).body.data, (current) => current.state === 'FAILED', 'FAILED');
+      const scan = await waitFor(
+        async () => (await service.get(`/v1/scans/${created.id}`)).body.data,
+        (current) => current.state === 'FAILED',
+        'FAILED',
+      );
       return { conditions: scan.conditions as Conditions };
     });
     const failed = result.conditions.find((condition) => condition.type === 'Failed');
@@ -151,7 +262,9 @@ describe('the chart RBAC', function () {
 
 describe('config/rbac/operator.yaml', () => {
   it('is the chart RBAC rendered with the default values, for installs without Helm', () => {
-    const file = parseAllDocuments(readFileSync(new URL('../../config/rbac/operator.yaml', import.meta.url), 'utf8')).map((document) => document.toJS()).filter(Boolean);
+    const file = parseAllDocuments(readFileSync(new URL('../../config/rbac/operator.yaml', import.meta.url), 'utf8'))
+      .map((document) => document.toJS())
+      .filter(Boolean);
     const chart = renderChart().filter((object) => rbacKinds.has(object.kind) || object.kind === 'ServiceAccount');
     expect(file).to.deep.equal(chart);
   });

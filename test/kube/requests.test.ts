@@ -58,7 +58,13 @@ const scan: Scan = {
 };
 
 /** No scan deleted through the API, no resource expired. */
-const NO_MARKS: ScanResourceMarks = { deletedThroughApi: () => false, forgetDeletion: () => undefined, markExpired: () => undefined, isExpired: () => false, finishedWithResources: () => [] };
+const NO_MARKS: ScanResourceMarks = {
+  deletedThroughApi: () => false,
+  forgetDeletion: () => undefined,
+  markExpired: () => undefined,
+  isExpired: () => false,
+  finishedWithResources: () => [],
+};
 
 const SCANS = '/apis/vigil.dev/v1alpha1/namespaces/vigil-acme/scans';
 
@@ -68,7 +74,11 @@ const SCANS = '/apis/vigil.dev/v1alpha1/namespaces/vigil-acme/scans';
  * what the Scan reconciler does with its face, the workload held still
  * (its own requests are the Job runner's, pinned below).
  */
-function reconcilerOver(cached: () => ScanObject | undefined, row: () => Scan | undefined, options: Partial<ScanFaceOptions> = {}): { reconcile(key: string): Promise<ReconcileResult> } {
+function reconcilerOver(
+  cached: () => ScanObject | undefined,
+  row: () => Scan | undefined,
+  options: Partial<ScanFaceOptions> = {},
+): { reconcile(key: string): Promise<ReconcileResult> } {
   const kc = options.kubeConfig ?? kubeConfig();
   const account = { id: 'acc', name: 'acme', namespace: 'vigil-acme' } as Account;
   const face = new ScanResourceFace({
@@ -115,10 +125,21 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
 
   /** A Scan reconciler over one cached CR and one row, for exact requests. */
   function reconcilerWith(object: ScanObject | undefined, row: Scan | undefined) {
-    return reconcilerOver(() => object, () => row);
+    return reconcilerOver(
+      () => object,
+      () => row,
+    );
   }
   const cr = (status?: unknown): ScanObject => ({
-    metadata: { name: 'scan-a1b2', namespace: 'vigil-acme', uid: 'uid-42', generation: 1, resourceVersion: '7', labels: { 'vigil.dev/scan-id': scan.id }, finalizers: ['vigil.dev/scan'] },
+    metadata: {
+      name: 'scan-a1b2',
+      namespace: 'vigil-acme',
+      uid: 'uid-42',
+      generation: 1,
+      resourceVersion: '7',
+      labels: { 'vigil.dev/scan-id': scan.id },
+      finalizers: ['vigil.dev/scan'],
+    },
     spec: { type: 'NMAP', targets: ['scanme.example.com'] },
     ...(status === undefined ? {} : { status: status as ScanObject['status'] }),
   });
@@ -154,7 +175,11 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     let row: Scan = { ...scan, progress: 0 };
     let cached: ScanObject = cr();
     const kc = kubeConfig();
-    const reconciler = reconcilerOver(() => cached, () => row, { kubeConfig: kc });
+    const reconciler = reconcilerOver(
+      () => cached,
+      () => row,
+      { kubeConfig: kc },
+    );
     await reconciler.reconcile('vigil-acme/scan-a1b2'); // RUNNING 0 over version 7, the server answers 8
     row = { ...row, state: 'SUCCEEDED', progress: 100 };
     await reconciler.reconcile('vigil-acme/scan-a1b2'); // the cache still shows 7: the latest, SUCCEEDED 100, written once (9)
@@ -204,17 +229,26 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
       jobSettings: defaultJobSettings('0.1.0'),
       uploadUrl: 'http://vigil:8080',
       locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NMAP' }),
-      observer: new JobObserver({ kubeConfig: kc, namespaces: fixedNamespaces(['vigil-acme'], new FakeTimers()), timers: new FakeTimers(), onError: () => undefined }),
+      observer: new JobObserver({
+        kubeConfig: kc,
+        namespaces: fixedNamespaces(['vigil-acme'], new FakeTimers()),
+        timers: new FakeTimers(),
+        onError: () => undefined,
+      }),
     });
     await runner.stop(scan.id);
     await runner.stop(scan.id);
     const sent = body as { query: string | null; requestBody: unknown };
-    const inBody = typeof sent.requestBody === 'object' && sent.requestBody !== null ? (sent.requestBody as { propagationPolicy?: string }).propagationPolicy : undefined;
+    const inBody =
+      typeof sent.requestBody === 'object' && sent.requestBody !== null ? (sent.requestBody as { propagationPolicy?: string }).propagationPolicy : undefined;
     expect(sent.query ?? inBody).to.equal('Foreground');
   });
 
   it("start creates the Job, then the scan's one Secret (token and inputs, immutable) in one request, owned by the Job's uid, which the Job reads each part of where it is needed", async () => {
-    const bodies: { secret?: { metadata: { name: string; ownerReferences: unknown[] }; immutable: boolean; stringData: Record<string, string> }; job?: k8s.V1Job } = {};
+    const bodies: {
+      secret?: { metadata: { name: string; ownerReferences: unknown[] }; immutable: boolean; stringData: Record<string, string> };
+      job?: k8s.V1Job;
+    } = {};
     const sent: string[] = [];
     nock(SERVER)
       .post('/api/v1/namespaces/vigil-acme/serviceaccounts')
@@ -240,7 +274,12 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
       jobSettings: defaultJobSettings('0.1.0'),
       uploadUrl: 'http://vigil:8080',
       locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NUCLEI' }),
-      observer: new JobObserver({ kubeConfig: kc, namespaces: fixedNamespaces(['vigil-acme'], new FakeTimers()), timers: new FakeTimers(), onError: () => undefined }),
+      observer: new JobObserver({
+        kubeConfig: kc,
+        namespaces: fixedNamespaces(['vigil-acme'], new FakeTimers()),
+        timers: new FakeTimers(),
+        onError: () => undefined,
+      }),
       onRequest: (scanId) => counted.push(scanId),
     });
     await runner.start({ ...scan, type: 'NUCLEI', state: 'QUEUED' }, [{ targetId: 't1', target: 'https://web.example.com/', addresses: ['93.184.216.34'] }]);
@@ -248,12 +287,18 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     expect(secret.metadata.name).to.equal('scan-a1b2-secret');
     expect(secret.immutable).to.equal(true);
     expect(sent).to.deep.equal(['job', 'secret']);
-    expect(secret.metadata.ownerReferences).to.deep.equal([{ apiVersion: 'batch/v1', kind: 'Job', name: 'scan-a1b2-scanner', uid: 'job-uid-7', controller: false, blockOwnerDeletion: false }]);
+    expect(secret.metadata.ownerReferences).to.deep.equal([
+      { apiVersion: 'batch/v1', kind: 'Job', name: 'scan-a1b2-scanner', uid: 'job-uid-7', controller: false, blockOwnerDeletion: false },
+    ]);
     expect(secret.stringData.token).to.equal('tok_nock_0123456789');
     expect(secret.stringData['nuclei-hosts']).to.equal('93.184.216.34 web.example.com\n');
     const pod = bodies.job!.spec!.template.spec!;
     const inputKeys = Object.keys(secret.stringData).filter((key) => key !== 'token');
-    expect(pod.volumes!.find((volume) => volume.name === 'input')!.secret).to.deep.equal({ secretName: 'scan-a1b2-secret', defaultMode: 0o440, items: inputKeys.map((key) => ({ key, path: key })) });
+    expect(pod.volumes!.find((volume) => volume.name === 'input')!.secret).to.deep.equal({
+      secretName: 'scan-a1b2-secret',
+      defaultMode: 0o440,
+      items: inputKeys.map((key) => ({ key, path: key })),
+    });
     const upload = pod.containers.find((container) => container.name === 'upload')!;
     expect(upload.env!.find((env) => env.name === 'VIGIL_UPLOAD_TOKEN')!.valueFrom).to.deep.equal({ secretKeyRef: { name: 'scan-a1b2-secret', key: 'token' } });
     expect(JSON.stringify(bodies.job)).to.not.include('tok_nock_0123456789');
@@ -274,10 +319,17 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
       jobSettings: defaultJobSettings('0.1.0'),
       uploadUrl: 'http://vigil:8080',
       locate: () => ({ name: 'scan-a1b2', namespace: 'vigil-acme', type: 'NMAP' }),
-      observer: new JobObserver({ kubeConfig: kc, namespaces: fixedNamespaces(['vigil-acme'], new FakeTimers()), timers: new FakeTimers(), onError: () => undefined }),
+      observer: new JobObserver({
+        kubeConfig: kc,
+        namespaces: fixedNamespaces(['vigil-acme'], new FakeTimers()),
+        timers: new FakeTimers(),
+        onError: () => undefined,
+      }),
     });
     let failed: unknown;
-    await runner.start({ ...scan, state: 'QUEUED' }, [{ targetId: 't1', target: '93.184.216.34', addresses: ['93.184.216.34'] }]).catch((error: unknown) => (failed = error));
+    await runner
+      .start({ ...scan, state: 'QUEUED' }, [{ targetId: 't1', target: '93.184.216.34', addresses: ['93.184.216.34'] }])
+      .catch((error: unknown) => (failed = error));
     expect(String(failed)).to.match(/the Job scan-a1b2-scanner exists but is not in the Job cache yet/);
     expect(scope.isDone()).to.equal(true);
   });
@@ -302,15 +354,45 @@ describe('Kubernetes adapters: exact requests (nock)', () => {
     const budget = new ScanRequestBudget();
     let now = new Date('2026-11-21T00:00:02.000Z').getTime();
     let object: ScanObject = {
-      metadata: { name: 'scan-a1b2', namespace: 'vigil-acme', uid: 'uid-42', generation: 1, resourceVersion: '7', labels: { 'vigil.dev/scan-id': scan.id }, finalizers: ['vigil.dev/scan'] },
+      metadata: {
+        name: 'scan-a1b2',
+        namespace: 'vigil-acme',
+        uid: 'uid-42',
+        generation: 1,
+        resourceVersion: '7',
+        labels: { 'vigil.dev/scan-id': scan.id },
+        finalizers: ['vigil.dev/scan'],
+      },
       spec: { type: 'NMAP', targets: ['scanme.example.com'] },
     };
-    let row: Scan = { ...scan, progress: 0, conditions: [{ type: 'WorkloadReady', status: 'True', reason: 'WorkloadStarted', message: 'the NMAP scanner started on 1 target(s)', lastTransitionTime: '2026-11-21T00:00:01.000Z' }] };
+    let row: Scan = {
+      ...scan,
+      progress: 0,
+      conditions: [
+        {
+          type: 'WorkloadReady',
+          status: 'True',
+          reason: 'WorkloadStarted',
+          message: 'the NMAP scanner started on 1 target(s)',
+          lastTransitionTime: '2026-11-21T00:00:01.000Z',
+        },
+      ],
+    };
     const timers = new FakeTimers(now);
-    const recorder = new KubernetesEventRecorder({ kubeConfig: kc, timers, defaults: { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan' }, onError: () => undefined });
-    const reconciler = reconcilerOver(() => object, () => row, { kubeConfig: kc, events: recorder, clock: { now: () => new Date(now) }, budget });
+    const recorder = new KubernetesEventRecorder({
+      kubeConfig: kc,
+      timers,
+      defaults: { apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan' },
+      onError: () => undefined,
+    });
+    const reconciler = reconcilerOver(
+      () => object,
+      () => row,
+      { kubeConfig: kc, events: recorder, clock: { now: () => new Date(now) }, budget },
+    );
     budget.started(scan.id);
-    budget.spend(scan.id, 4); // the CR, the Job, the Secret, the followed log and (below) the RUNNING write and its Event make 6: room for one write and the 3 at the end
+    // The CR, the Job, the Secret, the followed log and (below) the RUNNING write and its Event make 6: room for one write and the 3 at the end.
+    budget.spend(scan.id, 4);
     await reconciler.reconcile('vigil-acme/scan-a1b2');
     await recorder.flush();
     object = { ...object, metadata: { ...object.metadata, resourceVersion: '8' }, status: sent[0]!.status as ScanObject['status'] };

@@ -30,7 +30,8 @@ import { TestService } from '../support/test-service.js';
 import { waitFor } from '../support/wait.js';
 
 const NS = 'vigil-test-account';
-const NMAP_REPORT = '<?xml version="1.0"?><nmaprun scanner="nmap"><host><status state="up"/><address addr="127.0.0.1" addrtype="ipv4"/><ports></ports></host></nmaprun>';
+const NMAP_REPORT =
+  '<?xml version="1.0"?><nmaprun scanner="nmap"><host><status state="up"/><address addr="127.0.0.1" addrtype="ipv4"/><ports></ports></host></nmaprun>';
 type Type = 'NMAP' | 'NUCLEI';
 const PROGRESS: Record<Type, (percent: number) => string> = {
   NMAP: (percent) => `Connect Scan Timing: About ${percent.toFixed(2)}% done; ETC: 10:42\n`,
@@ -67,7 +68,11 @@ describe('Kubernetes runtime: API requests per Scan over its whole life', functi
     await server.start();
     offsetMs = 0;
     const clock = { now: () => new Date(Date.now() + offsetMs) };
-    service = await TestService.start({ env: { VIGIL_RUNTIME: 'kubernetes', VIGIL_ALLOW_TARGETS: '127.0.0.0/8', LOG_LEVEL: 'error', ...env }, kubeConfig: kubeConfig(server), clock });
+    service = await TestService.start({
+      env: { VIGIL_RUNTIME: 'kubernetes', VIGIL_ALLOW_TARGETS: '127.0.0.0/8', LOG_LEVEL: 'error', ...env },
+      kubeConfig: kubeConfig(server),
+      clock,
+    });
   }
 
   afterEach(async () => {
@@ -87,8 +92,17 @@ describe('Kubernetes runtime: API requests per Scan over its whole life', functi
 
   /** A Scan applied with kubectl: its id is the label the controller puts on its CR. */
   async function apply(name: string, target: string): Promise<Started> {
-    server.setObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'Scan', metadata: { name, namespace: NS }, spec: { type: 'NMAP', targets: [target] } } as KubeObject);
-    const id = await waitFor(async () => cr(name)?.metadata.labels?.['vigil.dev/scan-id'], (found) => found !== undefined, 'the applied CR labelled');
+    server.setObject({
+      apiVersion: 'vigil.dev/v1alpha1',
+      kind: 'Scan',
+      metadata: { name, namespace: NS },
+      spec: { type: 'NMAP', targets: [target] },
+    } as KubeObject);
+    const id = await waitFor(
+      async () => cr(name)?.metadata.labels?.['vigil.dev/scan-id'],
+      (found) => found !== undefined,
+      'the applied CR labelled',
+    );
     return { id: id!, name, type: 'NMAP' };
   }
 
@@ -99,8 +113,16 @@ describe('Kubernetes runtime: API requests per Scan over its whole life', functi
    */
   async function run(scan: Started, progress: readonly number[]): Promise<void> {
     const progressLine = PROGRESS[scan.type];
-    await waitFor(async () => job(scan.name), (found) => found !== undefined, 'the Job');
-    await waitFor(async () => shown(scan.name), (status) => status?.state === 'RUNNING', 'RUNNING on the CR');
+    await waitFor(
+      async () => job(scan.name),
+      (found) => found !== undefined,
+      'the Job',
+    );
+    await waitFor(
+      async () => shown(scan.name),
+      (status) => status?.state === 'RUNNING',
+      'RUNNING on the CR',
+    );
     const labels = (job(scan.name)!.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
     const pod = `${job(scan.name)!.metadata.name}-pod`;
     let log = progressLine(progress[0]!);
@@ -110,30 +132,65 @@ describe('Kubernetes runtime: API requests per Scan over its whole life', functi
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: pod, namespace: NS, labels },
-      status: { phase: 'Pending', initContainerStatuses: [{ name: 'scanner', image: 'nmap', imageID: '', ready: false, restartCount: 0, state: { running: { startedAt: new Date().toISOString() } } }] },
+      status: {
+        phase: 'Pending',
+        initContainerStatuses: [
+          { name: 'scanner', image: 'nmap', imageID: '', ready: false, restartCount: 0, state: { running: { startedAt: new Date().toISOString() } } },
+        ],
+      },
     } as KubeObject);
-    await waitFor(() => apiProgress(scan), (value) => value === progress[0], `${progress[0]} % in the API`);
+    await waitFor(
+      () => apiProgress(scan),
+      (value) => value === progress[0],
+      `${progress[0]} % in the API`,
+    );
     for (const percent of progress.slice(1)) {
       later();
       log += progressLine(percent);
       server.setPodLog(NS, pod, log, 'scanner');
-      await waitFor(() => apiProgress(scan), (value) => value === percent, `${percent} % in the API`);
+      await waitFor(
+        () => apiProgress(scan),
+        (value) => value === percent,
+        `${percent} % in the API`,
+      );
     }
   }
 
   async function finish(scan: Started): Promise<void> {
-    const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: NS, name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: { token: string } };
+    const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: NS, name: uploadTokenSecretName(scan.name) }) as unknown as {
+      stringData: { token: string };
+    };
     const result = RESULT[scan.type];
     await service.vigil.uploads.accept(scan.id, secret.stringData.token, result.file, [Buffer.from(result.content)]);
     server.setObject({ ...job(scan.name)!, status: { conditions: [{ type: 'Complete', status: 'True' }] } });
-    await waitFor(async () => shown(scan.name), (status) => status?.state === 'SUCCEEDED', 'SUCCEEDED on the CR');
-    await waitFor(async () => job(scan.name), (found) => found === undefined, 'the collected Job deleted');
-    expect(server.listObjects('v1', 'Secret', NS).filter((object) => object.metadata.name?.includes(scan.name)), 'the Secret, gone with its Job').to.deep.equal([]);
+    await waitFor(
+      async () => shown(scan.name),
+      (status) => status?.state === 'SUCCEEDED',
+      'SUCCEEDED on the CR',
+    );
+    await waitFor(
+      async () => job(scan.name),
+      (found) => found === undefined,
+      'the collected Job deleted',
+    );
+    expect(
+      server.listObjects('v1', 'Secret', NS).filter((object) => object.metadata.name?.includes(scan.name)),
+      'the Secret, gone with its Job',
+    ).to.deep.equal([]);
   }
 
-  const eventsOf = (name: string) => server.requests.filter((request) => request.path.endsWith('/events') && (request.body as { involvedObject?: { name?: string } }).involvedObject?.name === name);
+  const eventsOf = (name: string) =>
+    server.requests.filter(
+      (request) => request.path.endsWith('/events') && (request.body as { involvedObject?: { name?: string } }).involvedObject?.name === name,
+    );
   const requestsOf = (scan: Started) =>
-    server.requests.filter((request) => !request.watch && (request.path.includes(scan.name) || JSON.stringify(request.body ?? '').includes(scan.name) || Object.values(request.query).some((value) => value.includes(scan.id))));
+    server.requests.filter(
+      (request) =>
+        !request.watch &&
+        (request.path.includes(scan.name) ||
+          JSON.stringify(request.body ?? '').includes(scan.name) ||
+          Object.values(request.query).some((value) => value.includes(scan.id))),
+    );
 
   /** The progress written to a scan's CR, by each status write in order: `STATE progress`. */
   const statusWrites = (scan: Started) =>
@@ -155,7 +212,11 @@ describe('Kubernetes runtime: API requests per Scan over its whole life', functi
 
   /** The scan's own requests, by kind, and that they are at most 10. */
   async function expectRequests(scans: readonly Started[], expected: (scan: Started) => Expected): Promise<void> {
-    await waitFor(async () => scans.map((scan) => eventsOf(scan.name).length), (counts) => counts.every((count, index) => count >= expected(scans[index]!).events.length), 'the Events');
+    await waitFor(
+      async () => scans.map((scan) => eventsOf(scan.name).length),
+      (counts) => counts.every((count, index) => count >= expected(scans[index]!).events.length),
+      'the Events',
+    );
     for (const scan of scans) {
       const want = expected(scan);
       const requests = requestsOf(scan);
@@ -173,8 +234,13 @@ describe('Kubernetes runtime: API requests per Scan over its whole life', functi
       });
       expect(requests.length, `${scan.name}: 10 of its own, issue 13's bound`).to.equal(10);
       const events = eventsOf(scan.name).map((request) => request.body as { reason: string; message: string });
-      expect(events.map((event) => event.reason), scan.name).to.deep.equal(want.events.map((event) => event.reason));
-      want.events.forEach((event, index) => event.message === undefined || expect(events[index]!.message, `${scan.name} ${event.reason}`).to.equal(event.message));
+      expect(
+        events.map((event) => event.reason),
+        scan.name,
+      ).to.deep.equal(want.events.map((event) => event.reason));
+      want.events.forEach(
+        (event, index) => event.message === undefined || expect(events[index]!.message, `${scan.name} ${event.reason}`).to.equal(event.message),
+      );
     }
   }
 
@@ -183,14 +249,30 @@ describe('Kubernetes runtime: API requests per Scan over its whole life', functi
    * 10 a scan: 3 status writes (RUNNING, one step of progress, the end), 2 Events, and one each to create the CR, Job and Secret, follow the log and
    * delete the collected Job (its Secret with it).
    */
-  const tenWithProgress = (progress: number) => (scan: Started): Expected => ({ statuses: ['RUNNING 0', `RUNNING ${progress}`, 'SUCCEEDED 100'], events: [{ reason: 'Running', message: running(scan) }, { reason: 'Succeeded' }] });
-  const progressOnTheCr = (scan: Started, progress: number) => waitFor(async () => shown(scan.name)?.progress, (shownProgress) => shownProgress === progress, 'the progress on the CR, mid-run');
+  const tenWithProgress =
+    (progress: number) =>
+    (scan: Started): Expected => ({
+      statuses: ['RUNNING 0', `RUNNING ${progress}`, 'SUCCEEDED 100'],
+      events: [{ reason: 'Running', message: running(scan) }, { reason: 'Succeeded' }],
+    });
+  const progressOnTheCr = (scan: Started, progress: number) =>
+    waitFor(
+      async () => shown(scan.name)?.progress,
+      (shownProgress) => shownProgress === progress,
+      'the progress on the CR, mid-run',
+    );
 
   /** What no scan owns: the four informers' first lists and the scanner ServiceAccount of the namespace, once however many scans start together. */
   function expectPerProcess(scans: readonly Started[]): void {
     const owned = new Set(scans.flatMap(requestsOf));
     const shared = server.requests.filter((request) => !request.watch && !owned.has(request));
-    expect(shared.map((request) => `${request.method} ${request.path.split('/').pop()}`).sort()).to.deep.equal(['GET jobs', 'GET pods', 'GET scans', 'GET scheduledscans', 'POST serviceaccounts']);
+    expect(shared.map((request) => `${request.method} ${request.path.split('/').pop()}`).sort()).to.deep.equal([
+      'GET jobs',
+      'GET pods',
+      'GET scans',
+      'GET scheduledscans',
+      'POST serviceaccounts',
+    ]);
   }
 
   it('costs 10 requests a scan started at once, Events and the deletion of its collected Job included, one of them the CR showing its progress mid-run; scans starting together share one ServiceAccount request', async () => {
@@ -218,8 +300,16 @@ describe('Kubernetes runtime: API requests per Scan over its whole life', functi
     await startService({ VIGIL_MAX_CONCURRENT_SCANS: '1' });
     const first = await create('127.0.0.1');
     const second = await create('127.0.0.2');
-    await waitFor(async () => job(first.name), (found) => found !== undefined, 'the first Job');
-    await waitFor(async () => cr(second.name), (found) => found !== undefined, 'the waiting scan CR');
+    await waitFor(
+      async () => job(first.name),
+      (found) => found !== undefined,
+      'the first Job',
+    );
+    await waitFor(
+      async () => cr(second.name),
+      (found) => found !== undefined,
+      'the waiting scan CR',
+    );
     expect(((await service.get(`/v1/scans/${second.id}`)).body.data as { state: string }).state).to.equal('QUEUED');
     await run(first, [50]);
     expect(cr(second.name)!.status, 'no status while it waits').to.equal(undefined);
@@ -237,7 +327,9 @@ describe('Kubernetes runtime: API requests per Scan over its whole life', functi
     const scan = await create('127.0.0.1', 'NUCLEI');
     await run(scan, [30]);
     await progressOnTheCr(scan, 30);
-    const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: NS, name: uploadTokenSecretName(scan.name) }) as unknown as { stringData: Record<string, string> };
+    const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: NS, name: uploadTokenSecretName(scan.name) }) as unknown as {
+      stringData: Record<string, string>;
+    };
     expect(Object.keys(secret.stringData)).to.include('token').and.to.include('nuclei-hosts');
     await finish(scan);
     await expectRequests([scan], tenWithProgress(30));
@@ -252,16 +344,27 @@ describe('Kubernetes runtime: API requests per Scan over its whole life', functi
     await expectRequests([scan], (each) => ({
       created: 'kubectl',
       statuses: ['RUNNING 0', 'RUNNING 50', 'SUCCEEDED 100'],
-      events: [{ reason: 'Running', message: `accepted and started (Vigil started NMAP scan ${each.id} for account test-account); ${running(each)}` }, { reason: 'Succeeded' }],
+      events: [
+        { reason: 'Running', message: `accepted and started (Vigil started NMAP scan ${each.id} for account test-account); ${running(each)}` },
+        { reason: 'Succeeded' },
+      ],
     }));
   });
 
   it('costs 10 requests a Scan applied with kubectl that waited for a slot: its Accepted Event at once, and no room left for progress on its own', async () => {
     await startService({ VIGIL_MAX_CONCURRENT_SCANS: '1' });
     const first = await create('127.0.0.1');
-    await waitFor(async () => job(first.name), (found) => found !== undefined, 'the first Job');
+    await waitFor(
+      async () => job(first.name),
+      (found) => found !== undefined,
+      'the first Job',
+    );
     const applied = await apply('waiting', '127.0.0.2');
-    await waitFor(async () => eventsOf(applied.name).length, (count) => count === 1, 'the Accepted Event while it waits');
+    await waitFor(
+      async () => eventsOf(applied.name).length,
+      (count) => count === 1,
+      'the Accepted Event while it waits',
+    );
     await run(first, [50]);
     await finish(first);
     await run(applied, [50, 80]);
@@ -271,7 +374,11 @@ describe('Kubernetes runtime: API requests per Scan over its whole life', functi
     await expectRequests([applied], (each) => ({
       created: 'kubectl',
       statuses: ['RUNNING 0', 'SUCCEEDED 100'],
-      events: [{ reason: 'Accepted', message: `Vigil started NMAP scan ${each.id} for account test-account` }, { reason: 'Running', message: running(each) }, { reason: 'Succeeded' }],
+      events: [
+        { reason: 'Accepted', message: `Vigil started NMAP scan ${each.id} for account test-account` },
+        { reason: 'Running', message: running(each) },
+        { reason: 'Succeeded' },
+      ],
     }));
   });
 });

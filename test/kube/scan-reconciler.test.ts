@@ -56,7 +56,13 @@ const runningRow = (fixture: Fixture) => {
   expect(fixture.core.scanRepository.save({ ...row, state: 'RUNNING', startedAt: at } as Scan, [])).to.equal(true);
   return fixture.core.scanRepository.findByName(row.accountId, 'nightly')!;
 };
-const labelled = (row: Scan | undefined, extra: Partial<KubeObject['metadata']> = {}) => ({ name: 'nightly', namespace: NS, labels: { 'vigil.dev/scan-id': row!.id }, finalizers: [SCAN_FINALIZER], ...extra });
+const labelled = (row: Scan | undefined, extra: Partial<KubeObject['metadata']> = {}) => ({
+  name: 'nightly',
+  namespace: NS,
+  labels: { 'vigil.dev/scan-id': row!.id },
+  finalizers: [SCAN_FINALIZER],
+  ...extra,
+});
 
 const cases: Case[] = [
   {
@@ -89,7 +95,21 @@ const cases: Case[] = [
   {
     name: 'a CR that already shows its row is left alone: no action',
     row: startRow,
-    object: (row) => ({ metadata: labelled(row, { generation: 1 }), spec: {}, status: { scanId: row!.id, state: 'QUEUED', progress: 0, isAuthenticated: false, resolvedTargets: [], skippedTargets: [], counts: { newOpen: 0, stillOpen: 0, closed: 0 }, conditions: [], observedGeneration: 1 } }),
+    object: (row) => ({
+      metadata: labelled(row, { generation: 1 }),
+      spec: {},
+      status: {
+        scanId: row!.id,
+        state: 'QUEUED',
+        progress: 0,
+        isAuthenticated: false,
+        resolvedTargets: [],
+        skippedTargets: [],
+        counts: { newOpen: 0, stillOpen: 0, closed: 0 },
+        conditions: [],
+        observedGeneration: 1,
+      },
+    }),
     expected: () => [],
   },
   {
@@ -129,7 +149,10 @@ const cases: Case[] = [
   },
   {
     name: 'a CR being deleted in a namespace no account is bound to is released at once',
-    object: () => ({ metadata: { name: 'nightly', namespace: 'elsewhere', finalizers: [SCAN_FINALIZER], deletionTimestamp: '2026-11-25T00:00:00Z' }, spec: {} }),
+    object: () => ({
+      metadata: { name: 'nightly', namespace: 'elsewhere', finalizers: [SCAN_FINALIZER], deletionTimestamp: '2026-11-25T00:00:00Z' },
+      spec: {},
+    }),
     expected: () => [{ action: 'releaseFinalizer' }],
   },
 ];
@@ -161,7 +184,9 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
       if (object !== undefined) fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', ...object } as KubeObject);
       const namespace = object?.metadata?.namespace ?? NS;
       await fixture.reconciler.reconcile(`${namespace}/nightly`);
-      const actions = fixture.actions.map((action) => ('scanId' in action && testCase.expected(row).some((expected) => 'scanId' in expected && expected.scanId === '*') ? { ...action, scanId: '*' } : action));
+      const actions = fixture.actions.map((action) =>
+        'scanId' in action && testCase.expected(row).some((expected) => 'scanId' in expected && expected.scanId === '*') ? { ...action, scanId: '*' } : action,
+      );
       expect(actions).to.deep.equal(testCase.expected(row));
       testCase.then?.(fixture, row);
     });
@@ -169,8 +194,18 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
 
   it('a CR being deleted whose scan runs keeps the finalizer while its workload is not stopped yet (STOPPING), and releases it once the scan ended', async () => {
     const row = runningRow(fixture);
-    fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row, { deletionTimestamp: '2026-11-25T00:00:00Z' }), spec: {} } as KubeObject);
-    const failing = reconcilerOn(fixture.server, fixture.core, { onAction: (_key, action) => fixture.actions.push(action) }, { runner: { ...RUNNING_WORKLOADS, stop: async () => Promise.reject(new Error('the Job could not be deleted')) } });
+    fixture.server.setObject({
+      apiVersion: API_VERSION,
+      kind: 'Scan',
+      metadata: labelled(row, { deletionTimestamp: '2026-11-25T00:00:00Z' }),
+      spec: {},
+    } as KubeObject);
+    const failing = reconcilerOn(
+      fixture.server,
+      fixture.core,
+      { onAction: (_key, action) => fixture.actions.push(action) },
+      { runner: { ...RUNNING_WORKLOADS, stop: async () => Promise.reject(new Error('the Job could not be deleted')) } },
+    );
     let thrown: unknown;
     await failing.reconcile(`${NS}/nightly`).catch((error: unknown) => (thrown = error));
     expect(thrown, 'the work queue retries it with backoff').to.be.instanceOf(Error);
@@ -197,7 +232,10 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
   it('tells the story of a scan that ended before its CR showed RUNNING: a Running Event naming its Job, then how it ended', async () => {
     const recorded: Array<{ reason: string; message: string }> = [];
     const reconciler = reconcilerOn(fixture.server, fixture.core, {
-      events: { normal: (_object, reason, message) => recorded.push({ reason, message }), warning: (_object, reason, message) => recorded.push({ reason, message }) },
+      events: {
+        normal: (_object, reason, message) => recorded.push({ reason, message }),
+        warning: (_object, reason, message) => recorded.push({ reason, message }),
+      },
     });
     const row = startRow(fixture);
     const at = '2026-11-25T00:00:01.000Z';
@@ -225,7 +263,10 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
         fixture.server,
         fixture.core,
         {
-          events: { normal: (_object, reason, message) => recorded.push({ reason, message }), warning: (_object, reason, message) => recorded.push({ reason, message }) },
+          events: {
+            normal: (_object, reason, message) => recorded.push({ reason, message }),
+            warning: (_object, reason, message) => recorded.push({ reason, message }),
+          },
           clock: { now: () => new Date(now) },
           onAction: (_key, action) => fixture.actions.push(action),
           budget,
@@ -241,8 +282,16 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
     });
 
     const toRunning = (row: Scan, progress = 0) => {
-      const ready = { type: 'WorkloadReady', status: 'True', reason: 'WorkloadStarted', message: 'the NMAP scanner started on 1 target(s)', lastTransitionTime: '2026-11-25T00:00:00.000Z' };
-      expect(fixture.core.scanRepository.save({ ...row, state: 'RUNNING', startedAt: '2026-11-25T00:00:00.000Z', progress, conditions: [ready] } as Scan, [])).to.equal(true);
+      const ready = {
+        type: 'WorkloadReady',
+        status: 'True',
+        reason: 'WorkloadStarted',
+        message: 'the NMAP scanner started on 1 target(s)',
+        lastTransitionTime: '2026-11-25T00:00:00.000Z',
+      };
+      expect(
+        fixture.core.scanRepository.save({ ...row, state: 'RUNNING', startedAt: '2026-11-25T00:00:00.000Z', progress, conditions: [ready] } as Scan, []),
+      ).to.equal(true);
       return fixture.core.scanRepository.findByName(row.accountId, 'nightly')!;
     };
 
@@ -253,7 +302,10 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
       const row = fixture.core.scanRepository.findByName(fixture.account.id, 'nightly')!;
       expect(row.state, 'adopted and started in one pass').to.equal('RUNNING');
       expect(recorded).to.deep.equal([
-        { reason: 'Running', message: `accepted and started (Vigil started NMAP scan ${row.id} for account acme); created Job nightly-scanner: the NMAP scanner started on 1 target(s)` },
+        {
+          reason: 'Running',
+          message: `accepted and started (Vigil started NMAP scan ${row.id} for account acme); created Job nightly-scanner: the NMAP scanner started on 1 target(s)`,
+        },
       ]);
       expect(budget.spent(row.id), 'the finalizer patch, the RUNNING write, one Event').to.equal(3);
     });
@@ -285,7 +337,7 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
       const row = toRunning(startRow(fixture));
       fixture.server.setObject({ apiVersion: API_VERSION, kind: 'Scan', metadata: labelled(row), spec: {} } as KubeObject);
       await reconciler.reconcile(`${NS}/nightly`);
-      expect((fixture.server.getObject(crRef('nightly'))!.status as { state: string; progress: number })).to.deep.include({ state: 'RUNNING', progress: 0 });
+      expect(fixture.server.getObject(crRef('nightly'))!.status as { state: string; progress: number }).to.deep.include({ state: 'RUNNING', progress: 0 });
       budget.spend(row.id, spent - budget.spent(row.id));
       budget.started(row.id);
       fixture.actions.length = 0;
@@ -300,7 +352,9 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
       // A usual scan: CR, Secret, Job, RUNNING, Running Event, followed log = 6; 6 + 1 + 3 = 10.
       const { reconciler, row } = await runningAt(6);
       withProgress(row, 50);
-      expect(await reconciler.reconcile(`${NS}/nightly`), 'within 10 s of the RUNNING write: looked at again when they are over').to.deep.equal({ requeueAfterMs: 10_000 });
+      expect(await reconciler.reconcile(`${NS}/nightly`), 'within 10 s of the RUNNING write: looked at again when they are over').to.deep.equal({
+        requeueAfterMs: 10_000,
+      });
       expect(fixture.actions).to.deep.equal([]);
       now = NOW + 4_000;
       expect(await reconciler.reconcile(`${NS}/nightly`)).to.deep.equal({ requeueAfterMs: 6_000 });
@@ -317,7 +371,18 @@ describe('the Scan reconciler (fixture objects in, actions out)', () => {
       expect(progressOnCr()).to.equal(50);
       // The end writes the exact figure and drops the count.
       const done = { type: 'Succeeded', status: 'True', reason: 'ResultsRecorded', message: 'done', lastTransitionTime: '2026-11-25T00:01:00.000Z' };
-      expect(fixture.core.scanRepository.save({ ...fixture.core.scanRepository.findByName(row.accountId, 'nightly')!, state: 'SUCCEEDED', progress: 100, finishedAt: '2026-11-25T00:01:00.000Z', conditions: [done] } as Scan, [])).to.equal(true);
+      expect(
+        fixture.core.scanRepository.save(
+          {
+            ...fixture.core.scanRepository.findByName(row.accountId, 'nightly')!,
+            state: 'SUCCEEDED',
+            progress: 100,
+            finishedAt: '2026-11-25T00:01:00.000Z',
+            conditions: [done],
+          } as Scan,
+          [],
+        ),
+      ).to.equal(true);
       await reconciler.reconcile(`${NS}/nightly`);
       expect(progressOnCr()).to.equal(100);
       expect(budget.size, 'the ended scan is no longer counted').to.equal(0);
@@ -397,18 +462,33 @@ describe('Scan CRs with finalizers, through the service (VIGIL_RUNTIME=kubernete
       const scan = (await first.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
       const ns = 'vigil-test-account';
       const ref = crRef(`scan-${scan.id}`, ns); // the CR of a Scan created through the API is named after its id
-      await waitFor(async () => server.getObject(ref), (cr) => cr?.metadata.finalizers?.includes(SCAN_FINALIZER) === true, 'the CR with its finalizer');
-      await waitFor(async () => (await first.get(`/v1/scans/${scan.id}`)).body.data.state, (state) => state === 'RUNNING', 'RUNNING');
+      await waitFor(
+        async () => server.getObject(ref),
+        (cr) => cr?.metadata.finalizers?.includes(SCAN_FINALIZER) === true,
+        'the CR with its finalizer',
+      );
+      await waitFor(
+        async () => (await first.get(`/v1/scans/${scan.id}`)).body.data.state,
+        (state) => state === 'RUNNING',
+        'RUNNING',
+      );
       await first.stop();
 
       // kubectl delete while Vigil is down: the finalizer holds the CR, marked for deletion.
-      const response = await fetch(`${server.url}/apis/vigil.dev/v1alpha1/namespaces/${ns}/scans/scan-${scan.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${server.token}` } });
+      const response = await fetch(`${server.url}/apis/vigil.dev/v1alpha1/namespaces/${ns}/scans/scan-${scan.id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${server.token}` },
+      });
       expect(response.status).to.equal(200);
       expect(server.getObject(ref)!.metadata.deletionTimestamp).to.be.a('string');
 
       const second = await TestService.start({ ...options, accountName: 'second' });
       try {
-        await waitFor(async () => server.getObject(ref), (cr) => cr === undefined, 'the CR released and gone');
+        await waitFor(
+          async () => server.getObject(ref),
+          (cr) => cr === undefined,
+          'the CR released and gone',
+        );
         expect((await second.get(`/v1/scans/${scan.id}`, { key: firstKey })).status, 'the row went with its CR').to.equal(404);
         expect(server.listObjects('batch/v1', 'Job', ns), 'the stop deleted the Job').to.deep.equal([]);
       } finally {
@@ -429,20 +509,40 @@ describe('Scan CRs with finalizers, through the service (VIGIL_RUNTIME=kubernete
       const ns = 'vigil-test-account';
       const ref = crRef(`scan-${scan.id}`, ns);
       const stateOnCr = () => (server.getObject(ref)?.status as { state?: string } | undefined)?.state;
-      await waitFor(async () => stateOnCr(), (state) => state === 'RUNNING', 'RUNNING on the CR');
+      await waitFor(
+        async () => stateOnCr(),
+        (state) => state === 'RUNNING',
+        'RUNNING on the CR',
+      );
 
       const cr = server.getObject(ref)!;
       server.setObject({ ...cr, status: { ...(cr.status as object), state: 'FAILED' } });
-      await waitFor(async () => stateOnCr(), (state) => state === 'RUNNING', 'the hand-made status put right');
+      await waitFor(
+        async () => stateOnCr(),
+        (state) => state === 'RUNNING',
+        'the hand-made status put right',
+      );
 
       expect(server.breakWatches()).to.be.greaterThan(0);
-      const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: `scan-${scan.id}-secret` }) as unknown as { stringData: { token: string } };
-      await service.vigil.uploads.accept(scan.id, secret.stringData.token, 'nmap.xml', [Buffer.from('<?xml version="1.0"?><nmaprun scanner="nmap"></nmaprun>')]);
+      const secret = server.getObject({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: `scan-${scan.id}-secret` }) as unknown as {
+        stringData: { token: string };
+      };
+      await service.vigil.uploads.accept(scan.id, secret.stringData.token, 'nmap.xml', [
+        Buffer.from('<?xml version="1.0"?><nmaprun scanner="nmap"></nmaprun>'),
+      ]);
       const job = server.getObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: `scan-${scan.id}-scanner` })!;
       server.setObject({ ...job, status: { conditions: [{ type: 'Complete', status: 'True' }] } });
       server.compactHistory(); // the restarted watches get 410 and list again
-      await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.state, (state) => state === 'SUCCEEDED', 'SUCCEEDED');
-      await waitFor(async () => stateOnCr(), (state) => state === 'SUCCEEDED', 'SUCCEEDED on the CR');
+      await waitFor(
+        async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.state,
+        (state) => state === 'SUCCEEDED',
+        'SUCCEEDED',
+      );
+      await waitFor(
+        async () => stateOnCr(),
+        (state) => state === 'SUCCEEDED',
+        'SUCCEEDED on the CR',
+      );
     } finally {
       await service.stop();
       await server.stop();
@@ -456,11 +556,23 @@ describe('Scan CRs with finalizers, through the service (VIGIL_RUNTIME=kubernete
     try {
       const scan = (await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
       const ref = crRef(`scan-${scan.id}`, 'vigil-test-account');
-      await waitFor(async () => server.getObject(ref), (cr) => cr !== undefined, 'the CR');
+      await waitFor(
+        async () => server.getObject(ref),
+        (cr) => cr !== undefined,
+        'the CR',
+      );
       await service.post(`/v1/scans/${scan.id}/stop`);
-      await waitFor(async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.state, (state) => state === 'STOPPED', 'STOPPED');
+      await waitFor(
+        async () => (await service.get(`/v1/scans/${scan.id}`)).body.data.state,
+        (state) => state === 'STOPPED',
+        'STOPPED',
+      );
       expect((await service.delete(`/v1/scans/${scan.id}`)).status).to.equal(200);
-      await waitFor(async () => server.getObject(ref), (cr) => cr === undefined, 'the CR deleted');
+      await waitFor(
+        async () => server.getObject(ref),
+        (cr) => cr === undefined,
+        'the CR deleted',
+      );
     } finally {
       await service.stop();
       await server.stop();

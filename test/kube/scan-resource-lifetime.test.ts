@@ -34,11 +34,19 @@ interface Case {
   then?: (fixture: Fixture, record: Scan | undefined) => void;
 }
 
-const reconcilerOn = (fixture: Fixture, options: Partial<ScanFaceOptions> = {}) => scanReconcilerOn(fixture.server, fixture.core, { clock: { now: () => fixture.now }, ...options });
+const reconcilerOn = (fixture: Fixture, options: Partial<ScanFaceOptions> = {}) =>
+  scanReconcilerOn(fixture.server, fixture.core, { clock: { now: () => fixture.now }, ...options });
 
 const ENDED = { scanId: 'b9c3c1a4-5d2e-4f00-9a1e-000000000001', state: 'SUCCEEDED', progress: 100 };
-const jobOf = (name: string): KubeObject => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: `${name}-scanner`, namespace: TENANT_NAMESPACE, labels: { [SCAN_ID_LABEL]: ENDED.scanId } }, spec: {} }) as KubeObject;
-const conditionsOf = (server: FakeKubeApiServer, name: string) => (server.getObject(scanRef(name))?.status as { conditions?: Array<{ type: string; status: string; reason: string }> } | undefined)?.conditions ?? [];
+const jobOf = (name: string): KubeObject =>
+  ({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: `${name}-scanner`, namespace: TENANT_NAMESPACE, labels: { [SCAN_ID_LABEL]: ENDED.scanId } },
+    spec: {},
+  }) as KubeObject;
+const conditionsOf = (server: FakeKubeApiServer, name: string) =>
+  (server.getObject(scanRef(name))?.status as { conditions?: Array<{ type: string; status: string; reason: string }> } | undefined)?.conditions ?? [];
 
 const cases: Case[] = [
   {
@@ -46,7 +54,9 @@ const cases: Case[] = [
     objects: () => [scanObject('nightly', withScanId(ENDED.scanId), withVigilStatus(ENDED))],
     expected: ['PATCH scans/status'],
     then: ({ server, core, account }) => {
-      expect(conditionsOf(server, 'nightly').map(({ type, status, reason }) => ({ type, status, reason }))).to.deep.equal([{ type: 'RecordMissing', status: 'True', reason: 'NoRecord' }]);
+      expect(conditionsOf(server, 'nightly').map(({ type, status, reason }) => ({ type, status, reason }))).to.deep.equal([
+        { type: 'RecordMissing', status: 'True', reason: 'NoRecord' },
+      ]);
       expect(server.getObject(scanRef('nightly'))!.metadata.finalizers).to.deep.equal([SCAN_FINALIZER]);
       expect(core.scanRepository.findByName(account.id, 'nightly'), 'not run again').to.equal(undefined);
     },
@@ -55,7 +65,8 @@ const cases: Case[] = [
     name: 'a running resource with no record keeps its Job',
     objects: () => [scanObject('nightly', withScanId(ENDED.scanId), withVigilStatus({ ...ENDED, state: 'RUNNING', progress: 40 })), jobOf('nightly')],
     expected: ['PATCH scans/status'],
-    then: ({ server }) => expect(server.getObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: TENANT_NAMESPACE, name: 'nightly-scanner' })).to.not.equal(undefined),
+    then: ({ server }) =>
+      expect(server.getObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: TENANT_NAMESPACE, name: 'nightly-scanner' })).to.not.equal(undefined),
   },
   {
     name: 'a resource without status is a new kubectl apply: adopted as a new scan, labelled with its id',
@@ -120,13 +131,21 @@ describe('restoring the database from an older backup (VIGIL_RUNTIME=kubernetes)
       const { id } = (await before.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data as { id: string };
       const scan = { id, name: `scan-${id}` };
       const cr = () => server.getObject(scanRef(scan.name, NS));
-      await waitFor(async () => cr(), (found) => (found?.status as { state?: string } | undefined)?.state === 'RUNNING', 'the CR showing RUNNING');
+      await waitFor(
+        async () => cr(),
+        (found) => (found?.status as { state?: string } | undefined)?.state === 'RUNNING',
+        'the CR showing RUNNING',
+      );
       await before.stop();
       before = undefined;
       // A fresh data directory: the backup predates the scan.
       server.clearRequests();
       after = await TestService.start({ env, kubeConfig: kubeConfig(server) });
-      const shown = await waitFor(async () => cr(), (found) => JSON.stringify(found?.status ?? {}).includes('RecordMissing'), 'RecordMissing on the CR');
+      const shown = await waitFor(
+        async () => cr(),
+        (found) => JSON.stringify(found?.status ?? {}).includes('RecordMissing'),
+        'RecordMissing on the CR',
+      );
       expect((shown!.status as { state: string }).state, 'the last status Vigil wrote stays').to.equal('RUNNING');
       expect(server.getObject({ apiVersion: 'batch/v1', kind: 'Job', namespace: NS, name: scanJobName(scan.name) }), 'its Job').to.not.equal(undefined);
       const writes = actionsOf(server.requests).filter((action) => !action.startsWith('GET') && action !== 'POST events');
@@ -149,7 +168,11 @@ describe('a finished Scan resource expires, its record stays (injected clock)', 
   afterEach(() => fixture.stop());
 
   /** A scan (of a schedule, when given) that ended in `state` `secondsAfter` FINISHED_AT, with its CR showing it. */
-  function finishedScan(name: string, state: 'SUCCEEDED' | 'FAILED' = 'SUCCEEDED', options: { scheduledBy?: string; secondsAfter?: number; spec?: Record<string, unknown> } = {}): Scan {
+  function finishedScan(
+    name: string,
+    state: 'SUCCEEDED' | 'FAILED' = 'SUCCEEDED',
+    options: { scheduledBy?: string; secondsAfter?: number; spec?: Record<string, unknown> } = {},
+  ): Scan {
     const { core, account, server } = fixture;
     const started = core.scans.start(account, { type: 'NMAP', targets: ['scanme.example.com'] }, options.scheduledBy ?? null, name)[0]!;
     const finishedAt = at(options.secondsAfter ?? 0).toISOString();
@@ -166,7 +189,7 @@ describe('a finished Scan resource expires, its record stays (injected clock)', 
     });
   const requests = () => actionsOf(fixture.server.requests.splice(0));
 
-  it("requeues itself for finish + spec.ttlSecondsAfterFinished, then deletes the resource and keeps the record; a record without its face gets no new one", async () => {
+  it('requeues itself for finish + spec.ttlSecondsAfterFinished, then deletes the resource and keeps the record; a record without its face gets no new one', async () => {
     const scan = finishedScan('nightly', 'SUCCEEDED', { spec: { ttlSecondsAfterFinished: 60 } });
     const reconciler = reconcilerWith({ ttl: 3600 });
     requests();
@@ -207,15 +230,30 @@ describe('a finished Scan resource expires, its record stays (injected clock)', 
 
   it("keeps the resources of a schedule's newest Scans within its history limits and expires the older ones, records kept", async () => {
     const schedule = 'c0ffee00-0000-4000-8000-000000000001';
-    const older = [finishedScan('run-1', 'SUCCEEDED', { scheduledBy: schedule, secondsAfter: 0 }), finishedScan('run-2', 'FAILED', { scheduledBy: schedule, secondsAfter: 1 })];
+    const older = [
+      finishedScan('run-1', 'SUCCEEDED', { scheduledBy: schedule, secondsAfter: 0 }),
+      finishedScan('run-2', 'FAILED', { scheduledBy: schedule, secondsAfter: 1 }),
+    ];
     finishedScan('run-3', 'SUCCEEDED', { scheduledBy: schedule, secondsAfter: 2 });
     finishedScan('run-4', 'FAILED', { scheduledBy: schedule, secondsAfter: 3 });
     finishedScan('run-5', 'SUCCEEDED', { scheduledBy: schedule, secondsAfter: 4 });
     fixture.now = at(5);
     requests();
     await reconcilerWith({ limits: { successful: 2, failed: 1 } }).reconcile(`${TENANT_NAMESPACE}/run-5`);
-    expect(requests(), 'run-5 shows its end; run-1 (third success) and run-2 (second failure) expire').to.deep.equal(['PATCH scans/status', 'PATCH scans', 'DELETE scans', 'PATCH scans', 'DELETE scans']);
-    expect(['run-1', 'run-2', 'run-3', 'run-4', 'run-5'].map((name) => fixture.server.getObject(scanRef(name)) !== undefined)).to.deep.equal([false, false, true, true, true]);
+    expect(requests(), 'run-5 shows its end; run-1 (third success) and run-2 (second failure) expire').to.deep.equal([
+      'PATCH scans/status',
+      'PATCH scans',
+      'DELETE scans',
+      'PATCH scans',
+      'DELETE scans',
+    ]);
+    expect(['run-1', 'run-2', 'run-3', 'run-4', 'run-5'].map((name) => fixture.server.getObject(scanRef(name)) !== undefined)).to.deep.equal([
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
     for (const scan of older) expect(fixture.core.scanRepository.findByIdUnscoped(scan.id), 'records kept').to.not.equal(undefined);
   });
 });

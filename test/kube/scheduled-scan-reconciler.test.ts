@@ -47,15 +47,30 @@ interface Case {
 }
 
 const crRef = (name: string, namespace = NS) => ({ apiVersion: API_VERSION, kind: 'ScheduledScan', namespace, name });
-const daily = (overrides: Record<string, unknown> = {}) => ({ schedule: 'DAILY', scanTypes: ['NMAP'], filterSet: { tags: ['prod'] }, emailNotification: 'NEVER', startTime: '2099-01-01T06:00:00Z', ...overrides });
+const daily = (overrides: Record<string, unknown> = {}) => ({
+  schedule: 'DAILY',
+  scanTypes: ['NMAP'],
+  filterSet: { tags: ['prod'] },
+  emailNotification: 'NEVER',
+  startTime: '2099-01-01T06:00:00Z',
+  ...overrides,
+});
 const applied = (spec: unknown, namespace = NS) => ({ metadata: { name: 'nightly', namespace }, spec });
 const makeRow = ({ core, account }: Fixture) =>
-  core.scheduledScans.create(account, { schedule: 'DAILY', scan_types: ['NMAP'], filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00Z' }, 'nightly');
+  core.scheduledScans.create(
+    account,
+    { schedule: 'DAILY', scan_types: ['NMAP'], filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00Z' },
+    'nightly',
+  );
 /** A CR that shows its row as this reconciler writes it, at `generation`, with the spec given (the row's by default). */
 const inStep = (row: ScheduledScan, generation: number, spec: unknown = scheduledScanSpecOf(row), observedGeneration = generation): Partial<KubeObject> => ({
   metadata: { name: 'nightly', namespace: NS, generation, labels: { 'vigil.dev/scheduled-scan-id': row.id }, finalizers: [SCHEDULED_SCAN_FINALIZER] },
   spec: spec as Record<string, unknown>,
-  status: JSON.parse(JSON.stringify(scheduledScanStatusOf(row, { refusal: undefined, observedGeneration, previous: [], now: NOW }), (_key, value) => (value === null ? undefined : value))),
+  status: JSON.parse(
+    JSON.stringify(scheduledScanStatusOf(row, { refusal: undefined, observedGeneration, previous: [], now: NOW }), (_key, value) =>
+      value === null ? undefined : value,
+    ),
+  ),
 });
 const crOf = (fixture: Fixture) => fixture.server.getObject(crRef('nightly')) as (KubeObject & ScheduledScanObject) | undefined;
 const accepted = (fixture: Fixture) => crOf(fixture)?.status?.conditions?.find((condition) => condition.type === 'Accepted');
@@ -137,7 +152,10 @@ const cases: Case[] = [
       fixture.core.scheduledScans.delete(fixture.account, row.id);
       return row;
     },
-    object: (row) => ({ metadata: { name: 'nightly', namespace: NS, labels: { 'vigil.dev/scheduled-scan-id': row!.id }, finalizers: [SCHEDULED_SCAN_FINALIZER] }, spec: daily() }),
+    object: (row) => ({
+      metadata: { name: 'nightly', namespace: NS, labels: { 'vigil.dev/scheduled-scan-id': row!.id }, finalizers: [SCHEDULED_SCAN_FINALIZER] },
+      spec: daily(),
+    }),
     expected: () => [{ action: 'deleteObject' }, { action: 'releaseFinalizer' }],
     then: (fixture, row) => {
       expect(crOf(fixture)).to.equal(undefined);
@@ -147,7 +165,15 @@ const cases: Case[] = [
   },
   {
     name: 'a labelled CR whose schedule has no record and was not deleted (an older database) gets RecordMissing and is not deleted',
-    object: () => ({ metadata: { name: 'nightly', namespace: NS, labels: { 'vigil.dev/scheduled-scan-id': 'c0ffee00-0000-4000-8000-000000000002' }, finalizers: [SCHEDULED_SCAN_FINALIZER] }, spec: daily() }),
+    object: () => ({
+      metadata: {
+        name: 'nightly',
+        namespace: NS,
+        labels: { 'vigil.dev/scheduled-scan-id': 'c0ffee00-0000-4000-8000-000000000002' },
+        finalizers: [SCHEDULED_SCAN_FINALIZER],
+      },
+      spec: daily(),
+    }),
     expected: () => [{ action: 'recordMissing' }],
     then: (fixture) => {
       expect(crOf(fixture)!.status!.conditions!.map((condition) => `${condition.type}=${condition.status}`)).to.deep.equal(['RecordMissing=True']);
@@ -170,7 +196,10 @@ const cases: Case[] = [
   },
   {
     name: 'a CR being deleted in a namespace no account is bound to is released at once',
-    object: () => ({ metadata: { name: 'nightly', namespace: 'elsewhere', finalizers: [SCHEDULED_SCAN_FINALIZER], deletionTimestamp: '2026-11-25T00:00:00Z' }, spec: daily() }),
+    object: () => ({
+      metadata: { name: 'nightly', namespace: 'elsewhere', finalizers: [SCHEDULED_SCAN_FINALIZER], deletionTimestamp: '2026-11-25T00:00:00Z' },
+      spec: daily(),
+    }),
     expected: () => [{ action: 'releaseFinalizer' }],
   },
   {
@@ -202,7 +231,12 @@ const cases: Case[] = [
     object: (row) => inStep(row!, 1),
     before: (fixture) => {
       const row = fixture.core.scheduledScanRepository.findByObjectName(fixture.account.id, 'nightly')!;
-      fixture.core.scheduledScans.update(fixture.account, row.id, { schedule: 'WEEKLY', filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00Z' });
+      fixture.core.scheduledScans.update(fixture.account, row.id, {
+        schedule: 'WEEKLY',
+        filter_set: { tags: ['prod'] },
+        email_notification: 'NEVER',
+        start_time: '2099-01-01T06:00:00Z',
+      });
     },
     expected: () => [{ action: 'replaceSpec' }, { action: 'patchStatus' }],
     then: (fixture) => {
@@ -218,7 +252,12 @@ const cases: Case[] = [
     object: (row) => inStep(row!, 1),
     before: (fixture) => {
       const row = fixture.core.scheduledScanRepository.findByObjectName(fixture.account.id, 'nightly')!;
-      fixture.core.scheduledScans.update(fixture.account, row.id, { schedule: 'WEEKLY', filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00Z' });
+      fixture.core.scheduledScans.update(fixture.account, row.id, {
+        schedule: 'WEEKLY',
+        filter_set: { tags: ['prod'] },
+        email_notification: 'NEVER',
+        start_time: '2099-01-01T06:00:00Z',
+      });
     },
     expected: () => [{ action: 'replaceSpec' }, { action: 'patchStatus' }],
     then: (fixture) => expect(crOf(fixture)!.spec).to.include({ schedule: 'WEEKLY' }),
@@ -229,13 +268,20 @@ const cases: Case[] = [
     object: (row) => {
       const object = inStep(row!, 2, daily({ scanTypes: ['NESSUS'] }), 2);
       const conditions = (object.status as { conditions: Array<Record<string, unknown>> }).conditions.map((condition) =>
-        condition.type === 'Accepted' ? { ...condition, status: 'False', reason: 'Rejected', message: 'NESSUS is not in the plan; the schedule keeps its previous configuration' } : condition,
+        condition.type === 'Accepted'
+          ? { ...condition, status: 'False', reason: 'Rejected', message: 'NESSUS is not in the plan; the schedule keeps its previous configuration' }
+          : condition,
       );
       return { ...object, status: { ...(object.status as object), conditions } };
     },
     before: (fixture) => {
       const row = fixture.core.scheduledScanRepository.findByObjectName(fixture.account.id, 'nightly')!;
-      fixture.core.scheduledScans.update(fixture.account, row.id, { schedule: 'WEEKLY', filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00Z' });
+      fixture.core.scheduledScans.update(fixture.account, row.id, {
+        schedule: 'WEEKLY',
+        filter_set: { tags: ['prod'] },
+        email_notification: 'NEVER',
+        start_time: '2099-01-01T06:00:00Z',
+      });
     },
     expected: () => [{ action: 'replaceSpec' }, { action: 'patchStatus' }],
     then: (fixture) => {
@@ -325,7 +371,12 @@ describe('the ScheduledScan reconciler (fixture objects in, actions out)', () =>
   it('heals a failed spec write on the next pass: the CR is still owed the spec the row changed to', async () => {
     const row = makeRow(fixture);
     fixture.server.setObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', ...inStep(row, 1) } as KubeObject);
-    fixture.core.scheduledScans.update(fixture.account, row.id, { schedule: 'WEEKLY', filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00Z' });
+    fixture.core.scheduledScans.update(fixture.account, row.id, {
+      schedule: 'WEEKLY',
+      filter_set: { tags: ['prod'] },
+      email_notification: 'NEVER',
+      start_time: '2099-01-01T06:00:00Z',
+    });
     fixture.server.failNext((request) => request.method === 'PATCH' && !request.path.endsWith('/status'), 500);
     let thrown: unknown;
     await fixture.reconciler.reconcile(KEY).catch((error: unknown) => (thrown = error));
@@ -340,7 +391,12 @@ describe('the ScheduledScan reconciler (fixture objects in, actions out)', () =>
   it('a CR the cache does not show yet but that exists is compared as read, not created twice', async () => {
     const row = makeRow(fixture);
     fixture.server.setObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', ...inStep(row, 1) } as KubeObject);
-    fixture.core.scheduledScans.update(fixture.account, row.id, { schedule: 'WEEKLY', filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00Z' });
+    fixture.core.scheduledScans.update(fixture.account, row.id, {
+      schedule: 'WEEKLY',
+      filter_set: { tags: ['prod'] },
+      email_notification: 'NEVER',
+      start_time: '2099-01-01T06:00:00Z',
+    });
     const actions: ScheduledScanAction[] = [];
     const behind = makeReconciler(fixture.server, fixture.core, actions, () => undefined);
     await behind.reconcile(KEY);

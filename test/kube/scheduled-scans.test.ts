@@ -55,7 +55,8 @@ async function quietWrites(server: FakeKubeApiServer, quietMs = 1_500): Promise<
   return count;
 }
 
-const sampleSpec = (file: string) => (parse(readFileSync(new URL(`../../config/samples/${file}`, import.meta.url), 'utf8')) as { spec: Record<string, unknown> }).spec;
+const sampleSpec = (file: string) =>
+  (parse(readFileSync(new URL(`../../config/samples/${file}`, import.meta.url), 'utf8')) as { spec: Record<string, unknown> }).spec;
 
 describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function () {
   this.timeout(60_000);
@@ -65,12 +66,19 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
   beforeEach(async () => ({ server, service } = await startKubeService()));
   afterEach(() => stopKubeService({ server, service }));
 
-  const read = (name: string, namespace = NS) => server.getObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', namespace, name }) as ScheduledScanCr | undefined;
+  const read = (name: string, namespace = NS) =>
+    server.getObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', namespace, name }) as ScheduledScanCr | undefined;
   /** As kubectl apply: a new spec on the main endpoint; the API server keeps uid and status and counts the generation. */
   const apply = (name: string, spec: Record<string, unknown>, namespace = NS) => {
     const current = read(name, namespace);
     const metadata = { name, namespace, ...(current?.metadata.labels === undefined ? {} : { labels: current.metadata.labels }) };
-    return server.setObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', metadata, spec, ...(current?.status === undefined ? {} : { status: current.status }) }) as ScheduledScanCr;
+    return server.setObject({
+      apiVersion: API_VERSION,
+      kind: 'ScheduledScan',
+      metadata,
+      spec,
+      ...(current?.status === undefined ? {} : { status: current.status }),
+    }) as ScheduledScanCr;
   };
   /** A spec that runs tomorrow at the earliest, so no run writes to the status during a test. */
   const daily = (overrides: Record<string, unknown> = {}) => ({
@@ -85,7 +93,14 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
     (await waitFor(async () => read(name, namespace), done, what)) as ScheduledScanCr;
   const listed = async () => (await service.get('/v1/scans/scheduled')).body.data as Array<Record<string, any>>;
 
-  const nightly = { schedule: 'DAILY', scan_types: ['NMAP'], filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00.000Z', name: 'Nightly' };
+  const nightly = {
+    schedule: 'DAILY',
+    scan_types: ['NMAP'],
+    filter_set: { tags: ['prod'] },
+    email_notification: 'NEVER',
+    start_time: '2099-01-01T06:00:00.000Z',
+    name: 'Nightly',
+  };
 
   describe('created through the API', () => {
     it('creates the CR named after the object name, with the spec, the id label and a status that validates against the schema', async () => {
@@ -116,7 +131,13 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
       await untilCr(name, (found) => found?.status?.scheduledScanId === created.id, 'the first status');
       await quietWrites(server);
       server.clearRequests();
-      const update = { schedule: 'WEEKLY', filter_set: { target_ids: ['t-1'] }, email_notification: 'ALWAYS', email_to: ['sec@example.com'], start_time: '2099-02-01T06:00:00.000Z' };
+      const update = {
+        schedule: 'WEEKLY',
+        filter_set: { target_ids: ['t-1'] },
+        email_notification: 'ALWAYS',
+        email_to: ['sec@example.com'],
+        start_time: '2099-02-01T06:00:00.000Z',
+      };
       const updated = (await service.put(`/v1/scans/scheduled/${created.id}`, update)).body.data;
       const cr = await untilCr(name, (found) => found?.status?.observedGeneration === 2, 'the new generation observed');
       expect(cr.spec).to.deep.equal({
@@ -181,7 +202,10 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
       ]);
       // kubectl describe scheduledscan shows the run
       const ran = await waitFor(
-        async () => (server.listObjects('v1', 'Event', NS) as unknown as Array<{ reason: string; message: string; involvedObject: { kind: string; name: string } }>).find((event) => event.reason === 'Ran'),
+        async () =>
+          (server.listObjects('v1', 'Event', NS) as unknown as Array<{ reason: string; message: string; involvedObject: { kind: string; name: string } }>).find(
+            (event) => event.reason === 'Ran',
+          ),
         (event) => event !== undefined,
         'the Ran Event',
       );
@@ -201,7 +225,13 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
       const spec = sampleSpec('scheduledscan-daily.yaml');
       apply('nightly-production', spec);
       const rows = await waitFor(listed, (found) => found.length === 1, 'the applied schedule to be listed');
-      expect(rows[0]).to.include({ name: 'Nightly production scan', schedule: 'DAILY', time_zone: 'Europe/Berlin', email_notification: 'ON_CHANGES', disabled: false });
+      expect(rows[0]).to.include({
+        name: 'Nightly production scan',
+        schedule: 'DAILY',
+        time_zone: 'Europe/Berlin',
+        email_notification: 'ON_CHANGES',
+        disabled: false,
+      });
       expect(rows[0]!.targets_filter).to.deep.equal({ target_ids: [], tags: ['production'] });
       expect(rows[0]!.email_to).to.deep.equal(['security@acme.example']);
       const cr = await untilCr('nightly-production', (found) => found?.status?.scheduledScanId === rows[0]!.id, 'the status');
@@ -230,19 +260,27 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
       expect(cr.metadata.generation).to.equal(2);
 
       // kubectl delete: the finalizer holds the CR until its schedule is deleted.
-      const response = await fetch(`${server.url}/apis/vigil.dev/v1alpha1/namespaces/${NS}/scheduledscans/nightly`, { method: 'DELETE', headers: { authorization: `Bearer ${server.token}` } });
+      const response = await fetch(`${server.url}/apis/vigil.dev/v1alpha1/namespaces/${NS}/scheduledscans/nightly`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${server.token}` },
+      });
       expect(response.status).to.equal(200);
       await waitFor(listed, (found) => found.length === 0, 'the schedule to be deleted with its CR');
       await untilCr('nightly', (found) => found === undefined, 'the CR released');
       await quietWrites(server);
-      expect(server.deletions.map((deletion) => deletion.name), 'nothing left for Vigil to delete in the cluster').to.deep.equal(['nightly']);
+      expect(
+        server.deletions.map((deletion) => deletion.name),
+        'nothing left for Vigil to delete in the cluster',
+      ).to.deep.equal(['nightly']);
     });
 
     it('sends no request at all about a ScheduledScan in an unbound namespace', async () => {
       apply('stray', daily(), 'somebody-else');
       apply('after-stray', daily());
       await untilCr('after-stray', (found) => conditionOf(found, 'Accepted') !== undefined, 'the bound one accepted');
-      expect(server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', namespace: 'somebody-else', name: 'stray' })!.status).to.equal(undefined);
+      expect(server.getObject({ apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', namespace: 'somebody-else', name: 'stray' })!.status).to.equal(
+        undefined,
+      );
       expect(server.requests.filter((request) => request.path.includes('/namespaces/somebody-else/'))).to.deep.equal([]);
     });
 
@@ -281,7 +319,11 @@ describe('ScheduledScan custom resources (VIGIL_RUNTIME=kubernetes)', function (
       server.deleteObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', namespace: NS, name: 'nightly' });
       apply('nightly', daily({ schedule: 'WEEKLY' }));
       const rows = await waitFor(listed, (found) => found.length === 1 && found[0]!.schedule === 'WEEKLY', 'one WEEKLY schedule');
-      const cr = await untilCr('nightly', (found) => found?.status?.scheduledScanId === rows[0]!.id && found?.status?.observedGeneration === 1, 'the new CR status');
+      const cr = await untilCr(
+        'nightly',
+        (found) => found?.status?.scheduledScanId === rows[0]!.id && found?.status?.observedGeneration === 1,
+        'the new CR status',
+      );
       expect(conditionOf(cr, 'Accepted')).to.include({ status: 'True' });
       await quietWrites(server);
       expect(await listed()).to.have.length(1);
@@ -322,19 +364,38 @@ describe('ScheduledScan custom resources across a restart', function () {
     try {
       const first = await TestService.start(options);
       const key = first.apiKey;
-      const created = (await first.post('/v1/scans/scheduled', { schedule: 'DAILY', scan_types: ['NMAP'], filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00.000Z' })).body.data;
+      const created = (
+        await first.post('/v1/scans/scheduled', {
+          schedule: 'DAILY',
+          scan_types: ['NMAP'],
+          filter_set: { tags: ['prod'] },
+          email_notification: 'NEVER',
+          start_time: '2099-01-01T06:00:00.000Z',
+        })
+      ).body.data;
       const name = `scheduledscan-${created.id}`;
       const ref = { apiVersion: API_VERSION, kind: 'ScheduledScan', namespace: NS, name };
-      await waitFor(async () => server.getObject(ref), (cr) => cr?.metadata.finalizers?.includes('vigil.dev/scheduledscan') === true, 'the CR with its finalizer');
+      await waitFor(
+        async () => server.getObject(ref),
+        (cr) => cr?.metadata.finalizers?.includes('vigil.dev/scheduledscan') === true,
+        'the CR with its finalizer',
+      );
       await first.stop();
 
-      const response = await fetch(`${server.url}/apis/vigil.dev/v1alpha1/namespaces/${NS}/scheduledscans/${name}`, { method: 'DELETE', headers: { authorization: `Bearer ${server.token}` } });
+      const response = await fetch(`${server.url}/apis/vigil.dev/v1alpha1/namespaces/${NS}/scheduledscans/${name}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${server.token}` },
+      });
       expect(response.status).to.equal(200);
       expect(server.getObject(ref)!.metadata.deletionTimestamp, 'held by the finalizer while Vigil is down').to.be.a('string');
 
       const second = await TestService.start({ ...options, accountName: 'second' });
       try {
-        await waitFor(async () => server.getObject(ref), (cr) => cr === undefined, 'the CR released');
+        await waitFor(
+          async () => server.getObject(ref),
+          (cr) => cr === undefined,
+          'the CR released',
+        );
         expect((await second.get(`/v1/scans/scheduled/${created.id}`, { key })).status, 'the schedule went with its CR').to.equal(404);
       } finally {
         await second.stop();
@@ -352,10 +413,22 @@ describe('ScheduledScan custom resources across a restart', function () {
     const options = { env: { VIGIL_RUNTIME: 'kubernetes' }, kubeConfig: kubeConfig(server), dataDir: dir.path };
     try {
       const first = await TestService.start(options);
-      const created = (await first.post('/v1/scans/scheduled', { schedule: 'DAILY', scan_types: ['NMAP'], filter_set: { tags: ['prod'] }, email_notification: 'NEVER', start_time: '2099-01-01T06:00:00.000Z' })).body.data;
+      const created = (
+        await first.post('/v1/scans/scheduled', {
+          schedule: 'DAILY',
+          scan_types: ['NMAP'],
+          filter_set: { tags: ['prod'] },
+          email_notification: 'NEVER',
+          start_time: '2099-01-01T06:00:00.000Z',
+        })
+      ).body.data;
       const spec = { schedule: 'WEEKLY', scanTypes: ['NMAP'], filterSet: { tags: ['prod'] }, emailNotification: 'NEVER', startTime: '2099-01-01T06:00:00Z' };
       server.setObject({ apiVersion: API_VERSION, kind: 'ScheduledScan', metadata: { name: 'applied', namespace: NS }, spec });
-      await waitFor(async () => (await first.get('/v1/scans/scheduled')).body.data, (rows) => rows.length === 2, 'both schedules');
+      await waitFor(
+        async () => (await first.get('/v1/scans/scheduled')).body.data,
+        (rows) => rows.length === 2,
+        'both schedules',
+      );
       await quietWrites(server);
       await first.stop();
       server.clearRequests();

@@ -13,7 +13,10 @@ function pod(waiting?: { reason: string; message?: string }, container = 'scanne
   const state: k8s.V1ContainerState = waiting === undefined ? { running: { startedAt: new Date() } } : { waiting };
   return {
     metadata: { name: 'scan-1-scanner-abcde', namespace: 'vigil-acme' },
-    status: { phase: 'Pending', initContainerStatuses: [{ name: container, image: 'registry.example/vigil/nmap:1', imageID: '', ready: false, restartCount: 0, state }] },
+    status: {
+      phase: 'Pending',
+      initContainerStatuses: [{ name: container, image: 'registry.example/vigil/nmap:1', imageID: '', ready: false, restartCount: 0, state }],
+    },
   };
 }
 
@@ -37,7 +40,11 @@ const cases: Case[] = [
     job: job([{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' }]),
     pods: [],
     seenAgoMs: 0,
-    expected: { phase: 'Failed', reason: 'DeadlineExceeded', message: 'the scanner Job failed (DeadlineExceeded): Job was active longer than specified deadline' },
+    expected: {
+      phase: 'Failed',
+      reason: 'DeadlineExceeded',
+      message: 'the scanner Job failed (DeadlineExceeded): Job was active longer than specified deadline',
+    },
   },
   {
     name: 'a Job that used up its retries fails as JobFailed',
@@ -61,7 +68,8 @@ const cases: Case[] = [
     expected: {
       phase: 'Failed',
       reason: 'ImagePullFailed',
-      message: 'container scanner cannot pull image registry.example/vigil/nmap:1: Back-off pulling image "registry.example/vigil/nmap:1"; check the image name, the registry and its pull secret',
+      message:
+        'container scanner cannot pull image registry.example/vigil/nmap:1: Back-off pulling image "registry.example/vigil/nmap:1"; check the image name, the registry and its pull secret',
     },
   },
   {
@@ -69,16 +77,33 @@ const cases: Case[] = [
     job: job(),
     pods: [pod({ reason: 'CreateContainerConfigError', message: 'secret "scan-1-upload" not found' }, 'upload')],
     seenAgoMs: 0,
-    expected: { phase: 'Failed', reason: 'ContainerConfigInvalid', message: 'container upload cannot be created (CreateContainerConfigError): secret "scan-1-upload" not found' },
+    expected: {
+      phase: 'Failed',
+      reason: 'ContainerConfigInvalid',
+      message: 'container upload cannot be created (CreateContainerConfigError): secret "scan-1-upload" not found',
+    },
   },
-  { name: 'a Job without a pod yet waits for the no-pod grace', job: job(), pods: [], seenAgoMs: 5_000, expected: { phase: 'Running', recheckAfterMs: NO_POD_GRACE_MS - 5_000 } },
-  { name: 'a Job without a pod past the grace asks for its events to be read', job: job(), pods: [], seenAgoMs: NO_POD_GRACE_MS, expected: { phase: 'Running', checkEvents: true } },
+  {
+    name: 'a Job without a pod yet waits for the no-pod grace',
+    job: job(),
+    pods: [],
+    seenAgoMs: 5_000,
+    expected: { phase: 'Running', recheckAfterMs: NO_POD_GRACE_MS - 5_000 },
+  },
+  {
+    name: 'a Job without a pod past the grace asks for its events to be read',
+    job: job(),
+    pods: [],
+    seenAgoMs: NO_POD_GRACE_MS,
+    expected: { phase: 'Running', checkEvents: true },
+  },
   {
     name: 'a Job whose pod a missing ServiceAccount refuses fails as ServiceAccountMissing',
     job: job(),
     pods: [],
     seenAgoMs: NO_POD_GRACE_MS,
-    failedCreate: 'Error creating: pods "scan-1-scanner-" is forbidden: error looking up service account vigil-acme/vigil-scanner: serviceaccount "vigil-scanner" not found',
+    failedCreate:
+      'Error creating: pods "scan-1-scanner-" is forbidden: error looking up service account vigil-acme/vigil-scanner: serviceaccount "vigil-scanner" not found',
     expected: {
       phase: 'Failed',
       reason: 'ServiceAccountMissing',
@@ -90,8 +115,14 @@ const cases: Case[] = [
     job: job(),
     pods: [],
     seenAgoMs: NO_POD_GRACE_MS,
-    failedCreate: 'Error creating: pods "scan-1-scanner-x" is forbidden: exceeded quota: compute, requested: limits.memory=1Gi, used: limits.memory=4Gi, limited: limits.memory=4Gi',
-    expected: { phase: 'Failed', ...podCreationRefusal('Error creating: pods "scan-1-scanner-x" is forbidden: exceeded quota: compute, requested: limits.memory=1Gi, used: limits.memory=4Gi, limited: limits.memory=4Gi') },
+    failedCreate:
+      'Error creating: pods "scan-1-scanner-x" is forbidden: exceeded quota: compute, requested: limits.memory=1Gi, used: limits.memory=4Gi, limited: limits.memory=4Gi',
+    expected: {
+      phase: 'Failed',
+      ...podCreationRefusal(
+        'Error creating: pods "scan-1-scanner-x" is forbidden: exceeded quota: compute, requested: limits.memory=1Gi, used: limits.memory=4Gi, limited: limits.memory=4Gi',
+      ),
+    },
   },
 ];
 

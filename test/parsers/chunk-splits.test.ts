@@ -12,7 +12,6 @@ const PARSERS: Record<string, () => ResultParser> = {
   nessus: createNessusParser,
 };
 
-
 function parseByteByByte(parser: ResultParser, bytes: Uint8Array): ParseResult {
   for (let offset = 0; offset < bytes.length; offset += 1) parser.write(bytes.subarray(offset, offset + 1));
   return parser.end();

@@ -62,7 +62,10 @@ export function expectMatchesExpected(result: ParseResult, expected: ExpectedFin
   expect(result.hosts, 'number of HostFacts').to.have.length(expected.hosts);
   for (const sample of expected.samples) expectSample(result.findings, sample);
   for (const host of expected.host_samples ?? []) {
-    expect(result.hosts.find((facts) => facts.address === host.address), `HostFacts of ${host.address}`).to.deep.equal(host);
+    expect(
+      result.hosts.find((facts) => facts.address === host.address),
+      `HostFacts of ${host.address}`,
+    ).to.deep.equal(host);
   }
   for (const finding of result.findings) {
     expect(finding.definition.title.trim(), `title of ${finding.fingerprint}`).not.to.equal('');

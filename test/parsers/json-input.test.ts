@@ -155,9 +155,7 @@ describe('JSON input plumbing', () => {
 
 describe('HTML to plain text', () => {
   it('keeps paragraphs as lines and decodes the entities ZAP writes', () => {
-    expect(htmlToPlainText('<p>Use &quot;X&quot; &amp; Y&#39;s &lt;tag&gt;.</p><p>Second&nbsp;line</p>')).to.equal(
-      'Use "X" & Y\'s < tag>.\nSecond line',
-    );
+    expect(htmlToPlainText('<p>Use &quot;X&quot; &amp; Y&#39;s &lt;tag&gt;.</p><p>Second&nbsp;line</p>')).to.equal('Use "X" & Y\'s < tag>.\nSecond line');
   });
 
   it('removes scripts, event handlers and comments', () => {

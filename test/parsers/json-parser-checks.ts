@@ -21,7 +21,7 @@ export function seededRandom(seed: number): () => number {
 /** Writes `bytes` in chunks of 1..maxChunk bytes chosen by a seeded generator. */
 export function parseInRandomChunks(parser: ResultParser, bytes: Uint8Array, seed: number, maxChunk = 4096): ParseResult {
   const random = seededRandom(seed);
-  for (let offset = 0; offset < bytes.length; ) {
+  for (let offset = 0; offset < bytes.length;) {
     const size = 1 + Math.floor(random() * maxChunk);
     parser.write(bytes.subarray(offset, offset + size));
     offset += size;

@@ -16,10 +16,15 @@ interface Reported {
 /** Streams `bytes` in pieces of `pieceSize` (0: whole) and returns the document and every value reported, as copies. */
 function stream(bytes: Uint8Array, depth: number, pieceSize = 0, options: JsonStreamOptions = {}): { document: unknown; reported: Reported[] } {
   const reported: Reported[] = [];
-  const reader = new JsonStream(FORMAT, options, (completed) => {
-    const path = Array.from({ length: completed.depth }, (_, index) => completed.keyAt(index + 1));
-    reported.push({ depth: completed.depth, path, value: structuredClone(completed.value) });
-  }, depth);
+  const reader = new JsonStream(
+    FORMAT,
+    options,
+    (completed) => {
+      const path = Array.from({ length: completed.depth }, (_, index) => completed.keyAt(index + 1));
+      reported.push({ depth: completed.depth, path, value: structuredClone(completed.value) });
+    },
+    depth,
+  );
   if (pieceSize === 0) reader.write(bytes);
   else for (let offset = 0; offset < bytes.length; offset += pieceSize) reader.write(bytes.subarray(offset, offset + pieceSize));
   return { document: reader.end(), reported };
@@ -106,7 +111,10 @@ describe('JsonStream (reading a JSON document as its bytes arrive)', () => {
           const bytes = utf8(text);
           if (pieceSize === 0) reader.write(bytes);
           else for (let offset = 0; offset < bytes.length; offset += pieceSize) reader.write(bytes.subarray(offset, offset + pieceSize));
-          expect(() => reader.end(), `depth ${depth}, pieces of ${pieceSize}`).to.throw(MalformedResultError, /^The file is not valid JSON \(expected a test report\): /);
+          expect(() => reader.end(), `depth ${depth}, pieces of ${pieceSize}`).to.throw(
+            MalformedResultError,
+            /^The file is not valid JSON \(expected a test report\): /,
+          );
         }
       }
     });
@@ -166,7 +174,10 @@ describe('JsonStream (reading a JSON document as its bytes arrive)', () => {
 
   it('refuses a value over maxValueBytes that arrives in one write', () => {
     const reader = new JsonStream(FORMAT, { maxValueBytes: 100 }, () => {}, 1);
-    expect(() => reader.write(utf8(`[${JSON.stringify({ a: 'y'.repeat(200) })}]`))).to.throw(MalformedResultError, /single value larger than 100 bytes \(at '\[0\]'\)/);
+    expect(() => reader.write(utf8(`[${JSON.stringify({ a: 'y'.repeat(200) })}]`))).to.throw(
+      MalformedResultError,
+      /single value larger than 100 bytes \(at '\[0\]'\)/,
+    );
   });
 
   it('counts nesting inside a value read whole against the depth cap', () => {
@@ -214,7 +225,27 @@ describe('JsonStream (reading a JSON document as its bytes arrive)', () => {
 });
 
 describe('cappedPlainText (the first characters of a long HTML text as plain text)', () => {
-  const pieces = ['<p>', '</p>', '<br>', '<script>x<y</script>', '<!-- c -->', '&lt;script&gt;', '&amp;', '&#x1F600;', '&nbsp;', ' ', '\n', '\r\n', 'word', 'é', '😀', '<div class="a>b">', '<', '&', '<a href=x>link</a>'];
+  const pieces = [
+    '<p>',
+    '</p>',
+    '<br>',
+    '<script>x<y</script>',
+    '<!-- c -->',
+    '&lt;script&gt;',
+    '&amp;',
+    '&#x1F600;',
+    '&nbsp;',
+    ' ',
+    '\n',
+    '\r\n',
+    'word',
+    'é',
+    '😀',
+    '<div class="a>b">',
+    '<',
+    '&',
+    '<a href=x>link</a>',
+  ];
   it('is the same as converting the whole text and then cutting it, for texts around the cut', () => {
     const random = seededRandom(17);
     for (let round = 0; round < 300; round++) {

@@ -26,7 +26,9 @@ describe('Nessus parser', () => {
   });
 
   it('ranks by the CVSS v3 base score when there is one, else by the severity attribute', () => {
-    const items = item('1', '1', '<cvss3_base_score>9.1</cvss3_base_score><cvss_base_score>5.0</cvss_base_score>') + item('2', '3', '<cvss_base_score>7.5</cvss_base_score>');
+    const items =
+      item('1', '1', '<cvss3_base_score>9.1</cvss3_base_score><cvss_base_score>5.0</cvss_base_score>') +
+      item('2', '3', '<cvss_base_score>7.5</cvss_base_score>');
     const parsed = parseWhole(createNessusParser(), nessus(items));
     expect(parsed.findings.map((f) => [f.fingerprint, f.definition.threat_level, f.definition.cvss])).to.deep.equal([
       ['nessus:1:tcp/445', 'CRITICAL', '9.1'],
@@ -35,7 +37,8 @@ describe('Nessus parser', () => {
   });
 
   it('keeps compliance checks of one plugin apart by their check id', () => {
-    const check = (id: string): string => item('21157', '3', `<cm:compliance-check-name>Check ${id}</cm:compliance-check-name><cm:compliance-check-id>${id}</cm:compliance-check-id>`, '0');
+    const check = (id: string): string =>
+      item('21157', '3', `<cm:compliance-check-name>Check ${id}</cm:compliance-check-name><cm:compliance-check-id>${id}</cm:compliance-check-id>`, '0');
     const parsed = parseWhole(createNessusParser(), nessus(check('aa') + check('bb')));
     expect(parsed.findings.map((f) => [f.fingerprint, f.definition.title])).to.deep.equal([
       ['nessus:21157:tcp/0:aa', 'Check aa'],

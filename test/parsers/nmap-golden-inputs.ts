@@ -25,7 +25,11 @@ export function nmapGoldenInputs(): GoldenInput[] {
     .filter((name) => name.endsWith('.xml') && statSync(join(NMAP_FIXTURES, name)).isFile())
     .sort()
     .map((name) => ({ name, bytes: readFileSync(join(NMAP_FIXTURES, name)) }));
-  return [...real, { name: 'bench-repeated-host.xml', bytes: Buffer.from(benchRepeatedHost(5)) }, { name: 'synthetic-edge-cases.xml', bytes: Buffer.from(syntheticEdgeCases()) }];
+  return [
+    ...real,
+    { name: 'bench-repeated-host.xml', bytes: Buffer.from(benchRepeatedHost(5)) },
+    { name: 'synthetic-edge-cases.xml', bytes: Buffer.from(syntheticEdgeCases()) },
+  ];
 }
 
 /** Everything the parser hands out, in the order it hands it out: the sink's batches, then what end() returns. */
@@ -55,7 +59,12 @@ function benchRepeatedHost(hosts: number): string {
 
 function vulnersTable(entries: Array<Record<string, string>>): string {
   return entries
-    .map((entry) => `<table>\n${Object.entries(entry).map(([key, value]) => `<elem key="${key}">${value}</elem>`).join('\n')}\n</table>`)
+    .map(
+      (entry) =>
+        `<table>\n${Object.entries(entry)
+          .map(([key, value]) => `<elem key="${key}">${value}</elem>`)
+          .join('\n')}\n</table>`,
+    )
     .join('\n');
 }
 

@@ -32,7 +32,7 @@ describe('nmap parser output is unchanged (goldens)', () => {
  * be exactly the definitions' JSON, for the real files and for one with a
  * character JSON escapes in every piece a text is built from.
  */
-describe('nmap parser counts its findings\' text exactly', () => {
+describe("nmap parser counts its findings' text exactly", () => {
   const escapes = new TextEncoder().encode(`<?xml version="1.0"?><nmaprun>
 <host><status state="up"/><address addr="10.0.0.1" addrtype="ipv4"/><ports>
 <port protocol="tcp" portid="1"><state state="open"/><service name="a&quot;b" product="p" version="v"/></port>

@@ -26,7 +26,9 @@ const parser = createNmapParser('NMAP', { add: (batch) => (findings += batch.len
 const before = heapMb();
 parser.write(encoder.encode('<?xml version="1.0"?>\n<nmaprun scanner="nmap">\n'));
 for (let n = 1; n <= HOSTS; n++) {
-  const block = host.replace(/addr="10\.250\.195\.71"/g, `addr="45.0.${n >> 8}.${n & 255}"`).replace(/ip-10-250-195-71[^"]*/g, `host-${n}.retention.example.com`);
+  const block = host
+    .replace(/addr="10\.250\.195\.71"/g, `addr="45.0.${n >> 8}.${n & 255}"`)
+    .replace(/ip-10-250-195-71[^"]*/g, `host-${n}.retention.example.com`);
   parser.write(encoder.encode(`${block}\n<!-- ${'x'.repeat(256 * 1024)} -->\n`));
 }
 const holding = heapMb();

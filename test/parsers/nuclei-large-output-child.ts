@@ -35,7 +35,7 @@ try {
     if (written + bytes.byteLength > total) break;
     written += bytes.byteLength;
     parser.write(bytes);
-  collectNow(written);
+    collectNow(written);
   }
   const { findings } = parser.end();
   console.log(JSON.stringify({ findings: findings.length, written, maxRssMb: peakRssMb() }));

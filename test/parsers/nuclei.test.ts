@@ -125,7 +125,11 @@ describe('nuclei parser', () => {
     });
 
     it('a ZAP report', () => {
-      expectMalformed(nuclei(), readFixture('zap', 'secobserve-zap-owasp_zap.json'), /^At line 1: expected a nuclei result object \(nuclei JSON Lines file\); it has no 'template-id'/);
+      expectMalformed(
+        nuclei(),
+        readFixture('zap', 'secobserve-zap-owasp_zap.json'),
+        /^At line 1: expected a nuclei result object \(nuclei JSON Lines file\); it has no 'template-id'/,
+      );
     });
 
     it('a line that is not an object', () => {
@@ -160,7 +164,10 @@ describe('nuclei parser', () => {
 
     const child = fileURLToPath(new URL('./nuclei-large-output-child.ts', import.meta.url));
     const runChild = (mebibytes: number, kind: string, heapMb: number) => {
-      const run = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--expose-gc', '--import', 'tsx', child, String(mebibytes), kind], { encoding: 'utf8', maxBuffer: 1024 * 1024 });
+      const run = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--expose-gc', '--import', 'tsx', child, String(mebibytes), kind], {
+        encoding: 'utf8',
+        maxBuffer: 1024 * 1024,
+      });
       expect(run.status, run.stderr).to.equal(0);
       return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { findings?: number; error?: string; written: number; maxRssMb?: number };
     };

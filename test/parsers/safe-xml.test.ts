@@ -122,7 +122,7 @@ describe('safe XML reading of scanner files', () => {
     const error = refusal(() => {
       for (; written < 26; written += 1) parser.write(mebibyteOfSpaces);
     });
-    expect(written, "mebibytes accepted after the 9-byte start tag").to.equal(24);
+    expect(written, 'mebibytes accepted after the 9-byte start tag').to.equal(24);
     expect(error.message).to.equal('The file is larger than 25 MiB, the limit for scanner results.');
   });
 
@@ -149,7 +149,10 @@ describe('safe XML reading of scanner files', () => {
     const bytes = encode(text);
     const textOf = (chunks: Uint8Array[]): string | Error => {
       let gathered = '';
-      const reader = createSafeXmlReader({ expected: 'a test document', rootElements: ['r'] }, { close: (element, elementText) => (gathered += `${element.attributes.a}|${elementText}`) });
+      const reader = createSafeXmlReader(
+        { expected: 'a test document', rootElements: ['r'] },
+        { close: (element, elementText) => (gathered += `${element.attributes.a}|${elementText}`) },
+      );
       try {
         for (const chunk of chunks) reader.write(chunk);
         reader.end();
@@ -161,7 +164,7 @@ describe('safe XML reading of scanner files', () => {
     const random = seededRandom(5);
     for (let round = 0; round < 300; round++) {
       const chunks: Uint8Array[] = [];
-      for (let offset = 0; offset < bytes.length; ) {
+      for (let offset = 0; offset < bytes.length;) {
         const size = Math.floor(random() * 6); // 0 included: an empty write changes nothing
         chunks.push(bytes.subarray(offset, offset + size));
         offset += size;
@@ -174,9 +177,11 @@ describe('safe XML reading of scanner files', () => {
       expect(error, `cut at ${cut}`).to.be.instanceOf(MalformedResultError);
       expect((error as Error).message).to.match(new RegExp(`not valid UTF-8 text \\(near byte ${cut < 7 ? invalid.length : cut}\\)`));
     }
-    expect([[], [0x41], [0xc3], [0xc3, 0xa9], [0xe2, 0x82], [0xe2, 0x82, 0xac], [0xf0, 0x9f, 0x94], [0xf0, 0x9f, 0x94, 0x90], [0x80]].map((tail) => endsInsideCharacter(Uint8Array.from(tail)))).to.deep.equal([
-      false, false, true, false, true, false, true, true, true,
-    ]);
+    expect(
+      [[], [0x41], [0xc3], [0xc3, 0xa9], [0xe2, 0x82], [0xe2, 0x82, 0xac], [0xf0, 0x9f, 0x94], [0xf0, 0x9f, 0x94, 0x90], [0x80]].map((tail) =>
+        endsInsideCharacter(Uint8Array.from(tail)),
+      ),
+    ).to.deep.equal([false, false, true, false, true, false, true, true, true]);
   });
 
   it('still refuses a second XML declaration or one after an element', () => {

@@ -148,10 +148,14 @@ describe('sslyze parser', () => {
     expect(parseWhole(sslyze(), sslyze5).findings).to.deep.equal([]);
   });
 
-  it('names the servers it never scanned, with sslyze\'s reason: invalid server strings and unreachable servers', () => {
+  it("names the servers it never scanned, with sslyze's reason: invalid server strings and unreachable servers", () => {
     const unavailable = parseWhole(sslyze(), readFixture('sslyze', 'securecodebox-sslyze-unavailable-host.json'));
     expect(unavailable.unscanned).to.deep.equal([
-      { host: '192.168.0.107', reason: 'sslyze could not connect to 192.168.0.107:443: sslyze.errors.ConnectionToServerTimedOut: 192.168.0.107:443 -> "Connection to the server timed out".' },
+      {
+        host: '192.168.0.107',
+        reason:
+          'sslyze could not connect to 192.168.0.107:443: sslyze.errors.ConnectionToServerTimedOut: 192.168.0.107:443 -> "Connection to the server timed out".',
+      },
     ]);
     const invalid = edited(SSLYZE_6, (report) => {
       report['invalid_server_strings'] = [{ server_string: 'gone.example.com:443{203.0.113.9}', error_message: 'Could not resolve hostname' }];
@@ -197,7 +201,11 @@ describe('sslyze parser', () => {
 
     it('a command result of the wrong type, naming where it is', () => {
       const bytes = edited(SSLYZE_6, (_report, server) => (result(server, 'heartbleed')['is_vulnerable_to_heartbleed'] = 'yes'));
-      expectMalformed(sslyze(), bytes, /^At server_scan_results\[0\]\.scan_result\.heartbleed\.result: .*'is_vulnerable_to_heartbleed' is a string, not a boolean\.$/);
+      expectMalformed(
+        sslyze(),
+        bytes,
+        /^At server_scan_results\[0\]\.scan_result\.heartbleed\.result: .*'is_vulnerable_to_heartbleed' is a string, not a boolean\.$/,
+      );
     });
 
     it('a file over the byte cap, while it is written', () => {

@@ -21,7 +21,12 @@ const heapMb = (): number => {
 const before = heapMb();
 parser.write(encoder.encode('{"@version":"2.14.0","site":['));
 for (let n = 0; n < ALERTS; n++) {
-  const alert = { pluginid: '10027', alert: 'Information Disclosure', riskcode: '1', instances: [{ uri: `https://site-${n}.example/`, evidence: `${n}`.padEnd(EVIDENCE_BYTES, 'e') }] };
+  const alert = {
+    pluginid: '10027',
+    alert: 'Information Disclosure',
+    riskcode: '1',
+    instances: [{ uri: `https://site-${n}.example/`, evidence: `${n}`.padEnd(EVIDENCE_BYTES, 'e') }],
+  };
   // Written in 64 KiB pieces, as an upload arrives; the text and its bytes are dropped after each site.
   const bytes = encoder.encode(`${n === 0 ? '' : ','}{"@name":"https://site-${n}.example","alerts":[${JSON.stringify(alert)}]}`);
   for (let offset = 0; offset < bytes.length; offset += 65536) parser.write(bytes.subarray(offset, offset + 65536));
@@ -29,5 +34,5 @@ for (let n = 0; n < ALERTS; n++) {
 const holding = heapMb();
 parser.write(encoder.encode(']}'));
 const { findings } = parser.end();
-const evidence = findings.map((finding) => ((finding.definition.additional_info['instances'] as Array<{ evidence: string }>)[0]!.evidence.length));
+const evidence = findings.map((finding) => (finding.definition.additional_info['instances'] as Array<{ evidence: string }>)[0]!.evidence.length);
 console.log(JSON.stringify({ findings: findings.length, evidenceChars: evidence, holdingMb: holding - before, afterMb: heapMb() - before }));

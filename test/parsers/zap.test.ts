@@ -56,9 +56,7 @@ describe('ZAP Traditional JSON parser', () => {
   });
 
   it('maps riskcode 3, 2, 1, 0 to HIGH, MEDIUM, LOW, INFO', () => {
-    const levels = ['3', '2', '1', '0'].map(
-      (riskcode) => parseWhole(zap(), reportWith({ ...BASE_ALERT, riskcode })).findings[0]?.definition.threat_level,
-    );
+    const levels = ['3', '2', '1', '0'].map((riskcode) => parseWhole(zap(), reportWith({ ...BASE_ALERT, riskcode })).findings[0]?.definition.threat_level);
     expect(levels).to.deep.equal(['HIGH', 'MEDIUM', 'LOW', 'INFO']);
   });
 
@@ -142,7 +140,11 @@ describe('ZAP Traditional JSON parser', () => {
 
     it('a nuclei result', () => {
       const nucleiLine = readFixture('nuclei', 'securecodebox-nuclei-log4shell.jsonl');
-      expectMalformed(zap(), nucleiLine, /^Expected an object with a 'site' array \(ZAP Traditional JSON report\); 'site' is missing \(the object has template-id, info/);
+      expectMalformed(
+        zap(),
+        nucleiLine,
+        /^Expected an object with a 'site' array \(ZAP Traditional JSON report\); 'site' is missing \(the object has template-id, info/,
+      );
     });
 
     it("an object whose 'site' is a string", () => {
@@ -174,7 +176,10 @@ describe('ZAP Traditional JSON parser', () => {
       parser.write(utf8('{"site":[{"@name":"https://shop.example","alerts":[{"pluginid":"1","riskcode":"1","desc":"'));
       const mebibyte = new Uint8Array(1024 * 1024).fill(0x61);
       for (let index = 0; index < 8; index++) parser.write(mebibyte);
-      expect(() => parser.write(mebibyte)).to.throw(MalformedResultError, /^The file holds a string longer than 8 MiB; no ZAP Traditional JSON report does that\.$/);
+      expect(() => parser.write(mebibyte)).to.throw(
+        MalformedResultError,
+        /^The file holds a string longer than 8 MiB; no ZAP Traditional JSON report does that\.$/,
+      );
       expect(() => parser.end(), 'end after the refusal').to.throw(MalformedResultError, /string longer than 8 MiB/);
     });
 
@@ -188,12 +193,19 @@ describe('ZAP Traditional JSON parser', () => {
       for (let index = 0; index < 7; index++) parser.write(mebibyte);
       parser.write(utf8('","solution":"'));
       parser.write(mebibyte);
-      expect(() => parser.write(mebibyte)).to.throw(MalformedResultError, /^The file holds a single value larger than 16 MiB \(at 'site\[0\]\.alerts\[0\]'\); no ZAP Traditional JSON report holds one that large\.$/);
+      expect(() => parser.write(mebibyte)).to.throw(
+        MalformedResultError,
+        /^The file holds a single value larger than 16 MiB \(at 'site\[0\]\.alerts\[0\]'\); no ZAP Traditional JSON report holds one that large\.$/,
+      );
     });
 
     it('a missing site name after valid alerts, naming the site as checking the whole document did', () => {
       const bytes = utf8(JSON.stringify({ site: [{ '@name': 'https://a.example', alerts: [BASE_ALERT] }, { alerts: [BASE_ALERT] }] }));
-      expectMalformed(zap(), bytes, /^Expected an object with a 'site' array \(ZAP Traditional JSON report\); 'site\[1\]\.@name' is missing \(the object has alerts\)\.$/);
+      expectMalformed(
+        zap(),
+        bytes,
+        /^Expected an object with a 'site' array \(ZAP Traditional JSON report\); 'site\[1\]\.@name' is missing \(the object has alerts\)\.$/,
+      );
     });
 
     it('a bad site name before a bad alert: the site is named first, as before', () => {
@@ -202,7 +214,14 @@ describe('ZAP Traditional JSON parser', () => {
     });
 
     it('a bad alert after alerts already read and dropped, named by its index in the file', () => {
-      const bytes = utf8(JSON.stringify({ site: [{ '@name': 'https://a.example', alerts: [BASE_ALERT, BASE_ALERT] }, { '@name': 'https://b.example', alerts: [BASE_ALERT, BASE_ALERT, { ...BASE_ALERT, riskcode: '9' }] }] }));
+      const bytes = utf8(
+        JSON.stringify({
+          site: [
+            { '@name': 'https://a.example', alerts: [BASE_ALERT, BASE_ALERT] },
+            { '@name': 'https://b.example', alerts: [BASE_ALERT, BASE_ALERT, { ...BASE_ALERT, riskcode: '9' }] },
+          ],
+        }),
+      );
       expectMalformed(zap(), bytes, /'site\[1\]\.alerts\[2\]\.riskcode' must be 0 to 3\.$/);
     });
 
@@ -221,7 +240,10 @@ describe('ZAP Traditional JSON parser', () => {
 
     const child = fileURLToPath(new URL('./zap-large-report-child.ts', import.meta.url));
     const runChild = (mebibytes: number, kind: string, heapMb: number) => {
-      const run = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--expose-gc', '--import', 'tsx', child, String(mebibytes), kind], { encoding: 'utf8', maxBuffer: 1024 * 1024 });
+      const run = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--expose-gc', '--import', 'tsx', child, String(mebibytes), kind], {
+        encoding: 'utf8',
+        maxBuffer: 1024 * 1024,
+      });
       expect(run.status, run.stderr).to.equal(0);
       return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { findings?: number; error?: string; written: number; maxRssMb?: number };
     };
@@ -239,7 +261,9 @@ describe('ZAP Traditional JSON parser', () => {
 
     it('holds only the kept part of a long evidence string while it reads, not the whole string', function () {
       this.timeout(120_000);
-      const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL('./zap-long-evidence-child.ts', import.meta.url))], { encoding: 'utf8' });
+      const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL('./zap-long-evidence-child.ts', import.meta.url))], {
+        encoding: 'utf8',
+      });
       expect(run.status, run.stderr).to.equal(0);
       const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { findings: number; evidenceChars: number[]; holdingMb: number; afterMb: number };
       expect(result.findings).to.equal(12);

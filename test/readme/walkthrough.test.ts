@@ -88,7 +88,10 @@ class Session {
   private readonly child: ChildProcess;
   private exited = false;
 
-  constructor(cwd: string, private readonly state: string) {
+  constructor(
+    cwd: string,
+    private readonly state: string,
+  ) {
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VIGIL_')));
     this.child = spawn('bash', ['--noprofile', '--norc'], { cwd, env: { ...env, README_TEST_STATE: state }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stdout!.on('data', (chunk) => (this.output += chunk));
@@ -140,7 +143,8 @@ describe('the README, run as written', function () {
   const log = (name: string) => (existsSync(join(state.path, `${name}.log`)) ? readFileSync(join(state.path, `${name}.log`), 'utf8') : '');
 
   before(function () {
-    if (!existsSync(join(ROOT, 'dist/src/cli/main.js'))) throw new Error('dist/ is missing: the README runs the built service, so run `make build` (make test does) first');
+    if (!existsSync(join(ROOT, 'dist/src/cli/main.js')))
+      throw new Error('dist/ is missing: the README runs the built service, so run `make build` (make test does) first');
     sandbox = tempDir();
     state = tempDir();
     for (const name of LINKED) symlinkSync(join(ROOT, name), join(sandbox.path, name));
@@ -185,17 +189,23 @@ describe('the README, run as written', function () {
       signingSecret = /"signing_secret":"(whsec_[^"]+)"/.exec(printed)?.[1] ?? signingSecret;
     }
 
-    const nulls = outputs.flatMap(({ printed }) => [...printed.matchAll(/"(\w+)": null/g)].map((match) => match[1]!)).filter((field) => !NULL_BY_DESIGN.has(field));
+    const nulls = outputs
+      .flatMap(({ printed }) => [...printed.matchAll(/"(\w+)": null/g)].map((match) => match[1]!))
+      .filter((field) => !NULL_BY_DESIGN.has(field));
     expect(nulls, 'fields the README prints that came out null').to.deep.equal([]);
     const risks = outputs.find(({ code }) => code.includes('/v1/risks |'))!.printed;
-    expect(risks, 'step 4 prints the risks found, with their titles and threat levels').to.match(/"title": "[^"]*8081[^"]*",\s*"threat_level": "INFO",\s*"status": "OPEN"/);
+    expect(risks, 'step 4 prints the risks found, with their titles and threat levels').to.match(
+      /"title": "[^"]*8081[^"]*",\s*"threat_level": "INFO",\s*"status": "OPEN"/,
+    );
 
     expect(log('vigil-first-start'), 'the first start printed the framed key').to.match(/│\s+vgl_\S+\s+│/);
     expect(log('vigil'), 'a restart keeps the account and its key: no new key is printed').not.to.include('vgl_');
 
     const mail = log('mail-sink');
     // "no new or closed risks" on a machine where nothing else opens a port between steps 4 and 6; the ports the walk opened never count.
-    expect(mail, "the mail sink received the ONCE run's summary, as step 6 says").to.match(/to you@example\.com\nSubject: \[Vigil\] Lab check: (no new or closed risks|\d+ new risks?, \d+ closed)\n/);
+    expect(mail, "the mail sink received the ONCE run's summary, as step 6 says").to.match(
+      /to you@example\.com\nSubject: \[Vigil\] Lab check: (no new or closed risks|\d+ new risks?, \d+ closed)\n/,
+    );
     expect(mail, 'step 4 found the ports the walk opened already').not.to.match(/Open port (8080|8081)\/tcp/);
     expect(mail).to.match(/New risks: +\d+ critical, \d+ high, \d+ medium, \d+ low, \d+ info\nClosed risks: \d+ critical/);
     expect(mail).to.match(/Scans:\n {2}NMAP SUCCEEDED \(/);

@@ -40,9 +40,12 @@ describe('reliability: the findings of issue 26 stay fixed', function () {
   });
 
   describe('hosts in scanner_settings.zap obey the target address rules', () => {
-    const metadataSeed = { target: 'http://8.8.4.4/', scanner_settings: { zap: { seed_urls: ['http://169.254.169.254/latest/meta-data/'], included_domains: ['169.254.169.254'] } } };
+    const metadataSeed = {
+      target: 'http://8.8.4.4/',
+      scanner_settings: { zap: { seed_urls: ['http://169.254.169.254/latest/meta-data/'], included_domains: ['169.254.169.254'] } },
+    };
 
-    it('refuses the attack run\'s request (a seed URL and included domain on the metadata address) with 400 naming the rule and VIGIL_ALLOW_TARGETS, storing nothing', async () => {
+    it("refuses the attack run's request (a seed URL and included domain on the metadata address) with 400 naming the rule and VIGIL_ALLOW_TARGETS, storing nothing", async () => {
       const response = await service.post('/v1/targets?upsert=true', metadataSeed);
       expect(response.status).to.equal(400);
       expect(response.body.error).to.equal(
@@ -104,7 +107,11 @@ describe('reliability: the findings of issue 26 stay fixed', function () {
     });
 
     it('takes public hosts, and excluded domains (which only narrow the scope) whatever they name', async () => {
-      const zap = { seed_urls: ['https://cdn.example.com/start', 'http://8.8.4.4/x'], included_domains: ['*.api.example.com', '8.8.8.8'], excluded_domains: ['169.254.169.254', 'localhost'] };
+      const zap = {
+        seed_urls: ['https://cdn.example.com/start', 'http://8.8.4.4/x'],
+        included_domains: ['*.api.example.com', '8.8.8.8'],
+        excluded_domains: ['169.254.169.254', 'localhost'],
+      };
       const response = await service.post('/v1/targets', { target: 'https://shop.example.com/', scanner_settings: { zap } });
       expect(response.status).to.equal(200);
       expect(response.body.data.scanner_settings.zap).to.deep.include(zap);
@@ -112,14 +119,21 @@ describe('reliability: the findings of issue 26 stay fixed', function () {
 
     it('fails a scan whose stored settings name a refused host (written before this rule) before ZAP starts: no plan is written', async () => {
       const target = (await service.post('/v1/targets', { target: 'http://8.8.4.4/' })).body.data.id as string;
-      service.vigil.db.prepare('UPDATE targets SET zap_settings = json_set(zap_settings, ?, json(?)) WHERE id = ?').run('$.seed_urls', '["http://169.254.169.254/latest/meta-data/"]', target);
+      service.vigil.db
+        .prepare('UPDATE targets SET zap_settings = json_set(zap_settings, ?, json(?)) WHERE id = ?')
+        .run('$.seed_urls', '["http://169.254.169.254/latest/meta-data/"]', target);
       const scanId = (await service.post('/v1/scans', { type: 'OWASP_ZAP', target_ids: [target] })).body.data.id as string;
-      const scan = await waitFor(async () => (await service.get(`/v1/scans/${scanId}`)).body.data, (data) => data.state !== 'QUEUED' && data.state !== 'RUNNING', 'the scan to end');
+      const scan = await waitFor(
+        async () => (await service.get(`/v1/scans/${scanId}`)).body.data,
+        (data) => data.state !== 'QUEUED' && data.state !== 'RUNNING',
+        'the scan to end',
+      );
       expect(scan.state).to.equal('FAILED');
       expect(scan.skipped_targets).to.deep.equal([
         {
           target_id: target,
-          skipped_reason: "scanner_settings.zap.seed_urls '169.254.169.254' is in the 169.254.0.0/16 link-local (RFC 3927) range; only public IPv4 addresses can be used (an operator can allow a lab range with VIGIL_ALLOW_TARGETS)",
+          skipped_reason:
+            "scanner_settings.zap.seed_urls '169.254.169.254' is in the 169.254.0.0/16 link-local (RFC 3927) range; only public IPv4 addresses can be used (an operator can allow a lab range with VIGIL_ALLOW_TARGETS)",
         },
       ]);
       expect(existsSync(join(service.settings.dataDir, 'work', scanId, 'zap-plan.yaml'))).to.equal(false);
@@ -135,7 +149,9 @@ describe('reliability: the findings of issue 26 stay fixed', function () {
         expect(response.status).to.equal(200);
         expect(response.body.data.scanner_settings.zap.seed_urls).to.deep.equal(zap.seed_urls);
         // Still refused: names that cannot be public, and IPv6, which no range covers.
-        expect((await lab.post('/v1/targets', { target: 'http://8.8.4.4/', scanner_settings: { zap: { seed_urls: ['http://[::1]/'] } } })).status).to.equal(400);
+        expect((await lab.post('/v1/targets', { target: 'http://8.8.4.4/', scanner_settings: { zap: { seed_urls: ['http://[::1]/'] } } })).status).to.equal(
+          400,
+        );
       } finally {
         await lab.stop();
       }
@@ -148,7 +164,9 @@ describe('reliability: the findings of issue 26 stay fixed', function () {
         for (const rawBody of [nested(4000), `{"target":"example.com","label":${nested(4000)}}`, `{"a":${'{"a":'.repeat(4000)}1${'}'.repeat(4001)}`]) {
           const response = await service.request('POST', '/v1/targets', { rawBody, key });
           expect(response.status).to.equal(400);
-          expect(response.body.error).to.equal(`the request body nests JSON arrays or objects more than ${MAX_JSON_NESTING} levels deep; no Vigil request needs more than a few levels`);
+          expect(response.body.error).to.equal(
+            `the request body nests JSON arrays or objects more than ${MAX_JSON_NESTING} levels deep; no Vigil request needs more than a few levels`,
+          );
         }
       }
     });
@@ -182,7 +200,10 @@ describe('reliability: the findings of issue 26 stay fixed', function () {
       for (const filename of [false, true]) {
         it(`answers a ${filename ? 'file' : 'field'} part with no name on /${path} with 400 saying to name it`, async () => {
           const target = (await service.post('/v1/targets', { target: 'https://app.example.com/' })).body.data.id as string;
-          const response = await service.request('POST', `/v1/targets/${target}/${path}`, { rawBody: noName(filename), contentType: 'multipart/form-data; boundary=x' });
+          const response = await service.request('POST', `/v1/targets/${target}/${path}`, {
+            rawBody: noName(filename),
+            contentType: 'multipart/form-data; boundary=x',
+          });
           expect(response.status).to.equal(400);
           expect(response.body.error).to.match(/has no name; give every part one in its header: Content-Disposition: form-data; name=/);
         });
@@ -190,7 +211,10 @@ describe('reliability: the findings of issue 26 stay fixed', function () {
     }
 
     it('answers a part with no name on /v1/results with 400 too', async () => {
-      const response = await service.request('POST', '/v1/results', { rawBody: ['--x', 'Content-Disposition: form-data', '', 'NMAP', '--x--', ''].join('\r\n'), contentType: 'multipart/form-data; boundary=x' });
+      const response = await service.request('POST', '/v1/results', {
+        rawBody: ['--x', 'Content-Disposition: form-data', '', 'NMAP', '--x--', ''].join('\r\n'),
+        contentType: 'multipart/form-data; boundary=x',
+      });
       expect(response.status).to.equal(400);
       expect(response.body.error).to.match(/has no name/);
     });

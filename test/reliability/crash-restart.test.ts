@@ -98,63 +98,125 @@ describe('reliability: kill -9 during a scan, an upload and webhook delivery, th
 
   it('loses, doubles and leaves behind nothing, and the database stays intact', async () => {
     const dataDir = join(dir.path, 'data');
-    const env = { VIGIL_DATA_DIR: dataDir, VIGIL_BOOTSTRAP_API_KEY: KEY, VIGIL_ALLOW_TARGETS: '127.0.0.0/8', VIGIL_WEBHOOK_CA_FILE: join(dir.path, 'ca.crt'), LOG_LEVEL: 'info' };
+    const env = {
+      VIGIL_DATA_DIR: dataDir,
+      VIGIL_BOOTSTRAP_API_KEY: KEY,
+      VIGIL_ALLOW_TARGETS: '127.0.0.0/8',
+      VIGIL_WEBHOOK_CA_FILE: join(dir.path, 'ca.crt'),
+      LOG_LEVEL: 'info',
+    };
     const file = nmapReport(HOSTS, PORTS, 50);
 
     let served = await serve(env);
     children.push(served.child);
     const accountId = withDatabase(dataDir, (db) => (db.prepare("SELECT id FROM accounts WHERE name = 'default'").get() as { id: string }).id);
-    const added = spawnSync(process.execPath, [...CLI, 'webhooks', 'add', '--account', accountId, '--url', receiver.url], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+    const added = spawnSync(process.execPath, [...CLI, 'webhooks', 'add', '--account', accountId, '--url', receiver.url], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
     expect(added.status, added.stderr).to.equal(0);
     const source = (await api(served, 'POST', '/v1/sources', { source_type: 'IMPORTED', name: 'crash' })).body.data.id as string;
     const scan = (await api(served, 'POST', '/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data.id as string;
-    await waitFor(async () => (await api(served, 'GET', `/v1/scans/${scan}`)).body.data.state, (state) => state !== 'QUEUED', 'the scan to start');
-    const upload = fetch(`${served.base}/v1/results`, { method: 'POST', headers: { 'X-SERVICE-API-KEY': KEY }, body: uploadForm(source, file) }).catch(() => undefined);
+    await waitFor(
+      async () => (await api(served, 'GET', `/v1/scans/${scan}`)).body.data.state,
+      (state) => state !== 'QUEUED',
+      'the scan to start',
+    );
+    const upload = fetch(`${served.base}/v1/results`, { method: 'POST', headers: { 'X-SERVICE-API-KEY': KEY }, body: uploadForm(source, file) }).catch(
+      () => undefined,
+    );
     // Killed while the upload is being parsed or recorded: the marker row says which.
-    await waitFor(async () => withDatabase(dataDir, (db) => count(db, 'SELECT COUNT(*) AS n FROM pending_recordings')), (n) => n > 0, 'the upload to begin recording', 30_000).catch(() => undefined);
+    await waitFor(
+      async () => withDatabase(dataDir, (db) => count(db, 'SELECT COUNT(*) AS n FROM pending_recordings')),
+      (n) => n > 0,
+      'the upload to begin recording',
+      30_000,
+    ).catch(() => undefined);
     served.child.kill('SIGKILL');
     await once(served.child, 'exit');
     await upload;
 
     served = await serve(env);
     children.push(served.child);
-    const scanAfter = await waitFor(async () => (await api(served, 'GET', `/v1/scans/${scan}`)).body.data, (data) => !['QUEUED', 'RUNNING', 'STOPPING'].includes(data.state), 'the scan to end after the restart');
+    const scanAfter = await waitFor(
+      async () => (await api(served, 'GET', `/v1/scans/${scan}`)).body.data,
+      (data) => !['QUEUED', 'RUNNING', 'STOPPING'].includes(data.state),
+      'the scan to end after the restart',
+    );
     expect(['FAILED', 'SUCCEEDED']).to.include(scanAfter.state);
     const again = await fetch(`${served.base}/v1/results`, { method: 'POST', headers: { 'X-SERVICE-API-KEY': KEY }, body: uploadForm(source, file) });
     expect(again.status).to.equal(200);
     const risks = ((await again.json()) as any).data.risks;
     expect(risks.new_open + risks.still_open).to.equal(HOSTS * PORTS);
 
-    const undelivered = "SELECT COUNT(*) AS n FROM events e WHERE NOT EXISTS (SELECT 1 FROM webhook_delivery_states d WHERE d.event_id = e.id AND d.state = 'DELIVERED')";
-    await waitFor(async () => withDatabase(dataDir, (db) => count(db, undelivered)), (n) => n === 0, 'every event delivered', 90_000);
+    const undelivered =
+      "SELECT COUNT(*) AS n FROM events e WHERE NOT EXISTS (SELECT 1 FROM webhook_delivery_states d WHERE d.event_id = e.id AND d.state = 'DELIVERED')";
+    await waitFor(
+      async () => withDatabase(dataDir, (db) => count(db, undelivered)),
+      (n) => n === 0,
+      'every event delivered',
+      90_000,
+    );
     const received = new Map<string, number>();
     for (const request of receiver.requests) {
       const id = (JSON.parse(request.body) as { id: string }).id;
       received.set(id, (received.get(id) ?? 0) + 1);
     }
 
-    await waitFor(async () => {
-      served.child.kill('SIGTERM');
-      return once(served.child, 'exit');
-    }, () => true, 'the service to stop');
+    await waitFor(
+      async () => {
+        served.child.kill('SIGTERM');
+        return once(served.child, 'exit');
+      },
+      () => true,
+      'the service to stop',
+    );
     withDatabase(dataDir, (db) => {
       expect(db.pragma('integrity_check', { simple: true })).to.equal('ok');
       expect(count(db, 'SELECT COUNT(*) AS n FROM pending_recordings')).to.equal(0);
       expect(count(db, "SELECT COUNT(*) AS n FROM risks r JOIN targets t ON t.id = r.target_id WHERE t.target LIKE '50.%'")).to.equal(HOSTS * PORTS);
       expect(count(db, "SELECT COUNT(*) AS n FROM scans WHERE state IN ('RUNNING', 'STOPPING')")).to.equal(0);
-      const events = db.prepare('SELECT e.id, e.type, e.seq, (SELECT COUNT(*) FROM webhook_delivery_states d WHERE d.event_id = e.id) AS deliveries FROM events e').all() as Array<{ id: string }>;
+      const events = db
+        .prepare('SELECT e.id, e.type, e.seq, (SELECT COUNT(*) FROM webhook_delivery_states d WHERE d.event_id = e.id) AS deliveries FROM events e')
+        .all() as Array<{ id: string }>;
       const lost = events.filter((event) => !received.has(event.id));
       expect(lost.length, `events never delivered, of ${events.length}: ${JSON.stringify(lost.slice(0, 3))}`).to.equal(0);
-      expect([...received.values()].every((times) => times <= 2), 'an event delivered more than twice').to.equal(true);
+      expect(
+        [...received.values()].every((times) => times <= 2),
+        'an event delivered more than twice',
+      ).to.equal(true);
       // The attempt log is complete: each delivery's count of attempts is its logged attempts, and a delivered one logged its 2xx.
-      expect(count(db, 'SELECT COUNT(*) AS n FROM webhook_delivery_states d WHERE d.attempts != (SELECT COUNT(*) FROM webhook_attempts a WHERE a.event_id = d.event_id AND a.endpoint_id = d.endpoint_id)')).to.equal(0);
-      expect(count(db, "SELECT COUNT(*) AS n FROM webhook_delivery_states d WHERE d.state = 'DELIVERED' AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.event_id = d.event_id AND a.endpoint_id = d.endpoint_id AND a.status BETWEEN 200 AND 299)")).to.equal(0);
+      expect(
+        count(
+          db,
+          'SELECT COUNT(*) AS n FROM webhook_delivery_states d WHERE d.attempts != (SELECT COUNT(*) FROM webhook_attempts a WHERE a.event_id = d.event_id AND a.endpoint_id = d.endpoint_id)',
+        ),
+      ).to.equal(0);
+      expect(
+        count(
+          db,
+          "SELECT COUNT(*) AS n FROM webhook_delivery_states d WHERE d.state = 'DELIVERED' AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.event_id = d.event_id AND a.endpoint_id = d.endpoint_id AND a.status BETWEEN 200 AND 299)",
+        ),
+      ).to.equal(0);
       // A small output is kept in its row (migration 0018), as durable as the row; only the others are files.
       expect(count(db, 'SELECT COUNT(*) AS n FROM scan_results WHERE content IS NOT NULL AND length(content) != size')).to.equal(0);
-      const referenced = new Set((db.prepare('SELECT scan_id, file_name FROM scan_results WHERE content IS NULL').all() as Array<{ scan_id: string; file_name: string }>).map((row) => `${row.scan_id}/${row.file_name}`));
-      const onDisk = existsSync(join(dataDir, 'results')) ? readdirSync(join(dataDir, 'results')).flatMap((scanDir) => readdirSync(join(dataDir, 'results', scanDir)).map((name) => `${scanDir}/${name}`)) : [];
-      expect(onDisk.filter((path) => !referenced.has(path)), 'files no row references').to.deep.equal([]);
-      expect([...referenced].filter((path) => !onDisk.includes(path)), 'recorded files that are missing').to.deep.equal([]);
+      const referenced = new Set(
+        (db.prepare('SELECT scan_id, file_name FROM scan_results WHERE content IS NULL').all() as Array<{ scan_id: string; file_name: string }>).map(
+          (row) => `${row.scan_id}/${row.file_name}`,
+        ),
+      );
+      const onDisk = existsSync(join(dataDir, 'results'))
+        ? readdirSync(join(dataDir, 'results')).flatMap((scanDir) => readdirSync(join(dataDir, 'results', scanDir)).map((name) => `${scanDir}/${name}`))
+        : [];
+      expect(
+        onDisk.filter((path) => !referenced.has(path)),
+        'files no row references',
+      ).to.deep.equal([]);
+      expect(
+        [...referenced].filter((path) => !onDisk.includes(path)),
+        'recorded files that are missing',
+      ).to.deep.equal([]);
     });
   });
 });

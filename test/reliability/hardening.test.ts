@@ -52,7 +52,16 @@ describe('reliability: the findings of issue 16 stay fixed', function () {
   });
 
   describe('paths and bodies that cannot be read', () => {
-    const paths = ['/v1/targets/%ff', '/v1/scans/%ff', '/v1/risks/%ff', '/v1/results/%ff', '/v1/scans/scheduled/%ff', '/v1/sources/%E0%A4%A', '/dashboard/risks/%ff', '/dashboard/%ff'];
+    const paths = [
+      '/v1/targets/%ff',
+      '/v1/scans/%ff',
+      '/v1/risks/%ff',
+      '/v1/results/%ff',
+      '/v1/scans/scheduled/%ff',
+      '/v1/sources/%E0%A4%A',
+      '/dashboard/risks/%ff',
+      '/dashboard/%ff',
+    ];
     for (const path of paths) {
       it(`answers GET ${path} with 400, with and without a key`, async () => {
         expect((await service.get(path, { key: null })).status).to.equal(400);
@@ -63,7 +72,11 @@ describe('reliability: the findings of issue 16 stay fixed', function () {
     }
 
     it('answers a malformed escape in the internal upload path with 400', async () => {
-      const response = await service.request('PUT', '/internal/v1/scans/%ff/results/x.xml', { rawBody: 'x', contentType: 'application/octet-stream', key: null });
+      const response = await service.request('PUT', '/internal/v1/scans/%ff/results/x.xml', {
+        rawBody: 'x',
+        contentType: 'application/octet-stream',
+        key: null,
+      });
       expect(response.status).to.equal(400);
     });
 
@@ -156,14 +169,28 @@ describe('reliability: the findings of issue 16 stay fixed', function () {
   describe('scheduled scan dates', () => {
     it('refuses a start_time outside the years 2000 to 2199 with 400', async () => {
       for (const start of ['0001-01-01T00:00:00Z', '1999-12-31T23:59:59Z', '2200-01-01T00:00:00Z']) {
-        const response = await service.post('/v1/scans/scheduled', { name: 'old', schedule: 'MONTHLY', start_time: start, scan_types: ['NMAP'], filter_set: { tags: ['x'] }, email_notification: 'NEVER' });
+        const response = await service.post('/v1/scans/scheduled', {
+          name: 'old',
+          schedule: 'MONTHLY',
+          start_time: start,
+          scan_types: ['NMAP'],
+          filter_set: { tags: ['x'] },
+          email_notification: 'NEVER',
+        });
         expect(response.status, start).to.equal(400);
         expect(response.body.error).to.match(/2000 to 2199/);
       }
     });
 
     it('computes a MONTHLY next_run from an early start in the coming month, not centuries away', async () => {
-      const response = await service.post('/v1/scans/scheduled', { name: 'early', schedule: 'MONTHLY', start_time: '2000-01-31T00:00:00Z', scan_types: ['NMAP'], filter_set: { tags: ['x'] }, email_notification: 'NEVER' });
+      const response = await service.post('/v1/scans/scheduled', {
+        name: 'early',
+        schedule: 'MONTHLY',
+        start_time: '2000-01-31T00:00:00Z',
+        scan_types: ['NMAP'],
+        filter_set: { tags: ['x'] },
+        email_notification: 'NEVER',
+      });
       expect(response.status).to.equal(200);
       const next = Date.parse(response.body.data.next_run);
       expect(next).to.be.greaterThan(Date.now());
@@ -269,7 +296,11 @@ describe('reliability: start-up removes what a crash left behind', function () {
 
       // As a crash would leave it: the second import's marker, an orphan folder, a temporary file.
       const db = new BetterSqlite3(join(dir.path, 'vigil.db'));
-      db.prepare("INSERT INTO pending_recordings (scan_id, account_id, kind, started_at) VALUES (?, ?, 'IMPORT', ?)").run(cutScan, service.accountId, new Date().toISOString());
+      db.prepare("INSERT INTO pending_recordings (scan_id, account_id, kind, started_at) VALUES (?, ?, 'IMPORT', ?)").run(
+        cutScan,
+        service.accountId,
+        new Date().toISOString(),
+      );
       db.close();
       mkdirSync(join(dir.path, 'results', 'orphan-scan'), { recursive: true });
       writeFileSync(join(dir.path, 'results', 'orphan-scan', 'nmap.xml'), 'x');
@@ -287,8 +318,12 @@ describe('reliability: start-up removes what a crash left behind', function () {
         try {
           expect(reopened.prepare('SELECT COUNT(*) AS n FROM scans WHERE id = ?').get(cutScan)).to.deep.equal({ n: 0 });
           expect(reopened.prepare('SELECT COUNT(*) AS n FROM scans WHERE id = ?').get(keptScan)).to.deep.equal({ n: 1 });
-          expect(reopened.prepare("SELECT COUNT(*) AS n FROM risks r JOIN targets t ON t.id = r.target_id WHERE t.target LIKE '49.%'").get()).to.deep.equal({ n: 0 });
-          expect(reopened.prepare("SELECT COUNT(*) AS n FROM risks r JOIN targets t ON t.id = r.target_id WHERE t.target LIKE '48.%'").get()).to.deep.equal({ n: 6 });
+          expect(reopened.prepare("SELECT COUNT(*) AS n FROM risks r JOIN targets t ON t.id = r.target_id WHERE t.target LIKE '49.%'").get()).to.deep.equal({
+            n: 0,
+          });
+          expect(reopened.prepare("SELECT COUNT(*) AS n FROM risks r JOIN targets t ON t.id = r.target_id WHERE t.target LIKE '48.%'").get()).to.deep.equal({
+            n: 6,
+          });
           expect(reopened.prepare('SELECT COUNT(*) AS n FROM pending_recordings').get()).to.deep.equal({ n: 0 });
           expect(reopened.pragma('integrity_check', { simple: true })).to.equal('ok');
         } finally {

@@ -22,13 +22,27 @@ const source = core.sources.create(account, { source_type: 'IMPORTED', name: 'la
 const addresses = Array.from({ length: Number(hostCount) }, (_, index) => fixtureHostAddress(index + 1));
 const targets = core.db.transaction(() => addresses.map((address) => core.targets.recordUploaded(account, address, {})))();
 const at = new Date().toISOString();
-const scan = newImportScan({ id: 'large-collect-scan', accountId: account.id, type: 'NMAP', targets, source, skippedHosts: 0, resultId: 'large-collect-result', contentType: 'application/xml', at });
+const scan = newImportScan({
+  id: 'large-collect-scan',
+  accountId: account.id,
+  type: 'NMAP',
+  targets,
+  source,
+  skippedHosts: 0,
+  resultId: 'large-collect-result',
+  contentType: 'application/xml',
+  at,
+});
 core.scanRepository.insertImported(scan, []);
 
 // Read in pieces, as the runner reads a result file from disk.
-const output = { file: 'nmap.xml', contentType: 'application/xml', content: async function* () {
-  yield* nmapHostsReport(Number(hostCount), 'large.example.com');
-} };
+const output = {
+  file: 'nmap.xml',
+  contentType: 'application/xml',
+  content: async function* () {
+    yield* nmapHostsReport(Number(hostCount), 'large.example.com');
+  },
+};
 const collected = await collectFindings(scan, [output], core.staging, 256 * 1024 * 1024);
 const staged = targets.reduce((sum, target) => sum + collected.byTarget.countOf(target.id), 0);
 const recorded = await core.history.recordScanWhole(scan, 'SCAN', collected.byTarget, (risks) => risks);

@@ -21,7 +21,10 @@ describe('reliability: a large scan output is collected and recorded without hol
   it('collects and records the 41,540 findings of a 25 MB nmap output in a 128 MiB V8 heap, and leaves nothing staged (holding them took over 110 MB more)', () => {
     const dir = tempDir();
     try {
-      const run = spawnSync(process.execPath, ['--max-old-space-size=128', '--import', 'tsx', CHILD, dir.path, String(HOSTS)], { encoding: 'utf8', maxBuffer: 1024 * 1024 });
+      const run = spawnSync(process.execPath, ['--max-old-space-size=128', '--import', 'tsx', CHILD, dir.path, String(HOSTS)], {
+        encoding: 'utf8',
+        maxBuffer: 1024 * 1024,
+      });
       expect(run.status, run.stderr.slice(-2000)).to.equal(0);
       const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { staged: number; newOpen: number; left: number };
       expect(result).to.deep.equal({ staged: FINDINGS, newOpen: FINDINGS, left: 0 });

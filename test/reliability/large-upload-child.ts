@@ -19,7 +19,10 @@ import { peakRssMb } from '../support/peak-rss.js';
 const [dataDir, hostCount, withEndpoint, accountId] = process.argv.slice(2) as [string, string, string | undefined, string | undefined];
 
 const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dataDir }));
-const account = accountId === undefined ? core.accounts.createAccount({ name: `large-${process.pid}`, monthlyScanLimit: null }).account : core.accounts.findAccount(accountId);
+const account =
+  accountId === undefined
+    ? core.accounts.createAccount({ name: `large-${process.pid}`, monthlyScanLimit: null }).account
+    : core.accounts.findAccount(accountId);
 if (withEndpoint === 'endpoint') core.webhookEndpoints.add(account.id, 'https://hooks.example.com/large');
 const source = core.sources.create(account, { source_type: 'IMPORTED', name: 'large' });
 const baseline = peakRssMb();

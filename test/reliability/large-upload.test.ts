@@ -37,7 +37,10 @@ describe('reliability: a large upload holds neither its findings nor its events,
   });
 
   it('records 41,540 findings and their events in a 128 MiB V8 heap (its baseline here is about 75 MB; holding the findings took over 110 MB more)', () => {
-    const run = spawnSync(process.execPath, ['--max-old-space-size=128', '--import', 'tsx', CHILD, dir.path, String(HOSTS), 'endpoint'], { encoding: 'utf8', maxBuffer: 1024 * 1024 });
+    const run = spawnSync(process.execPath, ['--max-old-space-size=128', '--import', 'tsx', CHILD, dir.path, String(HOSTS), 'endpoint'], {
+      encoding: 'utf8',
+      maxBuffer: 1024 * 1024,
+    });
     expect(run.status, run.stderr.slice(-2000)).to.equal(0);
     const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { newOpen: number; definitionMb: number; peakOverBaselineMb: number };
     expect(result.newOpen).to.equal(FINDINGS);
@@ -107,7 +110,9 @@ describe('reliability: a large upload holds neither its findings nor its events,
     try {
       // Killed once some of the upload's chunks are committed (or when it has finished, on a fast machine).
       await waitFor(
-        async () => child.exitCode !== null || (count(reader, 'SELECT COUNT(*) AS n FROM pending_recordings') > 0 && count(reader, 'SELECT COUNT(*) AS n FROM risks') > 6),
+        async () =>
+          child.exitCode !== null ||
+          (count(reader, 'SELECT COUNT(*) AS n FROM pending_recordings') > 0 && count(reader, 'SELECT COUNT(*) AS n FROM risks') > 6),
         (ready) => ready,
         'the upload to be recording',
         120_000,
@@ -126,7 +131,7 @@ describe('reliability: a large upload holds neither its findings nor its events,
       expect(db.pragma('integrity_check', { simple: true })).to.equal('ok');
       expect(count(db, 'SELECT COUNT(*) AS n FROM pending_recordings')).to.equal(0);
       expect(core.scans.get(earlier, committed.scan.id).state).to.equal('SUCCEEDED');
-      expect(db.prepare("SELECT id, status, last_detected_at FROM risks WHERE account_id = ? ORDER BY seq").all(earlier.id)).to.deep.equal(before.risks);
+      expect(db.prepare('SELECT id, status, last_detected_at FROM risks WHERE account_id = ? ORDER BY seq').all(earlier.id)).to.deep.equal(before.risks);
       expect(db.prepare('SELECT id, type, payload FROM events WHERE account_id = ? ORDER BY seq').all(earlier.id)).to.deep.equal(before.events);
 
       const large = db.prepare("SELECT id FROM accounts WHERE name LIKE 'large-%'").pluck().get() as string;
@@ -137,7 +142,12 @@ describe('reliability: a large upload holds neither its findings nor its events,
       if (scans === 0) expect({ risks, events }).to.deep.equal({ risks: 0, events: 0 });
       else expect({ scans, risks, events }).to.deep.equal({ scans: 1, risks: FINDINGS, events: FINDINGS + 1 });
       // No event names a risk that is not there.
-      expect(count(db, "SELECT COUNT(*) AS n FROM events e WHERE e.type LIKE 'risk.%' AND NOT EXISTS (SELECT 1 FROM risks r WHERE r.id = json_extract(e.payload, '$.id'))")).to.equal(0);
+      expect(
+        count(
+          db,
+          "SELECT COUNT(*) AS n FROM events e WHERE e.type LIKE 'risk.%' AND NOT EXISTS (SELECT 1 FROM risks r WHERE r.id = json_extract(e.payload, '$.id'))",
+        ),
+      ).to.equal(0);
     } finally {
       core.db.close();
     }
@@ -164,9 +174,16 @@ describe('reliability: a large upload holds neither its findings nor its events,
     try {
       // Killed once every target is written and the first chunk of risks has rescanned the existing ones, long before the last chunk.
       await waitFor(
-        async () => child.exitCode !== null || (count(reader, 'SELECT COUNT(*) AS n FROM pending_recordings') > 0
-          && count(reader, 'SELECT COUNT(*) AS n FROM targets WHERE account_id = ?', account.id) === HOSTS
-          && count(reader, 'SELECT COUNT(*) AS n FROM targets WHERE target = ? AND last_scanned_at > ?', fixtureHostAddress(1), (before[0] as { last_scanned_at: string }).last_scanned_at) === 1),
+        async () =>
+          child.exitCode !== null ||
+          (count(reader, 'SELECT COUNT(*) AS n FROM pending_recordings') > 0 &&
+            count(reader, 'SELECT COUNT(*) AS n FROM targets WHERE account_id = ?', account.id) === HOSTS &&
+            count(
+              reader,
+              'SELECT COUNT(*) AS n FROM targets WHERE target = ? AND last_scanned_at > ?',
+              fixtureHostAddress(1),
+              (before[0] as { last_scanned_at: string }).last_scanned_at,
+            ) === 1),
         (ready) => ready,
         'the upload to be recording its risks',
         120_000,

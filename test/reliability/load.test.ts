@@ -55,7 +55,10 @@ describe('reliability: a bounded load run', function () {
             {
               setupRequest: (request) => {
                 const shot = shots[next++ % shots.length]!;
-                const headers: Record<string, string> = { 'Content-Type': 'application/json', ...(shot.key === undefined ? {} : { 'X-SERVICE-API-KEY': shot.key }) };
+                const headers: Record<string, string> = {
+                  'Content-Type': 'application/json',
+                  ...(shot.key === undefined ? {} : { 'X-SERVICE-API-KEY': shot.key }),
+                };
                 return { ...request, method: shot.method, path: shot.path, headers, body: shot.body };
               },
             },
@@ -68,7 +71,10 @@ describe('reliability: a bounded load run', function () {
     const answered = [...statuses.values()].reduce((sum, n) => sum + n, 0);
     expect(answered).to.equal(REQUESTS);
     expect(result.errors + result.timeouts, 'failed connections').to.equal(0);
-    expect([...statuses.keys()].filter((status) => status >= 500), JSON.stringify(Object.fromEntries(statuses))).to.deep.equal([]);
+    expect(
+      [...statuses.keys()].filter((status) => status >= 500),
+      JSON.stringify(Object.fromEntries(statuses)),
+    ).to.deep.equal([]);
     expect(statuses.get(200) ?? 0).to.be.greaterThan(0);
   });
 });

@@ -15,7 +15,18 @@ interface Probe {
 }
 
 const BAD_SEGMENTS = ['%ff', '%', '%E0%A4%A', '%c0%af', '%00', 'x'.repeat(5000), '%ED%A0%80'];
-const BAD_QUERIES = ['page_size=Infinity', 'page_size=', 'page_size=1e3', 'page_size=-0', 'filters={', 'filters=%ff', '%ff=1', 'sort=%ff', 'page_token=%ff', 'filters={"tags":["%ED%A0%80"]}'];
+const BAD_QUERIES = [
+  'page_size=Infinity',
+  'page_size=',
+  'page_size=1e3',
+  'page_size=-0',
+  'filters={',
+  'filters=%ff',
+  '%ff=1',
+  'sort=%ff',
+  'page_token=%ff',
+  'filters={"tags":["%ED%A0%80"]}',
+];
 
 /** Every way a body can be broken. */
 function bodyProbes(method: string, path: string): Probe[] {
@@ -33,7 +44,12 @@ function bodyProbes(method: string, path: string): Probe[] {
     { method, path, headers: json, body: 'null' },
     { method, path, headers: { 'Content-Type': 'application/json; charset=utf-16' }, body: '{}' },
     { method, path, headers: { 'Content-Type': 'multipart/form-data' }, body: '--x\r\n' },
-    { method, path, headers: { 'Content-Type': 'multipart/form-data; boundary=x' }, body: '--x\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\n<nmaprun' },
+    {
+      method,
+      path,
+      headers: { 'Content-Type': 'multipart/form-data; boundary=x' },
+      body: '--x\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\n<nmaprun',
+    },
     { method, path, headers: { 'Content-Type': 'text/plain' }, body: '\u0000\u0001' },
   ];
 }
@@ -96,7 +112,8 @@ describe('reliability: malformed requests to every route', function () {
         for (const key of [undefined, service.apiKey]) {
           const status = await send(service, probe, key);
           sent += 1;
-          if (status >= 500) failures.push(`${status} ${probe.method} ${probe.path.slice(0, 80)} ${JSON.stringify(probe.headers ?? {})} key=${key !== undefined}`);
+          if (status >= 500)
+            failures.push(`${status} ${probe.method} ${probe.path.slice(0, 80)} ${JSON.stringify(probe.headers ?? {})} key=${key !== undefined}`);
         }
       }
     }

@@ -31,7 +31,17 @@ describe('reliability: a small recording is one transaction', () => {
 
   function insertScan(of: Target[] = targets): Scan {
     const source = { id: randomUUID(), accountId: account.id, sourceType: 'IMPORTED' as const, name: 'whole', createdAt: new Date().toISOString() };
-    const scan = newImportScan({ id: randomUUID(), accountId: account.id, type: 'NMAP', targets: of, source, skippedHosts: 0, resultId: randomUUID(), contentType: 'application/xml', at: new Date().toISOString() });
+    const scan = newImportScan({
+      id: randomUUID(),
+      accountId: account.id,
+      type: 'NMAP',
+      targets: of,
+      source,
+      skippedHosts: 0,
+      resultId: randomUUID(),
+      contentType: 'application/xml',
+      at: new Date().toISOString(),
+    });
     core.scanRepository.insertImported(scan, []);
     return scan;
   }

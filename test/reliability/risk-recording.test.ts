@@ -33,7 +33,17 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
 
   function insertScan(): Scan {
     const source = { id: randomUUID(), accountId: account.id, sourceType: 'IMPORTED' as const, name: 'chunks', createdAt: new Date().toISOString() };
-    const scan = newImportScan({ id: randomUUID(), accountId: account.id, type: 'NMAP', targets, source, skippedHosts: 0, resultId: randomUUID(), contentType: 'application/xml', at: new Date().toISOString() });
+    const scan = newImportScan({
+      id: randomUUID(),
+      accountId: account.id,
+      type: 'NMAP',
+      targets,
+      source,
+      skippedHosts: 0,
+      resultId: randomUUID(),
+      contentType: 'application/xml',
+      at: new Date().toISOString(),
+    });
     core.scanRepository.insertImported(scan, []);
     return scan;
   }
@@ -89,9 +99,11 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
     const before = snapshot();
     const second = insertScan();
     let failure: unknown;
-    await core.history.recordScanInChunks(second, 'SCAN', findings([443]), () => {
-      throw new Error('disk full');
-    }).catch((error: unknown) => (failure = error));
+    await core.history
+      .recordScanInChunks(second, 'SCAN', findings([443]), () => {
+        throw new Error('disk full');
+      })
+      .catch((error: unknown) => (failure = error));
     expect((failure as Error).message).to.equal('disk full');
     expect(snapshot()).to.deep.equal(before);
     expect(core.riskRepository.coveredBy(second.id)).to.deep.equal([]);
@@ -101,7 +113,9 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
     const before = snapshot();
     const second = insertScan();
     // As a crash leaves it: the marker and the first chunk, never the last.
-    core.db.prepare("INSERT INTO pending_recordings (scan_id, account_id, kind, started_at) VALUES (?, ?, 'SCAN', ?)").run(second.id, account.id, new Date().toISOString());
+    core.db
+      .prepare("INSERT INTO pending_recordings (scan_id, account_id, kind, started_at) VALUES (?, ?, 'SCAN', ?)")
+      .run(second.id, account.id, new Date().toISOString());
     core.history.transaction(() => core.history.recordScan({ ...second, resolvedTargets: second.resolvedTargets.slice(0, 100) }, findings([443])));
     expect(snapshot()).to.not.deep.equal(before);
     expect(core.history.rollBackInterrupted()).to.deep.equal([{ scanId: second.id, accountId: account.id, kind: 'SCAN' }]);
@@ -111,7 +125,8 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
 
   it('with a webhook endpoint, stores no event of a refused recording (its chunks staged them) and every event of a completed one, in order', async () => {
     core.webhookEndpoints.add(account.id, 'https://hooks.example.com/chunks');
-    const events = () => core.db.prepare('SELECT type, json_extract(payload, \'$.status\') AS status FROM events ORDER BY seq').all() as Array<{ type: string; status: string }>;
+    const events = () =>
+      core.db.prepare("SELECT type, json_extract(payload, '$.status') AS status FROM events ORDER BY seq").all() as Array<{ type: string; status: string }>;
     const refused = insertScan();
     expect(await core.history.recordScanInChunks(refused, 'SCAN', findings([80, 443]), () => false)).to.equal(false);
     expect(events()).to.deep.equal([]);

@@ -23,7 +23,10 @@ describe('HTML report in a real browser (Chromium)', function () {
 
   before(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}; install it with \`make system-deps\``);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+    });
   });
   after(async () => {
     await browser?.close();

@@ -58,7 +58,9 @@ describe('the login confining proxy and malformed requests', () => {
   for (const [what, target] of badConnects) {
     it(`answers CONNECT with ${what} with 400 and still tunnels a good CONNECT afterwards`, async () => {
       expect(statusLine(await exchange(port, `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`))).to.equal('HTTP/1.1 400 Bad Request');
-      expect(statusLine(await exchange(port, `CONNECT 127.0.0.1:${upstreamPort} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`))).to.equal('HTTP/1.1 200 Connection Established');
+      expect(statusLine(await exchange(port, `CONNECT 127.0.0.1:${upstreamPort} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`))).to.equal(
+        'HTTP/1.1 200 Connection Established',
+      );
     });
   }
 
@@ -77,6 +79,7 @@ describe('the login confining proxy and malformed requests', () => {
   it('reads a CONNECT target as host and a port from 1 to 65535', () => {
     expect(connectTarget('example.com:443')).to.deep.equal({ host: 'example.com', port: 443 });
     expect(connectTarget('[::1]:65535')).to.deep.equal({ host: '[::1]', port: 65535 });
-    for (const bad of ['example.com:65536', 'example.com:0', 'example.com:', ':80', 'a b:80', 'example.com']) expect(connectTarget(bad), bad).to.equal(undefined);
+    for (const bad of ['example.com:65536', 'example.com:0', 'example.com:', ':80', 'a b:80', 'example.com'])
+      expect(connectTarget(bad), bad).to.equal(undefined);
   });
 });

@@ -15,7 +15,9 @@ describe('login proxy refusals', () => {
     const vetted = await proxy.vet('intranet.example.com');
     expect(vetted).to.deep.equal({ refused: 'it resolves to an address in the 10.0.0.0/8 private-use (RFC 1918) range' });
     expect(JSON.stringify(vetted)).not.to.include('10.1.2.3');
-    expect(proxy.refusals).to.deep.equal([{ host: 'intranet.example.com', reason: 'it resolves to an address in the 10.0.0.0/8 private-use (RFC 1918) range', address: '10.1.2.3' }]);
+    expect(proxy.refusals).to.deep.equal([
+      { host: 'intranet.example.com', reason: 'it resolves to an address in the 10.0.0.0/8 private-use (RFC 1918) range', address: '10.1.2.3' },
+    ]);
   });
 
   it('say "it is in" for an address literal, which is the host the recording named', async () => {

@@ -29,10 +29,21 @@ function scannerExiting(code: number, completeExitCodes: number[]): ScannerDefin
 }
 
 async function outcome(definition: ScannerDefinition, dir: string, maxOutputBytes?: number): Promise<WorkloadStatus> {
-  const runner = new ProcessWorkloadRunner({ workDir: dir, scannerFor: () => definition, deadlineMs: 60_000, environment: scannerEnvironment(), launch: launchOptions(loadSettings({ PATH: process.env.PATH ?? '' })), ...(maxOutputBytes === undefined ? {} : { maxOutputBytes }) });
+  const runner = new ProcessWorkloadRunner({
+    workDir: dir,
+    scannerFor: () => definition,
+    deadlineMs: 60_000,
+    environment: scannerEnvironment(),
+    launch: launchOptions(loadSettings({ PATH: process.env.PATH ?? '' })),
+    ...(maxOutputBytes === undefined ? {} : { maxOutputBytes }),
+  });
   const scan = { id: 'scan-1', type: 'NMAP' } as Scan;
   await runner.start(scan, [{ targetId: 't', target: '198.51.100.7', addresses: ['198.51.100.7'] }]);
-  return waitFor(() => runner.observe(scan.id), (status) => status.phase !== 'Running', 'the scanner to exit');
+  return waitFor(
+    () => runner.observe(scan.id),
+    (status) => status.phase !== 'Running',
+    'the scanner to exit',
+  );
 }
 
 describe('embedded runner: exit codes', () => {
@@ -47,13 +58,26 @@ describe('embedded runner: exit codes', () => {
   });
 
   it('a small output (up to 1 MiB) is read when the scanner exits, so it outlives the work directory; a larger one is read from it later, in pieces', async () => {
-    const writing = (bytes: number): ScannerDefinition => ({ ...scannerExiting(0, [0]), local: () => ({ program: 'sh', args: ['-c', `head -c ${bytes} /dev/zero | tr '\\0' x > report.xml`] }) });
+    const writing = (bytes: number): ScannerDefinition => ({
+      ...scannerExiting(0, [0]),
+      local: () => ({ program: 'sh', args: ['-c', `head -c ${bytes} /dev/zero | tr '\\0' x > report.xml`] }),
+    });
     const runner = (name: string, definition: ScannerDefinition) =>
-      new ProcessWorkloadRunner({ workDir: join(dir.path, name), scannerFor: () => definition, deadlineMs: 60_000, environment: scannerEnvironment(), launch: launchOptions(loadSettings({ PATH: process.env.PATH ?? '' })) });
+      new ProcessWorkloadRunner({
+        workDir: join(dir.path, name),
+        scannerFor: () => definition,
+        deadlineMs: 60_000,
+        environment: scannerEnvironment(),
+        launch: launchOptions(loadSettings({ PATH: process.env.PATH ?? '' })),
+      });
     const finished = async (workloads: ProcessWorkloadRunner) => {
       const scan = { id: 'scan-1', type: 'NMAP' } as Scan;
       await workloads.start(scan, [{ targetId: 't', target: '198.51.100.7', addresses: ['198.51.100.7'] }]);
-      const status = await waitFor(() => workloads.observe(scan.id), (status) => status.phase !== 'Running', 'the scanner to exit');
+      const status = await waitFor(
+        () => workloads.observe(scan.id),
+        (status) => status.phase !== 'Running',
+        'the scanner to exit',
+      );
       expect(status.phase).to.equal('Succeeded');
       return { status, release: () => workloads.release(scan.id) };
     };
@@ -69,10 +93,20 @@ describe('embedded runner: exit codes', () => {
 
   it('release forgets the workload at once and removes its work directory in the background; stopAll waits for the removal', async () => {
     const workDir = join(dir.path, 'released');
-    const runner = new ProcessWorkloadRunner({ workDir, scannerFor: () => scannerExiting(0, [0]), deadlineMs: 60_000, environment: scannerEnvironment(), launch: launchOptions(loadSettings({ PATH: process.env.PATH ?? '' })) });
+    const runner = new ProcessWorkloadRunner({
+      workDir,
+      scannerFor: () => scannerExiting(0, [0]),
+      deadlineMs: 60_000,
+      environment: scannerEnvironment(),
+      launch: launchOptions(loadSettings({ PATH: process.env.PATH ?? '' })),
+    });
     const scan = { id: 'scan-1', type: 'NMAP' } as Scan;
     await runner.start(scan, [{ targetId: 't', target: '198.51.100.7', addresses: ['198.51.100.7'] }]);
-    await waitFor(() => runner.observe(scan.id), (status) => status.phase !== 'Running', 'the scanner to exit');
+    await waitFor(
+      () => runner.observe(scan.id),
+      (status) => status.phase !== 'Running',
+      'the scanner to exit',
+    );
     expect(existsSync(join(workDir, scan.id, 'report.xml'))).to.equal(true);
     await runner.release(scan.id);
     expect(await runner.observe(scan.id)).to.deep.equal({ phase: 'Missing' });
@@ -80,25 +114,60 @@ describe('embedded runner: exit codes', () => {
     expect(existsSync(join(workDir, scan.id))).to.equal(false);
   });
 
-  it('an unlisted code fails, naming the code and the scanner\'s last error lines', async () => {
+  it("an unlisted code fails, naming the code and the scanner's last error lines", async () => {
     const status = await outcome(scannerExiting(2, [0]), join(dir.path, 'work'));
     expect(status).to.include({ phase: 'Failed', reason: 'ScannerExited' });
     expect(status.message).to.equal('sh exited with code 2: warning: a seed answered 404');
   });
 
   it('a scanner whose spawner process dies fails as WorkloadLost, and is killed', async () => {
-    const definition: ScannerDefinition = { ...scannerExiting(0, [0]), local: () => ({ program: 'sh', args: ['-c', 'echo $PPID > spawner.pid; echo $$ > scanner.pid; exec sleep 300'] }) };
+    const definition: ScannerDefinition = {
+      ...scannerExiting(0, [0]),
+      local: () => ({ program: 'sh', args: ['-c', 'echo $PPID > spawner.pid; echo $$ > scanner.pid; exec sleep 300'] }),
+    };
     const workDir = join(dir.path, 'lost');
-    const runner = new ProcessWorkloadRunner({ workDir, scannerFor: () => definition, deadlineMs: 60_000, environment: scannerEnvironment(), launch: launchOptions(loadSettings({ PATH: process.env.PATH ?? '' })) });
+    const runner = new ProcessWorkloadRunner({
+      workDir,
+      scannerFor: () => definition,
+      deadlineMs: 60_000,
+      environment: scannerEnvironment(),
+      launch: launchOptions(loadSettings({ PATH: process.env.PATH ?? '' })),
+    });
     const scan = { id: 'scan-lost', type: 'NMAP' } as Scan;
     await runner.start(scan, [{ targetId: 't', target: '198.51.100.7', addresses: ['198.51.100.7'] }]);
-    const pidIn = (file: string) => waitFor(async () => { try { return Number(readFileSync(join(workDir, scan.id, file), 'utf8')); } catch { return 0; } }, (pid) => pid > 0, file);
+    const pidIn = (file: string) =>
+      waitFor(
+        async () => {
+          try {
+            return Number(readFileSync(join(workDir, scan.id, file), 'utf8'));
+          } catch {
+            return 0;
+          }
+        },
+        (pid) => pid > 0,
+        file,
+      );
     const [spawnerPid, scannerPid] = [await pidIn('spawner.pid'), await pidIn('scanner.pid')];
     process.kill(spawnerPid, 'SIGKILL');
-    const status = await waitFor(() => runner.observe(scan.id), (found) => found.phase !== 'Running', 'the scan to fail');
+    const status = await waitFor(
+      () => runner.observe(scan.id),
+      (found) => found.phase !== 'Running',
+      'the scan to fail',
+    );
     expect(status).to.include({ phase: 'Failed', reason: 'WorkloadLost' });
     expect(status.message).to.equal('the scanner process was lost (the scanner spawner process exited); start the scan again');
-    await waitFor(async () => { try { process.kill(scannerPid, 0); return true; } catch { return false; } }, (alive) => !alive, 'the scanner to be killed');
+    await waitFor(
+      async () => {
+        try {
+          process.kill(scannerPid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      (alive) => !alive,
+      'the scanner to be killed',
+    );
     await runner.stopAll();
   });
 
@@ -106,7 +175,9 @@ describe('embedded runner: exit codes', () => {
     // '<nmaprun/>\n' is 11 bytes.
     const over = await outcome(scannerExiting(0, [0]), join(dir.path, 'over'), 10);
     expect(over).to.include({ phase: 'Failed', reason: 'OutputTooLarge' });
-    expect(over.message).to.equal('the scanner wrote 11 bytes to report.xml, over the 10 bytes limit (VIGIL_RESULT_FILE_MAX_MB); scan fewer targets at a time or raise the limit');
+    expect(over.message).to.equal(
+      'the scanner wrote 11 bytes to report.xml, over the 10 bytes limit (VIGIL_RESULT_FILE_MAX_MB); scan fewer targets at a time or raise the limit',
+    );
     const within = await outcome(scannerExiting(0, [0]), join(dir.path, 'within'), 11);
     expect(within.phase).to.equal('Succeeded');
   });

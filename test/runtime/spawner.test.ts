@@ -16,7 +16,13 @@ interface Run {
   exit: { code: number | null; signal: NodeJS.Signals | null };
 }
 
-function run(spawner: ScannerSpawner, program: string, args: string[], env?: Record<string, string | undefined>, onStart?: (kill: (signal: NodeJS.Signals) => void) => void): Promise<Run> {
+function run(
+  spawner: ScannerSpawner,
+  program: string,
+  args: string[],
+  env?: Record<string, string | undefined>,
+  onStart?: (kill: (signal: NodeJS.Signals) => void) => void,
+): Promise<Run> {
   return new Promise((resolve) => {
     const lines: Run['lines'] = [];
     const errors: Run['errors'] = [];
@@ -55,7 +61,7 @@ describe('embedded runner: scanner spawner', () => {
     expect(result.errors).to.deep.equal([]);
   });
 
-  it('runs in the given directory with exactly the given environment, without the spawner\'s IPC channel', async () => {
+  it("runs in the given directory with exactly the given environment, without the spawner's IPC channel", async () => {
     const result = await run(spawner, '/bin/sh', ['-c', 'pwd; env | sort'], { PATH: process.env.PATH, ONLY_THIS: 'yes' });
     const out = result.lines.map(([line]) => line);
     expect(out[0]).to.equal('/tmp');
@@ -72,7 +78,12 @@ describe('embedded runner: scanner spawner', () => {
   it('started settles once the process exists (a RUNNING scan has its scanner), and for a program that cannot start', async () => {
     let closed: (value: unknown) => void = () => undefined;
     const exited = new Promise((resolve) => (closed = resolve));
-    const child = spawner.spawn('/bin/sh', ['-c', 'exec sleep 300'], { cwd: '/tmp', onLine: () => undefined, onError: () => undefined, onClose: (code, signal) => closed(signal) });
+    const child = spawner.spawn('/bin/sh', ['-c', 'exec sleep 300'], {
+      cwd: '/tmp',
+      onLine: () => undefined,
+      onError: () => undefined,
+      onClose: (code, signal) => closed(signal),
+    });
     await child.started;
     expect(execFileSync('ps', ['-o', 'args=', '--ppid', String(spawner.pid)]).toString()).to.include('sleep 300');
     child.kill('SIGKILL');
@@ -96,7 +107,12 @@ describe('embedded runner: scanner spawner', () => {
     await spawner.start();
     const first = spawner.pid!;
     process.kill(first, 'SIGKILL');
-    await waitFor(async () => spawner.pid, (pid) => pid === undefined, 'the dead spawner to be noticed', 30_000);
+    await waitFor(
+      async () => spawner.pid,
+      (pid) => pid === undefined,
+      'the dead spawner to be noticed',
+      30_000,
+    );
     await spawner.start();
     expect(spawner.pid).to.not.equal(first);
     expect((await run(spawner, '/bin/sh', ['-c', 'echo again'])).lines).to.deep.equal([['again', 'stdout']]);
@@ -128,7 +144,12 @@ describe('embedded runner: scanner spawner', () => {
     scannerPid = Number(first.lines[0]![0]);
     expect(first.exit).to.deep.equal({ code: null, signal: 'SIGKILL' });
     expect(first.errors).to.deep.equal([{ message: 'the scanner spawner process exited', code: SPAWNER_LOST }]);
-    await waitFor(async () => alive(scannerPid), (isAlive) => !isAlive, 'the orphaned scanner to be killed', 30_000);
+    await waitFor(
+      async () => alive(scannerPid),
+      (isAlive) => !isAlive,
+      'the orphaned scanner to be killed',
+      30_000,
+    );
     const next = await run(spawner, '/bin/sh', ['-c', 'echo again']);
     expect(next.lines).to.deep.equal([['again', 'stdout']]);
     expect(next.exit.code).to.equal(0);
@@ -140,6 +161,11 @@ describe('embedded runner: scanner spawner', () => {
     const scannerPid = Number(firstLine);
     expect(alive(scannerPid)).to.equal(true);
     parent.kill('SIGKILL');
-    await waitFor(async () => alive(scannerPid), (isAlive) => !isAlive, 'the scanner to be killed with its service', 30_000);
+    await waitFor(
+      async () => alive(scannerPid),
+      (isAlive) => !isAlive,
+      'the scanner to be killed with its service',
+      30_000,
+    );
   });
 });

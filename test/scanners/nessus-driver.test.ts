@@ -80,30 +80,57 @@ describe('vigil scanner nessus', function () {
     return { run, output, stdout: () => stdout, sleeps: time.sleeps };
   }
 
-  const failure = (run: Promise<number>) => run.then(() => undefined, (caught: Error) => caught);
+  const failure = (run: Promise<number>) =>
+    run.then(
+      () => undefined,
+      (caught: Error) => caught,
+    );
 
   it('creates a scan from the basic template, launches and follows it, exports, downloads and deletes it', async () => {
     const { scope, requests } = nessusApi();
     scope
       .get('/editor/scan/templates')
-      .reply(200, { templates: [{ uuid: 'ad629e16-03b6-8c1d-cef6-ef8c9dd3c658d24bd260ef5f9e66', name: 'advanced' }, { uuid: BASIC_TEMPLATE, name: 'basic', title: 'Basic Network Scan' }] })
-      .post('/scans', { uuid: BASIC_TEMPLATE, settings: { name: 'vigil 2026-03-01T12:00:00.000Z', text_targets: '192.0.2.10,scanme.example.com', enabled: false } })
+      .reply(200, {
+        templates: [
+          { uuid: 'ad629e16-03b6-8c1d-cef6-ef8c9dd3c658d24bd260ef5f9e66', name: 'advanced' },
+          { uuid: BASIC_TEMPLATE, name: 'basic', title: 'Basic Network Scan' },
+        ],
+      })
+      .post('/scans', {
+        uuid: BASIC_TEMPLATE,
+        settings: { name: 'vigil 2026-03-01T12:00:00.000Z', text_targets: '192.0.2.10,scanme.example.com', enabled: false },
+      })
       .matchHeader('content-type', 'application/json')
       .reply(200, { scan: { id: 42, uuid: 'template-00000000-0000-0000-0000-000000000000', name: 'vigil' } })
       .post('/scans/42/launch', (body) => body === '' || Object.keys(body as object).length === 0)
       .reply(200, { scan_uuid: '6f7a4a4c-1cb1-4bcb-9c43-1ed1a9d1e2bd' })
-      .get('/scans/42').reply(200, { info: { status: 'pending' }, hosts: [] })
-      .get('/scans/42').reply(200, { info: { status: 'running' }, hosts: [{ host_id: 2, scanprogresscurrent: 0, scanprogresstotal: 100 }] })
-      .get('/scans/42').reply(200, { info: { status: 'running' }, hosts: [{ host_id: 2, scanprogresscurrent: 30, scanprogresstotal: 100 }, { host_id: 3, scanprogresscurrent: 50, scanprogresstotal: 100 }] })
-      .get('/scans/42').reply(200, { info: { status: 'completed' }, hosts: [] })
+      .get('/scans/42')
+      .reply(200, { info: { status: 'pending' }, hosts: [] })
+      .get('/scans/42')
+      .reply(200, { info: { status: 'running' }, hosts: [{ host_id: 2, scanprogresscurrent: 0, scanprogresstotal: 100 }] })
+      .get('/scans/42')
+      .reply(200, {
+        info: { status: 'running' },
+        hosts: [
+          { host_id: 2, scanprogresscurrent: 30, scanprogresstotal: 100 },
+          { host_id: 3, scanprogresscurrent: 50, scanprogresstotal: 100 },
+        ],
+      })
+      .get('/scans/42')
+      .reply(200, { info: { status: 'completed' }, hosts: [] })
       .post('/scans/42/export', { format: 'nessus' })
       .matchHeader('content-type', 'application/json')
       .reply(200, { file: 1234, token: 'download-token' })
-      .get('/scans/42/export/1234/status').reply(200, { status: 'loading' })
-      .get('/scans/42/export/1234/status').reply(200, { status: 'loading' })
-      .get('/scans/42/export/1234/status').reply(200, { status: 'ready' })
-      .get('/scans/42/export/1234/download').reply(200, REPORT, { 'Content-Type': 'application/octet-stream' })
-      .delete('/scans/42').reply(200);
+      .get('/scans/42/export/1234/status')
+      .reply(200, { status: 'loading' })
+      .get('/scans/42/export/1234/status')
+      .reply(200, { status: 'loading' })
+      .get('/scans/42/export/1234/status')
+      .reply(200, { status: 'ready' })
+      .get('/scans/42/export/1234/download')
+      .reply(200, REPORT, { 'Content-Type': 'application/octet-stream' })
+      .delete('/scans/42')
+      .reply(200);
 
     const { run, output, stdout, sleeps } = scan(ENV);
     expect(await run).to.equal(0);
@@ -138,12 +165,18 @@ describe('vigil scanner nessus', function () {
     scope
       .post('/scans', (body: { uuid?: string }) => body.uuid === template)
       .reply(200, { scan: { id: 7 } })
-      .post('/scans/7/launch').reply(200, {})
-      .get('/scans/7').reply(200, { info: { status: 'completed', progress: 100 } })
-      .post('/scans/7/export').reply(200, { file: '99' })
-      .get('/scans/7/export/99/status').reply(200, { status: 'ready' })
-      .get('/scans/7/export/99/download').reply(200, REPORT)
-      .delete('/scans/7').reply(200);
+      .post('/scans/7/launch')
+      .reply(200, {})
+      .get('/scans/7')
+      .reply(200, { info: { status: 'completed', progress: 100 } })
+      .post('/scans/7/export')
+      .reply(200, { file: '99' })
+      .get('/scans/7/export/99/status')
+      .reply(200, { status: 'ready' })
+      .get('/scans/7/export/99/download')
+      .reply(200, REPORT)
+      .delete('/scans/7')
+      .reply(200);
     expect(await scan({ ...ENV, VIGIL_NESSUS_TEMPLATE_UUID: template }).run).to.equal(0);
     expect(scope.isDone()).to.equal(true);
     expect(requests[0]).to.equal('POST /scans');
@@ -165,12 +198,19 @@ describe('vigil scanner nessus', function () {
   it('fails when the export is not ready by the --timeout deadline, and deletes the scan', async () => {
     const { scope } = nessusApi();
     scope
-      .post('/scans').reply(200, { scan: { id: 5 } })
-      .post('/scans/5/launch').reply(200, {})
-      .get('/scans/5').reply(200, { info: { status: 'completed' } })
-      .post('/scans/5/export').reply(200, { file: 77 })
-      .get('/scans/5/export/77/status').times(1000).reply(200, { status: 'loading' })
-      .delete('/scans/5').reply(200);
+      .post('/scans')
+      .reply(200, { scan: { id: 5 } })
+      .post('/scans/5/launch')
+      .reply(200, {})
+      .get('/scans/5')
+      .reply(200, { info: { status: 'completed' } })
+      .post('/scans/5/export')
+      .reply(200, { file: 77 })
+      .get('/scans/5/export/77/status')
+      .times(1000)
+      .reply(200, { status: 'loading' })
+      .delete('/scans/5')
+      .reply(200);
     const { run, output, sleeps } = scan({ ...ENV, VIGIL_NESSUS_TEMPLATE_UUID: BASIC_TEMPLATE }, { extraArgs: ['--timeout', '120'] });
     const error = await failure(run);
     expect(error?.message).to.equal('the .nessus export did not finish within 120 s (--timeout)');
@@ -182,10 +222,14 @@ describe('vigil scanner nessus', function () {
   it('fails naming the status when the scan is canceled, and deletes it without stopping it', async () => {
     const { scope, requests } = nessusApi();
     scope
-      .post('/scans').reply(200, { scan: { id: 8 } })
-      .post('/scans/8/launch').reply(200, {})
-      .get('/scans/8').reply(200, { info: { status: 'canceled' } })
-      .delete('/scans/8').reply(200);
+      .post('/scans')
+      .reply(200, { scan: { id: 8 } })
+      .post('/scans/8/launch')
+      .reply(200, {})
+      .get('/scans/8')
+      .reply(200, { info: { status: 'canceled' } })
+      .delete('/scans/8')
+      .reply(200);
     const error = await failure(scan({ ...ENV, VIGIL_NESSUS_TEMPLATE_UUID: BASIC_TEMPLATE }).run);
     expect(error?.message).to.equal("the Nessus scan 8 ended as 'canceled' before it completed");
     expect(requests.slice(-1)).to.deep.equal(['DELETE /scans/8']);
@@ -195,11 +239,16 @@ describe('vigil scanner nessus', function () {
   it('stops and deletes the scan when the command is stopped (SIGTERM)', async () => {
     const { scope, requests } = nessusApi();
     scope
-      .post('/scans').reply(200, { scan: { id: 9 } })
-      .post('/scans/9/launch').reply(200, {})
-      .get('/scans/9').reply(200, { info: { status: 'running' } })
-      .post('/scans/9/stop').reply(200)
-      .delete('/scans/9').reply(200);
+      .post('/scans')
+      .reply(200, { scan: { id: 9 } })
+      .post('/scans/9/launch')
+      .reply(200, {})
+      .get('/scans/9')
+      .reply(200, { info: { status: 'running' } })
+      .post('/scans/9/stop')
+      .reply(200)
+      .delete('/scans/9')
+      .reply(200);
     const error = await failure(scan({ ...ENV, VIGIL_NESSUS_TEMPLATE_UUID: BASIC_TEMPLATE }, { onSleep: (_count, stop) => stop() }).run);
     expect(error?.message).to.equal('the NESSUS scan was stopped before it finished, and no report was written');
     expect(requests.slice(-2)).to.deep.equal(['POST /scans/9/stop', 'DELETE /scans/9']);
@@ -207,8 +256,7 @@ describe('vigil scanner nessus', function () {
 
   it('says which edition is needed when the server refuses API scans (Nessus Professional and Expert: 412)', async () => {
     const { scope } = nessusApi();
-    scope
-      .post('/scans').reply(412, { error: 'API is not available' });
+    scope.post('/scans').reply(412, { error: 'API is not available' });
     const error = await failure(scan({ ...ENV, VIGIL_NESSUS_TEMPLATE_UUID: BASIC_TEMPLATE }).run);
     expect(error?.message).to.equal(
       'the Nessus server refuses to create scans over its API (412 on POST /scans: API is not available): ' +
@@ -219,18 +267,22 @@ describe('vigil scanner nessus', function () {
   it('says the same when the launch is refused, and deletes the scan it created', async () => {
     const { scope, requests } = nessusApi();
     scope
-      .post('/scans').reply(200, { scan: { id: 9 } })
-      .post('/scans/9/launch').reply(412, { error: 'API is not available' })
-      .delete('/scans/9').reply(200);
+      .post('/scans')
+      .reply(200, { scan: { id: 9 } })
+      .post('/scans/9/launch')
+      .reply(412, { error: 'API is not available' })
+      .delete('/scans/9')
+      .reply(200);
     const error = await failure(scan({ ...ENV, VIGIL_NESSUS_TEMPLATE_UUID: BASIC_TEMPLATE }).run);
-    expect(error?.message).to.match(/^the Nessus server refuses to run scans over its API \(412 on POST \/scans\/9\/launch: API is not available\): Nessus Professional and Expert/);
+    expect(error?.message).to.match(
+      /^the Nessus server refuses to run scans over its API \(412 on POST \/scans\/9\/launch: API is not available\): Nessus Professional and Expert/,
+    );
     expect(requests.at(-1)).to.equal('DELETE /scans/9');
   });
 
   it('reports any other refusal with the status and the error Nessus gave', async () => {
     const { scope } = nessusApi();
-    scope
-      .post('/scans').reply(403, { error: 'You do not have permission' });
+    scope.post('/scans').reply(403, { error: 'You do not have permission' });
     const error = await failure(scan({ ...ENV, VIGIL_NESSUS_TEMPLATE_UUID: BASIC_TEMPLATE }).run);
     expect(error?.message).to.equal('the Nessus server answered 403 to POST /scans: You do not have permission');
   });
@@ -238,14 +290,19 @@ describe('vigil scanner nessus', function () {
   it('names the variables to set when no Nessus server is configured (exit 1, not 2)', async () => {
     const error = await failure(scan({}).run);
     expect(error).to.be.instanceOf(ScannerNotConfiguredError);
-    expect(error?.message).to.equal('NESSUS scans need a Nessus server: set VIGIL_NESSUS_URL (https://host:8834), VIGIL_NESSUS_ACCESS_KEY and VIGIL_NESSUS_SECRET_KEY');
+    expect(error?.message).to.equal(
+      'NESSUS scans need a Nessus server: set VIGIL_NESSUS_URL (https://host:8834), VIGIL_NESSUS_ACCESS_KEY and VIGIL_NESSUS_SECRET_KEY',
+    );
     const partial = await failure(scan({ VIGIL_NESSUS_URL: NESSUS, VIGIL_NESSUS_ACCESS_KEY: 'a' }).run);
     expect(partial?.message).to.equal('NESSUS scans need a Nessus server: set VIGIL_NESSUS_SECRET_KEY');
   });
 
   describe('settings', () => {
     it('refuses a URL that is not https://', () => {
-      expect(() => loadNessusSettings({ ...ENV, VIGIL_NESSUS_URL: 'http://nessus.example:8834' })).to.throw(SettingsError, 'VIGIL_NESSUS_URL must be an https:// URL');
+      expect(() => loadNessusSettings({ ...ENV, VIGIL_NESSUS_URL: 'http://nessus.example:8834' })).to.throw(
+        SettingsError,
+        'VIGIL_NESSUS_URL must be an https:// URL',
+      );
     });
     it('refuses a key that would forge the X-ApiKeys header, without printing it', () => {
       expect(() => loadNessusSettings({ ...ENV, VIGIL_NESSUS_SECRET_KEY: 'abc; accessKey=x' })).to.throw(
@@ -260,7 +317,14 @@ describe('vigil scanner nessus', function () {
 
   it('reads progress from info.progress, else from the mean of the hosts', () => {
     expect(scanProgress({ info: { progress: 37 } })).to.equal(37);
-    expect(scanProgress({ hosts: [{ scanprogresscurrent: 10, scanprogresstotal: 20 }, { scanprogresscurrent: 0, scanprogresstotal: 100 }] })).to.equal(25);
+    expect(
+      scanProgress({
+        hosts: [
+          { scanprogresscurrent: 10, scanprogresstotal: 20 },
+          { scanprogresscurrent: 0, scanprogresstotal: 100 },
+        ],
+      }),
+    ).to.equal(25);
     expect(scanProgress({ info: { status: 'running' }, hosts: [] })).to.equal(undefined);
   });
 

@@ -70,7 +70,12 @@ describe('vigil scanner openvas', function () {
   }
 
   function gmpEnv(address: string, extra: Record<string, string> = {}): Record<string, string> {
-    return { VIGIL_OPENVAS_GMP: address, VIGIL_OPENVAS_USERNAME: DEFAULT_FAKE_CREDENTIALS.username, VIGIL_OPENVAS_PASSWORD: DEFAULT_FAKE_CREDENTIALS.password, ...extra };
+    return {
+      VIGIL_OPENVAS_GMP: address,
+      VIGIL_OPENVAS_USERNAME: DEFAULT_FAKE_CREDENTIALS.username,
+      VIGIL_OPENVAS_PASSWORD: DEFAULT_FAKE_CREDENTIALS.password,
+      ...extra,
+    };
   }
 
   async function scan(env: Record<string, string>, extraArgs: string[] = [], stopAtSleep?: number) {
@@ -153,7 +158,11 @@ describe('vigil scanner openvas', function () {
 
   it('uses the scan config, scanner and port list named in the environment', async () => {
     const fake = await startServer();
-    const ids = { config: 'a3c7a4ae-05ce-11e1-8ea4-406186ea4fc5', scanner: '6acd0832-df90-11e4-b9d5-28d24461215b', portList: '4a4717fe-57d2-11e1-9a26-406186ea4fc5' };
+    const ids = {
+      config: 'a3c7a4ae-05ce-11e1-8ea4-406186ea4fc5',
+      scanner: '6acd0832-df90-11e4-b9d5-28d24461215b',
+      portList: '4a4717fe-57d2-11e1-9a26-406186ea4fc5',
+    };
     const env = gmpEnv(fake.address, { VIGIL_OPENVAS_SCAN_CONFIG: ids.config, VIGIL_OPENVAS_SCANNER: ids.scanner, VIGIL_OPENVAS_PORT_LIST: ids.portList });
     expect(await (await scan(env)).run).to.equal(0);
     const byName = (name: string) => fake.commands.find((command) => command.name === name)!;
@@ -173,7 +182,10 @@ describe('vigil scanner openvas', function () {
   it('fails with one sentence naming the variables when the login is refused, and creates nothing', async () => {
     const fake = await startServer({ password: 'another password' });
     const { run, output } = await scan(gmpEnv(fake.address));
-    const error = await run.then(() => undefined, (caught: Error) => caught);
+    const error = await run.then(
+      () => undefined,
+      (caught: Error) => caught,
+    );
     expect(error?.message).to.equal(
       `the Greenbone manager at ${fake.address} refused the login (status 400: Authentication failed); check VIGIL_OPENVAS_USERNAME and VIGIL_OPENVAS_PASSWORD`,
     );
@@ -184,19 +196,32 @@ describe('vigil scanner openvas', function () {
   });
 
   it('names the variables to set when no Greenbone manager is configured (exit 1, not 2)', async () => {
-    const error = await (await scan({})).run.then(() => undefined, (caught: Error) => caught);
+    const error = await (
+      await scan({})
+    ).run.then(
+      () => undefined,
+      (caught: Error) => caught,
+    );
     expect(error).to.be.instanceOf(ScannerNotConfiguredError);
     expect(error?.message).to.equal(
       'OPENVAS scans need a Greenbone manager: set VIGIL_OPENVAS_GMP (tls://host:9390 or unix:///path/gvmd.sock), VIGIL_OPENVAS_USERNAME and VIGIL_OPENVAS_PASSWORD',
     );
-    const partial = await (await scan({ VIGIL_OPENVAS_GMP: 'tls://gvmd.example:9390' })).run.then(() => undefined, (caught: Error) => caught);
+    const partial = await (
+      await scan({ VIGIL_OPENVAS_GMP: 'tls://gvmd.example:9390' })
+    ).run.then(
+      () => undefined,
+      (caught: Error) => caught,
+    );
     expect(partial?.message).to.equal('OPENVAS scans need a Greenbone manager: set VIGIL_OPENVAS_USERNAME and VIGIL_OPENVAS_PASSWORD');
   });
 
   it('fails clearly when gvmd closes the connection in the middle of the report, and still deletes the task and target', async () => {
     const fake = await startServer({ closeMidAnswerTo: 'get_reports', chunkSize: 16 * 1024 });
     const { run, output } = await scan(gmpEnv(fake.address));
-    const error = await run.then(() => undefined, (caught: Error) => caught);
+    const error = await run.then(
+      () => undefined,
+      (caught: Error) => caught,
+    );
     expect(error?.message).to.match(
       new RegExp(`^the Greenbone manager at ${fake.address} closed the connection in the middle of its answer to <get_reports> \\(after \\d+ bytes\\)$`),
     );
@@ -209,7 +234,10 @@ describe('vigil scanner openvas', function () {
   it('stops and deletes the task when the scan is not done by the --timeout deadline', async () => {
     const fake = await startServer({ taskStates: [{ status: 'Running', progress: 10 }] });
     const { run, sleeps } = await scan(gmpEnv(fake.address), ['--timeout', '60']);
-    const error = await run.then(() => undefined, (caught: Error) => caught);
+    const error = await run.then(
+      () => undefined,
+      (caught: Error) => caught,
+    );
     expect(error?.message).to.equal('the OpenVAS scan did not finish within 60 s (--timeout)');
     expect(sleeps.reduce((sum, ms) => sum + ms, 0)).to.equal(60_000);
     expect(names(fake).slice(-3)).to.deep.equal(['stop_task', 'delete_task', 'delete_target']);
@@ -217,23 +245,44 @@ describe('vigil scanner openvas', function () {
 
   it('stops and deletes the task when the command is stopped (SIGTERM)', async () => {
     const fake = await startServer({ taskStates: [{ status: 'Running', progress: 10 }] });
-    const error = await (await scan(gmpEnv(fake.address), [], 2)).run.then(() => undefined, (caught: Error) => caught);
+    const error = await (
+      await scan(gmpEnv(fake.address), [], 2)
+    ).run.then(
+      () => undefined,
+      (caught: Error) => caught,
+    );
     expect(error?.message).to.equal('the OPENVAS scan was stopped before it finished, and no report was written');
     expect(names(fake).slice(-5)).to.deep.equal(['get_tasks', 'get_tasks', 'stop_task', 'delete_task', 'delete_target']);
   });
 
   it('fails when the task is interrupted, naming its status', async () => {
-    const fake = await startServer({ taskStates: [{ status: 'Running', progress: 20 }, { status: 'Interrupted', progress: -1 }] });
-    const error = await (await scan(gmpEnv(fake.address))).run.then(() => undefined, (caught: Error) => caught);
+    const fake = await startServer({
+      taskStates: [
+        { status: 'Running', progress: 20 },
+        { status: 'Interrupted', progress: -1 },
+      ],
+    });
+    const error = await (
+      await scan(gmpEnv(fake.address))
+    ).run.then(
+      () => undefined,
+      (caught: Error) => caught,
+    );
     expect(error?.message).to.equal("the OpenVAS task ended as 'Interrupted' before the scan was done; gvmd's log says why");
     expect(names(fake).slice(-3)).to.deep.equal(['stop_task', 'delete_task', 'delete_target']);
   });
 
   it("reports a refused command with gvmd's status and status text, and deletes the target it created", async () => {
     const fake = await startServer({
-      answerOverride: (command) => (command.name === 'create_task' ? '<create_task_response status="404" status_text="Failed to find config &apos;x&apos;"/>' : undefined),
+      answerOverride: (command) =>
+        command.name === 'create_task' ? '<create_task_response status="404" status_text="Failed to find config &apos;x&apos;"/>' : undefined,
     });
-    const error = await (await scan(gmpEnv(fake.address))).run.then(() => undefined, (caught: Error) => caught);
+    const error = await (
+      await scan(gmpEnv(fake.address))
+    ).run.then(
+      () => undefined,
+      (caught: Error) => caught,
+    );
     expect(error?.message).to.equal("the Greenbone manager refused <create_task> with status 404 (Failed to find config 'x')");
     expect(names(fake)).to.deep.equal(['authenticate', 'create_target', 'create_task', 'delete_target']);
   });
@@ -243,13 +292,25 @@ describe('vigil scanner openvas', function () {
       answerOverride: (command) =>
         command.name === 'authenticate' ? '<!DOCTYPE x [<!ENTITY big "aaaa">]><authenticate_response status="200" status_text="&big;"/>' : undefined,
     });
-    const error = await (await scan(gmpEnv(fake.address))).run.then(() => undefined, (caught: Error) => caught);
-    expect(error?.message).to.equal("the Greenbone manager's answer to <authenticate> is not acceptable XML: it declares a DOCTYPE, which GMP answers never do");
+    const error = await (
+      await scan(gmpEnv(fake.address))
+    ).run.then(
+      () => undefined,
+      (caught: Error) => caught,
+    );
+    expect(error?.message).to.equal(
+      "the Greenbone manager's answer to <authenticate> is not acceptable XML: it declares a DOCTYPE, which GMP answers never do",
+    );
   });
 
   it('fails with one sentence when nothing listens at VIGIL_OPENVAS_GMP', async () => {
     const address = `unix://${join(dir.path, 'nobody.sock')}`;
-    const error = await (await scan(gmpEnv(address))).run.then(() => undefined, (caught: Error) => caught);
+    const error = await (
+      await scan(gmpEnv(address))
+    ).run.then(
+      () => undefined,
+      (caught: Error) => caught,
+    );
     expect(error?.message).to.match(new RegExp(`^could not connect to the Greenbone manager at ${address}: connect ENOENT`));
   });
 
@@ -269,8 +330,15 @@ describe('vigil scanner openvas', function () {
 
     it('refuses a certificate it cannot verify and says which variable to set', async () => {
       server = await startFakeGmpServer({ tls: certificate, report: REPORT_ELEMENT, taskStates: STATES });
-      const error = await (await scan(gmpEnv(server.address))).run.then(() => undefined, (caught: Error) => caught);
-      expect(error?.message).to.match(/^could not connect to the Greenbone manager at tls:\/\/127\.0\.0\.1:\d+: self[- ]signed certificate; set VIGIL_OPENVAS_CA_FILE/);
+      const error = await (
+        await scan(gmpEnv(server.address))
+      ).run.then(
+        () => undefined,
+        (caught: Error) => caught,
+      );
+      expect(error?.message).to.match(
+        /^could not connect to the Greenbone manager at tls:\/\/127\.0\.0\.1:\d+: self[- ]signed certificate; set VIGIL_OPENVAS_CA_FILE/,
+      );
       expect(server.commands).to.deep.equal([]);
     });
   });
@@ -284,12 +352,18 @@ describe('vigil scanner openvas', function () {
         caFile: undefined,
         scanConfigId: DEFAULTS.config,
       });
-      expect(loadOpenVasSettings({ ...base, VIGIL_OPENVAS_GMP: 'unix:///run/gvmd/gvmd.sock' }).endpoint).to.deep.equal({ kind: 'unix', path: '/run/gvmd/gvmd.sock' });
+      expect(loadOpenVasSettings({ ...base, VIGIL_OPENVAS_GMP: 'unix:///run/gvmd/gvmd.sock' }).endpoint).to.deep.equal({
+        kind: 'unix',
+        path: '/run/gvmd/gvmd.sock',
+      });
     });
 
     for (const value of ['gvmd.example:9390', 'http://gvmd.example', 'unix://relative/path', 'tls://user:pw@gvmd.example:9390', 'tls://gvmd.example:0']) {
       it(`refuses VIGIL_OPENVAS_GMP=${value}`, () => {
-        expect(() => loadOpenVasSettings({ ...base, VIGIL_OPENVAS_GMP: value })).to.throw(SettingsError, 'VIGIL_OPENVAS_GMP must be tls://host:9390 or unix:///path/to/gvmd.sock');
+        expect(() => loadOpenVasSettings({ ...base, VIGIL_OPENVAS_GMP: value })).to.throw(
+          SettingsError,
+          'VIGIL_OPENVAS_GMP must be tls://host:9390 or unix:///path/to/gvmd.sock',
+        );
       });
     }
 
@@ -316,7 +390,12 @@ describe('vigil scanner openvas', function () {
     }
 
     it('exits 0, prints progress lines and writes the report', async () => {
-      const fake = await startServer({ taskStates: [{ status: 'Running', progress: 40 }, { status: 'Done', progress: -1 }] });
+      const fake = await startServer({
+        taskStates: [
+          { status: 'Running', progress: 40 },
+          { status: 'Done', progress: -1 },
+        ],
+      });
       const output = join(dir.path, 'openvas.xml');
       const result = await vigil(['scanner', 'openvas', '--output', output, '--', '192.0.2.10'], gmpEnv(fake.address));
       expect(result.code, result.stderr).to.equal(0);

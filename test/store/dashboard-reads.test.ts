@@ -53,7 +53,11 @@ describe('store: the dashboard reads', () => {
   };
 
   let fingerprint = 0;
-  const addRisk = (targetId: string, level: ThreatLevel, options: { status?: 'OPEN' | 'CLOSED'; accepted?: boolean; type?: ScanType; qod?: number; account?: string } = {}): Risk => {
+  const addRisk = (
+    targetId: string,
+    level: ThreatLevel,
+    options: { status?: 'OPEN' | 'CLOSED'; accepted?: boolean; type?: ScanType; qod?: number; account?: string } = {},
+  ): Risk => {
     const at = new Date().toISOString();
     const risk: Risk = {
       id: randomUUID(),
@@ -66,7 +70,15 @@ describe('store: the dashboard reads', () => {
       lastDetectedAt: at,
       isAccepted: options.accepted ?? false,
       acceptedBy: [],
-      definition: { scan_type: options.type ?? 'NMAP', title: 't', threat_level: level, description: '', solution: '', cvss: '', additional_info: options.qod === undefined ? {} : { qod: options.qod } },
+      definition: {
+        scan_type: options.type ?? 'NMAP',
+        title: 't',
+        threat_level: level,
+        description: '',
+        solution: '',
+        cvss: '',
+        additional_info: options.qod === undefined ? {} : { qod: options.qod },
+      },
       createdAt: at,
     };
     risks.insert(risk);
@@ -144,9 +156,17 @@ describe('store: the dashboard reads', () => {
     const target = addTarget('t.example.com');
     addScan([target.id], { risks: { newOpen: ['a', 'b'], stillOpen: ['c'], closed: ['d'] } });
     addScan([target.id], { risks: { newOpen: ['e'], stillOpen: [], closed: [] }, finishedAt: '2026-11-20T23:00:00.000Z' });
-    addScan([target.id], { risks: { newOpen: [], stillOpen: [], closed: ['f', 'g'] }, createdAt: '2026-11-21T10:00:00.000Z', finishedAt: '2026-11-21T10:05:00.000Z' });
+    addScan([target.id], {
+      risks: { newOpen: [], stillOpen: [], closed: ['f', 'g'] },
+      createdAt: '2026-11-21T10:00:00.000Z',
+      finishedAt: '2026-11-21T10:05:00.000Z',
+    });
     addScan([target.id], { state: 'FAILED', risks: { newOpen: ['x'], stillOpen: [], closed: [] } });
-    addScan([target.id], { createdAt: '2026-10-01T10:00:00.000Z', finishedAt: '2026-10-01T10:05:00.000Z', risks: { newOpen: ['old'], stillOpen: [], closed: [] } });
+    addScan([target.id], {
+      createdAt: '2026-10-01T10:00:00.000Z',
+      finishedAt: '2026-10-01T10:05:00.000Z',
+      risks: { newOpen: ['old'], stillOpen: [], closed: [] },
+    });
     expect(reads.dailyRiskChanges(accountId, '2026-11-16T00:00:00.000Z')).to.deep.equal([
       { day: '2026-11-20', opened: 3, closed: 1 },
       { day: '2026-11-21', opened: 0, closed: 2 },
@@ -157,9 +177,13 @@ describe('store: the dashboard reads', () => {
     const many = Array.from({ length: 502 }, (_, index) => addTarget(`host-${index}.many.example`));
     const few = [addTarget('alpha.few.example', accountId, 'Alpha'), addTarget('beta.few.example', accountId, 'Checkout ALPHA')];
     const all = [...many, ...few].flatMap((target, index) => (index % 50 === 0 || few.includes(target) ? [addRisk(target.id, 'INFO')] : []));
-    const listed = (text: string, pageSize = 500) => risks.list(accountId, { filters: {}, pageSize, after: undefined, minOpenvasQod: 70, targetContains: text }).items.map((risk) => risk.id);
+    const listed = (text: string, pageSize = 500) =>
+      risks.list(accountId, { filters: {}, pageSize, after: undefined, minOpenvasQod: 70, targetContains: text }).items.map((risk) => risk.id);
     const expected = (match: (address: string, label: string) => boolean) =>
-      all.filter((risk) => [...many, ...few].some((target) => target.id === risk.targetId && match(target.target, target.label.toLowerCase()))).map((risk) => risk.id).reverse();
+      all
+        .filter((risk) => [...many, ...few].some((target) => target.id === risk.targetId && match(target.target, target.label.toLowerCase())))
+        .map((risk) => risk.id)
+        .reverse();
     expect(listed('alpha')).to.deep.equal(expected((address, label) => address.includes('alpha') || label.includes('alpha')));
     expect(listed('alpha')).to.have.length(2);
     expect(listed('.many.')).to.deep.equal(expected((address) => address.includes('.many.')));

@@ -21,7 +21,10 @@ import { TestService } from '../support/test-service.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 async function vigilBackup(args: string[], dataDir: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'backup', ...args], { cwd: ROOT, env: { ...process.env, VIGIL_DATA_DIR: dataDir } });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'backup', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, VIGIL_DATA_DIR: dataDir },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -97,8 +100,15 @@ describe('vigil backup', function () {
     restored = await TestService.start({ dataDir: target, accountName: 'after-restore' });
     const db = restored.vigil.db;
     const ids = (sql: string) => (db.prepare(sql).all() as Array<{ id: string }>).map((row) => row.id);
-    const results = db.prepare('SELECT id, sha256, content IS NULL AS on_disk FROM scan_results').all() as Array<{ id: string; sha256: string; on_disk: number }>;
-    expect(results.filter((result) => result.on_disk === 1), 'result files on disk as well as in rows').to.not.be.empty;
+    const results = db.prepare('SELECT id, sha256, content IS NULL AS on_disk FROM scan_results').all() as Array<{
+      id: string;
+      sha256: string;
+      on_disk: number;
+    }>;
+    expect(
+      results.filter((result) => result.on_disk === 1),
+      'result files on disk as well as in rows',
+    ).to.not.be.empty;
     for (const result of results) {
       const response = await fetch(`${restored.baseUrl}/v1/results/${result.id}`, { headers: { 'X-SERVICE-API-KEY': key } });
       expect(response.status, `result ${result.id}`).to.equal(200);
@@ -118,7 +128,8 @@ describe('vigil backup', function () {
     }
     const reports = ids('SELECT id FROM reports');
     expect(reports).to.not.be.empty;
-    for (const id of reports) expect((await fetch(`${restored.baseUrl}/v1/reports/${id}`, { headers: { 'X-SERVICE-API-KEY': key } })).status, `report ${id}`).to.equal(200);
+    for (const id of reports)
+      expect((await fetch(`${restored.baseUrl}/v1/reports/${id}`, { headers: { 'X-SERVICE-API-KEY': key } })).status, `report ${id}`).to.equal(200);
   });
 
   for (const [what, args] of [

@@ -67,7 +67,10 @@ describe('store: the SQLite database', () => {
         const before = MIGRATIONS.filter((m) => m.version < migration.version);
         applyMigrations(db, before);
         expect(schemaVersion(db)).to.equal(before.at(-1)?.version ?? 0);
-        applyMigrations(db, MIGRATIONS.filter((m) => m.version <= migration.version));
+        applyMigrations(
+          db,
+          MIGRATIONS.filter((m) => m.version <= migration.version),
+        );
         expect(schemaVersion(db)).to.equal(migration.version);
         expect(db.pragma('foreign_key_check')).to.deep.equal([]);
       } finally {

@@ -21,7 +21,11 @@ describe('store: group commit', () => {
 
   const count = (reader: Database = db) => (reader.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n;
   const insert = (value: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(value).lastInsertRowid;
-  const settled = <T>(promise: Promise<T>) => promise.then((value) => ({ value }), (error: Error) => ({ error: error.message }));
+  const settled = <T>(promise: Promise<T>) =>
+    promise.then(
+      (value) => ({ value }),
+      (error: Error) => ({ error: error.message }),
+    );
 
   beforeEach(() => {
     dir = tempDir();

@@ -62,17 +62,49 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
   function aRisk(targetId: string, n: number): Risk {
     const at = new Date(Date.UTC(2026, 0, 1 + (n % 9))).toISOString();
     return {
-      id: randomUUID(), accountId, targetId, scanType: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP', fingerprint: `f${n}`, status: n % 3 === 0 ? 'CLOSED' : 'OPEN',
-      firstDetectedAt: at, lastDetectedAt: at, isAccepted: false, acceptedBy: [], createdAt: at,
-      definition: { scan_type: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP', title: `Title ${n % 7}`, threat_level: (['HIGH', 'LOW', 'INFO', 'MEDIUM', 'CRITICAL'] as const)[n % 5]!, description: '', solution: '', cvss: '', additional_info: {} },
+      id: randomUUID(),
+      accountId,
+      targetId,
+      scanType: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP',
+      fingerprint: `f${n}`,
+      status: n % 3 === 0 ? 'CLOSED' : 'OPEN',
+      firstDetectedAt: at,
+      lastDetectedAt: at,
+      isAccepted: false,
+      acceptedBy: [],
+      createdAt: at,
+      definition: {
+        scan_type: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP',
+        title: `Title ${n % 7}`,
+        threat_level: (['HIGH', 'LOW', 'INFO', 'MEDIUM', 'CRITICAL'] as const)[n % 5]!,
+        description: '',
+        solution: '',
+        cvss: '',
+        additional_info: {},
+      },
     };
   }
 
   function aScan(n: number): Scan {
     return {
-      id: randomUUID(), accountId, name: `scan-${n}`, type: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP', state: n % 3 === 0 ? 'SUCCEEDED' : 'QUEUED', progress: 0, isAuthenticated: false,
-      requestedTargets: [], resolvedTargets: [], skippedTargets: [], conditions: [], results: [], risks: { newOpen: [], stillOpen: [], closed: [] },
-      scheduledBy: n % 4 === 0 ? 'nightly' : n % 4 === 1 ? 'weekly' : null, reportId: null, createdAt: new Date().toISOString(), startedAt: null, finishedAt: null,
+      id: randomUUID(),
+      accountId,
+      name: `scan-${n}`,
+      type: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP',
+      state: n % 3 === 0 ? 'SUCCEEDED' : 'QUEUED',
+      progress: 0,
+      isAuthenticated: false,
+      requestedTargets: [],
+      resolvedTargets: [],
+      skippedTargets: [],
+      conditions: [],
+      results: [],
+      risks: { newOpen: [], stillOpen: [], closed: [] },
+      scheduledBy: n % 4 === 0 ? 'nightly' : n % 4 === 1 ? 'weekly' : null,
+      reportId: null,
+      createdAt: new Date().toISOString(),
+      startedAt: null,
+      finishedAt: null,
     };
   }
 
@@ -88,7 +120,11 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
     ['threat_level', { 'risk_definition.threat_level': ['HIGH'] }, /SEARCH r USING INDEX risks_by_account_level \(account_id=\? AND threat_level=\?/],
     ['scan_type', { 'risk_definition.scan_type': ['OWASP_ZAP'] }, /SEARCH r USING INDEX risks_by_account_scan_type \(account_id=\? AND scan_type=\?/],
     ['title', { 'risk_definition.title': ['Title 3'] }, /SEARCH r USING INDEX risks_by_account_title \(account_id=\? AND title=\?/],
-    ['status and threat_level', { status: ['OPEN'], 'risk_definition.threat_level': ['HIGH'] }, /SEARCH r USING INDEX risks_by_account_status_level \(account_id=\? AND status=\? AND threat_level=\?/],
+    [
+      'status and threat_level',
+      { status: ['OPEN'], 'risk_definition.threat_level': ['HIGH'] },
+      /SEARCH r USING INDEX risks_by_account_status_level \(account_id=\? AND status=\? AND threat_level=\?/,
+    ],
   ];
 
   for (const [name, filters, index] of RISK_FILTERS) {
@@ -96,7 +132,10 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
       const first = risks.list(accountId, { filters, pageSize: 3, after: undefined, minOpenvasQod: 70 });
       expect(first.items).to.have.length(3);
       for (const after of [undefined, first.nextCursor]) {
-        expectIndexWalk(planOf(db, () => risks.list(accountId, { filters, pageSize: 3, after, minOpenvasQod: 70 })), index);
+        expectIndexWalk(
+          planOf(db, () => risks.list(accountId, { filters, pageSize: 3, after, minOpenvasQod: 70 })),
+          index,
+        );
       }
     });
   }
@@ -118,12 +157,37 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
 
   const MULTI_VALUE_RISK_FILTERS: Array<[string, Record<string, string[]>, (risk: RiskView) => boolean, RegExp]> = [
     ['status', { status: ['CLOSED', 'OPEN'] }, () => true, /SEARCH r USING INDEX risks_by_account_status \(account_id=\? AND status=\?/],
-    ['threat_level', { 'risk_definition.threat_level': ['HIGH', 'CRITICAL'] }, (risk) => ['HIGH', 'CRITICAL'].includes(risk.definition.threat_level), /SEARCH r USING INDEX risks_by_account_level \(account_id=\? AND threat_level=\?/],
-    ['scan_type', { 'risk_definition.scan_type': ['OWASP_ZAP', 'NMAP'] }, () => true, /SEARCH r USING INDEX risks_by_account_scan_type \(account_id=\? AND scan_type=\?/],
-    ['title', { 'risk_definition.title': ['Title 3', 'Title 5', 'Title 3'] }, (risk) => ['Title 3', 'Title 5'].includes(risk.definition.title), /SEARCH r USING INDEX risks_by_account_title \(account_id=\? AND title=\?/],
-    ['status and threat_level', { status: ['OPEN', 'CLOSED'], 'risk_definition.threat_level': ['HIGH', 'LOW'] }, (risk) => ['HIGH', 'LOW'].includes(risk.definition.threat_level), /SEARCH r USING INDEX risks_by_account_status_level \(account_id=\? AND status=\? AND threat_level=\?/],
+    [
+      'threat_level',
+      { 'risk_definition.threat_level': ['HIGH', 'CRITICAL'] },
+      (risk) => ['HIGH', 'CRITICAL'].includes(risk.definition.threat_level),
+      /SEARCH r USING INDEX risks_by_account_level \(account_id=\? AND threat_level=\?/,
+    ],
+    [
+      'scan_type',
+      { 'risk_definition.scan_type': ['OWASP_ZAP', 'NMAP'] },
+      () => true,
+      /SEARCH r USING INDEX risks_by_account_scan_type \(account_id=\? AND scan_type=\?/,
+    ],
+    [
+      'title',
+      { 'risk_definition.title': ['Title 3', 'Title 5', 'Title 3'] },
+      (risk) => ['Title 3', 'Title 5'].includes(risk.definition.title),
+      /SEARCH r USING INDEX risks_by_account_title \(account_id=\? AND title=\?/,
+    ],
+    [
+      'status and threat_level',
+      { status: ['OPEN', 'CLOSED'], 'risk_definition.threat_level': ['HIGH', 'LOW'] },
+      (risk) => ['HIGH', 'LOW'].includes(risk.definition.threat_level),
+      /SEARCH r USING INDEX risks_by_account_status_level \(account_id=\? AND status=\? AND threat_level=\?/,
+    ],
     ['tags', { tags: ['prod', 'dev'] }, () => true, /SEARCH r USING INDEX risks_by_account_target \(account_id=\? AND target_id=\?/],
-    ['target_id and threat_level', { target_id: [], 'risk_definition.threat_level': ['INFO', 'MEDIUM'] }, (risk) => risk.targetId === firstTargetId && ['INFO', 'MEDIUM'].includes(risk.definition.threat_level), /SEARCH r USING INDEX risks_by_account_(target|level) \(account_id=\? AND (target_id|threat_level)=\?/],
+    [
+      'target_id and threat_level',
+      { target_id: [], 'risk_definition.threat_level': ['INFO', 'MEDIUM'] },
+      (risk) => risk.targetId === firstTargetId && ['INFO', 'MEDIUM'].includes(risk.definition.threat_level),
+      /SEARCH r USING INDEX risks_by_account_(target|level) \(account_id=\? AND (target_id|threat_level)=\?/,
+    ],
   ];
 
   for (const [name, given, matches, index] of MULTI_VALUE_RISK_FILTERS) {
@@ -144,12 +208,12 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
     });
   }
 
-  it('risks filtered by target_id: that target\'s range of risks_by_account_target', () => {
+  it("risks filtered by target_id: that target's range of risks_by_account_target", () => {
     const plan = planOf(db, () => risks.list(accountId, { filters: { target_id: [firstTargetId] }, pageSize: 3, after: undefined, minOpenvasQod: 70 }));
     expectIndexWalk(plan, /SEARCH r USING INDEX risks_by_account_target \(account_id=\? AND target_id=\?/);
   });
 
-  it('risks filtered by tags: the tag\'s targets from target_tags\' key, then their risks by target, and the right ones', () => {
+  it("risks filtered by tags: the tag's targets from target_tags' key, then their risks by target, and the right ones", () => {
     const tagged = risks.list(accountId, { filters: { tags: ['PROD'] }, pageSize: 100, after: undefined, minOpenvasQod: 70 });
     expect(tagged.items).to.have.length(40);
     expect(tagged.items.every((risk) => risk.tags.includes('prod'))).to.equal(true);
@@ -169,20 +233,37 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
     it(`scans filtered by ${name}: one index range newest first`, () => {
       const first = scans.list(accountId, { filters, pageSize: 2, after: undefined });
       expect(first.items).to.have.length(2);
-      for (const after of [undefined, first.nextCursor]) expectIndexWalk(planOf(db, () => scans.list(accountId, { filters, pageSize: 2, after })), index);
+      for (const after of [undefined, first.nextCursor])
+        expectIndexWalk(
+          planOf(db, () => scans.list(accountId, { filters, pageSize: 2, after })),
+          index,
+        );
     });
   }
 
   const MULTI_VALUE_SCAN_FILTERS: Array<[string, Record<string, string[]>, (scan: Scan) => boolean, RegExp]> = [
     ['state', { state: ['SUCCEEDED', 'QUEUED'] }, () => true, /SEARCH scans USING INDEX scans_by_account_state \(account_id=\? AND state=\?/],
     ['type', { type: ['OWASP_ZAP', 'NMAP'] }, () => true, /SEARCH scans USING INDEX scans_by_account_type \(account_id=\? AND type=\?/],
-    ['scheduled_by', { scheduled_by: ['nightly', 'weekly'] }, (scan) => scan.scheduledBy !== null, /SEARCH scans USING INDEX scans_by_account_schedule \(account_id=\? AND scheduled_by=\?/],
-    ['state and type', { state: ['SUCCEEDED', 'QUEUED'], type: ['NMAP', 'OWASP_ZAP'] }, () => true, /SEARCH scans USING INDEX scans_by_account_(state|type) \(account_id=\? AND (state|type)=\?/],
+    [
+      'scheduled_by',
+      { scheduled_by: ['nightly', 'weekly'] },
+      (scan) => scan.scheduledBy !== null,
+      /SEARCH scans USING INDEX scans_by_account_schedule \(account_id=\? AND scheduled_by=\?/,
+    ],
+    [
+      'state and type',
+      { state: ['SUCCEEDED', 'QUEUED'], type: ['NMAP', 'OWASP_ZAP'] },
+      () => true,
+      /SEARCH scans USING INDEX scans_by_account_(state|type) \(account_id=\? AND (state|type)=\?/,
+    ],
   ];
 
   for (const [name, filters, matches, index] of MULTI_VALUE_SCAN_FILTERS) {
     it(`scans filtered by several values of ${name}: one index range per value merged newest first, pages adding up to the list`, () => {
-      const expected = scans.list(accountId, { filters: {}, pageSize: 500, after: undefined }).items.filter(matches).map((scan) => scan.id);
+      const expected = scans
+        .list(accountId, { filters: {}, pageSize: 500, after: undefined })
+        .items.filter(matches)
+        .map((scan) => scan.id);
       expect(allPages((after) => scans.list(accountId, { filters, pageSize: 4, after })).map((scan) => scan.id)).to.deep.equal(expected);
       const first = scans.list(accountId, { filters, pageSize: 2, after: undefined });
       for (const after of [undefined, first.nextCursor]) {
@@ -193,28 +274,55 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
     });
   }
 
-  describe('a report\'s selection', () => {
-    const selection = (risks: Record<string, string[]>, targets: Record<string, string[]> = {}, maxRisks = 5): ReportSelection => ({ targets, risks, minOpenvasQod: 70, maxRisks, maxTargets: 100 });
+  describe("a report's selection", () => {
+    const selection = (risks: Record<string, string[]>, targets: Record<string, string[]> = {}, maxRisks = 5): ReportSelection => ({
+      targets,
+      risks,
+      minOpenvasQod: 70,
+      maxRisks,
+      maxTargets: 100,
+    });
     const riskSelect = (sql: string) => sql.includes('r.definition');
 
-    it('more matches than the cap: the cap\'s most severe by walking the severity index, and a count that stops one past the cap', () => {
+    it("more matches than the cap: the cap's most severe by walking the severity index, and a count that stops one past the cap", () => {
       const reports = new SqliteReportRepository(db);
       const scope = reports.readScope(accountId, selection({}));
       expect(scope.matchedRisks).to.equal(6);
-      const all = risks.list(accountId, { filters: {}, sort: [{ field: 'threat_level', direction: 'desc' }], pageSize: 5, after: undefined, minOpenvasQod: 70 }).items;
+      const all = risks.list(accountId, {
+        filters: {},
+        sort: [{ field: 'threat_level', direction: 'desc' }],
+        pageSize: 5,
+        after: undefined,
+        minOpenvasQod: 70,
+      }).items;
       expect(scope.risks.map((risk) => risk.id)).to.deep.equal(all.map((risk) => risk.id));
-      expectIndexWalk(planOf(db, () => reports.readScope(accountId, selection({})), riskSelect), /SEARCH r USING INDEX risks_by_account_threat \(account_id=\?/);
-      const count = planOf(db, () => reports.readScope(accountId, selection({})), (sql) => sql.includes('count(*)'));
+      expectIndexWalk(
+        planOf(db, () => reports.readScope(accountId, selection({})), riskSelect),
+        /SEARCH r USING INDEX risks_by_account_threat \(account_id=\?/,
+      );
+      const count = planOf(
+        db,
+        () => reports.readScope(accountId, selection({})),
+        (sql) => sql.includes('count(*)'),
+      );
       expect(count, count).not.to.match(/SCAN r$/m);
     });
 
-    it('tags: the tagged targets from target_tags\' key first, then their risks by target, most severe first', () => {
+    it("tags: the tagged targets from target_tags' key first, then their risks by target, most severe first", () => {
       const reports = new SqliteReportRepository(db);
       const scope = reports.readScope(accountId, selection({ tags: ['PROD'] }, {}, 1000));
       expect(scope.matchedRisks).to.equal(40);
-      expect(scope.risks.map((risk) => risk.definition.threat_level)).to.deep.equal([...scope.risks].sort((a, b) => SEVERITY[b.definition.threat_level] - SEVERITY[a.definition.threat_level]).map((risk) => risk.definition.threat_level));
-      const targetsPlan = planOf(db, () => reports.readScope(accountId, selection({ tags: ['prod'] }, {}, 1000)), (sql) => sql.startsWith('SELECT t.id FROM targets'));
-      expect(targetsPlan, targetsPlan).to.match(/SEARCH target_tags USING (COVERING INDEX|PRIMARY KEY)/).and.not.include('target_tags_by_target');
+      expect(scope.risks.map((risk) => risk.definition.threat_level)).to.deep.equal(
+        [...scope.risks].sort((a, b) => SEVERITY[b.definition.threat_level] - SEVERITY[a.definition.threat_level]).map((risk) => risk.definition.threat_level),
+      );
+      const targetsPlan = planOf(
+        db,
+        () => reports.readScope(accountId, selection({ tags: ['prod'] }, {}, 1000)),
+        (sql) => sql.startsWith('SELECT t.id FROM targets'),
+      );
+      expect(targetsPlan, targetsPlan)
+        .to.match(/SEARCH target_tags USING (COVERING INDEX|PRIMARY KEY)/)
+        .and.not.include('target_tags_by_target');
       const risksPlan = planOf(db, () => reports.readScope(accountId, selection({ tags: ['prod'] }, {}, 1000)), riskSelect);
       expect(risksPlan, risksPlan).to.match(/SEARCH r USING INDEX risks_by_account_target \(account_id=\? AND target_id=\?/);
       // Fewer matches than the cap: they alone are sorted (40 rows here), never the account's.
@@ -238,7 +346,10 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
       const first = targets.list(accountId, { filters: {}, sort: [{ field, direction }], pageSize: 3, after: undefined });
       for (const after of [undefined, first.nextCursor]) {
         const query = { filters: {}, sort: [{ field, direction }], pageSize: 3, after };
-        expectIndexWalk(planOf(db, () => targets.listJson(accountId, query, 1 << 20)), index);
+        expectIndexWalk(
+          planOf(db, () => targets.listJson(accountId, query, 1 << 20)),
+          index,
+        );
       }
     });
   }

@@ -37,17 +37,38 @@ describe('store: reports (migration 0012)', () => {
   it('creates the reports table, whose rows go with their account', () => {
     const { account } = core.accounts.createAccount({ name: 'gone' });
     const repository = new SqliteReportRepository(core.db);
-    repository.insert({ id: 'r1', accountId: account.id, format: 'PDF', filters: { targets_filter: {}, risks_filter: {} }, riskCount: 0, matchedRisks: 0, targetCount: 0, createdAt: '2026-01-01T00:00:00.000Z' });
+    repository.insert({
+      id: 'r1',
+      accountId: account.id,
+      format: 'PDF',
+      filters: { targets_filter: {}, risks_filter: {} },
+      riskCount: 0,
+      matchedRisks: 0,
+      targetCount: 0,
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
     expect(repository.find(account.id, 'r1')?.format).to.equal('PDF');
     expect(repository.find('another-account', 'r1')).to.equal(undefined);
-    expect(() => core.db.prepare("INSERT INTO reports (id, account_id, format, filters, risk_count, matched_risks, target_count, created_at) VALUES ('r2', ?, 'DOCX', '{}', 0, 0, 0, 'x')").run(account.id)).to.throw(/CHECK/);
+    expect(() =>
+      core.db
+        .prepare(
+          "INSERT INTO reports (id, account_id, format, filters, risk_count, matched_risks, target_count, created_at) VALUES ('r2', ?, 'DOCX', '{}', 0, 0, 0, 'x')",
+        )
+        .run(account.id),
+    ).to.throw(/CHECK/);
     core.db.prepare('DELETE FROM accounts WHERE id = ?').run(account.id);
     expect(core.db.prepare('SELECT COUNT(*) AS n FROM reports').get()).to.deep.equal({ n: 0 });
   });
 
   function smallService(maxRisks: number, maxTargets: number): ReportsService {
     const renderers = { PDF: renderPdfReport, HTML: renderHtmlReport, CSV: renderCsvReport };
-    return new ReportsService(new SqliteReportRepository(core.db), new FileSystemReportFiles(join(dir.path, 'reports')), renderers, { now: () => new Date('2026-11-25T10:00:00Z') }, { maxRisks, maxTargets });
+    return new ReportsService(
+      new SqliteReportRepository(core.db),
+      new FileSystemReportFiles(join(dir.path, 'reports')),
+      renderers,
+      { now: () => new Date('2026-11-25T10:00:00Z') },
+      { maxRisks, maxTargets },
+    );
   }
 
   it('keeps the most severe risks beyond the cap and says on the report how many matched', async () => {
@@ -86,7 +107,9 @@ describe('store: reports (migration 0012)', () => {
     }
     expect(refused).to.be.instanceOf(InvalidRequestError);
     expect((refused as Error).message).to.match(/more than 2 targets; narrow targets_filter/);
-    expect(await service.create(account, { report_format: 'PDF', targets_filter: { target_ids: [] }, risks_filter: {} }).catch(() => 'refused')).to.equal('refused');
+    expect(await service.create(account, { report_format: 'PDF', targets_filter: { target_ids: [] }, risks_filter: {} }).catch(() => 'refused')).to.equal(
+      'refused',
+    );
   });
 });
 
@@ -140,18 +163,20 @@ describe('reports service: renderings', () => {
       await saveSnapshot(id, snapshot);
       snapshotsSaved++;
     };
-    const slow = (name: string, fail = false) => async (_report: unknown, out: Writable) => {
-      running++;
-      events.push(`start ${name} (${running} running)`);
-      // The first rendering lasts until the second report is ready to render, and a while after: long enough for it to start, were it allowed to.
-      for (let turn = 0; turn < 500 && (snapshotsSaved < 2 || turn < 200) && !events.some((event) => event.startsWith('start html')); turn++) {
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      running--;
-      events.push(`end ${name}`);
-      if (fail) throw new Error('renderer failed');
-      out.end('x');
-    };
+    const slow =
+      (name: string, fail = false) =>
+      async (_report: unknown, out: Writable) => {
+        running++;
+        events.push(`start ${name} (${running} running)`);
+        // The first rendering lasts until the second report is ready to render, and a while after: long enough for it to start, were it allowed to.
+        for (let turn = 0; turn < 500 && (snapshotsSaved < 2 || turn < 200) && !events.some((event) => event.startsWith('start html')); turn++) {
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        running--;
+        events.push(`end ${name}`);
+        if (fail) throw new Error('renderer failed');
+        out.end('x');
+      };
     const service = new ReportsService(
       new SqliteReportRepository(core.db),
       files,

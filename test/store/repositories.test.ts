@@ -29,11 +29,21 @@ describe('store: repositories on a real SQLite file', () => {
 
   const target = (address: string, overrides: Partial<Target> = {}): Target => aTarget(accountId, address, overrides);
 
-  const tagRows = () => db.prepare('SELECT tag FROM target_tags ORDER BY tag').all().map((row) => (row as { tag: string }).tag);
+  const tagRows = () =>
+    db
+      .prepare('SELECT tag FROM target_tags ORDER BY tag')
+      .all()
+      .map((row) => (row as { tag: string }).tag);
 
   describe('targets', () => {
     it('round-trips every field', () => {
-      const stored = target('example.com', { label: 'L', tags: ['a', 'b'], lastScannedAt: '2026-01-01T00:00:00.000Z', authSeleniumFile: 'login.side', origin: 'INTERNAL_SCANNER' });
+      const stored = target('example.com', {
+        label: 'L',
+        tags: ['a', 'b'],
+        lastScannedAt: '2026-01-01T00:00:00.000Z',
+        authSeleniumFile: 'login.side',
+        origin: 'INTERNAL_SCANNER',
+      });
       expect(targets.insert(stored)).to.equal(true);
       expect(targets.findById(accountId, stored.id)).to.deep.equal(stored);
       expect(targets.findByAddress(accountId, 'example.com')).to.deep.equal(stored);

@@ -29,7 +29,10 @@ describe('result files on disk', () => {
 
   it('writes a small file given whole (up to 1 MiB, written synchronously and synced) and a larger one alike: the same bytes, size and SHA-256, no temporary file left', async () => {
     const files = new FileSystemResultFiles(root);
-    for (const [scanId, bytes] of [['small', new Uint8Array(1024 * 1024).fill(0x61)], ['large', new Uint8Array(1024 * 1024 + 1).fill(0x62)]] as const) {
+    for (const [scanId, bytes] of [
+      ['small', new Uint8Array(1024 * 1024).fill(0x61)],
+      ['large', new Uint8Array(1024 * 1024 + 1).fill(0x62)],
+    ] as const) {
       const saved = await files.save(scanId, 'out.xml', bytes);
       expect(saved).to.deep.equal({ size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') });
       expect(Buffer.from((await files.read(scanId, 'out.xml'))!).equals(Buffer.from(bytes))).to.equal(true);
@@ -48,7 +51,10 @@ describe('result files on disk', () => {
       if (fail) throw new Error('the reader failed');
     }
     const whole = Buffer.concat([Buffer.alloc(70_000, 0x61), Buffer.alloc(5, 0x62)]);
-    expect(await files.save('scan-6', 'zap.json', pieces(false))).to.deep.equal({ size: whole.byteLength, sha256: createHash('sha256').update(whole).digest('hex') });
+    expect(await files.save('scan-6', 'zap.json', pieces(false))).to.deep.equal({
+      size: whole.byteLength,
+      sha256: createHash('sha256').update(whole).digest('hex'),
+    });
     expect(await files.sizeOf('scan-6', 'zap.json')).to.equal(whole.byteLength);
     let error: unknown;
     await files.save('scan-6', 'other.json', pieces(true)).catch((thrown: unknown) => (error = thrown));

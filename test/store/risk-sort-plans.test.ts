@@ -47,8 +47,17 @@ describe('store: sorted risk lists', () => {
           const last = new Date(Date.UTC(2026, 1, 1 + ((n * 3) % 4))).toISOString();
           const level = THREAT_LEVELS[(n * 13) % THREAT_LEVELS.length]!;
           const risk: Risk = {
-            id: randomUUID(), accountId: account, targetId: target.id, scanType: 'NMAP', fingerprint: `f${n}`, status: n % 3 === 0 ? 'CLOSED' : 'OPEN',
-            firstDetectedAt: first, lastDetectedAt: last, isAccepted: false, acceptedBy: [], createdAt: first,
+            id: randomUUID(),
+            accountId: account,
+            targetId: target.id,
+            scanType: 'NMAP',
+            fingerprint: `f${n}`,
+            status: n % 3 === 0 ? 'CLOSED' : 'OPEN',
+            firstDetectedAt: first,
+            lastDetectedAt: last,
+            isAccepted: false,
+            acceptedBy: [],
+            createdAt: first,
             definition: { scan_type: 'NMAP', title: `Port ${n}`, threat_level: level, description: '', solution: '', cvss: '', additional_info: {} },
           };
           risks.insert(risk);
@@ -75,7 +84,13 @@ describe('store: sorted risk lists', () => {
   });
 
   const valueOf = (risk: RiskView, field: RiskSortField): string | number =>
-    field === 'threat_level' ? SEVERITY[risk.definition.threat_level] : field === 'target' ? risk.target : field === 'first_detected_at' ? risk.firstDetectedAt : risk.lastDetectedAt;
+    field === 'threat_level'
+      ? SEVERITY[risk.definition.threat_level]
+      : field === 'target'
+        ? risk.target
+        : field === 'first_detected_at'
+          ? risk.firstDetectedAt
+          : risk.lastDetectedAt;
 
   /** The expected order, computed here: the field, then seq, both in the direction asked. */
   function expectedOrder(all: RiskView[], field: RiskSortField, direction: SortDirection): string[] {
@@ -102,7 +117,9 @@ describe('store: sorted risk lists', () => {
         const everything = risks.list(accountId, { filters: {}, pageSize: 500, after: undefined, minOpenvasQod: 0 }).items;
         expect(everything).to.have.length(72);
         const expected = expectedOrder(everything, field, direction);
-        expect(risks.list(accountId, { filters: {}, sort: [{ field, direction }], pageSize: 500, after: undefined, minOpenvasQod: 0 }).items.map((r) => r.id)).to.deep.equal(expected);
+        expect(
+          risks.list(accountId, { filters: {}, sort: [{ field, direction }], pageSize: 500, after: undefined, minOpenvasQod: 0 }).items.map((r) => r.id),
+        ).to.deep.equal(expected);
         expect(allPages(field, direction, 5)).to.deep.equal(expected);
         const open = everything.filter((risk) => risk.status === 'OPEN');
         expect(allPages(field, direction, 4, { status: ['OPEN'] })).to.deep.equal(expectedOrder(open, field, direction));
@@ -122,7 +139,9 @@ describe('store: sorted risk lists', () => {
   }
 
   it('the expression of the threat_level index is the one the list sorts by', () => {
-    const plan = planOf(db, () => risks.list(accountId, { filters: {}, sort: [{ field: 'threat_level', direction: 'desc' }], pageSize: 5, after: undefined, minOpenvasQod: 0 }));
+    const plan = planOf(db, () =>
+      risks.list(accountId, { filters: {}, sort: [{ field: 'threat_level', direction: 'desc' }], pageSize: 5, after: undefined, minOpenvasQod: 0 }),
+    );
     expect(plan).to.include('risks_by_account_threat');
   });
 });

@@ -36,7 +36,14 @@ describe('the PDF of a SUCCEEDED scan on the store and the data directory', func
   });
 
   function pdfsWith(render: ScanPdfRenderer): ScanPdfs {
-    return new ScanPdfs({ repository: new SqliteScanPdfRepository(core.db), scans: core.scanRepository, accounts: core.accountRepository, resultFiles: core.resultFiles, render, clock: { now: () => new Date() } });
+    return new ScanPdfs({
+      repository: new SqliteScanPdfRepository(core.db),
+      scans: core.scanRepository,
+      accounts: core.accountRepository,
+      resultFiles: core.resultFiles,
+      render,
+      clock: { now: () => new Date() },
+    });
   }
 
   /** A scan recorded SUCCEEDED with its PDF's row, as the controller records it. */
@@ -70,7 +77,12 @@ describe('the PDF of a SUCCEEDED scan on the store and the data directory', func
     expect(working.isPending(resultId)).to.equal(false);
     const bytes = readFileSync(join(folderOf(scan), 'scan-report.pdf'));
     const row = core.scanRepository.findResult(account.id, resultId)!;
-    expect(row).to.include({ fileName: 'scan-report.pdf', contentType: 'application/pdf', size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+    expect(row).to.include({
+      fileName: 'scan-report.pdf',
+      contentType: 'application/pdf',
+      size: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
     expect(bytes.subarray(0, 5).toString('latin1')).to.equal('%PDF-');
   });
 

@@ -36,7 +36,12 @@ describe('scheduled backups', () => {
     root.remove();
   });
 
-  function scheduler(timers: FakeTimers, keep: number, log: { backups: string[]; removed: string[]; errors: unknown[] }, folders: BackupFolders = new FileSystemBackupFolders(data.path, root.path)) {
+  function scheduler(
+    timers: FakeTimers,
+    keep: number,
+    log: { backups: string[]; removed: string[]; errors: unknown[] },
+    folders: BackupFolders = new FileSystemBackupFolders(data.path, root.path),
+  ) {
     return new BackupScheduler({
       folders,
       schedule: parseBackupSchedule('DAILY 2026-01-01T02:00:00Z'),
@@ -95,7 +100,11 @@ describe('scheduled backups', () => {
     const log = { backups: [] as string[], removed: [] as string[], errors: [] as unknown[] };
     const real = new FileSystemBackupFolders(data.path, root.path);
     let failures = 1;
-    const flaky = { write: (folder: string) => (failures-- > 0 ? Promise.reject(new Error('disk full')) : real.write(folder)), list: () => real.list(), remove: (folder: string) => real.remove(folder) };
+    const flaky = {
+      write: (folder: string) => (failures-- > 0 ? Promise.reject(new Error('disk full')) : real.write(folder)),
+      list: () => real.list(),
+      remove: (folder: string) => real.remove(folder),
+    };
     const backups = scheduler(timers, 2, log, flaky);
     backups.start();
     timers.advance(60 * 60 * 1000);
@@ -115,14 +124,22 @@ describe('backup settings and names', () => {
     const defaults = loadSettings({ VIGIL_BACKUP_DIR: '/var/backups/vigil' }).backup!;
     expect(defaults).to.deep.include({ dir: '/var/backups/vigil', keep: 7 });
     expect(defaults.schedule).to.include({ kind: 'DAILY', startTime: '2026-01-01T02:00:00Z' });
-    const weekly = loadSettings({ VIGIL_BACKUP_DIR: '/b', VIGIL_BACKUP_SCHEDULE: 'WEEKLY 2026-01-04T03:30:00+01:00 Europe/Berlin', VIGIL_BACKUP_KEEP: '4' }).backup!;
+    const weekly = loadSettings({
+      VIGIL_BACKUP_DIR: '/b',
+      VIGIL_BACKUP_SCHEDULE: 'WEEKLY 2026-01-04T03:30:00+01:00 Europe/Berlin',
+      VIGIL_BACKUP_KEEP: '4',
+    }).backup!;
     expect(weekly.schedule).to.include({ kind: 'WEEKLY', timeZone: 'Europe/Berlin' });
     expect(weekly.keep).to.equal(4);
   });
 
   for (const [what, env, message] of [
     ['a cron expression', { VIGIL_BACKUP_DIR: '/b', VIGIL_BACKUP_SCHEDULE: '0 2 * * *' }, /VIGIL_BACKUP_SCHEDULE must be DAILY, WEEKLY or MONTHLY/],
-    ['a start time without an offset', { VIGIL_BACKUP_DIR: '/b', VIGIL_BACKUP_SCHEDULE: 'DAILY 2026-01-01T02:00:00' }, /VIGIL_BACKUP_SCHEDULE: start_time must be an ISO 8601/],
+    [
+      'a start time without an offset',
+      { VIGIL_BACKUP_DIR: '/b', VIGIL_BACKUP_SCHEDULE: 'DAILY 2026-01-01T02:00:00' },
+      /VIGIL_BACKUP_SCHEDULE: start_time must be an ISO 8601/,
+    ],
     ['an unknown time zone', { VIGIL_BACKUP_DIR: '/b', VIGIL_BACKUP_SCHEDULE: 'DAILY 2026-01-01T02:00:00Z Mars/Olympus' }, /time_zone 'Mars\/Olympus'/],
     ['keeping none', { VIGIL_BACKUP_DIR: '/b', VIGIL_BACKUP_KEEP: '0' }, /VIGIL_BACKUP_KEEP must be a whole number from 1 to 1000/],
     ['a schedule without a folder', { VIGIL_BACKUP_SCHEDULE: 'DAILY 2026-01-01T02:00:00Z' }, /need VIGIL_BACKUP_DIR/],
@@ -134,7 +151,13 @@ describe('backup settings and names', () => {
 
   it('names backups by their time, sortable, and removes only backups beyond the newest N', () => {
     expect(backupFolderName(new Date('2026-03-05T02:00:00.000Z'))).to.equal('vigil-2026-03-05T02-00-00.000Z');
-    const folders = ['vigil-2026-03-05T02-00-00.000Z', 'lost+found', 'vigil-2026-03-03T02-00-00.000Z', 'vigil-2026-03-04T02-00-00.000Z', 'vigil-2026-03-06T02-00-00.000Z.partial'];
+    const folders = [
+      'vigil-2026-03-05T02-00-00.000Z',
+      'lost+found',
+      'vigil-2026-03-03T02-00-00.000Z',
+      'vigil-2026-03-04T02-00-00.000Z',
+      'vigil-2026-03-06T02-00-00.000Z.partial',
+    ];
     expect(backupsBeyond(folders, 2)).to.deep.equal(['vigil-2026-03-03T02-00-00.000Z']);
     expect(backupsBeyond(folders, 5)).to.deep.equal([]);
   });

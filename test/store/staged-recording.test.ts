@@ -46,7 +46,17 @@ describe('store: a recording writes its staged findings set-based', () => {
 
   function insertScan(type: Scan['type'] = 'NMAP'): Scan {
     const source = { id: randomUUID(), accountId: account.id, sourceType: 'IMPORTED' as const, name: 'staged', createdAt: new Date().toISOString() };
-    const scan = newImportScan({ id: randomUUID(), accountId: account.id, type: type as 'NMAP', targets: [target], source, skippedHosts: 0, resultId: randomUUID(), contentType: 'application/xml', at: new Date().toISOString() });
+    const scan = newImportScan({
+      id: randomUUID(),
+      accountId: account.id,
+      type: type as 'NMAP',
+      targets: [target],
+      source,
+      skippedHosts: 0,
+      resultId: randomUUID(),
+      contentType: 'application/xml',
+      at: new Date().toISOString(),
+    });
     core.scanRepository.insertImported(scan, []);
     return scan;
   }
@@ -92,7 +102,12 @@ describe('store: a recording writes its staged findings set-based', () => {
   });
 
   it('gives a re-detected risk the new definition, keeps its id and first detection, and closes what was not seen', async () => {
-    const before = await core.history.recordScanWhole(insertScan(), 'SCAN', new Map([[target.id, [finding(target, 'a', 'A v1'), finding(target, 'b', 'B')]]]), (risks) => risks);
+    const before = await core.history.recordScanWhole(
+      insertScan(),
+      'SCAN',
+      new Map([[target.id, [finding(target, 'a', 'A v1'), finding(target, 'b', 'B')]]]),
+      (risks) => risks,
+    );
     const firstRows = core.db.prepare('SELECT id, first_detected_at FROM risks ORDER BY seq').all();
     const changed = finding(target, 'a', 'A v2', { threat_level: 'CRITICAL', additional_info: { qod: 10.2 } });
     const after = await core.history.recordScanWhole(insertScan(), 'SCAN', new Map([[target.id, [changed, finding(target, 'c', 'C')]]]), (risks) => risks);
@@ -120,8 +135,14 @@ describe('store: a recording writes its staged findings set-based', () => {
     core.webhookEndpoints.add(account.id, 'https://hooks.example.com/vigil');
     // Text that JSON must escape, in every presented column that comes from the target.
     target = core.targets.create(account, { target: '45.9.1.2', label: 'Shop "eu" \\ ünïcode\ttab', tags: ['pci', 'eu-west'] }, false);
-    const stored = () => core.db.prepare("SELECT type, payload FROM events WHERE type LIKE 'risk.%' ORDER BY seq").all() as Array<{ type: string; payload: string }>;
-    const first = await core.history.recordScanWhole(insertScan(), 'SCAN', new Map([[target.id, [finding(target, 'a', 'A'), finding(target, 'b', 'B')]]]), (risks) => risks);
+    const stored = () =>
+      core.db.prepare("SELECT type, payload FROM events WHERE type LIKE 'risk.%' ORDER BY seq").all() as Array<{ type: string; payload: string }>;
+    const first = await core.history.recordScanWhole(
+      insertScan(),
+      'SCAN',
+      new Map([[target.id, [finding(target, 'a', 'A'), finding(target, 'b', 'B')]]]),
+      (risks) => risks,
+    );
     expect(stored().map((event) => [event.type, JSON.parse(event.payload).id])).to.deep.equal([
       ['risk.created', first && first.newOpen[0]],
       ['risk.created', first && first.newOpen[1]],

@@ -113,7 +113,10 @@ export function zodDriftProblems(crdSchema: Schema, zodSchema: Schema): string[]
 }
 
 /** The messages with which a zod schema refuses the input; fails the test when it accepts it. */
-export function refusalMessages(schema: { safeParse(input: unknown): { success: true } | { success: false; error: { issues: Array<{ message: string }> } } }, input: unknown): string[] {
+export function refusalMessages(
+  schema: { safeParse(input: unknown): { success: true } | { success: false; error: { issues: Array<{ message: string }> } } },
+  input: unknown,
+): string[] {
   const result = schema.safeParse(input);
   expect(result.success, `expected ${JSON.stringify(input)} to be refused`).to.equal(false);
   return result.success ? [] : result.error.issues.map((issue) => issue.message);

@@ -58,7 +58,12 @@ export class DashboardClient {
 
   private async send(method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<DashboardResponse> {
     const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    const response = await fetch(new URL(path, this.baseUrl), { method, body, redirect: 'manual', headers: cookie === '' ? headers : { ...headers, Cookie: cookie } });
+    const response = await fetch(new URL(path, this.baseUrl), {
+      method,
+      body,
+      redirect: 'manual',
+      headers: cookie === '' ? headers : { ...headers, Cookie: cookie },
+    });
     const text = await response.text();
     const setCookies = response.headers.getSetCookie();
     for (const line of setCookies) this.keep(line);
@@ -94,7 +99,10 @@ function portXml(port: ReportPort): string {
     cves.length === 0
       ? ''
       : `<script id="vulners" output="vulners"><table key="cpe:/a:example:server:1.0">${cves
-          .map((cve) => `<table><elem key="cvss">${cve.cvss}</elem><elem key="id">${cve.id}</elem><elem key="is_exploit">false</elem><elem key="type">cve</elem></table>`)
+          .map(
+            (cve) =>
+              `<table><elem key="cvss">${cve.cvss}</elem><elem key="id">${cve.id}</elem><elem key="is_exploit">false</elem><elem key="type">cve</elem></table>`,
+          )
           .join('')}</table></script>`;
   return `<port protocol="tcp" portid="${port.port}"><state state="open" reason="syn-ack"/>${service}${script}</port>`;
 }

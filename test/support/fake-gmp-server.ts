@@ -77,7 +77,9 @@ export async function startFakeGmpServer(options: FakeGmpOptions): Promise<FakeG
     readCommands(socket, connection, async (command) => {
       commands.push(command);
       if (command.name === 'authenticate') authenticated = isLogin(command, options);
-      const answer = options.answerOverride?.(command) ?? answerTo(command, authenticated, () => options.taskStates?.[Math.min(getTasksCount++, options.taskStates.length - 1)], options);
+      const answer =
+        options.answerOverride?.(command) ??
+        answerTo(command, authenticated, () => options.taskStates?.[Math.min(getTasksCount++, options.taskStates.length - 1)], options);
       const bytes = Buffer.from(answer);
       if (options.closeMidAnswerTo === command.name && !cutOff) {
         cutOff = true;
@@ -217,9 +219,23 @@ export function throwawayCertificate(dir: string): { key: string; cert: string; 
   execFileSync(
     'openssl',
     [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', '/CN=vigil-test',
-      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=vigil-test',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
     ],
     { stdio: 'ignore' },
   );

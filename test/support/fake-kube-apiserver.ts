@@ -91,9 +91,7 @@ export interface ResourceDefinition {
   returnsDeletedObject?: boolean;
 }
 
-function resourceType(
-  fields: Pick<ResourceDefinition, 'group' | 'version' | 'plural' | 'kind'> & Partial<ResourceDefinition>,
-): ResourceDefinition {
+function resourceType(fields: Pick<ResourceDefinition, 'group' | 'version' | 'plural' | 'kind'> & Partial<ResourceDefinition>): ResourceDefinition {
   return { namespaced: true, statusSubresource: true, customResource: false, tracksGeneration: true, defaultPropagation: 'Background', ...fields };
 }
 
@@ -101,10 +99,27 @@ export const DEFAULT_RESOURCES: readonly ResourceDefinition[] = [
   resourceType({ group: 'vigil.dev', version: 'v1alpha1', plural: 'scans', kind: 'Scan', customResource: true }),
   resourceType({ group: 'vigil.dev', version: 'v1alpha1', plural: 'scheduledscans', kind: 'ScheduledScan', customResource: true }),
   resourceType({ group: 'batch', version: 'v1', plural: 'jobs', kind: 'Job', defaultPropagation: 'Orphan', initialStatus: {}, maxNameLength: 63 }),
-  resourceType({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', tracksGeneration: false, initialStatus: { phase: 'Pending' }, returnsDeletedObject: true }),
+  resourceType({
+    group: '',
+    version: 'v1',
+    plural: 'pods',
+    kind: 'Pod',
+    tracksGeneration: false,
+    initialStatus: { phase: 'Pending' },
+    returnsDeletedObject: true,
+  }),
   // Secrets have no status subresource; the runner creates and deletes them.
   resourceType({ group: '', version: 'v1', plural: 'secrets', kind: 'Secret', statusSubresource: false, tracksGeneration: false }),
-  resourceType({ group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, tracksGeneration: false, initialStatus: { phase: 'Active' }, maxNameLength: 63 }),
+  resourceType({
+    group: '',
+    version: 'v1',
+    plural: 'namespaces',
+    kind: 'Namespace',
+    namespaced: false,
+    tracksGeneration: false,
+    initialStatus: { phase: 'Active' },
+    maxNameLength: 63,
+  }),
   resourceType({ group: '', version: 'v1', plural: 'events', kind: 'Event', statusSubresource: false, tracksGeneration: false }),
   // The runner creates the scanner's ServiceAccount in a tenant namespace before its first Job.
   resourceType({ group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', statusSubresource: false, tracksGeneration: false }),
@@ -262,7 +277,12 @@ function parsePointer(pointer: unknown): string[] {
   if (typeof pointer !== 'string' || (pointer !== '' && !pointer.startsWith('/'))) {
     throw apiError(400, `invalid JSON pointer: ${String(pointer)}`);
   }
-  return pointer === '' ? [] : pointer.slice(1).split('/').map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function arrayIndex(token: string, length: number): number {
@@ -776,7 +796,10 @@ export class FakeKubeApiServer {
   }
 
   private parseRoute(path: string): Route {
-    const segments = path.split('/').filter((segment) => segment !== '').map(decodeURIComponent);
+    const segments = path
+      .split('/')
+      .filter((segment) => segment !== '')
+      .map(decodeURIComponent);
     const [group, version, rest] =
       segments[0] === 'api' ? ['', segments[1], segments.slice(2)] : segments[0] === 'apis' ? [segments[1], segments[2], segments.slice(3)] : [];
     if (group === undefined || version === undefined || rest === undefined) throw NO_ROUTE();
@@ -812,7 +835,13 @@ export class FakeKubeApiServer {
       'metadata.name': object.metadata.name,
       'metadata.namespace': object.metadata.namespace,
       // Events only, as on a real API server.
-      ...(object.kind === 'Event' ? { 'involvedObject.kind': involved.kind as string | undefined, 'involvedObject.name': involved.name as string | undefined, reason: object.reason as string | undefined } : {}),
+      ...(object.kind === 'Event'
+        ? {
+            'involvedObject.kind': involved.kind as string | undefined,
+            'involvedObject.name': involved.name as string | undefined,
+            reason: object.reason as string | undefined,
+          }
+        : {}),
     };
     return satisfies(object.metadata.labels ?? {}, labels) && satisfies(fieldValues, fields);
   }
@@ -853,14 +882,19 @@ export class FakeKubeApiServer {
     const [id = '', offset = ''] = token.split(':');
     if (!/^\d+$/.test(offset)) throw apiError(400, `invalid continue token: ${token}`, 'BadRequest');
     if (!this.pagedLists.has(id)) {
-      throw apiError(410, 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.', 'Expired');
+      throw apiError(
+        410,
+        'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+        'Expired',
+      );
     }
     return [id, Number(offset)];
   }
 
   private objectBody(request: RecordedRequest, resource: ResourceDefinition): KubeObject {
     const type = mediaType(request.contentType);
-    if (type !== '' && type !== 'application/json') throw apiError(415, `the body of the request was in an unknown format - accepted media types include: application/json`);
+    if (type !== '' && type !== 'application/json')
+      throw apiError(415, `the body of the request was in an unknown format - accepted media types include: application/json`);
     if (!isRecord(request.body)) throw apiError(400, `the body of the request is not a ${resource.kind} object`, 'BadRequest');
     const body = clone(request.body);
     return { ...body, metadata: isRecord(body.metadata) ? (body.metadata as ObjectMeta) : {} };
@@ -869,7 +903,11 @@ export class FakeKubeApiServer {
   private checkName(resource: ResourceDefinition, name: string): void {
     const limit = resource.maxNameLength ?? 253;
     if (!NAME_PATTERN.test(name)) {
-      throw invalid(resource, name, `metadata.name: Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`);
+      throw invalid(
+        resource,
+        name,
+        `metadata.name: Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      );
     }
     if (name.length > limit) throw invalid(resource, name, `metadata.name: Invalid value: "${name}": must be no more than ${limit} characters`);
   }
@@ -923,7 +961,10 @@ export class FakeKubeApiServer {
     } else if (type === 'application/json-patch+json') {
       patched = applyJsonPatch(current, request.body);
     } else {
-      throw apiError(415, `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json${resource.customResource ? '' : ', application/strategic-merge-patch+json'}`);
+      throw apiError(
+        415,
+        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json${resource.customResource ? '' : ', application/strategic-merge-patch+json'}`,
+      );
     }
     if (!isRecord(patched) || !isRecord(patched.metadata)) throw apiError(400, 'the patch does not leave an object with metadata', 'BadRequest');
     return this.write(resource, current, patched as KubeObject, route.subresource);
@@ -981,12 +1022,24 @@ export class FakeKubeApiServer {
       throw conflict(resource, name!, `Precondition failed: UID in precondition: ${String(uid)}, UID in object meta: ${current.metadata.uid}`);
     }
     if (resourceVersion !== undefined && resourceVersion !== current.metadata.resourceVersion) {
-      throw conflict(resource, name!, `Precondition failed: ResourceVersion in precondition: ${String(resourceVersion)}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
+      throw conflict(
+        resource,
+        name!,
+        `Precondition failed: ResourceVersion in precondition: ${String(resourceVersion)}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
+      );
     }
     const requested = this.requestedPolicy(resource, name!, options);
     const appliedPolicy = requested ?? resource.defaultPropagation;
     const gracePeriodSeconds = typeof options.gracePeriodSeconds === 'number' ? options.gracePeriodSeconds : undefined;
-    this.deletions.push({ apiVersion: apiVersionOf(resource), kind: resource.kind, namespace, name: name!, propagationPolicy: requested, appliedPolicy, gracePeriodSeconds });
+    this.deletions.push({
+      apiVersion: apiVersionOf(resource),
+      kind: resource.kind,
+      namespace,
+      name: name!,
+      propagationPolicy: requested,
+      appliedPolicy,
+      gracePeriodSeconds,
+    });
     const remaining = this.deleteWithPolicy(resource, current, appliedPolicy);
     if (remaining || resource.returnsDeletedObject) return remaining ?? current;
     const success: KubeStatus = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 };
@@ -1161,7 +1214,12 @@ export class FakeKubeApiServer {
     if (resource.kind !== 'Pod' || resource.group !== '') throw NO_ROUTE();
     this.mustGet(route);
     const key = `${namespace}/${name}/`;
-    const logKey = query.container !== undefined && this.podLogs.has(key + query.container) ? key + query.container : query.container !== undefined && !this.podLogs.has(key) ? key + query.container : key;
+    const logKey =
+      query.container !== undefined && this.podLogs.has(key + query.container)
+        ? key + query.container
+        : query.container !== undefined && !this.podLogs.has(key)
+          ? key + query.container
+          : key;
     let text = this.podLogs.get(logKey) ?? '';
     if (query.tailLines !== undefined) {
       const lines = text.split(/(?<=\n)/);
@@ -1188,6 +1246,8 @@ export class FakeKubeApiServer {
   }
 
   private timestamp(): string {
-    return this.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return this.now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
   }
 }

@@ -22,16 +22,51 @@ const SAN = 'subjectAltName=IP:127.0.0.1,DNS:localhost';
 export function makeCertificates(dir: string): Pems {
   const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  openssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=Vigil Test CA',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+  openssl(
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=Vigil Test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
   openssl('req', '-new', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
   writeFileSync(join(dir, 'server.ext'), `${SAN}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
-  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
-    '-out', 'server.crt', '-days', '1', '-extfile', 'server.ext');
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.crt',
+    '-days',
+    '1',
+    '-extfile',
+    'server.ext',
+  );
   openssl('req', '-x509', ...ec, '-keyout', 'self.key', '-out', 'self.crt', '-days', '1', '-subj', '/CN=localhost', '-addext', SAN);
   const read = (name: string) => readFileSync(join(dir, name), 'utf8');
-  return { caCert: read('ca.crt'), serverKey: read('server.key'), serverCert: read('server.crt'),
-    selfSignedKey: read('self.key'), selfSignedCert: read('self.crt') };
+  return {
+    caCert: read('ca.crt'),
+    serverKey: read('server.key'),
+    serverCert: read('server.crt'),
+    selfSignedKey: read('self.key'),
+    selfSignedCert: read('self.crt'),
+  };
 }
 
 export interface ReceivedRequest {

@@ -46,10 +46,12 @@ export class LoginApp {
     const server = createServer((req, res) => {
       const withSession = req.headers.authorization === DEMO_TOKEN && (req.headers.cookie ?? '').includes(`sid=${DEMO_SESSION}`);
       requests.push(`${req.method} ${req.url}${withSession ? ' with session' : ''}`);
-      const send = (status: number, type: string, body: string, headers: Record<string, string> = {}) => res.writeHead(status, { 'content-type': type, ...headers }).end(body);
+      const send = (status: number, type: string, body: string, headers: Record<string, string> = {}) =>
+        res.writeHead(status, { 'content-type': type, ...headers }).end(body);
       if (req.url === '/login' || req.url === '/') return send(200, 'text/html', PAGE);
       if (req.url === '/app.js') return send(200, 'text/javascript', APP_JS);
-      if (req.url === '/away') return send(200, 'text/html', '<!doctype html><title>away</title><script>location.href = "http://169.254.169.254/latest/meta-data/";</script>');
+      if (req.url === '/away')
+        return send(200, 'text/html', '<!doctype html><title>away</title><script>location.href = "http://169.254.169.254/latest/meta-data/";</script>');
       if (req.url === '/api/login' && req.method === 'POST') {
         let body = '';
         req.on('data', (chunk: Buffer) => (body += chunk.toString()));

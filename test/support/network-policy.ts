@@ -30,5 +30,7 @@ function blockAdmits(block: IpBlock, address: string): boolean {
 
 /** The egress rules that admit a connection to the address (on some port), empty when none does. */
 export function egressRulesAdmitting(policy: { kind: string; spec?: { egress?: EgressRule[] } }, address: string): EgressRule[] {
-  return (policy.spec?.egress ?? []).filter((rule) => rule.to === undefined || rule.to.length === 0 || rule.to.some((peer) => peer.ipBlock !== undefined && blockAdmits(peer.ipBlock, address)));
+  return (policy.spec?.egress ?? []).filter(
+    (rule) => rule.to === undefined || rule.to.length === 0 || rule.to.some((peer) => peer.ipBlock !== undefined && blockAdmits(peer.ipBlock, address)),
+  );
 }

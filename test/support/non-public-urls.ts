@@ -24,7 +24,11 @@ export const NON_PUBLIC_URLS: ReadonlyArray<{ name: string; input: string; messa
   { name: 'a URL host 0xa9.0xfe.0xa9.0xfe (hex 169.254.169.254) is refused', input: 'http://0xa9.0xfe.0xa9.0xfe/', message: '169.254.0.0/16' },
   { name: 'a URL host 0251.0376.0251.0376 (octal 169.254.169.254) is refused', input: 'http://0251.0376.0251.0376/', message: '169.254.0.0/16' },
   { name: 'a URL host 0x7f000001 (hex 127.0.0.1) is refused', input: 'http://0x7f000001/', message: '127.0.0.0/8' },
-  { name: 'a URL with the IPv4-mapped metadata address [::ffff:169.254.169.254] is refused as IPv6', input: 'http://[::ffff:169.254.169.254]/', message: 'IPv6' },
+  {
+    name: 'a URL with the IPv4-mapped metadata address [::ffff:169.254.169.254] is refused as IPv6',
+    input: 'http://[::ffff:169.254.169.254]/',
+    message: 'IPv6',
+  },
   { name: 'a URL with the unspecified IPv6 address [::] is refused as IPv6', input: 'http://[::]/', message: 'IPv6' },
   { name: 'a URL on 192.168.1.1 with a trailing dot is refused', input: 'http://192.168.1.1./', message: '192.168.0.0/16' },
 ];

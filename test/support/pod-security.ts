@@ -29,7 +29,21 @@ export interface PodSpecLike {
 }
 
 /** Capabilities baseline allows to add: the container runtimes' defaults, without NET_RAW. */
-const BASELINE_CAPABILITIES = ['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT'];
+const BASELINE_CAPABILITIES = [
+  'AUDIT_WRITE',
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'MKNOD',
+  'NET_BIND_SERVICE',
+  'SETFCAP',
+  'SETGID',
+  'SETPCAP',
+  'SETUID',
+  'SYS_CHROOT',
+];
 const RESTRICTED_VOLUMES = ['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret'];
 
 const containersOf = (pod: PodSpecLike) => [...(pod.initContainers ?? []), ...pod.containers];
@@ -62,7 +76,8 @@ export function restrictedViolations(pod: PodSpecLike): string[] {
     if (context.allowPrivilegeEscalation !== false) problems.push(`${container.name} may escalate privileges`);
     if (!(context.runAsNonRoot ?? podContext.runAsNonRoot)) problems.push(`${container.name} may run as root`);
     if (context.runAsUser === 0) problems.push(`${container.name} runs as uid 0`);
-    if (!['RuntimeDefault', 'Localhost'].includes((context.seccompProfile ?? podContext.seccompProfile)?.type ?? '')) problems.push(`${container.name} has no seccomp profile`);
+    if (!['RuntimeDefault', 'Localhost'].includes((context.seccompProfile ?? podContext.seccompProfile)?.type ?? ''))
+      problems.push(`${container.name} has no seccomp profile`);
     if (!(context.capabilities?.drop ?? []).includes('ALL')) problems.push(`${container.name} does not drop ALL capabilities`);
     const added = (context.capabilities?.add ?? []).filter((capability) => capability !== 'NET_BIND_SERVICE');
     if (added.length > 0) problems.push(`${container.name} adds ${added.join(', ')}`);

@@ -48,7 +48,12 @@ export function permissionOf(request: Pick<RecordedRequest, 'method' | 'path' | 
   const [group, rest] = parts[0] === 'api' ? ['', parts.slice(2)] : [parts[1]!, parts.slice(3)];
   const namespace = rest[0] === 'namespaces' && rest.length > 2 ? rest[1] : undefined;
   const [resource, name, subresource] = namespace === undefined ? rest : rest.slice(2);
-  return { group, resource: subresource === undefined ? resource! : `${resource}/${subresource}`, verb: verbOf(request.method, request.watch, name === undefined), namespace };
+  return {
+    group,
+    resource: subresource === undefined ? resource! : `${resource}/${subresource}`,
+    verb: verbOf(request.method, request.watch, name === undefined),
+    namespace,
+  };
 }
 
 export const describePermission = (permission: Permission): string =>
@@ -66,7 +71,9 @@ export class Authorizer {
     const roles = (kind: string, namespace?: string) => (name: string) =>
       objects.find((object) => object.kind === kind && object.metadata.name === name && object.metadata.namespace === namespace)?.rules ?? [];
     const boundHere = (binding: RbacObject) =>
-      (binding.subjects ?? []).some((subject) => subject.kind === 'ServiceAccount' && subject.name === serviceAccount.name && subject.namespace === serviceAccount.namespace);
+      (binding.subjects ?? []).some(
+        (subject) => subject.kind === 'ServiceAccount' && subject.name === serviceAccount.name && subject.namespace === serviceAccount.namespace,
+      );
     for (const binding of objects.filter(boundHere)) {
       if (binding.kind === 'ClusterRoleBinding') this.clusterRules.push(...roles('ClusterRole')(binding.roleRef!.name));
       if (binding.kind === 'RoleBinding') {

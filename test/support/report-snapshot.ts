@@ -8,11 +8,27 @@ export function reportSnapshot(): ReportSnapshot {
     { id: 't-db', target: '203.0.113.7', label: '', tags: [], healthScore: { score: 100, grade: 'A' as const } },
   ];
   const risks = [
-    riskOf({ accountId: 'a', targetId: 't-web', title: HOSTILE.title, threatLevel: 'HIGH', cvss: '8.1', description: HOSTILE.description, solution: HOSTILE.solution,
-      additionalInfo: { cves: ['CVE-2024-1111'], references: [HOSTILE.reference, 'https://owasp.org/xss'], evidence: HOSTILE.externalImage } }),
+    riskOf({
+      accountId: 'a',
+      targetId: 't-web',
+      title: HOSTILE.title,
+      threatLevel: 'HIGH',
+      cvss: '8.1',
+      description: HOSTILE.description,
+      solution: HOSTILE.solution,
+      additionalInfo: { cves: ['CVE-2024-1111'], references: [HOSTILE.reference, 'https://owasp.org/xss'], evidence: HOSTILE.externalImage },
+    }),
     riskOf({ accountId: 'a', targetId: 't-web', title: 'SQL injection in /login', threatLevel: 'CRITICAL', cvss: '9.8' }),
     riskOf({ accountId: 'a', targetId: 't-db', title: 'Open port 22/tcp', threatLevel: 'INFO', status: 'CLOSED' }),
-  ].map((risk) => ({ id: risk.id, targetId: risk.targetId, status: risk.status, isAccepted: risk.isAccepted, firstDetectedAt: risk.firstDetectedAt, lastDetectedAt: risk.lastDetectedAt, definition: risk.definition }));
+  ].map((risk) => ({
+    id: risk.id,
+    targetId: risk.targetId,
+    status: risk.status,
+    isAccepted: risk.isAccepted,
+    firstDetectedAt: risk.firstDetectedAt,
+    lastDetectedAt: risk.lastDetectedAt,
+    definition: risk.definition,
+  }));
   return {
     version: 1,
     id: '5b0c5f4e-0000-4000-8000-000000000001',

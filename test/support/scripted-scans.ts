@@ -49,7 +49,10 @@ export function portXml({ port, protocol = 'tcp', service = 'http', vulners = []
       ? ''
       : `<script id="vulners" output="vulners"><table key="cpe:/a:acme:${service}:1.0">` +
         vulners
-          .map((entry) => `<table><elem key="cvss">${entry.cvss}</elem><elem key="id">${escapeXml(entry.id)}</elem><elem key="is_exploit">false</elem><elem key="type">cve</elem></table>`)
+          .map(
+            (entry) =>
+              `<table><elem key="cvss">${entry.cvss}</elem><elem key="id">${escapeXml(entry.id)}</elem><elem key="is_exploit">false</elem><elem key="type">cve</elem></table>`,
+          )
           .join('') +
         '</table></script>';
   return (
@@ -65,7 +68,6 @@ export function nmapXml(hosts: NmapHostSpec[]): string {
     .join('');
   return `<?xml version="1.0"?><nmaprun scanner="nmap">${body}</nmaprun>`;
 }
-
 
 export const xmlOutput = (content: string): WorkloadOutput => ({ file: 'result.xml', contentType: 'application/xml', content: Buffer.from(content) });
 

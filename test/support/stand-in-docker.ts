@@ -63,7 +63,14 @@ export function standInDocker(root: string, programs: Record<string, string>): S
   const callsFile = join(state, 'calls.jsonl');
   return {
     binDir,
-    calls: () => (existsSync(callsFile) ? readFileSync(callsFile, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as string[]) : []),
+    calls: () =>
+      existsSync(callsFile)
+        ? readFileSync(callsFile, 'utf8')
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as string[])
+        : [],
     hold(held) {
       if (held) writeFileSync(join(state, 'held'), '');
       else rmSync(join(state, 'held'), { force: true });

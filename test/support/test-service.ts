@@ -58,7 +58,12 @@ export class TestService {
         done();
       },
     });
-    const vigil = composeVigil(settings, createLogger(settings.logLevel, sink), { clock: options.clock, defaultMetrics: false, kubeConfig: options.kubeConfig, reportWorker: options.reportWorker });
+    const vigil = composeVigil(settings, createLogger(settings.logLevel, sink), {
+      clock: options.clock,
+      defaultMetrics: false,
+      kubeConfig: options.kubeConfig,
+      reportWorker: options.reportWorker,
+    });
     const { account, apiKey } = vigil.accounts.createAccount({ name: options.accountName ?? 'test-account' });
     const server = await vigil.listen();
     const address = server.address() as { port: number };

@@ -85,7 +85,7 @@ describe('architecture: who may import whom', () => {
     expect(readers).to.deep.equal(['config/settings.ts']);
   });
 
-  it('only the composition roots (the service\'s and its report worker thread\'s) construct store adapters', () => {
+  it("only the composition roots (the service's and its report worker thread's) construct store adapters", () => {
     const constructors = sourceFiles(SRC)
       .filter((file) => !file.includes('/store/'))
       .filter((file) => /new Sqlite\w+Repository|open(ReadOnly)?Database\(/.test(readFileSync(file, 'utf8')))

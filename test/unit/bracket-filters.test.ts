@@ -6,12 +6,24 @@ const pairs = (query: string) => [...new URLSearchParams(query)];
 
 describe('filters in the bracket form (axios, qs)', () => {
   const sameAsJson: Array<[string, string, Record<string, string[]>]> = [
-    ['indexed, as axios and qs send it', 'filters[status][0]=OPEN&filters[risk_definition.scan_type][0]=NMAP', { status: ['OPEN'], 'risk_definition.scan_type': ['NMAP'] }],
+    [
+      'indexed, as axios and qs send it',
+      'filters[status][0]=OPEN&filters[risk_definition.scan_type][0]=NMAP',
+      { status: ['OPEN'], 'risk_definition.scan_type': ['NMAP'] },
+    ],
     ['empty brackets', 'filters[status][]=OPEN&filters[status][]=CLOSED', { status: ['OPEN', 'CLOSED'] }],
     ['a scalar for one value', 'filters[tags]=prod', { tags: ['prod'] }],
-    ['URL-encoded brackets', 'filters%5Bstatus%5D%5B%5D=OPEN&filters%5Brisk_definition.scan_type%5D%5B0%5D=NMAP', { status: ['OPEN'], 'risk_definition.scan_type': ['NMAP'] }],
+    [
+      'URL-encoded brackets',
+      'filters%5Bstatus%5D%5B%5D=OPEN&filters%5Brisk_definition.scan_type%5D%5B0%5D=NMAP',
+      { status: ['OPEN'], 'risk_definition.scan_type': ['NMAP'] },
+    ],
     ['indexes out of order, placed by index', 'filters[status][1]=CLOSED&filters[status][0]=OPEN', { status: ['OPEN', 'CLOSED'] }],
-    ['spaces and reserved characters in values', 'filters[risk_definition.title][0]=Open%20port%20443%2Ftcp&filters[label][]=a+b', { 'risk_definition.title': ['Open port 443/tcp'], label: ['a b'] }],
+    [
+      'spaces and reserved characters in values',
+      'filters[risk_definition.title][0]=Open%20port%20443%2Ftcp&filters[label][]=a+b',
+      { 'risk_definition.title': ['Open port 443/tcp'], label: ['a b'] },
+    ],
   ];
   for (const [what, query, expected] of sameAsJson) {
     it(`reads ${what} as the JSON form's object`, () => {

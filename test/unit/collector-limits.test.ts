@@ -51,13 +51,18 @@ describe('the collector and the result-file limit', () => {
   });
 
   it('refuses it at the 25 MiB upload default when no limit is given, and past a smaller limit, naming the file and the limit', async () => {
-    for (const [limit, words] of [[undefined, '25 MiB'], [20 * MiB, '20 MiB']] as const) {
+    for (const [limit, words] of [
+      [undefined, '25 MiB'],
+      [20 * MiB, '20 MiB'],
+    ] as const) {
       const error = await collectFindings(scanWithId('refused'), outputs(padded), staging, limit).then(
         () => undefined,
         (thrown: unknown) => thrown,
       );
       expect(error).to.be.instanceOf(MalformedResultError);
-      expect((error as Error).message).to.match(/^zap\.json: /).and.to.include(words);
+      expect((error as Error).message)
+        .to.match(/^zap\.json: /)
+        .and.to.include(words);
     }
   });
 });

@@ -13,7 +13,12 @@ import { fencedBlock, markersFor, withGeneratedBlock } from '../../scripts/gener
 import { SETTING_DEFINITIONS } from '../../src/config/setting-definitions.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 const MAX_README_WORDS = 4000;
 const MAX_PARAGRAPH_CHARS = 1200;
 
@@ -37,7 +42,11 @@ export function proseParagraphs(markdown: string): string[] {
 
 /** GitHub's anchor for a heading. */
 export function anchorOf(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\w\- ]/g, '')
+    .replace(/ /g, '-');
 }
 
 function anchorsOf(markdown: string): Set<string> {
@@ -94,7 +103,9 @@ describe('docs/configuration.md', () => {
   });
 
   it('shows each variable with its default, what it accepts and its meaning', () => {
-    expect(environmentTable([{ name: 'VIGIL_X', fallback: '1', bound: { min: 0, max: 9 }, meaning: 'a | b' }])).to.include('| `VIGIL_X` | `1` | a whole number from 0 to 9 | a \\| b |');
+    expect(environmentTable([{ name: 'VIGIL_X', fallback: '1', bound: { min: 0, max: 9 }, meaning: 'a | b' }])).to.include(
+      '| `VIGIL_X` | `1` | a whole number from 0 to 9 | a \\| b |',
+    );
     expect(environmentTable([{ name: 'VIGIL_Y', bound: ['on', 'off'], meaning: 'y' }])).to.include('| `VIGIL_Y` | unset | `on`, `off` | y |');
   });
 });
@@ -106,7 +117,14 @@ describe('docs/cli.md', () => {
 
   it('lists every command and subcommand with its options, required ones marked', () => {
     const reference = cliReference();
-    for (const command of ['vigil serve', 'vigil backup', 'vigil accounts create', 'vigil accounts create-key', 'vigil webhooks remove', 'vigil login-replay']) {
+    for (const command of [
+      'vigil serve',
+      'vigil backup',
+      'vigil accounts create',
+      'vigil accounts create-key',
+      'vigil webhooks remove',
+      'vigil login-replay',
+    ]) {
       expect(reference).to.include(`### \`${command}\``);
     }
     expect(reference).to.include('| `--account <id\\|name>` | the account id or name (required) |');

@@ -6,7 +6,13 @@ describe('event ids (UUID version 7)', () => {
 
   it('is a version 7, RFC 9562 variant UUID that starts with the time in milliseconds', () => {
     const id = timeOrderedUuid(at, new Uint8Array(10).fill(0xff));
-    expect(id).to.equal(`${at.getTime().toString(16).padStart(12, '0').replace(/^(.{8})/, '$1-')}-7fff-bfff-ffffffffffff`);
+    expect(id).to.equal(
+      `${at
+        .getTime()
+        .toString(16)
+        .padStart(12, '0')
+        .replace(/^(.{8})/, '$1-')}-7fff-bfff-ffffffffffff`,
+    );
     expect(timeOrderedUuid(at, new Uint8Array(10))).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7000-8000-000000000000$/);
   });
 

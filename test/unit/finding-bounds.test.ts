@@ -15,7 +15,19 @@ function finding(overrides: Partial<Finding['definition']> = {}, fingerprint = '
 
 describe('finding bounds', () => {
   it('measures a definition as long as JSON.stringify writes it, whatever its text holds', () => {
-    const texts = ['', 'plain text', 'a "quoted" word', 'back\\slash', 'line\nbreak\ttab\u0000nul\u001f', 'é ü 日本語', 'pair 🔐 kept', 'lone \ud800 high', 'lone \udc00 low', 'end \ud83d', '\u2028\u2029\u007f\u0080'];
+    const texts = [
+      '',
+      'plain text',
+      'a "quoted" word',
+      'back\\slash',
+      'line\nbreak\ttab\u0000nul\u001f',
+      'é ü 日本語',
+      'pair 🔐 kept',
+      'lone \ud800 high',
+      'lone \udc00 low',
+      'end \ud83d',
+      '\u2028\u2029\u007f\u0080',
+    ];
     const info = { port: 1, text: 'x "y"' };
     const infoLength = JSON.stringify(info).length;
     for (const text of texts) {

@@ -1,14 +1,5 @@
 import { expect } from 'chai';
-import {
-  cidrContains,
-  formatIpv4,
-  isAllowed,
-  looksLikeIpv4,
-  parseCidr,
-  parseCidrList,
-  parseIpv4,
-  specialPurposeRange,
-} from '../../src/domain/targets/ipv4.js';
+import { cidrContains, formatIpv4, isAllowed, looksLikeIpv4, parseCidr, parseCidrList, parseIpv4, specialPurposeRange } from '../../src/domain/targets/ipv4.js';
 
 describe('IPv4 arithmetic', () => {
   describe('parseIpv4', () => {

@@ -39,7 +39,11 @@ describe('list query parameters', () => {
       ['one key with values filters on them', '{"tags":["prod","web"]}', { tags: ['prod', 'web'] }],
       ['two keys filter on both', '{"tags":["prod"],"label":["Shop"]}', { tags: ['prod'], label: ['Shop'] }],
       ['an empty array means no filter on that key', '{"tags":[],"label":["Shop"]}', { label: ['Shop'] }],
-      ['exactly 100 values are accepted', JSON.stringify({ tags: Array.from({ length: 100 }, (_, i) => `t${i}`) }), { tags: Array.from({ length: 100 }, (_, i) => `t${i}`) }],
+      [
+        'exactly 100 values are accepted',
+        JSON.stringify({ tags: Array.from({ length: 100 }, (_, i) => `t${i}`) }),
+        { tags: Array.from({ length: 100 }, (_, i) => `t${i}`) },
+      ],
     ];
     for (const [name, raw, expected] of accepted) {
       it(name, () => expect(parseFilters(raw, FILTER_KEYS)).to.deep.equal(expected));
@@ -51,7 +55,11 @@ describe('list query parameters', () => {
       ['JSON null is refused', 'null', 'must be a JSON object'],
       ['a JSON number is refused', '42', 'must be a JSON object'],
       ['a JSON string is refused', '"tags"', 'must be a JSON object'],
-      ['an unknown key is refused, naming it and the allowed keys', '{"state":["RUNNING"]}', "filters key 'state' is not supported here; allowed keys: tags, label"],
+      [
+        'an unknown key is refused, naming it and the allowed keys',
+        '{"state":["RUNNING"]}',
+        "filters key 'state' is not supported here; allowed keys: tags, label",
+      ],
       ['a __proto__ key is refused as unknown', '{"__proto__":["x"]}', "'__proto__'"],
       ['a value that is not an array is refused', '{"tags":"prod"}', 'filters.tags must be an array of strings'],
       ['an array of numbers is refused', '{"tags":[1,2]}', 'filters.tags must be an array of strings'],

@@ -15,7 +15,7 @@ describe('PDF layout: wrapping', () => {
     expect(wrapText('x 0123456789abc', 5, measure).map((line) => line.text)).to.deep.equal(['x', '01234', '56789', 'abc']);
   });
 
-  it('reports each line\'s width and gives no lines for blank text', () => {
+  it("reports each line's width and gives no lines for blank text", () => {
     expect(wrapText('ab cd', 10, measure)).to.deep.equal([{ text: 'ab cd', width: 5 }]);
     expect(wrapText('  \n ', 10, measure)).to.deep.equal([]);
   });
@@ -40,20 +40,44 @@ describe('PDF layout: pages', () => {
   const line = (name: string, height = 20, extra: Partial<Block> = {}): Block => ({ height, anchor: name, ...extra });
 
   it('fills a page and continues on the next', () => {
-    expect(pages([line('a', 40), line('b', 40), line('c', 40)])).to.deep.equal([[['a', 0], ['b', 40]], [['c', 0]]]);
+    expect(pages([line('a', 40), line('b', 40), line('c', 40)])).to.deep.equal([
+      [
+        ['a', 0],
+        ['b', 40],
+      ],
+      [['c', 0]],
+    ]);
   });
 
   it('moves a heading to the next page with the block it is kept with', () => {
-    expect(pages([line('a', 70), line('heading', 20, { keepWithNext: true }), line('body', 20)])).to.deep.equal([[['a', 0]], [['heading', 0], ['body', 20]]]);
+    expect(pages([line('a', 70), line('heading', 20, { keepWithNext: true }), line('body', 20)])).to.deep.equal([
+      [['a', 0]],
+      [
+        ['heading', 0],
+        ['body', 20],
+      ],
+    ]);
   });
 
   it('starts a page before a block that asks for it, unless the page is empty', () => {
-    expect(pages([line('first', 10, { breakBefore: true }), line('b', 10), line('section', 10, { breakBefore: true })])).to.deep.equal([[['first', 0], ['b', 10]], [['section', 0]]]);
+    expect(pages([line('first', 10, { breakBefore: true }), line('b', 10), line('section', 10, { breakBefore: true })])).to.deep.equal([
+      [
+        ['first', 0],
+        ['b', 10],
+      ],
+      [['section', 0]],
+    ]);
   });
 
   it('splits a chain taller than a page rather than looping', () => {
     const chain = [line('h1', 60, { keepWithNext: true }), line('h2', 60, { keepWithNext: true }), line('end', 10)];
-    expect(pages(chain)).to.deep.equal([[['h1', 0]], [['h2', 0], ['end', 60]]]);
+    expect(pages(chain)).to.deep.equal([
+      [['h1', 0]],
+      [
+        ['h2', 0],
+        ['end', 60],
+      ],
+    ]);
   });
 
   it('gives the same pages when the flow arrives in pieces', () => {

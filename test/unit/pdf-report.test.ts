@@ -23,7 +23,10 @@ const LEVELS = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
 /** 3 targets, 90 risks with paragraphs long enough to run over many pages, hostile text among them. */
 function manyPagesSnapshot(): ReportSnapshot {
   const base = reportSnapshot();
-  const targets = [...base.targets, { id: 't-api', target: 'https://api.example.com', label: 'API', tags: ['prod'], healthScore: { score: 61, grade: 'C' as const } }];
+  const targets = [
+    ...base.targets,
+    { id: 't-api', target: 'https://api.example.com', label: 'API', tags: ['prod'], healthScore: { score: 61, grade: 'C' as const } },
+  ];
   const risks = Array.from({ length: 90 }, (_, index) => {
     const risk = riskOf({
       accountId: 'a',
@@ -37,7 +40,15 @@ function manyPagesSnapshot(): ReportSnapshot {
       solution: 'Upgrade to the fixed version and restart the service. '.repeat(3),
       additionalInfo: { cves: [`CVE-2026-${1000 + index}`], references: [`https://nvd.example/${index}`], port: 443, evidence: `Server: demo/${index}` },
     });
-    return { id: risk.id, targetId: risk.targetId, status: risk.status, isAccepted: risk.isAccepted, firstDetectedAt: risk.firstDetectedAt, lastDetectedAt: risk.lastDetectedAt, definition: risk.definition };
+    return {
+      id: risk.id,
+      targetId: risk.targetId,
+      status: risk.status,
+      isAccepted: risk.isAccepted,
+      firstDetectedAt: risk.firstDetectedAt,
+      lastDetectedAt: risk.lastDetectedAt,
+      definition: risk.definition,
+    };
   });
   return { ...base, targets, risks, matchedRisks: risks.length };
 }

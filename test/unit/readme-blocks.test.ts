@@ -39,7 +39,9 @@ describe('readmeBlocks (the README-as-test extractor)', () => {
 
   it('fills the first key and the signing secret, and nothing else', () => {
     expect(fillPlaceholders('export KEY=vgl_…   # from the frame', {})).to.equal('export KEY="$FIRST_API_KEY"   # from the frame');
-    expect(fillPlaceholders('WEBHOOK_SECRET=whsec_… make webhook-receiver', { signingSecret: 'whsec_abc' })).to.equal('WEBHOOK_SECRET=whsec_abc make webhook-receiver');
+    expect(fillPlaceholders('WEBHOOK_SECRET=whsec_… make webhook-receiver', { signingSecret: 'whsec_abc' })).to.equal(
+      'WEBHOOK_SECRET=whsec_abc make webhook-receiver',
+    );
     expect(fillPlaceholders('WEBHOOK_SECRET=whsec_… x', {})).to.equal('WEBHOOK_SECRET=whsec_… x');
   });
 });

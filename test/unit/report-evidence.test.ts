@@ -13,7 +13,15 @@ function withInfo(base: ReportRisk, additionalInfo: Record<string, unknown>): Re
   return { ...base, definition: { ...base.definition, additional_info: additionalInfo } };
 }
 
-const NMAP = { port: 443, protocol: 'tcp', state: 'open', service_name: 'https', service_product: 'nginx', service_version: '1.25.3', scripts: [{ id: 'http-title', output: 'Shop' }] };
+const NMAP = {
+  port: 443,
+  protocol: 'tcp',
+  state: 'open',
+  service_name: 'https',
+  service_product: 'nginx',
+  service_version: '1.25.3',
+  scripts: [{ id: 'http-title', output: 'Shop' }],
+};
 const ZAP = {
   plugin_id: '40012',
   confidence: 'Medium',
@@ -96,9 +104,13 @@ describe('report evidence', () => {
     expect(network['evidence']).to.equal('Port: 443; Protocol: tcp; State: open; Service: =cmd|calc; Product: nginx; Version: 1.25.3; Script http-title: Shop');
     const web = rows.find((row) => row['target'] === 'https://shop.example.com')!;
     expect(web['location']).to.equal('https://shop.example.com/search?q=1');
-    expect(web['evidence']).to.equal('Site: https://shop.example.com; Plugin: 40012; Confidence: Medium; Instances found: 2; Instance 1: GET https://shop.example.com/search?q=1 · param: q · evidence: <script>alert(1)</script>');
+    expect(web['evidence']).to.equal(
+      'Site: https://shop.example.com; Plugin: 40012; Confidence: Medium; Instances found: 2; Instance 1: GET https://shop.example.com/search?q=1 · param: q · evidence: <script>alert(1)</script>',
+    );
     const hostile = [withInfo(risks[0]!, { matched_at: '=HYPERLINK("https://evil.example")' })];
-    const hostileRows = parse(await rendered((out) => renderCsvReport(buildReportModel({ ...snapshot, risks: hostile }), out)), { columns: true }) as Array<Record<string, string>>;
+    const hostileRows = parse(await rendered((out) => renderCsvReport(buildReportModel({ ...snapshot, risks: hostile }), out)), { columns: true }) as Array<
+      Record<string, string>
+    >;
     expect(hostileRows[0]!['location']).to.equal(`'=HYPERLINK("https://evil.example")`);
   });
 });

@@ -14,7 +14,15 @@ function risk(overrides: Partial<ReportRisk> & { level?: ReportRisk['definition'
     isAccepted: overrides.isAccepted ?? false,
     firstDetectedAt: '2026-01-01T00:00:00.000Z',
     lastDetectedAt: '2026-01-01T00:00:00.000Z',
-    definition: { scan_type: 'NUCLEI', title: overrides.title ?? 'x', threat_level: overrides.level ?? 'LOW', description: '', solution: '', cvss: overrides.cvss ?? '', additional_info: {} },
+    definition: {
+      scan_type: 'NUCLEI',
+      title: overrides.title ?? 'x',
+      threat_level: overrides.level ?? 'LOW',
+      description: '',
+      solution: '',
+      cvss: overrides.cvss ?? '',
+      additional_info: {},
+    },
   };
 }
 
@@ -29,7 +37,15 @@ describe('report model', () => {
       risk({ id: 'high-8-accepted', level: 'HIGH', cvss: '8.8', isAccepted: true }),
       risk({ id: 'info', level: 'INFO' }),
     ];
-    expect([...risks].sort(bySeverity).map((entry) => entry.id)).to.deep.equal(['critical', 'high-8', 'high-8-accepted', 'high-8-closed', 'high-7', 'low', 'info']);
+    expect([...risks].sort(bySeverity).map((entry) => entry.id)).to.deep.equal([
+      'critical',
+      'high-8',
+      'high-8-accepted',
+      'high-8-closed',
+      'high-7',
+      'low',
+      'info',
+    ]);
   });
 
   it('counts by threat level, status and acceptance, grades the targets, and puts the worst target first', () => {
@@ -51,7 +67,14 @@ describe('report model', () => {
     expect(model.summary.targetsByGrade).to.deep.equal({ A: 1, B: 0, C: 0, D: 1, F: 0 });
     expect(model.summary.targetsNotScanned).to.equal(1);
     const grades = chartsOf(model)[1]!;
-    expect(grades.bars.map((bar) => [bar.label, bar.value])).to.deep.equal([['Grade A', 1], ['Grade B', 0], ['Grade C', 0], ['Grade D', 1], ['Grade F', 0], ['Not scanned', 1]]);
+    expect(grades.bars.map((bar) => [bar.label, bar.value])).to.deep.equal([
+      ['Grade A', 1],
+      ['Grade B', 0],
+      ['Grade C', 0],
+      ['Grade D', 1],
+      ['Grade F', 0],
+      ['Not scanned', 1],
+    ]);
     expect(chartsOf(buildReportModel(snapshot))[1]!.bars.map((bar) => bar.label)).not.to.include('Not scanned');
   });
 
@@ -63,13 +86,23 @@ describe('report model', () => {
   });
 
   it('describes the filters a reader sees on the cover; none gives no lines', () => {
-    expect(describeFilters({ targets_filter: { tags: ['prod', 'web'] }, risks_filter: { status: ['OPEN'] } })).to.deep.equal(['Targets tags: prod, web', 'Risks status: OPEN']);
+    expect(describeFilters({ targets_filter: { tags: ['prod', 'web'] }, risks_filter: { status: ['OPEN'] } })).to.deep.equal([
+      'Targets tags: prod, web',
+      'Risks status: OPEN',
+    ]);
     expect(describeFilters({ targets_filter: {}, risks_filter: {} })).to.deep.equal([]);
   });
 
   it('takes CVEs and references from additional_info and bounds the evidence', () => {
     const long = 'x'.repeat(EVIDENCE_LIMITS.maxValueChars + 50);
-    const info: Record<string, unknown> = { cves: ['CVE-1', 7], references: Array.from({ length: 30 }, (_, index) => `https://e.example/${index}`), blank: '', none: null, empty: [], long };
+    const info: Record<string, unknown> = {
+      cves: ['CVE-1', 7],
+      references: Array.from({ length: 30 }, (_, index) => `https://e.example/${index}`),
+      blank: '',
+      none: null,
+      empty: [],
+      long,
+    };
     for (let index = 0; index < 20; index++) info[`k${index}`] = index;
     const entry = { ...risk({}), definition: { ...risk({}).definition, additional_info: info } };
     expect(cvesOf(entry)).to.deep.equal(['CVE-1']);
@@ -79,7 +112,7 @@ describe('report model', () => {
     expect(evidence[0]).to.deep.equal({ label: 'long', value: `${long.slice(0, EVIDENCE_LIMITS.maxValueChars)}… (cut)` });
   });
 
-  it('bounds a risk\'s text in a report and says so', () => {
+  it("bounds a risk's text in a report and says so", () => {
     expect(reportText('short')).to.equal('short');
     const cut = reportText('y'.repeat(REPORT_LIMITS.maxTextChars + 1));
     expect(cut.startsWith('y'.repeat(REPORT_LIMITS.maxTextChars))).to.equal(true);

@@ -70,15 +70,21 @@ describe('scanner definitions', () => {
       expect(scannerFor('NMAP_UDP').container(input(['93.184.216.34'])).capabilities).to.deep.equal(['NET_RAW']);
     });
 
-    it('pins Vigil\'s own image to the version in package.json', () => {
+    it("pins Vigil's own image to the version in package.json", () => {
       const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
       expect(VIGIL_VERSION).to.equal(pkg.version);
       expect(SCANNER_IMAGES.vigil).to.equal(`ghcr.io/vigil-dev/vigil:${pkg.version}`);
     });
 
     it('refuses more targets than the type takes per Scan, and none at all', () => {
-      expect(() => scannerFor('OWASP_ZAP').container(input(['https://a.example.com', 'https://b.example.com']))).to.throw(InvalidRequestError, /at most 1 target/);
-      expect(() => scannerFor('NUCLEI').local(input(Array.from({ length: 11 }, (_, i) => `h${i}.example.com`)))).to.throw(InvalidRequestError, /at most 10 targets/);
+      expect(() => scannerFor('OWASP_ZAP').container(input(['https://a.example.com', 'https://b.example.com']))).to.throw(
+        InvalidRequestError,
+        /at most 1 target/,
+      );
+      expect(() => scannerFor('NUCLEI').local(input(Array.from({ length: 11 }, (_, i) => `h${i}.example.com`)))).to.throw(
+        InvalidRequestError,
+        /at most 10 targets/,
+      );
       expect(() => scannerFor('NMAP').container(input([]))).to.throw(InvalidRequestError, /at least one target/);
     });
 
@@ -174,7 +180,9 @@ describe('scanner definitions', () => {
       const local = scannerFor('NUCLEI').local(input(targets, { nucleiTemplatesDir: '/srv/templates' }))!;
       expect(local.requires).to.have.length(1);
       expect(local.requires![0]!.path).to.equal('/srv/templates');
-      expect(local.requires![0]!.missing).to.include(`--branch ${NUCLEI_TEMPLATES_VERSION} https://github.com/projectdiscovery/nuclei-templates /srv/templates`);
+      expect(local.requires![0]!.missing).to.include(
+        `--branch ${NUCLEI_TEMPLATES_VERSION} https://github.com/projectdiscovery/nuclei-templates /srv/templates`,
+      );
       expect(local.requires![0]!.missing).to.include('VIGIL_NUCLEI_TEMPLATES');
       expect(local.contentVersion).to.deep.equal({ name: 'nuclei-templates', file: '/srv/templates/.vigil-templates-version' });
       expect(() => scannerFor('NUCLEI').local(input(targets))).to.throw(/nucleiTemplatesDir/);
@@ -191,7 +199,9 @@ describe('scanner definitions', () => {
     it('reads the percentage from JSON and text statistics lines', () => {
       const progress = scannerFor('NUCLEI').progressFrom;
       expect(
-        progress('{"duration":"0:00:05","errors":"0","hosts":"2","matched":"1","percent":"37","requests":"1110","rps":"222","startedAt":"2026-01-10T10:42:00.123Z","templates":"8212","total":"3000"}'),
+        progress(
+          '{"duration":"0:00:05","errors":"0","hosts":"2","matched":"1","percent":"37","requests":"1110","rps":"222","startedAt":"2026-01-10T10:42:00.123Z","templates":"8212","total":"3000"}',
+        ),
       ).to.equal(37);
       expect(progress('{"duration":"0:01:00","percent":100,"requests":3000,"total":3000}')).to.equal(100);
       expect(progress('[0:00:05] | Templates: 8212 | Hosts: 2 | RPS: 222 | Matched: 1 | Errors: 0 | Requests: 1110/3000 (37%)')).to.equal(37);
@@ -199,7 +209,9 @@ describe('scanner definitions', () => {
 
     it('ignores findings, log lines and broken JSON', () => {
       const progress = scannerFor('NUCLEI').progressFrom;
-      expect(progress('{"template-id":"tech-detect","info":{"name":"Wappalyzer","severity":"info"},"matched-at":"https://www.example.com/","percent":"5"}')).to.equal(undefined);
+      expect(
+        progress('{"template-id":"tech-detect","info":{"name":"Wappalyzer","severity":"info"},"matched-at":"https://www.example.com/","percent":"5"}'),
+      ).to.equal(undefined);
       expect(progress('[INF] Current nuclei version: v3.11.1 (latest)')).to.equal(undefined);
       expect(progress('{"percent":"12", "requests"')).to.equal(undefined);
       expect(progress(`{"percent":"12","requests":"1","total":"2","pad":"${'x'.repeat(5000)}"}`)).to.equal(undefined);
@@ -213,7 +225,10 @@ describe('scanner definitions', () => {
       expect(image).to.match(/^nablac0d3\/sslyze:6\.\d+\.\d+$/);
       expect(command).to.equal(undefined);
       expect(args).to.deep.equal(['--mozilla_config=disable', `--json_out=${OUT}/sslyze.json`, 'www.example.com:443', 'api.example.com:8443']);
-      expect(definition.local(input(['www.example.com']))).to.deep.equal({ program: 'sslyze', args: ['--mozilla_config=disable', `--json_out=${OUT}/sslyze.json`, 'www.example.com:443'] });
+      expect(definition.local(input(['www.example.com']))).to.deep.equal({
+        program: 'sslyze',
+        args: ['--mozilla_config=disable', `--json_out=${OUT}/sslyze.json`, 'www.example.com:443'],
+      });
       expect(definition.outputs).to.deep.equal([{ file: 'sslyze.json', contentType: 'application/json' }]);
       expect(definition.progressFrom('SCANS COMPLETED IN 3.21 S')).to.equal(undefined);
     });
@@ -249,7 +264,7 @@ describe('scanner definitions', () => {
       expect(jobTypes('OWASP_ZAP_ACTIVE')).to.include.members(['spider', 'passiveScan-wait', 'activeScan', 'report']);
     });
 
-    it('passes the target\'s settings into the plan and its anti-CSRF token names to ZAP', () => {
+    it("passes the target's settings into the plan and its anti-CSRF token names to ZAP", () => {
       const settings = { included_domains: ['cdn.example.com'], anti_csrf_tokens: ['shop_csrf'], headers: [{ key: 'X-Team', value: 'red' }] };
       const definition = scannerFor('OWASP_ZAP');
       const plan = parse(definition.inputs!(input(target, { settings }))[0]!.content) as { env: { contexts: Array<{ includePaths: string[] }> } };
@@ -262,7 +277,10 @@ describe('scanner definitions', () => {
     });
 
     it('refuses settings that are not ZAP settings, naming the field', () => {
-      expect(() => scannerFor('OWASP_ZAP').inputs!(input(target, { settings: { seed_urls: ['ftp://x'] } }))).to.throw(InvalidRequestError, /scanner_settings\.zap\.seed_urls/);
+      expect(() => scannerFor('OWASP_ZAP').inputs!(input(target, { settings: { seed_urls: ['ftp://x'] } }))).to.throw(
+        InvalidRequestError,
+        /scanner_settings\.zap\.seed_urls/,
+      );
     });
 
     it('turns a bare host into an https URL to crawl', () => {
@@ -270,7 +288,7 @@ describe('scanner definitions', () => {
       expect(plan.env.contexts[0]!.urls).to.deep.equal(['https://shop.example.com/']);
     });
 
-    it('reports progress as the plan\'s jobs start, later phases higher', () => {
+    it("reports progress as the plan's jobs start, later phases higher", () => {
       const passive = scannerFor('OWASP_ZAP').progressFrom;
       const active = scannerFor('OWASP_ZAP_ACTIVE').progressFrom;
       expect(passive('Job spider started')).to.equal(5);
@@ -284,7 +302,7 @@ describe('scanner definitions', () => {
     });
   });
 
-  describe('OPENVAS and NESSUS (Vigil\'s own CLI)', () => {
+  describe("OPENVAS and NESSUS (Vigil's own CLI)", () => {
     const cases = [
       { type: 'OPENVAS', subcommand: 'openvas', file: 'openvas.xml' },
       { type: 'NESSUS', subcommand: 'nessus', file: 'report.nessus' },

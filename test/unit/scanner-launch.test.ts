@@ -26,7 +26,12 @@ describe('scanner launch in the embedded runtime', () => {
 
   const decide = (type: ScanType, options: Partial<LaunchOptions> & { searchPath: string }) => {
     const definition = scannerFor(type);
-    const input = { targets: type === 'OWASP_ZAP' ? ['https://example.com'] : ['example.com'], outputDir: '/data/work/scan-1', cliPath: '/opt/vigil/dist/src/cli/main.js', nucleiTemplatesDir: '/data/nuclei-templates' };
+    const input = {
+      targets: type === 'OWASP_ZAP' ? ['https://example.com'] : ['example.com'],
+      outputDir: '/data/work/scan-1',
+      cliPath: '/opt/vigil/dist/src/cli/main.js',
+      nucleiTemplatesDir: '/data/nuclei-templates',
+    };
     return decideLaunch({
       definition,
       local: definition.local(input)!,
@@ -90,7 +95,11 @@ describe('scanner launch in the embedded runtime', () => {
     it('local: never uses an engine, and says that the setting is why', () => {
       const bin = binDir(dir.path, 'bin', ['docker']);
       const decision = decide('SSLYZE', { searchPath: bin, mode: 'local' });
-      expect(decision).to.have.property('missing').that.matches(/^sslyze is not installed on this machine \(VIGIL_EMBEDDED_SCANNERS=local allows no containers\); install it \(pip install sslyze==6\.1\.0\), or run Vigil on Kubernetes/);
+      expect(decision)
+        .to.have.property('missing')
+        .that.matches(
+          /^sslyze is not installed on this machine \(VIGIL_EMBEDDED_SCANNERS=local allows no containers\); install it \(pip install sslyze==6\.1\.0\), or run Vigil on Kubernetes/,
+        );
     });
 
     const missing: ReadonlyArray<[ScanType, string, RegExp]> = [
@@ -104,18 +113,22 @@ describe('scanner launch in the embedded runtime', () => {
         const decision = decide(type, { searchPath: binDir(dir.path, 'empty', []) }) as { missing: string };
         expect(decision.missing).to.match(new RegExp(`^${program.replace('.', '\\.')} is not installed on this machine; `));
         expect(decision.missing).to.match(hint);
-        expect(decision.missing).to.include(`install docker or podman so that Vigil runs its image ${scannerFor(type).container({ targets: ['https://example.com'], outputDir: '/o' }).image}`);
+        expect(decision.missing).to.include(
+          `install docker or podman so that Vigil runs its image ${scannerFor(type).container({ targets: ['https://example.com'], outputDir: '/o' }).image}`,
+        );
         expect(decision.missing).to.match(/, or run Vigil on Kubernetes \(VIGIL_RUNTIME=kubernetes\)$/);
       });
     }
 
     it('container mode without an engine says so', () => {
       const decision = decide('NMAP', { searchPath: binDir(dir.path, 'bin', ['nmap']), mode: 'container' }) as { missing: string };
-      expect(decision.missing).to.match(/^neither docker nor podman is installed on this machine \(VIGIL_EMBEDDED_SCANNERS=container\) to run nmap; install docker or podman/);
+      expect(decision.missing).to.match(
+        /^neither docker nor podman is installed on this machine \(VIGIL_EMBEDDED_SCANNERS=container\) to run nmap; install docker or podman/,
+      );
       expect(decision.missing).not.to.include('apt-get');
     });
 
-    it('OPENVAS runs Vigil\'s own CLI with this Node.js whatever the mode', () => {
+    it("OPENVAS runs Vigil's own CLI with this Node.js whatever the mode", () => {
       for (const mode of ['auto', 'local', 'container'] as const) {
         const decision = decide('OPENVAS', { searchPath: '', mode });
         expect(decision).to.have.nested.property('launch.program', process.execPath);
@@ -131,10 +144,30 @@ describe('scanner launch in the embedded runtime', () => {
 
     it('confines an NMAP container: removed when done, host network, read-only, no capabilities, no escalation, the work dir at the same path', () => {
       expect(args('NMAP')).to.deep.equal([
-        'run', '--rm', '--name', 'vigil-scan-s1', '--network', 'host', '--read-only',
-        '--tmpfs', '/tmp:rw,nosuid,nodev,size=512m', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges',
-        '--user', '1000:1000', '--env', 'HOME=/tmp', '--volume', '/data/work/s1:/data/work/s1', '--workdir', '/data/work/s1',
-        '--entrypoint', 'nmap', 'instrumentisto/nmap:7.95',
+        'run',
+        '--rm',
+        '--name',
+        'vigil-scan-s1',
+        '--network',
+        'host',
+        '--read-only',
+        '--tmpfs',
+        '/tmp:rw,nosuid,nodev,size=512m',
+        '--cap-drop',
+        'ALL',
+        '--security-opt',
+        'no-new-privileges',
+        '--user',
+        '1000:1000',
+        '--env',
+        'HOME=/tmp',
+        '--volume',
+        '/data/work/s1:/data/work/s1',
+        '--workdir',
+        '/data/work/s1',
+        '--entrypoint',
+        'nmap',
+        'instrumentisto/nmap:7.95',
         ...scannerFor('NMAP').container(input).args,
       ]);
     });
@@ -154,21 +187,26 @@ describe('scanner launch in the embedded runtime', () => {
 
     it('points Java at /tmp for ZAP, whose image user has a home on the read-only root', () => {
       const zapArgs = containerRunArgs({
-        name: 'n', type: 'OWASP_ZAP',
-        container: scannerFor('OWASP_ZAP').container({ targets: ['https://example.com'], outputDir: '/w' }), workDir: '/w', user: { uid: 1, gid: 1 },
+        name: 'n',
+        type: 'OWASP_ZAP',
+        container: scannerFor('OWASP_ZAP').container({ targets: ['https://example.com'], outputDir: '/w' }),
+        workDir: '/w',
+        user: { uid: 1, gid: 1 },
       });
       expect(zapArgs).to.include('JAVA_TOOL_OPTIONS=-Duser.home=/tmp');
     });
   });
 
-  describe('the definition\'s own environment in a container', () => {
+  describe("the definition's own environment in a container", () => {
     const pinned = { targets: ['https://shop.example.com'], addresses: { 'shop.example.com': ['93.184.216.34'] }, outputDir: '/w' };
     const envOf = (type: ScanType) => {
       const args = containerRunArgs({ name: 'n', type, container: scannerFor(type).container(pinned), workDir: '/w', user: { uid: 1, gid: 1 } });
       return args.filter((_, i) => args[i - 1] === '--env');
     };
-    it('joins ZAP\'s hosts file option to the home directory\'s in one JAVA_TOOL_OPTIONS, as the Jobs do', () => {
-      expect(envOf('OWASP_ZAP').filter((variable) => variable.startsWith('JAVA_TOOL_OPTIONS='))).to.deep.equal(['JAVA_TOOL_OPTIONS=-Duser.home=/tmp -Djdk.net.hosts.file=/w/zap-hosts']);
+    it("joins ZAP's hosts file option to the home directory's in one JAVA_TOOL_OPTIONS, as the Jobs do", () => {
+      expect(envOf('OWASP_ZAP').filter((variable) => variable.startsWith('JAVA_TOOL_OPTIONS='))).to.deep.equal([
+        'JAVA_TOOL_OPTIONS=-Duser.home=/tmp -Djdk.net.hosts.file=/w/zap-hosts',
+      ]);
     });
     it('passes nuclei its hosts file, so the checked address is the one it reaches', () => {
       expect(envOf('NUCLEI').some((variable) => /^HOSTS_PATH=\/w\//.test(variable))).to.equal(true);
@@ -178,7 +216,7 @@ describe('scanner launch in the embedded runtime', () => {
   describe('containerUser', () => {
     const plain = scannerFor('NMAP').container({ targets: ['example.com'], outputDir: '/o' });
     const udp = scannerFor('NMAP_UDP').container({ targets: ['example.com'], outputDir: '/o' });
-    it('is the service\'s own user when it is not root', () => expect(containerUser(plain, 1000, 1001)).to.deep.equal({ uid: 1000, gid: 1001 }));
+    it("is the service's own user when it is not root", () => expect(containerUser(plain, 1000, 1001)).to.deep.equal({ uid: 1000, gid: 1001 }));
     it('is 65532 when the service runs as root', () => expect(containerUser(plain, 0, 0)).to.deep.equal({ uid: 65532, gid: 65532 }));
     it('is root for a scanner that needs a capability, as in Kubernetes', () => expect(containerUser(udp, 1000, 1000)).to.deep.equal({ uid: 0, gid: 0 }));
   });

@@ -21,11 +21,46 @@ const daily: ScheduleSpec = { kind: 'DAILY', startTime: '2026-01-01T09:00:00.000
 describe('dueRun: which run a due schedule performs', () => {
   const cases: Array<[string, ScheduleSpec, string, string, string | undefined, { runAt: string; nextRun: string | undefined } | undefined]> = [
     ['not due a second before next_run', daily, '2026-01-05T09:00:00.000Z', '2026-01-05T08:59:59.000Z', undefined, undefined],
-    ['due exactly at next_run', daily, '2026-01-05T09:00:00.000Z', '2026-01-05T09:00:00.000Z', undefined, { runAt: '2026-01-05T09:00:00.000Z', nextRun: '2026-01-06T09:00:00.000Z' }],
-    ['three missed days collapse into the latest', daily, '2026-01-05T09:00:00.000Z', '2026-01-08T10:00:00.000Z', '2026-01-04T09:00:00.000Z', { runAt: '2026-01-08T09:00:00.000Z', nextRun: '2026-01-09T09:00:00.000Z' }],
-    ['ONCE runs at its start and has nothing after', { kind: 'ONCE', startTime: '2026-02-01T00:00:00.000Z', disabled: false }, '2026-02-01T00:00:00.000Z', '2026-02-03T00:00:00.000Z', undefined, { runAt: '2026-02-01T00:00:00.000Z', nextRun: undefined }],
-    ['a start_time kept by the 5-minute rule runs as itself', daily, '2026-01-05T09:03:00.000Z', '2026-01-05T09:03:00.000Z', undefined, { runAt: '2026-01-05T09:03:00.000Z', nextRun: '2026-01-06T09:00:00.000Z' }],
-    ['MONTHLY on the 31st falls on the last day of February', { kind: 'MONTHLY', startTime: '2026-01-31T06:00:00.000Z', disabled: false }, '2026-02-28T06:00:00.000Z', '2026-02-28T06:00:01.000Z', '2026-01-31T06:00:00.000Z', { runAt: '2026-02-28T06:00:00.000Z', nextRun: '2026-03-31T06:00:00.000Z' }],
+    [
+      'due exactly at next_run',
+      daily,
+      '2026-01-05T09:00:00.000Z',
+      '2026-01-05T09:00:00.000Z',
+      undefined,
+      { runAt: '2026-01-05T09:00:00.000Z', nextRun: '2026-01-06T09:00:00.000Z' },
+    ],
+    [
+      'three missed days collapse into the latest',
+      daily,
+      '2026-01-05T09:00:00.000Z',
+      '2026-01-08T10:00:00.000Z',
+      '2026-01-04T09:00:00.000Z',
+      { runAt: '2026-01-08T09:00:00.000Z', nextRun: '2026-01-09T09:00:00.000Z' },
+    ],
+    [
+      'ONCE runs at its start and has nothing after',
+      { kind: 'ONCE', startTime: '2026-02-01T00:00:00.000Z', disabled: false },
+      '2026-02-01T00:00:00.000Z',
+      '2026-02-03T00:00:00.000Z',
+      undefined,
+      { runAt: '2026-02-01T00:00:00.000Z', nextRun: undefined },
+    ],
+    [
+      'a start_time kept by the 5-minute rule runs as itself',
+      daily,
+      '2026-01-05T09:03:00.000Z',
+      '2026-01-05T09:03:00.000Z',
+      undefined,
+      { runAt: '2026-01-05T09:03:00.000Z', nextRun: '2026-01-06T09:00:00.000Z' },
+    ],
+    [
+      'MONTHLY on the 31st falls on the last day of February',
+      { kind: 'MONTHLY', startTime: '2026-01-31T06:00:00.000Z', disabled: false },
+      '2026-02-28T06:00:00.000Z',
+      '2026-02-28T06:00:01.000Z',
+      '2026-01-31T06:00:00.000Z',
+      { runAt: '2026-02-28T06:00:00.000Z', nextRun: '2026-03-31T06:00:00.000Z' },
+    ],
   ];
   for (const [title, spec, stored, now, lastRan, expected] of cases) {
     it(title, () => {
@@ -101,7 +136,16 @@ describe('e-mail retries', () => {
   it('waits 1, 5, 15, 30 minutes and then hourly, and gives up after the last attempt', () => {
     const failedAt = at('2026-01-01T00:00:00.000Z');
     const waits = Array.from({ length: MAX_EMAIL_ATTEMPTS }, (_, index) => nextEmailAttemptAt(failedAt, index + 1));
-    expect(waits.map((when) => (when === undefined ? undefined : (when.getTime() - failedAt.getTime()) / 60_000))).to.deep.equal([1, 5, 15, 30, 60, 60, 60, undefined]);
+    expect(waits.map((when) => (when === undefined ? undefined : (when.getTime() - failedAt.getTime()) / 60_000))).to.deep.equal([
+      1,
+      5,
+      15,
+      30,
+      60,
+      60,
+      60,
+      undefined,
+    ]);
   });
 });
 
@@ -123,7 +167,11 @@ describe('renderRunEmail', () => {
   };
 
   it('counts by threat level, lists the worst first, and escapes every value in the HTML', () => {
-    const mail = renderRunEmail(run, { ...summary([risk('Low thing', 'LOW'), risk('<img src=x onerror=alert(1)>', 'CRITICAL')]), skipped: run.skipped }, 'https://vigil.example.com/');
+    const mail = renderRunEmail(
+      run,
+      { ...summary([risk('Low thing', 'LOW'), risk('<img src=x onerror=alert(1)>', 'CRITICAL')]), skipped: run.skipped },
+      'https://vigil.example.com/',
+    );
     expect(mail.subject).to.equal('[Vigil] Weekly Bcc: victim@example.com <script>: 2 new risks, 0 closed');
     expect(mail.subject).to.not.match(/[\r\n]/);
     expect(mail.text).to.include('New risks:    1 critical, 0 high, 0 medium, 1 low, 0 info');

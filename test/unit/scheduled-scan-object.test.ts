@@ -43,9 +43,15 @@ function row(overrides: Partial<ScheduledScan> = {}): ScheduledScan {
 
 const ROWS: Array<[string, ScheduledScan]> = [
   ['a DAILY schedule by tag', row()],
-  ['a named one with recipients, ids and tags, in a time zone', row({ name: 'Nightly', emailTo: ['a@example.com'], filterTargetIds: ['t-1'], timeZone: 'Europe/Berlin', emailNotification: 'ALWAYS' })],
+  [
+    'a named one with recipients, ids and tags, in a time zone',
+    row({ name: 'Nightly', emailTo: ['a@example.com'], filterTargetIds: ['t-1'], timeZone: 'Europe/Berlin', emailNotification: 'ALWAYS' }),
+  ],
   ['a QUARTERLY schedule', row({ schedule: 'QUARTERLY', scheduleDates: QUARTERS, scanTypes: ['OPENVAS', 'SSLYZE'] })],
-  ['a CUSTOM schedule that has run out', row({ schedule: 'CUSTOM', scheduleDates: ['2026-03-10T06:00:00.000Z'], nextRun: null, lastRan: '2026-03-10T06:00:00.000Z' })],
+  [
+    'a CUSTOM schedule that has run out',
+    row({ schedule: 'CUSTOM', scheduleDates: ['2026-03-10T06:00:00.000Z'], nextRun: null, lastRan: '2026-03-10T06:00:00.000Z' }),
+  ],
   ['a disabled ONCE schedule', row({ schedule: 'ONCE', disabled: true, nextRun: null })],
 ];
 
@@ -67,7 +73,13 @@ describe('ScheduledScan rows and their custom resources', () => {
         const status = scheduledScanStatusOf(stored, context());
         // The merge patch removes unset times with null; the object it leaves has none.
         const written = Object.fromEntries(Object.entries(status).filter(([, value]) => value !== null));
-        const object = { apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', metadata: { name: stored.objectName, namespace: 'vigil-acme' }, spec, status: written };
+        const object = {
+          apiVersion: 'vigil.dev/v1alpha1',
+          kind: 'ScheduledScan',
+          metadata: { name: stored.objectName, namespace: 'vigil-acme' },
+          spec,
+          status: written,
+        };
         expect(() => parseScheduledScanResource(object)).not.to.throw();
         expect(specMatchesRow(spec, stored)).to.equal(true);
       });
@@ -86,10 +98,16 @@ describe('ScheduledScan rows and their custom resources', () => {
   });
 
   describe('whether a spec says what the row holds', () => {
-    const base = scheduledScanSpecOf(row({ name: 'Nightly', emailTo: ['a@example.com', 'b@example.com'], filterTags: ['edge', 'prod'], scanTypes: ['NMAP', 'SSLYZE'] }));
+    const base = scheduledScanSpecOf(
+      row({ name: 'Nightly', emailTo: ['a@example.com', 'b@example.com'], filterTags: ['edge', 'prod'], scanTypes: ['NMAP', 'SSLYZE'] }),
+    );
     const stored = row({ name: 'Nightly', emailTo: ['a@example.com', 'b@example.com'], filterTags: ['edge', 'prod'], scanTypes: ['NMAP', 'SSLYZE'] });
     const cases: Array<[string, Partial<ScheduledScanSpec>, boolean]> = [
-      ['lists in another order, tags in capitals, repeated', { scanTypes: ['SSLYZE', 'NMAP'], filterSet: { tags: ['PROD', 'edge', 'prod'] }, emailTo: ['b@example.com', 'a@example.com'] }, true],
+      [
+        'lists in another order, tags in capitals, repeated',
+        { scanTypes: ['SSLYZE', 'NMAP'], filterSet: { tags: ['PROD', 'edge', 'prod'] }, emailTo: ['b@example.com', 'a@example.com'] },
+        true,
+      ],
       ['no startTime: the schedule keeps its start', { startTime: undefined }, true],
       ['the same start written with an offset', { startTime: '2026-03-10T07:00:00+01:00' }, true],
       ['scheduleDates on a schedule that ignores them', { scheduleDates: QUARTERS }, true],
@@ -129,7 +147,11 @@ describe('ScheduledScan rows and their custom resources', () => {
       expect(status).to.include({ scheduledScanId: row().id, nextRun: null, lastRan: null, observedGeneration: 3 });
       expect(conditionOf(status, 'Scheduled')).to.include({ status: 'False', reason: 'Disabled', observedGeneration: 3 });
       expect(conditionOf(scheduledScanStatusOf(row({ schedule: 'ONCE', nextRun: null }), context()), 'Scheduled')).to.include({ reason: 'NoRunLeft' });
-      expect(conditionOf(scheduledScanStatusOf(row(), context()), 'Scheduled')).to.include({ status: 'True', reason: 'NextRunSet', message: 'the next run is at 2026-03-11T06:00:00.000Z' });
+      expect(conditionOf(scheduledScanStatusOf(row(), context()), 'Scheduled')).to.include({
+        status: 'True',
+        reason: 'NextRunSet',
+        message: 'the next run is at 2026-03-11T06:00:00.000Z',
+      });
     });
 
     it('shows a refusal as Accepted=False, and an accepted spec as Accepted=True', () => {

@@ -153,19 +153,36 @@ describe('ScheduledScan sample manifests (config/samples)', function () {
 
 describe('ScheduledScan spec zod schema: the CEL rules for the embedded runtime', () => {
   it('accepts every schedule with the dates it needs', () => {
-    for (const schedule of ['ONCE', 'DAILY', 'WEEKLY', 'MONTHLY']) expect(ScheduledScanSpecSchema.safeParse({ ...valid, schedule }).success, schedule).to.equal(true);
+    for (const schedule of ['ONCE', 'DAILY', 'WEEKLY', 'MONTHLY'])
+      expect(ScheduledScanSpecSchema.safeParse({ ...valid, schedule }).success, schedule).to.equal(true);
     expect(ScheduledScanSpecSchema.safeParse({ ...valid, schedule: 'CUSTOM', scheduleDates: ['2026-03-01T12:00:00Z'] }).success).to.equal(true);
     expect(ScheduledScanSpecSchema.safeParse({ ...valid, schedule: 'QUARTERLY', scheduleDates: quarterDates }).success).to.equal(true);
-    const full = { ...valid, filterSet: { targetIds: ['t-1'], tags: [] }, emailTo: ['a@acme.example'], startTime: '2026-01-01T09:00:00Z', name: 'n', timeZone: 'Europe/Berlin', disabled: true };
+    const full = {
+      ...valid,
+      filterSet: { targetIds: ['t-1'], tags: [] },
+      emailTo: ['a@acme.example'],
+      startTime: '2026-01-01T09:00:00Z',
+      name: 'n',
+      timeZone: 'Europe/Berlin',
+      disabled: true,
+    };
     expect(ScheduledScanSpecSchema.safeParse(full).success).to.equal(true);
   });
 
   const refusals: Array<{ name: string; spec: object; message: string | RegExp }> = [
     { name: 'CUSTOM without dates', spec: { ...valid, schedule: 'CUSTOM' }, message: M.customDates },
     { name: 'CUSTOM with an empty date list', spec: { ...valid, schedule: 'CUSTOM', scheduleDates: [] }, message: M.customDates },
-    { name: 'CUSTOM with 101 dates', spec: { ...valid, schedule: 'CUSTOM', scheduleDates: Array.from({ length: 101 }, () => quarterDates[0]) }, message: M.customDates },
+    {
+      name: 'CUSTOM with 101 dates',
+      spec: { ...valid, schedule: 'CUSTOM', scheduleDates: Array.from({ length: 101 }, () => quarterDates[0]) },
+      message: M.customDates,
+    },
     { name: 'QUARTERLY with 3 dates', spec: { ...valid, schedule: 'QUARTERLY', scheduleDates: quarterDates.slice(1) }, message: M.quarterlyDates },
-    { name: 'QUARTERLY with two dates in one quarter', spec: { ...valid, schedule: 'QUARTERLY', scheduleDates: [...quarterDates.slice(0, 3), '2026-09-01T00:00:00Z'] }, message: M.quarterlyDates },
+    {
+      name: 'QUARTERLY with two dates in one quarter',
+      spec: { ...valid, schedule: 'QUARTERLY', scheduleDates: [...quarterDates.slice(0, 3), '2026-09-01T00:00:00Z'] },
+      message: M.quarterlyDates,
+    },
     { name: 'a filter set with no target id and no tag', spec: { ...valid, filterSet: { targetIds: [], tags: [] } }, message: M.filterSet },
     { name: 'an empty filter set', spec: { ...valid, filterSet: {} }, message: M.filterSet },
     { name: 'a time zone that does not exist', spec: { ...valid, timeZone: 'Europe/Atlantis' }, message: M.timeZone },
@@ -188,7 +205,11 @@ describe('ScheduledScan spec zod schema: the CEL rules for the embedded runtime'
   }
 
   it('drops null fields before validating, as the API server prunes them', () => {
-    expect(ScheduledScanSpecSchema.parse({ ...valid, name: null, scheduleDates: null })).to.deep.equal({ ...valid, scanTypes: ['NMAP'], filterSet: { tags: ['production'] } });
+    expect(ScheduledScanSpecSchema.parse({ ...valid, name: null, scheduleDates: null })).to.deep.equal({
+      ...valid,
+      scanTypes: ['NMAP'],
+      filterSet: { tags: ['production'] },
+    });
   });
 
   it('parseScheduledScanSpec throws one InvalidRequestError naming the field', () => {
@@ -198,13 +219,26 @@ describe('ScheduledScan spec zod schema: the CEL rules for the embedded runtime'
 
   it('scheduleOf uses the creation time when no start time was given ("runs immediately")', () => {
     const spec = parseScheduledScanSpec({ ...valid, timeZone: 'Europe/Berlin' });
-    expect(scheduleOf(spec, new Date('2026-01-01T08:00:00Z'))).to.deep.equal({ kind: 'DAILY', startTime: '2026-01-01T08:00:00.000Z', timeZone: 'Europe/Berlin', disabled: false });
-    expect(scheduleOf(parseScheduledScanSpec({ ...valid, startTime: '2026-02-01T09:00:00Z', disabled: true }), new Date()).startTime).to.equal('2026-02-01T09:00:00Z');
+    expect(scheduleOf(spec, new Date('2026-01-01T08:00:00Z'))).to.deep.equal({
+      kind: 'DAILY',
+      startTime: '2026-01-01T08:00:00.000Z',
+      timeZone: 'Europe/Berlin',
+      disabled: false,
+    });
+    expect(scheduleOf(parseScheduledScanSpec({ ...valid, startTime: '2026-02-01T09:00:00Z', disabled: true }), new Date()).startTime).to.equal(
+      '2026-02-01T09:00:00Z',
+    );
   });
 
   it('the resource schema refuses duplicate condition types, as listType map does', () => {
     const condition = { type: 'Ready', status: 'True', reason: 'Scheduled', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' };
-    const resource = { apiVersion: 'vigil.dev/v1alpha1', kind: 'ScheduledScan', metadata: { name: 'a', namespace: 'vigil-acme' }, spec: valid, status: { nextRun: '2026-01-02T09:00:00Z', conditions: [condition] } };
+    const resource = {
+      apiVersion: 'vigil.dev/v1alpha1',
+      kind: 'ScheduledScan',
+      metadata: { name: 'a', namespace: 'vigil-acme' },
+      spec: valid,
+      status: { nextRun: '2026-01-02T09:00:00Z', conditions: [condition] },
+    };
     expect(() => parseScheduledScanResource(resource)).to.not.throw();
     expect(() => parseScheduledScanResource({ ...resource, status: { conditions: [condition, condition] } })).to.throw(InvalidRequestError, /once/);
     expect(() => parseScheduledScanResource({ ...resource, kind: 'Scan' })).to.throw(InvalidRequestError, /kind/);

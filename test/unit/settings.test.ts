@@ -34,7 +34,11 @@ describe('loadSettings', () => {
     });
 
     it('treats blank values as unset', () => {
-      expect(loadSettings({ VIGIL_PORT: '  ', VIGIL_RUNTIME: '', VIGIL_SMTP_URL: ' ' })).to.deep.include({ port: 8080, runtime: 'embedded', smtpUrl: undefined });
+      expect(loadSettings({ VIGIL_PORT: '  ', VIGIL_RUNTIME: '', VIGIL_SMTP_URL: ' ' })).to.deep.include({
+        port: 8080,
+        runtime: 'embedded',
+        smtpUrl: undefined,
+      });
     });
   });
 

@@ -207,16 +207,52 @@ describe('parseTargetAddress', () => {
   describe('normalisation', () => {
     const normalised: ReadonlyArray<{ name: string; input: string; value: string; kind: TargetKind; host: string }> = [
       { name: 'an IDN name is stored in punycode', input: 'bücher.de', value: 'xn--bcher-kva.de', kind: 'FQDN', host: 'xn--bcher-kva.de' },
-      { name: 'an IDN URL host is stored in punycode', input: 'https://bücher.de/x', value: 'https://xn--bcher-kva.de/x', kind: 'URL', host: 'xn--bcher-kva.de' },
+      {
+        name: 'an IDN URL host is stored in punycode',
+        input: 'https://bücher.de/x',
+        value: 'https://xn--bcher-kva.de/x',
+        kind: 'URL',
+        host: 'xn--bcher-kva.de',
+      },
       { name: 'a name is lower-cased and loses its trailing dot', input: 'Example.COM.', value: 'example.com', kind: 'FQDN', host: 'example.com' },
       { name: 'surrounding white space is trimmed', input: '  example.com \n', value: 'example.com', kind: 'FQDN', host: 'example.com' },
-      { name: 'a URL loses its default port and gets a lower-case scheme and host, the path keeping its case', input: 'HTTPS://Example.com:443/Path', value: 'https://example.com/Path', kind: 'URL', host: 'example.com' },
+      {
+        name: 'a URL loses its default port and gets a lower-case scheme and host, the path keeping its case',
+        input: 'HTTPS://Example.com:443/Path',
+        value: 'https://example.com/Path',
+        kind: 'URL',
+        host: 'example.com',
+      },
       { name: 'a URL keeps a non-default port', input: 'http://example.com:8080/app', value: 'http://example.com:8080/app', kind: 'URL', host: 'example.com' },
-      { name: 'a URL without a path stays without a trailing slash', input: 'http://example.com', value: 'http://example.com', kind: 'URL', host: 'example.com' },
+      {
+        name: 'a URL without a path stays without a trailing slash',
+        input: 'http://example.com',
+        value: 'http://example.com',
+        kind: 'URL',
+        host: 'example.com',
+      },
       { name: 'a URL with a bare slash keeps it', input: 'http://example.com/', value: 'http://example.com/', kind: 'URL', host: 'example.com' },
-      { name: 'a URL with a query keeps the query', input: 'https://example.com/login?next=/a', value: 'https://example.com/login?next=/a', kind: 'URL', host: 'example.com' },
-      { name: 'a URL host loses its trailing dot, as a bare name does', input: 'http://Example.com./a', value: 'http://example.com/a', kind: 'URL', host: 'example.com' },
-      { name: 'a URL host with a trailing dot keeps a non-default port', input: 'https://example.com.:8443', value: 'https://example.com:8443', kind: 'URL', host: 'example.com' },
+      {
+        name: 'a URL with a query keeps the query',
+        input: 'https://example.com/login?next=/a',
+        value: 'https://example.com/login?next=/a',
+        kind: 'URL',
+        host: 'example.com',
+      },
+      {
+        name: 'a URL host loses its trailing dot, as a bare name does',
+        input: 'http://Example.com./a',
+        value: 'http://example.com/a',
+        kind: 'URL',
+        host: 'example.com',
+      },
+      {
+        name: 'a URL host with a trailing dot keeps a non-default port',
+        input: 'https://example.com.:8443',
+        value: 'https://example.com:8443',
+        kind: 'URL',
+        host: 'example.com',
+      },
     ];
     for (const { name, input, value, kind, host } of normalised) {
       it(name, () => expect(parseTargetAddress(input, NO_ALLOW)).to.deep.equal({ value, kind, host }));

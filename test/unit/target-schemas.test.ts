@@ -25,23 +25,53 @@ describe('target request schemas', () => {
   describe('ZapSettingsInput seed_urls', () => {
     runTable([
       { name: 'an https URL is a seed URL', schema: ZapSettingsInput, input: { seed_urls: ['https://example.com/start'] }, valid: true },
-      { name: 'an http URL with a port and query is a seed URL', schema: ZapSettingsInput, input: { seed_urls: ['http://example.com:8080/a?b=c'] }, valid: true },
+      {
+        name: 'an http URL with a port and query is a seed URL',
+        schema: ZapSettingsInput,
+        input: { seed_urls: ['http://example.com:8080/a?b=c'] },
+        valid: true,
+      },
       { name: 'an upper-case scheme is a seed URL', schema: ZapSettingsInput, input: { seed_urls: ['HTTPS://EXAMPLE.COM/'] }, valid: true },
       { name: 'an ftp URL is not a seed URL', schema: ZapSettingsInput, input: { seed_urls: ['ftp://example.com/'] }, valid: false },
       { name: 'a javascript: URL is not a seed URL', schema: ZapSettingsInput, input: { seed_urls: ['javascript:alert(1)'] }, valid: false },
       { name: 'a relative path is not a seed URL', schema: ZapSettingsInput, input: { seed_urls: ['/start'] }, valid: false },
       { name: 'a scheme without a host is not a seed URL', schema: ZapSettingsInput, input: { seed_urls: ['http://'] }, valid: false },
       { name: 'a bare host name is not a seed URL', schema: ZapSettingsInput, input: { seed_urls: ['example.com'] }, valid: false },
-      { name: 'one bad seed URL among good ones is refused', schema: ZapSettingsInput, input: { seed_urls: ['https://example.com/', 'file:///etc/passwd'] }, valid: false },
-      { name: 'a seed URL of 2049 characters is refused', schema: ZapSettingsInput, input: { seed_urls: [`https://example.com/${'a'.repeat(2029)}`] }, valid: false },
-      { name: '100 seed URLs are accepted', schema: ZapSettingsInput, input: { seed_urls: Array.from({ length: 100 }, (_, i) => `https://example.com/${i}`) }, valid: true },
-      { name: '101 seed URLs are refused', schema: ZapSettingsInput, input: { seed_urls: Array.from({ length: 101 }, (_, i) => `https://example.com/${i}`) }, valid: false },
+      {
+        name: 'one bad seed URL among good ones is refused',
+        schema: ZapSettingsInput,
+        input: { seed_urls: ['https://example.com/', 'file:///etc/passwd'] },
+        valid: false,
+      },
+      {
+        name: 'a seed URL of 2049 characters is refused',
+        schema: ZapSettingsInput,
+        input: { seed_urls: [`https://example.com/${'a'.repeat(2029)}`] },
+        valid: false,
+      },
+      {
+        name: '100 seed URLs are accepted',
+        schema: ZapSettingsInput,
+        input: { seed_urls: Array.from({ length: 100 }, (_, i) => `https://example.com/${i}`) },
+        valid: true,
+      },
+      {
+        name: '101 seed URLs are refused',
+        schema: ZapSettingsInput,
+        input: { seed_urls: Array.from({ length: 101 }, (_, i) => `https://example.com/${i}`) },
+        valid: false,
+      },
     ]);
   });
 
   describe('ZapSettingsInput excluded_urls', () => {
     runTable([
-      { name: 'a valid regular expression is accepted', schema: ZapSettingsInput, input: { excluded_urls: ['.*\\.pdf$', '^https://example\\.com/logout'] }, valid: true },
+      {
+        name: 'a valid regular expression is accepted',
+        schema: ZapSettingsInput,
+        input: { excluded_urls: ['.*\\.pdf$', '^https://example\\.com/logout'] },
+        valid: true,
+      },
       { name: 'an unclosed group is refused', schema: ZapSettingsInput, input: { excluded_urls: ['(abc'] }, valid: false },
       { name: 'an unclosed character class is refused', schema: ZapSettingsInput, input: { excluded_urls: ['[a-'] }, valid: false },
       { name: 'a dangling quantifier is refused', schema: ZapSettingsInput, input: { excluded_urls: ['*.pdf'] }, valid: false },
@@ -52,7 +82,12 @@ describe('target request schemas', () => {
 
   describe('ZapSettingsInput headers', () => {
     runTable([
-      { name: 'a token header name with a plain value is accepted', schema: ZapSettingsInput, input: header('X-Api-Key', 'secret value; with=stuff'), valid: true },
+      {
+        name: 'a token header name with a plain value is accepted',
+        schema: ZapSettingsInput,
+        input: header('X-Api-Key', 'secret value; with=stuff'),
+        valid: true,
+      },
       { name: 'an empty header value is accepted', schema: ZapSettingsInput, input: header('X-Empty', ''), valid: true },
       { name: 'a header name with a space is refused', schema: ZapSettingsInput, input: header('Bad Header', 'x'), valid: false },
       { name: 'a header name with a colon is refused', schema: ZapSettingsInput, input: header('X-A:B', 'x'), valid: false },
@@ -64,8 +99,18 @@ describe('target request schemas', () => {
       { name: 'a header value of 8192 characters is accepted', schema: ZapSettingsInput, input: header('X-A', 'v'.repeat(8192)), valid: true },
       { name: 'a header value of 8193 characters is refused', schema: ZapSettingsInput, input: header('X-A', 'v'.repeat(8193)), valid: false },
       { name: 'a header without a value is refused', schema: ZapSettingsInput, input: { headers: [{ key: 'X-A' }] }, valid: false },
-      { name: '50 headers are accepted', schema: ZapSettingsInput, input: { headers: Array.from({ length: 50 }, (_, i) => ({ key: `X-${i}`, value: 'v' })) }, valid: true },
-      { name: '51 headers are refused', schema: ZapSettingsInput, input: { headers: Array.from({ length: 51 }, (_, i) => ({ key: `X-${i}`, value: 'v' })) }, valid: false },
+      {
+        name: '50 headers are accepted',
+        schema: ZapSettingsInput,
+        input: { headers: Array.from({ length: 50 }, (_, i) => ({ key: `X-${i}`, value: 'v' })) },
+        valid: true,
+      },
+      {
+        name: '51 headers are refused',
+        schema: ZapSettingsInput,
+        input: { headers: Array.from({ length: 51 }, (_, i) => ({ key: `X-${i}`, value: 'v' })) },
+        valid: false,
+      },
       { name: 'ZapHeader alone refuses a CR LF value too', schema: ZapHeader, input: { key: 'X-A', value: 'a\r\n' }, valid: false },
     ]);
   });
@@ -115,12 +160,27 @@ describe('target request schemas', () => {
       { name: 'a target of 2049 characters is refused', schema: TargetCreate, input: { target: 'a'.repeat(2049) }, valid: false },
       { name: 'a label of 255 characters is accepted', schema: TargetCreate, input: { target: 'example.com', label: 'l'.repeat(255) }, valid: true },
       { name: 'a label of 256 characters is refused', schema: TargetCreate, input: { target: 'example.com', label: 'l'.repeat(256) }, valid: false },
-      { name: '10 tags are accepted', schema: TargetCreate, input: { target: 'example.com', tags: Array.from({ length: 10 }, (_, i) => `t${i}`) }, valid: true },
-      { name: '11 tags are refused', schema: TargetCreate, input: { target: 'example.com', tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }, valid: false },
+      {
+        name: '10 tags are accepted',
+        schema: TargetCreate,
+        input: { target: 'example.com', tags: Array.from({ length: 10 }, (_, i) => `t${i}`) },
+        valid: true,
+      },
+      {
+        name: '11 tags are refused',
+        schema: TargetCreate,
+        input: { target: 'example.com', tags: Array.from({ length: 11 }, (_, i) => `t${i}`) },
+        valid: false,
+      },
       { name: 'a tag of 255 characters is accepted', schema: TargetCreate, input: { target: 'example.com', tags: ['t'.repeat(255)] }, valid: true },
       { name: 'a tag of 256 characters is refused', schema: TargetCreate, input: { target: 'example.com', tags: ['t'.repeat(256)] }, valid: false },
       { name: 'an empty tag is refused', schema: TargetCreate, input: { target: 'example.com', tags: [''] }, valid: false },
-      { name: 'scanner settings with a bad seed URL are refused', schema: TargetCreate, input: { target: 'example.com', scanner_settings: { zap: { seed_urls: ['ftp://x'] } } }, valid: false },
+      {
+        name: 'scanner settings with a bad seed URL are refused',
+        schema: TargetCreate,
+        input: { target: 'example.com', scanner_settings: { zap: { seed_urls: ['ftp://x'] } } },
+        valid: false,
+      },
     ]);
 
     it('ignores undocumented fields (SPEC.md general rule 1)', () => {
@@ -137,7 +197,12 @@ describe('target request schemas', () => {
       { name: 'an empty tags array is accepted (it removes all tags)', schema: TargetUpdate, input: { tags: [] }, valid: true },
       { name: 'a label of 256 characters is refused', schema: TargetUpdate, input: { label: 'l'.repeat(256) }, valid: false },
       { name: '11 tags are refused', schema: TargetUpdate, input: { tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }, valid: false },
-      { name: 'scanner settings with a CR LF header value are refused', schema: TargetUpdate, input: { scanner_settings: { zap: header('X-A', 'a\r\nb') } }, valid: false },
+      {
+        name: 'scanner settings with a CR LF header value are refused',
+        schema: TargetUpdate,
+        input: { scanner_settings: { zap: header('X-A', 'a\r\nb') } },
+        valid: false,
+      },
     ]);
 
     it('does not take a new target address (SPEC.md Targets rule 1)', () => {

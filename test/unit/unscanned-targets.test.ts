@@ -58,7 +58,11 @@ describe('targets never scanned', () => {
   });
 
   it('the dashboard shows "not scanned yet" instead of a grade badge', () => {
-    expect(gradeBadge(100, 'A', null).toString()).to.contain('not scanned yet').and.not.contain('grade-a');
-    expect(gradeBadge(33, 'D', '2026-11-24T08:00:00.000Z').toString()).to.contain('grade-d').and.contain('33');
+    expect(gradeBadge(100, 'A', null).toString())
+      .to.contain('not scanned yet')
+      .and.not.contain('grade-a');
+    expect(gradeBadge(33, 'D', '2026-11-24T08:00:00.000Z').toString())
+      .to.contain('grade-d')
+      .and.contain('33');
   });
 });

@@ -20,10 +20,20 @@ describe('vetted addresses', () => {
 
   describe('targets the scanner never reached', () => {
     // Findings counted per target: t3 yielded one.
-    const byTarget = new Map<string, number>([['t1', 0], ['t3', 1]]);
+    const byTarget = new Map<string, number>([
+      ['t1', 0],
+      ['t3', 1],
+    ]);
 
-    it('are skipped with the scanner\'s reason, matched by name or by checked address', () => {
-      const skipped = unscannedTargets(resolved, [{ host: '93.184.216.35', reason: 'sslyze could not connect' }, { host: 'SHOP.example.com.', reason: 'could not resolve' }], byTarget);
+    it("are skipped with the scanner's reason, matched by name or by checked address", () => {
+      const skipped = unscannedTargets(
+        resolved,
+        [
+          { host: '93.184.216.35', reason: 'sslyze could not connect' },
+          { host: 'SHOP.example.com.', reason: 'could not resolve' },
+        ],
+        byTarget,
+      );
       expect(skipped).to.deep.equal([
         { targetId: 't1', skippedReason: 'could not resolve' },
         // The first report that names it: its address here.

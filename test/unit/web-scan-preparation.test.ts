@@ -58,7 +58,11 @@ describe('WebScanPreparation', () => {
   function scanOf(type: ScanType, useAuthentication?: boolean, withRecording = true): Scan {
     const target = core.targets.create(account, { target: 'https://shop.example.com/', scanner_settings: { zap: { excluded_urls: ['.*/logout.*'] } } }, true);
     if (withRecording) core.targetAttachments.attachLoginRecording(account, target.id, 'login.side', RECORDING);
-    return core.scans.start(account, { type, target_ids: [target.id], ...(useAuthentication === undefined ? {} : { use_authentication: useAuthentication }) })[0]!;
+    return core.scans.start(account, {
+      type,
+      target_ids: [target.id],
+      ...(useAuthentication === undefined ? {} : { use_authentication: useAuthentication }),
+    })[0]!;
   }
   const resolvedOf = (scan: Scan) => scan.requestedTargets.map((target) => ({ ...target, addresses: ['93.184.216.34'] }));
   const prepare = (scan: Scan, withReplayer = true) =>
@@ -67,11 +71,18 @@ describe('WebScanPreparation', () => {
   it('replays the login of an authenticated ZAP scan and hands the workload the session and the target settings', async () => {
     const scan = scanOf('OWASP_ZAP_ACTIVE');
     const prepared = await prepare(scan);
-    expect(replays).to.deep.equal(["log in as alice @ https://shop.example.com/"]);
+    expect(replays).to.deep.equal(['log in as alice @ https://shop.example.com/']);
     expect(prepared.ready).to.have.length(1);
     expect(prepared.inputs.session).to.deep.equal(answer.ok && answer.session);
     expect((prepared.inputs.settings as { excluded_urls: string[] }).excluded_urls).to.deep.equal(['.*/logout.*']);
-    expect(prepared.conditions).to.deep.equal([{ type: 'Authenticated', status: 'True', reason: 'LoginReplayed', message: "the login recording 'login.side' logged in to https://shop.example.com/; ZAP scans with its session (1 cookie)" }]);
+    expect(prepared.conditions).to.deep.equal([
+      {
+        type: 'Authenticated',
+        status: 'True',
+        reason: 'LoginReplayed',
+        message: "the login recording 'login.side' logged in to https://shop.example.com/; ZAP scans with its session (1 cookie)",
+      },
+    ]);
   });
 
   it('replays nothing with use_authentication: false, without a recording, or for other types', async () => {
@@ -93,7 +104,11 @@ describe('WebScanPreparation', () => {
     const failed = await prepare(scanOf('OWASP_ZAP'));
     expect(failed.ready).to.deep.equal([]);
     expect(failed.skipped.map((target) => target.skippedReason)).to.deep.equal(['Authentication Failed']);
-    expect(failed.conditions[0]).to.include({ status: 'False', reason: 'LoginFailed', message: `the login recording 'login.side' for https://shop.example.com/ failed: ${answer.message}` });
+    expect(failed.conditions[0]).to.include({
+      status: 'False',
+      reason: 'LoginFailed',
+      message: `the login recording 'login.side' for https://shop.example.com/ failed: ${answer.message}`,
+    });
     answer = { ok: true, session: { cookies: [], authorization: 'Bearer ${HOME}' } };
     const unsafe = await prepare(scanOf('OWASP_ZAP'));
     expect(unsafe.skipped.map((target) => target.skippedReason)).to.deep.equal(['Authentication Failed']);
@@ -117,9 +132,14 @@ describe('WebScanPreparation', () => {
 
     it('resolves the seed URL and included domain names and hands their checked addresses to the workload for pinning', async () => {
       dns = { 'cdn.example.com': ['93.184.216.35'], 'api.example.com': ['93.184.216.36', '93.184.216.37'] };
-      const prepared = await prepare(zapScanWith({ seed_urls: ['https://cdn.example.com/start', 'https://shop.example.com/other'], included_domains: ['*.api.example.com', '8.8.4.4'] }));
+      const prepared = await prepare(
+        zapScanWith({ seed_urls: ['https://cdn.example.com/start', 'https://shop.example.com/other'], included_domains: ['*.api.example.com', '8.8.4.4'] }),
+      );
       expect(prepared.ready).to.have.length(1);
-      expect(prepared.inputs.settingsHostAddresses).to.deep.equal({ 'cdn.example.com': ['93.184.216.35'], 'api.example.com': ['93.184.216.36', '93.184.216.37'] });
+      expect(prepared.inputs.settingsHostAddresses).to.deep.equal({
+        'cdn.example.com': ['93.184.216.35'],
+        'api.example.com': ['93.184.216.36', '93.184.216.37'],
+      });
     });
 
     it('leaves a name that does not resolve out of the pinned hosts, so ZAP cannot reach it either', async () => {

@@ -147,7 +147,10 @@ describe('WorkQueue', () => {
   });
 
   it('keeps the earliest time when addAfter names the same key twice, in either order', async () => {
-    for (const delays of [[1000, 5000], [5000, 1000]]) {
+    for (const delays of [
+      [1000, 5000],
+      [5000, 1000],
+    ]) {
       const queue = newQueue();
       for (const delay of delays) queue.addAfter('ns/a', delay);
       expect(timers.pending).to.equal(1);

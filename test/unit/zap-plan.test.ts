@@ -81,7 +81,9 @@ describe('ZAP automation plan (zap-plan.ts)', () => {
     expect(job(parsed, 'spider')!.parameters).to.include({ context: ZAP_CONTEXT, url: 'https://shop.example.com/' });
     expect(job(parsed, 'spider')!.parameters!.maxDuration).to.be.a('number').greaterThan(0);
     expect(job(parsed, 'passiveScan-wait')!.parameters!.maxDuration).to.be.a('number').greaterThan(0);
-    expect(job(plan({ active: true }), 'activeScan')!.parameters!.maxScanDurationInMins).to.be.a('number').greaterThan(0);
+    expect(job(plan({ active: true }), 'activeScan')!.parameters!.maxScanDurationInMins)
+      .to.be.a('number')
+      .greaterThan(0);
   });
 
   it('includes discovered subdomains and included domains, and excludes excluded domains and URLs', () => {
@@ -107,10 +109,13 @@ describe('ZAP automation plan (zap-plan.ts)', () => {
     expect(parsed.env.contexts[0]!.urls).to.deep.equal(['https://shop.example.com/', 'https://shop.example.com/start', 'https://shop.example.com/hidden']);
     const types = parsed.jobs.map((entry) => entry.type);
     expect(types.indexOf('requestor')).to.be.lessThan(types.indexOf('spider'));
-    expect(job(parsed, 'requestor')!.requests!.map((request) => request.url)).to.deep.equal(['https://shop.example.com/start', 'https://shop.example.com/hidden']);
+    expect(job(parsed, 'requestor')!.requests!.map((request) => request.url)).to.deep.equal([
+      'https://shop.example.com/start',
+      'https://shop.example.com/hidden',
+    ]);
   });
 
-  it('sends the target\'s headers only to in-scope hosts, values exactly as given', () => {
+  it("sends the target's headers only to in-scope hosts, values exactly as given", () => {
     const value = 'Bearer a"b\\c \u00e9\u6f22';
     const replacer = job(plan({ settings: { headers: [{ key: 'Authorization', value }] } }), 'replacer')!;
     const [rule] = replacer.rules!;
@@ -161,34 +166,51 @@ describe('ZAP automation plan (zap-plan.ts)', () => {
   });
 
   it('refuses values ZAP would expand from its environment', () => {
-    expect(() => zapAutomationPlan({ ...BASE, settings: { headers: [{ key: 'X-Leak', value: '${AWS_SECRET_ACCESS_KEY}' }] } })).to.throw(InvalidRequestError, /must not contain '\$\{'/);
+    expect(() => zapAutomationPlan({ ...BASE, settings: { headers: [{ key: 'X-Leak', value: '${AWS_SECRET_ACCESS_KEY}' }] } })).to.throw(
+      InvalidRequestError,
+      /must not contain '\$\{'/,
+    );
     expect(() => zapAutomationPlan({ ...BASE, settings: { excluded_urls: ['.*${HOME}.*'] } })).to.throw(InvalidRequestError, /excluded_urls/);
     expect(() => zapAutomationPlan({ ...BASE, settings: { cookies: [{ name: 'a', value: '${PATH}' }] } })).to.throw(InvalidRequestError, /cookies/);
   });
 
   it('refuses line breaks in header and cookie text, which would start another header', () => {
-    expect(() => zapAutomationPlan({ ...BASE, settings: { headers: [{ key: 'X-A', value: 'a\r\nX-Injected: 1' }] } })).to.throw(InvalidRequestError, /line breaks/);
+    expect(() => zapAutomationPlan({ ...BASE, settings: { headers: [{ key: 'X-A', value: 'a\r\nX-Injected: 1' }] } })).to.throw(
+      InvalidRequestError,
+      /line breaks/,
+    );
     expect(() => zapAutomationPlan({ ...BASE, settings: { cookies: [{ name: 'a', value: 'b\nc' }] } })).to.throw(InvalidRequestError, /line breaks/);
   });
 
   it('refuses a domain setting that is not a domain name, saying how to write it', () => {
-    expect(() => zapAutomationPlan({ ...BASE, settings: { included_domains: ['exa mple.com'] } })).to.throw(InvalidRequestError, /example\.com or \*\.example\.com/);
+    expect(() => zapAutomationPlan({ ...BASE, settings: { included_domains: ['exa mple.com'] } })).to.throw(
+      InvalidRequestError,
+      /example\.com or \*\.example\.com/,
+    );
     expect(() => zapAutomationPlan({ ...BASE, settings: { excluded_domains: ['user@ads.example.com'] } })).to.throw(InvalidRequestError, /excluded_domains/);
   });
 
   it('keeps hostile strings as data: quotes, newlines, YAML syntax and lone surrogates', () => {
     const tricky = 'a: b\n- c # d\t"e" \'f\' {g} [h] &i *j !k |l >m %n @o `p \\';
-    const parsed = plan({ settings: { headers: [{ key: 'X-Tricky', value: tricky.replace(/[\n\t]/g, ' ') }], excluded_urls: [tricky, '^https://shop\\.example\\.com/\\d+$'] } });
+    const parsed = plan({
+      settings: { headers: [{ key: 'X-Tricky', value: tricky.replace(/[\n\t]/g, ' ') }], excluded_urls: [tricky, '^https://shop\\.example\\.com/\\d+$'] },
+    });
     expect(job(parsed, 'replacer')!.rules![0]!.replacementString).to.equal(tricky.replace(/[\n\t]/g, ' '));
     expect(parsed.env.contexts[0]!.excludePaths).to.deep.equal([tricky, '^https://shop\\.example\\.com/\\d+$']);
     const surrogate = plan({ settings: { headers: [{ key: 'X-S', value: 'a\ud800b' }] } });
     expect(job(surrogate, 'replacer')!.rules![0]!.replacementString).to.equal('a\ufffdb');
   });
 
-  it('sends a replayed login session with every request to the target: its cookies and Authorization header, after the target\'s own', () => {
+  it("sends a replayed login session with every request to the target: its cookies and Authorization header, after the target's own", () => {
     const parsed = plan({
       settings: { headers: [{ key: 'X-Team', value: 'red' }], cookies: [{ name: 'lang', value: 'en' }] },
-      session: { cookies: [{ name: 'sid', value: 's3cret', domain: 'shop.example.com' }, { name: 'sso', value: 't0k', domain: '.example.com' }], authorization: 'Bearer abc' },
+      session: {
+        cookies: [
+          { name: 'sid', value: 's3cret', domain: 'shop.example.com' },
+          { name: 'sso', value: 't0k', domain: '.example.com' },
+        ],
+        authorization: 'Bearer abc',
+      },
     });
     const rules = job(parsed, 'replacer')!.rules!;
     expect(rules.map((rule) => [rule.matchString, rule.replacementString])).to.deep.equal([
@@ -204,7 +226,11 @@ describe('ZAP automation plan (zap-plan.ts)', () => {
 
   it('imports an API definition with the openapi job against the target URL, before the spider', () => {
     const parsed = plan({ apiDefinitionFile: '/work/scan-1/zap-openapi.yaml' });
-    expect(job(parsed, 'openapi')!.parameters).to.deep.equal({ apiFile: '/work/scan-1/zap-openapi.yaml', targetUrl: 'https://shop.example.com/', context: ZAP_CONTEXT });
+    expect(job(parsed, 'openapi')!.parameters).to.deep.equal({
+      apiFile: '/work/scan-1/zap-openapi.yaml',
+      targetUrl: 'https://shop.example.com/',
+      context: ZAP_CONTEXT,
+    });
     const types = parsed.jobs.map((candidate) => candidate.type);
     expect(types.indexOf('openapi')).to.be.lessThan(types.indexOf('spider'));
     expect(job(plan(), 'openapi')).to.equal(undefined);

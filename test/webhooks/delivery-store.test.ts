@@ -56,7 +56,11 @@ describe('webhook delivery store: recording outcomes', () => {
   });
 
   const rows = () => ({
-    deliveries: core.db.prepare('SELECT w.url, d.state, d.attempts, d.next_attempt_at FROM webhook_delivery_states d JOIN webhook_endpoints w ON w.id = d.endpoint_id ORDER BY w.url').all(),
+    deliveries: core.db
+      .prepare(
+        'SELECT w.url, d.state, d.attempts, d.next_attempt_at FROM webhook_delivery_states d JOIN webhook_endpoints w ON w.id = d.endpoint_id ORDER BY w.url',
+      )
+      .all(),
     attempts: core.db.prepare('SELECT endpoint_id, status, error, attempted_at FROM webhook_attempts ORDER BY seq').all(),
   });
 
@@ -96,7 +100,9 @@ describe('webhook delivery store: recording outcomes', () => {
     const retryAt = '2026-11-21T10:00:10.000Z';
     store.record([outcome(done, {}), outcome(retried, { status: 503, error: 'HTTP 503', state: 'PENDING', nextAttemptAt: retryAt })], false);
     const urlOf = 'SELECT w.url FROM webhook_endpoints w WHERE w.id = endpoint_id';
-    expect(core.db.prepare(`SELECT (${urlOf}) AS url, state, attempts FROM webhook_deliveries`).all()).to.deep.equal([{ url: 'https://retried.example.com/hook', state: 'PENDING', attempts: 1 }]);
+    expect(core.db.prepare(`SELECT (${urlOf}) AS url, state, attempts FROM webhook_deliveries`).all()).to.deep.equal([
+      { url: 'https://retried.example.com/hook', state: 'PENDING', attempts: 1 },
+    ]);
     expect(core.db.prepare(`SELECT (${urlOf}) AS url, status, first_delivered FROM webhook_attempts ORDER BY seq`).all()).to.deep.equal([
       { url: 'https://done.example.com/hook', status: 204, first_delivered: 1 },
       { url: 'https://retried.example.com/hook', status: 503, first_delivered: null },
@@ -106,20 +112,26 @@ describe('webhook delivery store: recording outcomes', () => {
     const restarted = new SqliteWebhookDeliveryRepository(core.db);
     restarted.record([], true);
     const claim = (repository: SqliteWebhookDeliveryRepository, now: string) =>
-      repository.due({ now, lanes: new Map(repository.endpointsWithDue(now).map((endpointId) => [endpointId, { room: 10, inHand: [] }])) }).map((delivery) => delivery.endpoint.url);
+      repository
+        .due({ now, lanes: new Map(repository.endpointsWithDue(now).map((endpointId) => [endpointId, { room: 10, inHand: [] }])) })
+        .map((delivery) => delivery.endpoint.url);
     expect(claim(restarted, at)).to.deep.equal([]);
     expect(claim(restarted, retryAt)).to.deep.equal(['https://retried.example.com/hook']);
 
     // The window passed: the cursor moves past the event and writes a PENDING row only for what has neither a row nor a first-attempt delivery: nothing here.
     const later = new SqliteWebhookDeliveryRepository(core.db, { firstAttemptWindowMs: 0, clock: { now: () => new Date(retryAt) } });
     expect(later.record([], true)).to.equal(0);
-    expect(core.db.prepare('SELECT event_seq FROM webhook_cursor').get()).to.deep.equal({ event_seq: (core.db.prepare('SELECT MAX(seq) AS seq FROM events').get() as { seq: number }).seq });
+    expect(core.db.prepare('SELECT event_seq FROM webhook_cursor').get()).to.deep.equal({
+      event_seq: (core.db.prepare('SELECT MAX(seq) AS seq FROM events').get() as { seq: number }).seq,
+    });
     expect(core.db.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries').get()).to.deep.equal({ n: 1 });
     expect(claim(later, retryAt)).to.deep.equal(['https://retried.example.com/hook']);
 
     // An outcome that still comes for it (a stale duplicate) changes nothing: it stays delivered, once.
     later.record([outcome(done, { status: 503, error: 'HTTP 503', state: 'PENDING', nextAttemptAt: retryAt })], false);
-    expect(core.db.prepare(`SELECT state, attempts FROM webhook_delivery_states WHERE endpoint_id = ?`).all(done.endpoint.id)).to.deep.equal([{ state: 'DELIVERED', attempts: 1 }]);
+    expect(core.db.prepare(`SELECT state, attempts FROM webhook_delivery_states WHERE endpoint_id = ?`).all(done.endpoint.id)).to.deep.equal([
+      { state: 'DELIVERED', attempts: 1 },
+    ]);
   });
 
   it("keeps the delivery log's counts what one row per delivery gave: first-attempt deliveries, a retry that then succeeded, a retry pending, a failure and a delivery not yet attempted", () => {
@@ -130,7 +142,16 @@ describe('webhook delivery store: recording outcomes', () => {
     const retryAt = '2026-11-21T10:00:10.000Z';
     const failure = { status: 503, error: 'HTTP 503', state: 'PENDING' as const, nextAttemptAt: retryAt };
     // `failed` is left with neither: first outcomes for the others, then the retry that succeeds, and the failure.
-    store.record([outcome(first1, {}), outcome(first2, {}), outcome(retriedThenDone, failure), outcome(pendingRetry, failure), ...clean.slice(0, 4).map((delivery) => outcome(delivery, {}))], false);
+    store.record(
+      [
+        outcome(first1, {}),
+        outcome(first2, {}),
+        outcome(retriedThenDone, failure),
+        outcome(pendingRetry, failure),
+        ...clean.slice(0, 4).map((delivery) => outcome(delivery, {})),
+      ],
+      false,
+    );
     store.record([outcome(retriedThenDone, { attemptedAt: retryAt, nextAttemptAt: retryAt })], false);
     const log = new SqliteWebhookDeliveryLog(core.db);
     const mixedId = first1.endpoint.id;
@@ -157,7 +178,11 @@ describe('webhook delivery store: recording outcomes', () => {
     let nowMs = Date.parse(at);
     store = new SqliteWebhookDeliveryRepository(core.db, { clock: { now: () => new Date(nowMs) } });
     const { deliveries } = fannedOut(['quick', 'late', 'twice'], 1);
-    const [quick, late, twice] = ['quick', 'late', 'twice'].map((name) => deliveries.find((delivery) => delivery.endpoint.url.includes(name))!) as [DueDelivery, DueDelivery, DueDelivery];
+    const [quick, late, twice] = ['quick', 'late', 'twice'].map((name) => deliveries.find((delivery) => delivery.endpoint.url.includes(name))!) as [
+      DueDelivery,
+      DueDelivery,
+      DueDelivery,
+    ];
     expect(deliveries.map((delivery) => delivery.rowless)).to.deep.equal([0, 0, 0]);
     const delivered = (delivery: DueDelivery) => outcome(delivery, { rowless: delivery.rowless });
     store.record([delivered(quick), delivered(twice), delivered(twice)], false);
@@ -165,12 +190,18 @@ describe('webhook delivery store: recording outcomes', () => {
     nowMs += 11_000;
     expect(store.record([], true)).to.equal(1);
     store.record([delivered(late)], false);
-    expect(core.db.prepare('SELECT (SELECT url FROM webhook_endpoints w WHERE w.id = endpoint_id) AS url, state, attempts FROM webhook_delivery_states ORDER BY 1').all()).to.deep.equal([
+    expect(
+      core.db
+        .prepare('SELECT (SELECT url FROM webhook_endpoints w WHERE w.id = endpoint_id) AS url, state, attempts FROM webhook_delivery_states ORDER BY 1')
+        .all(),
+    ).to.deep.equal([
       { url: 'https://late.example.com/hook', state: 'DELIVERED', attempts: 1 },
       { url: 'https://quick.example.com/hook', state: 'DELIVERED', attempts: 1 },
       { url: 'https://twice.example.com/hook', state: 'DELIVERED', attempts: 1 },
     ]);
-    expect(core.db.prepare('SELECT (SELECT url FROM webhook_endpoints w WHERE w.id = endpoint_id) AS url, first_delivered FROM webhook_attempts ORDER BY seq').all()).to.deep.equal([
+    expect(
+      core.db.prepare('SELECT (SELECT url FROM webhook_endpoints w WHERE w.id = endpoint_id) AS url, first_delivered FROM webhook_attempts ORDER BY seq').all(),
+    ).to.deep.equal([
       { url: 'https://quick.example.com/hook', first_delivered: 1 },
       { url: 'https://twice.example.com/hook', first_delivered: 1 },
       { url: 'https://late.example.com/hook', first_delivered: null },
@@ -210,7 +241,9 @@ describe('webhook delivery store: recording outcomes', () => {
     record([event(acme, 'e1'), event(other, 'x1'), event(acme, 'e2'), event(acme, 'e3'), event(other, 'x2')]);
     record([event(acme, 'e4'), event(acme, 'e5'), event(other, 'x3'), { ...testEvent(acme, a2.id, later(0)), data: { n: 't' } }]);
     // An endpoint added later receives only the events from then on.
-    core.db.prepare('INSERT INTO webhook_endpoints (id, account_id, url, secret, created_at) VALUES (?, ?, ?, ?, ?)').run('a3-endpoint', acme, 'https://a3.example.com/hook', 'whsec_a3', later(1000).toISOString());
+    core.db
+      .prepare('INSERT INTO webhook_endpoints (id, account_id, url, secret, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run('a3-endpoint', acme, 'https://a3.example.com/hook', 'whsec_a3', later(1000).toISOString());
     record([event(acme, 'e6', 2000), event(acme, 'e7', 2000)]);
 
     /** Claims of 2 per endpoint until nothing is left (outcomes not written: the stores share the database), by endpoint url, in the order taken. */
@@ -221,7 +254,8 @@ describe('webhook delivery store: recording outcomes', () => {
       for (let round = 0; round < 20; round++) {
         const deliveries = repository.due({ now, lanes: new Map(repository.endpointsWithDue(now).map((endpointId) => [endpointId, { room: 2, inHand: [] }])) });
         if (deliveries.length === 0) break;
-        for (const delivery of deliveries) (taken[delivery.endpoint.url.slice(8, 10)] ??= []).push((JSON.parse(delivery.body) as { data: { n: string } }).data.n);
+        for (const delivery of deliveries)
+          (taken[delivery.endpoint.url.slice(8, 10)] ??= []).push((JSON.parse(delivery.body) as { data: { n: string } }).data.n);
       }
       return taken;
     };

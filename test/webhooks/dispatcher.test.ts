@@ -10,7 +10,13 @@ import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeTimers } from '../support/fake-timers.js';
-import { RECORD_DELAY_MS, WebhookDispatcher, type DeliveryOutcome, type DeliverWebhook, type WebhookDispatcherOptions } from '../../src/app/webhook-dispatcher.js';
+import {
+  RECORD_DELAY_MS,
+  WebhookDispatcher,
+  type DeliveryOutcome,
+  type DeliverWebhook,
+  type WebhookDispatcherOptions,
+} from '../../src/app/webhook-dispatcher.js';
 import type { WebhookEndpoint } from '../../src/app/ports.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { newEvent } from '../../src/domain/events/event.js';
@@ -25,7 +31,6 @@ import { tcpListener } from '../support/listeners.js';
 import { tempDir } from '../support/temp-dir.js';
 import { TestService } from '../support/test-service.js';
 import { waitFor } from '../support/wait.js';
-
 
 /** The real store, whose outcome writes fail (as on a full disk) while `writes.failing`. */
 function failingWrites(db: Database, writes: { failing: boolean }): SqliteWebhookDeliveryRepository {
@@ -81,7 +86,12 @@ describe('webhook dispatcher', () => {
     const endpoint = core.db.prepare('SELECT id, account_id FROM webhook_endpoints WHERE url = ?').get(url) as { id: string; account_id: string };
     return core.webhookEndpoints.deliveryLog(endpoint.account_id, endpoint.id).counts;
   };
-  const deliveryState = () => core.db.prepare('SELECT state, attempts, next_attempt_at FROM webhook_delivery_states').all() as Array<{ state: string; attempts: number; next_attempt_at: string }>;
+  const deliveryState = () =>
+    core.db.prepare('SELECT state, attempts, next_attempt_at FROM webhook_delivery_states').all() as Array<{
+      state: string;
+      attempts: number;
+      next_attempt_at: string;
+    }>;
 
   it('delivers each event once to every endpoint its account had when it was recorded, with the same id and body', async () => {
     const acme = account('acme');
@@ -95,7 +105,12 @@ describe('webhook dispatcher', () => {
     await run.tick();
     expect(sent.map((delivery) => delivery.endpoint).sort()).to.deep.equal(['https://one.example.com/hook', 'https://two.example.com/hook']);
     expect(new Set(sent.map((delivery) => delivery.body)).size).to.equal(1);
-    expect(JSON.parse(sent[0]!.body)).to.include({ id: event.id, type: 'scan.created', event_created_at: '2026-11-21T10:00:00.000Z', created_at: Date.parse('2026-11-21T10:00:00.000Z') });
+    expect(JSON.parse(sent[0]!.body)).to.include({
+      id: event.id,
+      type: 'scan.created',
+      event_created_at: '2026-11-21T10:00:00.000Z',
+      created_at: Date.parse('2026-11-21T10:00:00.000Z'),
+    });
     expect(deliveryState().map((row) => row.state)).to.deep.equal(['DELIVERED', 'DELIVERED']);
   });
 
@@ -147,7 +162,11 @@ describe('webhook dispatcher', () => {
     expect(deliveryState()[0]).to.deep.include({ state: 'DELIVERED', attempts: 3 });
     expect(new Set(sent.map((delivery) => JSON.parse(delivery.body).id)).size).to.equal(1);
     const log = core.db.prepare('SELECT status, error FROM webhook_attempts ORDER BY seq').all();
-    expect(log).to.deep.equal([{ status: 500, error: null }, { status: 500, error: null }, { status: 204, error: null }]);
+    expect(log).to.deep.equal([
+      { status: 500, error: null },
+      { status: 500, error: null },
+      { status: 204, error: null },
+    ]);
   });
 
   it('records the outcomes of attempts that end together in one write, each with its own status, error, duration and next state', async () => {
@@ -156,11 +175,17 @@ describe('webhook dispatcher', () => {
     record(acme.id, { n: 1 });
     record(acme.id, { n: 2 });
     answer = ({ url }) =>
-      url.includes('//ok.') ? { ok: true, status: 204, durationMs: 3 } : url.includes('server-error') ? { ok: false, status: 500, durationMs: 4 } : { ok: false, error: 'connect ECONNREFUSED', durationMs: 5 };
+      url.includes('//ok.')
+        ? { ok: true, status: 204, durationMs: 3 }
+        : url.includes('server-error')
+          ? { ok: false, status: 500, durationMs: 4 }
+          : { ok: false, error: 'connect ECONNREFUSED', durationMs: 5 };
     await dispatcher().tick();
     expect(sent).to.have.length(6);
     const log = core.db
-      .prepare(`SELECT w.url, a.status, a.error, a.duration_ms, a.attempted_at FROM webhook_attempts a JOIN webhook_endpoints w ON w.id = a.endpoint_id ORDER BY w.url, a.seq`)
+      .prepare(
+        `SELECT w.url, a.status, a.error, a.duration_ms, a.attempted_at FROM webhook_attempts a JOIN webhook_endpoints w ON w.id = a.endpoint_id ORDER BY w.url, a.seq`,
+      )
       .all();
     const at = '2026-11-21T10:00:00.000Z';
     expect(log).to.deep.equal([
@@ -172,7 +197,9 @@ describe('webhook dispatcher', () => {
       { url: 'https://server-error.example.com/hook', status: 500, error: null, duration_ms: 4, attempted_at: at },
     ]);
     const states = core.db
-      .prepare('SELECT w.url, d.state, d.attempts, d.next_attempt_at FROM webhook_delivery_states d JOIN webhook_endpoints w ON w.id = d.endpoint_id ORDER BY w.url')
+      .prepare(
+        'SELECT w.url, d.state, d.attempts, d.next_attempt_at FROM webhook_delivery_states d JOIN webhook_endpoints w ON w.id = d.endpoint_id ORDER BY w.url',
+      )
       .all() as Array<{ url: string; state: string; attempts: number; next_attempt_at: string }>;
     expect(states.map((row) => `${row.url} ${row.state} ${row.attempts} ${row.next_attempt_at}`)).to.deep.equal([
       `https://ok.example.com/hook DELIVERED 1 ${at}`,
@@ -266,7 +293,11 @@ describe('webhook dispatcher', () => {
     const endpoints = (accountId: string, names: string[]) =>
       names.map((name) => core.webhookEndpoints.add(accountId, name.startsWith('https:') ? name : `https://${name}.example.com/hook`).url);
     const states = () =>
-      core.db.prepare('SELECT w.url, d.state, COUNT(*) AS n FROM webhook_delivery_states d JOIN webhook_endpoints w ON w.id = d.endpoint_id GROUP BY 1, 2 ORDER BY 1, 2').all();
+      core.db
+        .prepare(
+          'SELECT w.url, d.state, COUNT(*) AS n FROM webhook_delivery_states d JOIN webhook_endpoints w ON w.id = d.endpoint_id GROUP BY 1, 2 ORDER BY 1, 2',
+        )
+        .all();
 
     it('keeps at most `concurrency` deliveries in flight in all and at most `perEndpoint` to one endpoint', async () => {
       const acme = account('acme');
@@ -411,7 +442,10 @@ describe('webhook dispatcher', () => {
       await dispatcher().tick(); // the restart, at the same instant
       expect(sent).to.have.length(2);
       expect(new Set(sent.map((delivery) => JSON.parse(delivery.body).data.n))).to.deep.equal(new Set([1, 2]));
-      expect(deliveryState().map((row) => [row.state, row.attempts])).to.deep.equal([['DELIVERED', 1], ['DELIVERED', 1]]);
+      expect(deliveryState().map((row) => [row.state, row.attempts])).to.deep.equal([
+        ['DELIVERED', 1],
+        ['DELIVERED', 1],
+      ]);
       expect(core.db.prepare('SELECT COUNT(*) AS n FROM webhook_attempts').get()).to.deep.equal({ n: 2 });
     });
 
@@ -516,9 +550,14 @@ describe('webhook dispatcher', () => {
         const acme = account('acme');
         endpoints(acme.id, [slow.url, fast.url]);
         for (let n = 0; n < 12; n++) record(acme.id, { n });
-        const deliver: DeliverWebhook = (endpoint, body, timestampMs) => deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent });
+        const deliver: DeliverWebhook = (endpoint, body, timestampMs) =>
+          deliverWebhook({ url: endpoint.url, secret: endpoint.secret, body, timestampMs, agent });
         const ticking = dispatcher({ deliver, concurrency: 6, perEndpoint: 4 }).tick();
-        await waitFor(async () => fast.requests.length, (count) => count === 12, 'every event at the answering receiver');
+        await waitFor(
+          async () => fast.requests.length,
+          (count) => count === 12,
+          'every event at the answering receiver',
+        );
         expect(slow.requests).to.have.length(4);
         expect(slow.connections).to.equal(4);
         const answerAndCount = async () => {
@@ -556,9 +595,16 @@ describe('webhooks end to end: a real scan, a real HTTPS receiver', function () 
     try {
       const endpoint = service.vigil.webhookEndpoints.add(service.accountId, `https://127.0.0.1:${receiver.port}/vigil`);
       const scan = (await service.post('/v1/scans', { type: 'NMAP', targets: ['127.0.0.1'] })).body.data;
-      await waitFor(async () => receiver.requests.map((request) => JSON.parse(request.body)), (events) => events.some((event) => event.type === 'risk.created') && events.some((event) => event.type === 'scan.updated' && event.data.state === 'SUCCEEDED'), 'the events');
+      await waitFor(
+        async () => receiver.requests.map((request) => JSON.parse(request.body)),
+        (events) =>
+          events.some((event) => event.type === 'risk.created') && events.some((event) => event.type === 'scan.updated' && event.data.state === 'SUCCEEDED'),
+        'the events',
+      );
       for (const request of receiver.requests) {
-        expect(verifyWebhook(endpoint.secret, request.headers['x-service-timestamp'] as string, request.body, request.headers['x-service-signature'] as string)).to.equal(true);
+        expect(
+          verifyWebhook(endpoint.secret, request.headers['x-service-timestamp'] as string, request.body, request.headers['x-service-signature'] as string),
+        ).to.equal(true);
       }
       const events = receiver.requests.map((request) => JSON.parse(request.body));
       expect(events[0]).to.deep.include({ type: 'scan.created' });

@@ -11,7 +11,6 @@ import { createWebhookAgent, deliverWebhook, type HostLookup } from '../../src/r
 import { tempDir } from '../support/temp-dir.js';
 import { makeCertificates, startReceiver, type Pems, type Receiver, type Respond } from '../support/https-receiver.js';
 
-
 const answer =
   (status: number, headers: Record<string, string> = {}): Respond =>
   (_request, response) => {

@@ -1,10 +1,5 @@
 import { expect } from 'chai';
-import {
-  MAX_DELIVERY_ATTEMPTS,
-  TOTAL_RETRY_SPAN_MS,
-  nextAttemptAt,
-  retryDelayMs,
-} from '../../src/domain/webhooks/retry-schedule.js';
+import { MAX_DELIVERY_ATTEMPTS, TOTAL_RETRY_SPAN_MS, nextAttemptAt, retryDelayMs } from '../../src/domain/webhooks/retry-schedule.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -25,7 +25,7 @@ export const BODY_ERRORS: RouteConfig['responses'] = {
 
 /** Operations that wait for a bounded pool of workers (reports) can find it full, or lose their worker. */
 export const UNAVAILABLE: RouteConfig['responses'] = {
-  503: errorResponse('The report workers are full or the report\'s worker stopped; `error` says which. Try again later.'),
+  503: errorResponse("The report workers are full or the report's worker stopped; `error` says which. Try again later."),
 };
 
 export function json<T extends z.ZodType>(schema: T, description: string) {

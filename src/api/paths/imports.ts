@@ -24,7 +24,10 @@ export function registerImportPaths(registry: OpenAPIRegistry): void {
     responses: {
       200: json(dataEnvelope(ImportedResult).meta({ id: 'ImportedResultResponse' }), 'The upload was imported.'),
       ...STANDARD_ERRORS,
-      400: json(ErrorBody, `Invalid fields, no file or more than one, a file over ${LIMIT}, a file that is not the format of scan_type, a malformed multipart body, or a target that already exists from another origin; error says which.`),
+      400: json(
+        ErrorBody,
+        `Invalid fields, no file or more than one, a file over ${LIMIT}, a file that is not the format of scan_type, a malformed multipart body, or a target that already exists from another origin; error says which.`,
+      ),
     },
   });
 }

@@ -5,7 +5,9 @@ import { ErrorBody, ListQuery, listEnvelope } from '../schemas/common.js';
 import { ReportCreate, ReportCreated, ReportDownloadQuery, ReportListItem } from '../schemas/reports.js';
 import { BODY_ERRORS, Deleted, IdParam, STANDARD_ERRORS, UNAVAILABLE, json, jsonBody } from './common.js';
 
-const FORBIDDEN = { 403: { description: 'CSV asked for without CSV export enabled on the account (feature csv_export).', content: { 'application/json': { schema: ErrorBody } } } };
+const FORBIDDEN = {
+  403: { description: 'CSV asked for without CSV export enabled on the account (feature csv_export).', content: { 'application/json': { schema: ErrorBody } } },
+};
 const File = z.string().meta({ format: 'binary' });
 
 export function registerReportPaths(registry: OpenAPIRegistry): void {
@@ -17,7 +19,7 @@ export function registerReportPaths(registry: OpenAPIRegistry): void {
     summary: 'Create a report',
     description: [
       'Takes a snapshot of the selected risks and renders it before answering, so the request can take seconds (a 10,000-risk PDF takes a few); reports are made one at a time in a worker thread, so it may also wait for another, and 503 says that too many are waiting or that its worker stopped.',
-      'A report holds what GET /v1/risks would list with the same risks_filter (closed and accepted risks included; OpenVAS risks below the account\'s minimum QoD left out), limited to the targets targets_filter selects, and lists every selected target\'s health score and grade.',
+      "A report holds what GET /v1/risks would list with the same risks_filter (closed and accepted risks included; OpenVAS risks below the account's minimum QoD left out), limited to the targets targets_filter selects, and lists every selected target's health score and grade.",
       `At most ${REPORT_LIMITS.maxRisks} risks: when more match, the report keeps the most severe and says on its cover how many matched. More than ${REPORT_LIMITS.maxTargets} selected targets give 400.`,
       'The filters used are shown on the report. Every later download, in any format, shows the same snapshot.',
     ].join(' '),
@@ -49,7 +51,8 @@ export function registerReportPaths(registry: OpenAPIRegistry): void {
     operationId: 'listReports',
     tags: ['Reports'],
     summary: 'List reports',
-    description: "The account's reports, newest first, with the common list behaviour (page_token, page_size). Each item describes a report; GET /v1/reports/{id} downloads it.",
+    description:
+      "The account's reports, newest first, with the common list behaviour (page_token, page_size). Each item describes a report; GET /v1/reports/{id} downloads it.",
     request: { query: ListQuery.meta({ description: 'filters keys: format (PDF, HTML, CSV: the format a report was created in).' }) },
     responses: { 200: json(listEnvelope(ReportListItem).meta({ id: 'ReportList' }), 'A page of reports.'), ...STANDARD_ERRORS },
   });
@@ -59,7 +62,8 @@ export function registerReportPaths(registry: OpenAPIRegistry): void {
     operationId: 'deleteReport',
     tags: ['Reports'],
     summary: 'Delete a report',
-    description: "Removes the report and its files (every rendered format and its snapshot); later downloads give 404. A download already under way finishes. Another account's report id gives 404.",
+    description:
+      "Removes the report and its files (every rendered format and its snapshot); later downloads give 404. A download already under way finishes. Another account's report id gives 404.",
     request: { params: IdParam },
     responses: { 200: json(Deleted, 'The report was deleted.'), ...STANDARD_ERRORS },
   });

@@ -14,7 +14,7 @@ export function registerScanPaths(registry: OpenAPIRegistry): void {
     tags: ['Scans'],
     summary: 'Start a scan',
     description:
-      'Creates one Scan per chunk of the type\'s target limit (1 for the ZAP types, 10 for SSLYZE and NUCLEI, 100 for the others) and answers with the first; List Scans shows all. Over the monthly scan limit the Scan is created in OVER_LIMIT and never runs. NESSUS needs the account option, OWASP_ZAP_ACTIVE a paid plan, and use_authentication: true a ZAP type; otherwise 400.',
+      "Creates one Scan per chunk of the type's target limit (1 for the ZAP types, 10 for SSLYZE and NUCLEI, 100 for the others) and answers with the first; List Scans shows all. Over the monthly scan limit the Scan is created in OVER_LIMIT and never runs. NESSUS needs the account option, OWASP_ZAP_ACTIVE a paid plan, and use_authentication: true a ZAP type; otherwise 400.",
     request: { body: jsonBody(StartScan) },
     responses: { 200: json(ScanResponse, 'The first Scan created.'), ...BODY_ERRORS },
   });
@@ -62,10 +62,17 @@ export function registerScanPaths(registry: OpenAPIRegistry): void {
     operationId: 'getResultFile',
     tags: ['Scans'],
     summary: 'Download a scan result file',
-    description: 'A file listed in a SUCCEEDED Scan\'s results, with its content type: a raw scanner output, or the Scan\'s PDF (application/pdf; made right after the Scan succeeded, and made first if it is downloaded before that). Another account\'s result id gives 404.',
-    request: { params: z.object({ id: z.string().meta({ description: 'result_id from a Scan\'s results.' }) }) },
+    description:
+      "A file listed in a SUCCEEDED Scan's results, with its content type: a raw scanner output, or the Scan's PDF (application/pdf; made right after the Scan succeeded, and made first if it is downloaded before that). Another account's result id gives 404.",
+    request: { params: z.object({ id: z.string().meta({ description: "result_id from a Scan's results." }) }) },
     responses: {
-      200: { description: 'The file as the scanner wrote it, or the Scan\'s PDF.', content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) }, 'application/pdf': { schema: z.string().meta({ format: 'binary' }) } } },
+      200: {
+        description: "The file as the scanner wrote it, or the Scan's PDF.",
+        content: {
+          'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) },
+          'application/pdf': { schema: z.string().meta({ format: 'binary' }) },
+        },
+      },
       ...STANDARD_ERRORS,
     },
   });

@@ -18,10 +18,7 @@ export function dataEnvelope<T extends z.ZodType>(schema: T) {
 export function listEnvelope<T extends z.ZodType>(schema: T) {
   return z.object({
     data: z.array(schema),
-    next_page_token: z
-      .string()
-      .optional()
-      .meta({ description: 'Present only when more results exist; pass it as page_token to get the next page.' }),
+    next_page_token: z.string().optional().meta({ description: 'Present only when more results exist; pass it as page_token to get the next page.' }),
   });
 }
 
@@ -30,12 +27,14 @@ export const DateTime = z.string().meta({ format: 'date-time', example: '2026-11
 export const Id = z.string().meta({ example: '3f1c2a9e-7b4d-4c1e-9a53-2d0f6b8e4a17' });
 
 export const ListQuery = z.object({
-  page_token: z.string().optional().meta({ description: 'Opaque token from next_page_token of the previous page. Tokens are signed; an altered token gives 400.' }),
-  page_size: z
-    .coerce.number()
-    .int()
+  page_token: z
+    .string()
     .optional()
-    .meta({ description: 'Results per page, 1 to 499, written as an integer (anything else, such as Infinity, 1e3 or an empty value, gives 400). The default, and the largest page, is 500; an integer outside 1..499 gives the default. A page of targets, risks or scans also ends early at about 4 MiB of JSON, with a next_page_token.' }),
+    .meta({ description: 'Opaque token from next_page_token of the previous page. Tokens are signed; an altered token gives 400.' }),
+  page_size: z.coerce.number().int().optional().meta({
+    description:
+      'Results per page, 1 to 499, written as an integer (anything else, such as Infinity, 1e3 or an empty value, gives 400). The default, and the largest page, is 500; an integer outside 1..499 gives the default. A page of targets, risks or scans also ends early at about 4 MiB of JSON, with a next_page_token.',
+  }),
   filters: z
     .string()
     .optional()

@@ -11,7 +11,8 @@ export const ImportResultForm = z
     source_id: z.string().min(1).meta({ description: 'id of an IMPORTED source of this account (POST /v1/sources).' }),
     scan_type: ImportableScanType.meta({ description: 'NMAP, NMAP_UDP, OPENVAS, OWASP_ZAP or OWASP_ZAP_ACTIVE; any other type gives 400.' }),
     target: z.string().min(1).max(MAX_TARGET_LENGTH).optional().meta({
-      description: 'Required for OWASP_ZAP and OWASP_ZAP_ACTIVE: the URL that was scanned, held to the Target rules. Ignored for the other types, whose targets come from the file.',
+      description:
+        'Required for OWASP_ZAP and OWASP_ZAP_ACTIVE: the URL that was scanned, held to the Target rules. Ignored for the other types, whose targets come from the file.',
     }),
     file: z.string().meta({
       format: 'binary',
@@ -31,7 +32,8 @@ export const ImportedResult = z
       description: `The targets the upload covered: inferred from the file's hosts (their addresses, or names when the file has no address) for NMAP, NMAP_UDP and OPENVAS, the target field for the ZAP types. At most ${MAX_IMPORTED_TARGETS}.`,
     }),
     skipped_hosts: z.array(z.object({ host: z.string(), reason: z.string() })).meta({
-      description: 'Hosts of the file that are not valid targets (private or reserved addresses, IPv6, ...): not imported, their findings dropped. At most 100 are listed.',
+      description:
+        'Hosts of the file that are not valid targets (private or reserved addresses, IPv6, ...): not imported, their findings dropped. At most 100 are listed.',
     }),
     risks: z.object({ new_open: RiskCount, still_open: RiskCount, closed: RiskCount }).meta({
       description: "How many of the targets' risks of this scan type the upload opened, found again, and closed, exactly as a scan would.",

@@ -4,11 +4,16 @@ import { DateTime, Id } from './common.js';
 
 export const ReportFormat = z.enum(REPORT_FORMATS).meta({
   id: 'ReportFormat',
-  description: 'PDF (cover, contents with page numbers, summary with charts, one section per target); HTML (the same, one self-contained file with no script and no external resource); CSV (RFC 4180, one row per risk; needs the csv_export feature).',
+  description:
+    'PDF (cover, contents with page numbers, summary with charts, one section per target); HTML (the same, one self-contained file with no script and no external resource); CSV (RFC 4180, one row per risk; needs the csv_export feature).',
 });
 
 const Values = (description: string) =>
-  z.array(z.string().max(REPORT_LIMITS.maxFilterValueLength)).max(100).optional().meta({ description: `${description} At most 100 values.` });
+  z
+    .array(z.string().max(REPORT_LIMITS.maxFilterValueLength))
+    .max(100)
+    .optional()
+    .meta({ description: `${description} At most 100 values.` });
 
 /**
  * Not strict on purpose: an unknown key is refused by the service with a
@@ -20,13 +25,16 @@ const ReportTargetsFilter = z
     tags: Values('Targets carrying any of these tags.'),
     label: Values('Targets with exactly one of these labels.'),
   })
-  .meta({ id: 'ReportTargetsFilter', description: 'Which targets the report covers. Values within a key are alternatives; keys combine with AND. Other keys give 400.' });
+  .meta({
+    id: 'ReportTargetsFilter',
+    description: 'Which targets the report covers. Values within a key are alternatives; keys combine with AND. Other keys give 400.',
+  });
 
 const ReportRisksFilter = z
   .object({
     target_id: Values('Risks of these targets.'),
     status: Values('OPEN and/or CLOSED.'),
-    tags: Values("Risks whose target carries any of these tags."),
+    tags: Values('Risks whose target carries any of these tags.'),
     'risk_definition.scan_type': Values('Scan types.'),
     'risk_definition.threat_level': Values('Threat levels.'),
     'risk_definition.title': Values('Exact titles.'),
@@ -48,8 +56,13 @@ export const ReportDownloadQuery = z.object({
     .string()
     .max(REPORT_LIMITS.maxFilenameLength)
     .optional()
-    .meta({ description: `Names the download: letters, digits, '.', '_', '-' and spaces are kept, other characters become '_', and the format's extension is added. At most ${REPORT_LIMITS.maxFilenameLength} characters. Default vigil-report-<date>.` }),
-  format: ReportFormat.optional().meta({ description: "Serve the same report (the same snapshot of risks) in another format. Default: the format it was created in. CSV needs the csv_export feature (else 403)." }),
+    .meta({
+      description: `Names the download: letters, digits, '.', '_', '-' and spaces are kept, other characters become '_', and the format's extension is added. At most ${REPORT_LIMITS.maxFilenameLength} characters. Default vigil-report-<date>.`,
+    }),
+  format: ReportFormat.optional().meta({
+    description:
+      'Serve the same report (the same snapshot of risks) in another format. Default: the format it was created in. CSV needs the csv_export feature (else 403).',
+  }),
 });
 
 export const ReportListItem = z
@@ -59,7 +72,10 @@ export const ReportListItem = z
     filters: z
       .object({ targets_filter: z.record(z.string(), z.array(z.string())), risks_filter: z.record(z.string(), z.array(z.string())) })
       .meta({ description: 'The filters the report was created with, as they were applied (keys with an empty array left out); {} for none.' }),
-    size: z.number().int().nullable().meta({ description: "Bytes of the file in the report's own format (what a download without format returns); null if that file is missing from the data directory." }),
+    size: z.number().int().nullable().meta({
+      description:
+        "Bytes of the file in the report's own format (what a download without format returns); null if that file is missing from the data directory.",
+    }),
     risk_count: z.number().int().meta({ description: 'Risks in the report.' }),
     matched_risks: z.number().int().meta({ description: 'Risks that matched the filters; more than risk_count when the report kept only the most severe.' }),
     target_count: z.number().int().meta({ description: 'Targets the report covers.' }),

@@ -19,7 +19,8 @@ export const RiskDefinition = z
     cvss: z.string().meta({ description: 'CVSS base score as a decimal string, or "" when the scanner gives none.' }),
     additional_info: z.object({}).meta({
       additionalProperties: true,
-      description: 'Scanner facts: for example cves, references, port and protocol, service, plugin or template ids, evidence, and for OpenVAS qod (Quality of Detection, 0-100) and nvt_oid.',
+      description:
+        'Scanner facts: for example cves, references, port and protocol, service, plugin or template ids, evidence, and for OpenVAS qod (Quality of Detection, 0-100) and nvt_oid.',
     }),
   })
   .meta({ id: 'RiskDefinition' });
@@ -33,7 +34,9 @@ export const Risk = z
     target: z.string(),
     target_label: z.string(),
     tags: z.array(z.string()).meta({ description: "The target's tags." }),
-    status: z.enum(['OPEN', 'CLOSED']).meta({ description: 'OPEN while the latest scan of its target and type detects it; CLOSED once a later scan of that target and type does not.' }),
+    status: z
+      .enum(['OPEN', 'CLOSED'])
+      .meta({ description: 'OPEN while the latest scan of its target and type detects it; CLOSED once a later scan of that target and type does not.' }),
     first_detected_at: DateTime,
     last_detected_at: DateTime,
     is_accepted: z.boolean(),

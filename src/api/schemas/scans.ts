@@ -8,7 +8,8 @@ import { DateTime, Id } from './common.js';
 export const RunnableScanType = z.enum(SCAN_TYPES).meta({ id: 'RunnableScanType' });
 export const ScanState = z.enum(SCAN_STATES).meta({
   id: 'ScanState',
-  description: 'QUEUED, RUNNING, STOPPING, then one of the terminal states SUCCEEDED, STOPPED, FAILED, OVER_LIMIT. STOPPING moves to STOPPED once the scanner is gone. Any failure (scanner exit code, timeout, lost process, missing program) moves to FAILED with a condition saying why.',
+  description:
+    'QUEUED, RUNNING, STOPPING, then one of the terminal states SUCCEEDED, STOPPED, FAILED, OVER_LIMIT. STOPPING moves to STOPPED once the scanner is gone. Any failure (scanner exit code, timeout, lost process, missing program) moves to FAILED with a condition saying why.',
 });
 
 const RiskRef = z.object({ risk_id: z.string() });
@@ -29,9 +30,13 @@ export const Scan = z
     type: RunnableScanType,
     state: ScanState,
     progress: z.number().int().min(0).max(100).meta({ description: 'Percent done, 0 to 100; never decreases. 100 once SUCCEEDED.' }),
-    is_authenticated: z.boolean().meta({ description: 'True when authentication was enabled and at least one target had a login recording when the Scan was created.' }),
+    is_authenticated: z
+      .boolean()
+      .meta({ description: 'True when authentication was enabled and at least one target had a login recording when the Scan was created.' }),
     risks: z.object({ new_open: z.array(RiskRef), still_open: z.array(RiskRef), closed: z.array(RiskRef) }),
-    results: z.array(z.object({ result_id: z.string(), content_type: z.string() })).meta({ description: `Empty until the Scan is SUCCEEDED; then the raw scanner output files, followed by one application/pdf file: the Scan's PDF (its targets and its new_open, still_open and closed risks, at most ${SCAN_PDF_LIMITS.maxRisks} risks, saying so when cut). Download each with GET /v1/results/{result_id}.` }),
+    results: z.array(z.object({ result_id: z.string(), content_type: z.string() })).meta({
+      description: `Empty until the Scan is SUCCEEDED; then the raw scanner output files, followed by one application/pdf file: the Scan's PDF (its targets and its new_open, still_open and closed risks, at most ${SCAN_PDF_LIMITS.maxRisks} risks, saying so when cut). Download each with GET /v1/results/{result_id}.`,
+    }),
     requested_targets: z.array(z.object({ target_id: z.string(), target: z.string() })),
     resolved_targets: z
       .array(z.object({ target_id: z.string(), target: z.string(), addresses: z.array(z.string()) }))
@@ -57,4 +62,3 @@ export const StartScan = z
     use_authentication: z.boolean().optional().meta({ description: 'Only for OWASP_ZAP and OWASP_ZAP_ACTIVE, where it defaults to true.' }),
   })
   .meta({ id: 'StartScan', description: 'Send exactly one of targets, target_ids and tags.' });
-

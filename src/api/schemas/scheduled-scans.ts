@@ -13,14 +13,16 @@ export const SCHEDULE_DESCRIPTION = [
   'QUARTERLY: repeats the month, day and time of its four schedule_dates (one per calendar quarter) every year, each from its own date on (Feb 29 falls on Feb 28 in other years); start_time is the earliest moment a run may happen, not a run of its own.',
   'CUSTOM: runs on its schedule_dates (1 to 100) only; start_time is the earliest moment a run may happen.',
   'A local time that does not exist (spring-forward gap) moves forward by the gap; one that exists twice (autumn overlap) runs once, at its first occurrence. Missed runs collapse into one run.',
-  'Each run creates one Scan per scan type (split by the type\'s target limit) for the Targets filter_set selects at that moment, with scheduled_by set; disabled stops runs and keeps the configuration.',
+  "Each run creates one Scan per scan type (split by the type's target limit) for the Targets filter_set selects at that moment, with scheduled_by set; disabled stops runs and keeps the configuration.",
 ].join(' ');
 
 export const Schedule = z.enum(SCHEDULE_KINDS).meta({ id: 'Schedule', description: SCHEDULE_DESCRIPTION });
 
-export const EmailNotification = z
-  .enum(EMAIL_NOTIFICATIONS)
-  .meta({ id: 'EmailNotification', description: 'Sent to email_to once every Scan of a run is finished. NEVER: no e-mail. ON_CHANGES: only when the run opened or closed risks. ALWAYS: a summary after every run. The mail (plain text and HTML) lists per target the new and closed risks by threat level and links to the dashboard; a failed send is retried.' });
+export const EmailNotification = z.enum(EMAIL_NOTIFICATIONS).meta({
+  id: 'EmailNotification',
+  description:
+    'Sent to email_to once every Scan of a run is finished. NEVER: no e-mail. ON_CHANGES: only when the run opened or closed risks. ALWAYS: a summary after every run. The mail (plain text and HTML) lists per target the new and closed risks by threat level and links to the dashboard; a failed send is retried.',
+});
 
 const StringList = z.array(z.string().min(1).max(SCHEDULED_SCAN_LIMITS.maxFilterItemLength)).max(SCHEDULED_SCAN_LIMITS.maxFilterItems);
 
@@ -41,9 +43,19 @@ const requestFields = {
     .max(SCHEDULE_LIMITS.maxCustomDates)
     .optional()
     .meta({ description: 'Required when schedule is CUSTOM (1 to 100 date-times) or QUARTERLY (exactly 4, one in each calendar quarter); ignored otherwise.' }),
-  email_to: z.array(z.string()).optional().meta({ description: `At most ${SCHEDULED_SCAN_LIMITS.maxEmailTo} e-mail addresses.` }),
-  name: z.string().optional().meta({ description: `${SCHEDULED_SCAN_LIMITS.minNameLength} to ${SCHEDULED_SCAN_LIMITS.maxNameLength} characters.` }),
-  time_zone: z.string().max(SCHEDULED_SCAN_LIMITS.maxTimeZoneLength).optional().meta({ description: 'IANA time zone whose wall-clock time repeats; UTC when absent.' }),
+  email_to: z
+    .array(z.string())
+    .optional()
+    .meta({ description: `At most ${SCHEDULED_SCAN_LIMITS.maxEmailTo} e-mail addresses.` }),
+  name: z
+    .string()
+    .optional()
+    .meta({ description: `${SCHEDULED_SCAN_LIMITS.minNameLength} to ${SCHEDULED_SCAN_LIMITS.maxNameLength} characters.` }),
+  time_zone: z
+    .string()
+    .max(SCHEDULED_SCAN_LIMITS.maxTimeZoneLength)
+    .optional()
+    .meta({ description: 'IANA time zone whose wall-clock time repeats; UTC when absent.' }),
   disabled: z.boolean().optional().meta({ description: 'A disabled schedule is kept but does not run; next_run is null.' }),
 };
 
@@ -86,4 +98,3 @@ export const ScheduledScan = z
     time_zone: z.string().nullable(),
   })
   .meta({ id: 'ScheduledScan' });
-

@@ -8,7 +8,15 @@ export const MAX_LABEL_LENGTH = 255;
 const MAX_TAGS = 10;
 export const MAX_TAG_LENGTH = 255;
 
-export { ZapHeader, SAME_SITE_VALUES, ZapCookie, ZapSettings, ZapSettingsInput, type ZapSettingsValue, type ZapSettingsInputValue } from '../../domain/scanners/zap-settings.js';
+export {
+  ZapHeader,
+  SAME_SITE_VALUES,
+  ZapCookie,
+  ZapSettings,
+  ZapSettingsInput,
+  type ZapSettingsValue,
+  type ZapSettingsInputValue,
+} from '../../domain/scanners/zap-settings.js';
 import { ZapSettings, ZapSettingsInput } from '../../domain/scanners/zap-settings.js';
 
 const ScannerSettings = z.object({ zap: ZapSettings }).meta({ id: 'ScannerSettings' });
@@ -33,20 +41,27 @@ const tagsField = z
 export const Target = z
   .object({
     id: Id,
-    target: z.string().max(MAX_TARGET_LENGTH).meta({ description: 'Public IPv4 address, fully qualified domain name, or http(s) URL, normalised (host in lowercase).' }),
+    target: z
+      .string()
+      .max(MAX_TARGET_LENGTH)
+      .meta({ description: 'Public IPv4 address, fully qualified domain name, or http(s) URL, normalised (host in lowercase).' }),
     label: z.string().max(MAX_LABEL_LENGTH).meta({ description: 'Empty when none was given.' }),
     tags: z.array(z.string()),
     health_score: HealthScore,
     auth_selenium_file: z.string().optional().meta({ description: 'File name of the attached login recording; absent when none.' }),
-    openapi_file: z
-      .string()
-      .optional()
-      .meta({ description: 'File name of the attached API definition (OpenAPI 2.0 or 3.x); OWASP_ZAP and OWASP_ZAP_ACTIVE scans import it. Absent when none.' }),
+    openapi_file: z.string().optional().meta({
+      description: 'File name of the attached API definition (OpenAPI 2.0 or 3.x); OWASP_ZAP and OWASP_ZAP_ACTIVE scans import it. Absent when none.',
+    }),
     scanner_settings: ScannerSettings,
-    origin: z.enum(TARGET_ORIGINS).meta({ description: 'How the target came to exist. Only MANUAL and INTERNAL_SCANNER targets can be deleted; UPLOADED_RESULTS targets cannot be updated.' }),
+    origin: z.enum(TARGET_ORIGINS).meta({
+      description: 'How the target came to exist. Only MANUAL and INTERNAL_SCANNER targets can be deleted; UPLOADED_RESULTS targets cannot be updated.',
+    }),
     created_at: DateTime,
     last_scanned_at: DateTime.nullable().meta({ description: 'When a scan of this target last finished; null before the first.' }),
-    os: z.string().optional().meta({ description: 'Best operating-system match of the latest uploaded scanner file that reported one (nmap OS detection); absent when none did.' }),
+    os: z
+      .string()
+      .optional()
+      .meta({ description: 'Best operating-system match of the latest uploaded scanner file that reported one (nmap OS detection); absent when none did.' }),
     hostname: z.string().optional().meta({ description: 'Host name the latest uploaded scanner file reported for the target; absent when none did.' }),
   })
   .meta({ id: 'Target' });
@@ -65,8 +80,8 @@ export const TargetUpdate = z
     label: z.string().max(MAX_LABEL_LENGTH).optional(),
     tags: tagsField.optional().meta({ description: 'Replaces all tags; an empty array removes them all.' }),
     scanner_settings: ScannerSettingsInput.optional().meta({
-      description: 'Sending any crawl setting (the first seven zap fields) replaces all seven, the rest taking their defaults; headers and cookies are each replaced only when sent.',
+      description:
+        'Sending any crawl setting (the first seven zap fields) replaces all seven, the rest taking their defaults; headers and cookies are each replaced only when sent.',
     }),
   })
   .meta({ id: 'TargetUpdate' }) satisfies z.ZodType<TargetUpdateInput>;
-

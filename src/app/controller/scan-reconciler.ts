@@ -27,7 +27,17 @@ import { classifyResolution, hostOf, type AddressRefusal, type Resolution } from
 import { SCAN_STATES, advanceProgress, type ResolvedTarget, type Scan, type SkippedTarget } from '../../domain/scans/scan.js';
 import { setCondition, setConditions, type ConditionChange } from '../../domain/conditions/condition.js';
 import type { Cidr } from '../../domain/targets/ipv4.js';
-import { LOGIN_FAILED_REASON, WorkloadRefusedError, type HostResolver, type RecordingStaging, type ResultFileStore, type NewResultFile, type ScanRepository, type WorkloadRunner, type WorkloadStatus } from '../ports.js';
+import {
+  LOGIN_FAILED_REASON,
+  WorkloadRefusedError,
+  type HostResolver,
+  type RecordingStaging,
+  type ResultFileStore,
+  type NewResultFile,
+  type ScanRepository,
+  type WorkloadRunner,
+  type WorkloadStatus,
+} from '../ports.js';
 import type { Timers } from './timer.js';
 import { collectFindings, type CollectedFindings } from '../collector.js';
 import type { RiskHistory, TargetFindings } from '../risk-history.js';
@@ -205,14 +215,22 @@ export class ScanReconciler {
     const scan = { ...queued, conditions: setConditions(queued.conditions, prepared.conditions, this.options.clock.now()) };
     const now = this.options.clock.now().toISOString();
     if (resolved.length === 0) {
-      await this.write({ ...scan, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', ended('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets'));
+      await this.write(
+        { ...scan, skippedTargets: skipped, state: 'FAILED', finishedAt: now },
+        'QUEUED',
+        ended('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets'),
+      );
       return this.wakeQueued();
     }
     try {
       await this.options.runner.start(scan, resolved, prepared.inputs);
     } catch (error) {
       if (!(error instanceof WorkloadRefusedError)) throw error;
-      await this.write({ ...scan, resolvedTargets: resolved, skippedTargets: skipped, state: 'FAILED', finishedAt: now }, 'QUEUED', ended('Failed', error.reason, error.message));
+      await this.write(
+        { ...scan, resolvedTargets: resolved, skippedTargets: skipped, state: 'FAILED', finishedAt: now },
+        'QUEUED',
+        ended('Failed', error.reason, error.message),
+      );
       return this.wakeQueued();
     }
     const started = await this.write(
@@ -276,7 +294,11 @@ export class ScanReconciler {
       }
       case 'Failed':
         if (status.reason === LOGIN_FAILED_REASON) {
-          await this.write(loginFailedInWorkload(scan, status.message ?? 'the login recording failed', now), 'RUNNING', ended('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets'));
+          await this.write(
+            loginFailedInWorkload(scan, status.message ?? 'the login recording failed', now),
+            'RUNNING',
+            ended('Failed', 'NoScannableTargets', 'every target was skipped; see skipped_targets'),
+          );
           await this.options.runner.release(scan.id, 'kept');
           return this.wakeQueued();
         }
@@ -297,7 +319,11 @@ export class ScanReconciler {
       collected = await collectFindings(scan, status.outputs ?? [], this.options.staging, this.options.resultFileMaxBytes);
     } catch (error) {
       if (!(error instanceof MalformedResultError)) throw error;
-      await this.write({ ...scan, state: 'FAILED', finishedAt: now }, 'RUNNING', ended('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`));
+      await this.write(
+        { ...scan, state: 'FAILED', finishedAt: now },
+        'RUNNING',
+        ended('Failed', 'ResultUnreadable', `the scanner's output could not be read: ${error.message}`),
+      );
       return false;
     }
     try {
@@ -314,12 +340,31 @@ export class ScanReconciler {
       if (output.content instanceof Uint8Array && output.content.byteLength <= RESULT_IN_ROW_MAX_BYTES) {
         // Kept in its row, written with SUCCEEDED in one transaction: as durable as the final state, with no file of its own.
         const sha256 = createHash('sha256').update(output.content).digest('hex');
-        files.push({ id: randomUUID(), scanId: scan.id, accountId: scan.accountId, fileName: output.file, contentType: output.contentType, size: output.content.byteLength, sha256, createdAt: now, content: output.content });
+        files.push({
+          id: randomUUID(),
+          scanId: scan.id,
+          accountId: scan.accountId,
+          fileName: output.file,
+          contentType: output.contentType,
+          size: output.content.byteLength,
+          sha256,
+          createdAt: now,
+          content: output.content,
+        });
         continue;
       }
       const content = output.content instanceof Uint8Array ? output.content : output.content();
       const { size, sha256 } = await this.options.resultFiles.save(scan.id, output.file, content);
-      files.push({ id: randomUUID(), scanId: scan.id, accountId: scan.accountId, fileName: output.file, contentType: output.contentType, size, sha256, createdAt: now });
+      files.push({
+        id: randomUUID(),
+        scanId: scan.id,
+        accountId: scan.accountId,
+        fileName: output.file,
+        contentType: output.contentType,
+        size,
+        sha256,
+        createdAt: now,
+      });
     }
     return this.recordCompletion(withUnscannedSkipped(scan, collected.skipped), files, collected.byTarget, now, status.detail);
   }
@@ -331,23 +376,35 @@ export class ScanReconciler {
    * requests), the Scan's state in the last. If the Scan was stopped
    * meanwhile, all of it is rolled back and the stop wins.
    */
-  private async recordCompletion(scan: Scan, scannerFiles: NewResultFile[], findings: TargetFindings, now: string, detail: string | undefined): Promise<boolean> {
+  private async recordCompletion(
+    scan: Scan,
+    scannerFiles: NewResultFile[],
+    findings: TargetFindings,
+    now: string,
+    detail: string | undefined,
+  ): Promise<boolean> {
     const pdf = this.options.scanPdfs?.resultFor(scan, now);
     const files = pdf === undefined ? scannerFiles : [...scannerFiles, pdf];
-    const saved = await this.options.history.recordScanWhole(scan, 'SCAN', findings, (risks) => {
-      const done: Scan = {
-        ...scan,
-        state: 'SUCCEEDED',
-        progress: 100,
-        finishedAt: now,
-        risks,
-        results: files.map((file) => ({ resultId: file.id, contentType: file.contentType })),
-        conditions: setConditions(scan.conditions, applicable(scan, ended('Succeeded', 'ScannerFinished', finishedMessage(detail))), now),
-      };
-      const scanEvent = newEvent(scan.accountId, 'scan.updated', presentScan(done), this.options.clock.now());
-      // The risk events follow, released by the history in this transaction.
-      return this.options.scans.saveWithResults(done, files, [scanEvent], 'RUNNING');
-    }, this.options.commit);
+    const saved = await this.options.history.recordScanWhole(
+      scan,
+      'SCAN',
+      findings,
+      (risks) => {
+        const done: Scan = {
+          ...scan,
+          state: 'SUCCEEDED',
+          progress: 100,
+          finishedAt: now,
+          risks,
+          results: files.map((file) => ({ resultId: file.id, contentType: file.contentType })),
+          conditions: setConditions(scan.conditions, applicable(scan, ended('Succeeded', 'ScannerFinished', finishedMessage(detail))), now),
+        };
+        const scanEvent = newEvent(scan.accountId, 'scan.updated', presentScan(done), this.options.clock.now());
+        // The risk events follow, released by the history in this transaction.
+        return this.options.scans.saveWithResults(done, files, [scanEvent], 'RUNNING');
+      },
+      this.options.commit,
+    );
     if (saved === false) this.enqueue(scan);
     else if (pdf !== undefined) this.options.scanPdfs!.renderSoon({ resultId: pdf.id, scanId: scan.id, accountId: scan.accountId });
     return saved !== false;
@@ -429,8 +486,20 @@ function applicable(scan: Scan, changes: readonly ConditionChange[]): ConditionC
  */
 function loginFailedInWorkload(scan: Scan, message: string, now: string): Scan {
   const skipped = scan.resolvedTargets.map((target) => ({ targetId: target.targetId, skippedReason: AUTHENTICATION_FAILED }));
-  const login: ConditionChange = { type: AUTHENTICATION_CONDITION, status: 'False', reason: 'LoginFailed', message: `the login recording failed in the scan's Job: ${message}` };
-  return { ...scan, state: 'FAILED', finishedAt: now, resolvedTargets: [], skippedTargets: [...scan.skippedTargets, ...skipped], conditions: setCondition(scan.conditions, login, now) };
+  const login: ConditionChange = {
+    type: AUTHENTICATION_CONDITION,
+    status: 'False',
+    reason: 'LoginFailed',
+    message: `the login recording failed in the scan's Job: ${message}`,
+  };
+  return {
+    ...scan,
+    state: 'FAILED',
+    finishedAt: now,
+    resolvedTargets: [],
+    skippedTargets: [...scan.skippedTargets, ...skipped],
+    conditions: setCondition(scan.conditions, login, now),
+  };
 }
 
 /** Targets the scanner never reached move from resolved to skipped: they are not scanned, so they close nothing. */

@@ -37,7 +37,10 @@ function text(run: ScheduledRun, summary: RunSummary, dashboard: string): string
   for (const target of summary.targets) {
     if (target.newRisks.length === 0 && target.closedRisks.length === 0) continue;
     lines.push('', targetName(target.target, target.label));
-    for (const [heading, risks] of [['New', target.newRisks], ['Closed', target.closedRisks]] as const) {
+    for (const [heading, risks] of [
+      ['New', target.newRisks],
+      ['Closed', target.closedRisks],
+    ] as const) {
       if (risks.length === 0) continue;
       lines.push(`  ${heading}:`);
       for (const risk of risks.slice(0, MAX_LISTED_RISKS)) lines.push(`    [${risk.threatLevel}] ${oneLine(risk.title)} (${risk.scanType})`);
@@ -54,7 +57,9 @@ function text(run: ScheduledRun, summary: RunSummary, dashboard: string): string
 
 function html(run: ScheduledRun, summary: RunSummary, dashboard: string): string {
   const parts = [
-    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>', escape(run.scheduleName), '</title></head>',
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>',
+    escape(run.scheduleName),
+    '</title></head>',
     '<body style="font-family:system-ui,-apple-system,Segoe UI,sans-serif;color:#1f2328;line-height:1.5">',
     `<h1 style="font-size:20px">Scheduled scan &ldquo;${escape(run.scheduleName)}&rdquo;</h1>`,
     `<p>Ran at ${escape(when(run.runAt))}.</p>`,
@@ -68,7 +73,10 @@ function html(run: ScheduledRun, summary: RunSummary, dashboard: string): string
   for (const target of summary.targets) {
     if (target.newRisks.length === 0 && target.closedRisks.length === 0) continue;
     parts.push(`<h2 style="font-size:16px;margin-top:24px">${escape(targetName(target.target, target.label))}</h2>`);
-    for (const [heading, risks] of [['New', target.newRisks], ['Closed', target.closedRisks]] as const) {
+    for (const [heading, risks] of [
+      ['New', target.newRisks],
+      ['Closed', target.closedRisks],
+    ] as const) {
       if (risks.length === 0) continue;
       parts.push(`<h3 style="font-size:14px">${heading}</h3><ul>`);
       for (const risk of risks.slice(0, MAX_LISTED_RISKS)) parts.push(riskItem(risk));

@@ -5,14 +5,7 @@ import type { Coverage, ExistingRisk, Risk, RiskView } from '../../domain/risks/
 import type { OpenRiskCounts } from '../../domain/targets/health-score.js';
 import type { Page } from './lists.js';
 
-export const RISK_FILTER_KEYS = [
-  'target_id',
-  'status',
-  'tags',
-  'risk_definition.scan_type',
-  'risk_definition.threat_level',
-  'risk_definition.title',
-] as const;
+export const RISK_FILTER_KEYS = ['target_id', 'status', 'tags', 'risk_definition.scan_type', 'risk_definition.threat_level', 'risk_definition.title'] as const;
 export type RiskFilterKey = (typeof RISK_FILTER_KEYS)[number];
 
 /** threat_level sorts by severity (CRITICAL highest), target by the target's address. */

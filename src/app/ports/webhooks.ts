@@ -1,5 +1,14 @@
 import type { WebhookEndpoint, DueDelivery, DeliveryAttempt, DueClaim, LoggedAttempt, DeliveryCounts } from '../../domain/webhooks/delivery.js';
-export type { WebhookEndpoint, DueDelivery, DeliveryAttempt, DueClaim, DuePosition, LaneClaim, LoggedAttempt, DeliveryCounts } from '../../domain/webhooks/delivery.js';
+export type {
+  WebhookEndpoint,
+  DueDelivery,
+  DeliveryAttempt,
+  DueClaim,
+  DuePosition,
+  LaneClaim,
+  LoggedAttempt,
+  DeliveryCounts,
+} from '../../domain/webhooks/delivery.js';
 
 export interface WebhookEndpointRepository {
   insert(endpoint: WebhookEndpoint): void;

@@ -53,7 +53,9 @@ export function assertValidNamespace(namespace: string): void {
     throw new InvalidRequestError(`namespace '${namespace}' is not a valid Kubernetes namespace name (lowercase letters, digits and -, at most 63 characters)`);
   }
   if (SYSTEM_NAMESPACES.includes(namespace)) {
-    throw new InvalidRequestError(`namespace '${namespace}' is a Kubernetes system namespace; bind the account to a namespace of its own, such as vigil-${namespace.replace(/^kube-/, '')}`);
+    throw new InvalidRequestError(
+      `namespace '${namespace}' is a Kubernetes system namespace; bind the account to a namespace of its own, such as vigil-${namespace.replace(/^kube-/, '')}`,
+    );
   }
 }
 

@@ -49,7 +49,12 @@ export function setCondition(conditions: readonly Condition[], change: Condition
 }
 
 /** Several changes in order, as one. */
-export function setConditions(conditions: readonly Condition[], changes: readonly ConditionChange[], now: Date | string, observedGeneration?: number): Condition[] {
+export function setConditions(
+  conditions: readonly Condition[],
+  changes: readonly ConditionChange[],
+  now: Date | string,
+  observedGeneration?: number,
+): Condition[] {
   return changes.reduce<Condition[]>((current, change) => setCondition(current, change, now, observedGeneration), [...conditions]);
 }
 

@@ -18,9 +18,7 @@ export const MAX_IMPORTED_TARGETS = 65_536;
 export function importableScanType(value: string): ImportableScanType {
   const found = IMPORTABLE_SCAN_TYPES.find((type) => type === value);
   if (found === undefined) {
-    throw new InvalidRequestError(
-      `scan_type '${value.slice(0, 40)}' cannot be uploaded; uploadable types are ${IMPORTABLE_SCAN_TYPES.join(', ')}`,
-    );
+    throw new InvalidRequestError(`scan_type '${value.slice(0, 40)}' cannot be uploaded; uploadable types are ${IMPORTABLE_SCAN_TYPES.join(', ')}`);
   }
   return found;
 }

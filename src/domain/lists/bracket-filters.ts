@@ -27,15 +27,21 @@ export function filtersFromBrackets(params: ReadonlyArray<readonly [name: string
   for (const [name, value] of params) {
     const match = BRACKET_NAME.exec(name);
     if (match === null) {
-      throw new InvalidRequestError(`query parameter '${name.slice(0, 80)}' is not a filters form Vigil reads; send filters[key][]=value (or filters[key][0]=value, filters[key]=value), or filters as one JSON string`);
+      throw new InvalidRequestError(
+        `query parameter '${name.slice(0, 80)}' is not a filters form Vigil reads; send filters[key][]=value (or filters[key][0]=value, filters[key]=value), or filters as one JSON string`,
+      );
     }
     const key = match[1]!;
     const index = match[2] === undefined || match[2] === '' ? undefined : Number(match[2]);
     const placed = byKey.get(key) ?? [];
-    if (placed.length === 0 && byKey.size === BRACKET_FILTER_LIMITS.maxKeys) throw new InvalidRequestError(`filters may name at most ${BRACKET_FILTER_LIMITS.maxKeys} keys`);
-    if (index !== undefined && index >= BRACKET_FILTER_LIMITS.maxValuesPerKey) throw new InvalidRequestError(`filters[${key}][${index}]: indexes go from 0 to ${BRACKET_FILTER_LIMITS.maxValuesPerKey - 1}`);
-    if (index !== undefined && placed.some((other) => other.index === index)) throw new InvalidRequestError(`filters[${key}][${index}] is sent twice; send each index once`);
-    if (placed.length === BRACKET_FILTER_LIMITS.maxValuesPerKey) throw new InvalidRequestError(`filters.${key} may hold at most ${BRACKET_FILTER_LIMITS.maxValuesPerKey} values`);
+    if (placed.length === 0 && byKey.size === BRACKET_FILTER_LIMITS.maxKeys)
+      throw new InvalidRequestError(`filters may name at most ${BRACKET_FILTER_LIMITS.maxKeys} keys`);
+    if (index !== undefined && index >= BRACKET_FILTER_LIMITS.maxValuesPerKey)
+      throw new InvalidRequestError(`filters[${key}][${index}]: indexes go from 0 to ${BRACKET_FILTER_LIMITS.maxValuesPerKey - 1}`);
+    if (index !== undefined && placed.some((other) => other.index === index))
+      throw new InvalidRequestError(`filters[${key}][${index}] is sent twice; send each index once`);
+    if (placed.length === BRACKET_FILTER_LIMITS.maxValuesPerKey)
+      throw new InvalidRequestError(`filters.${key} may hold at most ${BRACKET_FILTER_LIMITS.maxValuesPerKey} values`);
     placed.push({ index, value });
     byKey.set(key, placed);
   }

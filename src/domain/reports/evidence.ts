@@ -56,7 +56,11 @@ function isEmpty(value: unknown): boolean {
 function plain(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value)) return value.filter((item) => !isEmpty(item)).map(plain).join(', ');
+  if (Array.isArray(value))
+    return value
+      .filter((item) => !isEmpty(item))
+      .map(plain)
+      .join(', ');
   if (typeof value === 'object' && value !== null) {
     return Object.entries(value)
       .filter(([, item]) => !isEmpty(item))
@@ -70,7 +74,10 @@ function plain(value: unknown): string {
 function instanceText(instance: unknown): string {
   if (typeof instance !== 'object' || instance === null) return plain(instance);
   const { method, uri, ...rest } = instance as Record<string, unknown>;
-  const request = [method, uri].filter((part) => !isEmpty(part)).map(plain).join(' ');
+  const request = [method, uri]
+    .filter((part) => !isEmpty(part))
+    .map(plain)
+    .join(' ');
   const details = plain(rest);
   return [request, details].filter((part) => part !== '').join(' · ');
 }

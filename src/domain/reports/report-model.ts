@@ -126,14 +126,16 @@ export function sectionsOf(targets: readonly ReportTarget[], risks: readonly Rep
 /** The filters as lines a reader understands ("tags: prod, web"); "none" when the report holds everything. */
 export function describeFilters(filters: ReportFilters): string[] {
   const lines: string[] = [];
-  for (const [name, filter] of [['Targets', filters.targets_filter], ['Risks', filters.risks_filter]] as const) {
+  for (const [name, filter] of [
+    ['Targets', filters.targets_filter],
+    ['Risks', filters.risks_filter],
+  ] as const) {
     for (const [key, values] of Object.entries(filter)) {
       if (values !== undefined && values.length > 0) lines.push(`${name} ${key}: ${values.join(', ')}`);
     }
   }
   return lines;
 }
-
 
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string' && item !== '') : [];

@@ -2,16 +2,7 @@
  * What a parser produces from raw scanner output. Pure data: parsers never
  * touch the store, the clock or the network.
  */
-export const SCAN_TYPES = [
-  'NESSUS',
-  'NMAP',
-  'NMAP_UDP',
-  'NUCLEI',
-  'OPENVAS',
-  'OWASP_ZAP',
-  'OWASP_ZAP_ACTIVE',
-  'SSLYZE',
-] as const;
+export const SCAN_TYPES = ['NESSUS', 'NMAP', 'NMAP_UDP', 'NUCLEI', 'OPENVAS', 'OWASP_ZAP', 'OWASP_ZAP_ACTIVE', 'SSLYZE'] as const;
 export type ScanType = (typeof SCAN_TYPES)[number];
 
 /**

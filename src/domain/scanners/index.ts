@@ -8,14 +8,7 @@ import { openvas } from './openvas.js';
 import { sslyze } from './sslyze.js';
 import { zap, zapActive } from './zap.js';
 
-export type {
-  LocalCommand,
-  ScannerContainer,
-  ScannerDefinition,
-  ScannerInput,
-  ScannerInputFile,
-  ScannerOutput,
-} from './definition.js';
+export type { LocalCommand, ScannerContainer, ScannerDefinition, ScannerInput, ScannerInputFile, ScannerOutput } from './definition.js';
 export { SCANNER_IMAGES, VIGIL_VERSION } from './images.js';
 export { formatVigilProgress } from './vigil-cli.js';
 

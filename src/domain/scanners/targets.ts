@@ -13,7 +13,9 @@ const URL_SCHEME = /^https?:\/\//i;
 
 function assertArgument(value: string, original: string): string {
   if (value === '' || value.startsWith('-') || /[\s\x00-\x1f\x7f]/.test(value)) {
-    throw new InvalidRequestError(`target '${original.slice(0, 80)}' cannot be passed to a scanner: it is empty, starts with '-' or contains spaces or control characters`);
+    throw new InvalidRequestError(
+      `target '${original.slice(0, 80)}' cannot be passed to a scanner: it is empty, starts with '-' or contains spaces or control characters`,
+    );
   }
   return value;
 }
@@ -23,7 +25,9 @@ export function checkTargetCount(type: ScanType, targets: readonly string[]): vo
   const limit = TARGETS_PER_SCAN[type];
   if (targets.length === 0) throw new InvalidRequestError(`a ${type} scan needs at least one target`);
   if (targets.length > limit) {
-    throw new InvalidRequestError(`a ${type} scan takes at most ${limit} target${limit === 1 ? '' : 's'}; split the ${targets.length} targets into several Scans`);
+    throw new InvalidRequestError(
+      `a ${type} scan takes at most ${limit} target${limit === 1 ? '' : 's'}; split the ${targets.length} targets into several Scans`,
+    );
   }
 }
 

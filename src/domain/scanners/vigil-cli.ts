@@ -34,9 +34,7 @@ export function vigilScannerDefinition(type: ScanType, subcommand: string, outpu
     container: (input) => ({ image: SCANNER_IMAGES.vigil, command: ['vigil'], args: cliArgs(input) }),
     local(input): LocalCommand {
       // Without a CLI path, `vigil` must be on PATH (installed with npm -g).
-      return input.cliPath === undefined
-        ? { program: 'vigil', args: cliArgs(input) }
-        : { program: process.execPath, args: [input.cliPath, ...cliArgs(input)] };
+      return input.cliPath === undefined ? { program: 'vigil', args: cliArgs(input) } : { program: process.execPath, args: [input.cliPath, ...cliArgs(input)] };
     },
     // src/cli/main.ts: 0 once the report is written, 1 on failure, 2 on bad arguments.
     completeExitCodes: [0],

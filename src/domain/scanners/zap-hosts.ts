@@ -21,7 +21,10 @@ export interface DomainScope {
 export function domainOf(raw: string, setting: string): DomainScope {
   const text = raw.trim();
   const wildcard = /^\*?\./.test(text);
-  const name = text.replace(/^\*?\./, '').replace(/^https?:\/\//i, '').replace(/[/?#].*$/, '');
+  const name = text
+    .replace(/^\*?\./, '')
+    .replace(/^https?:\/\//i, '')
+    .replace(/[/?#].*$/, '');
   const host = !/[@:\s]/.test(name) && URL.canParse(`http://${name}/`) ? new URL(`http://${name}/`).hostname : '';
   if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(host)) {
     throw new InvalidRequestError(`scanner_settings.zap.${setting}: '${raw.slice(0, 80)}' is not a domain name; write it as example.com or *.example.com`);

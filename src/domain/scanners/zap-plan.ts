@@ -127,7 +127,8 @@ const MAX_SESSION_COOKIES = 50;
  * would expand from its environment, bounded counts and lengths).
  */
 export function sessionProblem(session: ZapSession): string | undefined {
-  if (session.cookies.length > MAX_SESSION_COOKIES) return `the browser holds ${session.cookies.length} cookies for the target; at most ${MAX_SESSION_COOKIES} are handed to ZAP`;
+  if (session.cookies.length > MAX_SESSION_COOKIES)
+    return `the browser holds ${session.cookies.length} cookies for the target; at most ${MAX_SESSION_COOKIES} are handed to ZAP`;
   for (const cookie of session.cookies) {
     if (!SESSION_COOKIE_NAME.test(cookie.name) || !SESSION_TEXT.test(cookie.value) || cookie.value.includes('${') || !SESSION_TEXT.test(cookie.domain)) {
       return `the session cookie '${cookie.name.slice(0, 40)}' has characters that cannot go into a Cookie header for ZAP (control characters, ';' or '\${')`;
@@ -154,10 +155,19 @@ function jobs(input: ZapPlanInput): Yaml[] {
   const rules = replacerRules(input.targetUrl, settings);
   if (rules.length > 0) list.push({ type: 'replacer', parameters: { deleteAllRules: true }, rules });
   const seeds = settings.seed_urls ?? [];
-  if (seeds.length > 0) list.push({ type: 'requestor', parameters: { ...user }, requests: seeds.map((url) => ({ url: checked(url, 'seed_urls'), method: 'GET' })) });
+  if (seeds.length > 0)
+    list.push({ type: 'requestor', parameters: { ...user }, requests: seeds.map((url) => ({ url: checked(url, 'seed_urls'), method: 'GET' })) });
   if (input.apiDefinitionFile !== undefined) {
     // Every operation of the definition is requested at the target's URL (not the servers the file names), in the context, so the scans below attack them too.
-    list.push({ type: 'openapi', parameters: { apiFile: checked(input.apiDefinitionFile, 'the API definition path'), targetUrl: checked(input.targetUrl, 'the target URL'), context: ZAP_CONTEXT, ...user } });
+    list.push({
+      type: 'openapi',
+      parameters: {
+        apiFile: checked(input.apiDefinitionFile, 'the API definition path'),
+        targetUrl: checked(input.targetUrl, 'the target URL'),
+        context: ZAP_CONTEXT,
+        ...user,
+      },
+    });
   }
   list.push(
     { type: 'spider', parameters: { context: ZAP_CONTEXT, ...user, url: input.targetUrl, maxDuration: ZAP_TIME_LIMITS.spiderMinutes } },
@@ -166,7 +176,12 @@ function jobs(input: ZapPlanInput): Yaml[] {
   if (input.active) {
     list.push({
       type: 'activeScan',
-      parameters: { context: ZAP_CONTEXT, ...user, maxRuleDurationInMins: ZAP_TIME_LIMITS.activeRuleMinutes, maxScanDurationInMins: ZAP_TIME_LIMITS.activeScanMinutes },
+      parameters: {
+        context: ZAP_CONTEXT,
+        ...user,
+        maxRuleDurationInMins: ZAP_TIME_LIMITS.activeRuleMinutes,
+        maxScanDurationInMins: ZAP_TIME_LIMITS.activeScanMinutes,
+      },
     });
   }
   list.push(
@@ -279,7 +294,9 @@ function checkedHeaderText(value: string, setting: string): string {
 
 function checked(value: string, setting: string): string {
   if (value.includes('${')) {
-    throw new InvalidRequestError(`scanner_settings.zap.${setting}: values must not contain '\${' (ZAP would replace it with an environment variable); remove it`);
+    throw new InvalidRequestError(
+      `scanner_settings.zap.${setting}: values must not contain '\${' (ZAP would replace it with an environment variable); remove it`,
+    );
   }
   return value;
 }

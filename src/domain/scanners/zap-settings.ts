@@ -36,7 +36,11 @@ const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 export const ZapHeader = z
   .object({
     key: z.string().min(1).max(256).regex(HTTP_TOKEN).meta({ description: 'HTTP header name.' }),
-    value: z.string().max(8192).regex(/^[^\r\n\x00]*$/).meta({ description: 'Header value; no line breaks.' }),
+    value: z
+      .string()
+      .max(8192)
+      .regex(/^[^\r\n\x00]*$/)
+      .meta({ description: 'Header value; no line breaks.' }),
   })
   .meta({ id: 'ZapHeader' });
 
@@ -59,10 +63,19 @@ export const ZapCookie = z
   .meta({ id: 'ZapCookie', description: 'A cookie sent with every request of the web scan. name and value are required.' });
 
 const zapFields = {
-  included_domains: z.array(domainName).max(MAX_LIST).meta({ description: 'Domains the crawler may visit besides the target host. Each obeys the target rules: a public IPv4 address or public domain name, or one inside VIGIL_ALLOW_TARGETS (400 otherwise).' }),
+  included_domains: z.array(domainName).max(MAX_LIST).meta({
+    description:
+      'Domains the crawler may visit besides the target host. Each obeys the target rules: a public IPv4 address or public domain name, or one inside VIGIL_ALLOW_TARGETS (400 otherwise).',
+  }),
   excluded_domains: z.array(domainName).max(MAX_LIST).meta({ description: 'Domains the crawler never visits.' }),
-  excluded_urls: z.array(regex).max(MAX_LIST).meta({ description: 'Regular expressions; URLs matching any of them are neither crawled nor attacked (ZAP exclude list).' }),
-  seed_urls: z.array(httpUrl).max(MAX_LIST).meta({ description: 'http(s) URLs where crawling starts in addition to the target URL. Their hosts obey the target rules, as included_domains do.' }),
+  excluded_urls: z
+    .array(regex)
+    .max(MAX_LIST)
+    .meta({ description: 'Regular expressions; URLs matching any of them are neither crawled nor attacked (ZAP exclude list).' }),
+  seed_urls: z
+    .array(httpUrl)
+    .max(MAX_LIST)
+    .meta({ description: 'http(s) URLs where crawling starts in addition to the target URL. Their hosts obey the target rules, as included_domains do.' }),
   anti_csrf_tokens: z.array(z.string().min(1).max(MAX_TAG_LENGTH)).max(MAX_LIST).meta({ description: 'Names of form fields that carry anti-CSRF tokens.' }),
   scan_discovered_subdomains: z.boolean(),
   scan_third_party_javascript: z.boolean(),

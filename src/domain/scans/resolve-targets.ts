@@ -36,7 +36,10 @@ export function resolutionProblem(resolution: Resolution, allow: readonly Cidr[]
     if (numeric === undefined) return { reason: 'resolves to an address that is not IPv4; only IPv4 addresses are scanned', address };
     const range = isAllowed(numeric, allow) ? undefined : specialPurposeRange(numeric);
     if (range !== undefined) {
-      return { reason: `resolves to an address in the ${range} range; only public addresses are scanned (an operator can allow a lab range with VIGIL_ALLOW_TARGETS)`, address };
+      return {
+        reason: `resolves to an address in the ${range} range; only public addresses are scanned (an operator can allow a lab range with VIGIL_ALLOW_TARGETS)`,
+        address,
+      };
     }
   }
   return undefined;

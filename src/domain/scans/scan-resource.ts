@@ -60,8 +60,7 @@ export const SCAN_SPEC_MESSAGES = {
   unknownType: `spec.type must be one of ${SCAN_TYPES.join(', ')}`,
 } as const;
 
-const bounded = (max: number, what: string) =>
-  z.string().min(1, `${what} must not be empty`).max(max, `${what} must be at most ${max} characters`);
+const bounded = (max: number, what: string) => z.string().min(1, `${what} must not be empty`).max(max, `${what} must be at most ${max} characters`);
 
 const selector = (item: z.ZodString, field: string) =>
   z
@@ -112,8 +111,7 @@ export const ScanSpecSchema = z.preprocess(
 );
 
 /** metav1.Condition, as controller-gen writes it into CRDs. */
-const CONDITION_TYPE_PATTERN =
-  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/;
+const CONDITION_TYPE_PATTERN = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/;
 const CONDITION_REASON_PATTERN = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
 
 const DateTimeString = z.iso.datetime({ offset: true });
@@ -150,7 +148,10 @@ const ScanStatusSchema = z.object({
   counts: z.object({ newOpen: Count, stillOpen: Count, closed: Count }).optional(),
   conditions: z
     .array(ConditionSchema)
-    .refine((conditions) => new Set(conditions.map((condition) => condition.type)).size === conditions.length, 'each condition type may appear once (listType map keyed by type)')
+    .refine(
+      (conditions) => new Set(conditions.map((condition) => condition.type)).size === conditions.length,
+      'each condition type may appear once (listType map keyed by type)',
+    )
     .optional(),
   startedAt: DateTimeString.optional(),
   finishedAt: DateTimeString.optional(),
@@ -221,5 +222,9 @@ export function assertSpecUnchanged(previous: ScanSpec, next: ScanSpec): void {
 }
 
 function canonical(spec: ScanSpec): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(spec).filter(([, value]) => value !== undefined).sort(([a], [b]) => a.localeCompare(b)));
+  return Object.fromEntries(
+    Object.entries(spec)
+      .filter(([, value]) => value !== undefined)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
 }

@@ -22,7 +22,9 @@ export function selectorOf(request: StartScanRequest): TargetSelector {
   const sent = (['targets', 'target_ids', 'tags'] as const).filter((key) => request[key] !== undefined);
   if (sent.length !== 1) {
     throw new InvalidRequestError(
-      sent.length === 0 ? 'send one of targets, target_ids or tags to choose what to scan' : `send exactly one of targets, target_ids or tags (got ${sent.join(' and ')})`,
+      sent.length === 0
+        ? 'send one of targets, target_ids or tags to choose what to scan'
+        : `send exactly one of targets, target_ids or tags (got ${sent.join(' and ')})`,
     );
   }
   const kind = sent[0]!;

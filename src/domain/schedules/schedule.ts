@@ -85,7 +85,9 @@ export function assertValidSchedule(spec: ScheduleSpec): void {
     throw new InvalidRequestError(`schedule must be one of ${SCHEDULE_KINDS.join(', ')}.`);
   }
   if (!isDateTime(spec.startTime)) {
-    throw new InvalidRequestError(`start_time must be an ISO 8601 date-time with a time zone offset in the years ${SCHEDULE_YEARS.first} to ${SCHEDULE_YEARS.last}, such as 2026-01-31T09:00:00Z.`);
+    throw new InvalidRequestError(
+      `start_time must be an ISO 8601 date-time with a time zone offset in the years ${SCHEDULE_YEARS.first} to ${SCHEDULE_YEARS.last}, such as 2026-01-31T09:00:00Z.`,
+    );
   }
   if (spec.timeZone !== undefined && !isValidTimeZone(spec.timeZone)) {
     throw new InvalidRequestError(`time_zone '${spec.timeZone}' is not a valid IANA time zone; use a name such as Europe/Berlin or UTC.`);
@@ -105,13 +107,17 @@ function assertCustomDates(dates: string[] | undefined): void {
 function assertQuarterlyDates(dates: string[] | undefined, zone: string): void {
   const count = dates?.length ?? 0;
   if (count !== SCHEDULE_LIMITS.quarterlyDates) {
-    throw new InvalidRequestError(`schedule_dates must list exactly 4 date-times, one in each calendar quarter, when schedule is QUARTERLY; it lists ${count}.`);
+    throw new InvalidRequestError(
+      `schedule_dates must list exactly 4 date-times, one in each calendar quarter, when schedule is QUARTERLY; it lists ${count}.`,
+    );
   }
   assertDateTimes(dates!);
   const quarters = new Set(dates!.map((date) => calendarQuarterOf(date, zone)));
   if (quarters.size !== SCHEDULE_LIMITS.quarterlyDates) {
     const missing = [1, 2, 3, 4].filter((quarter) => !quarters.has(quarter)).map((quarter) => `Q${quarter}`);
-    throw new InvalidRequestError(`schedule_dates must have one date in each calendar quarter when schedule is QUARTERLY; none falls in ${missing.join(', ')}.`);
+    throw new InvalidRequestError(
+      `schedule_dates must have one date in each calendar quarter when schedule is QUARTERLY; none falls in ${missing.join(', ')}.`,
+    );
   }
 }
 
@@ -123,7 +129,9 @@ export function calendarQuarterOf(dateTime: string, zone = 'UTC'): number {
 function assertDateTimes(dates: string[]): void {
   const invalid = dates.find((date) => !isDateTime(date));
   if (invalid !== undefined) {
-    throw new InvalidRequestError(`schedule_dates item '${String(invalid)}' is not an ISO 8601 date-time with a time zone offset in the years ${SCHEDULE_YEARS.first} to ${SCHEDULE_YEARS.last}, such as 2026-03-31T09:00:00Z.`);
+    throw new InvalidRequestError(
+      `schedule_dates item '${String(invalid)}' is not an ISO 8601 date-time with a time zone offset in the years ${SCHEDULE_YEARS.first} to ${SCHEDULE_YEARS.last}, such as 2026-03-31T09:00:00Z.`,
+    );
   }
 }
 
@@ -222,9 +230,7 @@ function candidateRuns(spec: ScheduleSpec, zone: string, start: number, around: 
 /** The date's month, day and time in each of `years`, from the date itself on. */
 function yearlyRuns(zone: string, date: number, years: number[]): number[] {
   const wall = wallTimeAt(zone, date);
-  return years
-    .map((year) => instantOf(zone, { ...wall, ...addMonthsClamped(wall, (year - wall.year) * 12, wall.day) }))
-    .filter((run) => run >= date);
+  return years.map((year) => instantOf(zone, { ...wall, ...addMonthsClamped(wall, (year - wall.year) * 12, wall.day) })).filter((run) => run >= date);
 }
 
 // ---------------------------------------------------------------------------

@@ -53,7 +53,12 @@ const M = SCHEDULED_SCAN_SPEC_MESSAGES;
 
 const filterItems = (field: string) =>
   z
-    .array(z.string().min(1, `each spec.filterSet.${field} item must not be empty`).max(L.maxFilterItemLength, `each spec.filterSet.${field} item must be at most ${L.maxFilterItemLength} characters`))
+    .array(
+      z
+        .string()
+        .min(1, `each spec.filterSet.${field} item must not be empty`)
+        .max(L.maxFilterItemLength, `each spec.filterSet.${field} item must be at most ${L.maxFilterItemLength} characters`),
+    )
     .max(L.maxFilterItems, `spec.filterSet.${field} may list at most ${L.maxFilterItems} items`);
 
 const FilterSetSchema = z
@@ -125,7 +130,10 @@ const ScheduledScanStatusSchema = z.object({
   lastRunScans: z.array(z.string().max(L.maxIdLength)).max(L.maxLastRunScans).optional(),
   conditions: z
     .array(ConditionSchema)
-    .refine((conditions) => new Set(conditions.map((condition) => condition.type)).size === conditions.length, 'each condition type may appear once (listType map keyed by type)')
+    .refine(
+      (conditions) => new Set(conditions.map((condition) => condition.type)).size === conditions.length,
+      'each condition type may appear once (listType map keyed by type)',
+    )
     .optional(),
   observedGeneration: Count.optional(),
 });

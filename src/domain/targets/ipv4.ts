@@ -53,7 +53,7 @@ export function parseCidrList(text: string): Cidr[] {
 }
 
 export function cidrContains(cidr: Cidr, address: number): boolean {
-  return ((address & mask(cidr.prefix)) >>> 0) === cidr.base;
+  return (address & mask(cidr.prefix)) >>> 0 === cidr.base;
 }
 
 export function formatIpv4(address: number): string {

@@ -34,12 +34,16 @@ const SIDE_VERSIONS = ['2.0', '3.0'];
 /** Checks an uploaded file name and its bytes; throws a 400 saying what to change. */
 export function parseLoginRecording(fileName: string, content: Buffer): LoginRecording {
   if (!/\.side$/i.test(fileName)) {
-    throw new InvalidRequestError(`the login recording must be a Selenium IDE project whose file name ends in .side, not '${fileName.slice(0, 80)}'; save the project from Selenium IDE and upload that file`);
+    throw new InvalidRequestError(
+      `the login recording must be a Selenium IDE project whose file name ends in .side, not '${fileName.slice(0, 80)}'; save the project from Selenium IDE and upload that file`,
+    );
   }
   const project = projectOf(content);
   const version = typeof project.version === 'string' ? project.version : undefined;
   if (version === undefined || !SIDE_VERSIONS.includes(version)) {
-    throw new InvalidRequestError(`the .side file has format version ${JSON.stringify(project.version ?? null).slice(0, 20)}; Vigil reads Selenium IDE projects of version 2.0 and 3.0: save it again from a current Selenium IDE`);
+    throw new InvalidRequestError(
+      `the .side file has format version ${JSON.stringify(project.version ?? null).slice(0, 20)}; Vigil reads Selenium IDE projects of version 2.0 and 3.0: save it again from a current Selenium IDE`,
+    );
   }
   const url = baseUrlOf(project.url);
   const test = firstTestWithCommands(project.tests);
@@ -51,7 +55,9 @@ function projectOf(content: Buffer): Record<string, unknown> {
   try {
     parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(content));
   } catch (error) {
-    throw new InvalidRequestError(`the .side file is not valid UTF-8 JSON (${(error as Error).message.slice(0, 120)}); upload the project file Selenium IDE saved, unchanged`);
+    throw new InvalidRequestError(
+      `the .side file is not valid UTF-8 JSON (${(error as Error).message.slice(0, 120)}); upload the project file Selenium IDE saved, unchanged`,
+    );
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Array.isArray((parsed as Record<string, unknown>).tests)) {
     throw new InvalidRequestError('the .side file is JSON but not a Selenium IDE project (it has no "tests" list); upload the project file Selenium IDE saved');
@@ -72,7 +78,8 @@ function firstTestWithCommands(tests: unknown): { name: string; commands: Record
     if (typeof test !== 'object' || test === null) continue;
     const commands = (test as Record<string, unknown>).commands;
     if (!Array.isArray(commands) || commands.length === 0) continue;
-    const name = typeof (test as Record<string, unknown>).name === 'string' ? ((test as Record<string, unknown>).name as string).slice(0, 200) : `test ${index + 1}`;
+    const name =
+      typeof (test as Record<string, unknown>).name === 'string' ? ((test as Record<string, unknown>).name as string).slice(0, 200) : `test ${index + 1}`;
     return { name, commands: commandsOf(name, commands) };
   }
   throw new InvalidRequestError('the Selenium IDE project has no test with commands; record the login as a test and save the project again');
@@ -87,11 +94,13 @@ function commandsOf(testName: string, commands: unknown[]): RecordedCommand[] {
     const text = (field: string): string => {
       const value = entry[field] ?? '';
       if (typeof value !== 'string') throw new InvalidRequestError(`command ${index + 1} of test '${testName}': "${field}" must be a string`);
-      if (value.length > MAX_RECORDING_TEXT) throw new InvalidRequestError(`command ${index + 1} of test '${testName}': "${field}" is longer than ${MAX_RECORDING_TEXT} characters`);
+      if (value.length > MAX_RECORDING_TEXT)
+        throw new InvalidRequestError(`command ${index + 1} of test '${testName}': "${field}" is longer than ${MAX_RECORDING_TEXT} characters`);
       return value;
     };
     const command = text('command');
-    if (command === '') throw new InvalidRequestError(`command ${index + 1} of test '${testName}' has no "command"; every step of a recording names its command`);
+    if (command === '')
+      throw new InvalidRequestError(`command ${index + 1} of test '${testName}' has no "command"; every step of a recording names its command`);
     return { command, target: text('target'), value: text('value') };
   });
 }
@@ -99,7 +108,10 @@ function commandsOf(testName: string, commands: unknown[]): RecordedCommand[] {
 /** A stored attachment file name: the base name as uploaded, without path or control characters, at most 255 characters. */
 export function attachmentFileName(raw: string | undefined): string {
   const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
-  const clean = base.replace(/[\x00-\x1f\x7f]/g, '').trim().slice(0, 255);
+  const clean = base
+    .replace(/[\x00-\x1f\x7f]/g, '')
+    .trim()
+    .slice(0, 255);
   if (clean === '') throw new InvalidRequestError("the file part has no file name; send it as a file with a name (curl -F 'file=@login.side')");
   return clean;
 }

@@ -29,12 +29,7 @@ export function signWebhook(secret: string, timestampMs: number, rawBody: string
  * exception. The digest comparison takes the same time wherever the first
  * difference is. Replay windows (how old a timestamp may be) are the caller's.
  */
-export function verifyWebhook(
-  secret: string,
-  timestampHeader: string | undefined,
-  rawBody: string,
-  signatureHeader: string | undefined,
-): boolean {
+export function verifyWebhook(secret: string, timestampHeader: string | undefined, rawBody: string, signatureHeader: string | undefined): boolean {
   if (timestampHeader === undefined || signatureHeader === undefined) return false;
   if (!TIMESTAMP.test(timestampHeader)) return false;
   const given = signatureHeader.trim().toLowerCase();

@@ -35,7 +35,10 @@ export function formFields(req: Request, name: string): string[] {
 
 /** A list typed into one field, separated by commas or lines: "a, b,, c" is ['a', 'b', 'c']. */
 export function listOf(text: string): string[] {
-  return text.split(/[,\n]/).map((item) => item.trim()).filter((item) => item !== '');
+  return text
+    .split(/[,\n]/)
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 /** A query parameter as a single string ('' when absent or repeated). */

@@ -29,12 +29,16 @@ function describe(error: unknown): Omit<ErrorView, 'session'> | undefined {
   if (error instanceof HttpError) return { status: error.status, title: BY_STATUS[error.status] ?? 'Request refused', message: error.message };
   const parser = error as { type?: string };
   if (parser.type === 'entity.too.large') return { status: 413, title: BY_STATUS[413]!, message: 'The form sent was too large.' };
-  if (typeof parser.type === 'string' && parser.type.startsWith('entity.')) return { status: 400, title: BY_STATUS[400]!, message: 'The form could not be read.' };
+  if (typeof parser.type === 'string' && parser.type.startsWith('entity.'))
+    return { status: 400, title: BY_STATUS[400]!, message: 'The form could not be read.' };
   return undefined;
 }
 
 export function notFoundPage(_req: Request, res: Response): void {
-  res.status(404).type('html').send(errorPage({ ...describe(new HttpError(404, 'There is no dashboard page at this address.'))!, session: localsOf(res).session }));
+  res
+    .status(404)
+    .type('html')
+    .send(errorPage({ ...describe(new HttpError(404, 'There is no dashboard page at this address.'))!, session: localsOf(res).session }));
 }
 
 export function dashboardErrors(error: unknown, req: Request, res: Response, _next: NextFunction): void {
@@ -42,6 +46,14 @@ export function dashboardErrors(error: unknown, req: Request, res: Response, _ne
   const known = describe(error);
   if (known === undefined) locals.log?.error({ err: error, method: req.method, path: req.path }, 'dashboard request failed');
   if (res.headersSent) return;
-  const view = known ?? { status: 500, title: 'Something went wrong', message: 'The dashboard could not do that. Try again; if it keeps failing, report the reference below.', reference: locals.requestId };
-  res.status(view.status).type('html').send(errorPage({ ...view, session: locals.session }));
+  const view = known ?? {
+    status: 500,
+    title: 'Something went wrong',
+    message: 'The dashboard could not do that. Try again; if it keeps failing, report the reference below.',
+    reference: locals.requestId,
+  };
+  res
+    .status(view.status)
+    .type('html')
+    .send(errorPage({ ...view, session: locals.session }));
 }

@@ -24,7 +24,9 @@ function presentScheduledScan(scheduledScan: ScheduledScan) {
 
 export function scheduledScanOperations(scheduledScans: ScheduledScansService): Record<string, Operation> {
   return {
-    createScheduledScan: ({ principal, body }) => ({ data: presentScheduledScan(scheduledScans.create(principal.account, parseBody(ScheduledScanCreate, body))) }),
+    createScheduledScan: ({ principal, body }) => ({
+      data: presentScheduledScan(scheduledScans.create(principal.account, parseBody(ScheduledScanCreate, body))),
+    }),
     listScheduledScans: ({ principal, query }) => {
       const page = scheduledScans.list(principal.account, listQuery(query), presentScheduledScan);
       return { data: page.items, ...(page.nextPageToken === undefined ? {} : { next_page_token: page.nextPageToken }) };

@@ -11,7 +11,13 @@ import type { Operation, OperationInput } from '../api-router.js';
 import { readMultipartForm, type MultipartLimits } from '../multipart-form.js';
 import { presentTarget } from '../../app/present/target.js';
 
-const limits = (fileDescription: string): MultipartLimits => ({ fileField: 'file', maxFileBytes: MAX_ATTACHMENT_BYTES, maxFields: 1, maxFieldBytes: 1024, fileDescription });
+const limits = (fileDescription: string): MultipartLimits => ({
+  fileField: 'file',
+  maxFileBytes: MAX_ATTACHMENT_BYTES,
+  maxFields: 1,
+  maxFieldBytes: 1024,
+  fileDescription,
+});
 
 export const ATTACHMENT_OPERATIONS = ['uploadLoginRecording', 'uploadApiDefinition'];
 
@@ -23,7 +29,10 @@ async function readFilePart(context: OperationInput, fileDescription: string): P
     },
     onFileChunk: (chunk) => chunks.push(chunk),
   });
-  if (!form.hasFile) throw new InvalidRequestError(`a file part named 'file' is required (curl -F 'file=@${fileDescription === 'a login recording' ? 'login.side' : 'openapi.yaml'}')`);
+  if (!form.hasFile)
+    throw new InvalidRequestError(
+      `a file part named 'file' is required (curl -F 'file=@${fileDescription === 'a login recording' ? 'login.side' : 'openapi.yaml'}')`,
+    );
   return { fileName: form.fileName, content: Buffer.concat(chunks) };
 }
 

@@ -28,11 +28,7 @@ const NAMED_ENTITIES: ReadonlyMap<string, string> = new Map([
 ]);
 
 export function htmlToPlainText(html: string): string {
-  const withoutMarkup = html
-    .replace(COMMENT, ' ')
-    .replace(SCRIPT_OR_STYLE, ' ')
-    .replace(BLOCK_BOUNDARY, '\n')
-    .replace(ANY_TAG, '');
+  const withoutMarkup = html.replace(COMMENT, ' ').replace(SCRIPT_OR_STYLE, ' ').replace(BLOCK_BOUNDARY, '\n').replace(ANY_TAG, '');
   // Decoding can reveal '<script>' written as '&lt;script&gt;'. A space after
   // '<' keeps the text readable while no HTML parser can take it for a tag.
   const decoded = decodeEntities(withoutMarkup).replace(TAG_OPENER, '< ');

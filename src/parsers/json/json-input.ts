@@ -113,7 +113,7 @@ export class JsonInput {
   }
 
   private stage(chunk: Uint8Array): void {
-    for (let offset = 0; offset < chunk.length; ) {
+    for (let offset = 0; offset < chunk.length;) {
       const taken = Math.min(chunk.length - offset, STAGING_BYTES - this.stagedLength);
       this.staged.set(chunk.subarray(offset, offset + taken), this.stagedLength);
       this.stagedLength += taken;
@@ -216,5 +216,3 @@ function parseJson(text: string, context: string): unknown {
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
-
-

@@ -150,4 +150,3 @@ function invalidLine(line: string, where: string, error: unknown): MalformedResu
   const reason = error instanceof Error ? error.message : String(error);
   return new MalformedResultError(`${context}: ${echoedError(reason)}.`);
 }
-

@@ -7,10 +7,7 @@ import { THREAT_LEVELS, type Finding, type ThreatLevel } from '../../domain/risk
  * with `combine`; the result keeps file order. The port and protocol are part
  * of the key because one host name can carry several services.
  */
-export function mergeFindingsWithSameIdentity(
-  findings: readonly Finding[],
-  combine: (kept: Finding, duplicate: Finding) => Finding,
-): Finding[] {
+export function mergeFindingsWithSameIdentity(findings: readonly Finding[], combine: (kept: Finding, duplicate: Finding) => Finding): Finding[] {
   const merger = new FindingMerger(combine);
   for (const finding of findings) merger.add(finding);
   return merger.findings();

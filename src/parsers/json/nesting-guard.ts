@@ -52,8 +52,7 @@ export class JsonNestingGuard {
         if (byte === QUOTE) {
           this.inString = true;
           this.stringBytes = 0;
-        }
-        else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
+        } else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
           if (++this.depth > this.maxDepth) return false;
         } else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) this.depth--;
         continue;

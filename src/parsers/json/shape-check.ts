@@ -52,9 +52,7 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 function formatPath(path: readonly PropertyKey[]): string {
-  return path
-    .map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`))
-    .join('');
+  return path.map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`)).join('');
 }
 
 /** Plain-English kind of a JSON value: 'an array', 'a string', 'null'... */

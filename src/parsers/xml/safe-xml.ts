@@ -127,9 +127,7 @@ class SafeXmlStream implements SafeXmlReader {
     this.guard(() => {
       this.bytesRead += chunk.byteLength;
       if (this.bytesRead > this.maxBytes) {
-        throw new MalformedResultError(
-          `The file is larger than ${describeBytes(this.maxBytes)}, the limit for scanner results.`,
-        );
+        throw new MalformedResultError(`The file is larger than ${describeBytes(this.maxBytes)}, the limit for scanner results.`);
       }
       if (chunk.byteLength > 0) this.feed(this.decode(chunk, endsInsideCharacter(chunk)));
     });
@@ -187,9 +185,7 @@ class SafeXmlStream implements SafeXmlReader {
     if (first === undefined) return;
     this.checkedFirstCharacter = true;
     if (first === '<') return;
-    throw new MalformedResultError(
-      `The file does not start with '<', so it is not XML; expected ${this.describeExpected()}.`,
-    );
+    throw new MalformedResultError(`The file does not start with '<', so it is not XML; expected ${this.describeExpected()}.`);
   }
 
   /**
@@ -265,9 +261,7 @@ class SafeXmlStream implements SafeXmlReader {
     if (this.sawRoot) return; // a second root is reported by saxes itself
     this.sawRoot = true;
     if (this.options.rootElements.includes(name)) return;
-    throw new MalformedResultError(
-      `The file's root element is <${name}>, but ${this.options.expected} has the root element ${this.describeRoots()}.`,
-    );
+    throw new MalformedResultError(`The file's root element is <${name}>, but ${this.options.expected} has the root element ${this.describeRoots()}.`);
   }
 
   private checkComplete(): void {

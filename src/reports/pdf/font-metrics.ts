@@ -26,7 +26,8 @@ export function quickenCurrentFont(doc: PDFKit.PDFDocument): void {
   if (font === undefined || quickened.has(font)) return;
   quickened.add(font);
   const { glyphWidths, kernPairs } = font;
-  if (typeof glyphWidths !== 'object' || typeof kernPairs !== 'object' || typeof font.widthOfGlyph !== 'function' || typeof font.getKernPair !== 'function') return;
+  if (typeof glyphWidths !== 'object' || typeof kernPairs !== 'object' || typeof font.widthOfGlyph !== 'function' || typeof font.getKernPair !== 'function')
+    return;
   const widths = new Map(Object.entries(glyphWidths));
   const kerning = new Map<string, Map<string, number>>();
   for (const [pair, amount] of Object.entries(kernPairs)) {

@@ -15,7 +15,13 @@ import { CONTENT_WIDTH, FONTS, INK, PAGE, PdfFlow, pdfText } from './pdf-flow.js
 export function heading(flow: PdfFlow, text: string, anchor: string | undefined, options: { size?: number; breakBefore?: boolean } = {}): void {
   const size = options.size ?? 18;
   const line = flow.fit(text, CONTENT_WIDTH, FONTS.bold, size);
-  flow.push({ height: size * 1.6, keepWithNext: true, breakBefore: options.breakBefore, anchor, draw: (y) => flow.drawLine(line, PAGE.left, y + size * 0.3, FONTS.bold, size, INK.text) });
+  flow.push({
+    height: size * 1.6,
+    keepWithNext: true,
+    breakBefore: options.breakBefore,
+    anchor,
+    draw: (y) => flow.drawLine(line, PAGE.left, y + size * 0.3, FONTS.bold, size, INK.text),
+  });
 }
 
 /** The threat level badge, then the title wrapped beside it. */
@@ -37,11 +43,14 @@ export function riskBlocks(flow: PdfFlow, risk: ReportRisk): void {
   const definition = risk.definition;
   riskTitleBlocks(flow, risk);
   const status = `${risk.status === 'OPEN' ? 'Open' : 'Closed'}${risk.isAccepted ? ', accepted' : ''}`;
-  flow.text(`CVSS ${cvssText(risk)}  ·  ${status}  ·  ${definition.scan_type}  ·  first detected ${displayTime(risk.firstDetectedAt)}  ·  last detected ${displayTime(risk.lastDetectedAt)}`, {
-    size: 8.5,
-    color: INK.muted,
-    keepWithNext: true,
-  });
+  flow.text(
+    `CVSS ${cvssText(risk)}  ·  ${status}  ·  ${definition.scan_type}  ·  first detected ${displayTime(risk.firstDetectedAt)}  ·  last detected ${displayTime(risk.lastDetectedAt)}`,
+    {
+      size: 8.5,
+      color: INK.muted,
+      keepWithNext: true,
+    },
+  );
   const cves = cvesOf(risk);
   if (cves.length > 0) flow.text(cves.join(', '), { size: 8.5, color: INK.muted, keepWithNext: true });
   labelled(flow, 'Description', definition.description === '' ? 'None given by the scanner.' : definition.description);
@@ -67,7 +76,10 @@ export function sectionHeading(flow: PdfFlow, section: ReportSection, anchor: st
   const counts = THREAT_LEVELS.filter((level) => section.byThreatLevel[level] > 0).map((level) => `${section.byThreatLevel[level]} ${level}`);
   const address = target.label === '' ? '' : `${target.target}  ·  `;
   const tags = target.tags.length === 0 ? '' : `  ·  tags ${target.tags.join(', ')}`;
-  flow.text(`${address}Health ${healthText(target.healthScore, target.lastScannedAt)}${tags}  ·  ${counts.join(', ')}`, { size: 9, color: INK.muted, keepWithNext: true });
+  flow.text(`${address}Health ${healthText(target.healthScore, target.lastScannedAt)}${tags}  ·  ${counts.join(', ')}`, {
+    size: 9,
+    color: INK.muted,
+    keepWithNext: true,
+  });
   flow.rule();
 }
-

@@ -191,7 +191,13 @@ class Outline {
 }
 
 /** The second pass: the same flow, drawn page by page, yielding to the event loop whenever a page is done. */
-async function drawPages(flow: PdfFlow, plan: PdfDocumentPlan, counted: Awaited<ReturnType<typeof countPages>>, output: CoalescedOutput, gatherPageContent: boolean): Promise<void> {
+async function drawPages(
+  flow: PdfFlow,
+  plan: PdfDocumentPlan,
+  counted: Awaited<ReturnType<typeof countPages>>,
+  output: CoalescedOutput,
+  gatherPageContent: boolean,
+): Promise<void> {
   const content = gatherPageContent ? new PageContent(flow.doc) : undefined;
   const outline = new Outline(flow.doc, plan.entries);
   const cursor = new PageCursor({ top: PAGE.top, bottom: PAGE.bottom }, (block, y, newPage) => {
@@ -225,10 +231,14 @@ export interface PdfRenderOptions {
   plainPdfkit?: boolean;
 }
 
-
 export async function renderPdfDocument(plan: PdfDocumentPlan, out: Writable, options: PdfRenderOptions = {}): Promise<void> {
   const { default: PDFDocument } = (await import('pdfkit')) as { default: typeof PDFDocumentType };
-  const doc = new PDFDocument({ autoFirstPage: false, bufferPages: false, info: { Title: plan.info.Title, Author: 'Vigil', Subject: plan.info.Subject, CreationDate: plan.info.CreationDate }, displayTitle: true });
+  const doc = new PDFDocument({
+    autoFirstPage: false,
+    bufferPages: false,
+    info: { Title: plan.info.Title, Author: 'Vigil', Subject: plan.info.Subject, CreationDate: plan.info.CreationDate },
+    displayTitle: true,
+  });
   const output = new CoalescedOutput(out);
   const done = new Promise<void>((resolve, reject) => {
     doc.on('data', (chunk: Buffer) => output.take(chunk));

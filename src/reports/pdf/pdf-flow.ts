@@ -158,7 +158,12 @@ export class PdfFlow {
     this.blocks.push({
       height: 10,
       draw: (y) => {
-        this.doc.moveTo(PAGE.left, y + 5).lineTo(PAGE.right, y + 5).lineWidth(0.5).strokeColor(INK.rule).stroke();
+        this.doc
+          .moveTo(PAGE.left, y + 5)
+          .lineTo(PAGE.right, y + 5)
+          .lineWidth(0.5)
+          .strokeColor(INK.rule)
+          .stroke();
       },
     });
   }

@@ -49,7 +49,11 @@ function contentsOf(report: ReportModel): ContentsEntry[] {
     { anchor: 'summary', title: 'Summary', level: 0 },
     { anchor: 'health', title: 'Targets and health', level: 0 },
     { anchor: 'findings', title: 'Findings by target', level: 0 },
-    ...report.sections.map((section, index) => ({ anchor: `target-${index}`, title: `${targetName(section.target)} (${section.risks.length})`, level: 1 as const })),
+    ...report.sections.map((section, index) => ({
+      anchor: `target-${index}`,
+      title: `${targetName(section.target)} (${section.risks.length})`,
+      level: 1 as const,
+    })),
   ];
 }
 

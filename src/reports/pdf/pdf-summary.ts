@@ -74,7 +74,12 @@ function drawChart(flow: PdfFlow, chart: Chart, x: number, y: number, width: num
     const top = y + 20 + index * 22;
     flow.drawLine(bar.label, x, top + 4, FONTS.regular, 9, INK.text);
     const length = Math.max(fractions[index]! * barArea, bar.value > 0 ? 2 : 0);
-    doc.moveTo(x + 70, top).lineTo(x + 70, top + 18).lineWidth(0.5).strokeColor(INK.rule).stroke();
+    doc
+      .moveTo(x + 70, top)
+      .lineTo(x + 70, top + 18)
+      .lineWidth(0.5)
+      .strokeColor(INK.rule)
+      .stroke();
     if (length > 0) flow.fill((pdf) => pdf.rect(x + 70, top + 2, length, 14), bar.color);
     flow.drawLine(String(bar.value), x + 74 + length, top + 4, FONTS.regular, 9, INK.text);
   });
@@ -108,7 +113,15 @@ export function healthTableBlocks(flow: PdfFlow, report: Pick<ReportModel, 'targ
         const scanned = target.lastScannedAt !== null;
         tableRow(flow, y, [name, target.tags.join(', '), scanned ? String(target.healthScore.score) : '', ''], FONTS.regular);
         // Never scanned: the words span the score and grade columns instead of a perfect score nobody measured.
-        if (!scanned) flow.drawLine(flow.fit(NOT_SCANNED_YET, COLUMN_WIDTHS[2]! + COLUMN_WIDTHS[3]!, FONTS.regular, 9), PAGE.left + COLUMNS[2]!, y + 3, FONTS.regular, 9, INK.muted);
+        if (!scanned)
+          flow.drawLine(
+            flow.fit(NOT_SCANNED_YET, COLUMN_WIDTHS[2]! + COLUMN_WIDTHS[3]!, FONTS.regular, 9),
+            PAGE.left + COLUMNS[2]!,
+            y + 3,
+            FONTS.regular,
+            9,
+            INK.muted,
+          );
         else flow.badge(target.healthScore.grade, PAGE.left + 455, y + 1, GRADE_COLORS[target.healthScore.grade]!, 8);
       },
     });
@@ -122,5 +135,10 @@ function tableRow(flow: PdfFlow, y: number, cells: readonly string[], font: stri
   cells.forEach((cell, index) => {
     if (cell !== '') flow.drawLine(flow.fit(cell, COLUMN_WIDTHS[index]!, font, 9), PAGE.left + COLUMNS[index]!, y + 3, font, 9, INK.text);
   });
-  flow.doc.moveTo(PAGE.left, y + 15).lineTo(PAGE.right, y + 15).lineWidth(0.3).strokeColor(INK.rule).stroke();
+  flow.doc
+    .moveTo(PAGE.left, y + 15)
+    .lineTo(PAGE.right, y + 15)
+    .lineWidth(0.3)
+    .strokeColor(INK.rule)
+    .stroke();
 }

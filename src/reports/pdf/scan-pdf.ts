@@ -62,7 +62,11 @@ function contentsOf(model: ScanPdfModel): ContentsEntry[] {
     { anchor: 'targets', title: 'Targets', level: 0 },
     ...model.parts.flatMap((part) => [
       { anchor: part.list.anchor, title: `${part.list.title} (${part.total})`, level: 0 as const },
-      ...part.sections.map((section, index) => ({ anchor: partAnchor(part, index), title: `${targetName(section.target)} (${section.risks.length})`, level: 1 as const })),
+      ...part.sections.map((section, index) => ({
+        anchor: partAnchor(part, index),
+        title: `${targetName(section.target)} (${section.risks.length})`,
+        level: 1 as const,
+      })),
     ]),
   ];
 }
@@ -71,7 +75,11 @@ function* partBlocks(flow: PdfFlow, part: ScanPdfPart): Generator<void> {
   heading(flow, `${part.list.title} (${part.list.field})`, part.list.anchor, { breakBefore: true });
   if (part.total === 0) flow.text(part.list.none, { font: FONTS.italic, size: 11 });
   if (part.shown < part.total) {
-    flow.text(`${part.total} risks are in this list; this PDF holds the ${part.shown} most severe (see the note on the cover for the rest).`, { font: FONTS.bold, size: 10, color: LEVEL_COLORS.MEDIUM });
+    flow.text(`${part.total} risks are in this list; this PDF holds the ${part.shown} most severe (see the note on the cover for the rest).`, {
+      font: FONTS.bold,
+      size: 10,
+      color: LEVEL_COLORS.MEDIUM,
+    });
     flow.space(6);
   }
   yield;

@@ -105,7 +105,13 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
     this.workloads.set(scan.id, workload);
     // Synchronous (one local directory: microseconds): one trip through the thread pool fewer before the spawn.
     mkdirSync(dir, { recursive: true });
-    const input: ScannerInput = { ...scannerTargets(resolved, inputs.settingsHostAddresses), outputDir: dir, cliPath: this.options.cliPath, nucleiTemplatesDir: this.options.nucleiTemplatesDir, ...scannerInputsOf(inputs) };
+    const input: ScannerInput = {
+      ...scannerTargets(resolved, inputs.settingsHostAddresses),
+      outputDir: dir,
+      cliPath: this.options.cliPath,
+      nucleiTemplatesDir: this.options.nucleiTemplatesDir,
+      ...scannerInputsOf(inputs),
+    };
     for (const file of definition.inputs?.(input) ?? []) await writeFile(join(dir, file.file), file.content);
     const launched = await this.chooseLaunch(scan, definition, input);
     if ('phase' in launched) {
@@ -122,9 +128,20 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
   private async chooseLaunch(scan: Scan, definition: ScannerDefinition, input: ScannerInput): Promise<Launch | Outcome> {
     const local = definition.local(input);
     if (local === undefined) {
-      return { phase: 'Failed', reason: 'NotRunnableLocally', message: `${scan.type} scans cannot run in the embedded runtime; run Vigil with VIGIL_RUNTIME=kubernetes` };
+      return {
+        phase: 'Failed',
+        reason: 'NotRunnableLocally',
+        message: `${scan.type} scans cannot run in the embedded runtime; run Vigil with VIGIL_RUNTIME=kubernetes`,
+      };
     }
-    const decision = decideLaunch({ definition, local, container: definition.container(input), scanId: scan.id, workDir: input.outputDir, options: this.options.launch });
+    const decision = decideLaunch({
+      definition,
+      local,
+      container: definition.container(input),
+      scanId: scan.id,
+      workDir: input.outputDir,
+      options: this.options.launch,
+    });
     if ('missing' in decision) return { phase: 'Failed', reason: 'ScannerNotInstalled', message: decision.missing };
     if (decision.launch.container !== undefined) return decision.launch;
     // What a local program needs beside it (nuclei's templates); an image carries its own.
@@ -143,13 +160,26 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
   /** Resolves once the process exists (or failed to start), as a direct spawn would: a RUNNING scan has its scanner. */
   private async spawnScanner(scanId: string, workload: Workload, launch: Launch, markExited: () => void): Promise<void> {
     const env = launch.env === undefined ? undefined : { ...this.options.environment, ...launch.env };
-    workload.deadline = setTimeout(() => this.kill(scanId, workload, { phase: 'Failed', reason: 'DeadlineExceeded', message: `the scanner ran longer than ${Math.round(this.options.deadlineMs / 1000)} s and was stopped` }), this.options.deadlineMs);
+    workload.deadline = setTimeout(
+      () =>
+        this.kill(scanId, workload, {
+          phase: 'Failed',
+          reason: 'DeadlineExceeded',
+          message: `the scanner ran longer than ${Math.round(this.options.deadlineMs / 1000)} s and was stopped`,
+        }),
+      this.options.deadlineMs,
+    );
     workload.child = this.spawner.spawn(launch.program, launch.args, {
       cwd: workload.dir,
       ...(env === undefined ? {} : { env }),
       onLine: (line, stream) => this.onLine(scanId, workload, line, stream === 'stderr'),
       onError: (error) => {
-        if (error.code === SPAWNER_LOST) this.finish(scanId, workload, { phase: 'Failed', reason: 'WorkloadLost', message: `the scanner process was lost (${error.message}); start the scan again` });
+        if (error.code === SPAWNER_LOST)
+          this.finish(scanId, workload, {
+            phase: 'Failed',
+            reason: 'WorkloadLost',
+            message: `the scanner process was lost (${error.message}); start the scan again`,
+          });
         else this.finish(scanId, workload, { phase: 'Failed', reason: 'ScannerNotStarted', message: `${launch.name} could not start: ${error.message}` });
       },
       onClose: (code, signal) => {
@@ -217,7 +247,11 @@ export class ProcessWorkloadRunner implements WorkloadRunner {
       if (size === undefined) return { phase: 'Failed', reason: 'OutputMissing', message: `the scanner exited cleanly but did not write ${output.file}` };
       const max = this.options.maxOutputBytes;
       if (max !== undefined && size > max) {
-        return { phase: 'Failed', reason: 'OutputTooLarge', message: `the scanner wrote ${formatBytes(size)} to ${output.file}, over the ${formatBytes(max)} limit (VIGIL_RESULT_FILE_MAX_MB); scan fewer targets at a time or raise the limit` };
+        return {
+          phase: 'Failed',
+          reason: 'OutputTooLarge',
+          message: `the scanner wrote ${formatBytes(size)} to ${output.file}, over the ${formatBytes(max)} limit (VIGIL_RESULT_FILE_MAX_MB); scan fewer targets at a time or raise the limit`,
+        };
       }
       // A small file (nmap's XML of a few hosts) is read now, once, in one step: parsed and stored from memory, it costs
       // no trips through the thread pool (each waits behind the other scans' file steps) and no second read.
@@ -296,7 +330,9 @@ function scannerInputsOf(inputs: WorkloadInputs): Pick<ScannerInput, 'settings' 
   return {
     ...(inputs.settings === undefined ? {} : { settings: inputs.settings }),
     ...(inputs.session === undefined ? {} : { session: inputs.session }),
-    ...(inputs.apiDefinition === undefined ? {} : { apiDefinition: { fileName: inputs.apiDefinition.fileName, content: inputs.apiDefinition.content.toString('utf8') } }),
+    ...(inputs.apiDefinition === undefined
+      ? {}
+      : { apiDefinition: { fileName: inputs.apiDefinition.fileName, content: inputs.apiDefinition.content.toString('utf8') } }),
   };
 }
 

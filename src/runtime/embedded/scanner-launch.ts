@@ -46,7 +46,12 @@ const TMP_SIZE = '512m';
 
 /** The absolute path of an executable file named `program` on the search path, or undefined. */
 export function findProgram(program: string, searchPath: string): string | undefined {
-  const candidates = isAbsolute(program) ? [program] : searchPath.split(delimiter).filter(Boolean).map((dir) => join(dir, program));
+  const candidates = isAbsolute(program)
+    ? [program]
+    : searchPath
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, program));
   return candidates.find((candidate) => {
     try {
       accessSync(candidate, constants.X_OK);
@@ -86,7 +91,8 @@ export function containerUser(container: ScannerContainer, uid: number, gid: num
 function containerEnv(type: ScannerDefinition['type'], own: Readonly<Record<string, string>> = {}): string[] {
   const { JAVA_TOOL_OPTIONS: javaOptions, ...rest } = own;
   const env = ['HOME=/tmp'];
-  if (type === 'OWASP_ZAP' || type === 'OWASP_ZAP_ACTIVE') env.push(`JAVA_TOOL_OPTIONS=${['-Duser.home=/tmp', ...(javaOptions === undefined ? [] : [javaOptions])].join(' ')}`);
+  if (type === 'OWASP_ZAP' || type === 'OWASP_ZAP_ACTIVE')
+    env.push(`JAVA_TOOL_OPTIONS=${['-Duser.home=/tmp', ...(javaOptions === undefined ? [] : [javaOptions])].join(' ')}`);
   return [...env, ...Object.entries(rest).map(([name, value]) => `${name}=${value}`)];
 }
 
@@ -98,7 +104,13 @@ function containerEnv(type: ScannerDefinition['type'], own: Readonly<Record<stri
  * for, no privilege escalation, and the work directory mounted at the same
  * path, so the arguments the definition wrote for it hold inside too.
  */
-export function containerRunArgs(input: { name: string; type: ScannerDefinition['type']; container: ScannerContainer; workDir: string; user: ContainerUser }): string[] {
+export function containerRunArgs(input: {
+  name: string;
+  type: ScannerDefinition['type'];
+  container: ScannerContainer;
+  workDir: string;
+  user: ContainerUser;
+}): string[] {
   const { container, workDir, user } = input;
   const [entrypoint, ...commandArgs] = container.command ?? [];
   return [
@@ -136,13 +148,17 @@ function missingMessage(definition: ScannerDefinition, program: string, mode: Em
     ...(mode !== 'local' ? [`install docker or podman so that Vigil runs its image ${image}`] : []),
     'run Vigil on Kubernetes (VIGIL_RUNTIME=kubernetes)',
   ];
-  const what = mode === 'container' ? `neither docker nor podman is installed on this machine (VIGIL_EMBEDDED_SCANNERS=container) to run ${program}` : `${program} is not installed on this machine`;
+  const what =
+    mode === 'container'
+      ? `neither docker nor podman is installed on this machine (VIGIL_EMBEDDED_SCANNERS=container) to run ${program}`
+      : `${program} is not installed on this machine`;
   const modeHint = mode === 'local' ? ' (VIGIL_EMBEDDED_SCANNERS=local allows no containers)' : '';
   return `${what}${modeHint}; ${ways.length === 1 ? ways[0] : `${ways.slice(0, -1).join(', ')}, or ${ways.at(-1)}`}`;
 }
 
 /** What docker and podman print when their daemon or socket is not there to talk to. */
-const ENGINE_UNREACHABLE = /cannot connect to the docker daemon|is the docker daemon running|cannot connect to podman|docker\.sock.*(no such file|connection refused|permission denied)|podman\.sock/i;
+const ENGINE_UNREACHABLE =
+  /cannot connect to the docker daemon|is the docker daemon running|cannot connect to podman|docker\.sock.*(no such file|connection refused|permission denied)|podman\.sock/i;
 
 /**
  * The hint for a container engine that failed before the scanner ran: when
@@ -151,7 +167,8 @@ const ENGINE_UNREACHABLE = /cannot connect to the docker daemon|is the docker da
  */
 export function engineFailureHint(engine: string, stderr: string, definition: ScannerDefinition): string {
   if (!ENGINE_UNREACHABLE.test(stderr)) return '';
-  const start = engine === 'podman' ? 'start the podman socket (systemctl --user start podman.socket)' : 'start the docker daemon (sudo systemctl start docker)';
+  const start =
+    engine === 'podman' ? 'start the podman socket (systemctl --user start podman.socket)' : 'start the docker daemon (sudo systemctl start docker)';
   const local = definition.installHint === undefined ? '' : `, install the scanner locally (${definition.installHint}) and set VIGIL_EMBEDDED_SCANNERS=local`;
   return `; ${engine} is installed but its daemon is not reachable: ${start}${local}, or run Vigil on Kubernetes (VIGIL_RUNTIME=kubernetes)`;
 }

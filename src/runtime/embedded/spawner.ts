@@ -86,7 +86,14 @@ export class ScannerSpawner {
     const tracked: Tracked = { ...options, running: true, markStarted };
     this.processes.set(id, tracked);
     child.channel?.ref();
-    child.send({ op: 'spawn', id, program, args: [...args], cwd: options.cwd, ...(options.env === undefined ? {} : { env: options.env }) } satisfies SpawnerRequest);
+    child.send({
+      op: 'spawn',
+      id,
+      program,
+      args: [...args],
+      cwd: options.cwd,
+      ...(options.env === undefined ? {} : { env: options.env }),
+    } satisfies SpawnerRequest);
     return {
       started,
       get running() {
@@ -137,7 +144,11 @@ export class ScannerSpawner {
 
   private spawner(): ChildProcess {
     if (this.child !== undefined && this.child.connected) return this.child;
-    const child = fork(SPAWNER_MODULE, [], { execArgv: loaderArgs(process.execArgv), stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+    const child = fork(SPAWNER_MODULE, [], {
+      execArgv: loaderArgs(process.execArgv),
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'advanced',
+    });
     this.child = child;
     child.on('message', (event: SpawnerEvent) => this.onEvent(child, event));
     child.once('exit', () => {

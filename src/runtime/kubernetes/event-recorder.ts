@@ -151,7 +151,13 @@ export class KubernetesEventRecorder implements EventRecorder {
     // stopped test clock, no longer share a name by chance: 2 random bytes alone collided once in ~200 bursts of 25),
     // and across processes by the random part.
     this.sequence = (this.sequence + 1) % 0x10000;
-    const entry: Remembered = { name: `${name}.${now.toString(16)}${this.sequence.toString(16).padStart(4, '0')}${randomBytes(2).toString('hex')}`, namespace, count: 1, firstTimestamp: at, lastSeenMs: now };
+    const entry: Remembered = {
+      name: `${name}.${now.toString(16)}${this.sequence.toString(16).padStart(4, '0')}${randomBytes(2).toString('hex')}`,
+      namespace,
+      count: 1,
+      firstTimestamp: at,
+      lastSeenMs: now,
+    };
     this.remember(key, entry);
     this.write(entry.name, () =>
       this.create(object, entry, type, reason, shown).catch((error: unknown) => {

@@ -15,5 +15,7 @@ export function addFinalizerPatch(current: readonly string[] | undefined, finali
 
 /** Adds a label, creating the labels map when the object has none (`/` in a key is `~1` in a JSON Pointer). */
 export function addLabelPatch(current: Record<string, string> | undefined, key: string, value: string): JsonPatchOperation[] {
-  return current === undefined ? [{ op: 'add', path: '/metadata/labels', value: { [key]: value } }] : [{ op: 'add', path: `/metadata/labels/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, value }];
+  return current === undefined
+    ? [{ op: 'add', path: '/metadata/labels', value: { [key]: value } }]
+    : [{ op: 'add', path: `/metadata/labels/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, value }];
 }

@@ -183,10 +183,12 @@ export function scanInputFiles(input: ScanInputsInput): ScannerInputFile[] {
   const files = scannerFor(input.scan.type).inputs?.(scannerInput(input)) ?? [];
   const authScript = input.scanner?.authScript;
   const recording = input.scanner?.loginRecording;
-  const login = recording === undefined || !WEB_SCAN_TYPES.has(input.scan.type) ? [] : loginInputFiles({ type: input.scan.type as ZapType, scanner: scannerInput(input), recording });
+  const login =
+    recording === undefined || !WEB_SCAN_TYPES.has(input.scan.type)
+      ? []
+      : loginInputFiles({ type: input.scan.type as ZapType, scanner: scannerInput(input), recording });
   return [...files, ...(authScript === undefined ? [] : [{ file: AUTH_SCRIPT_FILE, content: authScript }]), ...login];
 }
-
 
 // ---- Containers --------------------------------------------------------------
 
@@ -222,7 +224,8 @@ function zapHeapArgs(type: ScanType, resources: ResourceRequirements): string[] 
 function scannerEnv(settings: JobSettings, type: ScanType, definitionEnv: Record<string, string> = {}): EnvVar[] {
   const { JAVA_TOOL_OPTIONS: javaOptions, ...rest } = definitionEnv;
   const env: EnvVar[] = [{ name: 'HOME', value: TMP_DIR }];
-  if (WEB_SCAN_TYPES.has(type)) env.push({ name: 'JAVA_TOOL_OPTIONS', value: [`-Duser.home=${TMP_DIR}`, ...(javaOptions === undefined ? [] : [javaOptions])].join(' ') });
+  if (WEB_SCAN_TYPES.has(type))
+    env.push({ name: 'JAVA_TOOL_OPTIONS', value: [`-Duser.home=${TMP_DIR}`, ...(javaOptions === undefined ? [] : [javaOptions])].join(' ') });
   const own = Object.entries(rest).map(([name, value]) => ({ name, value }));
   return [...env, ...own, ...(settings.scannerEnv?.[type] ?? [])];
 }

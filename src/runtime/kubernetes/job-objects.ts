@@ -36,7 +36,6 @@ export type EnvVar = V1EnvVar;
 
 export type ResourceRequirements = V1ResourceRequirements;
 
-
 export type SecurityContext = With<V1SecurityContext, 'allowPrivilegeEscalation' | 'readOnlyRootFilesystem' | 'runAsNonRoot'> & {
   capabilities: With<V1Capabilities, 'drop'>;
 };

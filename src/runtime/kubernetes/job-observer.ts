@@ -239,7 +239,9 @@ export class JobObserver {
 
   private followWhileRunning(scanId: string, pod: k8s.V1Pod): void {
     if (this.options.followLogs === false || this.followed.has(podKey(pod))) return;
-    const scanner = pod.status?.initContainerStatuses?.find((status) => status.name === 'scanner') ?? pod.status?.containerStatuses?.find((status) => status.name === 'scanner');
+    const scanner =
+      pod.status?.initContainerStatuses?.find((status) => status.name === 'scanner') ??
+      pod.status?.containerStatuses?.find((status) => status.name === 'scanner');
     if (scanner?.state?.running === undefined) return;
     const type = pod.metadata?.labels?.[SCAN_TYPE_LABEL]?.toUpperCase() as ScanType | undefined;
     if (type === undefined) return;

@@ -13,14 +13,31 @@
 import type * as k8s from './client-node.js';
 import { KubeApi, kubePaths } from './kube-api.js';
 import type { UploadsService } from '../../app/uploads-service.js';
-import { LOGIN_FAILED_REASON, WorkloadRefusedError, type ReleasedWorkload, type WorkloadInputs, type WorkloadRunner, type WorkloadStatus } from '../../app/ports.js';
+import {
+  LOGIN_FAILED_REASON,
+  WorkloadRefusedError,
+  type ReleasedWorkload,
+  type WorkloadInputs,
+  type WorkloadRunner,
+  type WorkloadStatus,
+} from '../../app/ports.js';
 import { loginFailureOf } from './login-step.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import { scannerFor } from '../../domain/scanners/index.js';
 import type { ResolvedTarget, Scan } from '../../domain/scans/scan.js';
 import { scannerTargets } from '../../domain/scans/resolve-targets.js';
 import { apiServerMessageOf, createIdempotently, isAlreadyExists, isForbidden, isNotFound } from './kube-errors.js';
-import { buildScanJob, buildScanSecret, buildScannerServiceAccount, scanJobName, scanSecretName, type JobOwner, type ScanInputsInput, type ScanRef, type ScannerOptions } from './job-manifest.js';
+import {
+  buildScanJob,
+  buildScanSecret,
+  buildScannerServiceAccount,
+  scanJobName,
+  scanSecretName,
+  type JobOwner,
+  type ScanInputsInput,
+  type ScanRef,
+  type ScannerOptions,
+} from './job-manifest.js';
 import type { JobObserver } from './job-observer.js';
 import { namespaceNotWritableMessage } from './refusals.js';
 import type { JobSettings } from './job-settings.js';
@@ -112,7 +129,14 @@ export class KubernetesJobRunner implements WorkloadRunner {
    * (the Scan stays QUEUED) until the cache holds it.
    */
   private async createJob(ref: ScanRef, input: ScanInputsInput): Promise<JobOwner> {
-    const job = buildScanJob({ ...input, allowTargets: this.options.allowTargets ?? '', settings: this.options.jobSettings, uploadUrl: this.options.uploadUrl, uploadTokenSecretName: scanSecretName(ref.name), createdAt: (this.options.clock ?? systemClock).now() });
+    const job = buildScanJob({
+      ...input,
+      allowTargets: this.options.allowTargets ?? '',
+      settings: this.options.jobSettings,
+      uploadUrl: this.options.uploadUrl,
+      uploadTokenSecretName: scanSecretName(ref.name),
+      createdAt: (this.options.clock ?? systemClock).now(),
+    });
     this.spent(ref.id);
     let created: k8s.V1Job;
     try {
@@ -120,7 +144,8 @@ export class KubernetesJobRunner implements WorkloadRunner {
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
       const cached = this.cachedJob({ name: ref.name, namespace: ref.namespace, type: ref.type });
-      if (cached === undefined) throw new Error(`the Job ${job.metadata.name} exists but is not in the Job cache yet; the start is tried again`, { cause: error });
+      if (cached === undefined)
+        throw new Error(`the Job ${job.metadata.name} exists but is not in the Job cache yet; the start is tried again`, { cause: error });
       return cached;
     }
     this.options.observer.remember(created);
@@ -197,7 +222,11 @@ export class KubernetesJobRunner implements WorkloadRunner {
         return this.collect(scanId, location.type);
       case 'Running': {
         const progress = observer.progress(scanId);
-        return { phase: 'Running', ...(progress === undefined ? {} : { progress }), ...(health.recheckAfterMs === undefined ? {} : { recheckAfterMs: health.recheckAfterMs }) };
+        return {
+          phase: 'Running',
+          ...(progress === undefined ? {} : { progress }),
+          ...(health.recheckAfterMs === undefined ? {} : { recheckAfterMs: health.recheckAfterMs }),
+        };
       }
     }
   }

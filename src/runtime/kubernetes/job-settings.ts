@@ -108,7 +108,10 @@ export function isPinnedImage(image: string): boolean {
 /** Every problem with the settings, each a sentence saying what to change; empty when they are usable. */
 export function jobSettingsProblems(settings: JobSettings): string[] {
   const problems: string[] = [];
-  const images: Array<[string, string]> = [['vigilImage', settings.vigilImage], ...Object.entries(settings.images).map(([type, image]): [string, string] => [`images.${type}`, image ?? ''])];
+  const images: Array<[string, string]> = [
+    ['vigilImage', settings.vigilImage],
+    ...Object.entries(settings.images).map(([type, image]): [string, string] => [`images.${type}`, image ?? '']),
+  ];
   for (const [field, image] of images) {
     if (!isPinnedImage(image)) problems.push(`${field} '${image}' must be pinned to a version tag or digest, not latest or untagged`);
   }

@@ -97,7 +97,8 @@ interface ListPage<T> {
 /** Paths of the objects Vigil reads and writes. */
 export const kubePaths = {
   /** A core (v1) resource in a namespace: `/api/v1/namespaces/{ns}/{plural}[/{name}]`. */
-  core: (namespace: string, plural: string, name?: string): string => `/api/v1/namespaces/${encodeURIComponent(namespace)}/${plural}${name === undefined ? '' : `/${encodeURIComponent(name)}`}`,
+  core: (namespace: string, plural: string, name?: string): string =>
+    `/api/v1/namespaces/${encodeURIComponent(namespace)}/${plural}${name === undefined ? '' : `/${encodeURIComponent(name)}`}`,
   /** A resource of an API group in a namespace: `/apis/{group}/{version}/namespaces/{ns}/{plural}[/{name}[/{subresource}]]`. */
   namespaced: (group: string, version: string, namespace: string, plural: string, name?: string, subresource?: string): string =>
     `/apis/${group}/${version}/namespaces/${encodeURIComponent(namespace)}/${plural}${name === undefined ? '' : `/${encodeURIComponent(name)}`}${subresource === undefined ? '' : `/${subresource}`}`,

@@ -36,7 +36,12 @@ export class LogFollower {
     url.searchParams.set('follow', 'true');
     if (options.tailLines !== undefined) url.searchParams.set('tailLines', String(options.tailLines));
     const send = url.protocol === 'https:' ? https.request : http.request;
-    const outgoing = send(url, { method: 'GET', agent: this.agent, headers: request.headers ?? {}, ...(request.auth === undefined ? {} : { auth: request.auth }) });
+    const outgoing = send(url, {
+      method: 'GET',
+      agent: this.agent,
+      headers: request.headers ?? {},
+      ...(request.auth === undefined ? {} : { auth: request.auth }),
+    });
     return new Promise((resolve, reject) => {
       // Errors after the answer (a reset connection, an abort) end the stream; they are not the caller's.
       outgoing.on('error', reject);
@@ -44,7 +49,9 @@ export class LogFollower {
         response.on('error', () => undefined);
         if (response.statusCode !== 200) {
           response.resume();
-          reject(Object.assign(new Error(`following the log of ${namespace}/${pod} (${container}): HTTP ${response.statusCode}`), { code: response.statusCode }));
+          reject(
+            Object.assign(new Error(`following the log of ${namespace}/${pod} (${container}): HTTP ${response.statusCode}`), { code: response.statusCode }),
+          );
           return;
         }
         response.pipe(sink);

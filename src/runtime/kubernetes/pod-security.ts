@@ -36,4 +36,3 @@ export function podSecurityContext(): PodSecurityContext {
     seccompProfile: { type: 'RuntimeDefault' },
   };
 }
-

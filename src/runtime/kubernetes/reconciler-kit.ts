@@ -54,7 +54,9 @@ export async function ignoringNotFound(call: () => Promise<unknown>): Promise<vo
 export async function releaseFinalizer(api: KubeApi, path: string, metadata: CachedMetadata | undefined, finalizer: string): Promise<boolean> {
   const finalizers = metadata?.finalizers ?? [];
   if (!finalizers.includes(finalizer)) return false;
-  await ignoringNotFound(() => api.patch(path, { metadata: { finalizers: finalizers.filter((entry) => entry !== finalizer), resourceVersion: metadata?.resourceVersion } }));
+  await ignoringNotFound(() =>
+    api.patch(path, { metadata: { finalizers: finalizers.filter((entry) => entry !== finalizer), resourceVersion: metadata?.resourceVersion } }),
+  );
   return true;
 }
 
@@ -64,5 +66,7 @@ export async function releaseFinalizer(api: KubeApi, path: string, metadata: Cac
  */
 export function statusShows(current: object | undefined, desired: object, ignored: (field: string) => boolean = () => false): boolean {
   if (current === undefined) return false;
-  return Object.entries(desired).every(([field, value]) => ignored(field) || isDeepStrictEqual((current as Record<string, unknown>)[field] ?? null, value ?? null));
+  return Object.entries(desired).every(
+    ([field, value]) => ignored(field) || isDeepStrictEqual((current as Record<string, unknown>)[field] ?? null, value ?? null),
+  );
 }

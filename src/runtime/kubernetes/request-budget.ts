@@ -18,7 +18,10 @@
 
 /** Requests a scan may cost over its life. */
 export const SCAN_REQUEST_BUDGET = 10;
-/** Writes still to come once a scan runs: its end status, its end Event, and one deletion (its collected Job with its Secret, or the Secret of a Job that stays). */
+/**
+ * Writes still to come once a scan runs: its end status, its end Event, and
+ * one deletion (its collected Job with its Secret, or the Secret of a Job that stays).
+ */
 export const REQUESTS_AT_END = 3;
 /** Progress is written on its own once per this many points. */
 export const PROGRESS_STEP = 25;

@@ -17,7 +17,9 @@
  * | with Vigil's status     | none (not deleted)  | RecordMissing: the database is older than the CR; no action | - |
  * | applied with kubectl    | none                | start the scan for the namespace's account, or refuse (Accepted=False) | project |
  * | exists                  | exists              | -                                        | project: label and finalizer if missing; status if it differs |
- * | exists                  | finished            | -                                        | the same, requeued at finish + TTL; then, or past its schedule's history limits: expire (delete the CR, keep the record) |
+ * | exists                  | finished            | -                                        | the same, requeued at finish + TTL; then, or past |
+ * |                         |                     |                                          | its schedule's history limits: expire (delete the |
+ * |                         |                     |                                          | CR, keep the record)                              |
  *
  * Projecting the status: a QUEUED row over no status writes nothing (the
  * API lists it as QUEUED; RUNNING follows); progress alone is written only
@@ -387,7 +389,8 @@ export class ScanResourceFace implements ReconcileFace<Scan> {
     if (!cacheBehind) this.written.delete(key);
     // What the server holds as far as Vigil knows: its own last write while the cache is behind it.
     const shown = cacheBehind ? last.status : object.status;
-    // A scan waiting for a slot: its CR has no status until the scan leaves QUEUED (one write fewer; the API lists it as QUEUED). A CR showing another state is put right.
+    // A scan waiting for a slot: its CR has no status until the scan leaves QUEUED (one write fewer; the API lists it
+    // as QUEUED). A CR showing another state is put right.
     if (row.state === 'QUEUED' && shown?.state === undefined) return;
     const now = this.options.clock.now().getTime();
     if (statusShowsRow(shown, desired)) {
@@ -459,7 +462,13 @@ export class ScanResourceFace implements ReconcileFace<Scan> {
         return record(() => events.normal(object, 'Running', accepted === undefined ? created : `accepted and started (${accepted}); ${created}`));
       }
       case 'SUCCEEDED':
-        return record(() => events.normal(object, 'Succeeded', `${why('Succeeded')?.message ?? 'the scan succeeded'}: ${row.risks.newOpen.length} new, ${row.risks.stillOpen.length} still open, ${row.risks.closed.length} closed`));
+        return record(() =>
+          events.normal(
+            object,
+            'Succeeded',
+            `${why('Succeeded')?.message ?? 'the scan succeeded'}: ${row.risks.newOpen.length} new, ${row.risks.stillOpen.length} still open, ${row.risks.closed.length} closed`,
+          ),
+        );
       case 'FAILED': {
         const failed = why('Failed');
         return record(() => events.warning(object, failed?.reason ?? 'Failed', failed?.message ?? 'the scan failed'));
@@ -513,7 +522,6 @@ export function projectedStatus(row: Scan, generation: number | undefined): Scan
 function statusShowsRow(current: ScanObject['status'], desired: ScanStatus): boolean {
   return statusShows(current, desired, (field) => field === 'progress' && desired.state === 'RUNNING');
 }
-
 
 function done(result: ReconcileResult): Received<Scan> {
   return { done: result };

@@ -27,7 +27,11 @@ export function childName(scanName: string, suffix: string): string {
   const wanted = `${scanName}-${suffix}`;
   if (wanted.length <= MAX_NAME_LENGTH && DNS_LABEL.test(wanted)) return wanted;
   const room = MAX_NAME_LENGTH - suffix.length - 8 - 2;
-  const base = scanName.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, room).replace(/^-+|-+$/g, '');
+  const base = scanName
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .slice(0, room)
+    .replace(/^-+|-+$/g, '');
   return [base, shortHash(scanName), suffix].filter((part) => part !== '').join('-');
 }
 
@@ -66,4 +70,3 @@ export function childMetadata(scan: ScanRef, name: string): ObjectMeta {
     ownerReferences: [scanOwnerReference(scan)],
   };
 }
-

@@ -48,7 +48,17 @@ import {
 } from '../../domain/schedules/scheduled-scan-resource.js';
 import type { EventRecorder } from './event-recorder.js';
 import { addFinalizerPatch } from './finalizers.js';
-import { MANAGED_BY_LABEL, SCHEDULED_SCAN_FINALIZER, SCHEDULED_SCAN_ID_LABEL, ignoringNotFound, objectKey, releaseFinalizer, splitKey, statusShows, type CachedMetadata } from './reconciler-kit.js';
+import {
+  MANAGED_BY_LABEL,
+  SCHEDULED_SCAN_FINALIZER,
+  SCHEDULED_SCAN_ID_LABEL,
+  ignoringNotFound,
+  objectKey,
+  releaseFinalizer,
+  splitKey,
+  statusShows,
+  type CachedMetadata,
+} from './reconciler-kit.js';
 import type { OwnerReference } from './job-manifest.js';
 import { createOrRead, isNotFound, statusCodeOf } from './kube-errors.js';
 import { customObjectPath, writeCondition, writeRefusal } from './refusals.js';
@@ -109,7 +119,6 @@ interface Written {
   status: ScheduledScanStatusPatch | undefined;
 }
 
-
 export class ScheduledScanResourceFace implements ReconcileFace<ScheduledScan> {
   readonly everyRow = true;
   private readonly api: KubeApi;
@@ -169,7 +178,8 @@ export class ScheduledScanResourceFace implements ReconcileFace<ScheduledScan> {
     }
     if (row === undefined) {
       const linkedId = object.metadata?.labels?.[SCHEDULED_SCAN_ID_LABEL] ?? object.status?.scheduledScanId;
-      if (linkedId !== undefined && this.options.repository.findByIdUnscoped(linkedId) === undefined) return done(await this.withoutRecord(key, object, linkedId));
+      if (linkedId !== undefined && this.options.repository.findByIdUnscoped(linkedId) === undefined)
+        return done(await this.withoutRecord(key, object, linkedId));
       return this.adopt(key, account, object);
     }
     return this.follow(key, account, object, row, pushSpec);
@@ -202,14 +212,22 @@ export class ScheduledScanResourceFace implements ReconcileFace<ScheduledScan> {
   /** A row without its face: created through the API (or the CR was lost). Created with the row's spec, then its status. */
   private async createObject(key: string, account: Account, row: ScheduledScan, namespace: string, pushSpec: boolean): Promise<Received<ScheduledScan>> {
     this.act(key, { action: 'createObject', scheduledScanId: row.id });
-    const metadata = { name: row.objectName, namespace, labels: { [SCHEDULED_SCAN_ID_LABEL]: row.id, [MANAGED_BY_LABEL]: 'vigil' }, finalizers: [SCHEDULED_SCAN_FINALIZER] };
+    const metadata = {
+      name: row.objectName,
+      namespace,
+      labels: { [SCHEDULED_SCAN_ID_LABEL]: row.id, [MANAGED_BY_LABEL]: 'vigil' },
+      finalizers: [SCHEDULED_SCAN_FINALIZER],
+    };
     const body = { apiVersion: SCHEDULED_SCAN_API_VERSION, kind: SCHEDULED_SCAN_KIND, metadata, spec: scheduledScanSpecOf(row) };
     const location = { namespace, name: row.objectName };
     let created = false;
     const object = await createOrRead(
       async () => {
         const collection = this.collection(namespace);
-        const answer = await this.api.create<ScheduledScanObject>(kubePaths.namespaced(collection.group, collection.version, namespace, collection.plural), body);
+        const answer = await this.api.create<ScheduledScanObject>(
+          kubePaths.namespaced(collection.group, collection.version, namespace, collection.plural),
+          body,
+        );
         created = true;
         return answer;
       },
@@ -281,7 +299,11 @@ export class ScheduledScanResourceFace implements ReconcileFace<ScheduledScan> {
       if (!spec.success || !specMatchesRow(spec.data, row)) {
         refusal = undefined;
         this.act(key, { action: 'replaceSpec' });
-        current = await this.api.patch<ScheduledScanObject>(customObjectPath(this.ref(object)), [{ op: 'replace', path: '/spec', value: { ...scheduledScanSpecOf(row), ...historyLimitsIn(object.spec) } }], JSON_PATCH);
+        current = await this.api.patch<ScheduledScanObject>(
+          customObjectPath(this.ref(object)),
+          [{ op: 'replace', path: '/spec', value: { ...scheduledScanSpecOf(row), ...historyLimitsIn(object.spec) } }],
+          JSON_PATCH,
+        );
         observed = current.metadata?.generation ?? observed;
         this.written.set(key, { uid, observedGeneration: observed, status: mine?.status });
       }
@@ -318,7 +340,13 @@ export class ScheduledScanResourceFace implements ReconcileFace<ScheduledScan> {
   }
 
   /** The row's status on the CR when it differs from what the CR shows and from what this process last wrote to it. */
-  private async writeStatus(key: string, object: ScheduledScanObject, row: ScheduledScan, refusal: Refusal | undefined, observedGeneration: number | undefined): Promise<void> {
+  private async writeStatus(
+    key: string,
+    object: ScheduledScanObject,
+    row: ScheduledScan,
+    refusal: Refusal | undefined,
+    observedGeneration: number | undefined,
+  ): Promise<void> {
     const uid = object.metadata?.uid ?? '';
     const memo = this.written.get(key);
     const mine = memo !== undefined && memo.uid === uid ? memo : undefined;
@@ -407,7 +435,6 @@ function refusalShown(conditions: readonly Condition[] | undefined, observed: nu
   return { reason: accepted.reason, message: accepted.message };
 }
 
-
 function done(result: ReconcileResult): Received<ScheduledScan> {
   return { done: result };
 }
@@ -415,5 +442,8 @@ function done(result: ReconcileResult): Received<ScheduledScan> {
 /** The history limits a spec sets: kept when the row's spec replaces it (the row does not hold them; the Scan reconciler reads them from the CR). */
 function historyLimitsIn(spec: unknown): Record<string, unknown> {
   const { successfulScansHistoryLimit, failedScansHistoryLimit } = (spec ?? {}) as Record<string, unknown>;
-  return { ...(successfulScansHistoryLimit === undefined ? {} : { successfulScansHistoryLimit }), ...(failedScansHistoryLimit === undefined ? {} : { failedScansHistoryLimit }) };
+  return {
+    ...(successfulScansHistoryLimit === undefined ? {} : { successfulScansHistoryLimit }),
+    ...(failedScansHistoryLimit === undefined ? {} : { failedScansHistoryLimit }),
+  };
 }

@@ -17,9 +17,7 @@ export const IMAGE_PULL_GRACE_MS = 60_000;
 export const NO_POD_GRACE_MS = 30_000;
 
 export type JobHealth =
-  | { phase: 'Complete' }
-  | { phase: 'Failed'; reason: string; message: string }
-  | { phase: 'Running'; recheckAfterMs?: number; checkEvents?: boolean };
+  { phase: 'Complete' } | { phase: 'Failed'; reason: string; message: string } | { phase: 'Running'; recheckAfterMs?: number; checkEvents?: boolean };
 
 export interface PodProblem {
   /** A key that stays the same while the problem does (when it was first seen is kept under it). */
@@ -43,10 +41,20 @@ export function podProblem(pod: k8s.V1Pod): PodProblem | undefined {
     if (waiting?.reason === undefined) continue;
     const detail = waiting.message === undefined || waiting.message === '' ? '' : `: ${waiting.message}`;
     if (IMAGE_PULL_REASONS.has(waiting.reason)) {
-      return { key: `${pod.metadata?.name}/${status.name}/pull`, reason: 'ImagePullFailed', message: `container ${status.name} cannot pull image ${status.image}${detail}; check the image name, the registry and its pull secret`, graceMs: IMAGE_PULL_GRACE_MS };
+      return {
+        key: `${pod.metadata?.name}/${status.name}/pull`,
+        reason: 'ImagePullFailed',
+        message: `container ${status.name} cannot pull image ${status.image}${detail}; check the image name, the registry and its pull secret`,
+        graceMs: IMAGE_PULL_GRACE_MS,
+      };
     }
     if (INVALID_CONFIGURATION_REASONS.has(waiting.reason)) {
-      return { key: `${pod.metadata?.name}/${status.name}/config`, reason: 'ContainerConfigInvalid', message: `container ${status.name} cannot be created (${waiting.reason})${detail}`, graceMs: 0 };
+      return {
+        key: `${pod.metadata?.name}/${status.name}/config`,
+        reason: 'ContainerConfigInvalid',
+        message: `container ${status.name} cannot be created (${waiting.reason})${detail}`,
+        graceMs: 0,
+      };
     }
   }
   return undefined;

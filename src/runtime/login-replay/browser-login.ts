@@ -31,7 +31,17 @@ export interface BrowserLoginOptions {
   onRefused?: (refusal: Refusal) => void;
 }
 
-const BROWSER_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const BROWSER_ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 /** Defence in depth: Chromium resolves no name itself (every name is the proxy's to resolve), so nothing it might send around the proxy finds an address. */
 const NO_OWN_DNS = '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1';
 /** WebRTC could otherwise send UDP around the proxy. */
@@ -58,7 +68,10 @@ export class BrowserLoginReplayer implements LoginReplayer {
             args: [...BROWSER_ARGS, ...NO_DIRECT_UDP, `--proxy-server=http://127.0.0.1:${port}`, '--proxy-bypass-list=<-loopback>', NO_OWN_DNS],
           });
         } catch (error) {
-          return { ok: false, message: `the browser for the login replay could not start (${oneLine((error as Error).message)}); install chromium (${this.options.chromiumPath})` };
+          return {
+            ok: false,
+            message: `the browser for the login replay could not start (${oneLine((error as Error).message)}); install chromium (${this.options.chromiumPath})`,
+          };
         }
         try {
           return await this.replayIn(browser, recording, targetUrl, proxy);
@@ -118,7 +131,9 @@ function watchAuthorization(context: BrowserContext, host: string): { value: str
 
 function refusalOf(proxy: ConfiningProxy): string | undefined {
   const refusal = proxy.refusals[0];
-  return refusal === undefined ? undefined : `the browser was sent to ${refusal.host}, which Vigil refused: ${refusal.reason}; a login recording may only reach the addresses scans may reach (public ones, or VIGIL_ALLOW_TARGETS)`;
+  return refusal === undefined
+    ? undefined
+    : `the browser was sent to ${refusal.host}, which Vigil refused: ${refusal.reason}; a login recording may only reach the addresses scans may reach (public ones, or VIGIL_ALLOW_TARGETS)`;
 }
 
 function reasonOf(error: unknown): string {
@@ -131,7 +146,10 @@ function reasonOf(error: unknown): string {
 async function withinLimit<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new ReplayError(`the command took longer than ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new ReplayError(`the command took longer than ${ms} ms`)), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -94,7 +94,8 @@ export class ConfiningProxy {
       const numeric = parseIpv4(address);
       if (numeric === undefined) return this.refuse(host, 'it resolves to an address that is not IPv4', address);
       const range = isAllowed(numeric, this.allow) ? undefined : specialPurposeRange(numeric);
-      if (range !== undefined) return this.refuse(host, `${resolved ? 'it resolves to an address' : 'it is'} in the ${range} range`, resolved ? address : undefined);
+      if (range !== undefined)
+        return this.refuse(host, `${resolved ? 'it resolves to an address' : 'it is'} in the ${range} range`, resolved ? address : undefined);
     }
     return { address: addresses[0]! };
   }
@@ -107,25 +108,39 @@ export class ConfiningProxy {
   private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = URL.canParse(req.url ?? '') ? new URL(req.url!) : undefined;
     if (url === undefined || url.protocol !== 'http:' || url.hostname === '' || (url.port !== '' && portOf(url.port) === undefined)) {
-      res.writeHead(400, { 'content-type': 'text/plain' }).end('Vigil login proxy: only absolute http:// requests with a host and a port from 1 to 65535 are forwarded');
+      res
+        .writeHead(400, { 'content-type': 'text/plain' })
+        .end('Vigil login proxy: only absolute http:// requests with a host and a port from 1 to 65535 are forwarded');
       return;
     }
     const vetted = await this.vet(url.hostname);
     if (!('address' in vetted)) {
-      res.writeHead('refused' in vetted ? 403 : 502, { 'content-type': 'text/plain', [PROXY_ANSWER_HEADER]: 'refused' in vetted ? 'refused' : 'unreachable' }).end(`Vigil login proxy: ${'refused' in vetted ? `refused ${url.hostname}: ${vetted.refused}` : vetted.unreachable}`);
+      res
+        .writeHead('refused' in vetted ? 403 : 502, { 'content-type': 'text/plain', [PROXY_ANSWER_HEADER]: 'refused' in vetted ? 'refused' : 'unreachable' })
+        .end(`Vigil login proxy: ${'refused' in vetted ? `refused ${url.hostname}: ${vetted.refused}` : vetted.unreachable}`);
       return;
     }
     const headers = { ...req.headers };
     delete headers['proxy-connection'];
     delete headers['proxy-authorization'];
-    const upstream = httpRequest({ host: vetted.address, port: url.port === '' ? 80 : Number(url.port), method: req.method, path: `${url.pathname}${url.search}`, headers, timeout: CONNECT_TIMEOUT_MS });
+    const upstream = httpRequest({
+      host: vetted.address,
+      port: url.port === '' ? 80 : Number(url.port),
+      method: req.method,
+      path: `${url.pathname}${url.search}`,
+      headers,
+      timeout: CONNECT_TIMEOUT_MS,
+    });
     upstream.on('response', (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
     upstream.on('timeout', () => upstream.destroy(new Error('timed out')));
     upstream.on('error', (error) => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain', [PROXY_ANSWER_HEADER]: 'unreachable' }).end(`Vigil login proxy: ${url.host} could not be reached: ${error.message}`);
+      if (!res.headersSent)
+        res
+          .writeHead(502, { 'content-type': 'text/plain', [PROXY_ANSWER_HEADER]: 'unreachable' })
+          .end(`Vigil login proxy: ${url.host} could not be reached: ${error.message}`);
       else res.destroy();
     });
     req.pipe(upstream);

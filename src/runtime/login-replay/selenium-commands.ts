@@ -48,7 +48,8 @@ const HANDLERS: Record<string, Handler> = {
     const url = URL.canParse(target, ctx.baseUrl) ? new URL(target, ctx.baseUrl) : undefined;
     if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ReplayError(`'${target.slice(0, 120)}' is not an http(s) URL`);
     const response = await ctx.page.goto(url.href, { timeout: ctx.commandTimeoutMs });
-    if (response !== null && response.headers()[PROXY_ANSWER_HEADER] !== undefined) throw new ReplayError((await response.text()).replace(/^Vigil login proxy: /, '').slice(0, 300));
+    if (response !== null && response.headers()[PROXY_ANSWER_HEADER] !== undefined)
+      throw new ReplayError((await response.text()).replace(/^Vigil login proxy: /, '').slice(0, 300));
   },
   click: async (ctx, target) => locate(ctx, target).click({ timeout: ctx.commandTimeoutMs }),
   clickAt: async (ctx, target) => locate(ctx, target).click({ timeout: ctx.commandTimeoutMs }),
@@ -98,8 +99,10 @@ const HANDLERS: Record<string, Handler> = {
   },
   assertValue: async (ctx, target, value) => expectEqual('value', await locate(ctx, target).inputValue({ timeout: ctx.commandTimeoutMs }), value),
   store: async (ctx, target, value) => void ctx.variables.set(variableName(value), target),
-  storeText: async (ctx, target, value) => void ctx.variables.set(variableName(value), (await locate(ctx, target).innerText({ timeout: ctx.commandTimeoutMs })).trim()),
-  storeValue: async (ctx, target, value) => void ctx.variables.set(variableName(value), await locate(ctx, target).inputValue({ timeout: ctx.commandTimeoutMs })),
+  storeText: async (ctx, target, value) =>
+    void ctx.variables.set(variableName(value), (await locate(ctx, target).innerText({ timeout: ctx.commandTimeoutMs })).trim()),
+  storeValue: async (ctx, target, value) =>
+    void ctx.variables.set(variableName(value), await locate(ctx, target).inputValue({ timeout: ctx.commandTimeoutMs })),
   storeTitle: async (ctx, target, value) => void ctx.variables.set(variableName(value || target), await ctx.page.title()),
   storeAttribute: async (ctx, target, value) => {
     const at = target.lastIndexOf('@');
@@ -116,7 +119,8 @@ for (const name of ['Text', 'NotText', 'Title', 'ElementPresent', 'ElementNotPre
 const SUPPORTED_COMMANDS: readonly string[] = Object.keys(HANDLERS).sort();
 
 export async function runCommand(ctx: ReplayContext, command: RecordedCommand): Promise<void> {
-  if (SCRIPT_COMMANDS.has(command.command)) throw new ReplayError('login recordings may not run JavaScript of their own; record the login with clicks and typing instead');
+  if (SCRIPT_COMMANDS.has(command.command))
+    throw new ReplayError('login recordings may not run JavaScript of their own; record the login with clicks and typing instead');
   const handler = Object.hasOwn(HANDLERS, command.command) ? HANDLERS[command.command] : undefined;
   if (handler === undefined) throw new ReplayError(`the command is not supported; Vigil replays ${SUPPORTED_COMMANDS.join(', ')}`);
   const target = substitute(command.target, ctx.variables);
@@ -151,7 +155,10 @@ export function locate(ctx: ReplayContext, target: string): Locator {
     case 'xpath':
       return page.locator(`xpath=${rest}`).first();
     case 'linkText':
-      return page.locator('a').filter({ hasText: new RegExp(`^\\s*${escapeRegex(rest)}\\s*$`) }).first();
+      return page
+        .locator('a')
+        .filter({ hasText: new RegExp(`^\\s*${escapeRegex(rest)}\\s*$`) })
+        .first();
     case 'partialLinkText':
       return page.locator('a').filter({ hasText: rest }).first();
     default:
@@ -174,7 +181,12 @@ async function sendKeys(ctx: ReplayContext, locator: Locator, value: string): Pr
     const key = /^\$\{KEY_([A-Z_]+)\}$/.exec(part)?.[1];
     if (key === undefined) await locator.pressSequentially(substitute(part, ctx.variables), { timeout: ctx.commandTimeoutMs });
     else if (KEYS[key] !== undefined) await locator.press(KEYS[key]!, { timeout: ctx.commandTimeoutMs });
-    else throw new ReplayError(`key \${KEY_${key}} is not supported; Vigil sends ${Object.keys(KEYS).map((name) => `\${KEY_${name}}`).join(', ')}`);
+    else
+      throw new ReplayError(
+        `key \${KEY_${key}} is not supported; Vigil sends ${Object.keys(KEYS)
+          .map((name) => `\${KEY_${name}}`)
+          .join(', ')}`,
+      );
   }
 }
 

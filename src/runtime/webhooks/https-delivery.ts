@@ -65,8 +65,8 @@ function addressRefusal(address: string, allow: readonly Cidr[]): string | undef
 /** A net/tls `lookup` that resolves with `resolve` and fails when any answer is refused. */
 function guardedLookup(resolve: HostLookup, allow: readonly Cidr[]): LookupFunction {
   return (hostname, options, callback) => {
-    resolve(hostname).then(
-      (addresses) => {
+    resolve(hostname)
+      .then((addresses) => {
         if (addresses.length === 0) throw Object.assign(new Error(`${hostname} has no IPv4 address`), { code: 'ENOTFOUND' });
         for (const { address } of addresses) {
           const reason = addressRefusal(address, allow);
@@ -74,8 +74,8 @@ function guardedLookup(resolve: HostLookup, allow: readonly Cidr[]): LookupFunct
         }
         if (options.all) callback(null, addresses);
         else callback(null, addresses[0]!.address, addresses[0]!.family);
-      },
-    ).catch((error: NodeJS.ErrnoException) => callback(error, '', 0));
+      })
+      .catch((error: NodeJS.ErrnoException) => callback(error, '', 0));
   };
 }
 
@@ -191,7 +191,12 @@ export async function deliverWebhook(delivery: WebhookDeliveryRequest): Promise<
     return ok ? { ok, status, durationMs: elapsed() } : { ok, status, error: `HTTP ${status}`, durationMs: elapsed() };
   } catch (error) {
     const refused = refusalIn(error);
-    return { ok: false, error: describeError(error, timedOut, timeoutMs), durationMs: elapsed(), ...(refused === undefined ? {} : { refusedAddress: refused.address }) };
+    return {
+      ok: false,
+      error: describeError(error, timedOut, timeoutMs),
+      durationMs: elapsed(),
+      ...(refused === undefined ? {} : { refusedAddress: refused.address }),
+    };
   } finally {
     clearTimeout(timer);
   }

@@ -2,7 +2,7 @@ import type { Migration } from './index.js';
 
 export const m0022ScanResourceMarks: Migration = {
   version: 22,
-  name: "what Vigil knows of a custom resource beyond its record",
+  name: 'what Vigil knows of a custom resource beyond its record',
   sql: `
 -- Scans and ScheduledScans deleted through the API (their ids, UUIDs): their
 -- custom resource goes after them. A resource whose record is gone without

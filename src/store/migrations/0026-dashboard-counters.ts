@@ -3,8 +3,12 @@ import type { Migration } from './index.js';
 /** Whether a risk row counts as open on the overview: open and not accepted (the OpenVAS quality gate is applied when reading). */
 const COUNTED = (row: 'NEW' | 'OLD') => `${row}.status = 'OPEN' AND ${row}.is_accepted = 0`;
 /** The counter key of a risk row: OpenVAS findings with a quality of detection are gated by the account's minimum, which may change. */
-const KEY = (row: 'NEW' | 'OLD') => `${row}.account_id, ${row}.threat_level, iif(${row}.scan_type = 'OPENVAS' AND ${row}.qod IS NOT NULL, 1, 0), iif(${row}.scan_type = 'OPENVAS' AND ${row}.qod IS NOT NULL, ${row}.qod, 0)`;
-const ADD_OPEN = (row: 'NEW' | 'OLD', delta: '+1' | '-1') => `INSERT INTO open_risk_counts (account_id, threat_level, gated, qod, n) SELECT ${KEY(row)}, ${delta} WHERE ${COUNTED(row)}
+const KEY = (row: 'NEW' | 'OLD') =>
+  `${row}.account_id, ${row}.threat_level, iif(${row}.scan_type = 'OPENVAS' AND ${row}.qod IS NOT NULL, 1, 0), iif(${row}.scan_type = 'OPENVAS' AND ${row}.qod IS NOT NULL, ${row}.qod, 0)`;
+const ADD_OPEN = (
+  row: 'NEW' | 'OLD',
+  delta: '+1' | '-1',
+) => `INSERT INTO open_risk_counts (account_id, threat_level, gated, qod, n) SELECT ${KEY(row)}, ${delta} WHERE ${COUNTED(row)}
     ON CONFLICT (account_id, threat_level, gated, qod) DO UPDATE SET n = n + excluded.n;`;
 
 const DAY = (row: 'NEW' | 'OLD') => `substr(COALESCE(${row}.finished_at, ${row}.created_at), 1, 10)`;

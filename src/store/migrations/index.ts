@@ -37,4 +37,33 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m0001AccountsAndTargets, m0002ScansResultsEvents, m0003UploadTokens, m0004Risks, m0005Sources, m0006Webhooks, m0007WebhookCursor, m0008ScheduledScans, m0009DashboardSessions, m0010ScheduledRuns, m0011WebhookDueByEndpoint, m0012Reports, m0013PendingRecordings, m0014DashboardRiskIndexes, m0015TargetAttachments, m0016WebhookDeliveryStateIndexes, m0017TargetListJsonIndex, m0018ScanResultContent, m0019WebhookFirstAttemptDeliveries, m0020RiskSortIndexes, m0021PendingRecordingTargets, m0022ScanResourceMarks, m0023PendingResultFiles, m0024ListFilterIndexes, m0025ScanRiskLists, m0026DashboardCounters, m0027TargetsLastScannedJson, m0028PendingScanForgets];
+export const MIGRATIONS: readonly Migration[] = [
+  m0001AccountsAndTargets,
+  m0002ScansResultsEvents,
+  m0003UploadTokens,
+  m0004Risks,
+  m0005Sources,
+  m0006Webhooks,
+  m0007WebhookCursor,
+  m0008ScheduledScans,
+  m0009DashboardSessions,
+  m0010ScheduledRuns,
+  m0011WebhookDueByEndpoint,
+  m0012Reports,
+  m0013PendingRecordings,
+  m0014DashboardRiskIndexes,
+  m0015TargetAttachments,
+  m0016WebhookDeliveryStateIndexes,
+  m0017TargetListJsonIndex,
+  m0018ScanResultContent,
+  m0019WebhookFirstAttemptDeliveries,
+  m0020RiskSortIndexes,
+  m0021PendingRecordingTargets,
+  m0022ScanResourceMarks,
+  m0023PendingResultFiles,
+  m0024ListFilterIndexes,
+  m0025ScanRiskLists,
+  m0026DashboardCounters,
+  m0027TargetsLastScannedJson,
+  m0028PendingScanForgets,
+];

@@ -16,11 +16,21 @@ function templatesIn(dir) {
 }
 
 function finding(template, target, url, ip) {
-  const id = String(template).replace(/\.yaml$/, '').split('/').at(-1);
+  const id = String(template)
+    .replace(/\.yaml$/, '')
+    .split('/')
+    .at(-1);
   return {
     template: String(template),
     'template-id': id,
-    info: { name: `Stand-in ${id}`, author: ['vigil'], tags: ['misconfig'], description: 'Matched by the stand-in nuclei.', reference: null, severity: 'medium' },
+    info: {
+      name: `Stand-in ${id}`,
+      author: ['vigil'],
+      tags: ['misconfig'],
+      description: 'Matched by the stand-in nuclei.',
+      reference: null,
+      severity: 'medium',
+    },
     type: 'http',
     host: target,
     'matched-at': url,
@@ -57,7 +67,10 @@ async function main(argv) {
   return 0;
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code), (error) => {
-  console.error(error.stack);
-  process.exit(1);
-});
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(error.stack);
+    process.exit(1);
+  },
+);

@@ -78,7 +78,14 @@ async function main(argv) {
       if (result !== undefined) results.push(result);
     }
   }
-  const report = { invalid_server_strings: invalid, server_scan_results: results, date_scans_started: '2026-11-25T00:00:00', date_scans_completed: '2026-11-25T00:00:05', sslyze_version: '6.1.0', sslyze_url: 'https://github.com/nabla-c0d3/sslyze' };
+  const report = {
+    invalid_server_strings: invalid,
+    server_scan_results: results,
+    date_scans_started: '2026-11-25T00:00:00',
+    date_scans_completed: '2026-11-25T00:00:05',
+    sslyze_version: '6.1.0',
+    sslyze_url: 'https://github.com/nabla-c0d3/sslyze',
+  };
   if (jsonOut !== undefined) writeFileSync(jsonOut, JSON.stringify(report));
   const completed = results.filter((result) => result.connectivity_status === 'COMPLETED');
   if (results.every((result) => result.connectivity_status === 'ERROR')) return 0;
@@ -90,7 +97,10 @@ async function main(argv) {
   return 1;
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code), (error) => {
-  console.error(error.stack);
-  process.exit(1);
-});
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(error.stack);
+    process.exit(1);
+  },
+);

@@ -40,7 +40,8 @@ function hostsFileOption() {
 
 function headersFor(url, state) {
   const headers = {};
-  for (const rule of state.rules) if (rule.matchType === 'req_header' && new RegExp(rule.url).test(url)) headers[rule.matchString.toLowerCase()] = rule.replacementString;
+  for (const rule of state.rules)
+    if (rule.matchType === 'req_header' && new RegExp(rule.url).test(url)) headers[rule.matchString.toLowerCase()] = rule.replacementString;
   return headers;
 }
 
@@ -69,7 +70,13 @@ async function request(url, state) {
 function writeReport(parameters, state) {
   const site = [...state.reached].map((origin) => {
     const url = new URL(origin);
-    return { '@name': origin, '@host': url.hostname, '@port': url.port || '80', '@ssl': 'false', alerts: [{ ...ALERT, instances: [{ uri: `${origin}/`, method: 'GET', param: 'x-frame-options' }] }] };
+    return {
+      '@name': origin,
+      '@host': url.hostname,
+      '@port': url.port || '80',
+      '@ssl': 'false',
+      alerts: [{ ...ALERT, instances: [{ uri: `${origin}/`, method: 'GET', param: 'x-frame-options' }] }],
+    };
   });
   mkdirSync(parameters.reportDir, { recursive: true });
   writeFileSync(`${parameters.reportDir}/${parameters.reportFile}`, JSON.stringify({ '@version': '2.16.1', '@generated': 'Tue, 25 Nov 2026 00:00:00', site }));
@@ -106,7 +113,10 @@ async function main(argv) {
   return exitCode(state);
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code), (error) => {
-  console.error(error.stack);
-  process.exit(1);
-});
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(error.stack);
+    process.exit(1);
+  },
+);

@@ -17,7 +17,10 @@ export interface ApiKeyDeps {
 
 function render(res: Response, deps: ApiKeyDeps, status: number, view: Omit<ApiKeysView, 'session' | 'keys'>): void {
   const session = sessionOf(res);
-  res.status(status).type('html').send(apiKeysPage({ session, keys: deps.accounts.listApiKeys(session.account.id), ...view }));
+  res
+    .status(status)
+    .type('html')
+    .send(apiKeysPage({ session, keys: deps.accounts.listApiKeys(session.account.id), ...view }));
 }
 
 export function apiKeyRoutes(router: Router, deps: ApiKeyDeps): void {

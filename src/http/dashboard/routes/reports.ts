@@ -32,7 +32,10 @@ function formOf(req: Request): ReportForm {
 
 /** One value per line, blank lines dropped; a field left empty sends no key, so it does not filter. */
 function lines(text: string): string[] {
-  return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '');
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
 }
 
 function compact(filter: Record<string, string[]>): Record<string, string[]> {

@@ -47,11 +47,21 @@ function searchOf(form: RiskFilterForm, pageToken: string): RiskSearch {
 }
 
 /** A risk's page: the risk with the scans that detected it. */
-function renderRisk(res: Response, risks: RisksService, dashboard: DashboardService, id: string, status: number, extra: Pick<RiskPageView, 'notice' | 'noteError'>): void {
+function renderRisk(
+  res: Response,
+  risks: RisksService,
+  dashboard: DashboardService,
+  id: string,
+  status: number,
+  extra: Pick<RiskPageView, 'notice' | 'noteError'>,
+): void {
   const session = sessionOf(res);
   const risk = risks.get(session.account, id);
   const scans = dashboard.scansDetecting(session.account, risk.id, SCANS_ON_RISK_PAGE);
-  res.status(status).type('html').send(riskPage({ session, risk, scans, ...extra }));
+  res
+    .status(status)
+    .type('html')
+    .send(riskPage({ session, risk, scans, ...extra }));
 }
 
 export function riskRoutes(router: Router, risks: RisksService, dashboard: DashboardService): void {
@@ -60,9 +70,9 @@ export function riskRoutes(router: Router, risks: RisksService, dashboard: Dashb
     const filters = filterForm(req);
     const pageToken = queryText(req, 'page_token');
     const page = risks.search(session.account, searchOf(filters, pageToken), (risk) => risk);
-    res.type('html').send(
-      risksPage({ session, filters, risks: page.items, nextPageToken: page.nextPageToken, onLaterPage: pageToken !== '', notice: noticeFrom(req) }),
-    );
+    res
+      .type('html')
+      .send(risksPage({ session, filters, risks: page.items, nextPageToken: page.nextPageToken, onLaterPage: pageToken !== '', notice: noticeFrom(req) }));
   });
 
   router.get('/risks/:id', named('dashboard.risk'), (req, res) => {
@@ -88,4 +98,3 @@ export function riskRoutes(router: Router, risks: RisksService, dashboard: Dashb
     res.redirect(303, withNotice(PATHS.risk(id), 'risk-unaccepted'));
   });
 }
-

@@ -27,7 +27,10 @@ function apiFilters(form: ScanFilterForm): string {
 function renderScan(res: Response, scans: ScansService, id: string, status: number, notice: Notice | undefined): void {
   const session = sessionOf(res);
   const scan = scans.get(session.account, id);
-  res.status(status).type('html').send(scanPage({ session, scan, files: scans.resultFilesOf(session.account, scan), notice }));
+  res
+    .status(status)
+    .type('html')
+    .send(scanPage({ session, scan, files: scans.resultFilesOf(session.account, scan), notice }));
 }
 
 /** Stop and delete: the service's refusal ("only ... can be deleted") is shown on the scan's page. */
@@ -45,8 +48,14 @@ export function scanRoutes(router: Router, scans: ScansService): void {
     const session = sessionOf(res);
     const filters = filterForm(req);
     const pageToken = queryText(req, 'page_token');
-    const page = scans.list(session.account, { filters: apiFilters(filters), page_size: SCANS_PER_PAGE, page_token: pageToken === '' ? undefined : pageToken }, (scan) => scan);
-    res.type('html').send(scansPage({ session, filters, scans: page.items, nextPageToken: page.nextPageToken, onLaterPage: pageToken !== '', notice: noticeFrom(req) }));
+    const page = scans.list(
+      session.account,
+      { filters: apiFilters(filters), page_size: SCANS_PER_PAGE, page_token: pageToken === '' ? undefined : pageToken },
+      (scan) => scan,
+    );
+    res
+      .type('html')
+      .send(scansPage({ session, filters, scans: page.items, nextPageToken: page.nextPageToken, onLaterPage: pageToken !== '', notice: noticeFrom(req) }));
   });
 
   router.get('/scans/:id', named('dashboard.scan'), (req, res) => renderScan(res, scans, String(req.params.id), 200, noticeFrom(req)));

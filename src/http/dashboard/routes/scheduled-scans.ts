@@ -94,7 +94,9 @@ function listSchedules(req: Request, res: Response, schedules: ScheduledScansSer
   const session = sessionOf(res);
   const pageToken = queryText(req, 'page_token');
   const page = schedules.list(session.account, { page_size: SCHEDULES_PER_PAGE, page_token: pageToken === '' ? undefined : pageToken }, (schedule) => schedule);
-  res.type('html').send(scheduledScansPage({ session, schedules: page.items, nextPageToken: page.nextPageToken, onLaterPage: pageToken !== '', notice: noticeFrom(req) }));
+  res
+    .type('html')
+    .send(scheduledScansPage({ session, schedules: page.items, nextPageToken: page.nextPageToken, onLaterPage: pageToken !== '', notice: noticeFrom(req) }));
 }
 
 /** Saves the form; the service's refusal re-renders it with what was typed and the sentence. */
@@ -103,13 +105,17 @@ function save(req: Request, res: Response, schedules: ScheduledScansService, cur
   const form = formFromRequest(req);
   try {
     const body = bodyOf(form, current);
-    const saved = current === undefined
-      ? schedules.create(session.account, parseBody(ScheduledScanCreate, body))
-      : schedules.update(session.account, current.id, parseBody(ScheduledScanUpdate, body));
+    const saved =
+      current === undefined
+        ? schedules.create(session.account, parseBody(ScheduledScanCreate, body))
+        : schedules.update(session.account, current.id, parseBody(ScheduledScanUpdate, body));
     res.redirect(303, withNotice(PATHS.scheduledScan(saved.id), current === undefined ? 'schedule-created' : 'schedule-saved'));
   } catch (error) {
     if (!(error instanceof InvalidRequestError)) throw error;
-    res.status(400).type('html').send(scheduleFormPage({ session, schedule: current, form, error: asSentence(error.message) }));
+    res
+      .status(400)
+      .type('html')
+      .send(scheduleFormPage({ session, schedule: current, form, error: asSentence(error.message) }));
   }
 }
 
@@ -133,7 +139,10 @@ export function scheduledScanRoutes(router: Router, schedules: ScheduledScansSer
     save(req, res, schedules, schedules.get(sessionOf(res).account, String(req.params.id)));
   });
 
-  for (const [action, disabled] of [['disable', true], ['enable', false]] as const) {
+  for (const [action, disabled] of [
+    ['disable', true],
+    ['enable', false],
+  ] as const) {
     router.post(`/scheduled-scans/:id/${action}`, named(`dashboard.${action}ScheduledScan`), (req, res) => {
       const account = sessionOf(res).account;
       const schedule = schedules.get(account, String(req.params.id));

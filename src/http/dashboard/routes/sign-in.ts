@@ -28,7 +28,10 @@ const SIGN_IN_FORM_SECONDS = 60 * 60;
 function renderForm(res: Response, deps: SignInDeps, status: number, view: Omit<SignInView, 'formToken'>): void {
   const formToken = newSecretToken();
   setCookie(res, SIGN_IN_COOKIE, formToken, { secure: deps.secureCookies, maxAgeSeconds: SIGN_IN_FORM_SECONDS });
-  res.status(status).type('html').send(signInPage({ formToken, ...view }));
+  res
+    .status(status)
+    .type('html')
+    .send(signInPage({ formToken, ...view }));
 }
 
 function attempt(req: Request, res: Response, deps: SignInDeps): void {

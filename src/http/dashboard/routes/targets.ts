@@ -34,10 +34,28 @@ function listTargets(req: Request, res: Response, deps: TargetRouteDeps): void {
   const session = sessionOf(res);
   const filters = filterForm(req);
   const pageToken = queryText(req, 'page_token');
-  const search = { tags: filters.tag === '' ? [] : [filters.tag], text: filters.q, pageSize: TARGETS_PER_PAGE, pageToken: pageToken === '' ? undefined : pageToken };
+  const search = {
+    tags: filters.tag === '' ? [] : [filters.tag],
+    text: filters.q,
+    pageSize: TARGETS_PER_PAGE,
+    pageToken: pageToken === '' ? undefined : pageToken,
+  };
   const page = deps.targets.search(session.account, search, (row) => ({ row, tags: JSON.parse(row.tagsJson) as string[] }));
-  const openRisks = deps.dashboard.openRisksOfTargets(session.account, page.items.map((item) => item.row.id));
-  res.type('html').send(targetsPage({ session, filters, targets: page.items, openRisks, nextPageToken: page.nextPageToken, onLaterPage: pageToken !== '', notice: noticeFrom(req) }));
+  const openRisks = deps.dashboard.openRisksOfTargets(
+    session.account,
+    page.items.map((item) => item.row.id),
+  );
+  res.type('html').send(
+    targetsPage({
+      session,
+      filters,
+      targets: page.items,
+      openRisks,
+      nextPageToken: page.nextPageToken,
+      onLaterPage: pageToken !== '',
+      notice: noticeFrom(req),
+    }),
+  );
 }
 
 type Feedback = Pick<TargetPageView, 'edit' | 'scanError' | 'deleteError' | 'notice' | 'riskSort'>;
@@ -46,18 +64,25 @@ function renderTarget(res: Response, deps: TargetRouteDeps, id: string, status: 
   const session = sessionOf(res);
   const target = deps.targets.get(session.account, id);
   const riskSort = feedback.riskSort ?? '';
-  const risks = deps.risks.search(session.account, { filters: { target_id: [target.id] }, sort: parseRiskSort(riskSort), pageSize: RISKS_ON_TARGET_PAGE }, (risk) => risk);
-  res.status(status).type('html').send(
-    targetPage({
-      session,
-      target,
-      openRisks: deps.dashboard.openRisksOfTargets(session.account, [target.id]).get(target.id),
-      risks: risks.items,
-      moreRisks: risks.nextPageToken !== undefined,
-      scans: deps.dashboard.scansOfTarget(session.account, target.id, SCANS_ON_TARGET_PAGE),
-      ...feedback,
-    }),
+  const risks = deps.risks.search(
+    session.account,
+    { filters: { target_id: [target.id] }, sort: parseRiskSort(riskSort), pageSize: RISKS_ON_TARGET_PAGE },
+    (risk) => risk,
   );
+  res
+    .status(status)
+    .type('html')
+    .send(
+      targetPage({
+        session,
+        target,
+        openRisks: deps.dashboard.openRisksOfTargets(session.account, [target.id]).get(target.id),
+        risks: risks.items,
+        moreRisks: risks.nextPageToken !== undefined,
+        scans: deps.dashboard.scansOfTarget(session.account, target.id, SCANS_ON_TARGET_PAGE),
+        ...feedback,
+      }),
+    );
 }
 
 /** Runs a change; the service's refusal re-renders the target's page with the sentence where the form is. */
@@ -81,28 +106,46 @@ export function targetRoutes(router: Router, deps: TargetRouteDeps): void {
     const id = String(req.params.id);
     const label = formField(req, 'label') ?? '';
     const tags = formField(req, 'tags') ?? '';
-    refusable(res, deps, id, () => {
-      deps.targets.update(sessionOf(res).account, id, parseBody(TargetUpdate, { label: label.trim(), tags: listOf(tags) }));
-      res.redirect(303, withNotice(PATHS.target(id), 'target-saved'));
-    }, (error) => ({ edit: { label, tags, error } }));
+    refusable(
+      res,
+      deps,
+      id,
+      () => {
+        deps.targets.update(sessionOf(res).account, id, parseBody(TargetUpdate, { label: label.trim(), tags: listOf(tags) }));
+        res.redirect(303, withNotice(PATHS.target(id), 'target-saved'));
+      },
+      (error) => ({ edit: { label, tags, error } }),
+    );
   });
 
   router.post('/targets/:id/scan', named('dashboard.scanTarget'), (req, res) => {
     const id = String(req.params.id);
     const type = formField(req, 'type') ?? '';
-    refusable(res, deps, id, () => {
-      const account = sessionOf(res).account;
-      const target = deps.targets.get(account, id);
-      const [scan] = deps.scans.start(account, parseBody(StartScan, { type, target_ids: [target.id] }));
-      res.redirect(303, withNotice(PATHS.scan(scan!.id), 'scan-started'));
-    }, (error) => ({ scanError: { type, error } }));
+    refusable(
+      res,
+      deps,
+      id,
+      () => {
+        const account = sessionOf(res).account;
+        const target = deps.targets.get(account, id);
+        const [scan] = deps.scans.start(account, parseBody(StartScan, { type, target_ids: [target.id] }));
+        res.redirect(303, withNotice(PATHS.scan(scan!.id), 'scan-started'));
+      },
+      (error) => ({ scanError: { type, error } }),
+    );
   });
 
   router.post('/targets/:id/delete', named('dashboard.deleteTarget'), (req, res) => {
     const id = String(req.params.id);
-    refusable(res, deps, id, () => {
-      deps.targets.delete(sessionOf(res).account, id);
-      res.redirect(303, withNotice(PATHS.targets, 'target-deleted'));
-    }, (error) => ({ deleteError: error }));
+    refusable(
+      res,
+      deps,
+      id,
+      () => {
+        deps.targets.delete(sessionOf(res).account, id);
+        res.redirect(303, withNotice(PATHS.targets, 'target-deleted'));
+      },
+      (error) => ({ deleteError: error }),
+    );
   });
 }

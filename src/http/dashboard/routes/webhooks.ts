@@ -29,7 +29,10 @@ export function webhookRoutes(router: Router, endpoints: WebhookEndpointsService
       res.redirect(303, withNotice(PATHS.webhook(endpoint.id), 'endpoint-added'));
     } catch (error) {
       if (!(error instanceof InvalidRequestError)) throw error;
-      res.status(400).type('html').send(webhooksPage({ session, endpoints: endpoints.list(session.account.id), form: { url, error: asSentence(error.message) } }));
+      res
+        .status(400)
+        .type('html')
+        .send(webhooksPage({ session, endpoints: endpoints.list(session.account.id), form: { url, error: asSentence(error.message) } }));
     }
   });
 
