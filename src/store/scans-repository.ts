@@ -6,6 +6,7 @@ import type { Database } from './database.js';
 import { PRUNE_DELETIONS, RECORD_DELETION } from './scan-resource-marks.js';
 import { EventRows } from './event-rows.js';
 import { newestFirstPage } from './keyset.js';
+import { LIST_PAGE_BYTE_BUDGET } from '../app/pagination.js';
 
 interface ScanRow {
   seq: number;
@@ -260,7 +261,9 @@ export class SqliteScanRepository implements ScanRepository {
       query.pageSize,
       query.after,
     );
-    return { items: page.rows.map((row) => this.hydrate(row)!), nextCursor: page.nextCursor, cursorAt: (index) => [page.rows[index]!.seq] };
+    const rows = withinRiskIdBudget(page.rows as Array<ScanRow & RiskCounts>);
+    const nextCursor = rows.length < page.rows.length ? [rows.at(-1)!.seq] : page.nextCursor;
+    return { items: rows.map((row) => this.hydrate(row)!), nextCursor, cursorAt: (index) => [rows[index]!.seq] };
   }
 
   idsInStates(states: readonly ScanState[], limit = -1): string[] {
@@ -309,4 +312,30 @@ export class SqliteScanRepository implements ScanRepository {
     const rows = this.statements.eventsFor.all(accountId) as Array<{ id: string; account_id: string; type: EventType; payload: string; created_at: string }>;
     return rows.map((row) => ({ id: row.id, accountId: row.account_id, type: row.type, data: JSON.parse(row.payload), createdAt: new Date(row.created_at) }));
   }
+}
+
+interface RiskCounts {
+  new_open_count: number;
+  still_open_count: number;
+  closed_count: number;
+}
+
+/**
+ * The risk ids a page of scans reads at most: a list page holds about
+ * LIST_PAGE_BYTE_BUDGET of JSON, and each id is a quoted UUID and a comma
+ * (39 characters), so a page never needs more. The page ends early at the
+ * scan that would pass it (one scan always fits), so a page of scans holding
+ * a million risks reads the lists it can send, not every one (issue 29).
+ */
+export const MAX_RISK_IDS_PER_PAGE = Math.floor(LIST_PAGE_BYTE_BUDGET / 39);
+
+function withinRiskIdBudget<Row extends RiskCounts>(rows: readonly Row[]): Row[] {
+  const kept: Row[] = [];
+  let ids = 0;
+  for (const row of rows) {
+    ids += row.new_open_count + row.still_open_count + row.closed_count;
+    if (kept.length > 0 && ids > MAX_RISK_IDS_PER_PAGE) break;
+    kept.push(row);
+  }
+  return kept;
 }
