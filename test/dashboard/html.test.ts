@@ -41,18 +41,14 @@ describe('dashboard html templates', () => {
   });
 
   it('inserts raw() fragments and nested templates as they are, and only those', () => {
-    expect(html`<div>${raw('<hr>')}${html`<br />`}${'<hr>'}</div>`.markup).to.equal('<div><hr><br>&lt;hr&gt;</div>');
+    expect(html`<div>${raw('<hr>')}${html`<br>`}${'<hr>'}</div>`.markup).to.equal('<div><hr><br>&lt;hr&gt;</div>');
     // A plain object that merely looks like SafeHtml is still text.
     const impostor = { markup: '<script>', toString: () => '<script>' } as unknown as string;
     expect(html`${impostor}`.markup).to.equal('&lt;script&gt;');
   });
 
   it('renders lists item by item, numbers as text, and nothing for null, undefined and booleans', () => {
-    expect(
-      html`<ul>
-        ${['<a>', html`<li>b</li>`, 3]}
-      </ul>`.markup,
-    ).to.equal('<ul>&lt;a&gt;<li>b</li>3</ul>');
+    expect(html`<ul>${['<a>', html`<li>b</li>`, 3]}</ul>`.markup).to.equal('<ul>&lt;a&gt;<li>b</li>3</ul>');
     expect(html`[${null}${undefined}${false}${true}]`.markup).to.equal('[]');
     expect(html`${0}`.markup).to.equal('0');
   });

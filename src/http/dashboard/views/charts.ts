@@ -96,17 +96,17 @@ export function barChart(id: string, title: string, description: string, bars: r
   const height = bars.length * (BAR.barHeight + BAR.gap) - BAR.gap;
   const middle = BAR.barHeight / 2 + 5;
   return html`<svg class="chart" role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">
-    <title id="${id}-title">${title}</title>
-    <desc id="${id}-desc">${description}</desc>
-    ${bars.map((bar, index) => {
-      const rect = rects[index]!;
-      return html`<g>
-        <text class="chart-label" x="0" y="${rect.y + middle}">${bar.label}</text>
-        <rect class="bar bar-${bar.kind.toLowerCase()}" x="${rect.x}" y="${rect.y}" width="${Math.max(rect.width, 1)}" height="${rect.height}" rx="3"></rect>
-        <text class="chart-value" x="${rect.x + rect.width + 6}" y="${rect.y + middle}">${bar.value}</text>
-      </g>`;
-    })}
-  </svg>`;
+  <title id="${id}-title">${title}</title>
+  <desc id="${id}-desc">${description}</desc>
+  ${bars.map((bar, index) => {
+    const rect = rects[index]!;
+    return html`<g>
+    <text class="chart-label" x="0" y="${rect.y + middle}">${bar.label}</text>
+    <rect class="bar bar-${bar.kind.toLowerCase()}" x="${rect.x}" y="${rect.y}" width="${Math.max(rect.width, 1)}" height="${rect.height}" rx="3"></rect>
+    <text class="chart-value" x="${rect.x + rect.width + 6}" y="${rect.y + middle}">${bar.value}</text>
+  </g>`;
+  })}
+</svg>`;
 }
 
 export interface ColumnGroup {
@@ -127,23 +127,17 @@ export function columnChart(id: string, title: string, description: string, seri
   const height = baseline + COLUMNS.labelHeight;
   const ticks = [0, ceiling / 2, ceiling].filter((tick) => Number.isInteger(tick));
   return html`<svg class="chart" role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">
-    <title id="${id}-title">${title}</title>
-    <desc id="${id}-desc">${description}</desc>
-    ${ticks.map((tick) => {
-      const y = baseline - scaleLength(tick, ceiling, COLUMNS.height);
-      return html`<g
-        ><line class="chart-grid" x1="${COLUMNS.left}" x2="${width}" y1="${y}" y2="${y}"></line
-        ><text class="chart-tick" x="${COLUMNS.left - 6}" y="${y + 4}" text-anchor="end">${tick}</text></g
-      >`;
-    })}
-    ${groups.map(
-      (group, index) =>
-        html`<g>
-          ${columns[index]!.map((rect, series) => html`<rect class="bar bar-${seriesKinds[series] ?? 'info'}" x="${rect.x}" y="${rect.y}" width="${rect.width}" height="${rect.height}"></rect>`)}
-          <text class="chart-tick" x="${COLUMNS.left + index * COLUMNS.groupWidth + COLUMNS.groupWidth / 2}" y="${baseline + 16}" text-anchor="middle"
-            >${group.label}</text
-          >
-        </g>`,
-    )}
-  </svg>`;
+  <title id="${id}-title">${title}</title>
+  <desc id="${id}-desc">${description}</desc>
+  ${ticks.map((tick) => {
+    const y = baseline - scaleLength(tick, ceiling, COLUMNS.height);
+    return html`<g><line class="chart-grid" x1="${COLUMNS.left}" x2="${width}" y1="${y}" y2="${y}"></line><text class="chart-tick" x="${COLUMNS.left - 6}" y="${y + 4}" text-anchor="end">${tick}</text></g>`;
+  })}
+  ${groups.map(
+    (group, index) => html`<g>
+    ${columns[index]!.map((rect, series) => html`<rect class="bar bar-${seriesKinds[series] ?? 'info'}" x="${rect.x}" y="${rect.y}" width="${rect.width}" height="${rect.height}"></rect>`)}
+    <text class="chart-tick" x="${COLUMNS.left + index * COLUMNS.groupWidth + COLUMNS.groupWidth / 2}" y="${baseline + 16}" text-anchor="middle">${group.label}</text>
+  </g>`,
+  )}
+</svg>`;
 }

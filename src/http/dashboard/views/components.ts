@@ -18,7 +18,7 @@ export function notice(message: Notice | undefined): SafeHtml | undefined {
 }
 
 export function csrfField(token: string): SafeHtml {
-  return html`<input type="hidden" name="csrf" value="${token}" />`;
+  return html`<input type="hidden" name="csrf" value="${token}">`;
 }
 
 export interface PostButton {
@@ -72,18 +72,18 @@ export interface InputField {
 export function inputField(input: InputField): SafeHtml {
   const id = `field-${input.name}`;
   const described = [input.hint === undefined ? '' : `${id}-hint`, input.error === undefined ? '' : `${id}-error`].filter(Boolean).join(' ');
-  const attributes = html`id="${id}"
-  name="${input.name}"${input.required ? html` required` : ''}${
+  const attributes = html`id="${id}" name="${input.name}"${input.required ? html` required` : ''}${
     input.maxLength === undefined ? '' : html` maxlength="${input.maxLength}"`
   }${input.autocomplete === undefined ? '' : html` autocomplete="${input.autocomplete}"`}${
     input.placeholder === undefined ? '' : html` placeholder="${input.placeholder}"`
   }${described === '' ? '' : html` aria-describedby="${described}"`}${input.error === undefined ? '' : html` aria-invalid="true"`}`;
   const control = input.multiline
     ? html`<textarea ${attributes}>${input.value ?? ''}</textarea>`
-    : html`<input type="${input.type ?? 'text'}" ${attributes} value="${input.value ?? ''}" />`;
+    : html`<input type="${input.type ?? 'text'}" ${attributes} value="${input.value ?? ''}">`;
   return html`<div class="field">
     <label for="${id}">${input.label}</label>
-    ${input.hint === undefined ? '' : html`<span class="hint" id="${id}-hint">${input.hint}</span>`} ${control}
+    ${input.hint === undefined ? '' : html`<span class="hint" id="${id}-hint">${input.hint}</span>`}
+    ${control}
     ${input.error === undefined ? '' : html`<span class="hint field-error" id="${id}-error" role="alert">${input.error}</span>`}
   </div>`;
 }
@@ -99,11 +99,9 @@ export function selectField(select: SelectField): SafeHtml {
   const id = `field-${select.name}`;
   return html`<div class="field">
     <label for="${id}">${select.label}</label>
-    <select id="${id}" name="${select.name}">
-      ${select.options.map(
-        (option) => html`<option value="${option.value}" ${option.value === select.selected ? html` selected` : ''}>${option.text}</option>`,
-      )}
-    </select>
+    <select id="${id}" name="${select.name}">${select.options.map(
+      (option) => html`<option value="${option.value}"${option.value === select.selected ? html` selected` : ''}>${option.text}</option>`,
+    )}</select>
   </div>`;
 }
 
@@ -118,27 +116,22 @@ export interface CheckboxGroup {
 /** Checkboxes under one legend, sent as the same field name once per ticked box. */
 export function checkboxGroup(group: CheckboxGroup): SafeHtml {
   const hintId = `field-${group.name}-hint`;
-  return html`<fieldset class="field checkbox-group" ${group.hint === undefined ? '' : html` aria-describedby="${hintId}"`}>
+  return html`<fieldset class="field checkbox-group"${group.hint === undefined ? '' : html` aria-describedby="${hintId}"`}>
     <legend>${group.legend}</legend>
     ${group.hint === undefined ? '' : html`<span class="hint" id="${hintId}">${group.hint}</span>`}
-    <div class="checkboxes">
-      ${group.options.map(
-        (option) =>
-          html`<label class="checkbox"
-            ><input type="checkbox" name="${group.name}" value="${option.value}" ${group.checked.includes(option.value) ? html` checked` : ''} />
-            ${option.text}</label
-          >`,
-      )}
-    </div>
+    <div class="checkboxes">${group.options.map(
+      (option) =>
+        html`<label class="checkbox"><input type="checkbox" name="${group.name}" value="${option.value}"${group.checked.includes(option.value) ? html` checked` : ''}> ${option.text}</label>`,
+    )}</div>
   </fieldset>`;
 }
 
 /** "First page" and "Next page" links of a list that pages with tokens, keeping its filters. */
 export function pagination(path: string, filters: Record<string, string>, nextPageToken: string | undefined, onLaterPage: boolean): SafeHtml {
   return html`<nav class="pagination" aria-label="Pages">
-    ${onLaterPage ? html`<a href="${withQuery(path, filters)}">First page</a>` : ''}
-    ${nextPageToken === undefined ? '' : html`<a href="${withQuery(path, { ...filters, page_token: nextPageToken })}">Next page</a>`}
-  </nav>`;
+  ${onLaterPage ? html`<a href="${withQuery(path, filters)}">First page</a>` : ''}
+  ${nextPageToken === undefined ? '' : html`<a href="${withQuery(path, { ...filters, page_token: nextPageToken })}">Next page</a>`}
+</nav>`;
 }
 
 /** Open risks as one badge per threat level that has any ("2 critical"), or "none". */

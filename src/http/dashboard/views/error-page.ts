@@ -16,8 +16,8 @@ export function errorPage(view: ErrorView): string {
   return page(
     view.session === undefined ? { title: view.title } : { title: view.title, session: view.session },
     html`<h1>${view.title}</h1>
-      <p role="alert">${view.message}</p>
-      ${view.reference === undefined ? '' : html`<p class="hint">Reference: <code>${view.reference}</code></p>`}
-      <p><a href="${PATHS.home}">Back to the dashboard</a></p>`,
+<p role="alert">${view.message}</p>
+${view.reference === undefined ? '' : html`<p class="hint">Reference: <code>${view.reference}</code></p>`}
+<p><a href="${PATHS.home}">Back to the dashboard</a></p>`,
   );
 }

@@ -31,26 +31,24 @@ export interface PageShell {
 function header(shell: PageShell): SafeHtml {
   const session = shell.session;
   return html`<header class="topbar">
-    <div class="topbar-inner">
-      <a class="brand" href="${PATHS.home}"><img src="${ASSETS.icon.path}" alt="" width="24" height="24" />Vigil</a>
-      ${
-        session === undefined
-          ? ''
-          : html`<nav aria-label="Dashboard">
-                <ul>
-                  ${SECTIONS.map(
-                    (item) => html`<li><a href="${item.path}" ${item.section === shell.section ? html` aria-current="page"` : ''}>${item.text}</a></li>`,
-                  )}
-                </ul>
-              </nav>
-              <div class="account">
-                <a href="/docs">API reference</a>
-                <span>Account <strong>${session.account.name}</strong></span>
-                ${postButton({ action: PATHS.signOut, csrf: session.csrfToken, label: 'Sign out', variant: 'quiet' })}
-              </div>`
-      }
-    </div>
-  </header>`;
+  <div class="topbar-inner">
+    <a class="brand" href="${PATHS.home}"><img src="${ASSETS.icon.path}" alt="" width="24" height="24">Vigil</a>
+    ${
+      session === undefined
+        ? ''
+        : html`<nav aria-label="Dashboard">
+      <ul>${SECTIONS.map(
+        (item) => html`<li><a href="${item.path}"${item.section === shell.section ? html` aria-current="page"` : ''}>${item.text}</a></li>`,
+      )}</ul>
+    </nav>
+    <div class="account">
+      <a href="/docs">API reference</a>
+      <span>Account <strong>${session.account.name}</strong></span>
+      ${postButton({ action: PATHS.signOut, csrf: session.csrfToken, label: 'Sign out', variant: 'quiet' })}
+    </div>`
+    }
+  </div>
+</header>`;
 }
 
 export function page(shell: PageShell, content: SafeHtml): string {

@@ -20,7 +20,7 @@ export function scheduleText(schedule: ScheduledScan): SafeHtml {
 function emailText(schedule: ScheduledScan): SafeHtml {
   const text = EMAIL_TEXT[schedule.emailNotification] ?? schedule.emailNotification;
   if (schedule.emailNotification === 'NEVER') return html`${text}`;
-  return html`${text}<br /><span class="hint">${schedule.emailTo.length === 0 ? 'no recipients' : schedule.emailTo.join(', ')}</span>`;
+  return html`${text}<br><span class="hint">${schedule.emailTo.length === 0 ? 'no recipients' : schedule.emailTo.join(', ')}</span>`;
 }
 
 export interface ScheduledScansView {
@@ -33,48 +33,30 @@ export interface ScheduledScansView {
 
 function schedulesTable(view: ScheduledScansView): SafeHtml {
   if (view.schedules.length === 0) return html`<p class="empty">No scheduled scans yet.</p>`;
-  return html`<div class="table-wrap">
-    <table>
-      <caption>
-        Scheduled scans, newest first
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Schedule</th>
-          <th scope="col">Scan types</th>
-          <th scope="col">Next run</th>
-          <th scope="col">Last run</th>
-          <th scope="col">E-mail</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${view.schedules.map(
-          (schedule) =>
-            html`<tr>
-              <th scope="row">
-                <a href="${PATHS.scheduledScan(schedule.id)}">${schedule.name ?? schedule.objectName}</a
-                >${schedule.disabled ? html` ${badge('revoked', 'Disabled')}` : ''}
-              </th>
-              <td>${scheduleText(schedule)}</td>
-              <td>${schedule.scanTypes.join(', ')}</td>
-              <td>${schedule.nextRun === null ? html`<span class="empty">none</span>` : time(schedule.nextRun)}</td>
-              <td>${time(schedule.lastRan)}</td>
-              <td>${emailText(schedule)}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
+  return html`<div class="table-wrap"><table>
+  <caption>Scheduled scans, newest first</caption>
+  <thead><tr><th scope="col">Name</th><th scope="col">Schedule</th><th scope="col">Scan types</th><th scope="col">Next run</th><th scope="col">Last run</th><th scope="col">E-mail</th></tr></thead>
+  <tbody>${view.schedules.map(
+    (schedule) => html`<tr>
+    <th scope="row"><a href="${PATHS.scheduledScan(schedule.id)}">${schedule.name ?? schedule.objectName}</a>${schedule.disabled ? html` ${badge('revoked', 'Disabled')}` : ''}</th>
+    <td>${scheduleText(schedule)}</td>
+    <td>${schedule.scanTypes.join(', ')}</td>
+    <td>${schedule.nextRun === null ? html`<span class="empty">none</span>` : time(schedule.nextRun)}</td>
+    <td>${time(schedule.lastRan)}</td>
+    <td>${emailText(schedule)}</td>
+  </tr>`,
+  )}</tbody>
+</table></div>`;
 }
 
 export function scheduledScansPage(view: ScheduledScansView): string {
   return page(
     { title: 'Scheduled scans', session: view.session, section: 'scheduled', notice: view.notice },
     html`<h1>Scheduled scans</h1>
-      <p class="lead">Schedules start scans of the targets they select, by id or by tag, and can e-mail a summary of each run.</p>
-      <p><a class="button" href="${PATHS.newScheduledScan}">New scheduled scan</a></p>
-      ${schedulesTable(view)} ${pagination(PATHS.scheduledScans, {}, view.nextPageToken, view.onLaterPage)}`,
+<p class="lead">Schedules start scans of the targets they select, by id or by tag, and can e-mail a summary of each run.</p>
+<p><a class="button" href="${PATHS.newScheduledScan}">New scheduled scan</a></p>
+${schedulesTable(view)}
+${pagination(PATHS.scheduledScans, {}, view.nextPageToken, view.onLaterPage)}`,
   );
 }
 
@@ -132,40 +114,37 @@ function notifyFields(form: ScheduleForm): SafeHtml {
 function scheduleForm(view: ScheduleFormView): SafeHtml {
   const { form, schedule } = view;
   return html`<form class="stack wide" method="post" action="${schedule === undefined ? PATHS.scheduledScans : PATHS.scheduledScan(schedule.id)}">
-    ${csrfField(view.session.csrfToken)} ${view.error === undefined ? '' : html`<p class="notice notice-error" role="alert">${view.error}</p>`}
-    ${inputField({ label: 'Name', name: 'name', value: form.name, maxLength: SCHEDULED_SCAN_LIMITS.maxNameLength, hint: 'Optional: shown in lists and e-mails.' })}
-    ${whenFields(form)} ${whatFields(form)} ${notifyFields(form)}
-    <label class="checkbox"
-      ><input type="checkbox" name="disabled" value="yes" ${form.disabled ? html` checked` : ''} /> Disabled (kept, but does not run)</label
-    >
-    <div><button type="submit" class="button">${schedule === undefined ? 'Create scheduled scan' : 'Save scheduled scan'}</button></div>
-  </form>`;
+  ${csrfField(view.session.csrfToken)}
+  ${view.error === undefined ? '' : html`<p class="notice notice-error" role="alert">${view.error}</p>`}
+  ${inputField({ label: 'Name', name: 'name', value: form.name, maxLength: SCHEDULED_SCAN_LIMITS.maxNameLength, hint: 'Optional: shown in lists and e-mails.' })}
+  ${whenFields(form)}
+  ${whatFields(form)}
+  ${notifyFields(form)}
+  <label class="checkbox"><input type="checkbox" name="disabled" value="yes"${form.disabled ? html` checked` : ''}> Disabled (kept, but does not run)</label>
+  <div><button type="submit" class="button">${schedule === undefined ? 'Create scheduled scan' : 'Save scheduled scan'}</button></div>
+</form>`;
 }
 
 function scheduleFacts(view: ScheduleFormView, schedule: ScheduledScan): SafeHtml {
   const csrf = view.session.csrfToken;
   return html`<section class="panel" aria-labelledby="schedule-facts-heading">
-    <h2 id="schedule-facts-heading">Runs</h2>
-    <dl class="facts">
-      <dt>Status</dt>
-      <dd>${schedule.disabled ? badge('revoked', 'Disabled') : badge('active', 'Enabled')}</dd>
-      <dt>Next run</dt>
-      <dd>${schedule.nextRun === null ? html`<span class="empty">none left</span>` : time(schedule.nextRun)}</dd>
-      <dt>Last run</dt>
-      <dd>${time(schedule.lastRan)}</dd>
-      <dt>Created</dt>
-      <dd>${time(schedule.createdAt)}</dd>
-    </dl>
-    <p><a href="${withQuery(PATHS.scans, { scheduled_by: schedule.id })}">Scans it started</a></p>
-    <div class="actions">
-      ${
-        schedule.disabled
-          ? postButton({ action: PATHS.enableScheduledScan(schedule.id), csrf, label: 'Enable scheduled scan', variant: 'secondary' })
-          : postButton({ action: PATHS.disableScheduledScan(schedule.id), csrf, label: 'Disable scheduled scan', variant: 'secondary' })
-      }
-      ${postButton({ action: PATHS.deleteScheduledScan(schedule.id), csrf, label: 'Delete scheduled scan', variant: 'danger' })}
-    </div>
-  </section>`;
+  <h2 id="schedule-facts-heading">Runs</h2>
+  <dl class="facts">
+    <dt>Status</dt><dd>${schedule.disabled ? badge('revoked', 'Disabled') : badge('active', 'Enabled')}</dd>
+    <dt>Next run</dt><dd>${schedule.nextRun === null ? html`<span class="empty">none left</span>` : time(schedule.nextRun)}</dd>
+    <dt>Last run</dt><dd>${time(schedule.lastRan)}</dd>
+    <dt>Created</dt><dd>${time(schedule.createdAt)}</dd>
+  </dl>
+  <p><a href="${withQuery(PATHS.scans, { scheduled_by: schedule.id })}">Scans it started</a></p>
+  <div class="actions">
+    ${
+      schedule.disabled
+        ? postButton({ action: PATHS.enableScheduledScan(schedule.id), csrf, label: 'Enable scheduled scan', variant: 'secondary' })
+        : postButton({ action: PATHS.disableScheduledScan(schedule.id), csrf, label: 'Disable scheduled scan', variant: 'secondary' })
+    }
+    ${postButton({ action: PATHS.deleteScheduledScan(schedule.id), csrf, label: 'Delete scheduled scan', variant: 'danger' })}
+  </div>
+</section>`;
 }
 
 export function scheduleFormPage(view: ScheduleFormView): string {
@@ -174,11 +153,11 @@ export function scheduleFormPage(view: ScheduleFormView): string {
   return page(
     { title, session: view.session, section: 'scheduled', notice: view.notice },
     html`<p class="breadcrumb"><a href="${PATHS.scheduledScans}">Scheduled scans</a></p>
-      <h1>${title}</h1>
-      ${schedule === undefined ? '' : scheduleFacts(view, schedule)}
-      <section class="panel" aria-labelledby="schedule-form-heading">
-        <h2 id="schedule-form-heading">${schedule === undefined ? 'Settings' : 'Edit settings'}</h2>
-        ${scheduleForm(view)}
-      </section>`,
+<h1>${title}</h1>
+${schedule === undefined ? '' : scheduleFacts(view, schedule)}
+<section class="panel" aria-labelledby="schedule-form-heading">
+  <h2 id="schedule-form-heading">${schedule === undefined ? 'Settings' : 'Edit settings'}</h2>
+  ${scheduleForm(view)}
+</section>`,
   );
 }
