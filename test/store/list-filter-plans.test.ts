@@ -208,6 +208,26 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
     });
   }
 
+  for (const direction of ['asc', 'desc'] as const) {
+    it(`risks filtered to a few (threat_level HIGH) and sorted by target ${direction}: those risks read by their index range and sorted, not a walk of the sort's index`, () => {
+      const filters = { 'risk_definition.threat_level': ['HIGH'] };
+      const sort = [{ field: 'target' as const, direction }];
+      const plan = planOf(
+        db,
+        () => risks.list(accountId, { filters, sort, pageSize: 3, after: undefined, minOpenvasQod: 70 }),
+        (sql) => sql.includes('ORDER BY +'),
+      );
+      expect(plan, plan).to.match(/SEARCH r USING INDEX risks_by_account_level \(account_id=\? AND threat_level=\?/);
+      expect(plan, plan).not.to.match(/SCAN (r|t)$/m);
+      const paged = allPages((after) => risks.list(accountId, { filters, sort, pageSize: 3, after, minOpenvasQod: 70 }));
+      const high = allPages((after) => risks.list(accountId, { filters, pageSize: 500, after, minOpenvasQod: 70 }));
+      expect(paged.map((risk) => risk.id).sort()).to.deep.equal(high.map((risk) => risk.id).sort());
+      const keys = paged.map((risk) => [risk.target, seqOf(risk.id)] as const);
+      const sorted = [...keys].sort((a, b) => (a[0] === b[0] ? a[1] - b[1] : a[0] < b[0] ? -1 : 1));
+      expect(keys).to.deep.equal(direction === 'asc' ? sorted : sorted.reverse());
+    });
+  }
+
   it("risks filtered by target_id: that target's range of risks_by_account_target", () => {
     const plan = planOf(db, () => risks.list(accountId, { filters: { target_id: [firstTargetId] }, pageSize: 3, after: undefined, minOpenvasQod: 70 }));
     expectIndexWalk(plan, /SEARCH r USING INDEX risks_by_account_target \(account_id=\? AND target_id=\?/);
