@@ -110,9 +110,14 @@ function keysetColumns(query: RiskListQuery): KeysetColumn[] {
  * target's risks by seq (risks_by_account_target); CROSS JOIN keeps SQLite
  * from reading risks first and sorting them by their target's address.
  */
-function listSource(query: RiskListQuery, accountId: string, byTargets: boolean): { sql: string; accountCondition: string; accountParams: string[] } {
+function listSource(
+  query: RiskListQuery,
+  accountId: string,
+  byTargets: boolean,
+  risksFirst = false,
+): { sql: string; accountCondition: string; accountParams: string[] } {
   const sortKey = query.sort?.[0] === undefined ? '' : `, ${SORT_EXPRESSIONS[query.sort[0].field]} AS sort_key`;
-  if (query.sort?.[0]?.field === 'target') {
+  if (query.sort?.[0]?.field === 'target' && !risksFirst) {
     // Both account conditions as parameters: written r.account_id = t.account_id, SQLite walked all the account's risks for each target.
     const sql = `SELECT ${VIEW_COLUMNS}${sortKey} FROM targets t CROSS JOIN risks r ON r.target_id = t.id`;
     return { sql, accountCondition: 't.account_id = ? AND r.account_id = ?', accountParams: [accountId, accountId] };
@@ -161,6 +166,14 @@ const FILTER_COLUMNS: Record<string, string> = {
 
 /** Up to this many targets matching a text filter are looked up by id; SQLite allows 32,766 parameters. */
 const FEW_TARGETS = 500;
+
+/** The filters' values as SQL conditions (a column IN its values) and their parameters. */
+function filterConditions(equalities: readonly Equality[]): { where: string[]; params: CursorValue[] } {
+  return {
+    where: equalities.map((equality) => `${equality.column} IN (${marks(equality.values.length)})`),
+    params: equalities.flatMap((equality) => equality.values),
+  };
+}
 
 /** A sorted list whose filters match at most this many risks reads them and sorts them (fewMatch). */
 export const FEW_MATCHES = 2000;
@@ -312,7 +325,7 @@ export class SqliteRiskRepository implements RiskRepository {
       arms !== undefined && arms.length > 1
         ? this.merge(accountId, query, arms, selection.tests)
         : this.fewMatch(accountId, query, selection)
-          ? this.walkFew(accountId, query, selection, columns)
+          ? this.walk(accountId, query, selection, columns, true)
           : this.walk(accountId, query, selection, columns);
     const more = rows.length > query.pageSize;
     const page = more ? rows.slice(0, query.pageSize) : rows;
@@ -354,17 +367,22 @@ export class SqliteRiskRepository implements RiskRepository {
   }
 
   /** One statement walking the rows in page order: an index range for the sort or the filters' values, or each target's rows sorted (byTargets). */
-  private walk(accountId: string, query: RiskListQuery, selection: Selection, columns: KeysetColumn[]): RiskViewRow[] {
-    const source = listSource(query, accountId, selection.byTargets);
-    const where = [source.accountCondition, ...selection.equalities.map((equality) => `${equality.column} IN (${marks(equality.values.length)})`)];
-    const params: CursorValue[] = [...source.accountParams, ...selection.equalities.flatMap((equality) => equality.values)];
+  /**
+   * `few`: the few matching risks (fewMatch) are read by their filters'
+   * index range and sorted, a temporary B-tree of FEW_MATCHES rows at most;
+   * the unary + keeps SQLite from walking the sort's index instead.
+   */
+  private walk(accountId: string, query: RiskListQuery, selection: Selection, columns: KeysetColumn[], few = false): RiskViewRow[] {
+    const source = listSource(query, accountId, selection.byTargets, few);
+    const filters = filterConditions(selection.equalities);
+    const where = [source.accountCondition, ...filters.where];
+    const params: CursorValue[] = [...source.accountParams, ...filters.params];
     for (const test of selection.tests) {
       where.push(test.sql);
       params.push(...test.params);
     }
-    return this.db
-      .prepare(`${source.sql} WHERE ${where.join(' AND ')} ORDER BY ${orderBy(columns)} LIMIT ?`)
-      .all(...params, query.pageSize + 1) as RiskViewRow[];
+    const order = orderBy(few ? columns.map((column) => ({ ...column, expression: `+${column.expression}` })) : columns);
+    return this.db.prepare(`${source.sql} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ?`).all(...params, query.pageSize + 1) as RiskViewRow[];
   }
 
   /**
@@ -376,31 +394,11 @@ export class SqliteRiskRepository implements RiskRepository {
    */
   private fewMatch(accountId: string, query: RiskListQuery, selection: Selection): boolean {
     if (query.sort?.[0] === undefined || selection.equalities.length === 0 || selection.byTargets) return false;
-    const where = ['r.account_id = ?', ...selection.equalities.map((equality) => `${equality.column} IN (${marks(equality.values.length)})`)];
-    const params = [accountId, ...selection.equalities.flatMap((equality) => equality.values)];
+    const filters = filterConditions(selection.equalities);
     const counted = this.db
-      .prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM risks r WHERE ${where.join(' AND ')} LIMIT ?)`)
-      .get(...params, this.fewMatches + 1) as { n: number };
+      .prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM risks r WHERE ${['r.account_id = ?', ...filters.where].join(' AND ')} LIMIT ?)`)
+      .get(accountId, ...filters.params, this.fewMatches + 1) as { n: number };
     return counted.n <= this.fewMatches;
-  }
-
-  /**
-   * The few matching risks read by their filters' index range and sorted
-   * (a temporary B-tree of FEW_MATCHES rows at most): the unary + keeps
-   * SQLite from walking the sort's index instead.
-   */
-  private walkFew(accountId: string, query: RiskListQuery, selection: Selection, columns: KeysetColumn[]): RiskViewRow[] {
-    const sortKey = `, ${SORT_EXPRESSIONS[query.sort![0]!.field]} AS sort_key`;
-    const where = ['r.account_id = ?', ...selection.equalities.map((equality) => `${equality.column} IN (${marks(equality.values.length)})`)];
-    const params: CursorValue[] = [accountId, ...selection.equalities.flatMap((equality) => equality.values)];
-    for (const test of selection.tests) {
-      where.push(test.sql);
-      params.push(...test.params);
-    }
-    const order = orderBy(columns.map((column) => ({ ...column, expression: `+${column.expression}` })));
-    return this.db
-      .prepare(`SELECT ${VIEW_COLUMNS}${sortKey} FROM risks r JOIN targets t ON t.id = r.target_id WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ?`)
-      .all(...params, query.pageSize + 1) as RiskViewRow[];
   }
 
   /**
