@@ -6,7 +6,7 @@
  */
 import type { Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
-import type { Scan } from '../domain/scans/scan.js';
+import type { ScanSummary } from '../domain/scans/scan.js';
 import type { GradeCounts, OpenRiskCounts } from '../domain/targets/health-score.js';
 import { trendStart, weeklyChanges, type WeeklyChanges } from '../domain/trends/weekly-changes.js';
 import type { DashboardReadRepository, ScanRepository, ScheduledScan, ScheduledScanRepository } from './ports.js';
@@ -20,7 +20,7 @@ export interface Overview {
   openRisks: OpenRiskCounts;
   weekly: WeeklyChanges[];
   targetsByGrade: GradeCounts;
-  latestScans: Scan[];
+  latestScans: ScanSummary[];
   nextRuns: ScheduledScan[];
 }
 
@@ -50,17 +50,18 @@ export class DashboardService {
   }
 
   /** The newest scans of a target (the caller has checked the target is the account's). */
-  scansOfTarget(account: Account, targetId: string, limit: number): Scan[] {
+  scansOfTarget(account: Account, targetId: string, limit: number): ScanSummary[] {
     return this.idsToScans(account, this.read.scanIdsOfTarget(account.id, targetId, limit));
   }
 
   /** The newest scans that detected a risk (the caller has checked the risk is the account's). */
-  scansDetecting(account: Account, riskId: string, limit: number): Scan[] {
+  scansDetecting(account: Account, riskId: string, limit: number): ScanSummary[] {
     return this.idsToScans(account, this.read.scanIdsDetecting(account.id, riskId, limit));
   }
 
-  private idsToScans(account: Account, ids: readonly string[]): Scan[] {
-    return ids.flatMap((id) => this.scans.findById(account.id, id) ?? []);
+  /** Summaries, not whole scans: a table shows their lists' lengths, and each list can hold tens of thousands of ids. */
+  private idsToScans(account: Account, ids: readonly string[]): ScanSummary[] {
+    return ids.flatMap((id) => this.scans.findSummary(account.id, id) ?? []);
   }
 
   private idsToSchedules(account: Account, ids: readonly string[]): ScheduledScan[] {

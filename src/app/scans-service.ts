@@ -1,25 +1,36 @@
 /** Scans (SPEC.md, Scans): starting, listing, stopping and deleting them, and their result files. */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { presentScan } from './present/scan.js';
+import { presentScan, renderScanJson, renderedScanLength } from './present/scan.js';
 import type { Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import { InvalidRequestError, NotFoundError } from '../domain/errors.js';
 import { newEvent, type OutboxEvent } from '../domain/events/event.js';
 import { pageSizeFrom, parseFilters } from '../domain/lists/list-query.js';
-import { isTerminal, splitTargets, type Scan } from '../domain/scans/scan.js';
+import { isTerminal, splitTargets, type Scan, type ScanSummary } from '../domain/scans/scan.js';
 import { setCondition } from '../domain/conditions/condition.js';
 import { assertTypeAllowed, isAuthenticated, selectorOf, type StartScanRequest } from '../domain/scans/start-scan.js';
 import type { Target } from '../domain/targets/target.js';
 import { GroupCommit } from './group-commit.js';
-import type { ListParams, ListResult, Paginator } from './pagination.js';
+import { LIST_PAGE_BYTE_BUDGET, type ListParams, type ListResult, type Paginator, type RenderedListResult } from './pagination.js';
 import type { ScanPdfs } from './scan-pdfs.js';
 import type { RiskHistory } from './risk-history.js';
-import { SCAN_FILTER_KEYS, type EventOutbox, type ResultFileStore, type ScanRepository, type StoredResultFile, type TargetRepository } from './ports.js';
+import {
+  SCAN_FILTER_KEYS,
+  type EventOutbox,
+  type Page,
+  type ResultFileStore,
+  type ScanRepository,
+  type StoredResultFile,
+  type TargetRepository,
+} from './ports.js';
 import type { TargetsService } from './targets-service.js';
 
 /** Told about every Scan written here that the Scan reconciler should look at (new, stopping, deleted). */
 export type ScanNotifier = (scan: Scan) => void;
+
+/** Scans are listed newest first, the only order (SPEC.md). */
+const SCAN_ORDER = 'created_at:desc';
 
 export class ScansService {
   private notify: ScanNotifier = () => undefined;
@@ -171,14 +182,43 @@ export class ScansService {
     return scan;
   }
 
-  list<R>(account: Account, params: ListParams, present: (scan: Scan) => R): ListResult<R> {
+  /** A page of the account's scans as lists show them (the dashboard): risk lists counted, not read. */
+  list(account: Account, params: ListParams): ListResult<ScanSummary> {
+    const { scope, page } = this.summaries(account, params);
+    return this.paginator.resultOf(scope, SCAN_ORDER, page, (summary) => summary);
+  }
+
+  /**
+   * GET /v1/scans: a page of scans as the API's JSON, each with its whole
+   * risk lists. The page ends before the scan that would pass
+   * LIST_PAGE_BYTE_BUDGET (counted before its lists are read; one scan
+   * always fits), and the lists are read and rendered a chunk per turn of
+   * the event loop (renderScanJson).
+   */
+  async listJson(account: Account, params: ListParams): Promise<RenderedListResult> {
+    const { scope, page } = this.summaries(account, params);
+    const texts: string[] = [];
+    let nextCursor = page.nextCursor;
+    let length = 0;
+    for (const [index, summary] of page.items.entries()) {
+      length += renderedScanLength(summary) + 1;
+      if (index > 0 && length > LIST_PAGE_BYTE_BUDGET) {
+        nextCursor = page.cursorAt!(index - 1);
+        break;
+      }
+      texts.push(await renderScanJson(summary, (list, position, count) => this.scans.riskListJson(summary.id, list, position, count)));
+    }
+    return this.paginator.renderedResultOf(scope, SCAN_ORDER, { body: Buffer.from(texts.join(','), 'utf8'), count: texts.length, nextCursor });
+  }
+
+  private summaries(account: Account, params: ListParams): { scope: string; page: Page<ScanSummary> } {
     const scope = `${account.id}:scans`;
     const page = this.scans.list(account.id, {
       filters: parseFilters(params.filters, SCAN_FILTER_KEYS),
       pageSize: pageSizeFrom(params.page_size),
-      after: this.paginator.cursorFrom(scope, 'created_at:desc', params.page_token),
+      after: this.paginator.cursorFrom(scope, SCAN_ORDER, params.page_token),
     });
-    return this.paginator.resultOf(scope, 'created_at:desc', page, present);
+    return { scope, page };
   }
 
   /** QUEUED stops at once; RUNNING moves to STOPPING until the controller has removed the workload. */

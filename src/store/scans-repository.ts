@@ -1,12 +1,11 @@
 import type { NewResultFile, Page, ScanListQuery, ScanRepository, StoredResultFile } from '../app/ports.js';
 import type { OutboxEvent, EventType } from '../domain/events/event.js';
 import type { ScanType } from '../domain/risks/finding.js';
-import type { Scan, ScanState } from '../domain/scans/scan.js';
+import type { Scan, ScanState, ScanSummary } from '../domain/scans/scan.js';
 import type { Database } from './database.js';
 import { PRUNE_DELETIONS, RECORD_DELETION } from './scan-resource-marks.js';
 import { EventRows } from './event-rows.js';
 import { newestFirstPage } from './keyset.js';
-import { LIST_PAGE_BYTE_BUDGET } from '../app/pagination.js';
 
 interface ScanRow {
   seq: number;
@@ -48,7 +47,7 @@ const hasRisks = (scan: Scan): boolean => RISK_LISTS.some((key) => scan.risks[ke
 
 const noRisks = (): RiskLists => ({ newOpen: [], stillOpen: [], closed: [] });
 
-function toScan(row: ScanRow, results: StoredResultFile[], risks: RiskLists): Scan {
+function scanFields(row: ScanRow, results: StoredResultFile[]): Omit<Scan, 'risks'> {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -62,13 +61,20 @@ function toScan(row: ScanRow, results: StoredResultFile[], risks: RiskLists): Sc
     skippedTargets: JSON.parse(row.skipped_targets),
     conditions: JSON.parse(row.conditions),
     results: results.map((file) => ({ resultId: file.id, contentType: file.contentType })),
-    risks,
     scheduledBy: row.scheduled_by,
     reportId: row.report_id,
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
   };
+}
+
+function toScan(row: ScanRow, results: StoredResultFile[], risks: RiskLists): Scan {
+  return { ...scanFields(row, results), risks };
+}
+
+function toSummary(row: ScanRow & RiskCounts, results: StoredResultFile[]): ScanSummary {
+  return { ...scanFields(row, results), riskCounts: { newOpen: row.new_open_count, stillOpen: row.still_open_count, closed: row.closed_count } };
 }
 
 const RESULT_COLUMNS = 'id, scan_id, account_id, file_name, content_type, size, sha256, created_at';
@@ -159,6 +165,9 @@ export class SqliteScanRepository implements ScanRepository {
       // one string to parse rather than a row per id. An ORDER BY inside the aggregate sorted the ids again
       // (test/store/counters-migration.test.ts keeps the order).
       riskListsOf: db.prepare(`SELECT list, json_group_array(risk_id) AS ids FROM scan_risks WHERE scan_seq = ? GROUP BY list`),
+      // A run of one list by its key's range, in position order, as the API's JSON (ScansService.listJson sends it as it is).
+      riskListJson: db.prepare(`SELECT group_concat('{"risk_id":' || json_quote(risk_id) || '}', ',') FROM (
+          SELECT risk_id FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?) AND list = ? AND position >= ? AND position < ? ORDER BY position)`),
       forgetRiskLists: db.prepare('DELETE FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?)'),
       insertRiskList: db.prepare(`INSERT INTO scan_risks (scan_seq, list, position, risk_id)
         SELECT (SELECT seq FROM scans WHERE id = @id), @list, j.key, j.value FROM json_each(@ids) j`),
@@ -172,6 +181,10 @@ export class SqliteScanRepository implements ScanRepository {
   private hydrate(row: ScanRow | undefined): Scan | undefined {
     if (row === undefined) return undefined;
     return toScan(row, (this.statements.resultsOf.all(row.id) as ResultRow[]).map(toResult), this.riskListsOf(row.seq));
+  }
+
+  private summarize(row: ScanRow & RiskCounts): ScanSummary {
+    return toSummary(row, (this.statements.resultsOf.all(row.id) as ResultRow[]).map(toResult));
   }
 
   private riskListsOf(seq: number): RiskLists {
@@ -229,6 +242,11 @@ export class SqliteScanRepository implements ScanRepository {
     return this.hydrate(this.statements.byId.get(accountId, id) as ScanRow | undefined);
   }
 
+  findSummary(accountId: string, id: string): ScanSummary | undefined {
+    const row = this.statements.byId.get(accountId, id) as (ScanRow & RiskCounts) | undefined;
+    return row && this.summarize(row);
+  }
+
   findByName(accountId: string, name: string): Scan | undefined {
     return this.hydrate(this.statements.byName.get(accountId, name) as ScanRow | undefined);
   }
@@ -247,9 +265,9 @@ export class SqliteScanRepository implements ScanRepository {
     })();
   }
 
-  list(accountId: string, query: ScanListQuery): Page<Scan> {
+  list(accountId: string, query: ScanListQuery): Page<ScanSummary> {
     const { filters } = query;
-    const page = newestFirstPage<ScanRow>(
+    const page = newestFirstPage<ScanRow & RiskCounts>(
       this.db,
       'scans',
       accountId,
@@ -261,9 +279,17 @@ export class SqliteScanRepository implements ScanRepository {
       query.pageSize,
       query.after,
     );
-    const rows = withinRiskIdBudget(page.rows as Array<ScanRow & RiskCounts>);
-    const nextCursor = rows.length < page.rows.length ? [rows.at(-1)!.seq] : page.nextCursor;
-    return { items: rows.map((row) => this.hydrate(row)!), nextCursor, cursorAt: (index) => [rows[index]!.seq] };
+    const rows = page.rows;
+    return {
+      items: rows.map((row) => this.summarize(row)),
+      nextCursor: page.nextCursor,
+      cursorAt: (index) => [rows[index]!.seq],
+    };
+  }
+
+  riskListJson(scanId: string, list: keyof RiskLists, position: number, count: number): string {
+    const json = this.statements.riskListJson.raw(true).get(scanId, RISK_LISTS.indexOf(list), position, position + count) as [string | null];
+    return json[0] ?? '';
   }
 
   idsInStates(states: readonly ScanState[], limit = -1): string[] {
@@ -318,24 +344,4 @@ interface RiskCounts {
   new_open_count: number;
   still_open_count: number;
   closed_count: number;
-}
-
-/**
- * The risk ids a page of scans reads at most: a list page holds about
- * LIST_PAGE_BYTE_BUDGET of JSON, and each id is a quoted UUID and a comma
- * (39 characters), so a page never needs more. The page ends early at the
- * scan that would pass it (one scan always fits), so a page of scans holding
- * a million risks reads the lists it can send, not every one (issue 29).
- */
-export const MAX_RISK_IDS_PER_PAGE = Math.floor(LIST_PAGE_BYTE_BUDGET / 39);
-
-function withinRiskIdBudget<Row extends RiskCounts>(rows: readonly Row[]): Row[] {
-  const kept: Row[] = [];
-  let ids = 0;
-  for (const row of rows) {
-    ids += row.new_open_count + row.still_open_count + row.closed_count;
-    if (kept.length > 0 && ids > MAX_RISK_IDS_PER_PAGE) break;
-    kept.push(row);
-  }
-  return kept;
 }

@@ -13,7 +13,7 @@ import type { ReportSelection, TargetSortField } from '../../src/app/ports.js';
 import type { SortDirection } from '../../src/domain/lists/list-query.js';
 import type { CursorValue } from '../../src/domain/lists/page-token.js';
 import type { Risk, RiskView } from '../../src/domain/risks/risk.js';
-import type { Scan } from '../../src/domain/scans/scan.js';
+import type { Scan, ScanSummary } from '../../src/domain/scans/scan.js';
 import { AccountsService } from '../../src/app/accounts-service.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { SqliteAccountRepository } from '../../src/store/accounts-repository.js';
@@ -261,7 +261,7 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
     });
   }
 
-  const MULTI_VALUE_SCAN_FILTERS: Array<[string, Record<string, string[]>, (scan: Scan) => boolean, RegExp]> = [
+  const MULTI_VALUE_SCAN_FILTERS: Array<[string, Record<string, string[]>, (scan: ScanSummary) => boolean, RegExp]> = [
     ['state', { state: ['SUCCEEDED', 'QUEUED'] }, () => true, /SEARCH scans USING INDEX scans_by_account_state \(account_id=\? AND state=\?/],
     ['type', { type: ['OWASP_ZAP', 'NMAP'] }, () => true, /SEARCH scans USING INDEX scans_by_account_type \(account_id=\? AND type=\?/],
     [

@@ -1,18 +1,21 @@
 /**
- * A page of scans reads the risk lists it can send (issue 29): scans of a
- * large account hold tens of thousands of risk ids each, and a list page
- * holds about LIST_PAGE_BYTE_BUDGET of JSON, so the page ends at the scan
- * whose ids would pass MAX_RISK_IDS_PER_PAGE rather than reading every
- * scan's lists; the next page carries on from there, and every id is sent.
+ * GET /v1/scans' page (ScansService.listJson, issue 29): scans of a large
+ * account hold tens of thousands of risk ids each, so a page ends before the
+ * scan that would pass LIST_PAGE_BYTE_BUDGET (known from the lists' lengths,
+ * before they are read), and each scan's lists are read and rendered a chunk
+ * per turn of the event loop. The text is exactly presentScan()'s JSON.
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
+import { LIST_PAGE_BYTE_BUDGET } from '../../src/app/pagination.js';
+import { presentScan, RISK_ID_JSON_CHARS, RISK_IDS_PER_TURN } from '../../src/app/present/scan.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { composeCore } from '../../src/main/composition-root.js';
-import { MAX_RISK_IDS_PER_PAGE } from '../../src/store/scans-repository.js';
 import { tempDir } from '../support/temp-dir.js';
+
+const IDS_PER_PAGE = Math.floor(LIST_PAGE_BYTE_BUDGET / RISK_ID_JSON_CHARS);
 
 describe('a page of scans and their risk lists', function () {
   this.timeout(60_000);
@@ -30,7 +33,7 @@ describe('a page of scans and their risk lists', function () {
     dir.remove();
   });
 
-  /** A SUCCEEDED scan whose lists hold `count` ids, recorded as the controller records one. */
+  /** A SUCCEEDED scan whose lists hold `count` ids (half new, the rest still open, a few closed), recorded as the controller records one. */
   function succeeded(count: number): Scan {
     const queued = core.scans.start(account, { type: 'NMAP', targets: ['93.184.216.34'] })[0]!;
     const ids = Array.from({ length: count }, () => randomUUID());
@@ -40,32 +43,69 @@ describe('a page of scans and their risk lists', function () {
       state: 'SUCCEEDED',
       progress: 100,
       finishedAt: new Date().toISOString(),
-      risks: { newOpen: ids.slice(0, half), stillOpen: ids.slice(half), closed: [] },
+      risks: { newOpen: ids.slice(0, half), stillOpen: ids.slice(half, count - 3), closed: ids.slice(count - 3) },
     };
     expect(core.scanRepository.saveWithResults(scan, [], [], 'QUEUED')).to.equal(true);
     return scan;
   }
 
-  it('ends the page at the scan whose ids would pass the budget, and the next page carries on with every id', () => {
-    const each = Math.ceil(MAX_RISK_IDS_PER_PAGE * 0.6);
+  async function page(pageToken?: string): Promise<{ data: unknown[]; next_page_token?: string }> {
+    const result = await core.scans.listJson(account, { page_size: 50, ...(pageToken === undefined ? {} : { page_token: pageToken }) });
+    const close = result.nextPageToken === undefined ? ']}' : `],"next_page_token":${JSON.stringify(result.nextPageToken)}}`;
+    return JSON.parse(`{"data":[${Buffer.from(result.body).toString('utf8')}${close}`);
+  }
+
+  /** The text GET /v1/scans/{id} sends for the scan, keys in the same order. */
+  const asGetSendsIt = (scan: Scan) => JSON.stringify(presentScan(core.scans.get(account, scan.id)));
+
+  it('ends the page before the scan whose ids would pass the budget, and the next page carries on with every id', async () => {
+    const each = Math.ceil(IDS_PER_PAGE * 0.6);
     const [oldest, middle, newest] = [succeeded(each), succeeded(each), succeeded(10)];
-    const first = core.scanRepository.list(account.id, { filters: {}, pageSize: 50, after: undefined });
+    const first = await page();
     expect(
-      first.items.map((scan) => scan.id),
+      first.data.map((scan: any) => scan.id),
       'the newest, then one large scan: a second would pass the budget',
     ).to.deep.equal([newest!.id, middle!.id]);
-    expect(first.nextCursor).to.not.equal(undefined);
-    expect(first.items[1]!.risks).to.deep.equal(middle!.risks);
-    const second = core.scanRepository.list(account.id, { filters: {}, pageSize: 50, after: first.nextCursor });
-    expect(second.items.map((scan) => scan.id)).to.deep.equal([oldest!.id]);
-    expect(second.items[0]!.risks).to.deep.equal(oldest!.risks);
-    expect(second.nextCursor).to.equal(undefined);
+    expect(first.next_page_token).to.be.a('string');
+    expect(first.data.map((scan) => JSON.stringify(scan))).to.deep.equal([asGetSendsIt(newest!), asGetSendsIt(middle!)]);
+    const second = await page(first.next_page_token);
+    expect(second.data.map((scan) => JSON.stringify(scan))).to.deep.equal([asGetSendsIt(oldest!)]);
+    expect(second.next_page_token).to.equal(undefined);
   });
 
-  it('always sends one scan, however many ids it holds', () => {
-    const huge = succeeded(MAX_RISK_IDS_PER_PAGE + 10);
-    const page = core.scanRepository.list(account.id, { filters: {}, pageSize: 50, after: undefined });
-    expect(page.items.map((scan) => scan.id)).to.deep.equal([huge.id]);
-    expect(page.items[0]!.risks.newOpen.length + page.items[0]!.risks.stillOpen.length).to.equal(MAX_RISK_IDS_PER_PAGE + 10);
+  it('always sends one scan, however many ids it holds', async () => {
+    const huge = succeeded(IDS_PER_PAGE + 10);
+    succeeded(5);
+    const first = await page();
+    const second = await page(first.next_page_token);
+    expect(second.data.map((scan: any) => scan.id)).to.deep.equal([huge.id]);
+    expect(JSON.stringify(second.data[0])).to.equal(asGetSendsIt(huge));
+  });
+
+  it('reads the lists a chunk per turn of the event loop, so other work runs while a page renders', async () => {
+    succeeded(3 * RISK_IDS_PER_TURN + 7);
+    let turns = 0;
+    let rendering = true;
+    const count = () => {
+      if (!rendering) return;
+      turns++;
+      setImmediate(count);
+    };
+    setImmediate(count);
+    const rendered = await page();
+    rendering = false;
+    expect(rendered.data).to.have.length(1);
+    expect(turns, 'turns of the loop while one scan of four chunks rendered').to.be.greaterThanOrEqual(4);
+  });
+
+  it('sends valid JSON when a scan goes while its lists are read', async () => {
+    const scan = succeeded(2 * RISK_IDS_PER_TURN);
+    const pending = core.scans.listJson(account, {});
+    // Before the first chunk is read (after a turn): the lists are gone, as a deletion leaves them.
+    core.db.prepare('DELETE FROM scan_risks').run();
+    const body = Buffer.from((await pending).body).toString('utf8');
+    expect(JSON.parse(`[${body}]`)[0])
+      .to.include({ id: scan.id })
+      .and.to.have.deep.property('risks', { new_open: [], still_open: [], closed: [] });
   });
 });

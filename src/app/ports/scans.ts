@@ -3,7 +3,7 @@ import type { StagedFinding } from '../../domain/risks/risk.js';
 import type { OutboxEvent } from '../../domain/events/event.js';
 import type { Filters } from '../../domain/lists/list-query.js';
 import type { CursorValue } from '../../domain/lists/page-token.js';
-import type { Scan, ScanState } from '../../domain/scans/scan.js';
+import type { Scan, ScanState, ScanSummary } from '../../domain/scans/scan.js';
 import type { Readable } from 'node:stream';
 import type { Page } from './lists.js';
 import type { Target } from '../../domain/targets/target.js';
@@ -29,6 +29,8 @@ export interface ScanRepository {
   /** Inserts a Scan that ran elsewhere (an uploaded result) with its result files; it does not count against the monthly usage. */
   insertImported(scan: Scan, files: readonly StoredResultFile[]): void;
   findById(accountId: string, id: string): Scan | undefined;
+  /** The scan without reading its risk lists (their lengths only). */
+  findSummary(accountId: string, id: string): ScanSummary | undefined;
   findByName(accountId: string, name: string): Scan | undefined;
   /** For the controller, which reconciles by id across accounts. */
   findByIdUnscoped(id: string): Scan | undefined;
@@ -42,7 +44,14 @@ export interface ScanRepository {
   save(scan: Scan, events: readonly OutboxEvent[], expectedState?: ScanState): boolean;
   /** Deletes the scan and remembers it was deleted (ScanResourceMarks.deletedThroughApi), in one transaction. */
   delete(accountId: string, id: string): boolean;
-  list(accountId: string, query: ScanListQuery): Page<Scan>;
+  /** A page of the account's scans, newest first, their risk lists counted and not read. */
+  list(accountId: string, query: ScanListQuery): Page<ScanSummary>;
+  /**
+   * `count` entries of one of the scan's risk lists from `position` (0-based,
+   * in recorded order) as the API's JSON, `{"risk_id":"…"}` joined by commas;
+   * fewer when the list is shorter (or the scan is gone).
+   */
+  riskListJson(scanId: string, list: keyof Scan['risks'], position: number, count: number): string;
   /** Ids of scans in the states, oldest first, at most `limit` of them. */
   idsInStates(states: readonly ScanState[], limit?: number): string[];
   countInState(state: ScanState): number;

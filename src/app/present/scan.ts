@@ -1,4 +1,5 @@
-import type { Scan } from '../../domain/scans/scan.js';
+import type { Scan, ScanSummary } from '../../domain/scans/scan.js';
+import { yieldToEventLoop } from '../event-loop.js';
 
 /** The API shape of a Scan (SPEC.md field names); also the `data` of scan events. */
 export function presentScan(scan: Scan) {
@@ -27,3 +28,54 @@ export function presentScan(scan: Scan) {
 }
 
 export type ScanJson = ReturnType<typeof presentScan>;
+
+/** Risk ids rendered per turn of the event loop (about 400 KiB of JSON). */
+export const RISK_IDS_PER_TURN = 8192;
+
+/** `{"risk_id":"<uuid>"}` and its comma: each risk id's share of a rendered list (risk ids are UUIDs). */
+export const RISK_ID_JSON_CHARS = '{"risk_id":""},'.length + 36;
+
+const EMPTY_RISKS = '"risks":{"new_open":[],"still_open":[],"closed":[]}';
+
+/** presentScan()'s JSON text of a listed scan without its risk lists, and where they go. */
+function scanJsonAround(summary: ScanSummary): { before: string; after: string } {
+  const json = JSON.stringify(presentScan({ ...summary, risks: { newOpen: [], stillOpen: [], closed: [] } }));
+  // risks follows id, type, state, progress and is_authenticated, which Vigil sets: its first occurrence is the field.
+  const at = json.indexOf(EMPTY_RISKS);
+  return { before: json.slice(0, at), after: json.slice(at + EMPTY_RISKS.length) };
+}
+
+/** The length of renderScanJson()'s text, known before any risk id is read. */
+export function renderedScanLength(summary: ScanSummary): number {
+  const { before, after } = scanJsonAround(summary);
+  const ids = summary.riskCounts.newOpen + summary.riskCounts.stillOpen + summary.riskCounts.closed;
+  return before.length + EMPTY_RISKS.length + after.length + ids * RISK_ID_JSON_CHARS;
+}
+
+/**
+ * presentScan()'s JSON text for a listed scan, its risk lists read
+ * RISK_IDS_PER_TURN ids at a time, each after a turn of the event loop:
+ * a page of scans holds tens of thousands of ids, and one synchronous read
+ * and stringify of them held the loop for 90 ms (bench/scale.ts).
+ */
+export async function renderScanJson(summary: ScanSummary, listJson: (list: keyof Scan['risks'], position: number, count: number) => string): Promise<string> {
+  const { before, after } = scanJsonAround(summary);
+  const parts = [before, '"risks":{'];
+  for (const [key, list] of [
+    ['new_open', 'newOpen'],
+    ['still_open', 'stillOpen'],
+    ['closed', 'closed'],
+  ] as const) {
+    parts.push(`${key === 'new_open' ? '' : ','}"${key}":[`);
+    let chunks = 0;
+    for (let position = 0; position < summary.riskCounts[list]; position += RISK_IDS_PER_TURN) {
+      await yieldToEventLoop();
+      // Empty when the scan went meanwhile (a deletion): what was read stays valid JSON.
+      const chunk = listJson(list, position, RISK_IDS_PER_TURN);
+      if (chunk !== '') parts.push(chunks++ === 0 ? chunk : `,${chunk}`);
+    }
+    parts.push(']');
+  }
+  parts.push('}', after);
+  return parts.join('');
+}

@@ -84,6 +84,25 @@ export interface Scan {
   finishedAt: string | null;
 }
 
+/** How many risk ids each of a scan's lists holds. */
+export interface RiskListCounts {
+  newOpen: number;
+  stillOpen: number;
+  closed: number;
+}
+
+/**
+ * A scan as lists show it: every field but its risk lists, which are
+ * counted. A list of an account's scans can hold a million risk ids; it
+ * reads a scan's lists only to send them (ScansService.listJson).
+ */
+export type ScanSummary = Omit<Scan, 'risks'> & { riskCounts: RiskListCounts };
+
+export function summaryOf(scan: Scan): ScanSummary {
+  const { risks, ...rest } = scan;
+  return { ...rest, riskCounts: { newOpen: risks.newOpen.length, stillOpen: risks.stillOpen.length, closed: risks.closed.length } };
+}
+
 /** Splits targets into chunks of the type's per-Scan limit, keeping their order. */
 export function splitTargets<T>(type: ScanType, targets: readonly T[]): T[][] {
   const size = TARGETS_PER_SCAN[type];

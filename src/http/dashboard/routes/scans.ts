@@ -48,11 +48,7 @@ export function scanRoutes(router: Router, scans: ScansService): void {
     const session = sessionOf(res);
     const filters = filterForm(req);
     const pageToken = queryText(req, 'page_token');
-    const page = scans.list(
-      session.account,
-      { filters: apiFilters(filters), page_size: SCANS_PER_PAGE, page_token: pageToken === '' ? undefined : pageToken },
-      (scan) => scan,
-    );
+    const page = scans.list(session.account, { filters: apiFilters(filters), page_size: SCANS_PER_PAGE, page_token: pageToken === '' ? undefined : pageToken });
     res
       .type('html')
       .send(scansPage({ session, filters, scans: page.items, nextPageToken: page.nextPageToken, onLaterPage: pageToken !== '', notice: noticeFrom(req) }));

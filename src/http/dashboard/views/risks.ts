@@ -8,7 +8,7 @@ import { PATHS, withQuery } from '../paths.js';
 import { badge, csrfField, inputField, pagination, postButton, selectField, time, type Notice } from './components.js';
 import { page } from './layout.js';
 import { scansTable } from './scans.js';
-import type { Scan } from '../../../domain/scans/scan.js';
+import type { ScanSummary } from '../../../domain/scans/scan.js';
 
 /** The orders a risk table offers: by severity either way; '' is newest first. */
 export const RISK_TABLE_SORTS = ['threat_level desc', 'threat_level asc'] as const;
@@ -112,7 +112,7 @@ export interface RiskPageView {
   session: ActiveSession;
   risk: RiskView;
   /** The newest scans that detected the risk. */
-  scans: readonly Scan[];
+  scans: readonly ScanSummary[];
   noteError?: { note: string; error: string } | undefined;
   notice?: Notice | undefined;
 }

@@ -4,7 +4,7 @@ import type { StoredResultFile } from '../../../app/ports.js';
 import { html, type SafeHtml } from '../../../app/present/html.js';
 import { SCAN_PDF } from '../../../domain/reports/scan-pdf-model.js';
 import { SCAN_TYPES } from '../../../domain/risks/finding.js';
-import { SCAN_STATES, isTerminal, type Condition, type Scan, type ScanState } from '../../../domain/scans/scan.js';
+import { SCAN_STATES, isTerminal, type Condition, type Scan, type ScanState, type ScanSummary } from '../../../domain/scans/scan.js';
 import { asSentence } from '../notices.js';
 import { PATHS } from '../paths.js';
 import { badge, pagination, postButton, selectField, time, type Notice } from './components.js';
@@ -25,18 +25,18 @@ function stateBadge(state: ScanState): SafeHtml {
   return badge(`state-${state.replace('_', '-')}`, state);
 }
 
-function targetsText(scan: Scan): SafeHtml {
+function targetsText(scan: ScanSummary): SafeHtml {
   const [first, ...rest] = scan.requestedTargets;
   if (first === undefined) return html`<span class="empty">none</span>`;
   return html`<span class="mono">${first.target}</span>${rest.length === 0 ? '' : html` <span class="hint">and ${rest.length} more</span>`}`;
 }
 
-function riskCounts(scan: Scan): SafeHtml {
-  return html`${scan.risks.newOpen.length} / ${scan.risks.stillOpen.length} / ${scan.risks.closed.length}`;
+function riskCounts({ riskCounts: counts }: ScanSummary): SafeHtml {
+  return html`${counts.newOpen} / ${counts.stillOpen} / ${counts.closed}`;
 }
 
 /** The scans table of the list, the overview and a target's page. */
-export function scansTable(scans: readonly Scan[], caption: string, empty: SafeHtml): SafeHtml {
+export function scansTable(scans: readonly ScanSummary[], caption: string, empty: SafeHtml): SafeHtml {
   if (scans.length === 0) return empty;
   return html`<div class="table-wrap"><table>
   <caption>${caption}</caption>
@@ -65,7 +65,7 @@ export interface ScanFilterForm {
 export interface ScansView {
   session: ActiveSession;
   filters: ScanFilterForm;
-  scans: readonly Scan[];
+  scans: readonly ScanSummary[];
   nextPageToken: string | undefined;
   onLaterPage: boolean;
   notice?: Notice | undefined;

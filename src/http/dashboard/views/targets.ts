@@ -5,7 +5,7 @@ import { html, type SafeHtml } from '../../../app/present/html.js';
 import { MAX_LABEL_LENGTH } from '../../../api/schemas/targets.js';
 import { SCAN_TYPES } from '../../../domain/risks/finding.js';
 import type { RiskView } from '../../../domain/risks/risk.js';
-import type { Scan } from '../../../domain/scans/scan.js';
+import type { ScanSummary } from '../../../domain/scans/scan.js';
 import type { OpenRiskCounts } from '../../../domain/targets/health-score.js';
 import type { Target } from '../../../domain/targets/target.js';
 import { PATHS, withQuery } from '../paths.js';
@@ -85,7 +85,7 @@ export interface TargetPageView {
   /** The risk table's order: one of RISK_TABLE_SORTS, or '' for newest first. */
   riskSort?: string | undefined;
   moreRisks: boolean;
-  scans: readonly Scan[];
+  scans: readonly ScanSummary[];
   /** What the last form sent and the service's refusal, shown in that form. */
   edit?: { label: string; tags: string; error: string } | undefined;
   scanError?: { type: string; error: string } | undefined;
