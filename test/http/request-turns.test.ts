@@ -1,0 +1,50 @@
+/**
+ * oneRequestPerTurn: requests that arrive together start in turns of the
+ * event loop of their own, so the loop polls (and answers /healthz) between
+ * any two instead of running all their synchronous work back to back.
+ */
+import { expect } from 'chai';
+import type { NextFunction, Request, Response } from 'express';
+import { oneRequestPerTurn } from '../../src/http/request-turns.js';
+
+describe('one request started per turn of the event loop', () => {
+  const started = (gate: ReturnType<typeof oneRequestPerTurn>, next: () => void) => gate({} as Request, {} as Response, next as NextFunction);
+
+  it('starts requests that arrive in one turn in later turns, one each, in arrival order', async () => {
+    const gate = oneRequestPerTurn();
+    const order: string[] = [];
+    const done = new Promise<void>((resolve) => {
+      for (const name of ['a', 'b', 'c'])
+        started(gate, () => {
+          order.push(name);
+          // Work the first request schedules for the next turn runs before the second request starts.
+          if (name === 'a') setImmediate(() => order.push('next turn'));
+          if (name === 'c') resolve();
+        });
+    });
+    expect(order, 'nothing starts in the turn the requests arrived in').to.deep.equal([]);
+    await done;
+    expect(order).to.deep.equal(['a', 'next turn', 'b', 'c']);
+  });
+
+  it('keeps starting the others when one throws', async () => {
+    const gate = oneRequestPerTurn();
+    const uncaught: unknown[] = [];
+    const listener = (error: unknown) => uncaught.push(error);
+    const original = process.listeners('uncaughtException');
+    process.removeAllListeners('uncaughtException');
+    process.on('uncaughtException', listener);
+    try {
+      await new Promise<void>((resolve) => {
+        started(gate, () => {
+          throw new Error('a handler that throws');
+        });
+        started(gate, resolve);
+      });
+    } finally {
+      process.removeListener('uncaughtException', listener);
+      for (const handler of original) process.on('uncaughtException', handler);
+    }
+    expect(uncaught.map((error) => (error as Error).message)).to.deep.equal(['a handler that throws']);
+  });
+});
