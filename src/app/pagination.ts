@@ -27,6 +27,16 @@ export interface RenderedListResult {
   nextPageToken: string | undefined;
 }
 
+/**
+ * A list page sent as it is rendered: the inside of its `data` array in
+ * pieces (sendStreamedList writes each as it comes, waiting for the client
+ * to take it), its next_page_token known before the first piece.
+ */
+export interface StreamedListResult {
+  pieces: AsyncIterable<string>;
+  nextPageToken: string | undefined;
+}
+
 export class Paginator {
   constructor(private readonly codec: PageTokenCodec) {}
 
@@ -36,7 +46,11 @@ export class Paginator {
   }
 
   renderedResultOf(scope: string, order: string, page: RenderedPage): RenderedListResult {
-    return { body: page.body, nextPageToken: page.nextCursor === undefined ? undefined : this.codec.encode(scope, { order, values: page.nextCursor }) };
+    return { body: page.body, nextPageToken: this.tokenFor(scope, order, page.nextCursor) };
+  }
+
+  tokenFor(scope: string, order: string, cursor: CursorValue[] | undefined): string | undefined {
+    return cursor === undefined ? undefined : this.codec.encode(scope, { order, values: cursor });
   }
 
   resultOf<T, R>(scope: string, order: string, page: Page<T>, present: (item: T) => R): ListResult<R> {
@@ -44,7 +58,7 @@ export class Paginator {
       page.cursorAt === undefined ? { items: page.items.map(present), nextCursor: page.nextCursor } : withinBudget(page, present, page.cursorAt);
     return {
       items,
-      nextPageToken: nextCursor === undefined ? undefined : this.codec.encode(scope, { order, values: nextCursor }),
+      nextPageToken: this.tokenFor(scope, order, nextCursor),
     };
   }
 }

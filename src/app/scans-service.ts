@@ -1,7 +1,7 @@
 /** Scans (SPEC.md, Scans): starting, listing, stopping and deleting them, and their result files. */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { presentScan, renderScanJson, renderedScanLength } from './present/scan.js';
+import { presentScan, renderedScanLength, scanJsonPieces } from './present/scan.js';
 import type { Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import { InvalidRequestError, NotFoundError } from '../domain/errors.js';
@@ -12,7 +12,7 @@ import { setCondition } from '../domain/conditions/condition.js';
 import { assertTypeAllowed, isAuthenticated, selectorOf, type StartScanRequest } from '../domain/scans/start-scan.js';
 import type { Target } from '../domain/targets/target.js';
 import { GroupCommit } from './group-commit.js';
-import { LIST_PAGE_BYTE_BUDGET, type ListParams, type ListResult, type Paginator, type RenderedListResult } from './pagination.js';
+import { LIST_PAGE_BYTE_BUDGET, type ListParams, type ListResult, type Paginator, type StreamedListResult } from './pagination.js';
 import type { ScanPdfs } from './scan-pdfs.js';
 import type { RiskHistory } from './risk-history.js';
 import {
@@ -190,25 +190,31 @@ export class ScansService {
 
   /**
    * GET /v1/scans: a page of scans as the API's JSON, each with its whole
-   * risk lists. The page ends before the scan that would pass
-   * LIST_PAGE_BYTE_BUDGET (counted before its lists are read; one scan
-   * always fits), and the lists are read and rendered a chunk per turn of
-   * the event loop (renderScanJson).
+   * risk lists, streamed (scanJsonPieces). The page ends before the scan
+   * that would pass LIST_PAGE_BYTE_BUDGET, counted from the lists' lengths
+   * before any is read (one scan always fits), so its next_page_token is
+   * known before the first piece is sent.
    */
-  async listJson(account: Account, params: ListParams): Promise<RenderedListResult> {
+  listJson(account: Account, params: ListParams): StreamedListResult {
     const { scope, page } = this.summaries(account, params);
-    const texts: string[] = [];
-    let nextCursor = page.nextCursor;
+    let sent = page.items.length;
     let length = 0;
     for (const [index, summary] of page.items.entries()) {
       length += renderedScanLength(summary) + 1;
       if (index > 0 && length > LIST_PAGE_BYTE_BUDGET) {
-        nextCursor = page.cursorAt!(index - 1);
+        sent = index;
         break;
       }
-      texts.push(await renderScanJson(summary, (list, position, count) => this.scans.riskListJson(summary.id, list, position, count)));
     }
-    return this.paginator.renderedResultOf(scope, SCAN_ORDER, { body: Buffer.from(texts.join(','), 'utf8'), count: texts.length, nextCursor });
+    const nextCursor = sent < page.items.length ? page.cursorAt!(sent - 1) : page.nextCursor;
+    return { pieces: this.scanPieces(page.items.slice(0, sent)), nextPageToken: this.paginator.tokenFor(scope, SCAN_ORDER, nextCursor) };
+  }
+
+  private async *scanPieces(summaries: readonly ScanSummary[]): AsyncGenerator<string> {
+    for (const [index, summary] of summaries.entries()) {
+      if (index > 0) yield ',';
+      yield* scanJsonPieces(summary, (list, position, count) => this.scans.riskListJson(summary.id, list, position, count));
+    }
   }
 
   private summaries(account: Account, params: ListParams): { scope: string; page: Page<ScanSummary> } {

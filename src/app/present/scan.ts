@@ -45,7 +45,7 @@ function scanJsonAround(summary: ScanSummary): { before: string; after: string }
   return { before: json.slice(0, at), after: json.slice(at + EMPTY_RISKS.length) };
 }
 
-/** The length of renderScanJson()'s text, known before any risk id is read. */
+/** The length of scanJsonPieces()' text, known before any risk id is read. */
 export function renderedScanLength(summary: ScanSummary): number {
   const { before, after } = scanJsonAround(summary);
   const ids = summary.riskCounts.newOpen + summary.riskCounts.stillOpen + summary.riskCounts.closed;
@@ -53,29 +53,34 @@ export function renderedScanLength(summary: ScanSummary): number {
 }
 
 /**
- * presentScan()'s JSON text for a listed scan, its risk lists read
- * RISK_IDS_PER_TURN ids at a time, each after a turn of the event loop:
- * a page of scans holds tens of thousands of ids, and one synchronous read
- * and stringify of them held the loop for 90 ms (bench/scale.ts).
+ * presentScan()'s JSON text for a listed scan, in pieces: its risk lists are
+ * read RISK_IDS_PER_TURN ids at a time, each after a turn of the event loop,
+ * and each piece is what was rendered since the last turn. A page of scans
+ * holds tens of thousands of ids: one synchronous read and stringify of
+ * them held the loop for 90 ms, and ten such pages in memory at once were
+ * most of the service's peak RSS (bench/scale.ts).
  */
-export async function renderScanJson(summary: ScanSummary, listJson: (list: keyof Scan['risks'], position: number, count: number) => string): Promise<string> {
+export async function* scanJsonPieces(
+  summary: ScanSummary,
+  listJson: (list: keyof Scan['risks'], position: number, count: number) => string,
+): AsyncGenerator<string> {
   const { before, after } = scanJsonAround(summary);
-  const parts = [before, '"risks":{'];
+  let text = `${before}"risks":{`;
   for (const [key, list] of [
     ['new_open', 'newOpen'],
     ['still_open', 'stillOpen'],
     ['closed', 'closed'],
   ] as const) {
-    parts.push(`${key === 'new_open' ? '' : ','}"${key}":[`);
+    text += `${key === 'new_open' ? '' : ','}"${key}":[`;
     let chunks = 0;
     for (let position = 0; position < summary.riskCounts[list]; position += RISK_IDS_PER_TURN) {
+      yield text;
       await yieldToEventLoop();
       // Empty when the scan went meanwhile (a deletion): what was read stays valid JSON.
       const chunk = listJson(list, position, RISK_IDS_PER_TURN);
-      if (chunk !== '') parts.push(chunks++ === 0 ? chunk : `,${chunk}`);
+      text = chunk === '' ? '' : chunks++ === 0 ? chunk : `,${chunk}`;
     }
-    parts.push(']');
+    text += ']';
   }
-  parts.push('}', after);
-  return parts.join('');
+  yield `${text}}${after}`;
 }
