@@ -287,20 +287,27 @@ export class RiskHistory {
   /**
    * What a deleted scan left, a transaction at a time with a turn of the
    * event loop before each: a scan of 40,000 risks held the loop for seconds
-   * in one transaction (bench/scale.ts). First its detections and risk lists
-   * are swept, ROWS_PER_SWEEP at a time (ScanSweeps: its row no longer takes
-   * them in a cascade); no read reaches them once its row and coverage are
-   * gone. Then the recompute it left (journalForget), a few targets per
-   * transaction: each chunk takes its pairs off the journal in its own
-   * transaction and hands its risk events to `append` there. A crash leaves
-   * exactly the rows and pairs still to do, which start-up finishes
+   * in one transaction (bench/scale.ts). First its rows are swept
+   * (sweepDeletedScan); then the recompute it left (journalForget), a few
+   * targets per transaction: each chunk takes its pairs off the journal in
+   * its own transaction and hands its risk events to `append` there. A crash
+   * leaves exactly the rows and pairs still to do, which start-up finishes
    * (finishInterruptedForgets): the deletion is never left half-done.
    * Meanwhile the risks of pairs not yet recomputed still show the deleted
    * scan's detections.
    */
   async forgetDeletedScan(scanId: string, append: (events: OutboxEvent[]) => void): Promise<void> {
-    await this.inTurns(() => this.sweeps.sweep(scanId, ROWS_PER_SWEEP));
+    await this.sweepDeletedScan(scanId);
     await this.inTurns(() => this.forgetChunk(scanId, append));
+  }
+
+  /**
+   * A deleted scan's detections and risk lists, ROWS_PER_SWEEP a transaction
+   * (ScanSweeps: its row no longer takes them in a cascade, which held the
+   * loop); no read reaches them once its row and coverage are gone.
+   */
+  async sweepDeletedScan(scanId: string): Promise<void> {
+    await this.inTurns(() => this.sweeps.sweep(scanId, ROWS_PER_SWEEP));
   }
 
   /** Start-up: finishes the sweep and the recompute of every scan deletion a crash cut short; returns their scan ids. */
