@@ -67,6 +67,22 @@ function expectFirstScanForgotten(core: Core, accountId: string, first: { id: st
   expect(count(core, 'SELECT count(*) FROM pending_scan_sweeps')).to.equal(0);
 }
 
+/** The service started on the data directory a crash left: it logs the deletion as finished, which left what a whole one would. */
+async function expectFinishedAtStartUp(dataDir: string, accountId: string, first: { id: string; seq: number }, second: string): Promise<void> {
+  const service = await TestService.start({ dataDir });
+  try {
+    expect(service.logLines.some((line) => line.includes(`"finished_scan_deletions":["${first.id}"]`))).to.equal(true);
+    const reopened = composeCore(loadSettings({ VIGIL_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+    try {
+      expectFirstScanForgotten(reopened, accountId, first, second);
+    } finally {
+      reopened.db.close();
+    }
+  } finally {
+    await service.stop();
+  }
+}
+
 /** Another task, one step per turn of the event loop, looking at the store until `done` says the deletion is over. */
 async function turnsMeanwhile<T>(look: () => T, done: () => boolean): Promise<T[]> {
   const seen: T[] = [];
@@ -134,18 +150,7 @@ describe('reliability: deleting a scan of many risks recomputes them in chunks',
     await core.reportWorkers.close();
     core.db.close();
 
-    const service = await TestService.start({ dataDir: dir.path });
-    try {
-      expect(service.logLines.some((line) => line.includes(`"finished_scan_deletions":["${first}"]`))).to.equal(true);
-      const reopened = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, LOG_LEVEL: 'silent' }));
-      try {
-        expectFirstScanForgotten(reopened, account.id, { id: first, seq: firstSeq }, second);
-      } finally {
-        reopened.db.close();
-      }
-    } finally {
-      await service.stop();
-    }
+    await expectFinishedAtStartUp(dir.path, account.id, { id: first, seq: firstSeq }, second);
   });
 
   // 17 ports on 300 hosts: 5,100 detections and as many risk list entries, more than one sweep chunk (5,000 rows) of each.
@@ -191,17 +196,6 @@ describe('reliability: deleting a scan of many risks recomputes them in chunks',
     expect(await deleting).to.be.instanceOf(Error);
     await core.reportWorkers.close();
 
-    const service = await TestService.start({ dataDir: dir.path });
-    try {
-      expect(service.logLines.some((line) => line.includes(`"finished_scan_deletions":["${first}"]`))).to.equal(true);
-      const reopened = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, LOG_LEVEL: 'silent' }));
-      try {
-        expectFirstScanForgotten(reopened, account.id, { id: first, seq: firstSeq }, second);
-      } finally {
-        reopened.db.close();
-      }
-    } finally {
-      await service.stop();
-    }
+    await expectFinishedAtStartUp(dir.path, account.id, { id: first, seq: firstSeq }, second);
   });
 });

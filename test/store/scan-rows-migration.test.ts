@@ -8,23 +8,15 @@
 import { expect } from 'chai';
 import { applyMigrations, openDatabase, type Database } from '../../src/store/database.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { insertRisks, insertScans } from '../support/store-rows.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const DETECTIONS = 'SELECT scan_id, risk_id FROM detections ORDER BY scan_id, risk_id';
 const SCAN_RISKS = 'SELECT scan_seq, list, position, risk_id FROM scan_risks ORDER BY scan_seq, list, position';
 
 function seed(db: Database): void {
-  db.exec(`INSERT INTO accounts (id, name, plan, namespace, created_at) VALUES ('a1', 'acme', 'free', 'acme', '2026-01-01T00:00:00Z');
-    INSERT INTO targets (id, account_id, target, zap_settings, origin, created_at) VALUES ('t1', 'a1', 'host.example.com', '{}', 'MANUAL', '2026-01-01T00:00:00Z');`);
-  const risk =
-    db.prepare(`INSERT INTO risks (id, account_id, target_id, scan_type, fingerprint, status, first_detected_at, last_detected_at, title, threat_level, definition, created_at)
-    VALUES (?, 'a1', 't1', 'NMAP', ?, 'OPEN', '2026-01-01', '2026-01-01', 't', 'HIGH', '{}', '2026-01-01')`);
-  for (const n of [1, 2, 3]) risk.run(`r${n}`, `f${n}`);
-  const scan = db.prepare(
-    `INSERT INTO scans (id, account_id, name, type, state, requested_targets, created_at) VALUES (?, 'a1', ?, 'NMAP', 'SUCCEEDED', '[]', '2026-01-05')`,
-  );
-  scan.run('s1', 's1');
-  scan.run('s2', 's2');
+  insertRisks(db, 3);
+  insertScans(db, ['s1', 's2']);
   const detection = db.prepare('INSERT INTO detections (scan_id, risk_id) VALUES (?, ?)');
   for (const [scanId, riskId] of [
     ['s1', 'r1'],

@@ -8,20 +8,12 @@ import { expect } from 'chai';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { JOURNAL_SWEEP, SqliteScanSweeps } from '../../src/store/scan-sweeps.js';
 import { SqliteScanRepository } from '../../src/store/scans-repository.js';
+import { insertRisks, insertScans } from '../support/store-rows.js';
 import { tempDir } from '../support/temp-dir.js';
 
 function seed(db: Database): void {
-  db.exec(`INSERT INTO accounts (id, name, plan, namespace, created_at) VALUES ('a1', 'acme', 'free', 'acme', '2026-01-01T00:00:00Z');
-    INSERT INTO targets (id, account_id, target, zap_settings, origin, created_at) VALUES ('t1', 'a1', 'host.example.com', '{}', 'MANUAL', '2026-01-01T00:00:00Z');`);
-  const risk =
-    db.prepare(`INSERT INTO risks (id, account_id, target_id, scan_type, fingerprint, status, first_detected_at, last_detected_at, title, threat_level, definition, created_at)
-    VALUES (?, 'a1', 't1', 'NMAP', ?, 'OPEN', '2026-01-01', '2026-01-01', 't', 'HIGH', '{}', '2026-01-01')`);
-  for (let n = 1; n <= 7; n++) risk.run(`r${n}`, `f${n}`);
-  const scan = db.prepare(
-    `INSERT INTO scans (id, account_id, name, type, state, requested_targets, created_at) VALUES (?, 'a1', ?, 'NMAP', 'SUCCEEDED', '[]', '2026-01-05')`,
-  );
-  scan.run('s1', 's1');
-  scan.run('s2', 's2');
+  insertRisks(db, 7);
+  insertScans(db, ['s1', 's2']);
   const detection = db.prepare('INSERT INTO detections (scan_id, risk_id) VALUES (?, ?)');
   for (let n = 1; n <= 7; n++) detection.run('s1', `r${n}`);
   for (let n = 1; n <= 3; n++) detection.run('s2', `r${n}`);
