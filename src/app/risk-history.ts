@@ -405,7 +405,7 @@ const REFUSED = Symbol('recording refused');
 /** How many targets, and about how many findings, one transaction of a recording writes: each takes a few milliseconds. */
 const TARGETS_PER_TRANSACTION = 250;
 const FINDINGS_PER_TRANSACTION = 1000;
-/** A deleted scan's detections or risk list entries one transaction of its sweep deletes: about 22 ms for 5,000 detections. */
+/** A deleted scan's detections or risk list entries one transaction of its sweep deletes: 7-14 ms for 5,000 detections among a million. */
 const ROWS_PER_SWEEP = 5000;
 
 /** Consecutive items up to TARGETS_PER_TRANSACTION of them, or until their findings reach FINDINGS_PER_TRANSACTION. */

@@ -6,7 +6,8 @@ export const m0029ScanRowsSwept: Migration = {
   sql: `
 -- detections and scan_risks lose their foreign key to scans: deleting a scan
 -- of 40,020 risks cascaded to 80,040 rows in the transaction that deleted its
--- row, holding the event loop 165-513 ms (bench/scale.ts). The row now goes
+-- row, holding the event loop 224 ms (1.1 s on a database just opened) among
+-- a million risks (bench/scale.ts's database). The row now goes
 -- alone and its rows are swept a chunk per transaction (src/store/scan-sweeps.ts);
 -- scans.seq is AUTOINCREMENT and ids are UUIDs, so rows not yet swept never
 -- belong to another scan, and every read reaches them through a scan's row
