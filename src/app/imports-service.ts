@@ -119,6 +119,7 @@ export class ImportsService {
       this.history.rollBack(accountId, scanId);
       this.scans.delete(accountId, scanId);
     });
+    await this.history.sweepDeletedScan(scanId);
     await this.resultFiles.removeScan(scanId);
   }
 

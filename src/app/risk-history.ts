@@ -21,6 +21,7 @@ import type {
   RecordingKind,
   RecordingStaging,
   RiskRepository,
+  ScanSweeps,
   TargetRepository,
 } from './ports.js';
 
@@ -54,6 +55,7 @@ export class RiskHistory {
     private readonly receivers: EventReceivers,
     private readonly staging: RecordingStaging,
     private readonly forgets: PendingForgets,
+    private readonly sweeps: ScanSweeps,
   ) {}
 
   private findingsObserver: ((scanType: ScanType, count: number) => void) | undefined;
@@ -273,8 +275,9 @@ export class RiskHistory {
   }
 
   /**
-   * Deleting a scan, in the caller's transaction with the scan's own delete:
-   * the pairs it covered are journaled for forgetDeletedScan() to recompute.
+   * Deleting a scan, in the caller's transaction with the scan's own delete
+   * (which journals its rows for the sweep): the pairs it covered are
+   * journaled for forgetDeletedScan() to recompute.
    * Call before the scan's row goes (its coverage goes with it).
    */
   journalForget(accountId: string, scanId: string): void {
@@ -282,24 +285,49 @@ export class RiskHistory {
   }
 
   /**
-   * The recompute a deleted scan left (journalForget), a few targets per
-   * transaction with a turn of the event loop between them: a scan of
-   * 40,000 risks held the loop for seconds in one transaction (bench/scale.ts).
-   * Each chunk takes its pairs off the journal in its own transaction and
-   * hands its risk events to `append` there, so a crash leaves exactly the
-   * pairs still to do, which start-up finishes (finishInterruptedForgets):
-   * the deletion is never left half-done. Meanwhile the risks of pairs not
-   * yet recomputed still show the deleted scan's detections.
+   * What a deleted scan left, a transaction at a time with a turn of the
+   * event loop before each: a scan of 40,000 risks held the loop for seconds
+   * in one transaction (bench/scale.ts). First its rows are swept
+   * (sweepDeletedScan); then the recompute it left (journalForget), a few
+   * targets per transaction: each chunk takes its pairs off the journal in
+   * its own transaction and hands its risk events to `append` there. A crash
+   * leaves exactly the rows and pairs still to do, which start-up finishes
+   * (finishInterruptedForgets): the deletion is never left half-done.
+   * Meanwhile the risks of pairs not yet recomputed still show the deleted
+   * scan's detections.
    */
   async forgetDeletedScan(scanId: string, append: (events: OutboxEvent[]) => void): Promise<void> {
-    while (this.transaction(() => this.forgetChunk(scanId, append))) await yieldToEventLoop();
+    await this.sweepDeletedScan(scanId);
+    await this.inTurns(() => this.forgetChunk(scanId, append));
   }
 
-  /** Start-up: finishes the recompute of every scan deletion a crash cut short; returns their scan ids. */
+  /**
+   * A deleted scan's detections and risk lists, ROWS_PER_SWEEP a transaction
+   * (ScanSweeps: its row no longer takes them in a cascade, which held the
+   * loop); no read reaches them once its row and coverage are gone.
+   */
+  async sweepDeletedScan(scanId: string): Promise<void> {
+    await this.inTurns(() => this.sweeps.sweep(scanId, ROWS_PER_SWEEP));
+  }
+
+  /** Start-up: finishes the sweep and the recompute of every scan deletion a crash cut short; returns their scan ids. */
   finishInterruptedForgets(append: (events: OutboxEvent[]) => void): string[] {
-    const scans = this.forgets.scans();
-    for (const scanId of scans) while (this.transaction(() => this.forgetChunk(scanId, append)));
-    return scans;
+    const swept = this.sweeps.scans();
+    for (const scanId of swept) this.untilDone(() => this.sweeps.sweep(scanId, ROWS_PER_SWEEP));
+    const recomputed = this.forgets.scans();
+    for (const scanId of recomputed) this.untilDone(() => this.forgetChunk(scanId, append));
+    return [...new Set([...swept, ...recomputed])];
+  }
+
+  /** Runs `chunk` in a transaction of its own, after a turn of the event loop, until it returns false. */
+  private async inTurns(chunk: () => boolean): Promise<void> {
+    do await yieldToEventLoop();
+    while (this.transaction(chunk));
+  }
+
+  /** inTurns() without the turns: nothing else runs yet at start-up. */
+  private untilDone(chunk: () => boolean): void {
+    while (this.transaction(chunk));
   }
 
   /** One transaction of forgetDeletedScan(): journaled pairs until about FINDINGS_PER_TRANSACTION risks; false when none was left. */
@@ -377,6 +405,8 @@ const REFUSED = Symbol('recording refused');
 /** How many targets, and about how many findings, one transaction of a recording writes: each takes a few milliseconds. */
 const TARGETS_PER_TRANSACTION = 250;
 const FINDINGS_PER_TRANSACTION = 1000;
+/** A deleted scan's detections or risk list entries one transaction of its sweep deletes: 7-14 ms for 5,000 detections among a million. */
+const ROWS_PER_SWEEP = 5000;
 
 /** Consecutive items up to TARGETS_PER_TRANSACTION of them, or until their findings reach FINDINGS_PER_TRANSACTION. */
 function* batchesByFindings<T>(items: readonly T[], findingsOf: (item: T) => number): Generator<T[]> {

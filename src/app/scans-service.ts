@@ -242,8 +242,8 @@ export class ScansService {
   /**
    * SPEC.md: the Scan's findings are no longer considered; every risk it
    * touched is recomputed from what remains. The scan goes at once, with a
-   * journal of what to recompute; the recompute follows in chunks
-   * (RiskHistory.forgetDeletedScan) and is done when this resolves.
+   * journal of its rows to sweep and of what to recompute; both follow in
+   * chunks (RiskHistory.forgetDeletedScan) and are done when this resolves.
    */
   async delete(account: Account, id: string): Promise<void> {
     const scan = this.get(account, id);

@@ -32,6 +32,7 @@ import { FileSystemResultFiles } from '../store/result-files.js';
 import { FileSystemBackupFolders } from '../store/data-dir-backup.js';
 import { BackupScheduler } from '../app/backup-scheduler.js';
 import { SqlitePendingForgets } from '../store/pending-forgets-repository.js';
+import { SqliteScanSweeps } from '../store/scan-sweeps.js';
 import { SqlitePendingRecordings } from '../store/pending-recordings-repository.js';
 import { recordedReports, referencedResultFiles } from '../store/result-file-index.js';
 import { ScansService } from '../app/scans-service.js';
@@ -332,6 +333,7 @@ export function composeCore(settings: Settings, clock: Clock = systemClock, repo
     new SqliteEventReceivers(db),
     staging,
     new SqlitePendingForgets(db),
+    new SqliteScanSweeps(db),
   );
   const outbox = new NotifyingOutbox(new SqliteEventOutbox(db));
   // Writes of the same turn of the event loop in one transaction, one disk flush: POST /v1/scans and the Scan controller's state changes.

@@ -4,6 +4,7 @@ import type { ScanType } from '../domain/risks/finding.js';
 import type { Scan, ScanState, ScanSummary } from '../domain/scans/scan.js';
 import type { Database } from './database.js';
 import { PRUNE_DELETIONS, RECORD_DELETION } from './scan-resource-marks.js';
+import { JOURNAL_SWEEP } from './scan-sweeps.js';
 import { EventRows } from './event-rows.js';
 import { newestFirstPage } from './keyset.js';
 
@@ -147,6 +148,7 @@ export class SqliteScanRepository implements ScanRepository {
       byIdUnscoped: db.prepare('SELECT * FROM scans WHERE id = ?'),
       byName: db.prepare('SELECT * FROM scans WHERE account_id = ? AND name = ?'),
       delete: db.prepare('DELETE FROM scans WHERE account_id = ? AND id = ?'),
+      journalSweep: db.prepare(JOURNAL_SWEEP),
       recordDeletion: db.prepare(RECORD_DELETION),
       pruneDeletions: db.prepare(PRUNE_DELETIONS),
       countInState: db.prepare('SELECT COUNT(*) AS n FROM scans WHERE state = ?'),
@@ -257,6 +259,8 @@ export class SqliteScanRepository implements ScanRepository {
 
   delete(accountId: string, id: string): boolean {
     return this.db.transaction(() => {
+      // Its detections and risk lists stay, for the sweep (ScanSweeps): deleting them here held the event loop.
+      this.statements.journalSweep.run(accountId, id);
       if (this.statements.delete.run(accountId, id).changes === 0) return false;
       // Its Scan resource goes after it (scan-resource-marks.ts); an entry is written even where none exists (embedded), bounded.
       this.statements.recordDeletion.run(id, new Date().toISOString());

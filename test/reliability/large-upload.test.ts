@@ -130,6 +130,10 @@ describe('reliability: a large upload holds neither its findings nor its events,
       const db = core.db;
       expect(db.pragma('integrity_check', { simple: true })).to.equal('ok');
       expect(count(db, 'SELECT COUNT(*) AS n FROM pending_recordings')).to.equal(0);
+      // A discarded upload's scan leaves no rows to sweep (migration 0029: they no longer cascade from its row).
+      expect(count(db, 'SELECT COUNT(*) AS n FROM pending_scan_sweeps')).to.equal(0);
+      expect(count(db, 'SELECT COUNT(*) AS n FROM detections d WHERE NOT EXISTS (SELECT 1 FROM scans s WHERE s.id = d.scan_id)')).to.equal(0);
+      expect(count(db, 'SELECT COUNT(*) AS n FROM scan_risks r WHERE NOT EXISTS (SELECT 1 FROM scans s WHERE s.seq = r.scan_seq)')).to.equal(0);
       expect(core.scans.get(earlier, committed.scan.id).state).to.equal('SUCCEEDED');
       expect(db.prepare('SELECT id, status, last_detected_at FROM risks WHERE account_id = ? ORDER BY seq').all(earlier.id)).to.deep.equal(before.risks);
       expect(db.prepare('SELECT id, type, payload FROM events WHERE account_id = ? ORDER BY seq').all(earlier.id)).to.deep.equal(before.events);

@@ -42,7 +42,10 @@ export interface ScanRepository {
    * saveWithResults, the writes that record what a scan found.
    */
   save(scan: Scan, events: readonly OutboxEvent[], expectedState?: ScanState): boolean;
-  /** Deletes the scan and remembers it was deleted (ScanResourceMarks.deletedThroughApi), in one transaction. */
+  /**
+   * Deletes the scan, remembers it was deleted (ScanResourceMarks.deletedThroughApi) and journals its
+   * detections and risk lists for the sweep (ScanSweeps), in one transaction.
+   */
   delete(accountId: string, id: string): boolean;
   /** A page of the account's scans, newest first, their risk lists counted and not read. */
   list(accountId: string, query: ScanListQuery): Page<ScanSummary>;
@@ -100,6 +103,20 @@ export interface PendingForgets {
   next(scanId: string, limit: number): PendingForget[];
   remove(seqs: readonly number[]): void;
   /** The scans whose recompute is not finished, oldest first. */
+  scans(): string[];
+}
+
+/**
+ * A deleted scan's detections and risk lists, which outlive its row (no
+ * cascade: a large scan's held the event loop): the scan repository's
+ * delete journals them, and they are swept a chunk per transaction
+ * (RiskHistory.forgetDeletedScan); what is left at start-up was cut short
+ * by a crash and is swept then.
+ */
+export interface ScanSweeps {
+  /** Deletes at most `limit` of the scan's rows; when none was left, takes the scan off the journal and returns false. */
+  sweep(scanId: string, limit: number): boolean;
+  /** The scans whose rows are not all swept, oldest first. */
   scans(): string[];
 }
 

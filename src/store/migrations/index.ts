@@ -30,6 +30,7 @@ import { m0025ScanRiskLists } from './0025-scan-risk-lists.js';
 import { m0026DashboardCounters } from './0026-dashboard-counters.js';
 import { m0027TargetsLastScannedJson } from './0027-targets-last-scanned-json.js';
 import { m0028PendingScanForgets } from './0028-pending-scan-forgets.js';
+import { m0029ScanRowsSwept } from './0029-scan-rows-swept.js';
 
 export interface Migration {
   version: number;
@@ -66,4 +67,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m0026DashboardCounters,
   m0027TargetsLastScannedJson,
   m0028PendingScanForgets,
+  m0029ScanRowsSwept,
 ];
