@@ -330,7 +330,7 @@ export class RiskHistory {
     while (this.transaction(chunk));
   }
 
-  /** One transaction of forgetDeletedScan(): journaled pairs until about FINDINGS_PER_TRANSACTION risks; false when none was left. */
+  /** One transaction of forgetDeletedScan(): journaled pairs until about RISKS_PER_RECOMPUTE risks; false when none was left. */
   private forgetChunk(scanId: string, append: (events: OutboxEvent[]) => void): boolean {
     const pending = this.forgets.next(scanId, TARGETS_PER_TRANSACTION);
     if (pending.length === 0) return false;
@@ -340,7 +340,7 @@ export class RiskHistory {
     for (const pair of pending) {
       risks += this.forgetPair(pair.accountId, pair, events);
       done.push(pair.seq);
-      if (risks >= FINDINGS_PER_TRANSACTION) break;
+      if (risks >= RISKS_PER_RECOMPUTE) break;
     }
     this.forgets.remove(done);
     append(events);
@@ -405,6 +405,14 @@ const REFUSED = Symbol('recording refused');
 /** How many targets, and about how many findings, one transaction of a recording writes: each takes a few milliseconds. */
 const TARGETS_PER_TRANSACTION = 250;
 const FINDINGS_PER_TRANSACTION = 1000;
+/**
+ * About how many risks one transaction of a deleted scan's recompute reads
+ * and rewrites or deletes: each write touches the risks' 13 indexes and the
+ * overview's counter triggers, about 0.15 ms on a million-risk account, so
+ * 1,000 held the loop 105-300 ms; about 300 took 32-62 ms, and the whole
+ * deletion no longer (bench/scale.ts). A pair is never split.
+ */
+const RISKS_PER_RECOMPUTE = 250;
 /** A deleted scan's detections or risk list entries one transaction of its sweep deletes: 7-14 ms for 5,000 detections among a million. */
 const ROWS_PER_SWEEP = 5000;
 
