@@ -49,7 +49,7 @@ const VULNERS = (port: number) =>
   `<elem key="cvss">7.5</elem><elem key="id">CVE-2023-${10000 + port}</elem><elem key="is_exploit">false</elem><elem key="type">cve</elem></table></table></script>`;
 
 /** Upload `index`'s nmap XML, in pieces of about 256 KB. */
-function* nmapXml(index: number): Generator<Buffer> {
+export function* nmapXml(index: number): Generator<Buffer> {
   let part = '<?xml version="1.0" encoding="UTF-8"?>\n<nmaprun scanner="nmap" args="nmap -sV --script vulners" version="7.93">\n';
   for (let host = 0; host < HOSTS_PER_UPLOAD; host++) {
     const n = index * HOSTS_PER_UPLOAD + host + 1;
