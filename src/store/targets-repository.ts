@@ -236,7 +236,7 @@ export class SqliteTargetRepository implements TargetRepository {
   findByIds(accountId: string, ids: readonly string[]): Target[] {
     if (ids.length === 0) return [];
     const rows = this.db
-      .prepare(`SELECT * FROM targets WHERE account_id = ? AND id IN (${placeholders(ids)}) ORDER BY seq`)
+      .prepare(`SELECT * FROM targets WHERE +account_id = ? AND id IN (${placeholders(ids)}) ORDER BY seq`)
       .all(accountId, ...ids) as TargetRow[];
     return rows.map(toTarget);
   }
