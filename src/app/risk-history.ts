@@ -56,6 +56,7 @@ export class RiskHistory {
     private readonly staging: RecordingStaging,
     private readonly forgets: PendingForgets,
     private readonly sweeps: ScanSweeps,
+    private readonly limits: RecordingLimits = { transactionMs: TRANSACTION_MS },
   ) {}
 
   private findingsObserver: ((scanType: ScanType, count: number) => void) | undefined;
@@ -83,19 +84,40 @@ export class RiskHistory {
 
   /** `journaled`: a chunked recording, whose changes to targets go in its journal for a rollback to undo. */
   private recordStaged(scan: Scan, source: TargetFindings, journaled: boolean): ScanRisks {
+    return this.recordStagedFrom(scan, source, journaled, 0, () => false).lists;
+  }
+
+  /**
+   * Records the scan's targets from position `from`, in the caller's
+   * transaction, until they are all done or `full` (given the targets and
+   * findings recorded so far) says the transaction holds enough; returns
+   * their risk lists and the position to go on from.
+   */
+  private recordStagedFrom(
+    scan: Scan,
+    source: TargetFindings,
+    journaled: boolean,
+    from: number,
+    full: (targets: number, findings: number) => boolean,
+  ): { lists: ScanRisks; next: number } {
     const lists: ScanRisks = { newOpen: [], stillOpen: [], closed: [] };
     const now = this.clock.now();
     const at = now.toISOString();
     // No endpoint to receive them: the risk events are not even made (the outbox would not store them).
     const events = this.receivers.receivesEvents(scan.accountId, now);
-    for (const resolved of scan.resolvedTargets) {
-      const target = this.targets.findById(scan.accountId, resolved.targetId);
+    let next = from;
+    let findings = 0;
+    while (next < scan.resolvedTargets.length) {
+      const target = this.targets.findById(scan.accountId, scan.resolvedTargets[next++]!.targetId);
       if (target === undefined) continue; // deleted while the scan ran
+      const staged = source.findingsOf(target.id);
+      findings += staged.length;
       this.risks.recordCoverage(scan.id, target.id, scan.type, at);
-      this.recordTarget(scan, target, source.findingsOf(target.id), at, lists, events);
+      this.recordTarget(scan, target, staged, at, lists, events);
       this.refreshTarget(target, at, journaled ? scan.id : undefined);
+      if (full(next - from, findings)) break;
     }
-    return lists;
+    return { lists, next };
   }
 
   /**
@@ -175,10 +197,19 @@ export class RiskHistory {
     try {
       const source = this.stage(scan, findingsByTarget);
       const risks: ScanRisks = { newOpen: [], stillOpen: [], closed: [] };
-      for (const batch of batchesByFindings(scan.resolvedTargets, (target) => source.countOf(target.targetId))) {
+      for (let next = 0; next < scan.resolvedTargets.length;) {
         this.transaction(() => {
-          const part = this.recordStaged({ ...scan, resolvedTargets: batch }, source, true);
-          for (const list of ['newOpen', 'stillOpen', 'closed'] as const) for (const id of part[list]) risks[list].push(id);
+          const started = performance.now();
+          const part = this.recordStagedFrom(
+            scan,
+            source,
+            true,
+            next,
+            (targets, findings) =>
+              targets >= TARGETS_PER_TRANSACTION || findings >= FINDINGS_PER_TRANSACTION || performance.now() - started >= this.limits.transactionMs,
+          );
+          next = part.next;
+          for (const list of ['newOpen', 'stillOpen', 'closed'] as const) for (const id of part.lists[list]) risks[list].push(id);
         });
         await yieldToEventLoop();
       }
@@ -402,9 +433,23 @@ type RiskEventRow = [riskId: string, eventId: string, type: 'risk.created' | 'ri
 /** Thrown inside recordScanWhole()'s transaction to roll it back when `finish` refuses. */
 const REFUSED = Symbol('recording refused');
 
-/** How many targets, and about how many findings, one transaction of a recording writes: each takes a few milliseconds. */
+/** How many targets, and about how many findings, one transaction of a recording writes at most. */
 const TARGETS_PER_TRANSACTION = 250;
 const FINDINGS_PER_TRANSACTION = 1000;
+/**
+ * And for about how long: a chunk ends after the target that reaches it.
+ * On a fresh account 1,000 findings take a few milliseconds; on one with a
+ * million risks each re-detected risk rewrites its entries in 13 indexes
+ * and the overview's counters (about 0.15 ms), and 1,000 held the event
+ * loop for 150 ms (bench/scale.ts). Time, not a smaller count, so that
+ * small accounts keep their few large commits (bench/ingest.ts).
+ */
+const TRANSACTION_MS = 25;
+
+/** Bounds of a recording's transactions (tests set a smaller time to see the chunks). */
+export interface RecordingLimits {
+  transactionMs: number;
+}
 /**
  * About how many risks one transaction of a deleted scan's recompute reads
  * and rewrites or deletes: each write touches the risks' 13 indexes and the
@@ -415,22 +460,6 @@ const FINDINGS_PER_TRANSACTION = 1000;
 const RISKS_PER_RECOMPUTE = 250;
 /** A deleted scan's detections or risk list entries one transaction of its sweep deletes: 7-14 ms for 5,000 detections among a million. */
 const ROWS_PER_SWEEP = 5000;
-
-/** Consecutive items up to TARGETS_PER_TRANSACTION of them, or until their findings reach FINDINGS_PER_TRANSACTION. */
-function* batchesByFindings<T>(items: readonly T[], findingsOf: (item: T) => number): Generator<T[]> {
-  let batch: T[] = [];
-  let findings = 0;
-  for (const item of items) {
-    batch.push(item);
-    findings += findingsOf(item);
-    if (batch.length >= TARGETS_PER_TRANSACTION || findings >= FINDINGS_PER_TRANSACTION) {
-      yield batch;
-      batch = [];
-      findings = 0;
-    }
-  }
-  if (batch.length > 0) yield batch;
-}
 
 /** One finding per fingerprint on a target, the first in the scanner's order: its staged seq by fingerprint. */
 function firstOfEachFingerprint(staged: readonly StagedFinding[]): Map<string, number> {

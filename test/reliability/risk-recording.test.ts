@@ -12,6 +12,15 @@ import type { Finding } from '../../src/domain/risks/finding.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import type { Target } from '../../src/domain/targets/target.js';
 import { composeCore } from '../../src/main/composition-root.js';
+import { RiskHistory } from '../../src/app/risk-history.js';
+import { systemClock } from '../../src/domain/clock.js';
+import { SqliteRiskRepository } from '../../src/store/risks-repository.js';
+import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
+import { SqlitePendingRecordings } from '../../src/store/pending-recordings-repository.js';
+import { SqliteEventReceivers } from '../../src/store/event-receivers.js';
+import { SqliteRecordingStaging } from '../../src/store/recording-staging.js';
+import { SqlitePendingForgets } from '../../src/store/pending-forgets-repository.js';
+import { SqliteScanSweeps } from '../../src/store/scan-sweeps.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /** More than one transaction's worth (250 targets). */
@@ -154,5 +163,36 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
     expect([lists.newOpen.length, lists.stillOpen.length, lists.closed.length]).to.deep.equal([TARGETS, TARGETS, TARGETS]);
     expect(core.db.prepare('SELECT COUNT(*) AS n FROM risks').get()).to.deep.equal({ n: 3 * TARGETS });
     expect(core.db.prepare('SELECT COUNT(*) AS n FROM pending_recordings').get()).to.deep.equal({ n: 0 });
+  });
+
+  it('ends a chunk at its time budget, after the target that reached it: on a large account 1,000 findings held the loop 150 ms', async () => {
+    // The same store, with a budget no target fits in: each transaction records one target.
+    const history = new RiskHistory(
+      new SqliteRiskRepository(core.db),
+      new SqliteTargetRepository(core.db),
+      systemClock,
+      new SqlitePendingRecordings(core.db),
+      new SqliteEventReceivers(core.db),
+      new SqliteRecordingStaging(core.db),
+      new SqlitePendingForgets(core.db),
+      new SqliteScanSweeps(core.db),
+      { transactionMs: 0 },
+    );
+    const covered = () => core.db.prepare('SELECT COUNT(*) FROM scan_coverage WHERE scan_id = ?').pluck();
+    const second = insertScan();
+    const seen: number[] = [];
+    let watching = true;
+    const watch = () => {
+      if (!watching) return;
+      seen.push(covered().get(second.id) as number);
+      setImmediate(watch);
+    };
+    setImmediate(watch);
+    const result = await history.recordScanInChunks(second, 'SCAN', findings([80, 443]), (risks) => risks);
+    watching = false;
+    expect(result).to.not.equal(false);
+    const between = [...new Set(seen)].filter((n) => n > 0);
+    expect(between.slice(0, 5), 'targets recorded as seen between transactions').to.deep.equal([1, 2, 3, 4, 5]);
+    expect(covered().get(second.id)).to.equal(TARGETS);
   });
 });
