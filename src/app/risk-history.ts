@@ -442,9 +442,10 @@ const FINDINGS_PER_TRANSACTION = 1000;
  * million risks each re-detected risk rewrites its entries in 13 indexes
  * and the overview's counters (about 0.15 ms), and 1,000 held the event
  * loop for 150 ms (bench/scale.ts). Time, not a smaller count, so that
- * small accounts keep their few large commits (bench/ingest.ts).
+ * small accounts keep their few large commits (bench/ingest.ts); 15 ms
+ * leaves room for the commit's own write and flush in the same turn.
  */
-const TRANSACTION_MS = 25;
+const TRANSACTION_MS = 15;
 
 /** Bounds of a recording's transactions (tests set a smaller time to see the chunks). */
 export interface RecordingLimits {
