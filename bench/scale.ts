@@ -22,11 +22,13 @@
  *   BENCH_SCALE_RISKS          risks to seed, in uploads of 40,020 (default 1,000,500: 25 uploads)
  *   BENCH_SCALE_REQUESTS       measured requests per list, after 2 warm-ups (default 20)
  *   BENCH_SCALE_LOAD_SECONDS   the ten clients' run (default 20; longer when the report takes longer)
+ *   BENCH_VIGIL_NODE_OPTIONS   NODE_OPTIONS of the service's process (default: the image's, from the Dockerfile; empty for none)
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DashboardClient } from '../test/support/dashboard-client.js';
+import { runtimeEnv } from '../test/support/dockerfile.js';
 import { envInteger } from './support/env.js';
 import { percentile, runLoad } from './support/load.js';
 import { cleanup, freePort, runBenchmark, startChild, tempDirectory, waitForHttp } from './support/processes.js';
@@ -299,11 +301,14 @@ async function main(): Promise<void> {
     `${seed.risks} risks on ${seed.targets} targets from ${seed.uploads} uploads; ${seed.fromCache ? `copied from ${seed.cached}` : ''} seeded in ${seed.seedSeconds.toFixed(0)} s`,
   );
   const port = await freePort();
+  // Node options of the service's process: the image's (its Dockerfile's NODE_OPTIONS, a young generation of two 4 MiB semi-spaces), as deployed.
+  const nodeOptions = process.env.BENCH_VIGIL_NODE_OPTIONS ?? runtimeEnv().NODE_OPTIONS ?? '';
+  log(`the service runs with NODE_OPTIONS=${nodeOptions === '' ? '(none)' : nodeOptions}`);
   const server = startChild(
     'scale server',
     process.execPath,
     ['--import', 'tsx', join(ROOT, 'bench/support/scale-server.ts'), dataDir, String(port)],
-    process.env,
+    { ...process.env, NODE_OPTIONS: nodeOptions },
     ROOT,
   );
   const base = `http://127.0.0.1:${port}`;

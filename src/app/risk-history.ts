@@ -455,10 +455,11 @@ export interface RecordingLimits {
  * About how many risks one transaction of a deleted scan's recompute reads
  * and rewrites or deletes: each write touches the risks' 13 indexes and the
  * overview's counter triggers, about 0.15 ms on a million-risk account, so
- * 1,000 held the loop 105-300 ms; about 300 took 32-62 ms, and the whole
+ * 1,000 held the loop 105-300 ms; about 300 took 32-62 ms (50-60 ms turns
+ * with the commit and its events), and the whole
  * deletion no longer (bench/scale.ts). A pair is never split.
  */
-const RISKS_PER_RECOMPUTE = 250;
+const RISKS_PER_RECOMPUTE = 150;
 /** A deleted scan's detections or risk list entries one transaction of its sweep deletes: 7-14 ms for 5,000 detections among a million. */
 const ROWS_PER_SWEEP = 5000;
 

@@ -61,6 +61,8 @@ export interface HttpAppDeps {
   isAccepting: () => boolean;
   /** False when /metrics has a port of its own (VIGIL_METRICS_PORT, metrics-app.ts). */
   metricsOnThisPort?: boolean;
+  /** The API's request validators compile after start-up rather than at each operation's first request (api-router.ts). */
+  compileValidatorsInBackground?: boolean;
   /** What /readyz checks besides accepting (health.ts). */
   readiness?: () => Promise<ReadinessCheck[]>;
   /** The account dashboard at /dashboard; left out where only the API is wanted (benchmarks). */
@@ -116,6 +118,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
     streamingOperations: [...STREAMING_OPERATIONS, ...ATTACHMENT_OPERATIONS],
     // Bursts land here (200 POST /v1/scans at once, bench/scans.ts; list pages): their validators are compiled before the first request, not by it.
     compiledAtStart: ['startScan', 'listTargets'],
+    compileRestInBackground: deps.compileValidatorsInBackground ?? false,
     publicOperations: {
       getOpenApiDocument: (_req: Request, res: Response) => {
         (res.locals as RequestContext).route = 'getOpenApiDocument';

@@ -489,6 +489,7 @@ export function composeHttpApp(
 ) {
   return createHttpApp({
     document: buildOpenApiDocument(),
+    compileValidatorsInBackground: true,
     accounts: core.accounts,
     targets: core.targets,
     targetAttachments: core.targetAttachments,
