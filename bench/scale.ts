@@ -236,7 +236,10 @@ async function oneOffWithHealth(service: Service, name: string, path: string, in
   return oneOff(`${name}; /healthz max ${health.at(-1)!.toFixed(0)} ms meanwhile`, ms, blockMs);
 }
 
-/** The second sweep uploaded again through POST /v1/results (the first's first target is a manual one now): a re-scan of 400 targets whose 40,020 risks all stay open. */
+/**
+ * The second sweep uploaded again through POST /v1/results (the first's first target is a manual one now): a re-scan
+ * of 400 targets whose 40,020 risks all stay open.
+ */
 async function reupload(service: Service): Promise<Row> {
   const source = (
     await service.timed('/v1/sources', {
