@@ -36,7 +36,7 @@ import { createDashboardRouter, type DashboardDeps } from './dashboard/router.js
 import { apiReferenceRouter } from './api-reference.js';
 import { healthRouter } from './health.js';
 import { metricsHandler } from './metrics-app.js';
-import { oneRequestPerTurn } from './request-turns.js';
+import { requestTurns } from './request-turns.js';
 import type { ReadinessCheck } from '../app/ports/health.js';
 
 export interface HttpAppDeps {
@@ -126,7 +126,7 @@ export async function createHttpApp(deps: HttpAppDeps): Promise<Express> {
       },
     },
   });
-  app.use(['/v1', '/internal/v1', '/dashboard'], oneRequestPerTurn());
+  app.use(['/v1', '/internal/v1', '/dashboard'], requestTurns());
   app.use('/internal/v1/scans', countUploadBytes(deps.metrics, 'scan'));
   app.use('/v1/results', countUploadBytes(deps.metrics, 'import'));
   app.use(internalUploadsRouter(deps.uploads, deps.authFailureLimiter));

@@ -1,17 +1,19 @@
 /**
- * oneRequestPerTurn: requests that arrive together start in turns of the
- * event loop of their own, so the loop polls (and answers /healthz) between
- * any two instead of running all their synchronous work back to back.
+ * requestTurns: requests that arrive together start in later turns of the
+ * event loop, as many per turn as fit in its time slice, so the loop polls
+ * (and answers /healthz) after any heavy one instead of running all their
+ * synchronous work back to back.
  */
 import { expect } from 'chai';
 import type { NextFunction, Request, Response } from 'express';
-import { oneRequestPerTurn } from '../../src/http/request-turns.js';
+import { requestTurns } from '../../src/http/request-turns.js';
 
-describe('one request started per turn of the event loop', () => {
-  const started = (gate: ReturnType<typeof oneRequestPerTurn>, next: () => void) => gate({} as Request, {} as Response, next as NextFunction);
+describe('requests started in turns of the event loop', () => {
+  const started = (gate: ReturnType<typeof requestTurns>, next: () => void) => gate({} as Request, {} as Response, next as NextFunction);
 
-  it('starts requests that arrive in one turn in later turns, one each, in arrival order', async () => {
-    const gate = oneRequestPerTurn();
+  it('starts requests that arrive in one turn in later turns, in arrival order, one each when one fills the slice', async () => {
+    // A slice of 0 ms: every request fills it, as a heavy one does.
+    const gate = requestTurns(0);
     const order: string[] = [];
     const done = new Promise<void>((resolve) => {
       for (const name of ['a', 'b', 'c'])
@@ -27,8 +29,22 @@ describe('one request started per turn of the event loop', () => {
     expect(order).to.deep.equal(['a', 'next turn', 'b', 'c']);
   });
 
+  it('starts as many in one turn as fit in the slice: cheap requests keep going together', async () => {
+    const gate = requestTurns(60_000);
+    const order: string[] = [];
+    await new Promise<void>((resolve) => {
+      for (const name of ['a', 'b', 'c'])
+        started(gate, () => {
+          order.push(name);
+          if (name === 'a') setImmediate(() => order.push('next turn'));
+          if (name === 'c') resolve();
+        });
+    });
+    expect(order).to.deep.equal(['a', 'b', 'c']);
+  });
+
   it('keeps starting the others when one throws', async () => {
-    const gate = oneRequestPerTurn();
+    const gate = requestTurns(0);
     const uncaught: unknown[] = [];
     const listener = (error: unknown) => uncaught.push(error);
     const original = process.listeners('uncaughtException');

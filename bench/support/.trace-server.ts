@@ -1,0 +1,82 @@
+/**
+ * The service bench/scale.ts measures, in its own process so that the
+ * client's work and memory are not counted as the server's: the core and
+ * HTTP app composed as `vigil serve` composes them (report worker thread
+ * included; no scan controller, scheduler or webhook dispatcher, which have
+ * nothing to do here), behind a wrapper that watches the event loop.
+ *
+ * The longest block of the event loop: perf_hooks' monitorEventLoopDelay
+ * samples the loop every RESOLUTION_MS, and its maximum since the last look
+ * is the longest the loop was held (a tick late by up to the resolution,
+ * which is subtracted). The bench asks for it after each request it sends
+ * alone, so the figure is that request's longest block, and before and
+ * after a phase of several at once, so the figure is the phase's.
+ *
+ *   GET /__bench/loop   { maxMs: longest block since the last look }, then starts again
+ */
+import express from 'express';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { loadVigil } from './compiled.js';
+
+const { loadSettings } = await loadVigil<typeof import('../../src/config/settings.js')>('config/settings.js');
+const { composeCore, composeHttpApp } = await loadVigil<typeof import('../../src/main/composition-root.js')>('main/composition-root.js');
+const { systemClock } = await loadVigil<typeof import('../../src/domain/clock.js')>('domain/clock.js');
+const { createLogger } = await loadVigil<typeof import('../../src/observability/logger.js')>('observability/logger.js');
+const { Metrics } = await loadVigil<typeof import('../../src/observability/metrics.js')>('observability/metrics.js');
+
+const RESOLUTION_MS = 5;
+import Database from 'better-sqlite3';
+const proto = (Database as any).prototype;
+const original = proto.transaction;
+proto.transaction = function (fn: any) {
+  const wrapped = original.call(this, fn);
+  const timed = function (this: any, ...args: any[]) {
+    const started = performance.now();
+    try { return wrapped.apply(this, args); } finally {
+      const ms = performance.now() - started;
+      if (ms > 30) process.stderr.write(`TX ${ms.toFixed(0)} ms ${new Error().stack!.split('\n').slice(2, 9).map((l) => l.trim().replace(/\(.*\/(src|dist)\//, '(')).join(' | ')}\n`);
+    }
+  };
+  for (const k of ['deferred', 'immediate', 'exclusive']) (timed as any)[k] = function (this: any, ...args: any[]) {
+    const started = performance.now();
+    try { return wrapped[k].apply(this, args); } finally {
+      const ms = performance.now() - started;
+      if (ms > 25) process.stderr.write(`TX.${k} ${ms.toFixed(0)} ms ${new Error().stack!.split('\n').slice(2, 9).map((l) => l.trim().replace(/\(.*\/(src|dist)\//, '(')).join(' | ')}\n`);
+    }
+  };
+  return timed;
+};
+const { monitorEventLoopDelay: mon } = await import('node:perf_hooks');
+let last = performance.now();
+setInterval(() => { const now = performance.now(); if (now - last > 35) process.stderr.write(`GAP ${(now - last).toFixed(0)} ms\n`); last = now; }, 5).unref();
+const [dataDir, port] = process.argv.slice(2) as [string, string];
+
+const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+delay.enable();
+
+// No rate limit: ten clients on one key are the point here.
+const settings = loadSettings({
+  VIGIL_DATA_DIR: dataDir,
+  LOG_LEVEL: 'warn',
+  VIGIL_PORT: port,
+  VIGIL_RATE_LIMIT_PER_SECOND: '1000000',
+  VIGIL_RATE_LIMIT_BURST: '1000000',
+});
+const core = composeCore(settings, systemClock);
+const app = await composeHttpApp(settings, core, systemClock, createLogger('warn'), new Metrics({ defaultMetrics: false }), () => true);
+const outer = express();
+outer.get('/__bench/loop', (_req, res) => {
+  // A block is recorded at the tick after it ends: two ticks later, every block before this request is in.
+  setTimeout(() => {
+    res.json({ maxMs: Math.max(0, delay.max / 1e6 - RESOLUTION_MS) });
+    delay.reset();
+  }, 2 * RESOLUTION_MS);
+});
+outer.use(app);
+outer.listen(Number(port), '127.0.0.1');
+process.once('SIGTERM', () => {
+  void core.reportWorkers.close().finally(() => {
+    core.db.close();
+    process.exit(0);
+  });
+});
