@@ -31,6 +31,7 @@ import { m0026DashboardCounters } from './0026-dashboard-counters.js';
 import { m0027TargetsLastScannedJson } from './0027-targets-last-scanned-json.js';
 import { m0028PendingScanForgets } from './0028-pending-scan-forgets.js';
 import { m0029ScanRowsSwept } from './0029-scan-rows-swept.js';
+import { m0030OpenCountsOnChange } from './0030-open-counts-on-change.js';
 
 export interface Migration {
   version: number;
@@ -68,4 +69,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m0027TargetsLastScannedJson,
   m0028PendingScanForgets,
   m0029ScanRowsSwept,
+  m0030OpenCountsOnChange,
 ];
