@@ -65,16 +65,24 @@ export class ObjectLoop<Row> {
 
   /** The key of a record: its account's namespace and its object name; undefined once its account is gone. */
   keyOf(row: Row): string | undefined {
-    const { accountId, name } = this.options.records.locate(row);
-    const namespace = this.options.accounts.findById(accountId)?.namespace;
-    return namespace === undefined ? undefined : objectKey(namespace, name);
+    return this.keyAt(this.options.records.locate(row));
   }
 
   /** A record written or deleted outside the reconciler: its key ahead of a full pass's. */
   enqueue(row: Row): string | undefined {
-    const key = this.keyOf(row);
+    return this.enqueueAt(this.options.records.locate(row));
+  }
+
+  /** enqueue() for a record known by its account and name only (one deleted, read without its whole contents). */
+  enqueueAt(located: { accountId: string; name: string }): string | undefined {
+    const key = this.keyAt(located);
     if (key !== undefined) this.loop.enqueue(key);
     return key;
+  }
+
+  private keyAt({ accountId, name }: { accountId: string; name: string }): string | undefined {
+    const namespace = this.options.accounts.findById(accountId)?.namespace;
+    return namespace === undefined ? undefined : objectKey(namespace, name);
   }
 
   async reconcile(key: string): Promise<ReconcileResult> {

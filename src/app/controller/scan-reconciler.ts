@@ -150,8 +150,8 @@ export class ScanReconciler {
   }
 
   /** A Scan written or deleted outside this reconciler (the API, a schedule's run, an upload). */
-  enqueue(scan: Scan): void {
-    this.objects.enqueue(scan);
+  enqueue(scan: Pick<Scan, 'accountId' | 'name'>): void {
+    this.objects.enqueueAt(scan);
   }
 
   /** The key of a scan: its account's namespace and its object name. */
