@@ -1,7 +1,7 @@
 /** Scans (SPEC.md, Scans): starting, listing, stopping and deleting them, and their result files. */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { presentScan, renderedScanLength, scanJsonPieces } from './present/scan.js';
+import { presentScan, renderedScan, type RenderedScan } from './present/scan.js';
 import type { Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import { InvalidRequestError, NotFoundError } from '../domain/errors.js';
@@ -191,30 +191,32 @@ export class ScansService {
 
   /**
    * GET /v1/scans: a page of scans as the API's JSON, each with its whole
-   * risk lists, streamed (scanJsonPieces). The page ends before the scan
+   * risk lists, streamed (renderedScan). The page ends before the scan
    * that would pass LIST_PAGE_BYTE_BUDGET, counted from the lists' lengths
    * before any is read (one scan always fits), so its next_page_token is
    * known before the first piece is sent.
    */
   listJson(account: Account, params: ListParams): StreamedListResult {
     const { scope, page } = this.summaries(account, params);
-    let sent = page.items.length;
+    const sent: Array<{ id: string; scan: RenderedScan }> = [];
+    let nextCursor = page.nextCursor;
     let length = 0;
     for (const [index, summary] of page.items.entries()) {
-      length += renderedScanLength(summary) + 1;
+      const scan = renderedScan(summary);
+      length += scan.length + 1;
       if (index > 0 && length > LIST_PAGE_BYTE_BUDGET) {
-        sent = index;
+        nextCursor = page.cursorAt!(index - 1);
         break;
       }
+      sent.push({ id: summary.id, scan });
     }
-    const nextCursor = sent < page.items.length ? page.cursorAt!(sent - 1) : page.nextCursor;
-    return { pieces: this.scanPieces(page.items.slice(0, sent)), nextPageToken: this.paginator.tokenFor(scope, SCAN_ORDER, nextCursor) };
+    return { pieces: this.scanPieces(sent), nextPageToken: this.paginator.tokenFor(scope, SCAN_ORDER, nextCursor) };
   }
 
-  private async *scanPieces(summaries: readonly ScanSummary[]): AsyncGenerator<string> {
-    for (const [index, summary] of summaries.entries()) {
+  private async *scanPieces(scans: ReadonlyArray<{ id: string; scan: RenderedScan }>): AsyncGenerator<string> {
+    for (const [index, { id, scan }] of scans.entries()) {
       if (index > 0) yield ',';
-      yield* scanJsonPieces(summary, (list, position, count) => this.scans.riskListJson(summary.id, list, position, count));
+      yield* scan.pieces((list, position, count) => this.scans.riskListJson(id, list, position, count));
     }
   }
 

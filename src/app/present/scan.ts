@@ -37,19 +37,24 @@ export const RISK_ID_JSON_CHARS = '{"risk_id":""},'.length + 36;
 
 const EMPTY_RISKS = '"risks":{"new_open":[],"still_open":[],"closed":[]}';
 
-/** presentScan()'s JSON text of a listed scan without its risk lists, and where they go. */
-function scanJsonAround(summary: ScanSummary): { before: string; after: string } {
+/** Reads `count` entries of one of a scan's risk lists from `position` as the API's JSON (ScanRepository.riskListJson). */
+export type RiskListJson = (list: keyof Scan['risks'], position: number, count: number) => string;
+
+/** A listed scan's JSON: its length, known before any risk id is read, and its text in pieces. */
+export interface RenderedScan {
+  length: number;
+  pieces(listJson: RiskListJson): AsyncGenerator<string>;
+}
+
+/** presentScan()'s JSON for a listed scan, its risk lists left to read (scanJsonPieces). */
+export function renderedScan(summary: ScanSummary): RenderedScan {
   const json = JSON.stringify(presentScan({ ...summary, risks: { newOpen: [], stillOpen: [], closed: [] } }));
   // risks follows id, type, state, progress and is_authenticated, which Vigil sets: its first occurrence is the field.
   const at = json.indexOf(EMPTY_RISKS);
-  return { before: json.slice(0, at), after: json.slice(at + EMPTY_RISKS.length) };
-}
-
-/** The length of scanJsonPieces()' text, known before any risk id is read. */
-export function renderedScanLength(summary: ScanSummary): number {
-  const { before, after } = scanJsonAround(summary);
+  const before = json.slice(0, at);
+  const after = json.slice(at + EMPTY_RISKS.length);
   const ids = summary.riskCounts.newOpen + summary.riskCounts.stillOpen + summary.riskCounts.closed;
-  return before.length + EMPTY_RISKS.length + after.length + ids * RISK_ID_JSON_CHARS;
+  return { length: json.length + ids * RISK_ID_JSON_CHARS, pieces: (listJson) => scanJsonPieces(summary, before, after, listJson) };
 }
 
 /**
@@ -60,11 +65,7 @@ export function renderedScanLength(summary: ScanSummary): number {
  * them held the loop for 90 ms, and ten such pages in memory at once were
  * most of the service's peak RSS (bench/scale.ts).
  */
-export async function* scanJsonPieces(
-  summary: ScanSummary,
-  listJson: (list: keyof Scan['risks'], position: number, count: number) => string,
-): AsyncGenerator<string> {
-  const { before, after } = scanJsonAround(summary);
+async function* scanJsonPieces(summary: ScanSummary, before: string, after: string, listJson: RiskListJson): AsyncGenerator<string> {
   let text = `${before}"risks":{`;
   for (const [key, list] of [
     ['new_open', 'newOpen'],

@@ -98,11 +98,6 @@ export interface RiskListCounts {
  */
 export type ScanSummary = Omit<Scan, 'risks'> & { riskCounts: RiskListCounts };
 
-export function summaryOf(scan: Scan): ScanSummary {
-  const { risks, ...rest } = scan;
-  return { ...rest, riskCounts: { newOpen: risks.newOpen.length, stillOpen: risks.stillOpen.length, closed: risks.closed.length } };
-}
-
 /** Splits targets into chunks of the type's per-Scan limit, keeping their order. */
 export function splitTargets<T>(type: ScanType, targets: readonly T[]): T[][] {
   const size = TARGETS_PER_SCAN[type];
