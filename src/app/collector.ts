@@ -11,7 +11,7 @@ import type { Scan, SkippedTarget } from '../domain/scans/scan.js';
 import { parserFor } from '../parsers/index.js';
 import type { RecordingStaging, WorkloadOutput } from './ports.js';
 import { STAGE_BATCH } from './result-upload.js';
-import type { TargetFindings } from './risk-history.js';
+import { dropStaged, type TargetFindings } from './risk-history.js';
 
 export interface CollectedFindings {
   /** The findings of each scanned target, staged under the scan's id and the target's (drop the staging when done with them). */
@@ -57,7 +57,7 @@ export async function collectFindings(
   try {
     for (const output of outputs) unscanned.push(...(await parseOutput(scan, output, sink, maxBytes)));
   } catch (error) {
-    staging.drop(scan.id);
+    await dropStaged(staging, scan.id);
     throw error;
   }
   const counts = staging.findingCounts(scan.id);

@@ -24,7 +24,7 @@ import type { Target } from '../domain/targets/target.js';
 import type { PendingRecording, PendingRecordings, RecordingStaging, ResultFileStore, ScanRepository, StoredResultFile } from './ports.js';
 import { yieldToEventLoop } from './event-loop.js';
 import { ResultUpload, type ParsedUpload } from './result-upload.js';
-import type { RiskHistory, TargetFindings } from './risk-history.js';
+import { dropStaged, type RiskHistory, type TargetFindings } from './risk-history.js';
 import type { ScanPdfs } from './scan-pdfs.js';
 import type { SourcesService } from './sources-service.js';
 import type { TargetsService } from './targets-service.js';
@@ -102,7 +102,7 @@ export class ImportsService {
       await this.discard(account.id, scanId);
       throw error;
     } finally {
-      this.staging.drop(scanId);
+      await dropStaged(this.staging, scanId);
     }
   }
 

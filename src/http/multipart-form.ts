@@ -45,6 +45,9 @@ export function readMultipartForm(req: Request, res: Response, limits: Multipart
  * busboy hands a part whose Content-Disposition has no name with the name
  * undefined (issue 26: a TypeError, 500, further on): refused as the client's mistake.
  */
+/** The most of the file one turn of the event loop hands on (about 100 nmap findings, 10-20 ms to parse and stage). */
+const FILE_PIECE_BYTES = 16 * 1024;
+
 function named(name: string | undefined): string {
   if (name === undefined || name === '') {
     throw new InvalidRequestError('a part of the multipart body has no name; give every part one in its header: Content-Disposition: form-data; name="..."');
@@ -59,6 +62,9 @@ class MultipartFormReader {
   private fileName: string | undefined;
   private settled = false;
   private parser: busboy.Busboy | undefined;
+  /** A chunk of the file is being handed on in pieces (handOver); busboy may close meanwhile. */
+  private handingOver = false;
+  private closed = false;
 
   constructor(
     private readonly req: Request,
@@ -88,7 +94,11 @@ class MultipartFormReader {
     this.parser.on('fieldsLimit', () => this.fail(new InvalidRequestError(`the form has more than ${this.limits.maxFields} fields`)));
     this.parser.on('partsLimit', () => this.fail(new InvalidRequestError(`the form has more than ${this.limits.maxFields + 1} parts`)));
     this.parser.on('error', (error: Error) => this.fail(new InvalidRequestError(`the multipart body is malformed: ${error.message}`)));
-    this.parser.on('close', () => this.succeed());
+    this.parser.on('close', () => {
+      // busboy closes once it has handed on the last chunk, maybe before every piece of it reached the caller.
+      this.closed = true;
+      if (!this.handingOver) this.succeed();
+    });
     this.req.on('error', (error) => this.fail(error));
     this.req.pipe(this.parser);
   }
@@ -119,12 +129,17 @@ class MultipartFormReader {
     this.fileName = fileName;
     stream.on('error', (error: Error) => this.fail(new InvalidRequestError(`the multipart body is malformed: ${error.message}`)));
     stream.on('data', (chunk: Buffer) => {
-      this.guard(() => this.callbacks.onFileChunk(chunk));
-      // One chunk per turn of the event loop: a socket's poll hands over all it holds at once, and parsing
-      // a few megabytes of a result file in one turn held the loop 80-180 ms (bench/scale.ts). Paused, the
-      // file holds back the request body, which holds back the socket.
+      // A piece of at most FILE_PIECE_BYTES per turn of the event loop: a socket's poll hands over all it
+      // holds at once, and parsing a few megabytes of a result file in one turn held the loop 80-180 ms
+      // (bench/scale.ts); so did a single 64 KiB chunk, about 400 nmap findings, 90-170 ms while the parser
+      // was not yet optimised. Paused, the file holds back the request body, which holds back the socket.
       stream.pause();
-      setImmediate(() => stream.resume());
+      this.handingOver = true;
+      this.handOver(chunk, 0, () => {
+        this.handingOver = false;
+        stream.resume();
+        if (this.closed) this.succeed();
+      });
     });
     stream.on('limit', () =>
       this.fail(
@@ -133,6 +148,14 @@ class MultipartFormReader {
         ),
       ),
     );
+  }
+
+  /** Hands the chunk to onFileChunk from `offset`, a piece per turn, then calls `done` (not after a refusal: the rest is never read). */
+  private handOver(chunk: Buffer, offset: number, done: () => void): void {
+    const end = Math.min(chunk.length, offset + FILE_PIECE_BYTES);
+    this.guard(() => this.callbacks.onFileChunk(offset === 0 && end === chunk.length ? chunk : chunk.subarray(offset, end)));
+    if (this.settled) return;
+    setImmediate(() => (end < chunk.length ? this.handOver(chunk, end, done) : done()));
   }
 
   private guard(step: () => void): void {

@@ -5,6 +5,7 @@ import type { CursorValue } from '../domain/lists/page-token.js';
 import type { OpenRiskCounts } from '../domain/targets/health-score.js';
 import type { Database } from './database.js';
 import { createStagingTables } from './recording-staging.js';
+import { RISK_LISTS, type RiskLists } from './scans-repository.js';
 import { afterCursor, combinations, orderBy, type Equal, type Equality, type KeysetColumn } from './keyset.js';
 
 interface RiskRow {
@@ -223,6 +224,10 @@ export class SqliteRiskRepository implements RiskRepository {
       coveredBy: db.prepare('SELECT target_id, scan_type FROM scan_coverage WHERE scan_id = ?'),
       forgetDetections: db.prepare('DELETE FROM detections WHERE scan_id = ?'),
       forgetCoverage: db.prepare('DELETE FROM scan_coverage WHERE scan_id = ?'),
+      // scan_risks belongs to the scans' repository, which reads it; a chunked recording writes its entries from here (appendRiskLists).
+      appendRiskList: db.prepare(`INSERT INTO scan_risks (scan_seq, list, position, risk_id)
+        SELECT s.seq, @list, @from + j.key, j.value FROM scans s, json_each(@ids) j WHERE s.id = @scanId`),
+      forgetRiskLists: db.prepare('DELETE FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?)'),
       view: db.prepare(`${VIEW} WHERE r.account_id = ? AND r.id = ?`),
       targetsContaining: db.prepare('SELECT id FROM targets WHERE account_id = ? AND (instr(lower(target), ?) > 0 OR instr(lower(label), ?) > 0) LIMIT ?'),
       openCounts: db.prepare(`SELECT threat_level, COUNT(*) AS n FROM risks WHERE target_id = ? AND status = 'OPEN' AND is_accepted = 0 GROUP BY threat_level`),
@@ -308,6 +313,13 @@ export class SqliteRiskRepository implements RiskRepository {
   forgetCoverage(scanId: string): void {
     this.statements.forgetDetections.run(scanId);
     this.statements.forgetCoverage.run(scanId);
+    this.statements.forgetRiskLists.run(scanId);
+  }
+
+  appendRiskLists(scanId: string, lists: RiskLists, from: { [list in keyof RiskLists]: number }): void {
+    for (const [list, key] of RISK_LISTS.entries()) {
+      if (lists[key].length > 0) this.statements.appendRiskList.run({ scanId, list, from: from[key], ids: JSON.stringify(lists[key]) });
+    }
   }
 
   findView(accountId: string, id: string): RiskView | undefined {

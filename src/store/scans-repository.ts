@@ -39,10 +39,10 @@ interface ResultRow {
   created_at: string;
 }
 
-type RiskLists = Scan['risks'];
+export type RiskLists = Scan['risks'];
 
 /** scan_risks.list of each list (migration 0025). */
-const RISK_LISTS = ['newOpen', 'stillOpen', 'closed'] as const;
+export const RISK_LISTS = ['newOpen', 'stillOpen', 'closed'] as const;
 
 const hasRisks = (scan: Scan): boolean => RISK_LISTS.some((key) => scan.risks[key].length > 0);
 
@@ -166,13 +166,18 @@ export class SqliteScanRepository implements ScanRepository {
       // Its risk lists, each in recorded order (the key's order, which the grouping walks): one JSON array per list built by SQLite,
       // one string to parse rather than a row per id. An ORDER BY inside the aggregate sorted the ids again
       // (test/store/counters-migration.test.ts keeps the order).
-      riskListsOf: db.prepare(`SELECT list, json_group_array(risk_id) AS ids FROM scan_risks WHERE scan_seq = ? GROUP BY list`),
+      // Only up to each list's stored length: a chunked recording's entries are written before its lengths (RiskRepository.appendRiskLists).
+      riskListsOf: db.prepare(`SELECT list, json_group_array(risk_id) AS ids FROM scan_risks
+        WHERE scan_seq = @seq AND position < (CASE list WHEN 0 THEN @newOpen WHEN 1 THEN @stillOpen ELSE @closed END) GROUP BY list`),
       // A run of one list by its key's range, in position order, as the API's JSON (ScansService.listJson sends it as it is).
       riskListJson: db.prepare(`SELECT group_concat('{"risk_id":' || json_quote(risk_id) || '}', ',') FROM (
           SELECT risk_id FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?) AND list = ? AND position >= ? AND position < ? ORDER BY position)`),
-      forgetRiskLists: db.prepare('DELETE FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?)'),
+      storedLength: db
+        .prepare('SELECT COALESCE(MAX(position) + 1, 0) FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?) AND list = ?')
+        .pluck(),
+      forgetRiskListFrom: db.prepare('DELETE FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?) AND list = ? AND position >= ?'),
       insertRiskList: db.prepare(`INSERT INTO scan_risks (scan_seq, list, position, risk_id)
-        SELECT (SELECT seq FROM scans WHERE id = @id), @list, j.key, j.value FROM json_each(@ids) j`),
+        SELECT (SELECT seq FROM scans WHERE id = @id), @list, @from + j.key, j.value FROM json_each(@ids) j`),
       setRiskCounts: db.prepare('UPDATE scans SET new_open_count = ?, still_open_count = ?, closed_count = ? WHERE id = ?'),
       insertPendingResult: db.prepare(
         'INSERT INTO pending_result_files (result_id, scan_id, account_id, created_at) VALUES (@id, @scanId, @accountId, @createdAt)',
@@ -180,31 +185,38 @@ export class SqliteScanRepository implements ScanRepository {
     };
   }
 
-  private hydrate(row: ScanRow | undefined): Scan | undefined {
+  private hydrate(row: (ScanRow & RiskCounts) | undefined): Scan | undefined {
     if (row === undefined) return undefined;
-    return toScan(row, (this.statements.resultsOf.all(row.id) as ResultRow[]).map(toResult), this.riskListsOf(row.seq));
+    return toScan(row, (this.statements.resultsOf.all(row.id) as ResultRow[]).map(toResult), this.riskListsOf(row));
   }
 
   private summarize(row: ScanRow & RiskCounts): ScanSummary {
     return toSummary(row, (this.statements.resultsOf.all(row.id) as ResultRow[]).map(toResult));
   }
 
-  private riskListsOf(seq: number): RiskLists {
+  private riskListsOf(row: ScanRow & RiskCounts): RiskLists {
     const lists = noRisks();
-    for (const [list, ids] of this.statements.riskListsOf.raw(true).all(seq) as Array<[number, string]>) lists[RISK_LISTS[list]!] = JSON.parse(ids) as string[];
+    const lengths = { seq: row.seq, newOpen: row.new_open_count, stillOpen: row.still_open_count, closed: row.closed_count };
+    for (const [list, ids] of this.statements.riskListsOf.raw(true).all(lengths) as Array<[number, string]>)
+      lists[RISK_LISTS[list]!] = JSON.parse(ids) as string[];
     return lists;
   }
 
   /**
-   * Replaces the scan's risk lists and their lengths. Only the writes that
-   * record what a scan found (insert, insertImported, saveWithResults) call
-   * it: save() leaves them, so a progress or state change never rewrites a
-   * scan's million ids.
+   * Stores the scan's risk lists and their lengths, which show them. Only
+   * the writes that record what a scan found (insert, insertImported,
+   * saveWithResults) call it: save() leaves them, so a progress or state
+   * change never rewrites a scan's million ids. The entries a chunked
+   * recording appended already (RiskRepository.appendRiskLists, the same
+   * ids from the start of each list) are kept; only the rest is written,
+   * and anything stored past a list's end goes.
    */
   private writeRiskLists(scan: Scan): void {
-    this.statements.forgetRiskLists.run(scan.id);
     for (const [list, key] of RISK_LISTS.entries()) {
-      if (scan.risks[key].length > 0) this.statements.insertRiskList.run({ id: scan.id, list, ids: JSON.stringify(scan.risks[key]) });
+      const ids = scan.risks[key];
+      const stored = this.statements.storedLength.get(scan.id, list) as number;
+      if (stored > ids.length) this.statements.forgetRiskListFrom.run(scan.id, list, ids.length);
+      if (ids.length > stored) this.statements.insertRiskList.run({ id: scan.id, list, from: stored, ids: JSON.stringify(ids.slice(stored)) });
     }
     this.statements.setRiskCounts.run(scan.risks.newOpen.length, scan.risks.stillOpen.length, scan.risks.closed.length, scan.id);
   }
@@ -241,7 +253,7 @@ export class SqliteScanRepository implements ScanRepository {
   }
 
   findById(accountId: string, id: string): Scan | undefined {
-    return this.hydrate(this.statements.byId.get(accountId, id) as ScanRow | undefined);
+    return this.hydrate(this.statements.byId.get(accountId, id) as (ScanRow & RiskCounts) | undefined);
   }
 
   findSummary(accountId: string, id: string): ScanSummary | undefined {
@@ -250,11 +262,11 @@ export class SqliteScanRepository implements ScanRepository {
   }
 
   findByName(accountId: string, name: string): Scan | undefined {
-    return this.hydrate(this.statements.byName.get(accountId, name) as ScanRow | undefined);
+    return this.hydrate(this.statements.byName.get(accountId, name) as (ScanRow & RiskCounts) | undefined);
   }
 
   findByIdUnscoped(id: string): Scan | undefined {
-    return this.hydrate(this.statements.byIdUnscoped.get(id) as ScanRow | undefined);
+    return this.hydrate(this.statements.byIdUnscoped.get(id) as (ScanRow & RiskCounts) | undefined);
   }
 
   delete(accountId: string, id: string): boolean {

@@ -165,9 +165,9 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
     expect(core.db.prepare('SELECT COUNT(*) AS n FROM pending_recordings').get()).to.deep.equal({ n: 0 });
   });
 
-  it('ends a chunk at its time budget, after the target that reached it: on a large account 1,000 findings held the loop 150 ms', async () => {
-    // The same store, with a budget no target fits in: each transaction records one target.
-    const history = new RiskHistory(
+  /** The same store, with a budget no target fits in: each transaction records one target. */
+  function historyOfOneTargetChunks(): RiskHistory {
+    return new RiskHistory(
       new SqliteRiskRepository(core.db),
       new SqliteTargetRepository(core.db),
       systemClock,
@@ -178,6 +178,65 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
       new SqliteScanSweeps(core.db),
       { transactionMs: 0 },
     );
+  }
+
+  const listEntries = (scanId: string) =>
+    core.db.prepare('SELECT COUNT(*) FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?)').pluck().get(scanId) as number;
+
+  it("stores each chunk's risk list entries as it goes, shown only once the last step stores the lists: in order, each once", async () => {
+    const history = historyOfOneTargetChunks();
+    const second = insertScan();
+    const seen: Array<[entries: number, shown: number]> = [];
+    let watching = true;
+    const watch = () => {
+      if (!watching) return;
+      const shown = core.scanRepository.findById(account.id, second.id)!.risks;
+      seen.push([listEntries(second.id), shown.newOpen.length + shown.stillOpen.length + shown.closed.length]);
+      setImmediate(watch);
+    };
+    setImmediate(watch);
+    const result = await history.recordScanInChunks(second, 'SCAN', findings([80, 443]), (risks) => {
+      watching = false;
+      // All of them are stored already; the scan's own write keeps them and stores their lengths.
+      expect(listEntries(second.id)).to.equal(3 * TARGETS);
+      return core.scanRepository.saveWithResults({ ...second, risks }, [], [], second.state) ? risks : false;
+    });
+    expect(result).to.not.equal(false);
+    const risks = result as Exclude<typeof result, false>;
+    expect(
+      seen.some(([entries]) => entries > 0 && entries < 3 * TARGETS),
+      'entries stored between chunks',
+    ).to.equal(true);
+    expect(
+      seen.every(([, shown]) => shown === 0),
+      'no list shown before the last step',
+    ).to.equal(true);
+    const scan = core.scanRepository.findById(account.id, second.id)!;
+    expect(scan.risks).to.deep.equal(risks);
+    expect([scan.risks.newOpen.length, scan.risks.stillOpen.length, scan.risks.closed.length]).to.deep.equal([TARGETS, TARGETS, TARGETS]);
+    expect(listEntries(second.id)).to.equal(3 * TARGETS);
+  });
+
+  it('leaves no risk list entry of a refused recording, and a scan whose lists are written again keeps none past their end', async () => {
+    const second = insertScan();
+    expect(await historyOfOneTargetChunks().recordScanInChunks(second, 'SCAN', findings([80, 443]), () => false)).to.equal(false);
+    expect(listEntries(second.id)).to.equal(0);
+
+    const third = insertScan();
+    const risks = { newOpen: ['r1', 'r2', 'r3'], stillOpen: ['r4'], closed: [] };
+    core.riskRepository.appendRiskLists(
+      third.id,
+      { newOpen: ['r1', 'r2', 'r3', 'stale'], stillOpen: [], closed: ['stale'] },
+      { newOpen: 0, stillOpen: 0, closed: 0 },
+    );
+    expect(core.scanRepository.findById(account.id, third.id)!.risks).to.deep.equal({ newOpen: [], stillOpen: [], closed: [] });
+    expect(core.scanRepository.saveWithResults({ ...third, risks }, [], [], third.state)).to.equal(true);
+    expect(core.scanRepository.findById(account.id, third.id)!.risks).to.deep.equal(risks);
+    expect(listEntries(third.id)).to.equal(4);
+  });
+
+  it('ends a chunk at its time budget, after the target that reached it: on a large account 1,000 findings held the loop 150 ms', async () => {
+    const history = historyOfOneTargetChunks();
     const covered = () => core.db.prepare('SELECT COUNT(*) FROM scan_coverage WHERE scan_id = ?').pluck();
     const second = insertScan();
     const seen: number[] = [];

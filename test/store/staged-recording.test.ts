@@ -11,6 +11,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { presentRisk } from '../../src/app/present/risk.js';
+import { dropStaged } from '../../src/app/risk-history.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import { newImportScan } from '../../src/domain/imports/import-scan.js';
@@ -181,5 +182,30 @@ describe('store: a recording writes its staged findings set-based', () => {
     expect(staging.findings('scan-c', ['target-key']).map((row) => row.fingerprint)).to.deep.equal(['c1']);
     staging.drop('scan-c');
     expect(core.db.prepare('SELECT COUNT(*) FROM temp.staged_findings').pluck().get()).to.equal(0);
+  });
+
+  it("drops a recording's staged findings a piece at a time, in turns of the event loop, and keeps another's", async () => {
+    const staging = new SqliteRecordingStaging(core.db);
+    staging.findingSink('scan-a').add(['a1', 'a2', 'a3', 'a4', 'a5'].map((name) => finding(target, name, name.toUpperCase())));
+    staging.findingSink('scan-b').add([finding(target, 'b1', 'B1')]);
+    expect(staging.dropSome('scan-a', 2)).to.equal(true);
+    expect(staging.findings('scan-a', undefined).map((row) => row.fingerprint)).to.deep.equal(['a3', 'a4', 'a5']);
+    expect([staging.dropSome('scan-a', 2), staging.dropSome('scan-a', 2), staging.dropSome('scan-a', 2)]).to.deep.equal([true, true, false]);
+    expect(staging.findings('scan-b', undefined).map((row) => row.fingerprint)).to.deep.equal(['b1']);
+
+    staging.findingSink('scan-c').add(Array.from({ length: 12_000 }, (_, index) => finding(target, `c${index}`, `C${index}`)));
+    let turns = 0;
+    let counting = true;
+    const count = (): void => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    await dropStaged(staging, 'scan-c');
+    counting = false;
+    expect(staging.findings('scan-c', undefined)).to.deep.equal([]);
+    // 12,000 findings, 5,000 a turn: at least three turns went to other work.
+    expect(turns).to.be.at.least(3);
+    expect(staging.findings('scan-b', undefined).map((row) => row.fingerprint)).to.deep.equal(['b1']);
   });
 });

@@ -40,7 +40,7 @@ import {
 } from '../ports.js';
 import type { Timers } from './timer.js';
 import { collectFindings, type CollectedFindings } from '../collector.js';
-import type { RiskHistory, TargetFindings } from '../risk-history.js';
+import { dropStaged, type RiskHistory, type TargetFindings } from '../risk-history.js';
 import { MalformedResultError } from '../../domain/errors.js';
 import { RESULT_IN_ROW_MAX_BYTES } from '../../domain/scans/result-file.js';
 import type { QueueObserver, WorkQueue, ReconcileResult } from './work-queue.js';
@@ -330,7 +330,7 @@ export class ScanReconciler {
       return await this.recordResults(scan, status, collected, now);
     } finally {
       // Recorded, refused (a stop won) or failed: nothing of this collection stays staged.
-      this.options.staging.drop(scan.id);
+      await dropStaged(this.options.staging, scan.id);
     }
   }
 

@@ -2,6 +2,7 @@ import type { Filters, SortField } from '../../domain/lists/list-query.js';
 import type { CursorValue } from '../../domain/lists/page-token.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import type { Coverage, ExistingRisk, Risk, RiskView } from '../../domain/risks/risk.js';
+import type { Scan } from '../../domain/scans/scan.js';
 import type { OpenRiskCounts } from '../../domain/targets/health-score.js';
 import type { Page } from './lists.js';
 
@@ -59,8 +60,15 @@ export interface RiskRepository {
   coverageOf(targetId: string, scanType: ScanType): Coverage[];
   /** The (target, type) pairs a scan covered: their risks' histories change when it is deleted. */
   coveredBy(scanId: string): Array<{ targetId: string; scanType: ScanType }>;
-  /** Removes what a scan recorded in the history (its coverage and detections), keeping the scan itself. */
+  /** Removes what a scan recorded in the history (its coverage, detections and risk list entries), keeping the scan itself. */
   forgetCoverage(scanId: string): void;
+  /**
+   * Appends a chunk of a recording's risk lists to the scan's stored ones,
+   * each list's ids from position `from`: a scan shows its lists only up to
+   * the lengths its own write stores (ScanRepository), so they stay hidden
+   * until the recording's last transaction. Nothing for a scan deleted meanwhile.
+   */
+  appendRiskLists(scanId: string, lists: Scan['risks'], from: { [list in keyof Scan['risks']]: number }): void;
   findView(accountId: string, id: string): RiskView | undefined;
   list(accountId: string, query: RiskListQuery): Page<RiskView>;
   /** Open, unaccepted risks of the target by threat level, for its health score. */

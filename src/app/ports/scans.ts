@@ -176,6 +176,11 @@ export interface RecordingStaging {
   releaseEvents(scanId: string): void;
   /** Forgets everything staged for the recording. */
   drop(scanId: string): void;
+  /**
+   * drop() a piece at a time (dropStaged): its events and up to `limit` of
+   * its findings; false once none was left.
+   */
+  dropSome(scanId: string, limit: number): boolean;
 }
 
 /**
