@@ -12,6 +12,7 @@ import { parserFor } from '../parsers/index.js';
 import type { RecordingStaging, WorkloadOutput } from './ports.js';
 import { STAGE_BATCH } from './result-upload.js';
 import { dropStaged, type TargetFindings } from './risk-history.js';
+import { yieldToEventLoop } from './event-loop.js';
 
 export interface CollectedFindings {
   /** The findings of each scanned target, staged under the scan's id and the target's (drop the staging when done with them). */
@@ -74,7 +75,7 @@ async function parseOutput(scan: Scan, output: WorkloadOutput, sink: FindingSink
     let first = true;
     for await (const slice of slices(output.content)) {
       // A turn of the event loop between slices, none before the first: a file of one slice (most scans' output) is parsed at once.
-      if (!first) await new Promise((resolve) => setImmediate(resolve));
+      if (!first) await yieldToEventLoop();
       first = false;
       parser.write(slice);
     }

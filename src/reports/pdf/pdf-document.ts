@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 // pdfkit is loaded with the first PDF, not with the service (about 12 MB of RSS a process that renders no PDF does not need).
 import type PDFDocumentType from 'pdfkit';
+import { yieldToEventLoop } from '../../app/event-loop.js';
 import { displayTime } from '../text.js';
 import { PageCursor, type Block } from './layout.js';
 import { CONTENT_WIDTH, FONTS, INK, PAGE, PdfFlow } from './pdf-flow.js';
@@ -49,7 +50,7 @@ async function countPages(flow: PdfFlow, plan: PdfDocumentPlan): Promise<{ ancho
     place(flow, cursor);
     // Every 10 risks (was 200): laying out 200 risks of long scanner text held the event loop 130-200 ms on this VM; 10 hold
     // at most about 30-45 ms of CPU (a scan PDF of 300 risks, measured for issue 26), and a yield costs microseconds.
-    if (++pieces % LAYOUT_PIECES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (++pieces % LAYOUT_PIECES_PER_TURN === 0) await yieldToEventLoop();
   }
   cursor.finish();
   return { anchorPages, total: cursor.pages };
@@ -94,7 +95,7 @@ class CoalescedOutput {
   /** Between pages: yields to the event loop (a long report must not hold it for seconds) and waits while the file is behind. */
   async catchUp(): Promise<void> {
     if (this.out.writableNeedDrain) await once(this.out, 'drain');
-    else await new Promise((resolve) => setImmediate(resolve));
+    else await yieldToEventLoop();
   }
 }
 
@@ -231,8 +232,20 @@ export interface PdfRenderOptions {
   plainPdfkit?: boolean;
 }
 
+let pdfkit: Promise<typeof PDFDocumentType> | undefined;
+
+/**
+ * pdfkit, imported on first use (the CLI's other commands never load it).
+ * The service loads it before it takes requests (composeHttpApp): evaluating
+ * pdfkit and its fonts' modules held the event loop 80 ms in the turn of the
+ * first PDF (bench/scale.ts).
+ */
+export function loadPdfkit(): Promise<typeof PDFDocumentType> {
+  return (pdfkit ??= import('pdfkit').then((module) => (module as { default: typeof PDFDocumentType }).default));
+}
+
 export async function renderPdfDocument(plan: PdfDocumentPlan, out: Writable, options: PdfRenderOptions = {}): Promise<void> {
-  const { default: PDFDocument } = (await import('pdfkit')) as { default: typeof PDFDocumentType };
+  const PDFDocument = await loadPdfkit();
   const doc = new PDFDocument({
     autoFirstPage: false,
     bufferPages: false,
