@@ -12,15 +12,8 @@ import type { Finding } from '../../src/domain/risks/finding.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import type { Target } from '../../src/domain/targets/target.js';
 import { composeCore } from '../../src/main/composition-root.js';
-import { RiskHistory } from '../../src/app/risk-history.js';
-import { systemClock } from '../../src/domain/clock.js';
-import { SqliteRiskRepository } from '../../src/store/risks-repository.js';
-import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
-import { SqlitePendingRecordings } from '../../src/store/pending-recordings-repository.js';
-import { SqliteEventReceivers } from '../../src/store/event-receivers.js';
-import { SqliteRecordingStaging } from '../../src/store/recording-staging.js';
-import { SqlitePendingForgets } from '../../src/store/pending-forgets-repository.js';
-import { SqliteScanSweeps } from '../../src/store/scan-sweeps.js';
+import { riskHistoryWith } from '../support/risk-history.js';
+import type { RiskHistory } from '../../src/app/risk-history.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /** More than one transaction's worth (250 targets). */
@@ -167,17 +160,7 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
 
   /** The same store, with a budget no target fits in: each transaction records one target. */
   function historyOfOneTargetChunks(): RiskHistory {
-    return new RiskHistory(
-      new SqliteRiskRepository(core.db),
-      new SqliteTargetRepository(core.db),
-      systemClock,
-      new SqlitePendingRecordings(core.db),
-      new SqliteEventReceivers(core.db),
-      new SqliteRecordingStaging(core.db),
-      new SqlitePendingForgets(core.db),
-      new SqliteScanSweeps(core.db),
-      { transactionMs: 0 },
-    );
+    return riskHistoryWith(core.db, { transactionMs: 0 });
   }
 
   const listEntries = (scanId: string) =>

@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import { loadSettings } from '../../src/config/settings.js';
 import type { Account } from '../../src/domain/accounts/account.js';
 import { composeCore, type Core } from '../../src/main/composition-root.js';
+import { riskHistoryWith } from '../support/risk-history.js';
 import { tempDir } from '../support/temp-dir.js';
 import { TestService } from '../support/test-service.js';
 
@@ -151,6 +152,26 @@ describe('reliability: deleting a scan of many risks recomputes them in chunks',
     core.db.close();
 
     await expectFinishedAtStartUp(dir.path, account.id, { id: first, seq: firstSeq }, second);
+  });
+
+  it('ends a recompute chunk at its time budget, after the pair that reached it, as well as at its count of risks', async () => {
+    const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path, LOG_LEVEL: 'silent' }));
+    try {
+      const { account, first, firstSeq, second } = await twoScans(core);
+      // The same store, with a budget no pair fits in: each transaction recomputes one pair (5 risks; the count alone allows 30).
+      const history = riskHistoryWith(core.db, { transactionMs: 0 });
+      history.transaction(() => {
+        history.journalForget(account.id, first);
+        core.scanRepository.delete(account.id, first);
+      });
+      const pendingAfterEachChunk: number[] = [];
+      await history.forgetDeletedScan(first, () => pendingAfterEachChunk.push(count(core, 'SELECT count(*) FROM pending_scan_forgets')));
+      expect(pendingAfterEachChunk).to.deep.equal(Array.from({ length: HOSTS }, (_, index) => HOSTS - 1 - index));
+      expectFirstScanForgotten(core, account.id, { id: first, seq: firstSeq }, second);
+    } finally {
+      await core.reportWorkers.close();
+      core.db.close();
+    }
   });
 
   // 17 ports on 300 hosts: 5,100 detections and as many risk list entries, more than one sweep chunk (5,000 rows) of each.

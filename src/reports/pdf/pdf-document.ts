@@ -37,20 +37,39 @@ function place(flow: PdfFlow, cursor: PageCursor): void {
   flow.blocks.length = 0;
 }
 
+/**
+ * How long either pass works before it yields to the event loop. It
+ * yielded every 10 risks laid out and every page drawn: 30-55 ms a step with
+ * long scanner text or a full page of a scan PDF, and 109 ms with another
+ * step beside it (bench/scale.ts).
+ */
+const STEP_MS = 12;
+
+/** A yield to the event loop once STEP_MS have passed since the last. */
+class Steps {
+  private since = performance.now();
+
+  due(): boolean {
+    return performance.now() - this.since >= STEP_MS;
+  }
+
+  async yield(): Promise<void> {
+    await yieldToEventLoop();
+    this.since = performance.now();
+  }
+}
+
 /** The first pass: where each anchor lands and how many pages there are, without drawing; yields to the event loop now and then. */
-const LAYOUT_PIECES_PER_TURN = 10;
 
 async function countPages(flow: PdfFlow, plan: PdfDocumentPlan): Promise<{ anchorPages: Map<string, number>; total: number }> {
   const anchorPages = new Map<string, number>();
   const cursor = new PageCursor({ top: PAGE.top, bottom: PAGE.bottom }, (block) => {
     if (block.anchor !== undefined) anchorPages.set(block.anchor, cursor.pages);
   });
-  let pieces = 0;
+  const steps = new Steps();
   for (const _ of plan.layOut(flow, () => anchorPages)) {
     place(flow, cursor);
-    // Every 10 risks (was 200): laying out 200 risks of long scanner text held the event loop 130-200 ms on this VM; 10 hold
-    // at most about 30-45 ms of CPU (a scan PDF of 300 risks, measured for issue 26), and a yield costs microseconds.
-    if (++pieces % LAYOUT_PIECES_PER_TURN === 0) await yieldToEventLoop();
+    if (steps.due()) await steps.yield();
   }
   cursor.finish();
   return { anchorPages, total: cursor.pages };
@@ -92,10 +111,9 @@ class CoalescedOutput {
     this.pendingBytes = 0;
   }
 
-  /** Between pages: yields to the event loop (a long report must not hold it for seconds) and waits while the file is behind. */
+  /** Between pages: waits while the file is behind (the caller then yields to the event loop). */
   async catchUp(): Promise<void> {
     if (this.out.writableNeedDrain) await once(this.out, 'drain');
-    else await yieldToEventLoop();
   }
 }
 
@@ -211,12 +229,15 @@ async function drawPages(
     drawBlock(flow, block, y, outline);
   });
   let pagesDone = 0;
+  const steps = new Steps();
   for (const _ of plan.layOut(flow, () => counted.anchorPages)) {
     place(flow, cursor);
     if (cursor.pages > pagesDone) {
+      // A page done: the file catches up, and other work has a turn.
       pagesDone = cursor.pages;
       await output.catchUp();
-    }
+      await steps.yield();
+    } else if (steps.due()) await steps.yield();
   }
   cursor.finish();
   content?.flush();
