@@ -2,7 +2,7 @@
  * The service bench/scale.ts measures, in its own process so that the
  * client's work and memory are not counted as the server's: the core and
  * HTTP app composed as `vigil serve` composes them (report worker thread
- * included; no scan controller, scheduler or webhook dispatcher, which have
+ * and WAL checkpoints in turns of their own included; no scan controller, scheduler or webhook dispatcher, which have
  * nothing to do here), behind a wrapper that watches the event loop.
  *
  * The longest block of the event loop: perf_hooks' monitorEventLoopDelay
@@ -23,6 +23,7 @@ const { composeCore, composeHttpApp } = await loadVigil<typeof import('../../src
 const { systemClock } = await loadVigil<typeof import('../../src/domain/clock.js')>('domain/clock.js');
 const { createLogger } = await loadVigil<typeof import('../../src/observability/logger.js')>('observability/logger.js');
 const { Metrics } = await loadVigil<typeof import('../../src/observability/metrics.js')>('observability/metrics.js');
+const { WalCheckpointer } = await loadVigil<typeof import('../../src/store/wal-checkpointer.js')>('store/wal-checkpointer.js');
 
 const RESOLUTION_MS = 5;
 const [dataDir, port] = process.argv.slice(2) as [string, string];
@@ -39,6 +40,9 @@ const settings = loadSettings({
   VIGIL_RATE_LIMIT_BURST: '1000000',
 });
 const core = composeCore(settings, systemClock);
+// As `vigil serve` does: the write-ahead log is checkpointed in turns of its own.
+const checkpointer = new WalCheckpointer(core.db);
+checkpointer.start();
 const app = await composeHttpApp(settings, core, systemClock, createLogger('warn'), new Metrics({ defaultMetrics: false }), () => true);
 const outer = express();
 outer.get('/__bench/loop', (_req, res) => {
@@ -51,7 +55,7 @@ outer.get('/__bench/loop', (_req, res) => {
 outer.use(app);
 outer.listen(Number(port), '127.0.0.1');
 process.once('SIGTERM', () => {
-  void core.reportWorkers.close().finally(() => {
+  void Promise.all([core.reportWorkers.close(), checkpointer.stop()]).finally(() => {
     core.db.close();
     process.exit(0);
   });

@@ -52,6 +52,7 @@ import { FileSystemReportFiles } from '../store/report-files.js';
 import { ReportWorkers } from '../reports/report-workers.js';
 import { siblingModule } from '../app/worker-thread.js';
 import { loadPdfkit } from '../reports/pdf/pdf-document.js';
+import { WalCheckpointer } from '../store/wal-checkpointer.js';
 import { renderScanPdf } from '../reports/pdf/scan-pdf.js';
 import { ScanPdfs } from '../app/scan-pdfs.js';
 import { SqliteScanPdfRepository } from '../store/scan-pdfs-repository.js';
@@ -559,6 +560,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   const listen = async (): Promise<Server> => {
     // Before anything can write a file or an upload: what a crash left behind goes first.
     await recoverFromCrash(settings, core, logger);
+    checkpointer.start();
     const app = await composeHttpApp(settings, core, clock, logger, metrics, () => accepting, readiness);
     const bound = await listening(app.listen(settings.port, settings.host));
     server = bound;
@@ -603,6 +605,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   metrics.watchQueue('scheduled-scan', scheduler.queue);
   const notifier = runNotifier(settings, core, clock, logger);
   const backups = backupScheduler(settings, clock, logger);
+  const checkpointer = new WalCheckpointer(core.db);
 
   const close = async (): Promise<void> => {
     accepting = false;
@@ -620,6 +623,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
     await dispatcher.stop();
     await runtime.stop();
     await core.reportWorkers.close();
+    await checkpointer.stop();
     core.db.close();
   };
 

@@ -1,0 +1,59 @@
+/**
+ * Checkpoints of the service's write-ahead log in turns of their own. SQLite
+ * checkpoints in the commit that takes the log past 1,000 pages: that
+ * commit copies the pages into the database file and flushes it, 25-30 ms
+ * on top of the transaction (bench/scale.ts: every other chunk of a deleted
+ * scan's recompute, 60-68 ms turns). While this runs, the connection leaves
+ * checkpoints to it (wal_autocheckpoint = 0): every `intervalMs` it takes a
+ * turn of the event loop as any other step of work does (yieldToEventLoop,
+ * one step per turn) and runs a PASSIVE checkpoint, which never waits for
+ * a reader (the report worker's connection). A worker thread with its own
+ * connection was tried: its flushes of the database file made the service's
+ * own commit flushes wait (23-39 ms commits), and turns got no shorter.
+ */
+import { yieldToEventLoop } from '../app/event-loop.js';
+import type { Database } from './database.js';
+
+/** SQLite's default: the commit that takes the log past this many pages checkpoints it. */
+const AUTOCHECKPOINT_PAGES = 1000;
+
+/**
+ * How often: a checkpoint with nothing to copy reads the log's index and
+ * returns; the busiest writer (a recording or a recompute, a chunk per turn)
+ * adds about 1,000 pages in this time.
+ */
+const INTERVAL_MS = 100;
+
+export class WalCheckpointer {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly intervalMs = INTERVAL_MS,
+  ) {}
+
+  start(): void {
+    if (this.timer !== undefined) return;
+    this.db.pragma('wal_autocheckpoint = 0');
+    this.timer = setInterval(() => {
+      this.running ??= this.checkpointInTurn().finally(() => (this.running = undefined));
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the checkpoints of its own and gives them back to the connection's commits. */
+  async stop(): Promise<void> {
+    if (this.timer === undefined) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+    this.db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+  }
+
+  private async checkpointInTurn(): Promise<void> {
+    await yieldToEventLoop();
+    if (this.timer === undefined || !this.db.open) return;
+    this.db.pragma('wal_checkpoint(PASSIVE)');
+  }
+}
