@@ -43,6 +43,24 @@ describe('requests started in turns of the event loop', () => {
     expect(order).to.deep.equal(['a', 'b', 'c']);
   });
 
+  it("counts a request's work after its first await against the slice, as a heavy list's SQLite work comes after it", async () => {
+    const gate = requestTurns(5);
+    const order: string[] = [];
+    await new Promise<void>((resolve) => {
+      for (const name of ['a', 'b'])
+        started(gate, () => {
+          order.push(name);
+          if (name === 'b') resolve();
+          else
+            void Promise.resolve().then(() => {
+              setImmediate(() => order.push('next turn'));
+              for (const until = performance.now() + 20; performance.now() < until;);
+            });
+        });
+    });
+    expect(order).to.deep.equal(['a', 'next turn', 'b']);
+  });
+
   it('keeps starting the others when one throws', async () => {
     const gate = requestTurns(0);
     const uncaught: unknown[] = [];

@@ -29,8 +29,13 @@ export function presentScan(scan: Scan) {
 
 export type ScanJson = ReturnType<typeof presentScan>;
 
-/** Risk ids rendered per turn of the event loop (about 400 KiB of JSON). */
-export const RISK_IDS_PER_TURN = 8192;
+/**
+ * Risk ids rendered per turn of the event loop: about 100 KiB of JSON, below
+ * V8's 128 KiB for a large object. Pieces of 8,192 ids (400 KiB) were each
+ * allocated in the old generation and lived until a full collection: under
+ * ten clients on the scans lists the service peaked at 476-502 MB (bench/scale.ts).
+ */
+export const RISK_IDS_PER_TURN = 2000;
 
 /** `{"risk_id":"<uuid>"}` and its comma: each risk id's share of a rendered list (risk ids are UUIDs). */
 export const RISK_ID_JSON_CHARS = '{"risk_id":""},'.length + 36;
