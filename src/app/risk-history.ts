@@ -399,7 +399,7 @@ export class RiskHistory {
         this.risks.delete(risk.id);
       } else if (history.status !== risk.status || history.firstDetectedAt !== risk.firstDetectedAt || history.lastDetectedAt !== risk.lastDetectedAt) {
         const updated = { ...risk, ...history };
-        this.risks.update(updated);
+        this.risks.updateHistory(updated);
         events.push(this.event('risk.updated', updated, target));
       }
     }

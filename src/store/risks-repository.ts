@@ -201,6 +201,10 @@ export class SqliteRiskRepository implements RiskRepository {
       update: db.prepare(`UPDATE risks SET status = @status, first_detected_at = @firstDetectedAt, last_detected_at = @lastDetectedAt,
           is_accepted = @isAccepted, accepted_by = @acceptedBy, title = @title, threat_level = @threatLevel, qod = @qod, definition = @definition
         WHERE id = @id AND account_id = @accountId`),
+      // Only the history's columns: SQLite rewrites the entries of the indexes whose columns a SET names, and the full
+      // update names those of nine of them (threat level, title, ...) for a recompute that changes none.
+      updateHistory: db.prepare(`UPDATE risks SET status = @status, first_detected_at = @firstDetectedAt, last_detected_at = @lastDetectedAt
+        WHERE id = @id AND account_id = @accountId`),
       keysOf: db.prepare('SELECT id, fingerprint, status FROM risks WHERE target_id = ? AND scan_type = ? ORDER BY seq'),
       findMany: db.prepare('SELECT r.* FROM json_each(?) j JOIN risks r ON r.id = j.value ORDER BY j.key'),
       // The staged finding's columns go straight into the risk row: its definition is never parsed on the way.
@@ -269,6 +273,11 @@ export class SqliteRiskRepository implements RiskRepository {
 
   update(risk: Risk): void {
     this.statements.update.run(toParams(risk));
+  }
+
+  updateHistory(risk: Risk): void {
+    const { id, accountId, status, firstDetectedAt, lastDetectedAt } = risk;
+    this.statements.updateHistory.run({ id, accountId, status, firstDetectedAt, lastDetectedAt });
   }
 
   delete(riskId: string): void {

@@ -51,6 +51,8 @@ export interface RiskRepository {
   /** These risks CLOSED. */
   close(riskIds: readonly string[]): void;
   update(risk: Risk): void;
+  /** update() of the risk's status and first and last detection only (a recompute changes nothing else). */
+  updateHistory(risk: Risk): void;
   delete(riskId: string): void;
   recordCoverage(scanId: string, targetId: string, scanType: ScanType, coveredAt: string): void;
   recordDetection(scanId: string, riskId: string): void;
