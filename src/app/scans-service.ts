@@ -26,8 +26,11 @@ import {
 } from './ports.js';
 import type { TargetsService } from './targets-service.js';
 
-/** Told about every Scan written here that the Scan reconciler should look at (new, stopping, deleted). */
-/** A scan written or deleted: its account and object name are what the reconciler keys it by. */
+/**
+ * Told about every Scan written here that the Scan reconciler should look at
+ * (new, stopping, deleted), by its account and object name, which the
+ * reconciler keys it by.
+ */
 export type ScanNotifier = (scan: Pick<Scan, 'accountId' | 'name'>) => void;
 
 /** Scans are listed newest first, the only order (SPEC.md). */

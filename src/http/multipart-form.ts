@@ -10,6 +10,7 @@
 import busboy from 'busboy';
 import type { Request, Response } from 'express';
 import { Buffer } from 'node:buffer';
+import { yieldToEventLoop } from '../app/event-loop.js';
 import { InvalidRequestError } from '../domain/errors.js';
 
 export interface MultipartLimits {
@@ -41,13 +42,13 @@ export function readMultipartForm(req: Request, res: Response, limits: Multipart
   return new Promise((resolve, reject) => new MultipartFormReader(req, res, limits, callbacks, resolve, reject).start());
 }
 
+/** The most of the file one turn of the event loop hands on (about 100 nmap findings, 10-20 ms to parse and stage). */
+const FILE_PIECE_BYTES = 16 * 1024;
+
 /**
  * busboy hands a part whose Content-Disposition has no name with the name
  * undefined (issue 26: a TypeError, 500, further on): refused as the client's mistake.
  */
-/** The most of the file one turn of the event loop hands on (about 100 nmap findings, 10-20 ms to parse and stage). */
-const FILE_PIECE_BYTES = 16 * 1024;
-
 function named(name: string | undefined): string {
   if (name === undefined || name === '') {
     throw new InvalidRequestError('a part of the multipart body has no name; give every part one in its header: Content-Disposition: form-data; name="..."');
@@ -155,7 +156,7 @@ class MultipartFormReader {
     const end = Math.min(chunk.length, offset + FILE_PIECE_BYTES);
     this.guard(() => this.callbacks.onFileChunk(offset === 0 && end === chunk.length ? chunk : chunk.subarray(offset, end)));
     if (this.settled) return;
-    setImmediate(() => (end < chunk.length ? this.handOver(chunk, end, done) : done()));
+    void yieldToEventLoop().then(() => (end < chunk.length ? this.handOver(chunk, end, done) : done()));
   }
 
   private guard(step: () => void): void {

@@ -6,7 +6,7 @@
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-// pdfkit is loaded with the first PDF, not with the service (about 12 MB of RSS a process that renders no PDF does not need).
+// pdfkit is imported on first use (loadPdfkit), not with every process that loads this module.
 import type PDFDocumentType from 'pdfkit';
 import { yieldToEventLoop } from '../../app/event-loop.js';
 import { displayTime } from '../text.js';
@@ -60,7 +60,6 @@ class Steps {
 }
 
 /** The first pass: where each anchor lands and how many pages there are, without drawing; yields to the event loop now and then. */
-
 async function countPages(flow: PdfFlow, plan: PdfDocumentPlan): Promise<{ anchorPages: Map<string, number>; total: number }> {
   const anchorPages = new Map<string, number>();
   const cursor = new PageCursor({ top: PAGE.top, bottom: PAGE.bottom }, (block) => {
@@ -256,10 +255,10 @@ export interface PdfRenderOptions {
 let pdfkit: Promise<typeof PDFDocumentType> | undefined;
 
 /**
- * pdfkit, imported on first use (the CLI's other commands never load it).
- * The service loads it before it takes requests (composeHttpApp): evaluating
- * pdfkit and its fonts' modules held the event loop 80 ms in the turn of the
- * first PDF (bench/scale.ts).
+ * pdfkit, imported on first use (the CLI's other commands never load it:
+ * about 12 MB of RSS). The service loads it before it takes requests
+ * (composeHttpApp): evaluating pdfkit and its fonts' modules held the event
+ * loop 80 ms in the turn of the first PDF (bench/scale.ts).
  */
 export function loadPdfkit(): Promise<typeof PDFDocumentType> {
   return (pdfkit ??= import('pdfkit').then((module) => (module as { default: typeof PDFDocumentType }).default));
