@@ -100,6 +100,7 @@ bench: build ## Run the benchmarks in bench/ and print their figures
 	npx tsx bench/ingest-stall.ts
 	npx tsx bench/webhooks.ts
 	npx tsx bench/reports.ts
+	npx tsx bench/pdf-turns.ts
 	npx tsx bench/dashboard.ts
 	npx tsx bench/login-replay.ts
 	npx tsx bench/operator.ts

@@ -8,7 +8,7 @@ import { describeFilters, truncationNote, type ReportModel } from '../../domain/
 import { LEVEL_COLORS } from '../charts.js';
 import { displayTime, targetName } from '../text.js';
 import { heading, riskBlocks, sectionHeading } from './pdf-blocks.js';
-import { renderPdfDocument, type PdfRenderOptions } from './pdf-document.js';
+import { renderPdfDocument, type PdfDocumentPlan, type PdfRenderOptions } from './pdf-document.js';
 import { FONTS, INK, PdfFlow } from './pdf-flow.js';
 import { chartsBlock, contentsBlocks, healthTableBlocks, summaryTilesBlock, type ContentsEntry } from './pdf-summary.js';
 
@@ -65,12 +65,12 @@ function contentsOf(report: ReportModel): ContentsEntry[] {
 function* layOut(flow: PdfFlow, report: ReportModel, entries: readonly ContentsEntry[], anchorPages: () => ReadonlyMap<string, number>): Generator<void> {
   coverBlocks(flow, report);
   heading(flow, 'Contents', undefined, { breakBefore: true });
-  contentsBlocks(flow, entries, anchorPages);
+  yield* contentsBlocks(flow, entries, anchorPages);
   heading(flow, 'Summary', 'summary', { breakBefore: true });
   summaryTilesBlock(flow, report);
   chartsBlock(flow, report);
   heading(flow, 'Targets and health', 'health');
-  healthTableBlocks(flow, report);
+  yield* healthTableBlocks(flow, report);
   heading(flow, 'Findings by target', 'findings', { breakBefore: true });
   if (report.sections.length === 0) flow.text('No risks match the filters.', { font: FONTS.italic, size: 11 });
   yield;
@@ -83,18 +83,19 @@ function* layOut(flow: PdfFlow, report: ReportModel, entries: readonly ContentsE
   }
 }
 
-export async function renderPdfReport(report: ReportModel, out: Writable, options: PdfRenderOptions = {}): Promise<void> {
+/** What renderPdfDocument draws for the report; its layOut yields after every row, line and risk. */
+export function reportPdfPlan(report: ReportModel): PdfDocumentPlan {
   const { snapshot } = report;
   const entries = contentsOf(report);
-  await renderPdfDocument(
-    {
-      info: { Title: `Vigil vulnerability report: ${snapshot.accountName}`, Subject: `Report ${snapshot.id}`, CreationDate: new Date(snapshot.createdAt) },
-      header: `Vigil vulnerability report  ·  ${snapshot.accountName}`,
-      createdAt: snapshot.createdAt,
-      entries,
-      layOut: (flow, anchorPages) => layOut(flow, report, entries, anchorPages),
-    },
-    out,
-    options,
-  );
+  return {
+    info: { Title: `Vigil vulnerability report: ${snapshot.accountName}`, Subject: `Report ${snapshot.id}`, CreationDate: new Date(snapshot.createdAt) },
+    header: `Vigil vulnerability report  ·  ${snapshot.accountName}`,
+    createdAt: snapshot.createdAt,
+    entries,
+    layOut: (flow, anchorPages) => layOut(flow, report, entries, anchorPages),
+  };
+}
+
+export async function renderPdfReport(report: ReportModel, out: Writable, options: PdfRenderOptions = {}): Promise<void> {
+  await renderPdfDocument(reportPdfPlan(report), out, options);
 }

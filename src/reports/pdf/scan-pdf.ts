@@ -9,7 +9,7 @@ import { truncationNote, type ScanPdfModel, type ScanPdfPart } from '../../domai
 import { LEVEL_COLORS } from '../charts.js';
 import { displayTime, targetName } from '../text.js';
 import { heading, riskBlocks, sectionHeading } from './pdf-blocks.js';
-import { renderPdfDocument, type PdfRenderOptions } from './pdf-document.js';
+import { renderPdfDocument, type PdfDocumentPlan, type PdfRenderOptions } from './pdf-document.js';
 import { FONTS, INK, PdfFlow } from './pdf-flow.js';
 import { chartsBlock, contentsBlocks, healthTableBlocks, summaryTilesBlock, type ContentsEntry } from './pdf-summary.js';
 
@@ -26,7 +26,8 @@ function truncationBlock(flow: PdfFlow, model: ScanPdfModel): void {
   flow.text(truncationNote(model), { font: FONTS.bold, size: 11, color: LEVEL_COLORS.MEDIUM });
 }
 
-function coverBlocks(flow: PdfFlow, model: ScanPdfModel): void {
+/** The cover; yields after each of its targets' lines (a scan may cover thousands). */
+function* coverBlocks(flow: PdfFlow, model: ScanPdfModel): Generator<void> {
   const { snapshot } = model;
   const { scan } = snapshot;
   flow.space(120);
@@ -47,8 +48,14 @@ function coverBlocks(flow: PdfFlow, model: ScanPdfModel): void {
     flow.text(value, { size: 11, leading: 6 });
   }
   flow.text('Targets', { font: FONTS.bold, size: 10, keepWithNext: true });
-  for (const target of model.targets) flow.text(`• ${target.label === '' ? target.target : `${target.label} (${target.target})`}`, { size: 11, indent: 6 });
-  for (const skipped of snapshot.skipped) flow.text(`• ${skipped.target}: skipped, ${skipped.reason}`, { size: 11, indent: 6, color: INK.muted });
+  for (const target of model.targets) {
+    flow.text(`• ${target.label === '' ? target.target : `${target.label} (${target.target})`}`, { size: 11, indent: 6 });
+    yield;
+  }
+  for (const skipped of snapshot.skipped) {
+    flow.text(`• ${skipped.target}: skipped, ${skipped.reason}`, { size: 11, indent: 6, color: INK.muted });
+    yield;
+  }
   truncationBlock(flow, model);
 }
 
@@ -93,31 +100,32 @@ function* partBlocks(flow: PdfFlow, part: ScanPdfPart): Generator<void> {
 }
 
 function* layOut(flow: PdfFlow, model: ScanPdfModel, entries: readonly ContentsEntry[], anchorPages: () => ReadonlyMap<string, number>): Generator<void> {
-  coverBlocks(flow, model);
+  yield* coverBlocks(flow, model);
   heading(flow, 'Contents', undefined, { breakBefore: true });
-  contentsBlocks(flow, entries, anchorPages);
+  yield* contentsBlocks(flow, entries, anchorPages);
   heading(flow, 'Summary', 'summary', { breakBefore: true });
   flow.text('The risks this PDF holds of those the scan found: its new open and still open risks.', { size: 10, color: INK.muted });
   summaryTilesBlock(flow, model);
   chartsBlock(flow, model);
   heading(flow, 'Targets', 'targets');
-  healthTableBlocks(flow, model);
+  yield* healthTableBlocks(flow, model);
   yield;
   for (const part of model.parts) yield* partBlocks(flow, part);
 }
 
-export async function renderScanPdf(model: ScanPdfModel, out: Writable, options: PdfRenderOptions = {}): Promise<void> {
+/** What renderPdfDocument draws for the scan's PDF; its layOut yields after every row, line and risk. */
+export function scanPdfPlan(model: ScanPdfModel): PdfDocumentPlan {
   const { snapshot } = model;
   const entries = contentsOf(model);
-  await renderPdfDocument(
-    {
-      info: { Title: `Vigil scan report: ${titleOf(model)}`, Subject: `Scan ${snapshot.scan.id}`, CreationDate: new Date(snapshot.createdAt) },
-      header: `Vigil scan report  ·  ${snapshot.accountName}  ·  ${titleOf(model)}`,
-      createdAt: snapshot.createdAt,
-      entries,
-      layOut: (flow, anchorPages) => layOut(flow, model, entries, anchorPages),
-    },
-    out,
-    options,
-  );
+  return {
+    info: { Title: `Vigil scan report: ${titleOf(model)}`, Subject: `Scan ${snapshot.scan.id}`, CreationDate: new Date(snapshot.createdAt) },
+    header: `Vigil scan report  ·  ${snapshot.accountName}  ·  ${titleOf(model)}`,
+    createdAt: snapshot.createdAt,
+    entries,
+    layOut: (flow, anchorPages) => layOut(flow, model, entries, anchorPages),
+  };
+}
+
+export async function renderScanPdf(model: ScanPdfModel, out: Writable, options: PdfRenderOptions = {}): Promise<void> {
+  await renderPdfDocument(scanPdfPlan(model), out, options);
 }
