@@ -1,7 +1,7 @@
 /** Scans (SPEC.md, Scans): starting, listing, stopping and deleting them, and their result files. */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { presentScan, renderedScan, type RenderedScan } from './present/scan.js';
+import { presentScan, renderedScan, RISK_ID_JSON_CHARS, type RenderedScan } from './present/scan.js';
 import type { Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import { InvalidRequestError, NotFoundError } from '../domain/errors.js';
@@ -20,6 +20,7 @@ import {
   type EventOutbox,
   type Page,
   type ResultFileStore,
+  type ScanListQuery,
   type ScanRepository,
   type StoredResultFile,
   type TargetRepository,
@@ -197,10 +198,14 @@ export class ScansService {
    * risk lists, streamed (renderedScan). The page ends before the scan
    * that would pass LIST_PAGE_BYTE_BUDGET, counted from the lists' lengths
    * before any is read (one scan always fits), so its next_page_token is
-   * known before the first piece is sent.
+   * known before the first piece is sent. The store reads whole only the
+   * scans an estimate of the same size lets in (ScanListQuery.budget).
    */
   listJson(account: Account, params: ListParams): StreamedListResult {
-    const { scope, page } = this.summaries(account, params);
+    const { scope, page } = this.summaries(account, params, {
+      chars: LIST_PAGE_BYTE_BUDGET,
+      sizeOf: ({ riskIds, storedChars }) => storedChars + riskIds * RISK_ID_JSON_CHARS,
+    });
     const sent: Array<{ id: string; scan: RenderedScan }> = [];
     let nextCursor = page.nextCursor;
     let length = 0;
@@ -223,12 +228,13 @@ export class ScansService {
     }
   }
 
-  private summaries(account: Account, params: ListParams): { scope: string; page: Page<ScanSummary> } {
+  private summaries(account: Account, params: ListParams, budget?: ScanListQuery['budget']): { scope: string; page: Page<ScanSummary> } {
     const scope = `${account.id}:scans`;
     const page = this.scans.list(account.id, {
       filters: parseFilters(params.filters, SCAN_FILTER_KEYS),
       pageSize: pageSizeFrom(params.page_size),
       after: this.paginator.cursorFrom(scope, SCAN_ORDER, params.page_token),
+      budget,
     });
     return { scope, page };
   }

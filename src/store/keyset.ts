@@ -74,6 +74,7 @@ export function combinations(equalities: readonly Equality[]): Equal[][] | undef
  * the shape of every list ordered by seq alone (scans, sources, risks use
  * their own joins). Several values of a column are merged (combinations()),
  * one index range each. Reads one row more than the page to know whether more follow.
+ * `columns`: what each row holds (SQL; seq among them), every column unless named.
  */
 export function newestFirstPage<Row extends { seq: number }>(
   db: { prepare(sql: string): { all(...params: unknown[]): unknown[] } },
@@ -82,6 +83,7 @@ export function newestFirstPage<Row extends { seq: number }>(
   filters: ReadonlyArray<[column: string, values: readonly string[] | undefined]>,
   pageSize: number,
   after: readonly CursorValue[] | undefined,
+  columns = '*',
 ): { rows: Row[]; nextCursor: CursorValue[] | undefined } {
   const equalities = filters.flatMap(([column, values]) => (values === undefined ? [] : [{ column, values: [...new Set(values)] }]));
   // Beyond MAX_ARMS combinations, one walk of the account's rows tests every value.
@@ -99,7 +101,7 @@ export function newestFirstPage<Row extends { seq: number }>(
       where.push('seq < ?');
       params.push(after[0]!);
     }
-    sqls.push(`SELECT * FROM ${table} WHERE ${where.join(' AND ')}`);
+    sqls.push(`SELECT ${columns} FROM ${table} WHERE ${where.join(' AND ')}`);
   }
   const rows = db.prepare(`${sqls.join(' UNION ALL ')} ORDER BY seq DESC LIMIT ?`).all(...params, pageSize + 1) as Row[];
   const more = rows.length > pageSize;

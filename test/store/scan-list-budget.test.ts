@@ -89,6 +89,31 @@ describe('a page of scans and their risk lists', function () {
     expect(JSON.stringify(second.data[0])).to.equal(asGetSendsIt(huge));
   });
 
+  it("the store's page with a budget ends at the scan whose estimate passes it, that scan included, and its pages add up to the list", () => {
+    const made = Array.from({ length: 7 }, () => succeeded(10)).reverse();
+    const list = (after?: Array<string | number>) =>
+      core.scanRepository.list(account.id, { filters: {}, pageSize: 50, after, budget: { chars: 1000, sizeOf: ({ riskIds }) => riskIds * 40 } });
+    // 400 estimated characters a scan: the third takes the page to 1,200.
+    const first = list();
+    expect(first.items.map((scan) => scan.id)).to.deep.equal(made.slice(0, 3).map((scan) => scan.id));
+    expect(first.items.map((scan) => scan.riskCounts)).to.deep.equal(made.slice(0, 3).map(() => ({ newOpen: 5, stillOpen: 2, closed: 3 })));
+    const ids = [...first.items.map((scan) => scan.id)];
+    for (let page = list(first.nextCursor); ; page = list(page.nextCursor)) {
+      ids.push(...page.items.map((scan) => scan.id));
+      if (page.nextCursor === undefined) break;
+    }
+    expect(ids).to.deep.equal(made.map((scan) => scan.id));
+    // The estimate counts the stored targets too; without a budget the page is the page size.
+    const byText = core.scanRepository.list(account.id, {
+      filters: {},
+      pageSize: 50,
+      after: undefined,
+      budget: { chars: 1, sizeOf: ({ storedChars }) => storedChars },
+    });
+    expect(byText.items).to.have.length(1);
+    expect(core.scanRepository.list(account.id, { filters: {}, pageSize: 50, after: undefined }).items).to.have.length(7);
+  });
+
   it('reads the lists a chunk per turn of the event loop, so other work runs while a page renders', async () => {
     succeeded(3 * RISK_IDS_PER_TURN + 7);
     let turns = 0;

@@ -17,6 +17,15 @@ export interface ScanListQuery {
   filters: Filters<ScanFilterKey>;
   pageSize: number;
   after: CursorValue[] | undefined;
+  /**
+   * For a page that sends whole scans, risk lists and all: it ends at the
+   * scan whose estimated size (`sizeOf`: its risk ids, and the characters of
+   * its stored targets and conditions) takes the page's sum past `chars`,
+   * that scan included (the caller measures its own rendering and may end
+   * the page before it). Only the page's scans are read whole; the rest of
+   * the page size is walked by key.
+   */
+  budget?: { chars: number; sizeOf(scan: { riskIds: number; storedChars: number }): number };
 }
 
 /**
