@@ -1,8 +1,8 @@
 /**
  * The service bench/scale.ts measures, in its own process so that the
  * client's work and memory are not counted as the server's: the core and
- * HTTP app composed as `vigil serve` composes them (report worker thread
- * and WAL checkpoints in turns of their own included; no scan controller, scheduler or webhook dispatcher, which have
+ * HTTP app composed as `vigil serve` composes them (report worker thread,
+ * WAL checkpoints in turns of their own and the heap's growing factor included; no scan controller, scheduler or webhook dispatcher, which have
  * nothing to do here), behind a wrapper that watches the event loop.
  *
  * The longest block of the event loop: perf_hooks' monitorEventLoopDelay
@@ -24,6 +24,10 @@ const { systemClock } = await loadVigil<typeof import('../../src/domain/clock.js
 const { createLogger } = await loadVigil<typeof import('../../src/observability/logger.js')>('observability/logger.js');
 const { Metrics } = await loadVigil<typeof import('../../src/observability/metrics.js')>('observability/metrics.js');
 const { WalCheckpointer } = await loadVigil<typeof import('../../src/store/wal-checkpointer.js')>('store/wal-checkpointer.js');
+const { limitHeapGrowth } = await loadVigil<typeof import('../../src/main/heap-growth.js')>('main/heap-growth.js');
+
+// As `vigil serve` does, first: the heap grows to at most 1.5 times what the last full collection kept.
+limitHeapGrowth();
 
 const RESOLUTION_MS = 5;
 const [dataDir, port] = process.argv.slice(2) as [string, string];

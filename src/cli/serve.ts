@@ -1,10 +1,12 @@
 import { loadSettings } from '../config/settings.js';
 import { composeVigil } from '../main/composition-root.js';
+import { limitHeapGrowth } from '../main/heap-growth.js';
 import { lockDataDir } from '../store/data-dir-lock.js';
 import { createLogger } from '../observability/logger.js';
 import { firstKeyBanner } from './first-key-banner.js';
 
 export async function runServe(): Promise<number> {
+  limitHeapGrowth();
   const settings = loadSettings();
   // Before the database is opened: a second server on the directory stops here (DataDirInUseError, exit 1).
   const lock = lockDataDir(settings.dataDir);
