@@ -174,6 +174,9 @@ export class SqliteScanRepository implements ScanRepository {
       // A run of one list by its key's range, in position order, as the API's JSON (ScansService.listJson sends it as it is).
       riskListJson: db.prepare(`SELECT group_concat('{"risk_id":' || json_quote(risk_id) || '}', ',') FROM (
           SELECT risk_id FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?) AND list = ? AND position >= ? AND position < ? ORDER BY position)`),
+      // The same run as ids, one JSON array to parse (a scan PDF picks the most severe of a list a run at a time).
+      riskListIds: db.prepare(`SELECT json_group_array(risk_id) FROM (
+          SELECT risk_id FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?) AND list = ? AND position >= ? AND position < ? ORDER BY position)`),
       storedLength: db
         .prepare('SELECT COALESCE(MAX(position) + 1, 0) FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?) AND list = ?')
         .pluck(),
@@ -323,6 +326,11 @@ export class SqliteScanRepository implements ScanRepository {
       nextCursor,
       cursorAt: (index) => [rows[index]!.seq],
     };
+  }
+
+  riskListIds(scanId: string, list: keyof RiskLists, position: number, count: number): string[] {
+    const json = this.statements.riskListIds.raw(true).get(scanId, RISK_LISTS.indexOf(list), position, position + count) as [string];
+    return JSON.parse(json[0]) as string[];
   }
 
   riskListJson(scanId: string, list: keyof RiskLists, position: number, count: number): string {

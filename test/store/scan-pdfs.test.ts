@@ -16,7 +16,9 @@ import type { Account } from '../../src/domain/accounts/account.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { renderScanPdf } from '../../src/reports/pdf/scan-pdf.js';
+import type { ScanPdfModel } from '../../src/domain/reports/scan-pdf-model.js';
 import { SqliteScanPdfRepository } from '../../src/store/scan-pdfs-repository.js';
+import { seedRisks } from '../support/report-data.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('the PDF of a SUCCEEDED scan on the store and the data directory', function () {
@@ -97,6 +99,45 @@ describe('the PDF of a SUCCEEDED scan on the store and the data directory', func
     await pdfs.ensureRendered({ resultId, scanId: scan.id, accountId: account.id });
     await pdfs.ensureRendered({ resultId, scanId: scan.id, accountId: account.id });
     expect(renderings).to.equal(1);
+  });
+
+  it('picks the most severe of a list longer than one read (5,000 entries a turn), wherever they are in it', async () => {
+    let model: ScanPdfModel | undefined;
+    const pdfs = new ScanPdfs({
+      repository: new SqliteScanPdfRepository(core.db),
+      scans: core.scanRepository,
+      accounts: core.accountRepository,
+      resultFiles: core.resultFiles,
+      render: async (made, out) => {
+        model = made;
+        out.end(Buffer.from('%PDF-'));
+      },
+      clock: { now: () => new Date() },
+      maxRisks: 3,
+    });
+    const queued = core.scans.start(account, { type: 'NMAP', targets: ['93.184.216.34'] })[0]!;
+    const targetId = queued.requestedTargets[0]!.targetId;
+    const seeds = Array.from({ length: 12_005 }, (_, index) => ({
+      accountId: account.id,
+      targetId,
+      threatLevel: [2, 7_003, 12_003].includes(index) ? ('CRITICAL' as const) : ('INFO' as const),
+    }));
+    const ids = seedRisks(core.db, seeds).map((risk) => risk.id);
+    const now = new Date().toISOString();
+    const pdf = pdfs.resultFor(queued, now);
+    const scan: Scan = {
+      ...queued,
+      state: 'SUCCEEDED',
+      progress: 100,
+      finishedAt: now,
+      results: [{ resultId: pdf.id, contentType: pdf.contentType }],
+      risks: { newOpen: ids, stillOpen: [], closed: [] },
+    };
+    expect(core.scanRepository.saveWithResults(scan, [pdf], [], 'QUEUED')).to.equal(true);
+    await pdfs.ensureRendered({ resultId: pdf.id, scanId: scan.id, accountId: account.id });
+    expect(model!.snapshot.counts).to.deep.equal({ newOpen: 12_005, stillOpen: 0, closed: 0 });
+    // The three CRITICAL ones, one in each read.
+    expect(model!.snapshot.risks.newOpen.map((risk) => risk.id)).to.have.members([ids[2], ids[7_003], ids[12_003]]);
   });
 
   for (const [when, deleteAt] of [

@@ -64,6 +64,8 @@ export interface ScanRepository {
    * fewer when the list is shorter (or the scan is gone).
    */
   riskListJson(scanId: string, list: keyof Scan['risks'], position: number, count: number): string;
+  /** The same run of one of the scan's risk lists as ids. */
+  riskListIds(scanId: string, list: keyof Scan['risks'], position: number, count: number): string[];
   /** Ids of scans in the states, oldest first, at most `limit` of them. */
   idsInStates(states: readonly ScanState[], limit?: number): string[];
   countInState(state: ScanState): number;
