@@ -201,6 +201,8 @@ export class RiskHistory {
     this.pending.begin(scan.id, scan.accountId, kind, this.clock.now().toISOString());
     try {
       const source = this.stage(scan, findingsByTarget);
+      // A turn before the first chunk: the caller's own writes (an upload's Scan row and its findings' counts) came in this one.
+      await yieldToEventLoop();
       const risks: ScanRisks = { newOpen: [], stillOpen: [], closed: [] };
       for (let next = 0; next < scan.resolvedTargets.length;) {
         this.transaction(() => {
@@ -465,7 +467,7 @@ const FINDINGS_PER_TRANSACTION = 1000;
  * small accounts keep their few large commits (bench/ingest.ts); 15 ms
  * leaves room for the commit's own write and flush in the same turn.
  */
-const TRANSACTION_MS = 15;
+export const TRANSACTION_MS = 15;
 
 /** Bounds of a recording's transactions, and of a deleted scan's recompute (tests set a smaller time to see the chunks). */
 export interface RecordingLimits {

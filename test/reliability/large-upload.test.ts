@@ -14,6 +14,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { loadSettings } from '../../src/config/settings.js';
 import { DATABASE_FILE } from '../../src/store/database.js';
 import { composeCore } from '../../src/main/composition-root.js';
+import { TRANSACTION_MS } from '../../src/app/risk-history.js';
 import { fixtureHostAddress, nmapHostsReport, nmapReport } from '../support/nmap-report.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait.js';
@@ -81,6 +82,39 @@ describe('reliability: a large upload holds neither its findings nor its events,
       expect(error).to.be.an('error');
       await refused.discard(); // as the upload handler does on any refusal
       expect(staged()).to.equal(0);
+    } finally {
+      core.db.close();
+    }
+  });
+
+  it("an upload's targets are written in transactions that end once TRANSACTION_MS have passed, each followed by a turn of the event loop", async () => {
+    const core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path }));
+    try {
+      const owner = core.accounts.createAccount({ name: 'slow targets' }).account;
+      const source = core.sources.create(owner, { source_type: 'IMPORTED', name: 'slow' });
+      // Each target takes longer than a transaction's time, as on an account of a million risks: one target a transaction.
+      let turn = 0;
+      let counting = true;
+      const count = () => {
+        turn++;
+        if (counting) setImmediate(count);
+      };
+      setImmediate(count);
+      const turns: number[] = [];
+      const recordUploaded = core.targets.recordUploaded.bind(core.targets);
+      core.targets.recordUploaded = (...args) => {
+        const until = performance.now() + TRANSACTION_MS + 1;
+        while (performance.now() < until);
+        turns.push(turn);
+        return recordUploaded(...args);
+      };
+      const upload = core.imports.newUpload();
+      upload.useScanType('NMAP');
+      upload.write(Buffer.from(nmapReport(4, 2)));
+      const imported = await core.imports.importResult(owner, { source_id: source.id, scan_type: 'NMAP' }, upload.finish());
+      counting = false;
+      expect(imported.targets).to.have.length(4);
+      expect(new Set(turns).size, `turns of the four targets: ${turns.join(', ')}`).to.equal(4);
     } finally {
       core.db.close();
     }
