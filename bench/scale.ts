@@ -72,8 +72,11 @@ class Service {
   }
 
   /** The server's longest event-loop block since the last call, in ms. */
+  /** The longest block since the last look; one over the aim is logged with the longest garbage collection pause meanwhile. */
   async loop(): Promise<number> {
-    return ((await (await fetch(`${this.base}/__bench/loop`)).json()) as { maxMs: number }).maxMs;
+    const { maxMs, gcMs } = (await (await fetch(`${this.base}/__bench/loop`)).json()) as { maxMs: number; gcMs: number };
+    if (maxMs > AIMS.blockMs) log(`a block of ${maxMs.toFixed(0)} ms; the longest garbage collection pause meanwhile: ${gcMs.toFixed(0)} ms`);
+    return maxMs;
   }
 
   /** One request alone, and the longest block of the event loop while it was served. */

@@ -12,10 +12,10 @@
  * alone, so the figure is that request's longest block, and before and
  * after a phase of several at once, so the figure is the phase's.
  *
- *   GET /__bench/loop   { maxMs: longest block since the last look }, then starts again
+ *   GET /__bench/loop   { maxMs: longest block since the last look, gcMs: longest GC pause since then }, then starts again
  */
 import express from 'express';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { loadVigil } from './compiled.js';
 
 const { loadSettings } = await loadVigil<typeof import('../../src/config/settings.js')>('config/settings.js');
@@ -34,6 +34,11 @@ const [dataDir, port] = process.argv.slice(2) as [string, string];
 
 const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
 delay.enable();
+// The longest garbage collection pause since the last look: a block over the aim is often one.
+let gcMs = 0;
+new PerformanceObserver((entries) => {
+  for (const entry of entries.getEntries()) gcMs = Math.max(gcMs, entry.duration);
+}).observe({ entryTypes: ['gc'] });
 
 // No rate limit: ten clients on one key are the point here.
 const settings = loadSettings({
@@ -52,8 +57,9 @@ const outer = express();
 outer.get('/__bench/loop', (_req, res) => {
   // A block is recorded at the tick after it ends: two ticks later, every block before this request is in.
   setTimeout(() => {
-    res.json({ maxMs: Math.max(0, delay.max / 1e6 - RESOLUTION_MS) });
+    res.json({ maxMs: Math.max(0, delay.max / 1e6 - RESOLUTION_MS), gcMs });
     delay.reset();
+    gcMs = 0;
   }, 2 * RESOLUTION_MS);
 });
 outer.use(app);
