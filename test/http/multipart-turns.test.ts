@@ -9,6 +9,7 @@ import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readMultipartForm } from '../../src/http/multipart-form.js';
+import { TurnCounter } from '../support/turn-counter.js';
 
 describe('a multipart file part, read a piece per turn', () => {
   let server: Server;
@@ -20,22 +21,16 @@ describe('a multipart file part, read a piece per turn', () => {
     pieces = [];
     const app = express();
     app.post('/upload', async (req, res) => {
-      let turn = 0;
-      let counting = true;
-      const count = () => {
-        turn++;
-        if (counting) setImmediate(count);
-      };
-      setImmediate(count);
+      const turns = new TurnCounter();
       const limits = { fileField: 'file', maxFileBytes: 64 * 1024 * 1024, maxFields: 4, maxFieldBytes: 1024 };
       const form = await readMultipartForm(req, res, limits, {
         onField: () => undefined,
         onFileChunk: (chunk) => {
-          turnsOfChunks.push(turn);
+          turnsOfChunks.push(turns.turn);
           pieces.push(Buffer.from(chunk));
         },
       });
-      counting = false;
+      turns.stop();
       res.json({ hasFile: form.hasFile });
     });
     server = app.listen(0, '127.0.0.1');

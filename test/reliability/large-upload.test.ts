@@ -18,6 +18,7 @@ import { TRANSACTION_MS } from '../../src/app/risk-history.js';
 import { fixtureHostAddress, nmapHostsReport, nmapReport } from '../support/nmap-report.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait.js';
+import { TurnCounter } from '../support/turn-counter.js';
 
 const CHILD = fileURLToPath(new URL('./large-upload-child.ts', import.meta.url));
 /** 620 hosts of 67 distinct findings: 41,540 findings, 35 MB of finding text, a 25 MB file. */
@@ -93,26 +94,20 @@ describe('reliability: a large upload holds neither its findings nor its events,
       const owner = core.accounts.createAccount({ name: 'slow targets' }).account;
       const source = core.sources.create(owner, { source_type: 'IMPORTED', name: 'slow' });
       // Each target takes longer than a transaction's time, as on an account of a million risks: one target a transaction.
-      let turn = 0;
-      let counting = true;
-      const count = () => {
-        turn++;
-        if (counting) setImmediate(count);
-      };
-      setImmediate(count);
+      const counter = new TurnCounter();
       const turns: number[] = [];
       const recordUploaded = core.targets.recordUploaded.bind(core.targets);
       core.targets.recordUploaded = (...args) => {
         const until = performance.now() + TRANSACTION_MS + 1;
         while (performance.now() < until);
-        turns.push(turn);
+        turns.push(counter.turn);
         return recordUploaded(...args);
       };
       const upload = core.imports.newUpload();
       upload.useScanType('NMAP');
       upload.write(Buffer.from(nmapReport(4, 2)));
       const imported = await core.imports.importResult(owner, { source_id: source.id, scan_type: 'NMAP' }, upload.finish());
-      counting = false;
+      counter.stop();
       expect(imported.targets).to.have.length(4);
       expect(new Set(turns).size, `turns of the four targets: ${turns.join(', ')}`).to.equal(4);
     } finally {

@@ -15,6 +15,7 @@ import type { Account } from '../../src/domain/accounts/account.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { tempDir } from '../support/temp-dir.js';
+import { TurnCounter } from '../support/turn-counter.js';
 
 const IDS_PER_PAGE = Math.floor(LIST_PAGE_BYTE_BUDGET / RISK_ID_JSON_CHARS);
 
@@ -116,16 +117,9 @@ describe('a page of scans and their risk lists', function () {
 
   it('reads the lists a chunk per turn of the event loop, so other work runs while a page renders', async () => {
     succeeded(3 * RISK_IDS_PER_TURN + 7);
-    let turns = 0;
-    let rendering = true;
-    const count = () => {
-      if (!rendering) return;
-      turns++;
-      setImmediate(count);
-    };
-    setImmediate(count);
+    const counter = new TurnCounter();
     const rendered = await page();
-    rendering = false;
+    const turns = counter.stop();
     expect(rendered.data).to.have.length(1);
     expect(turns, 'turns of the loop while one scan of four chunks rendered').to.be.greaterThanOrEqual(4);
   });
