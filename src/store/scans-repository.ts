@@ -78,6 +78,10 @@ function toSummary(row: ScanRow & RiskCounts, results: StoredResultFile[]): Scan
   return { ...scanFields(row, results), riskCounts: { newOpen: row.new_open_count, stillOpen: row.still_open_count, closed: row.closed_count } };
 }
 
+/** A run of one of a scan's risk lists, by the scan's id, the list, and a range of positions, in position order. */
+const LIST_RUN = `SELECT risk_id FROM scan_risks
+  WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?) AND list = ? AND position >= ? AND position < ? ORDER BY position`;
+
 const RESULT_COLUMNS = 'id, scan_id, account_id, file_name, content_type, size, sha256, created_at';
 
 function resultParams(file: NewResultFile) {
@@ -172,11 +176,9 @@ export class SqliteScanRepository implements ScanRepository {
       riskListsOf: db.prepare(`SELECT list, json_group_array(risk_id) AS ids FROM scan_risks
         WHERE scan_seq = @seq AND position < (CASE list WHEN 0 THEN @newOpen WHEN 1 THEN @stillOpen ELSE @closed END) GROUP BY list`),
       // A run of one list by its key's range, in position order, as the API's JSON (ScansService.listJson sends it as it is).
-      riskListJson: db.prepare(`SELECT group_concat('{"risk_id":' || json_quote(risk_id) || '}', ',') FROM (
-          SELECT risk_id FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?) AND list = ? AND position >= ? AND position < ? ORDER BY position)`),
+      riskListJson: db.prepare(`SELECT group_concat('{"risk_id":' || json_quote(risk_id) || '}', ',') FROM (${LIST_RUN})`),
       // The same run as ids, one JSON array to parse (a scan PDF picks the most severe of a list a run at a time).
-      riskListIds: db.prepare(`SELECT json_group_array(risk_id) FROM (
-          SELECT risk_id FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?) AND list = ? AND position >= ? AND position < ? ORDER BY position)`),
+      riskListIds: db.prepare(`SELECT json_group_array(risk_id) FROM (${LIST_RUN})`),
       storedLength: db
         .prepare('SELECT COALESCE(MAX(position) + 1, 0) FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?) AND list = ?')
         .pluck(),
