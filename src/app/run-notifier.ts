@@ -6,7 +6,7 @@
  * logged; the run and its Scans are never affected by mail trouble.
  */
 import type { Clock } from '../domain/clock.js';
-import { isTerminal, type Scan } from '../domain/scans/scan.js';
+import { isTerminal, type ScanSummary } from '../domain/scans/scan.js';
 import {
   MAX_EMAIL_ATTEMPTS,
   countByThreat,
@@ -17,13 +17,23 @@ import {
   type TargetChanges,
 } from '../domain/schedules/scheduled-run.js';
 import type { TimerHandle, Timers } from './controller/timer.js';
+import { yieldToEventLoop } from './event-loop.js';
 import { renderRunEmail } from './notifications/run-email.js';
 import type { Mailer, RiskRepository, ScanRepository, ScheduledRun, ScheduledRunRepository } from './ports.js';
 
+/**
+ * A run's risk lists are read this many ids at a time, and their risks this
+ * many at a time, with a turn of the event loop after each read: a weekly
+ * sweep of a /16 opens tens of thousands of risks, which read at once held
+ * the loop for as long as the API's slowest request (issue 29).
+ */
+const LIST_IDS_PER_READ = 5_000;
+const RISKS_PER_READ = 500;
+
 export interface RunNotifierOptions {
   runs: ScheduledRunRepository;
-  scans: ScanRepository;
-  risks: RiskRepository;
+  scans: Pick<ScanRepository, 'findSummary' | 'riskListIds'>;
+  risks: Pick<RiskRepository, 'changedRisks'>;
   mailer: Mailer;
   clock: Clock;
   timers: Timers;
@@ -71,9 +81,9 @@ export class RunNotifier {
 
   /** Sends (or decides not to send) one run's e-mail; WAITING while a Scan of it is still going. */
   async notify(run: ScheduledRun): Promise<NotificationOutcome> {
-    const scans = run.scanIds.map((id) => this.options.scans.findByIdUnscoped(id)).filter((scan): scan is Scan => scan !== undefined);
+    const scans = run.scanIds.flatMap((id) => this.options.scans.findSummary(run.accountId, id) ?? []);
     if (scans.some((scan) => !isTerminal(scan.state))) return 'WAITING';
-    const summary = this.summarize(run, scans);
+    const summary = await this.summarize(run, scans);
     if (!shouldSendEmail(run.emailNotification, run.emailTo, summary)) return this.save(run, 'NOT_NEEDED', run.emailAttempts, null);
     try {
       await this.options.mailer.send(renderRunEmail(run, summary, this.options.publicUrl));
@@ -100,20 +110,26 @@ export class RunNotifier {
   }
 
   /** Per target, the risks the run's Scans opened and closed; a risk deleted since is left out. */
-  private summarize(run: ScheduledRun, scans: Scan[]): RunSummary {
+  private async summarize(run: ScheduledRun, scans: readonly ScanSummary[]): Promise<RunSummary> {
     const targets = new Map<string, TargetChanges>();
-    const collect = (ids: readonly string[], kind: 'newRisks' | 'closedRisks') => {
-      for (const id of ids) {
-        const risk = this.options.risks.findView(run.accountId, id);
-        if (risk === undefined) continue;
-        const entry = targets.get(risk.targetId) ?? { target: risk.target, label: risk.targetLabel, newRisks: [], closedRisks: [] };
-        targets.set(risk.targetId, entry);
-        entry[kind].push({ id: risk.id, title: risk.definition.title, threatLevel: risk.definition.threat_level, scanType: risk.scanType });
-      }
-    };
     for (const scan of scans) {
-      collect(scan.risks.newOpen, 'newRisks');
-      collect(scan.risks.closed, 'closedRisks');
+      for (const [list, kind] of [
+        ['newOpen', 'newRisks'],
+        ['closed', 'closedRisks'],
+      ] as const) {
+        for (let position = 0; position < scan.riskCounts[list]; position += LIST_IDS_PER_READ) {
+          const ids = this.options.scans.riskListIds(scan.id, list, position, LIST_IDS_PER_READ);
+          await yieldToEventLoop();
+          for (let start = 0; start < ids.length; start += RISKS_PER_READ) {
+            for (const risk of this.options.risks.changedRisks(run.accountId, ids.slice(start, start + RISKS_PER_READ))) {
+              const entry = targets.get(risk.targetId) ?? { target: risk.target, label: risk.label, newRisks: [], closedRisks: [] };
+              targets.set(risk.targetId, entry);
+              entry[kind].push({ id: risk.id, title: risk.title, threatLevel: risk.threatLevel, scanType: risk.scanType });
+            }
+            await yieldToEventLoop();
+          }
+        }
+      }
     }
     const all = (kind: 'newRisks' | 'closedRisks'): RunRisk[] => [...targets.values()].flatMap((entry) => entry[kind]);
     return {

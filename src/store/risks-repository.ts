@@ -1,4 +1,4 @@
-import type { Page, RiskListQuery, RiskRepository, RiskSortField } from '../app/ports.js';
+import type { ChangedRisk, Page, RiskListQuery, RiskRepository, RiskSortField } from '../app/ports.js';
 import type { RiskDefinition, ScanType, ThreatLevel } from '../domain/risks/finding.js';
 import type { Acceptance, Coverage, ExistingRisk, Risk, RiskStatus, RiskView } from '../domain/risks/risk.js';
 import type { CursorValue } from '../domain/lists/page-token.js';
@@ -334,6 +334,16 @@ export class SqliteRiskRepository implements RiskRepository {
   findView(accountId: string, id: string): RiskView | undefined {
     const row = this.statements.view.get(accountId, id) as RiskViewRow | undefined;
     return row && toView(row);
+  }
+
+  changedRisks(accountId: string, ids: readonly string[]): ChangedRisk[] {
+    if (ids.length === 0) return [];
+    return this.db
+      .prepare(
+        `SELECT r.id, r.target_id AS targetId, t.target, t.label, r.title, r.threat_level AS threatLevel, r.scan_type AS scanType
+          FROM risks r JOIN targets t ON t.id = r.target_id WHERE +r.account_id = ? AND r.id IN (${marks(ids.length)})`,
+      )
+      .all(accountId, ...ids) as ChangedRisk[];
   }
 
   list(accountId: string, query: RiskListQuery): Page<RiskView> {

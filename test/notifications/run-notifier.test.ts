@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { ScanReconciler } from '../../src/app/controller/scan-reconciler.js';
 import type { ScheduledScanReconciler } from '../../src/app/controller/scheduled-scan-reconciler.js';
 import { FakeTimers } from '../support/fake-timers.js';
-import type { HostResolver, ScheduledRun } from '../../src/app/ports.js';
+import type { HostResolver, Mailer, ScheduledRun } from '../../src/app/ports.js';
 import { RunNotifier } from '../../src/app/run-notifier.js';
 import type { ScheduledScanInput } from '../../src/app/scheduled-scans-service.js';
 import { loadSettings } from '../../src/config/settings.js';
@@ -20,6 +20,8 @@ import { FakeRunner, nmapXml, scriptedScanController, xmlOutput, type NmapHostSp
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 import { tcpListener } from '../support/listeners.js';
 import { tempDir } from '../support/temp-dir.js';
+import { seedRisks } from '../support/report-data.js';
+import { TurnCounter } from '../support/turn-counter.js';
 
 const START = Date.parse('2026-05-04T06:00:00.000Z');
 const MINUTE = 60_000;
@@ -40,12 +42,12 @@ describe('scheduled run e-mails (real SMTP server on loopback)', () => {
 
   const clock = { now: () => new Date(timers.now()) };
 
-  function notifier(smtpUrl = sink.url): RunNotifier {
+  function notifier(smtpUrl = sink.url, mailer: Mailer = smtpMailer(smtpUrl, 'vigil@example.com')): RunNotifier {
     return new RunNotifier({
       runs: core.scheduledRuns,
       scans: core.scanRepository,
       risks: core.riskRepository,
-      mailer: smtpMailer(smtpUrl, 'vigil@example.com'),
+      mailer,
       clock,
       timers,
       publicUrl: PUBLIC_URL,
@@ -211,6 +213,49 @@ describe('scheduled run e-mails (real SMTP server on loopback)', () => {
     await notifier(deadUrl).tick();
     expect(failures).to.have.length(MAX_EMAIL_ATTEMPTS);
     expect(core.scanRepository.findByIdUnscoped(run.scanIds[0]!)!.state).to.equal('SUCCEEDED');
+  });
+
+  it('a run that opened more risks than one read counts every one, reading them a slice a turn', async () => {
+    const nightly = schedule({});
+    const run = await runNow(nightly.id);
+    const queued = core.scanRepository.findByIdUnscoped(run.scanIds[0]!)!;
+    const targetId = queued.requestedTargets[0]!.targetId;
+    const opened = seedRisks(
+      core.db,
+      Array.from({ length: 5_203 }, (_, index) => ({
+        accountId: account.id,
+        targetId,
+        scanType: 'NMAP' as const,
+        title: index === 5_100 ? 'The one critical' : `Open port ${index}`,
+        threatLevel: index === 5_100 ? ('CRITICAL' as const) : ('INFO' as const),
+      })),
+    );
+    const closed = seedRisks(
+      core.db,
+      [1, 2, 3].map(() => ({ accountId: account.id, targetId, status: 'CLOSED' as const, threatLevel: 'HIGH' as const })),
+    );
+    const done = { ...queued, state: 'SUCCEEDED' as const, progress: 100, finishedAt: new Date(timers.now()).toISOString() };
+    const risks = { newOpen: opened.map((risk) => risk.id), stillOpen: [], closed: closed.map((risk) => risk.id) };
+    expect(core.scanRepository.saveWithResults({ ...done, risks }, [], [], 'QUEUED')).to.equal(true);
+
+    const turns = new TurnCounter();
+    let turnsBeforeSend = -1;
+    const smtp = smtpMailer(sink.url, 'vigil@example.com');
+    await notifier(sink.url, {
+      send: (message) => {
+        turnsBeforeSend = turns.turn;
+        return smtp.send(message);
+      },
+    }).tick();
+    turns.stop();
+
+    const [mail] = sink.received;
+    expect(mail!.parsed.subject).to.equal('[Vigil] Nightly <prod> & "edge": 5203 new risks, 3 closed');
+    expect(mail!.parsed.text).to.include('New risks:    1 critical, 0 high, 0 medium, 0 low, 5202 info');
+    expect(mail!.parsed.text).to.include('[CRITICAL] The one critical (NMAP)');
+    expect(mail!.parsed.text).to.include('...and 5153 more');
+    // Two reads of the list and eleven slices of its risks for the new ones, one and one for the closed: a turn after each.
+    expect(turnsBeforeSend).to.be.at.least(15);
   });
 
   it('a run that created no Scan (nothing selected) still reports, for ALWAYS, why nothing ran', async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { renderRunEmail, MAX_LISTED_RISKS } from '../../src/app/notifications/run-email.js';
+import { renderRunEmail, MAX_LISTED_RISKS, MAX_LISTED_TARGETS } from '../../src/app/notifications/run-email.js';
 import type { ScheduledRun } from '../../src/app/ports.js';
 import {
   MAX_EMAIL_ATTEMPTS,
@@ -12,6 +12,7 @@ import {
   specOf,
   type RunRisk,
   type RunSummary,
+  type TargetChanges,
 } from '../../src/domain/schedules/scheduled-run.js';
 import type { ScheduleSpec } from '../../src/domain/schedules/schedule.js';
 
@@ -191,6 +192,24 @@ describe('renderRunEmail', () => {
     expect(mail.text).to.include('...and 7 more');
     expect(mail.html).to.include('and 7 more');
     expect(mail.subject).to.include(`${MAX_LISTED_RISKS + 7} new risks`);
+  });
+
+  it(`lists at most ${MAX_LISTED_TARGETS} targets, those with the most severe changes, by address, and counts the rest`, () => {
+    // 130 targets with one LOW new risk each, 3 with a CRITICAL one and 2 that only closed a HIGH one, at the end of the address range.
+    const targets: TargetChanges[] = [
+      ...Array.from({ length: 130 }, (_, index) => ({ target: `10.0.0.${index}`, label: '', newRisks: [risk(`low ${index}`, 'LOW')], closedRisks: [] })),
+      ...[200, 201, 202].map((host) => ({ target: `10.0.0.${host}`, label: '', newRisks: [risk(`critical ${host}`, 'CRITICAL')], closedRisks: [] })),
+      ...[210, 211].map((host) => ({ target: `10.0.0.${host}`, label: '', newRisks: [], closedRisks: [risk(`fixed ${host}`, 'HIGH')] })),
+    ];
+    const mail = renderRunEmail(run, { ...summary([]), targets, newCounts: countByThreat(targets.flatMap((target) => target.newRisks)) }, 'http://x');
+    const listed = mail.text.split('\n').filter((line) => /^10\.0\.0\.\d+$/.test(line));
+    expect(listed).to.have.length(MAX_LISTED_TARGETS);
+    expect(listed).to.include.members(['10.0.0.200', '10.0.0.201', '10.0.0.202']);
+    expect(listed).to.not.include.members(['10.0.0.210', '10.0.0.211']); // a LOW new risk outranks a closed HIGH one
+    expect(listed).to.deep.equal([...listed].sort((a, b) => a.localeCompare(b)));
+    expect(mail.text).to.include(`...and ${135 - MAX_LISTED_TARGETS} more targets with new or closed risks`);
+    expect(mail.html).to.include(`and ${135 - MAX_LISTED_TARGETS} more targets with new or closed risks`);
+    expect(mail.subject).to.include('133 new risks, 0 closed');
   });
 
   it('says so when nothing changed', () => {

@@ -5,29 +5,49 @@
  * escaped.
  */
 import { THREAT_LEVELS } from '../../domain/risks/finding.js';
-import { byThreat, hasChanges, type RunRisk, type RunSummary, type ThreatCounts } from '../../domain/schedules/scheduled-run.js';
+import { byThreat, hasChanges, type RunRisk, type RunSummary, type TargetChanges, type ThreatCounts } from '../../domain/schedules/scheduled-run.js';
 import type { EmailMessage, ScheduledRun } from '../ports.js';
 import { escapeHtml as escape } from '../present/html.js';
 
 /** At most this many risks are listed per target and kind; the rest are counted. */
 export const MAX_LISTED_RISKS = 50;
+/**
+ * At most this many targets are listed, those with the most severe new risks
+ * (then closed ones) when more changed; the rest are counted. A weekly sweep
+ * of a /16 changes thousands.
+ */
+export const MAX_LISTED_TARGETS = 100;
 
 export function renderRunEmail(run: ScheduledRun, given: RunSummary, publicUrl: string): EmailMessage {
-  // Targets by address, each one's risks worst first.
-  const summary: RunSummary = {
-    ...given,
-    targets: [...given.targets]
-      .sort((a, b) => a.target.localeCompare(b.target))
-      .map((target) => ({ ...target, newRisks: [...target.newRisks].sort(byThreat), closedRisks: [...target.closedRisks].sort(byThreat) })),
-  };
+  // Each target's risks worst first; the targets listed by address.
+  const changed = given.targets
+    .filter((target) => target.newRisks.length > 0 || target.closedRisks.length > 0)
+    .map((target) => ({ ...target, newRisks: [...target.newRisks].sort(byThreat), closedRisks: [...target.closedRisks].sort(byThreat) }));
+  const listed = changed.length <= MAX_LISTED_TARGETS ? changed : changed.sort(bySeverestChange).slice(0, MAX_LISTED_TARGETS);
+  const summary: RunSummary = { ...given, targets: listed.sort((a, b) => a.target.localeCompare(b.target)) };
+  const unlisted = changed.length - listed.length;
   const dashboard = `${publicUrl.replace(/\/+$/, '')}/dashboard/risks`;
   const newTotal = total(summary.newCounts);
   const closedTotal = total(summary.closedCounts);
   const subject = `[Vigil] ${oneLine(run.scheduleName)}: ${hasChanges(summary) ? `${plural(newTotal, 'new risk')}, ${closedTotal} closed` : 'no new or closed risks'}`;
-  return { to: run.emailTo, subject, text: text(run, summary, dashboard), html: html(run, summary, dashboard) };
+  return { to: run.emailTo, subject, text: text(run, summary, unlisted, dashboard), html: html(run, summary, unlisted, dashboard) };
 }
 
-function text(run: ScheduledRun, summary: RunSummary, dashboard: string): string {
+/** The target whose most severe new risk (then closed one) is worse first; then the one with more changes. */
+function bySeverestChange(a: TargetChanges, b: TargetChanges): number {
+  const worst = (risks: readonly RunRisk[]) => (risks[0] === undefined ? THREAT_LEVELS.length : THREAT_LEVELS.indexOf(risks[0].threatLevel));
+  return (
+    worst(a.newRisks) - worst(b.newRisks) ||
+    worst(a.closedRisks) - worst(b.closedRisks) ||
+    b.newRisks.length + b.closedRisks.length - (a.newRisks.length + a.closedRisks.length)
+  );
+}
+
+function moreTargets(count: number): string {
+  return `...and ${plural(count, 'more target')} with new or closed risks`;
+}
+
+function text(run: ScheduledRun, summary: RunSummary, unlisted: number, dashboard: string): string {
   const lines = [
     `Scheduled scan "${oneLine(run.scheduleName)}" ran at ${when(run.runAt)}.`,
     '',
@@ -35,7 +55,6 @@ function text(run: ScheduledRun, summary: RunSummary, dashboard: string): string
     `Closed risks: ${countsLine(summary.closedCounts)}`,
   ];
   for (const target of summary.targets) {
-    if (target.newRisks.length === 0 && target.closedRisks.length === 0) continue;
     lines.push('', targetName(target.target, target.label));
     for (const [heading, risks] of [
       ['New', target.newRisks],
@@ -47,6 +66,7 @@ function text(run: ScheduledRun, summary: RunSummary, dashboard: string): string
       if (risks.length > MAX_LISTED_RISKS) lines.push(`    ...and ${risks.length - MAX_LISTED_RISKS} more`);
     }
   }
+  if (unlisted > 0) lines.push('', moreTargets(unlisted));
   lines.push('', 'Scans:');
   for (const scan of summary.scans) lines.push(`  ${scan.type} ${scan.state} (${scan.id})`);
   if (summary.scans.length === 0) lines.push('  none');
@@ -55,7 +75,7 @@ function text(run: ScheduledRun, summary: RunSummary, dashboard: string): string
   return lines.join('\n');
 }
 
-function html(run: ScheduledRun, summary: RunSummary, dashboard: string): string {
+function html(run: ScheduledRun, summary: RunSummary, unlisted: number, dashboard: string): string {
   const parts = [
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>',
     escape(run.scheduleName),
@@ -71,7 +91,6 @@ function html(run: ScheduledRun, summary: RunSummary, dashboard: string): string
     '</tbody></table>',
   ];
   for (const target of summary.targets) {
-    if (target.newRisks.length === 0 && target.closedRisks.length === 0) continue;
     parts.push(`<h2 style="font-size:16px;margin-top:24px">${escape(targetName(target.target, target.label))}</h2>`);
     for (const [heading, risks] of [
       ['New', target.newRisks],
@@ -84,6 +103,7 @@ function html(run: ScheduledRun, summary: RunSummary, dashboard: string): string
       parts.push('</ul>');
     }
   }
+  if (unlisted > 0) parts.push(`<p>${escape(moreTargets(unlisted))}</p>`);
   parts.push('<h2 style="font-size:16px;margin-top:24px">Scans</h2><ul>');
   for (const scan of summary.scans) parts.push(`<li>${escape(scan.type)} ${escape(scan.state)} <code>${escape(scan.id)}</code></li>`);
   if (summary.scans.length === 0) parts.push('<li>none</li>');

@@ -3,6 +3,7 @@ import type { CursorValue } from '../../domain/lists/page-token.js';
 import type { ScanType } from '../../domain/risks/finding.js';
 import type { Coverage, ExistingRisk, Risk, RiskView } from '../../domain/risks/risk.js';
 import type { Scan } from '../../domain/scans/scan.js';
+import type { RunRisk } from '../../domain/schedules/scheduled-run.js';
 import type { OpenRiskCounts } from '../../domain/targets/health-score.js';
 import type { Page } from './lists.js';
 
@@ -25,6 +26,13 @@ export interface RiskListQuery {
   accepted?: boolean | undefined;
   /** Only risks whose target address or label contains this text, ignoring case. */
   targetContains?: string | undefined;
+}
+
+/** A risk a scheduled run opened or closed, with its target. */
+export interface ChangedRisk extends RunRisk {
+  targetId: string;
+  target: string;
+  label: string;
 }
 
 /** Risks, their detections and which scans covered which targets. Every method runs in the caller's transaction when there is one. */
@@ -72,6 +80,8 @@ export interface RiskRepository {
    */
   appendRiskLists(scanId: string, lists: Scan['risks'], from: { [list in keyof Scan['risks']]: number }): void;
   findView(accountId: string, id: string): RiskView | undefined;
+  /** Of the ids, the account's risks that still exist, with what a scheduled run's e-mail shows of each (RunNotifier); in no order. */
+  changedRisks(accountId: string, ids: readonly string[]): ChangedRisk[];
   list(accountId: string, query: RiskListQuery): Page<RiskView>;
   /** Open, unaccepted risks of the target by threat level, for its health score. */
   openCounts(targetId: string): OpenRiskCounts;
