@@ -135,11 +135,10 @@ function listSource(
 
 const cursorOf = (row: RiskViewRow): CursorValue[] => (row.sort_key === undefined ? [row.seq] : [row.sort_key, row.seq]);
 
-/** Filter keys and the SQL each tests, with '?' placeholders for its values (reports filter risks the same way). */
+/** Filter keys and the SQL each tests, with '?' placeholders for its values (reports filter risks the same way; tags and targets apart). */
 export const FILTER_SQL: Record<string, (count: number) => string> = {
   target_id: (n) => `r.target_id IN (${marks(n)})`,
   status: (n) => `r.status IN (${marks(n)})`,
-  tags: (n) => `r.target_id IN (SELECT t2.id FROM targets t2 JOIN target_tags g ON g.target_seq = t2.seq WHERE g.tag IN (${marks(n)}))`,
   'risk_definition.scan_type': (n) => `r.scan_type IN (${marks(n)})`,
   'risk_definition.threat_level': (n) => `r.threat_level IN (${marks(n)})`,
   'risk_definition.title': (n) => `r.title IN (${marks(n)})`,
@@ -165,8 +164,19 @@ const FILTER_COLUMNS: Record<string, string> = {
   'risk_definition.title': 'r.title',
 };
 
-/** Up to this many targets matching a text filter are looked up by id; SQLite allows 32,766 parameters. */
+/** Up to this many targets matching a text or tags filter are looked up by id; SQLite allows 32,766 parameters. */
 const FEW_TARGETS = 500;
+
+/**
+ * Tags carried by many targets: a risk's target (t, joined for the view)
+ * looked up in target_tags' key, one seek per risk walked, so the walk stops
+ * at the page. `r.target_id IN (SELECT ...)` first read every tagged target's
+ * row to list their ids, and named no account, so it scanned the tags of
+ * every account: its first run after a start held the event loop 52-74 ms
+ * for a tag on 10,000 targets (bench/scale.ts).
+ */
+const TAGGED_TARGET_SQL = (tags: number) =>
+  `EXISTS (SELECT 1 FROM target_tags g WHERE g.account_id = r.account_id AND g.tag IN (${marks(tags)}) AND g.target_seq = t.seq)`;
 
 /** The filters' values as SQL conditions (a column IN its values) and their parameters. */
 function filterConditions(equalities: readonly Equality[]): { where: string[]; params: CursorValue[] } {
@@ -190,6 +200,8 @@ export class SqliteRiskRepository implements RiskRepository {
     private readonly db: Database,
     /** FEW_MATCHES unless a test sets it (a small fixture is all "few"). */
     private readonly fewMatches = FEW_MATCHES,
+    /** FEW_TARGETS unless a test sets it (to walk the risks of a tag on "many" targets). */
+    private readonly fewTargets = FEW_TARGETS,
   ) {
     createStagingTables(db);
     this.statements = {
@@ -380,7 +392,7 @@ export class SqliteRiskRepository implements RiskRepository {
         continue;
       }
       const tagged = this.targetsTagged(accountId, values);
-      if (tagged === undefined) tests.push({ sql: FILTER_SQL.tags!(values.length), params: values.map((value) => value.toLowerCase()) });
+      if (tagged === undefined) tests.push({ sql: TAGGED_TARGET_SQL(values.length), params: values.map((value) => value.toLowerCase()) });
       else narrow(tagged);
     }
     if (query.accepted !== undefined) tests.push({ sql: 'r.is_accepted = ?', params: [query.accepted ? 1 : 0] });
@@ -460,23 +472,22 @@ export class SqliteRiskRepository implements RiskRepository {
    * targets match: the walk then finds a page of matches quickly.
    */
   private targetsContaining(accountId: string, text: string): string[] | undefined {
-    const rows = this.statements.targetsContaining.all(accountId, text, text, FEW_TARGETS + 1) as Array<{ id: string }>;
-    return rows.length > FEW_TARGETS ? undefined : rows.map((row) => row.id);
+    const rows = this.statements.targetsContaining.all(accountId, text, text, this.fewTargets + 1) as Array<{ id: string }>;
+    return rows.length > this.fewTargets ? undefined : rows.map((row) => row.id);
   }
 
   /**
    * The ids of the account's targets carrying any of the tags, when there are
    * few: read from target_tags' primary key (account, tag), then their risks
    * by target (risks_by_account_target), as the target_id filter reads them.
-   * The tags subquery alone scanned target_tags_by_target (it names no
-   * account) and walked every risk of the account. Undefined when many
-   * targets carry them: the subquery then finds a page of matches quickly.
+   * Undefined when many targets carry them: a walk of the account's risks
+   * testing each one's target (TAGGED_TARGET_SQL) then finds a page quickly.
    */
   private targetsTagged(accountId: string, tags: readonly string[]): string[] | undefined {
     const rows = this.db
       .prepare(`SELECT t.id FROM target_tags g JOIN targets t ON t.seq = g.target_seq WHERE g.account_id = ? AND g.tag IN (${marks(tags.length)}) LIMIT ?`)
-      .all(accountId, ...tags.map((tag) => tag.toLowerCase()), FEW_TARGETS + 1) as Array<{ id: string }>;
-    return rows.length > FEW_TARGETS ? undefined : [...new Set(rows.map((row) => row.id))];
+      .all(accountId, ...tags.map((tag) => tag.toLowerCase()), this.fewTargets + 1) as Array<{ id: string }>;
+    return rows.length > this.fewTargets ? undefined : [...new Set(rows.map((row) => row.id))];
   }
 
   openCounts(targetId: string): OpenRiskCounts {

@@ -243,6 +243,21 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
     expect(plan, plan).not.to.include('target_tags_by_target');
   });
 
+  it("risks filtered by a tag on many targets: the account newest first, each risk's target sought in target_tags' key, and the right ones", () => {
+    // Past one target a tag is "many" here: its targets are not listed first.
+    const many = new SqliteRiskRepository(db, undefined, 1);
+    const query = (tags: string[], pageSize: number) => ({ filters: { tags }, pageSize, after: undefined, minOpenvasQod: 70 });
+    const tagged = many.list(accountId, query(['PROD'], 100));
+    expect(tagged.items.map((risk) => risk.id)).to.deep.equal(risks.list(accountId, query(['prod'], 100)).items.map((risk) => risk.id));
+    expect(tagged.items).to.have.length(40);
+    expect(many.list(accountId, query(['prod', 'dev'], 500)).items).to.have.length(200);
+    const plan = planOf(db, () => many.list(accountId, query(['prod'], 3)));
+    expectIndexWalk(plan, /SEARCH r USING INDEX risks_by_account \(account_id=\?\)/);
+    // One seek per risk: by target_tags' key, or by target_tags_by_target, whose entries carry the key's account and tag.
+    expect(plan, plan).to.match(/SEARCH g EXISTS USING [A-Z ]+(target_tags_by_target )?\((?=[^)]*target_seq=\?)(?=[^)]*account_id=\?)(?=[^)]*tag=\?)/);
+    expect(plan, plan).not.to.match(/SCAN g|LIST SUBQUERY/);
+  });
+
   const SCAN_FILTERS: Array<[string, Record<string, string[]>, RegExp]> = [
     ['state', { state: ['SUCCEEDED'] }, /SEARCH scans USING INDEX scans_by_account_state \(account_id=\? AND state=\?/],
     ['type', { type: ['OWASP_ZAP'] }, /SEARCH scans USING INDEX scans_by_account_type \(account_id=\? AND type=\?/],
