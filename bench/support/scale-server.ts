@@ -12,10 +12,16 @@
  * alone, so the figure is that request's longest block, and before and
  * after a phase of several at once, so the figure is the phase's.
  *
- *   GET /__bench/loop   { maxMs: longest block since the last look, gcMs: longest GC pause since then }, then starts again
+ * Garbage collection: a timer every RESOLUTION_MS finds the longest gap
+ * between its ticks, and the GC pauses (PerformanceObserver) that began in
+ * that gap are summed, so a block is told apart into the collector's pauses
+ * and the request's own work.
+ *
+ *   GET /__bench/loop   { maxMs: longest block since the last look, gapMs: the longest gap the timer saw, gcInGapMs: the GC pauses
+ *                         in it, gcKinds: theirs (minor, major, incremental, weak), gcMs: the longest GC pause }, then starts again
  */
 import express from 'express';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { loadVigil } from './compiled.js';
 
 const { loadSettings } = await loadVigil<typeof import('../../src/config/settings.js')>('config/settings.js');
@@ -23,6 +29,7 @@ const { composeCore, composeHttpApp } = await loadVigil<typeof import('../../src
 const { systemClock } = await loadVigil<typeof import('../../src/domain/clock.js')>('domain/clock.js');
 const { createLogger } = await loadVigil<typeof import('../../src/observability/logger.js')>('observability/logger.js');
 const { Metrics } = await loadVigil<typeof import('../../src/observability/metrics.js')>('observability/metrics.js');
+const { warmPageCache } = await loadVigil<typeof import('../../src/store/database.js')>('store/database.js');
 const { WalCheckpointer } = await loadVigil<typeof import('../../src/store/wal-checkpointer.js')>('store/wal-checkpointer.js');
 const { limitHeapGrowth } = await loadVigil<typeof import('../../src/main/heap-growth.js')>('main/heap-growth.js');
 
@@ -34,11 +41,34 @@ const [dataDir, port] = process.argv.slice(2) as [string, string];
 
 const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
 delay.enable();
-// The longest garbage collection pause since the last look: a block over the aim is often one.
+// The longest garbage collection pause since the last look, and the last pauses, to find those inside the longest gap.
 let gcMs = 0;
+const pauses: PerformanceEntry[] = [];
 new PerformanceObserver((entries) => {
-  for (const entry of entries.getEntries()) gcMs = Math.max(gcMs, entry.duration);
+  for (const entry of entries.getEntries()) {
+    gcMs = Math.max(gcMs, entry.duration);
+    pauses.push(entry);
+  }
+  if (pauses.length > 2_000) pauses.splice(0, pauses.length - 1_000);
 }).observe({ entryTypes: ['gc'] });
+const GC_KINDS = new Map<number, string>([
+  [constants.NODE_PERFORMANCE_GC_MINOR, 'minor'],
+  [constants.NODE_PERFORMANCE_GC_MAJOR, 'major'],
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL, 'incremental'],
+  [constants.NODE_PERFORMANCE_GC_WEAKCB, 'weak'],
+]);
+let gap = { ms: 0, from: 0, to: 0 };
+let tick = performance.now();
+setInterval(() => {
+  const now = performance.now();
+  if (now - tick > gap.ms) gap = { ms: now - tick, from: tick, to: now };
+  tick = now;
+}, RESOLUTION_MS);
+function gapFigures(): { gapMs: number; gcInGapMs: number; gcKinds: string } {
+  const inGap = pauses.filter((pause) => pause.startTime >= gap.from && pause.startTime < gap.to);
+  const kinds = new Set(inGap.map((pause) => GC_KINDS.get((pause as PerformanceEntry & { detail?: { kind: number } }).detail?.kind ?? -1) ?? 'other'));
+  return { gapMs: Math.max(0, gap.ms - RESOLUTION_MS), gcInGapMs: inGap.reduce((sum, pause) => sum + pause.duration, 0), gcKinds: [...kinds].join('+') };
+}
 
 // No rate limit: ten clients on one key are the point here.
 const settings = loadSettings({
@@ -51,15 +81,18 @@ const settings = loadSettings({
 const core = composeCore(settings, systemClock);
 // As `vigil serve` does: the write-ahead log is checkpointed in turns of its own.
 const checkpointer = new WalCheckpointer(core.db);
+// As `vigil serve` does before it takes requests: the page cache filled with the newest risks.
+warmPageCache(core.db);
 checkpointer.start();
 const app = await composeHttpApp(settings, core, systemClock, createLogger('warn'), new Metrics({ defaultMetrics: false }), () => true);
 const outer = express();
 outer.get('/__bench/loop', (_req, res) => {
   // A block is recorded at the tick after it ends: two ticks later, every block before this request is in.
   setTimeout(() => {
-    res.json({ maxMs: Math.max(0, delay.max / 1e6 - RESOLUTION_MS), gcMs });
+    res.json({ maxMs: Math.max(0, delay.max / 1e6 - RESOLUTION_MS), gcMs, ...gapFigures() });
     delay.reset();
     gcMs = 0;
+    gap = { ms: 0, from: 0, to: 0 };
   }, 2 * RESOLUTION_MS);
 });
 outer.use(app);

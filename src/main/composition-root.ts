@@ -24,7 +24,7 @@ import { pendingWebhookDeliveries, scanCountsByStateAndType } from '../store/ope
 import { createMetricsApp } from '../http/metrics-app.js';
 import type { ReadinessCheck } from '../app/ports/health.js';
 import { SqliteAccountRepository } from '../store/accounts-repository.js';
-import { openDatabase, serviceSecret, type Database } from '../store/database.js';
+import { openDatabase, serviceSecret, warmPageCache, type Database } from '../store/database.js';
 import { SqliteTargetRepository } from '../store/targets-repository.js';
 import { SqliteScanRepository } from '../store/scans-repository.js';
 import { SqliteScanResourceMarks } from '../store/scan-resource-marks.js';
@@ -560,6 +560,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   const listen = async (): Promise<Server> => {
     // Before anything can write a file or an upload: what a crash left behind goes first.
     await recoverFromCrash(settings, core, logger);
+    warmPageCache(core.db);
     checkpointer.start();
     const app = await composeHttpApp(settings, core, clock, logger, metrics, () => accepting, readiness);
     const bound = await listening(app.listen(settings.port, settings.host));

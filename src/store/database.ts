@@ -66,6 +66,32 @@ export function dataVersion(db: Database): number {
   return db.pragma('data_version', { simple: true }) as number;
 }
 
+/**
+ * Fills the connection's page cache (better-sqlite3 sets 16,000 KiB) with
+ * the newest risks' pages, before the service takes requests: the pages
+ * lists read first, and the cache's memory in place. Until the cache is
+ * full each page read into it takes a new slot, and on these virtual
+ * machines every new page of memory costs a fault; the first walk of a tag
+ * list after a start (1,700 pages) took 69 ms, and 26 ms once the cache had
+ * its memory. Reads 1,000 rows a statement until the cache's size has been
+ * read or no risk is left; returns the bytes read (their text, an estimate of
+ * the pages).
+ */
+export function warmPageCache(db: Database): number {
+  const cacheSize = db.pragma('cache_size', { simple: true }) as number;
+  const target = cacheSize < 0 ? -cacheSize * 1024 : cacheSize * (db.pragma('page_size', { simple: true }) as number);
+  const older = db.prepare('SELECT seq, length(CAST(definition AS BLOB)) + 100 AS bytes FROM risks WHERE seq < ? ORDER BY seq DESC LIMIT 1000');
+  let read = 0;
+  let before = Number.MAX_SAFE_INTEGER;
+  while (read < target) {
+    const rows = older.all(before) as Array<{ seq: number; bytes: number }>;
+    if (rows.length === 0) break;
+    for (const row of rows) read += row.bytes;
+    before = rows.at(-1)!.seq;
+  }
+  return read;
+}
+
 /** A random secret generated once per installation and kept in the database. */
 export function serviceSecret(db: Database, name: string): Buffer {
   db.prepare('INSERT OR IGNORE INTO service_secrets (name, value) VALUES (?, ?)').run(name, randomBytes(32));

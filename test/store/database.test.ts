@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { DATABASE_FILE, applyMigrations, openDatabase, schemaVersion, serviceSecret } from '../../src/store/database.js';
+import { DATABASE_FILE, applyMigrations, openDatabase, schemaVersion, serviceSecret, warmPageCache } from '../../src/store/database.js';
+import { AccountsService } from '../../src/app/accounts-service.js';
+import { systemClock } from '../../src/domain/clock.js';
+import { SqliteAccountRepository } from '../../src/store/accounts-repository.js';
+import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
+import { seedRisks } from '../support/report-data.js';
+import { aTarget } from '../support/targets.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -87,6 +93,29 @@ describe('store: the SQLite database', () => {
       expect(() => applyMigrations(db, [...MIGRATIONS, broken])).to.throw(/no_such_table/);
       expect(schemaVersion(db)).to.equal(LATEST);
       expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'half_done'").get()).to.equal(undefined);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("warming the page cache reads the newest risks until the cache's size, or all of them when they fit", () => {
+    const db = openDatabase(dir.path);
+    try {
+      expect(warmPageCache(db)).to.equal(0);
+      const accountId = new AccountsService(new SqliteAccountRepository(db), systemClock).createAccount({ name: 'acme' }).account.id;
+      const target = aTarget(accountId, 'host.example.com');
+      new SqliteTargetRepository(db).insert(target);
+      seedRisks(
+        db,
+        Array.from({ length: 2_000 }, () => ({ accountId, targetId: target.id, description: 'x'.repeat(1_000) })),
+      );
+      const all = (db.prepare('SELECT SUM(length(CAST(definition AS BLOB)) + 100) AS n FROM risks').get() as { n: number }).n;
+      // better-sqlite3's 16,000 KiB hold them all.
+      expect(warmPageCache(db)).to.equal(all);
+      db.pragma('cache_size = -256');
+      const read = warmPageCache(db);
+      expect(read).to.be.at.least(256 * 1024);
+      expect(read).to.be.below(256 * 1024 + 1_000 * 1_400); // one statement of 1,000 rows past it at most
     } finally {
       db.close();
     }
