@@ -10,7 +10,8 @@
  * report of every risk in PDF, HTML and CSV (time to done: POST /v1/reports
  * answers once it is rendered); /healthz every 50 ms while ten clients run
  * the slowest queries and a report renders; uploading a re-scan of 40,020
- * findings; deleting a scan and a target; the server's peak RSS in each
+ * findings, then again with a webhook endpoint registered (so that its
+ * 40,020 risk events are stored too); deleting a scan and a target; the server's peak RSS in each
  * phase and the database's size. Prints a table with each
  * aim beside it. Asserts nothing; a request that does not answer 2xx fails
  * the run.
@@ -256,7 +257,8 @@ async function oneOffWithHealth(service: Service, name: string, path: string, in
  * The second sweep uploaded again through POST /v1/results (the first's first target is a manual one now): a re-scan
  * of 400 targets whose 40,020 risks all stay open.
  */
-async function reupload(service: Service): Promise<Row> {
+async function reupload(service: Service, withEndpoint = false): Promise<Row> {
+  if (withEndpoint) await fetch(`${service.base}/__bench/endpoint`, { method: 'POST' });
   const source = (
     await service.timed('/v1/sources', {
       method: 'POST',
@@ -268,7 +270,8 @@ async function reupload(service: Service): Promise<Row> {
   form.set('source_id', source.id);
   form.set('scan_type', 'NMAP');
   form.set('file', new Blob([...nmapXml(1)]), 'sweep.xml');
-  return oneOffWithHealth(service, `upload a re-scan (${FINDINGS_PER_UPLOAD} findings, all still open)`, '/v1/results', { method: 'POST', body: form });
+  const name = `upload a re-scan (${FINDINGS_PER_UPLOAD} findings, all still open)${withEndpoint ? ' with a webhook endpoint (every event stored)' : ''}`;
+  return oneOffWithHealth(service, name, '/v1/results', { method: 'POST', body: form });
 }
 
 async function deletions(service: Service): Promise<Row[]> {
@@ -355,15 +358,18 @@ async function main(): Promise<void> {
   peaks.push(['ten clients', peakRssMb(server.process.pid!)]);
   const uploaded = await reupload(service);
   peaks.push(['upload', peakRssMb(server.process.pid!)]);
+  const uploadedWithEvents = await reupload(service, true);
+  peaks.push(['upload with events', peakRssMb(server.process.pid!)]);
   const deleted = await deletions(service);
   peaks.push(['deletions', peakRssMb(server.process.pid!)]);
   const rssMb = Math.max(...peaks.map(([, mb]) => mb));
-  const alone = [...lists, ...made, uploaded, ...deleted];
+  const alone = [...lists, ...made, uploaded, uploadedWithEvents, ...deleted];
   const worst = alone.reduce((most, row) => (row.blockMs! > most.blockMs! ? row : most));
   const rows: Row[] = [
     ...alone.slice(0, lists.length + made.length),
     health,
     uploaded,
+    uploadedWithEvents,
     ...deleted,
     {
       name: `longest event-loop block of any request alone (${worst.name})`,

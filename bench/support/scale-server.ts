@@ -19,6 +19,8 @@
  *
  *   GET /__bench/loop   { maxMs: longest block since the last look, gapMs: the longest gap the timer saw, gcInGapMs: the GC pauses
  *                         in it, gcKinds: theirs (minor, major, incremental, weak), gcMs: the longest GC pause }, then starts again
+ *   POST /__bench/endpoint   registers a webhook endpoint for the seeded account (https://hooks.example.com/vigil; nothing is
+ *                            delivered, no dispatcher runs here), so that what the account records is also stored as events
  */
 import express from 'express';
 import { constants, monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
@@ -94,6 +96,10 @@ outer.get('/__bench/loop', (_req, res) => {
     gcMs = 0;
     gap = { ms: 0, from: 0, to: 0 };
   }, 2 * RESOLUTION_MS);
+});
+outer.post('/__bench/endpoint', (_req, res) => {
+  const { id } = core.db.prepare('SELECT id FROM accounts ORDER BY rowid LIMIT 1').get() as { id: string };
+  res.json({ id: core.webhookEndpoints.add(id, 'https://hooks.example.com/vigil').id });
 });
 outer.use(app);
 outer.listen(Number(port), '127.0.0.1');

@@ -103,8 +103,13 @@ export class RiskHistory {
     const lists: ScanRisks = { newOpen: [], stillOpen: [], closed: [] };
     const now = this.clock.now();
     const at = now.toISOString();
-    // No endpoint to receive them: the risk events are not even made (the outbox would not store them).
-    const events = this.receivers.receivesEvents(scan.accountId, now);
+    // No endpoint to receive them: the risk events are not even made (the outbox would not store them). A chunked
+    // recording's go to the outbox held back (holdRiskEvents), a whole one's are staged for its transaction's end.
+    const events: EventSink | undefined = !this.receivers.receivesEvents(scan.accountId, now)
+      ? undefined
+      : journaled
+        ? (rows, createdAt) => this.staging.holdRiskEvents(scan.id, createdAt, rows)
+        : (rows, createdAt) => this.staging.stageRiskEvents(scan.id, createdAt, rows);
     let next = from;
     let findings = 0;
     while (next < scan.resolvedTargets.length) {
@@ -145,7 +150,7 @@ export class RiskHistory {
    * ones in the order they were created. Each event presents its risk as
    * written, made in the store from the row (RecordingStaging.stageRiskEvents).
    */
-  private recordTarget(scan: Scan, target: Target, staged: readonly StagedFinding[], at: string, lists: ScanRisks, events: boolean): void {
+  private recordTarget(scan: Scan, target: Target, staged: readonly StagedFinding[], at: string, lists: ScanRisks, events: EventSink | undefined): void {
     const existing = this.risks.keysOf(target.id, scan.type);
     if (staged.length > 0) this.findingsObserver?.(scan.type, staged.length);
     const seqOf = firstOfEachFingerprint(staged);
@@ -173,21 +178,23 @@ export class RiskHistory {
     this.risks.close(diff.closed.map((risk) => risk.id));
     for (const risk of diff.closed) lists.closed.push(risk.id);
     this.risks.recordDetections(scan.id, detected);
-    if (!events) return;
+    if (events === undefined) return;
     const now = this.clock.now();
     const riskEvents: RiskEventRow[] = created.map(([, id]) => [id, timeOrderedUuid(now), 'risk.created']);
     const changed = new Set([...diff.stillOpen, ...diff.closed].map((risk) => risk.id));
     for (const risk of existing) if (changed.has(risk.id)) riskEvents.push([risk.id, timeOrderedUuid(now), 'risk.updated']);
-    this.staging.stageRiskEvents(scan.id, now.toISOString(), riskEvents);
+    events(riskEvents, now.toISOString());
   }
 
   /**
    * recordScan() for a large scan: a few targets per transaction with a turn
    * of the event loop between them, so that it never holds up other requests
    * (issue 16), under a pending marker that a crash leaves for start-up to
-   * roll back. Each chunk's events are staged (RecordingStaging, not memory)
-   * and go to the outbox only in the last transaction, after `finish`'s own,
-   * so none goes out for a recording that is rolled back; `finish` gets the
+   * roll back. Each chunk writes its events to the outbox, held back from
+   * delivery while the marker lasts (RecordingStaging.holdRiskEvents; moving
+   * 40,020 staged ones in the last transaction held the event loop 708 ms,
+   * bench/scale.ts), so none goes out for a recording that is rolled back
+   * (its rollback deletes them) and none before `finish`'s own; `finish` gets the
    * scan's risk lists. When it returns false or throws,
    * everything this recording wrote is rolled back. The risk lists (ids
    * only) are the one thing held to the end, for the Scan and its event;
@@ -292,6 +299,7 @@ export class RiskHistory {
   rollBack(accountId: string, scanId: string): void {
     this.transaction(() => {
       this.staging.drop(scanId);
+      this.staging.discardHeldEvents(accountId, scanId);
       const covered = this.risks.coveredBy(scanId);
       this.risks.forgetCoverage(scanId);
       this.forgetScan(accountId, covered);
@@ -451,6 +459,8 @@ export async function dropStaged(staging: RecordingStaging, scanId: string): Pro
 
 /** A risk event to stage: the risk's id, the event's id and its type. */
 type RiskEventRow = [riskId: string, eventId: string, type: 'risk.created' | 'risk.updated'];
+/** Where a target's risk events go: staged for the recording's last transaction, or held in the outbox (a chunked recording). */
+type EventSink = (rows: RiskEventRow[], createdAt: string) => void;
 
 /** Thrown inside recordScanWhole()'s transaction to roll it back when `finish` refuses. */
 const REFUSED = Symbol('recording refused');

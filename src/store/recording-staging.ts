@@ -1,7 +1,8 @@
 /**
  * RecordingStaging on SQLite TEMP tables: a recording's findings (an
  * upload's as they are parsed, a finished scan's before it is recorded), and
- * a chunked recording's events until its last transaction, held in the store
+ * a whole recording's events until the end of its transaction (a chunked
+ * one's go to the outbox with each chunk, held back: holdRiskEvents), held in the store
  * rather than in memory (bench/ingest.ts: the 45,158 findings of a 25 MB nmap
  * file were 4.3-4.6x the file in memory, and the events held to the end as
  * much again). TEMP tables belong to this connection and live in a file that
@@ -38,6 +39,17 @@ export class SqliteRecordingStaging implements RecordingStaging {
       riskEvents: db.prepare(`INSERT INTO temp.staged_events (scan_id, id, account_id, type, payload, created_at)
         SELECT ?, j.value ->> 1, r.account_id, j.value ->> 2, ${PRESENTED_RISK}, ?
         FROM json_each(?) j JOIN main.risks r ON r.id = j.value ->> 0 JOIN main.targets t ON t.id = r.target_id ORDER BY j.key`),
+      // A chunked recording's: into the outbox at once, marked as its (held back from delivery while its marker lasts), for an account with a receiver.
+      heldEvents: db.prepare(`INSERT INTO main.events (id, account_id, type, payload, created_at, held_by)
+        SELECT j.value ->> 1, r.account_id, j.value ->> 2, ${PRESENTED_RISK}, @createdAt, @scanId
+        FROM json_each(@events) j JOIN main.risks r ON r.id = j.value ->> 0 JOIN main.targets t ON t.id = r.target_id
+        WHERE EXISTS (SELECT 1 FROM main.webhook_endpoints w WHERE w.account_id = r.account_id AND w.created_at <= @createdAt)
+        ORDER BY j.key`),
+      lastEventSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) FROM main.events').pluck(),
+      firstHeldSeq: db.prepare('UPDATE main.pending_recordings SET first_event_seq = ? WHERE scan_id = ? AND first_event_seq IS NULL'),
+      // Along events_by_account from the recording's first event: the account's other events meanwhile are passed over, not read whole.
+      discardHeld: db.prepare(`DELETE FROM main.events WHERE account_id = @accountId AND held_by = @scanId
+        AND seq >= (SELECT first_event_seq FROM main.pending_recordings WHERE scan_id = @scanId)`),
       counts: db.prepare('SELECT host, COUNT(*) AS n FROM temp.staged_findings WHERE scan_id = ? GROUP BY host'),
       all: db.prepare('SELECT seq, fingerprint FROM temp.staged_findings WHERE scan_id = ? ORDER BY seq').raw(),
       ofHosts: db
@@ -125,6 +137,17 @@ export class SqliteRecordingStaging implements RecordingStaging {
 
   stageRiskEvents(scanId: string, createdAt: string, events: ReadonlyArray<readonly [riskId: string, eventId: string, type: string]>): void {
     if (events.length > 0) this.statements.riskEvents.run(scanId, createdAt, JSON.stringify(events));
+  }
+
+  holdRiskEvents(scanId: string, createdAt: string, events: ReadonlyArray<readonly [riskId: string, eventId: string, type: string]>): void {
+    if (events.length === 0) return;
+    const before = this.statements.lastEventSeq.get() as number;
+    // The first event's seq is past every earlier one (AUTOINCREMENT): delivery stops short of it while the recording is pending.
+    if (this.statements.heldEvents.run({ scanId, createdAt, events: JSON.stringify(events) }).changes > 0) this.statements.firstHeldSeq.run(before + 1, scanId);
+  }
+
+  discardHeldEvents(accountId: string, scanId: string): void {
+    this.statements.discardHeld.run({ accountId, scanId });
   }
 
   releaseEvents(scanId: string): void {

@@ -155,7 +155,9 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
       relaxed: db.prepare('PRAGMA synchronous = NORMAL'),
       restore: db.prepare(`PRAGMA synchronous = ${Math.trunc(synchronous)}`),
       cursor: db.prepare('SELECT event_seq FROM webhook_cursor WHERE id = 1'),
-      latest: db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM events'),
+      // The last event delivery may read: short of the first event a chunked recording still pending holds (its marker's
+      // first_event_seq; RecordingStaging.holdRiskEvents), whatever came after it, so none of its goes out before it ends.
+      latest: db.prepare(`SELECT COALESCE((SELECT MIN(first_event_seq) - 1 FROM pending_recordings), (SELECT MAX(seq) FROM events), 0) AS seq`),
       newSince: db.prepare('SELECT account_id, MAX(seq) AS seq FROM events WHERE seq > ? AND seq <= ? GROUP BY account_id'),
       newEvents: db.prepare('SELECT seq, id, account_id, created_at, endpoint_id FROM events WHERE seq > ? AND seq <= ? ORDER BY seq'),
       endpointsOf: db.prepare('SELECT id FROM webhook_endpoints WHERE account_id = ?').pluck(),

@@ -125,7 +125,7 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
     expect(core.riskRepository.coveredBy(second.id)).to.deep.equal([]);
   });
 
-  it('with a webhook endpoint, stores no event of a refused recording (its chunks staged them) and every event of a completed one, in order', async () => {
+  it('with a webhook endpoint, stores no event of a refused recording (its chunks held them) and every event of a completed one, in order, written by its chunks', async () => {
     core.webhookEndpoints.add(account.id, 'https://hooks.example.com/chunks');
     const events = () =>
       core.db.prepare("SELECT type, json_extract(payload, '$.status') AS status FROM events ORDER BY seq").all() as Array<{ type: string; status: string }>;
@@ -135,8 +135,14 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
     expect(core.db.prepare('SELECT COUNT(*) AS n FROM temp.staged_events').get()).to.deep.equal({ n: 0 });
 
     const second = insertScan();
-    const result = await core.history.recordScanInChunks(second, 'SCAN', findings([80, 443]), (risks) => risks);
+    let heldAtTheEnd = 0;
+    const result = await core.history.recordScanInChunks(second, 'SCAN', findings([80, 443]), (risks) => {
+      // The last transaction moves none: the chunks wrote them, held back from delivery until this one ends the marker.
+      heldAtTheEnd = (core.db.prepare('SELECT COUNT(*) AS n FROM events WHERE held_by = ?').get(second.id) as { n: number }).n;
+      return risks;
+    });
     expect(result).to.not.equal(false);
+    expect(heldAtTheEnd).to.equal(3 * TARGETS);
     const stored = events();
     expect(stored).to.have.length(3 * TARGETS);
     // Per chunk as one transaction writes them: new risks, then the existing ones (port 22 closed, port 80 still open).

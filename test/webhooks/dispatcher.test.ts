@@ -31,6 +31,9 @@ import { tcpListener } from '../support/listeners.js';
 import { tempDir } from '../support/temp-dir.js';
 import { TestService } from '../support/test-service.js';
 import { waitFor } from '../support/wait.js';
+import { seedRisks } from '../support/report-data.js';
+import { SqlitePendingRecordings } from '../../src/store/pending-recordings-repository.js';
+import { aTarget } from '../support/targets.js';
 
 /** The real store, whose outcome writes fail (as on a full disk) while `writes.failing`. */
 function failingWrites(db: Database, writes: { failing: boolean }): SqliteWebhookDeliveryRepository {
@@ -256,6 +259,52 @@ describe('webhook dispatcher', () => {
     await restarted.tick();
     expect(sent).to.have.length(2);
     expect(deliveryState()[0]).to.deep.include({ state: 'DELIVERED', attempts: 2 });
+  });
+
+  it("holds back a chunked recording's events, and every event after its first, until its last transaction; a rolled-back one's never go out", async () => {
+    const acme = account('acme');
+    const other = account('other');
+    core.webhookEndpoints.add(acme.id, 'https://acme.example.com/hook');
+    core.webhookEndpoints.add(other.id, 'https://other.example.com/hook');
+    const target = aTarget(acme.id, '203.0.113.9');
+    core.targetRepository.insert(target);
+    const [kept, discarded] = seedRisks(core.db, [
+      { accountId: acme.id, targetId: target.id },
+      { accountId: acme.id, targetId: target.id },
+    ]);
+    const at = () => new Date(timers.now()).toISOString();
+    /** A chunk of a recording under its pending marker: one risk event into the outbox, held. */
+    const chunk = (scanId: string, riskId: string, eventId: string) =>
+      core.db.transaction(() => core.staging.holdRiskEvents(scanId, at(), [[riskId, eventId, 'risk.created']]))();
+    const ids = () => sent.map((delivery) => (JSON.parse(delivery.body) as { id: string }).id);
+    const markers = new SqlitePendingRecordings(core.db);
+    const run = dispatcher();
+
+    markers.begin('scan-kept', acme.id, 'IMPORT', at());
+    chunk('scan-kept', kept!.id, 'held-1');
+    const after = record(other.id, { id: 'another account, meanwhile' });
+    timers.advance(1000);
+    await run.tick();
+    await run.tick();
+    expect(core.db.prepare("SELECT COUNT(*) AS n FROM events WHERE held_by = 'scan-kept'").get()).to.deep.equal({ n: 1 });
+    expect(sent).to.deep.equal([]);
+
+    markers.begin('scan-refused', acme.id, 'IMPORT', at());
+    chunk('scan-refused', discarded!.id, 'held-2');
+    markers.end('scan-kept'); // the last transaction of the first recording
+    timers.advance(1000);
+    await run.tick();
+    await run.tick();
+    expect(ids().sort()).to.deep.equal(['held-1', after.id].sort());
+    expect(JSON.parse(sent.find((delivery) => delivery.body.includes('held-1'))!.body)).to.deep.include({ type: 'risk.created' });
+
+    core.history.rollBack(acme.id, 'scan-refused');
+    expect(core.db.prepare("SELECT COUNT(*) AS n FROM events WHERE held_by = 'scan-refused'").get()).to.deep.equal({ n: 0 });
+    const later = record(acme.id, { id: 'after the rollback' });
+    timers.advance(FIRST_ATTEMPT_WINDOW_MS);
+    await run.tick();
+    await run.tick();
+    expect(ids().sort()).to.deep.equal(['held-1', after.id, later.id].sort());
   });
 
   describe('in flight', () => {

@@ -183,6 +183,16 @@ export interface RecordingStaging {
    * event's data is its risk as the API presents it now.
    */
   stageRiskEvents(scanId: string, createdAt: string, events: ReadonlyArray<readonly [riskId: string, eventId: string, type: string]>): void;
+  /**
+   * A chunked recording's risk events (under its pending marker, in the
+   * chunk's transaction): written to the outbox at once, marked as its, and
+   * held back from delivery until the marker ends (PendingRecordings.end, in
+   * the recording's last transaction), so the last transaction does not move
+   * them all. Each event's data is its risk as the API presents it now.
+   */
+  holdRiskEvents(scanId: string, createdAt: string, events: ReadonlyArray<readonly [riskId: string, eventId: string, type: string]>): void;
+  /** Deletes the events a recording still pending holds (its rollback, before its marker ends). */
+  discardHeldEvents(accountId: string, scanId: string): void;
   /** Moves the staged events into the outbox, in the order staged (in the recording's last transaction). */
   releaseEvents(scanId: string): void;
   /** Forgets everything staged for the recording. */

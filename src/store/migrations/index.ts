@@ -32,6 +32,7 @@ import { m0027TargetsLastScannedJson } from './0027-targets-last-scanned-json.js
 import { m0028PendingScanForgets } from './0028-pending-scan-forgets.js';
 import { m0029ScanRowsSwept } from './0029-scan-rows-swept.js';
 import { m0030OpenCountsOnChange } from './0030-open-counts-on-change.js';
+import { m0031HeldEvents } from './0031-held-events.js';
 
 export interface Migration {
   version: number;
@@ -70,4 +71,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m0028PendingScanForgets,
   m0029ScanRowsSwept,
   m0030OpenCountsOnChange,
+  m0031HeldEvents,
 ];
