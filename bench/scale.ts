@@ -76,7 +76,7 @@ class Service {
    * The server's longest event-loop block since the last look, in ms; one over the aim is logged with what was served
    * meanwhile, the longest garbage collection pause and how much of the block was collection.
    */
-  async loop(served = ''): Promise<number> {
+  async loop(served = 'between requests: work an earlier one left running'): Promise<number> {
     const figures = (await (await fetch(`${this.base}/__bench/loop`)).json()) as {
       maxMs: number;
       gcMs: number;
