@@ -17,18 +17,9 @@ import {
   type TargetChanges,
 } from '../domain/schedules/scheduled-run.js';
 import type { TimerHandle, Timers } from './controller/timer.js';
-import { yieldToEventLoop } from './event-loop.js';
 import { renderRunEmail } from './notifications/run-email.js';
 import type { Mailer, RiskRepository, ScanRepository, ScheduledRun, ScheduledRunRepository } from './ports.js';
-
-/**
- * A run's risk lists are read this many ids at a time, and their risks this
- * many at a time, with a turn of the event loop after each read: a weekly
- * sweep of a /16 opens tens of thousands of risks, which read at once held
- * the loop for as long as the API's slowest request (issue 29).
- */
-const LIST_IDS_PER_READ = 5_000;
-const RISKS_PER_READ = 500;
+import { idSlices, riskListRuns } from './scan-list-runs.js';
 
 export interface RunNotifierOptions {
   runs: ScheduledRunRepository;
@@ -109,7 +100,11 @@ export class RunNotifier {
     return notification;
   }
 
-  /** Per target, the risks the run's Scans opened and closed; a risk deleted since is left out. */
+  /**
+   * Per target, the risks the run's Scans opened and closed; a risk deleted
+   * since is left out. Read a run and a slice at a time (scan-list-runs.ts):
+   * a weekly sweep of a /16 opens tens of thousands of risks.
+   */
   private async summarize(run: ScheduledRun, scans: readonly ScanSummary[]): Promise<RunSummary> {
     const targets = new Map<string, TargetChanges>();
     for (const scan of scans) {
@@ -117,16 +112,13 @@ export class RunNotifier {
         ['newOpen', 'newRisks'],
         ['closed', 'closedRisks'],
       ] as const) {
-        for (let position = 0; position < scan.riskCounts[list]; position += LIST_IDS_PER_READ) {
-          const ids = this.options.scans.riskListIds(scan.id, list, position, LIST_IDS_PER_READ);
-          await yieldToEventLoop();
-          for (let start = 0; start < ids.length; start += RISKS_PER_READ) {
-            for (const risk of this.options.risks.changedRisks(run.accountId, ids.slice(start, start + RISKS_PER_READ))) {
+        for await (const ids of riskListRuns(this.options.scans, scan, list)) {
+          for await (const slice of idSlices(ids)) {
+            for (const risk of this.options.risks.changedRisks(run.accountId, slice)) {
               const entry = targets.get(risk.targetId) ?? { target: risk.target, label: risk.label, newRisks: [], closedRisks: [] };
               targets.set(risk.targetId, entry);
               entry[kind].push({ id: risk.id, title: risk.title, threatLevel: risk.threatLevel, scanType: risk.scanType });
             }
-            await yieldToEventLoop();
           }
         }
       }

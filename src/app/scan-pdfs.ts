@@ -23,18 +23,8 @@ import {
 } from '../domain/reports/scan-pdf-model.js';
 import type { ReportRisk } from '../domain/reports/snapshot.js';
 import type { Scan, ScanSummary } from '../domain/scans/scan.js';
-import { yieldToEventLoop } from './event-loop.js';
+import { idSlices, riskListRuns } from './scan-list-runs.js';
 import type { AccountRepository, NewResultFile, PendingResultFile, ResultFileStore, ScanPdfRenderer, ScanPdfRepository, ScanRepository } from './ports.js';
-
-/** Risk ids read per query: under SQLite's limit of bound variables, and short enough not to hold the event loop. */
-const IDS_PER_READ = 500;
-
-/**
- * Entries of a scan's risk list read per turn of the event loop: a scan of
- * 40,020 risks read with its whole lists at once held the loop 46 ms
- * (bench/scale.ts's upload, traced).
- */
-const LIST_IDS_PER_READ = 5_000;
 
 export interface ScanPdfsOptions {
   repository: ScanPdfRepository;
@@ -162,14 +152,10 @@ export class ScanPdfs {
     };
   }
 
-  /** One of the scan's risk lists, read LIST_IDS_PER_READ entries a turn. */
+  /** One of the scan's risk lists, read a run a turn (riskListRuns). */
   private async listIds(scan: ScanSummary, list: ScanRiskList): Promise<string[]> {
     const ids: string[] = [];
-    for (let position = 0; position < scan.riskCounts[list]; position += LIST_IDS_PER_READ) {
-      const run = this.options.scans.riskListIds(scan.id, list, position, Math.min(LIST_IDS_PER_READ, scan.riskCounts[list] - position));
-      for (const id of run) ids.push(id);
-      await yieldToEventLoop();
-    }
+    for await (const run of riskListRuns(this.options.scans, scan, list)) for (const id of run) ids.push(id);
     return ids;
   }
 
@@ -178,24 +164,14 @@ export class ScanPdfs {
     if (ids.length <= share) return ids;
     if (share === 0) return [];
     const keys = [];
-    for (const slice of slices(ids)) {
-      keys.push(...this.options.repository.severityKeys(accountId, slice));
-      await yieldToEventLoop();
-    }
+    for await (const slice of idSlices(ids)) keys.push(...this.options.repository.severityKeys(accountId, slice));
     keys.sort((a, b) => a.level - b.level || b.seq - a.seq);
     return keys.slice(0, share).map((key) => key.id);
   }
 
   private async risksOf(accountId: string, ids: readonly string[]): Promise<ReportRisk[]> {
     const risks: ReportRisk[] = [];
-    for (const slice of slices(ids)) {
-      risks.push(...this.options.repository.risks(accountId, slice));
-      await yieldToEventLoop();
-    }
+    for await (const slice of idSlices(ids)) risks.push(...this.options.repository.risks(accountId, slice));
     return risks;
   }
-}
-
-function* slices(ids: readonly string[]): Generator<readonly string[]> {
-  for (let start = 0; start < ids.length; start += IDS_PER_READ) yield ids.slice(start, start + IDS_PER_READ);
 }

@@ -37,15 +37,12 @@ export class SqliteRecordingStaging implements RecordingStaging {
       findings: db.prepare(`INSERT INTO temp.staged_findings (${FINDING_COLUMNS}) VALUES ${rows(FINDING_ROWS, FINDING_WIDTH)}`),
       // Each event's data is its risk as the API presents it, made from the rows here: a large recording's risks are never read back into objects.
       riskEvents: db.prepare(`INSERT INTO temp.staged_events (scan_id, id, account_id, type, payload, created_at)
-        SELECT ?, j.value ->> 1, r.account_id, j.value ->> 2, ${PRESENTED_RISK}, ?
-        FROM json_each(?) j JOIN main.risks r ON r.id = j.value ->> 0 JOIN main.targets t ON t.id = r.target_id ORDER BY j.key`),
+        SELECT @scanId, ${RISK_EVENT_COLUMNS} ${RISK_EVENT_ROWS} ORDER BY j.key`),
       // A chunked recording's: into the outbox at once, marked as its (held back from delivery while its marker lasts), for an account with a receiver.
       heldEvents: db.prepare(`INSERT INTO main.events (id, account_id, type, payload, created_at, held_by)
-        SELECT j.value ->> 1, r.account_id, j.value ->> 2, ${PRESENTED_RISK}, @createdAt, @scanId
-        FROM json_each(@events) j JOIN main.risks r ON r.id = j.value ->> 0 JOIN main.targets t ON t.id = r.target_id
+        SELECT ${RISK_EVENT_COLUMNS}, @scanId ${RISK_EVENT_ROWS}
         WHERE EXISTS (SELECT 1 FROM main.webhook_endpoints w WHERE w.account_id = r.account_id AND w.created_at <= @createdAt)
         ORDER BY j.key`),
-      lastEventSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) FROM main.events').pluck(),
       firstHeldSeq: db.prepare('UPDATE main.pending_recordings SET first_event_seq = ? WHERE scan_id = ? AND first_event_seq IS NULL'),
       // Along events_by_account from the recording's first event: the account's other events meanwhile are passed over, not read whole.
       discardHeld: db.prepare(`DELETE FROM main.events WHERE account_id = @accountId AND held_by = @scanId
@@ -136,14 +133,14 @@ export class SqliteRecordingStaging implements RecordingStaging {
   }
 
   stageRiskEvents(scanId: string, createdAt: string, events: ReadonlyArray<readonly [riskId: string, eventId: string, type: string]>): void {
-    if (events.length > 0) this.statements.riskEvents.run(scanId, createdAt, JSON.stringify(events));
+    if (events.length > 0) this.statements.riskEvents.run({ scanId, createdAt, events: JSON.stringify(events) });
   }
 
   holdRiskEvents(scanId: string, createdAt: string, events: ReadonlyArray<readonly [riskId: string, eventId: string, type: string]>): void {
     if (events.length === 0) return;
-    const before = this.statements.lastEventSeq.get() as number;
-    // The first event's seq is past every earlier one (AUTOINCREMENT): delivery stops short of it while the recording is pending.
-    if (this.statements.heldEvents.run({ scanId, createdAt, events: JSON.stringify(events) }).changes > 0) this.statements.firstHeldSeq.run(before + 1, scanId);
+    const { changes, lastInsertRowid } = this.statements.heldEvents.run({ scanId, createdAt, events: JSON.stringify(events) });
+    // One statement's rows take consecutive seqs: delivery stops short of the recording's first while it is pending.
+    if (changes > 0) this.statements.firstHeldSeq.run(Number(lastInsertRowid) - changes + 1, scanId);
   }
 
   discardHeldEvents(accountId: string, scanId: string): void {
@@ -202,6 +199,9 @@ export function createStagingTables(db: Database): void {
       CREATE INDEX IF NOT EXISTS temp.staged_events_by_scan ON staged_events (scan_id, seq);`);
 }
 
+/** The rows risk events are made from: each [risk id, event id, type] entry `j` of the JSON array @events, with its risk `r` and target `t`. */
+const RISK_EVENT_ROWS = 'FROM json_each(@events) j JOIN main.risks r ON r.id = j.value ->> 0 JOIN main.targets t ON t.id = r.target_id';
+
 /**
  * A risk as the API presents it (src/app/present/risk.ts, presentRisk), as
  * JSON text made from its row `r` and its target's `t`: the stored JSON
@@ -220,3 +220,6 @@ function rows(count: number, width: number): string {
   const row = `(${Array.from({ length: width }, () => '?').join(', ')})`;
   return Array.from({ length: count }, () => row).join(', ');
 }
+
+/** A risk event's columns from RISK_EVENT_ROWS: id, account, type, payload (PRESENTED_RISK), time. */
+const RISK_EVENT_COLUMNS = `j.value ->> 1, r.account_id, j.value ->> 2, ${PRESENTED_RISK}, @createdAt`;
