@@ -9,11 +9,9 @@
  * a crash, so a refused or interrupted upload leaves nothing behind.
  */
 import { randomUUID } from 'node:crypto';
-import { presentScan } from './present/scan.js';
 import type { Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import { InvalidRequestError } from '../domain/errors.js';
-import { newEvent } from '../domain/events/event.js';
 import { newImportScan } from '../domain/imports/import-scan.js';
 import { MAX_IMPORT_FILE_BYTES, MAX_IMPORTED_TARGETS, storedResultFile, targetsComeFromFile, type ImportableScanType } from '../domain/imports/importable.js';
 import { givenTarget, inferTargets, type InferredTargets, type SkippedHost } from '../domain/imports/inferred-targets.js';
@@ -183,15 +181,14 @@ export class ImportsService {
       this.sources.linkScan(draft.id, input.source);
     });
     const pdf = this.scanPdfs?.resultFor(draft, input.file.createdAt);
-    const scan = await this.history.recordScanInChunks(draft, 'IMPORT', this.stagedFindings(input, targets), (risks) => {
-      const recorded: Scan = {
+    const scan = await this.history.recordScanInChunks(draft, 'IMPORT', this.stagedFindings(input, targets), {
+      scan: (risks): Scan => ({
         ...draft,
         risks,
         results: pdf === undefined ? draft.results : [...draft.results, { resultId: pdf.id, contentType: pdf.contentType }],
-      };
-      const created = newEvent(account.id, 'scan.created', presentScan(recorded), this.clock.now());
-      // The risk events follow, released from the staging in this transaction.
-      return this.scans.saveWithResults(recorded, pdf === undefined ? [] : [pdf], [created], draft.state) ? recorded : false;
+      }),
+      event: 'scan.created',
+      save: (recorded, events) => (this.scans.saveWithResults(recorded, pdf === undefined ? [] : [pdf], events, draft.state) ? recorded : false),
     });
     if (scan === false) throw new ImportInterrupted(draft.id);
     this.notify(scan);

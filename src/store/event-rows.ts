@@ -56,3 +56,30 @@ function values(events: readonly OutboxEvent[], start: number, count: number): u
   }
   return list;
 }
+
+/** The columns an event's data is read from. */
+export interface StoredPayload {
+  seq: number;
+  payload: string;
+  parts: number;
+}
+
+/**
+ * An event's data as JSON text: its payload, followed by its parts in order
+ * when it was stored in parts (a chunked recording's scan event,
+ * RecordingStaging.addEventPart; migration 0032).
+ */
+export class EventPayloads {
+  private readonly parts;
+
+  constructor(db: Database) {
+    this.parts = db.prepare('SELECT text FROM event_parts WHERE event_seq = ? ORDER BY part').pluck();
+  }
+
+  of(row: StoredPayload): string {
+    if (row.parts === 0) return row.payload;
+    const parts = this.parts.all(row.seq) as string[];
+    if (parts.length !== row.parts) throw new Error(`event ${row.seq} has ${parts.length} of its ${row.parts} parts`);
+    return row.payload + parts.join('');
+  }
+}

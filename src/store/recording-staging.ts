@@ -2,7 +2,8 @@
  * RecordingStaging on SQLite TEMP tables: a recording's findings (an
  * upload's as they are parsed, a finished scan's before it is recorded), and
  * a whole recording's events until the end of its transaction (a chunked
- * one's go to the outbox with each chunk, held back: holdRiskEvents), held in the store
+ * one's go to the outbox with each chunk, held back: holdRiskEvents, and
+ * its scan event in parts before its end: holdEvent), held in the store
  * rather than in memory (bench/ingest.ts: the 45,158 findings of a 25 MB nmap
  * file were 4.3-4.6x the file in memory, and the events held to the end as
  * much again). TEMP tables belong to this connection and live in a file that
@@ -19,6 +20,7 @@
  * and never parsed again on the way (bench/ingest.ts).
  */
 import type { RecordingStaging } from '../app/ports.js';
+import type { OutboxEvent } from '../domain/events/event.js';
 import type { Finding, FindingSink } from '../domain/risks/finding.js';
 import type { StagedFinding } from '../domain/risks/risk.js';
 import type { Database } from './database.js';
@@ -43,6 +45,12 @@ export class SqliteRecordingStaging implements RecordingStaging {
         SELECT ${RISK_EVENT_COLUMNS}, @scanId ${RISK_EVENT_ROWS}
         WHERE EXISTS (SELECT 1 FROM main.webhook_endpoints w WHERE w.account_id = r.account_id AND w.created_at <= @createdAt)
         ORDER BY j.key`),
+      // A chunked recording's scan event, its data to come in parts (addEventPart), for an account with a receiver as the risk events.
+      heldEvent: db.prepare(`INSERT INTO main.events (id, account_id, type, payload, created_at, held_by)
+        SELECT @id, @accountId, @type, '', @createdAt, @scanId
+        WHERE EXISTS (SELECT 1 FROM main.webhook_endpoints w WHERE w.account_id = @accountId AND w.created_at <= @createdAt)`),
+      eventPart: db.prepare('INSERT INTO main.event_parts (event_seq, part, text) SELECT seq, parts, ? FROM main.events WHERE seq = ?'),
+      countPart: db.prepare('UPDATE main.events SET parts = parts + 1 WHERE seq = ?'),
       firstHeldSeq: db.prepare('UPDATE main.pending_recordings SET first_event_seq = ? WHERE scan_id = ? AND first_event_seq IS NULL'),
       // Along events_by_account from the recording's first event: the account's other events meanwhile are passed over, not read whole.
       discardHeld: db.prepare(`DELETE FROM main.events WHERE account_id = @accountId AND held_by = @scanId
@@ -141,6 +149,24 @@ export class SqliteRecordingStaging implements RecordingStaging {
     const { changes, lastInsertRowid } = this.statements.heldEvents.run({ scanId, createdAt, events: JSON.stringify(events) });
     // One statement's rows take consecutive seqs: delivery stops short of the recording's first while it is pending.
     if (changes > 0) this.statements.firstHeldSeq.run(Number(lastInsertRowid) - changes + 1, scanId);
+  }
+
+  holdEvent(scanId: string, event: Omit<OutboxEvent, 'data'>): number | undefined {
+    const { changes, lastInsertRowid } = this.statements.heldEvent.run({
+      id: event.id,
+      accountId: event.accountId,
+      type: event.type,
+      createdAt: event.createdAt.toISOString(),
+      scanId,
+    });
+    if (changes === 0) return undefined;
+    this.statements.firstHeldSeq.run(Number(lastInsertRowid), scanId);
+    return Number(lastInsertRowid);
+  }
+
+  addEventPart(seq: number, text: string): void {
+    this.statements.eventPart.run(text, seq);
+    this.statements.countPart.run(seq);
   }
 
   discardHeldEvents(accountId: string, scanId: string): void {

@@ -5,7 +5,7 @@ import type { Scan, ScanState, ScanSummary } from '../domain/scans/scan.js';
 import type { Database } from './database.js';
 import { PRUNE_DELETIONS, RECORD_DELETION } from './scan-resource-marks.js';
 import { JOURNAL_SWEEP } from './scan-sweeps.js';
-import { EventRows } from './event-rows.js';
+import { EventPayloads, EventRows, type StoredPayload } from './event-rows.js';
 import { newestFirstPage } from './keyset.js';
 
 interface ScanRow {
@@ -135,11 +135,13 @@ function toParams(scan: Scan) {
 export class SqliteScanRepository implements ScanRepository {
   private readonly statements;
   private readonly eventRows: EventRows;
+  private readonly payloads: EventPayloads;
   /** idsInStates' statement per list of states (the controller asks for QUEUED ones at every freed slot). */
   private readonly idsInStatesStatements = new Map<string, ReturnType<Database['prepare']>>();
 
   constructor(private readonly db: Database) {
     this.eventRows = new EventRows(db);
+    this.payloads = new EventPayloads(db);
     this.statements = {
       insert: db.prepare(`INSERT INTO scans (id, account_id, name, type, state, progress, is_authenticated, requested_targets, resolved_targets,
           skipped_targets, conditions, scheduled_by, report_id, created_at, started_at, finished_at)
@@ -383,8 +385,14 @@ export class SqliteScanRepository implements ScanRepository {
   }
 
   eventsFor(accountId: string): OutboxEvent[] {
-    const rows = this.statements.eventsFor.all(accountId) as Array<{ id: string; account_id: string; type: EventType; payload: string; created_at: string }>;
-    return rows.map((row) => ({ id: row.id, accountId: row.account_id, type: row.type, data: JSON.parse(row.payload), createdAt: new Date(row.created_at) }));
+    const rows = this.statements.eventsFor.all(accountId) as Array<StoredPayload & { id: string; account_id: string; type: EventType; created_at: string }>;
+    return rows.map((row) => ({
+      id: row.id,
+      accountId: row.account_id,
+      type: row.type,
+      data: JSON.parse(this.payloads.of(row)),
+      createdAt: new Date(row.created_at),
+    }));
   }
 }
 

@@ -2,12 +2,12 @@ import type { DeliveryAttempt, DueClaim, DueDelivery, WebhookDeliveryRepository 
 import { systemClock, type Clock } from '../domain/clock.js';
 import { serializedEventBody, type EventType } from '../domain/events/event.js';
 import type { Database } from './database.js';
+import { EventPayloads, type StoredPayload } from './event-rows.js';
 
-interface EventRow {
+interface EventRow extends StoredPayload {
   id: string;
   account_id: string;
   type: EventType;
-  payload: string;
   created_at: string;
 }
 
@@ -102,6 +102,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
   private readonly recentEvents: number;
   /** Serialized bodies by event id, oldest first; events never change once recorded. */
   private readonly bodies = new Map<string, string>();
+  private readonly payloads: EventPayloads;
   /** The newest event seen at the last fan-out pass: fresh deliveries are read up to it. */
   private latest = 0;
   /** Each newest event seen and when (ms), oldest first: the cursor moves past those seen longer than the window ago. */
@@ -148,6 +149,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     options: DeliveryRepositoryOptions = {},
   ) {
     this.clock = options.clock ?? systemClock;
+    this.payloads = new EventPayloads(db);
     this.firstAttemptWindowMs = options.firstAttemptWindowMs ?? FIRST_ATTEMPT_WINDOW_MS;
     this.recentEvents = options.recentEvents ?? RECENT_EVENTS;
     const synchronous = db.pragma('synchronous', { simple: true }) as number;
@@ -203,7 +205,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
           AND event_id NOT IN (SELECT value FROM json_each(@inHand))
         ORDER BY next_attempt_at, event_id LIMIT @room`),
       endpoint: db.prepare('SELECT id, account_id, url, secret, created_at FROM webhook_endpoints WHERE id = ?'),
-      events: db.prepare('SELECT id, account_id, type, payload, created_at FROM events WHERE id IN (SELECT value FROM json_each(?))'),
+      events: db.prepare('SELECT seq, id, account_id, type, payload, parts, created_at FROM events WHERE id IN (SELECT value FROM json_each(?))'),
       // One outcome: the delivery's row, written with its first outcome or
       // updated, then its attempt; both only while its endpoint exists (one
       // deleted while its delivery was in flight takes its deliveries with
@@ -541,7 +543,10 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     }
     if (missing === undefined) return deliveries;
     for (const row of this.statements.events.all(JSON.stringify([...missing])) as EventRow[]) {
-      this.bodies.set(row.id, serializedEventBody({ id: row.id, accountId: row.account_id, type: row.type, createdAt: new Date(row.created_at) }, row.payload));
+      this.bodies.set(
+        row.id,
+        serializedEventBody({ id: row.id, accountId: row.account_id, type: row.type, createdAt: new Date(row.created_at) }, this.payloads.of(row)),
+      );
     }
     const found: DueDelivery[] = [];
     for (const delivery of deliveries) {

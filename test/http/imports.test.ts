@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { TestService, type TestResponse } from '../support/test-service.js';
 import { probeUntil } from '../support/wait.js';
 import { receiveEvents } from '../support/event-receiver.js';
+import { SqliteScanRepository } from '../../src/store/scans-repository.js';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url);
 const fixture = (path: string): Buffer => readFileSync(new URL(path, FIXTURES));
@@ -114,13 +115,11 @@ async function expectNothingStored(caller: Caller): Promise<void> {
   expect((await service.get('/healthz')).status).to.equal(200);
 }
 
-/** The account's outbox, oldest first. */
+/** The account's outbox, oldest first (an upload's scan event is stored in parts: the store puts them together). */
 function eventsOf(caller: Caller): Array<{ type: string; data: Record<string, unknown> }> {
-  const rows = service.vigil.db.prepare('SELECT type, payload FROM events WHERE account_id = ? ORDER BY seq').all(caller.accountId) as Array<{
-    type: string;
-    payload: string;
-  }>;
-  return rows.map((row) => ({ type: row.type, data: JSON.parse(row.payload) }));
+  return new SqliteScanRepository(service.vigil.db)
+    .eventsFor(caller.accountId)
+    .map((event) => ({ type: event.type, data: event.data as Record<string, unknown> }));
 }
 
 /** Scan ids with a folder of result files: a refused upload must not leave one behind. */

@@ -45,7 +45,11 @@ const output = {
 };
 const collected = await collectFindings(scan, [output], core.staging, 256 * 1024 * 1024);
 const staged = targets.reduce((sum, target) => sum + collected.byTarget.countOf(target.id), 0);
-const recorded = await core.history.recordScanWhole(scan, 'SCAN', collected.byTarget, (risks) => risks);
+const recorded = await core.history.recordScanWhole(scan, 'SCAN', collected.byTarget, {
+  scan: (risks) => ({ ...scan, risks }),
+  event: 'scan.updated',
+  save: (done) => done.risks,
+});
 core.staging.drop(scan.id);
 const left = (core.db.prepare('SELECT COUNT(*) AS n FROM temp.staged_findings').get() as { n: number }).n;
 console.log(JSON.stringify({ staged, newOpen: recorded === false ? -1 : recorded.newOpen.length, left }));

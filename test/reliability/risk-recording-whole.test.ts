@@ -14,6 +14,7 @@ import type { Scan } from '../../src/domain/scans/scan.js';
 import type { Target } from '../../src/domain/targets/target.js';
 import { composeCore } from '../../src/main/composition-root.js';
 import { tempDir } from '../support/temp-dir.js';
+import { handing } from '../support/risk-history.js';
 
 function openPort(target: Target, port: number): Finding {
   return {
@@ -58,7 +59,12 @@ describe('reliability: a small recording is one transaction', () => {
     core = composeCore(loadSettings({ VIGIL_DATA_DIR: dir.path }));
     account = core.accounts.createAccount({ name: 'whole' }).account;
     targets = Array.from({ length: 3 }, (_, index) => core.targets.recordUploaded(account, `45.9.0.${index + 1}`, {}));
-    const recorded = await core.history.recordScanWhole(insertScan(), 'SCAN', findings([22, 80]), (risks) => risks);
+    const recorded = await core.history.recordScanWhole(
+      insertScan(),
+      'SCAN',
+      findings([22, 80]),
+      handing((risks) => risks),
+    );
     expect(recorded && recorded.newOpen).to.have.length(6);
   });
   afterEach(() => {
@@ -70,11 +76,16 @@ describe('reliability: a small recording is one transaction', () => {
     const second = insertScan();
     let markerDuringFinish: unknown;
     let inTransaction: boolean | undefined;
-    const result = await core.history.recordScanWhole(second, 'SCAN', findings([80, 443]), (risks) => {
-      markerDuringFinish = markers();
-      inTransaction = core.db.inTransaction;
-      return risks;
-    });
+    const result = await core.history.recordScanWhole(
+      second,
+      'SCAN',
+      findings([80, 443]),
+      handing((risks) => {
+        markerDuringFinish = markers();
+        inTransaction = core.db.inTransaction;
+        return risks;
+      }),
+    );
     const lists = result as Exclude<typeof result, false>;
     expect([lists.newOpen.length, lists.stillOpen.length, lists.closed.length]).to.deep.equal([3, 3, 3]);
     expect(markerDuringFinish).to.deep.equal({ n: 0 });
@@ -86,7 +97,14 @@ describe('reliability: a small recording is one transaction', () => {
   it('rolls back whole when the last step refuses (a stop won)', async () => {
     const before = snapshot();
     const second = insertScan();
-    expect(await core.history.recordScanWhole(second, 'SCAN', findings([80, 443]), () => false)).to.equal(false);
+    expect(
+      await core.history.recordScanWhole(
+        second,
+        'SCAN',
+        findings([80, 443]),
+        handing(() => false),
+      ),
+    ).to.equal(false);
     expect(snapshot()).to.deep.equal(before);
     expect(core.riskRepository.coveredBy(second.id)).to.deep.equal([]);
     expect(markers()).to.deep.equal({ n: 0 });
@@ -97,9 +115,14 @@ describe('reliability: a small recording is one transaction', () => {
     const second = insertScan();
     let failure: unknown;
     await core.history
-      .recordScanWhole(second, 'SCAN', findings([443]), () => {
-        throw new Error('disk full');
-      })
+      .recordScanWhole(
+        second,
+        'SCAN',
+        findings([443]),
+        handing(() => {
+          throw new Error('disk full');
+        }),
+      )
       .catch((error: unknown) => (failure = error));
     expect((failure as Error).message).to.equal('disk full');
     expect(snapshot()).to.deep.equal(before);
@@ -110,10 +133,15 @@ describe('reliability: a small recording is one transaction', () => {
     const many = Array.from({ length: 10 }, (_, index) => core.targets.recordUploaded(account, `45.9.1.${index + 1}`, {}));
     const ports = Array.from({ length: 100 }, (_, index) => 1000 + index);
     let markerDuringFinish: unknown;
-    const result = await core.history.recordScanWhole(insertScan(many), 'SCAN', findings(ports, many), (risks) => {
-      markerDuringFinish = markers();
-      return risks;
-    });
+    const result = await core.history.recordScanWhole(
+      insertScan(many),
+      'SCAN',
+      findings(ports, many),
+      handing((risks) => {
+        markerDuringFinish = markers();
+        return risks;
+      }),
+    );
     expect(result && result.newOpen).to.have.length(1000);
     expect(markerDuringFinish).to.deep.equal({ n: 1 });
     expect(markers()).to.deep.equal({ n: 0 });

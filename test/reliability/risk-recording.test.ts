@@ -12,8 +12,9 @@ import type { Finding } from '../../src/domain/risks/finding.js';
 import type { Scan } from '../../src/domain/scans/scan.js';
 import type { Target } from '../../src/domain/targets/target.js';
 import { composeCore } from '../../src/main/composition-root.js';
-import { riskHistoryWith } from '../support/risk-history.js';
+import { handing, riskHistoryWith } from '../support/risk-history.js';
 import type { RiskHistory } from '../../src/app/risk-history.js';
+import { presentScan, type ScanJson } from '../../src/app/present/scan.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /** More than one transaction's worth (250 targets). */
@@ -64,7 +65,12 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
     account = core.accounts.createAccount({ name: 'chunks' }).account;
     targets = Array.from({ length: TARGETS }, (_, index) => core.targets.recordUploaded(account, `45.9.${index >> 8}.${index & 255}`, {}));
     const first = insertScan();
-    const recorded = await core.history.recordScanInChunks(first, 'SCAN', findings([22, 80]), (risks) => risks);
+    const recorded = await core.history.recordScanInChunks(
+      first,
+      'SCAN',
+      findings([22, 80]),
+      handing((risks) => risks),
+    );
     expect(recorded && recorded.newOpen).to.have.length(2 * TARGETS);
   });
   afterEach(() => {
@@ -75,7 +81,12 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
   it('rolls back every chunk when the last step refuses (a stop won): risks, coverage and markers as before', async () => {
     const before = snapshot();
     const second = insertScan();
-    const result = await core.history.recordScanInChunks(second, 'SCAN', findings([80, 443]), () => false);
+    const result = await core.history.recordScanInChunks(
+      second,
+      'SCAN',
+      findings([80, 443]),
+      handing(() => false),
+    );
     expect(result).to.equal(false);
     expect(snapshot()).to.deep.equal(before);
     expect(core.riskRepository.coveredBy(second.id)).to.deep.equal([]);
@@ -87,10 +98,15 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
     const before = lastScans();
     const second = insertScan();
     let during: unknown[] = [];
-    const result = await core.history.recordScanInChunks(second, 'SCAN', findings([80]), () => {
-      during = lastScans();
-      return false;
-    });
+    const result = await core.history.recordScanInChunks(
+      second,
+      'SCAN',
+      findings([80]),
+      handing(() => {
+        during = lastScans();
+        return false;
+      }),
+    );
     expect(result).to.equal(false);
     expect(during).to.not.deep.equal(before);
     expect(lastScans()).to.deep.equal(before);
@@ -102,9 +118,14 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
     const second = insertScan();
     let failure: unknown;
     await core.history
-      .recordScanInChunks(second, 'SCAN', findings([443]), () => {
-        throw new Error('disk full');
-      })
+      .recordScanInChunks(
+        second,
+        'SCAN',
+        findings([443]),
+        handing(() => {
+          throw new Error('disk full');
+        }),
+      )
       .catch((error: unknown) => (failure = error));
     expect((failure as Error).message).to.equal('disk full');
     expect(snapshot()).to.deep.equal(before);
@@ -128,23 +149,40 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
   it('with a webhook endpoint, stores no event of a refused recording (its chunks held them) and every event of a completed one, in order, written by its chunks', async () => {
     core.webhookEndpoints.add(account.id, 'https://hooks.example.com/chunks');
     const events = () =>
-      core.db.prepare("SELECT type, json_extract(payload, '$.status') AS status FROM events ORDER BY seq").all() as Array<{ type: string; status: string }>;
+      core.db.prepare("SELECT type, iif(parts = 0, payload ->> '$.status', NULL) AS status FROM events ORDER BY seq").all() as Array<{
+        type: string;
+        status: string;
+      }>;
     const refused = insertScan();
-    expect(await core.history.recordScanInChunks(refused, 'SCAN', findings([80, 443]), () => false)).to.equal(false);
+    expect(
+      await core.history.recordScanInChunks(
+        refused,
+        'SCAN',
+        findings([80, 443]),
+        handing(() => false),
+      ),
+    ).to.equal(false);
     expect(events()).to.deep.equal([]);
     expect(core.db.prepare('SELECT COUNT(*) AS n FROM temp.staged_events').get()).to.deep.equal({ n: 0 });
 
     const second = insertScan();
     let heldAtTheEnd = 0;
-    const result = await core.history.recordScanInChunks(second, 'SCAN', findings([80, 443]), (risks) => {
-      // The last transaction moves none: the chunks wrote them, held back from delivery until this one ends the marker.
-      heldAtTheEnd = (core.db.prepare('SELECT COUNT(*) AS n FROM events WHERE held_by = ?').get(second.id) as { n: number }).n;
-      return risks;
-    });
+    const result = await core.history.recordScanInChunks(
+      second,
+      'SCAN',
+      findings([80, 443]),
+      handing((risks) => {
+        // The last transaction moves none: the chunks wrote them, held back from delivery until this one ends the marker.
+        heldAtTheEnd = (core.db.prepare('SELECT COUNT(*) AS n FROM events WHERE held_by = ?').get(second.id) as { n: number }).n;
+        return risks;
+      }),
+    );
     expect(result).to.not.equal(false);
-    expect(heldAtTheEnd).to.equal(3 * TARGETS);
+    // The risk events and the scan's own, written before the last transaction (holdScanEvent).
+    expect(heldAtTheEnd).to.equal(3 * TARGETS + 1);
     const stored = events();
-    expect(stored).to.have.length(3 * TARGETS);
+    expect(stored).to.have.length(3 * TARGETS + 1);
+    expect(stored.at(-1)!.type).to.equal('scan.updated');
     // Per chunk as one transaction writes them: new risks, then the existing ones (port 22 closed, port 80 still open).
     expect(stored.slice(0, 3)).to.deep.equal([
       { type: 'risk.created', status: 'OPEN' },
@@ -154,9 +192,55 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
     expect(core.db.prepare('SELECT COUNT(*) AS n FROM temp.staged_events').get()).to.deep.equal({ n: 0 });
   });
 
+  it("holds the scan's own event in parts written before the last transaction: its data is the Scan as the API presents it, every risk id in it", async () => {
+    core.webhookEndpoints.add(account.id, 'https://hooks.example.com/parts');
+    const history = riskHistoryWith(core.db, { transactionMs: 15, eventPartChars: 1000 });
+    const second = insertScan();
+    const partsOfScanEvent = () =>
+      core.db.prepare("SELECT COUNT(*) FROM event_parts p JOIN events e ON e.seq = p.event_seq WHERE e.type = 'scan.updated'").pluck().get() as number;
+    let partsAtTheEnd = 0;
+    const result = await history.recordScanInChunks(
+      second,
+      'SCAN',
+      findings([80, 443]),
+      handing((risks) => {
+        partsAtTheEnd = partsOfScanEvent();
+        return risks;
+      }),
+    );
+    const lists = result as Exclude<typeof result, false>;
+    // Its JSON comes in pieces of up to 2,000 risk ids, one list's here (300 ids, 15,600 characters): each piece is past the 1,000 characters
+    // of a part, so each is a part. All are written when the last transaction starts.
+    const row = core.db.prepare("SELECT payload, parts FROM events WHERE type = 'scan.updated'").get() as { payload: string; parts: number };
+    expect(row.payload).to.equal('');
+    expect(row.parts).to.equal(3);
+    expect(partsAtTheEnd).to.equal(row.parts);
+    const [event] = core.scanRepository.eventsFor(account.id).filter((stored) => stored.type === 'scan.updated');
+    expect(event!.data).to.deep.equal(JSON.parse(JSON.stringify(presentScan({ ...second, risks: lists }))));
+    expect((event!.data as ScanJson).risks.closed).to.have.length(TARGETS);
+
+    // A refused recording's scan event goes with its parts.
+    const refused = insertScan();
+    expect(
+      await history.recordScanInChunks(
+        refused,
+        'SCAN',
+        findings([80]),
+        handing(() => false),
+      ),
+    ).to.equal(false);
+    expect(core.db.prepare('SELECT COUNT(*) FROM events WHERE held_by = ?').pluck().get(refused.id)).to.equal(0);
+    expect(core.db.prepare('SELECT COUNT(*) FROM event_parts').pluck().get()).to.equal(row.parts);
+  });
+
   it('records a completed recording with every chunk: each risk once, closed and still open as one transaction would', async () => {
     const second = insertScan();
-    const result = await core.history.recordScanInChunks(second, 'SCAN', findings([80, 443]), (risks) => risks);
+    const result = await core.history.recordScanInChunks(
+      second,
+      'SCAN',
+      findings([80, 443]),
+      handing((risks) => risks),
+    );
     expect(result).to.not.equal(false);
     const lists = result as Exclude<typeof result, false>;
     expect([lists.newOpen.length, lists.stillOpen.length, lists.closed.length]).to.deep.equal([TARGETS, TARGETS, TARGETS]);
@@ -184,12 +268,17 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
       setImmediate(watch);
     };
     setImmediate(watch);
-    const result = await history.recordScanInChunks(second, 'SCAN', findings([80, 443]), (risks) => {
-      watching = false;
-      // All of them are stored already; the scan's own write keeps them and stores their lengths.
-      expect(listEntries(second.id)).to.equal(3 * TARGETS);
-      return core.scanRepository.saveWithResults({ ...second, risks }, [], [], second.state) ? risks : false;
-    });
+    const result = await history.recordScanInChunks(
+      second,
+      'SCAN',
+      findings([80, 443]),
+      handing((risks) => {
+        watching = false;
+        // All of them are stored already; the scan's own write keeps them and stores their lengths.
+        expect(listEntries(second.id)).to.equal(3 * TARGETS);
+        return core.scanRepository.saveWithResults({ ...second, risks }, [], [], second.state) ? risks : false;
+      }),
+    );
     expect(result).to.not.equal(false);
     const risks = result as Exclude<typeof result, false>;
     expect(
@@ -208,7 +297,14 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
 
   it('leaves no risk list entry of a refused recording, and a scan whose lists are written again keeps none past their end', async () => {
     const second = insertScan();
-    expect(await historyOfOneTargetChunks().recordScanInChunks(second, 'SCAN', findings([80, 443]), () => false)).to.equal(false);
+    expect(
+      await historyOfOneTargetChunks().recordScanInChunks(
+        second,
+        'SCAN',
+        findings([80, 443]),
+        handing(() => false),
+      ),
+    ).to.equal(false);
     expect(listEntries(second.id)).to.equal(0);
 
     const third = insertScan();
@@ -236,7 +332,12 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
       setImmediate(watch);
     };
     setImmediate(watch);
-    const result = await history.recordScanInChunks(second, 'SCAN', findings([80, 443]), (risks) => risks);
+    const result = await history.recordScanInChunks(
+      second,
+      'SCAN',
+      findings([80, 443]),
+      handing((risks) => risks),
+    );
     watching = false;
     expect(result).to.not.equal(false);
     const between = [...new Set(seen)].filter((n) => n > 0);

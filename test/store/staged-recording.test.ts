@@ -22,6 +22,7 @@ import { composeCore } from '../../src/main/composition-root.js';
 import { SqliteRecordingStaging } from '../../src/store/recording-staging.js';
 import { tempDir } from '../support/temp-dir.js';
 import { TurnCounter } from '../support/turn-counter.js';
+import { handing } from '../support/risk-history.js';
 
 function definition(title: string, extra: Partial<RiskDefinition> = {}): RiskDefinition {
   return {
@@ -89,7 +90,12 @@ describe('store: a recording writes its staged findings set-based', () => {
     const first = finding(target, 'nmap:tcp/22', 'SSH');
     const repeat = finding(target, 'nmap:tcp/22', 'SSH seen twice');
     const second = finding(target, 'nmap:tcp/80', 'HTTP', { threat_level: 'HIGH', additional_info: { note: 'no qod' } });
-    const recorded = await core.history.recordScanWhole(insertScan(), 'SCAN', new Map([[target.id, [first, repeat, second]]]), (risks) => risks);
+    const recorded = await core.history.recordScanWhole(
+      insertScan(),
+      'SCAN',
+      new Map([[target.id, [first, repeat, second]]]),
+      handing((risks) => risks),
+    );
     expect(recorded && recorded.newOpen).to.have.length(2);
     const stored = rows();
     expect(stored.map((row) => [row.fingerprint, row.status, row.title, row.threat_level, row.qod])).to.deep.equal([
@@ -108,11 +114,16 @@ describe('store: a recording writes its staged findings set-based', () => {
       insertScan(),
       'SCAN',
       new Map([[target.id, [finding(target, 'a', 'A v1'), finding(target, 'b', 'B')]]]),
-      (risks) => risks,
+      handing((risks) => risks),
     );
     const firstRows = core.db.prepare('SELECT id, first_detected_at FROM risks ORDER BY seq').all();
     const changed = finding(target, 'a', 'A v2', { threat_level: 'CRITICAL', additional_info: { qod: 10.2 } });
-    const after = await core.history.recordScanWhole(insertScan(), 'SCAN', new Map([[target.id, [changed, finding(target, 'c', 'C')]]]), (risks) => risks);
+    const after = await core.history.recordScanWhole(
+      insertScan(),
+      'SCAN',
+      new Map([[target.id, [changed, finding(target, 'c', 'C')]]]),
+      handing((risks) => risks),
+    );
     expect(after && after.stillOpen).to.deep.equal([before && before.newOpen[0]]);
     expect(after && after.closed).to.deep.equal([before && before.newOpen[1]]);
     expect(after && after.newOpen).to.have.length(1);
@@ -127,7 +138,12 @@ describe('store: a recording writes its staged findings set-based', () => {
   });
 
   it("stores a finished scan's risks under its own type even when the parser's definitions name another", async () => {
-    await core.history.recordScanWhole(insertScan('NMAP_UDP'), 'SCAN', new Map([[target.id, [finding(target, 'nmap:udp/53', 'DNS')]]]), (risks) => risks);
+    await core.history.recordScanWhole(
+      insertScan('NMAP_UDP'),
+      'SCAN',
+      new Map([[target.id, [finding(target, 'nmap:udp/53', 'DNS')]]]),
+      handing((risks) => risks),
+    );
     const [row] = rows();
     expect(row!.scan_type).to.equal('NMAP_UDP');
     expect(JSON.parse(row!.definition).scan_type).to.equal('NMAP_UDP');
@@ -143,7 +159,7 @@ describe('store: a recording writes its staged findings set-based', () => {
       insertScan(),
       'SCAN',
       new Map([[target.id, [finding(target, 'a', 'A'), finding(target, 'b', 'B')]]]),
-      (risks) => risks,
+      handing((risks) => risks),
     );
     expect(stored().map((event) => [event.type, JSON.parse(event.payload).id])).to.deep.equal([
       ['risk.created', first && first.newOpen[0]],
@@ -152,7 +168,12 @@ describe('store: a recording writes its staged findings set-based', () => {
     // An accepted risk carries its acceptance in the event.
     core.risks.accept(account, first ? first.newOpen[1]! : 'none', 'known, fixed in Q3');
     const before = stored().length;
-    await core.history.recordScanWhole(insertScan(), 'SCAN', new Map([[target.id, [finding(target, 'b', 'B v2')]]]), (risks) => risks);
+    await core.history.recordScanWhole(
+      insertScan(),
+      'SCAN',
+      new Map([[target.id, [finding(target, 'b', 'B v2')]]]),
+      handing((risks) => risks),
+    );
     const updates = stored().slice(before);
     // In the order the risks were created: a closed, b still open with its new definition.
     expect(updates.map((event) => [event.type, JSON.parse(event.payload).status, JSON.parse(event.payload).risk_definition.title])).to.deep.equal([

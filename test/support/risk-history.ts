@@ -3,7 +3,7 @@
  * composition root builds it: tests set a time budget no step fits in, so
  * that each transaction of a recording or a recompute does one target.
  */
-import { RiskHistory, type RecordingLimits } from '../../src/app/risk-history.js';
+import { RiskHistory, type RecordingLimits, type ScanCompletion, type ScanRisks } from '../../src/app/risk-history.js';
 import { systemClock } from '../../src/domain/clock.js';
 import type { Database } from '../../src/store/database.js';
 import { SqliteEventReceivers } from '../../src/store/event-receivers.js';
@@ -26,4 +26,13 @@ export function riskHistoryWith(db: Database, limits: RecordingLimits): RiskHist
     new SqliteScanSweeps(db),
     limits,
   );
+}
+
+/**
+ * A recording's end for tests of the risk history: `finish` gets the scan's
+ * risk lists and stores nothing of the Scan (its event is dropped); false or
+ * a throw rolls the recording back.
+ */
+export function handing<T>(finish: (risks: ScanRisks) => T | false): ScanCompletion<T> {
+  return { scan: (risks, recorded) => ({ ...recorded, risks }), event: 'scan.updated', save: (scan) => finish(scan.risks) };
 }

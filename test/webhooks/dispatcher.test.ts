@@ -280,31 +280,48 @@ describe('webhook dispatcher', () => {
     const markers = new SqlitePendingRecordings(core.db);
     const run = dispatcher();
 
+    /** A recording's scan event, its data in two parts (RiskHistory.holdScanEvent). */
+    const scanEvent = (scanId: string, eventId: string) =>
+      core.db.transaction(() => {
+        const seq = core.staging.holdEvent(scanId, { id: eventId, accountId: acme.id, type: 'scan.created', createdAt: new Date(timers.now()) })!;
+        core.staging.addEventPart(seq, `{"id":"${scanId}","risks":{"new_open":[{"risk_id":"${kept!.id}"}],`);
+        core.staging.addEventPart(seq, '"still_open":[],"closed":[]}}');
+      })();
+
     markers.begin('scan-kept', acme.id, 'IMPORT', at());
     chunk('scan-kept', kept!.id, 'held-1');
+    scanEvent('scan-kept', 'held-scan-1');
     const after = record(other.id, { id: 'another account, meanwhile' });
     timers.advance(1000);
     await run.tick();
     await run.tick();
-    expect(core.db.prepare("SELECT COUNT(*) AS n FROM events WHERE held_by = 'scan-kept'").get()).to.deep.equal({ n: 1 });
+    expect(core.db.prepare("SELECT COUNT(*) AS n FROM events WHERE held_by = 'scan-kept'").get()).to.deep.equal({ n: 2 });
     expect(sent).to.deep.equal([]);
 
     markers.begin('scan-refused', acme.id, 'IMPORT', at());
     chunk('scan-refused', discarded!.id, 'held-2');
+    scanEvent('scan-refused', 'held-scan-2');
     markers.end('scan-kept'); // the last transaction of the first recording
     timers.advance(1000);
     await run.tick();
     await run.tick();
-    expect(ids().sort()).to.deep.equal(['held-1', after.id].sort());
+    expect(ids().sort()).to.deep.equal(['held-1', 'held-scan-1', after.id].sort());
     expect(JSON.parse(sent.find((delivery) => delivery.body.includes('held-1'))!.body)).to.deep.include({ type: 'risk.created' });
+    // The scan event's body: its parts in order, as one JSON document.
+    expect(JSON.parse(sent.find((delivery) => delivery.body.includes('held-scan-1'))!.body)).to.deep.include({
+      type: 'scan.created',
+      data: { id: 'scan-kept', risks: { new_open: [{ risk_id: kept!.id }], still_open: [], closed: [] } },
+    });
 
     core.history.rollBack(acme.id, 'scan-refused');
     expect(core.db.prepare("SELECT COUNT(*) AS n FROM events WHERE held_by = 'scan-refused'").get()).to.deep.equal({ n: 0 });
+    // Its parts went with it.
+    expect(core.db.prepare('SELECT COUNT(*) AS n FROM event_parts').get()).to.deep.equal({ n: 2 });
     const later = record(acme.id, { id: 'after the rollback' });
     timers.advance(FIRST_ATTEMPT_WINDOW_MS);
     await run.tick();
     await run.tick();
-    expect(ids().sort()).to.deep.equal(['held-1', after.id, later.id].sort());
+    expect(ids().sort()).to.deep.equal(['held-1', 'held-scan-1', after.id, later.id].sort());
   });
 
   describe('in flight', () => {

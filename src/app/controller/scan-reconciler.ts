@@ -389,8 +389,8 @@ export class ScanReconciler {
       scan,
       'SCAN',
       findings,
-      (risks) => {
-        const done: Scan = {
+      {
+        scan: (risks): Scan => ({
           ...scan,
           state: 'SUCCEEDED',
           progress: 100,
@@ -398,10 +398,9 @@ export class ScanReconciler {
           risks,
           results: files.map((file) => ({ resultId: file.id, contentType: file.contentType })),
           conditions: setConditions(scan.conditions, applicable(scan, ended('Succeeded', 'ScannerFinished', finishedMessage(detail))), now),
-        };
-        const scanEvent = newEvent(scan.accountId, 'scan.updated', presentScan(done), this.options.clock.now());
-        // The risk events follow, released by the history in this transaction.
-        return this.options.scans.saveWithResults(done, files, [scanEvent], 'RUNNING');
+        }),
+        event: 'scan.updated',
+        save: (done, events) => this.options.scans.saveWithResults(done, files, events, 'RUNNING'),
       },
       this.options.commit,
     );

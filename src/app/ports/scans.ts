@@ -191,6 +191,16 @@ export interface RecordingStaging {
    * them all. Each event's data is its risk as the API presents it now.
    */
   holdRiskEvents(scanId: string, createdAt: string, events: ReadonlyArray<readonly [riskId: string, eventId: string, type: string]>): void;
+  /**
+   * A chunked recording's scan event, held as its risk events are: its row
+   * now (in the caller's transaction), its data in parts later
+   * (addEventPart), so that no one transaction writes all of a large scan's
+   * risk ids. Its seq, or undefined when no webhook endpoint of the account
+   * would receive it (nothing stored).
+   */
+  holdEvent(scanId: string, event: Omit<OutboxEvent, 'data'>): number | undefined;
+  /** The next part of a held event's data as JSON text (its data is its parts in the order added). */
+  addEventPart(seq: number, text: string): void;
   /** Deletes the events a recording still pending holds (its rollback, before its marker ends). */
   discardHeldEvents(accountId: string, scanId: string): void;
   /** Moves the staged events into the outbox, in the order staged (in the recording's last transaction). */

@@ -63,6 +63,22 @@ export function renderedScan(summary: ScanSummary): RenderedScan {
 }
 
 /**
+ * presentScan()'s JSON text for a Scan held in memory, in pieces, a turn of
+ * the event loop between them (scanJsonPieces): a large recording's scan
+ * event (RiskHistory).
+ */
+export function scanJsonInPieces(scan: Scan): AsyncGenerator<string> {
+  const { risks, ...summary } = scan;
+  const rendered = renderedScan({ ...summary, riskCounts: { newOpen: risks.newOpen.length, stillOpen: risks.stillOpen.length, closed: risks.closed.length } });
+  return rendered.pieces((list, position, count) =>
+    risks[list]
+      .slice(position, position + count)
+      .map((riskId) => `{"risk_id":${JSON.stringify(riskId)}}`)
+      .join(','),
+  );
+}
+
+/**
  * presentScan()'s JSON text for a listed scan, in pieces: its risk lists are
  * read RISK_IDS_PER_TURN ids at a time, each after a turn of the event loop,
  * and each piece is what was rendered since the last turn. A page of scans

@@ -33,6 +33,7 @@ import { m0028PendingScanForgets } from './0028-pending-scan-forgets.js';
 import { m0029ScanRowsSwept } from './0029-scan-rows-swept.js';
 import { m0030OpenCountsOnChange } from './0030-open-counts-on-change.js';
 import { m0031HeldEvents } from './0031-held-events.js';
+import { m0032EventParts } from './0032-event-parts.js';
 
 export interface Migration {
   version: number;
@@ -72,4 +73,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m0029ScanRowsSwept,
   m0030OpenCountsOnChange,
   m0031HeldEvents,
+  m0032EventParts,
 ];
