@@ -146,6 +146,22 @@ describe('reliability: risks recorded in chunks are rolled back whole', () => {
     expect(core.riskRepository.coveredBy(second.id)).to.deep.equal([]);
   });
 
+  it("rolls back at start-up a recording a crash cut short while it wrote its scan event's parts: the event and its parts go", () => {
+    core.webhookEndpoints.add(account.id, 'https://hooks.example.com/crash');
+    const second = insertScan();
+    core.db
+      .prepare("INSERT INTO pending_recordings (scan_id, account_id, kind, started_at) VALUES (?, ?, 'SCAN', ?)")
+      .run(second.id, account.id, new Date().toISOString());
+    core.history.transaction(() => {
+      const seq = core.staging.holdEvent(second.id, { id: randomUUID(), accountId: account.id, type: 'scan.updated', createdAt: new Date() })!;
+      core.staging.addEventPart(seq, '{"id":');
+    });
+    expect(core.db.prepare('SELECT COUNT(*) FROM event_parts').pluck().get()).to.equal(1);
+    core.history.rollBackInterrupted();
+    expect(core.db.prepare('SELECT COUNT(*) FROM events').pluck().get()).to.equal(0);
+    expect(core.db.prepare('SELECT COUNT(*) FROM event_parts').pluck().get()).to.equal(0);
+  });
+
   it('with a webhook endpoint, stores no event of a refused recording (its chunks held them) and every event of a completed one, in order, written by its chunks', async () => {
     core.webhookEndpoints.add(account.id, 'https://hooks.example.com/chunks');
     const events = () =>
