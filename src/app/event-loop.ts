@@ -18,6 +18,23 @@
 const waiting: Array<() => void> = [];
 let releasing = false;
 
+/**
+ * What the loop's check phase ran, shared with the requests started in turns
+ * (src/http/request-turns.ts). A step goes first in a check phase (it was
+ * queued in the one before), and the requests that arrived meanwhile start
+ * after it: a request's start and a step, each up to 40 ms, held the loop
+ * together with ten clients on the slowest lists (bench/scale.ts). A step
+ * past the requests' slice puts them off to the next iteration, which runs
+ * no step, so neither kind of work waits more than one iteration for the
+ * other.
+ */
+export const loopShare = {
+  /** When the last step was let go on (performance.now()). */
+  stepReleasedAt: Number.NEGATIVE_INFINITY,
+  /** Requests were put off for a step: the next iteration is theirs. */
+  requestsPutOff: false,
+};
+
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => {
     waiting.push(resolve);
@@ -34,6 +51,12 @@ export function yieldToEventLoop(): Promise<void> {
  * iteration (an immediate scheduled here runs only after the loop has polled).
  */
 function releaseOne(): void {
+  if (loopShare.requestsPutOff) {
+    loopShare.requestsPutOff = false;
+    setImmediate(releaseOne);
+    return;
+  }
+  loopShare.stepReleasedAt = performance.now();
   waiting.shift()!();
   if (waiting.length > 0) setImmediate(releaseOne);
   else releasing = false;

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { loopShare } from '../app/event-loop.js';
 
 /** How long the requests one turn of the event loop starts may run before the rest wait for the next turn. */
 export const TURN_SLICE_MS = 10;
@@ -21,18 +22,26 @@ export function requestTurns(sliceMs = TURN_SLICE_MS): RequestHandler {
   // before the next immediate, so each one measures what the requests before it took, their work after an await
   // included: started from a loop in one callback, ten requests whose SQLite work came after their first await ran
   // back to back, 520 ms.
-  let open: { sliceStart: number | undefined } | undefined;
+  let open: { sliceStart: number | undefined; openedAt: number } | undefined;
   const enqueue = (): void => {
-    open ??= { sliceStart: undefined };
+    open ??= { sliceStart: undefined, openedAt: performance.now() };
     const batch = open;
     setImmediate(() => {
       if (open === batch) open = undefined; // its phase has begun: requests arriving from now on go to the next
       const now = performance.now();
-      // The first of a turn always starts.
-      if (batch.sliceStart === undefined || now - batch.sliceStart < sliceMs) {
-        batch.sliceStart ??= now;
+      if (batch.sliceStart === undefined) {
+        // A step of long work let go on in this check phase (after the batch was opened: before its requests) that ran past the
+        // slice puts them off to the next iteration, where no step runs (loopShare); otherwise the first of a turn always starts.
+        if (loopShare.stepReleasedAt > batch.openedAt && now - loopShare.stepReleasedAt >= sliceMs) {
+          loopShare.requestsPutOff = true;
+          enqueue();
+          return;
+        }
+        loopShare.requestsPutOff = false;
+        batch.sliceStart = now;
         waiting.shift()?.();
-      } else enqueue(); // the slice is spent: queued from this check phase, it runs in the next
+      } else if (now - batch.sliceStart < sliceMs) waiting.shift()?.();
+      else enqueue(); // the slice is spent: queued from this check phase, it runs in the next
     });
   };
   return (_req, _res, next) => {

@@ -6,6 +6,8 @@
  */
 import { expect } from 'chai';
 import type { NextFunction, Request, Response } from 'express';
+import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
+import { yieldToEventLoop } from '../../src/app/event-loop.js';
 import { requestTurns } from '../../src/http/request-turns.js';
 
 describe('requests started in turns of the event loop', () => {
@@ -59,6 +61,72 @@ describe('requests started in turns of the event loop', () => {
         });
     });
     expect(order).to.deep.equal(['a', 'next turn', 'b']);
+  });
+
+  describe('beside long work that yields (yieldToEventLoop)', () => {
+    let server: Server;
+    let accepted: Socket;
+    let client: Socket;
+
+    beforeEach(async () => {
+      const connected = new Promise<Socket>((resolve) => {
+        server = createServer(resolve);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      client = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      accepted = await connected;
+    });
+    afterEach(async () => {
+      client.destroy();
+      accepted.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    });
+
+    /** Long work whose steps each hold the loop `ms` and write a byte the server reads in the loop's next poll. */
+    const longWork = async (order: string[], name: string, ms: number, during?: (step: number) => void): Promise<void> => {
+      for (let step = 1; step <= 3; step++) {
+        await yieldToEventLoop();
+        order.push(`${name}${step}`);
+        during?.(step);
+        client.write('x', () => undefined);
+        for (const until = performance.now() + ms; performance.now() < until;);
+      }
+    };
+
+    for (const [name, ms, expected] of [
+      // A heavy step (b1) ran in the iteration the request arrived in: the request starts in the next, after a poll, and the next step
+      // (a2) waits for the one after.
+      [
+        'starts a request that arrives with a heavy step in the next iteration, and the next step waits for it',
+        20,
+        ['a1', 'read', 'b1', 'read', 'request', 'read', 'a2'],
+      ],
+      // A light one shares its iteration with the request, as before.
+      ['starts a request in the same iteration as a light step', 0, ['a1', 'read', 'b1', 'request', 'read', 'a2']],
+    ] as const) {
+      it(name, async () => {
+        const gate = requestTurns(10);
+        const order: string[] = [];
+        // Two pieces of long work: one step per iteration, a's and b's in turn. The request arrives as requests do, in the poll phase:
+        // the server reads the byte a1 sends in the next iteration, whose check phase runs b1 before the requests that arrived.
+        let requested: Promise<void> | undefined;
+        accepted.on('data', (bytes: Buffer) => {
+          order.push('read');
+          if (bytes.includes('r'))
+            requested = new Promise<void>((resolve) =>
+              started(gate, () => {
+                order.push('request');
+                client.write('x', () => undefined);
+                resolve();
+              }),
+            );
+        });
+        await Promise.all([longWork(order, 'a', ms, (step) => step === 1 && client.write('r', () => undefined)), longWork(order, 'b', ms)]);
+        await requested;
+        const from = order.indexOf('a1');
+        expect(order.slice(from, from + expected.length)).to.deep.equal(expected);
+      });
+    }
   });
 
   it('keeps starting the others when one throws', async () => {
