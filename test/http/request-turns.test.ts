@@ -6,9 +6,9 @@
  */
 import { expect } from 'chai';
 import type { NextFunction, Request, Response } from 'express';
-import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { yieldToEventLoop } from '../../src/app/event-loop.js';
 import { requestTurns } from '../../src/http/request-turns.js';
+import { loopbackConnection } from '../support/loopback-connection.js';
 
 describe('requests started in turns of the event loop', () => {
   const started = (gate: ReturnType<typeof requestTurns>, next: () => void) => gate({} as Request, {} as Response, next as NextFunction);
@@ -64,23 +64,7 @@ describe('requests started in turns of the event loop', () => {
   });
 
   describe('beside long work that yields (yieldToEventLoop)', () => {
-    let server: Server;
-    let accepted: Socket;
-    let client: Socket;
-
-    beforeEach(async () => {
-      const connected = new Promise<Socket>((resolve) => {
-        server = createServer(resolve);
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      client = connect((server.address() as AddressInfo).port, '127.0.0.1');
-      accepted = await connected;
-    });
-    afterEach(async () => {
-      client.destroy();
-      accepted.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    });
+    const connection = loopbackConnection();
 
     /** Long work whose steps each hold the loop `ms` and write a byte the server reads in the loop's next poll. */
     const longWork = async (order: string[], name: string, ms: number, during?: (step: number) => void): Promise<void> => {
@@ -88,7 +72,7 @@ describe('requests started in turns of the event loop', () => {
         await yieldToEventLoop();
         order.push(`${name}${step}`);
         during?.(step);
-        client.write('x', () => undefined);
+        connection.client.write('x', () => undefined);
         for (const until = performance.now() + ms; performance.now() < until;);
       }
     };
@@ -110,18 +94,18 @@ describe('requests started in turns of the event loop', () => {
         // Two pieces of long work: one step per iteration, a's and b's in turn. The request arrives as requests do, in the poll phase:
         // the server reads the byte a1 sends in the next iteration, whose check phase runs b1 before the requests that arrived.
         let requested: Promise<void> | undefined;
-        accepted.on('data', (bytes: Buffer) => {
+        connection.accepted.on('data', (bytes: Buffer) => {
           order.push('read');
           if (bytes.includes('r'))
             requested = new Promise<void>((resolve) =>
               started(gate, () => {
                 order.push('request');
-                client.write('x', () => undefined);
+                connection.client.write('x', () => undefined);
                 resolve();
               }),
             );
         });
-        await Promise.all([longWork(order, 'a', ms, (step) => step === 1 && client.write('r', () => undefined)), longWork(order, 'b', ms)]);
+        await Promise.all([longWork(order, 'a', ms, (step) => step === 1 && connection.client.write('r', () => undefined)), longWork(order, 'b', ms)]);
         await requested;
         const from = order.indexOf('a1');
         expect(order.slice(from, from + expected.length)).to.deep.equal(expected);

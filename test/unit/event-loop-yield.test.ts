@@ -8,28 +8,11 @@
  */
 import { expect } from 'chai';
 import { stat } from 'node:fs';
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { yieldToEventLoop } from '../../src/app/event-loop.js';
+import { loopbackConnection } from '../support/loopback-connection.js';
 
 describe('a yield to the event loop', () => {
-  let server: Server;
-  let accepted: Socket;
-  let client: Socket;
-
-  beforeEach(async () => {
-    const connected = new Promise<Socket>((resolve) => {
-      server = createServer(resolve);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    client = connect((server.address() as AddressInfo).port, '127.0.0.1');
-    accepted = await connected;
-  });
-  afterEach(async () => {
-    client.destroy();
-    accepted.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  });
+  const connection = loopbackConnection();
 
   for (const [where, run] of [
     ['an I/O callback (the poll phase)', (step: () => void) => stat(import.meta.dirname, step)],
@@ -37,11 +20,11 @@ describe('a yield to the event loop', () => {
   ] as const) {
     it(`reads what a socket received before it goes on, from ${where}`, async () => {
       const order: string[] = [];
-      accepted.on('data', () => order.push('socket read'));
+      connection.accepted.on('data', () => order.push('socket read'));
       await new Promise<void>((resolve) =>
         run(() => {
           // On loopback the bytes are in the peer's queue when write() returns: ready before the yield.
-          client.write('x', () => undefined);
+          connection.client.write('x', () => undefined);
           void yieldToEventLoop().then(() => {
             order.push('work goes on');
             resolve();
@@ -54,11 +37,11 @@ describe('a yield to the event loop', () => {
 
   it('lets one waiting step go on per iteration, each piece of work in turn, with a poll for sockets between any two', async () => {
     const order: string[] = [];
-    accepted.on('data', () => order.push('read'));
+    connection.accepted.on('data', () => order.push('read'));
     const work = async (name: string): Promise<void> => {
       for (let step = 1; step <= 3; step++) {
         order.push(`${name}${step}`);
-        client.write('x', () => undefined);
+        connection.client.write('x', () => undefined);
         await yieldToEventLoop();
       }
     };
