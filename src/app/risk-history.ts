@@ -218,15 +218,17 @@ export class RiskHistory {
    * delivery while the marker lasts (RecordingStaging.holdRiskEvents; moving
    * 40,020 staged ones in the last transaction held the event loop 708 ms,
    * bench/scale.ts), so none goes out for a recording that is rolled back
-   * (its rollback deletes them) and none before `finish`'s own; `finish` gets the
-   * scan's risk lists. When it returns false or throws,
-   * everything this recording wrote is rolled back. The risk lists (ids
-   * only) are the one thing held to the end, for the Scan and its event;
-   * each chunk stores its own entries of them (RiskRepository.appendRiskLists),
-   * so `finish`'s write of the lists (ScanRepository.saveWithResults) only
-   * stores their lengths, which show them (bench/scale.ts: writing 40,020
-   * entries there took 59 ms of the last transaction). The caller drops the
-   * staged findings afterwards (dropStaged), as it does for a refused one.
+   * (its rollback deletes them) and none before the last transaction; the
+   * Scan's own event follows them, held too, in parts (holdScanEvent). The
+   * last transaction runs `completion.save` with the Scan made from its risk
+   * lists; when that returns false or throws, everything this recording
+   * wrote is rolled back. The risk lists (ids only) are the one thing held
+   * to the end, for the Scan and its event; each chunk stores its own
+   * entries of them (RiskRepository.appendRiskLists), so the save's write of
+   * the lists (ScanRepository.saveWithResults) only stores their lengths,
+   * which show them (bench/scale.ts: writing 40,020 entries there took 59 ms
+   * of the last transaction). The caller drops the staged findings
+   * afterwards (dropStaged), as it does for a refused one.
    */
   async recordScanInChunks<T>(scan: Scan, kind: RecordingKind, findingsByTarget: FindingsInput, completion: ScanCompletion<T>): Promise<T | false> {
     this.pending.begin(scan.id, scan.accountId, kind, this.clock.now().toISOString());
@@ -247,7 +249,7 @@ export class RiskHistory {
               targets >= TARGETS_PER_TRANSACTION || findings >= FINDINGS_PER_TRANSACTION || performance.now() - started >= this.limits.transactionMs,
           );
           next = part.next;
-          // The chunk's entries of the scan's lists, after the earlier chunks' (hidden until `finish` stores the lists' lengths).
+          // The chunk's entries of the scan's lists, after the earlier chunks' (hidden until the save stores the lists' lengths).
           this.risks.appendRiskLists(scan.id, part.lists, { newOpen: risks.newOpen.length, stillOpen: risks.stillOpen.length, closed: risks.closed.length });
           for (const list of ['newOpen', 'stillOpen', 'closed'] as const) for (const id of part.lists[list]) risks[list].push(id);
         });
@@ -275,10 +277,10 @@ export class RiskHistory {
   /**
    * recordScanInChunks() for any size: a recording that fits one transaction
    * (a scan's usual size: up to TARGETS_PER_TRANSACTION targets and
-   * FINDINGS_PER_TRANSACTION findings) is written with `finish` in a single
-   * transaction, one durable commit, with no pending marker (a crash leaves
-   * nothing of it to roll back) and rolled back by SQLite itself when
-   * `finish` returns false or throws; a larger one goes in chunks
+   * FINDINGS_PER_TRANSACTION findings) is written with its save and its
+   * Scan event in a single transaction, one durable commit, with no pending
+   * marker (a crash leaves nothing of it to roll back) and rolled back by
+   * SQLite itself when the save returns false or throws; a larger one goes in chunks
    * (bench/scans.ts: the marker and a chunk were two more disk flushes per scan).
    */
   async recordScanWhole<T>(
@@ -513,7 +515,7 @@ type RiskEventRow = [riskId: string, eventId: string, type: 'risk.created' | 'ri
 /** Where a target's risk events go: staged for the recording's last transaction, or held in the outbox (a chunked recording). */
 type EventSink = (rows: RiskEventRow[], createdAt: string) => void;
 
-/** Thrown inside recordScanWhole()'s transaction to roll it back when `finish` refuses. */
+/** Thrown inside recordScanWhole()'s transaction to roll it back when the save refuses. */
 const REFUSED = Symbol('recording refused');
 
 /** How many targets, and about how many findings, one transaction of a recording writes at most. */
