@@ -37,6 +37,23 @@ function snapshot(dir: string): string[] {
     });
 }
 
+/**
+ * The directory's snapshot once the first server has stopped writing to it:
+ * right after it answers, its checkpointer may still be moving the
+ * migrations' pages from the WAL into the database file (a change that
+ * would be blamed on the second server).
+ */
+async function settled(dir: string): Promise<string[]> {
+  let last = snapshot(dir);
+  for (let tries = 0; tries < 30; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = snapshot(dir);
+    if (JSON.stringify(now) === JSON.stringify(last)) return now;
+    last = now;
+  }
+  throw new Error(`the data directory ${dir} kept changing for 30 s with no request made`);
+}
+
 describe('one vigil serve per data directory', function () {
   this.timeout(180_000);
   let dir: ReturnType<typeof tempDir>;
@@ -56,7 +73,7 @@ describe('one vigil serve per data directory', function () {
   it('refuses a second server on the same directory at once, naming the directory and the first, before touching the database', async () => {
     const first = await startVigil({ env: env() });
     running.push(first);
-    const before = snapshot(dir.path);
+    const before = await settled(dir.path);
     const second = await serveUntilExit(env());
     expect(second.code).to.equal(1);
     const owner = JSON.parse(readFileSync(join(dir.path, 'serve.lock.owner'), 'utf8')) as { pid: number; host: string; started_at: string };
