@@ -43,12 +43,12 @@ export class SqliteRecordingStaging implements RecordingStaging {
       // A chunked recording's: into the outbox at once, marked as its (held back from delivery while its marker lasts), for an account with a receiver.
       heldEvents: db.prepare(`INSERT INTO main.events (id, account_id, type, payload, created_at, held_by)
         SELECT ${RISK_EVENT_COLUMNS}, @scanId ${RISK_EVENT_ROWS}
-        WHERE EXISTS (SELECT 1 FROM main.webhook_endpoints w WHERE w.account_id = r.account_id AND w.created_at <= @createdAt)
+        WHERE ${received('r.account_id', '@createdAt')}
         ORDER BY j.key`),
       // A chunked recording's scan event, its data to come in parts (addEventPart), for an account with a receiver as the risk events.
       heldEvent: db.prepare(`INSERT INTO main.events (id, account_id, type, payload, created_at, held_by)
         SELECT @id, @accountId, @type, '', @createdAt, @scanId
-        WHERE EXISTS (SELECT 1 FROM main.webhook_endpoints w WHERE w.account_id = @accountId AND w.created_at <= @createdAt)`),
+        WHERE ${received('@accountId', '@createdAt')}`),
       eventPart: db.prepare('INSERT INTO main.event_parts (event_seq, part, text) SELECT seq, parts, ? FROM main.events WHERE seq = ?'),
       countPart: db.prepare('UPDATE main.events SET parts = parts + 1 WHERE seq = ?'),
       firstHeldSeq: db.prepare('UPDATE main.pending_recordings SET first_event_seq = ? WHERE scan_id = ? AND first_event_seq IS NULL'),
@@ -74,7 +74,7 @@ export class SqliteRecordingStaging implements RecordingStaging {
       // An endpoint removed since the chunk staged its events takes its events with it, as if they had never been stored.
       release: db.prepare(`INSERT INTO main.events (id, account_id, type, payload, created_at)
         SELECT s.id, s.account_id, s.type, s.payload, s.created_at FROM temp.staged_events s
-        WHERE s.scan_id = ? AND EXISTS (SELECT 1 FROM main.webhook_endpoints w WHERE w.account_id = s.account_id AND w.created_at <= s.created_at)
+        WHERE s.scan_id = ? AND ${received('s.account_id', 's.created_at')}
         ORDER BY s.seq`),
       dropFindings: db.prepare('DELETE FROM temp.staged_findings WHERE scan_id = ?'),
       // The first `limit` of them by the (scan_id, host, seq) index.
@@ -239,6 +239,11 @@ const PRESENTED_RISK = `'{"id":' || json_quote(r.id) || ',"target_id":' || json_
   || ',"status":' || json_quote(r.status) || ',"first_detected_at":' || json_quote(r.first_detected_at)
   || ',"last_detected_at":' || json_quote(r.last_detected_at) || ',"is_accepted":' || iif(r.is_accepted, 'true', 'false')
   || ',"accepted_by":' || r.accepted_by || ',"risk_definition":' || r.definition || '}'`;
+
+/** SQL: the account has a webhook endpoint made by the event's time, one that would receive it (as SqliteEventReceivers decides for other events). */
+function received(accountId: string, createdAt: string): string {
+  return `EXISTS (SELECT 1 FROM main.webhook_endpoints w WHERE w.account_id = ${accountId} AND w.created_at <= ${createdAt})`;
+}
 
 const FINDING_COLUMNS = 'scan_id, host, fingerprint, title, threat_level, qod, definition';
 
