@@ -73,32 +73,47 @@ class Service {
   }
 
   /**
-   * The server's longest event-loop block since the last look, in ms; one over the aim is logged with what was served
-   * meanwhile, the longest garbage collection pause and how much of the block was collection.
+   * The server's event loop since the last look: its longest block in ms, and its main thread's time on a CPU and waiting
+   * for one (null without /proc schedstat). A block over the aim is logged with what was served meanwhile, the longest
+   * garbage collection pause, how much of the block was collection, and how much of it the thread spent waiting for a CPU
+   * (time the machine gave to other processes, not the server's work).
    */
-  async loop(served = 'between requests: work an earlier one left running'): Promise<number> {
-    const figures = (await (await fetch(`${this.base}/__bench/loop`)).json()) as {
-      maxMs: number;
+  async look(served = 'between requests: work an earlier one left running'): Promise<Look> {
+    const figures = (await (await fetch(`${this.base}/__bench/loop`)).json()) as Look & {
       gcMs: number;
       gapMs: number;
       gcInGapMs: number;
       gcKinds: string;
+      gapCpuMs: number | null;
+      gapWaitMs: number | null;
     };
-    const { maxMs, gcMs, gapMs, gcInGapMs, gcKinds } = figures;
+    const { maxMs, gcMs, gapMs, gcInGapMs, gcKinds, gapCpuMs, gapWaitMs } = figures;
     if (maxMs > AIMS.blockMs)
       log(
         `a block of ${maxMs.toFixed(0)} ms (${served}); the longest garbage collection pause meanwhile ${gcMs.toFixed(0)} ms; ` +
-          `in the longest gap a timer saw (${gapMs.toFixed(0)} ms), ${gcInGapMs.toFixed(0)} ms of collection (${gcKinds || 'none'})`,
+          `in the longest gap a timer saw (${gapMs.toFixed(0)} ms), ${gcInGapMs.toFixed(0)} ms of collection (${gcKinds || 'none'})` +
+          (gapCpuMs === null ? '' : `, the main thread ${gapCpuMs.toFixed(0)} ms on a CPU and ${gapWaitMs!.toFixed(0)} ms waiting for one`),
       );
-    return maxMs;
+    return figures;
   }
 
-  /** One request alone, and the longest block of the event loop while it was served. */
-  async alone(path: string, init: RequestInit = {}): Promise<{ ms: number; blockMs: number; body: any }> {
+  async loop(served?: string): Promise<number> {
+    return (await this.look(served)).maxMs;
+  }
+
+  /** One request alone, the longest block of the event loop while it was served, and the main thread's CPU and wait meanwhile. */
+  async alone(path: string, init: RequestInit = {}): Promise<{ ms: number; blockMs: number; body: any; cpuMs: number | null; waitMs: number | null }> {
     await this.loop();
     const { ms, body } = await this.timed(path, init);
-    return { ms, body, blockMs: await this.loop(`${init.method ?? 'GET'} ${path.slice(0, 80)}`) };
+    const { maxMs, cpuMs, waitMs } = await this.look(`${init.method ?? 'GET'} ${path.slice(0, 80)}`);
+    return { ms, body, blockMs: maxMs, cpuMs, waitMs };
   }
+}
+
+interface Look {
+  maxMs: number;
+  cpuMs: number | null;
+  waitMs: number | null;
 }
 
 const filters = (value: Record<string, string[]>) => `filters=${encodeURIComponent(JSON.stringify(value))}`;
@@ -143,14 +158,21 @@ async function oneAtATime(service: Service, cases: ReadonlyArray<[string, string
   for (const [name, path] of cases) {
     const times: number[] = [];
     let blockMs = 0;
+    let slowest: Awaited<ReturnType<Service['alone']>> | undefined;
     // The warm-ups' times are not counted (the first request of a list reads its pages into SQLite's cache), their blocks are.
     for (let round = 0; round < WARMUP + config.requests; round++) {
       const measured = await service.alone(path);
       if (round >= WARMUP) times.push(measured.ms);
+      if (round >= WARMUP && measured.ms > (slowest?.ms ?? 0)) slowest = measured;
       blockMs = Math.max(blockMs, measured.blockMs);
     }
     times.sort((a, b) => a - b);
     const p99Ms = percentile(times, 0.99);
+    if (p99Ms >= AIMS.listP99Ms && slowest?.cpuMs != null)
+      log(
+        `\n${name}: its slowest request took ${slowest.ms.toFixed(0)} ms; the server's main thread was ${slowest.cpuMs.toFixed(0)} ms on a CPU ` +
+          `and ${slowest.waitMs!.toFixed(0)} ms waiting for one meanwhile`,
+      );
     rows.push({
       name,
       p50Ms: percentile(times, 0.5),
@@ -227,10 +249,11 @@ async function underLoad(service: Service, apiKey: string, slowest: readonly str
   const both = Promise.all([load, reporting]);
   const health = await sampleHealth(service, both);
   const [sample, made] = await both;
-  const max = await service.loop('ten clients and reports');
+  const { maxMs: max, cpuMs, waitMs } = await service.look('ten clients and reports');
   const p99Ms = percentile(health, 0.99);
   log(
-    `ten clients: ${sample.requests} requests (${sample.non2xx} non-2xx, ${sample.errors} errors) in ${sample.seconds} s, ${made} HTML reports of every risk tried meanwhile; ${dropped} connections (of /healthz or a report) dropped by the server`,
+    `ten clients: ${sample.requests} requests (${sample.non2xx} non-2xx, ${sample.errors} errors) in ${sample.seconds} s, ${made} HTML reports of every risk tried meanwhile; ${dropped} connections (of /healthz or a report) dropped by the server` +
+      (cpuMs === null ? '' : `; the server's main thread ${(cpuMs / 1000).toFixed(1)} s on a CPU and ${(waitMs! / 1000).toFixed(1)} s waiting for one`),
   );
   return {
     name: `/healthz with ten clients on the ${slowest.length} slowest lists + reports (${health.length} samples, max ${health.at(-1)!.toFixed(0)} ms)`,

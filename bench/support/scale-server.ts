@@ -17,12 +17,20 @@
  * that gap are summed, so a block is told apart into the collector's pauses
  * and the request's own work.
  *
+ * The machine's share: the main thread's line of /proc/self/task/<pid>/schedstat
+ * (Linux) gives its time on a CPU and its time runnable but waiting for one.
+ * Both are read at every tick, so a long gap or a slow request is told apart
+ * into the thread's own work and time the machine gave to other processes.
+ *
  *   GET /__bench/loop   { maxMs: longest block since the last look, gapMs: the longest gap the timer saw, gcInGapMs: the GC pauses
- *                         in it, gcKinds: theirs (minor, major, incremental, weak), gcMs: the longest GC pause }, then starts again
+ *                         in it, gcKinds: theirs (minor, major, incremental, weak), gcMs: the longest GC pause, gapCpuMs and
+ *                         gapWaitMs: the main thread's time on a CPU and waiting for one in that gap, cpuMs and waitMs: the same
+ *                         since the last look (null where /proc has no schedstat) }, then starts again
  *   POST /__bench/endpoint   registers a webhook endpoint for the seeded account (https://hooks.example.com/vigil; nothing is
  *                            delivered, no dispatcher runs here), so that what the account records is also stored as events
  */
 import express from 'express';
+import { readFileSync } from 'node:fs';
 import { constants, monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { loadVigil } from './compiled.js';
 
@@ -59,17 +67,39 @@ const GC_KINDS = new Map<number, string>([
   [constants.NODE_PERFORMANCE_GC_INCREMENTAL, 'incremental'],
   [constants.NODE_PERFORMANCE_GC_WEAKCB, 'weak'],
 ]);
-let gap = { ms: 0, from: 0, to: 0 };
-let tick = performance.now();
+/** The main thread's time on a CPU and waiting for one so far, in ms; null where the kernel keeps no schedstat. */
+const SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`;
+function scheduled(): { cpuMs: number; waitMs: number } | null {
+  try {
+    const [cpuNs, waitNs] = readFileSync(SCHEDSTAT, 'utf8').split(' ').map(Number);
+    return { cpuMs: cpuNs! / 1e6, waitMs: waitNs! / 1e6 };
+  } catch {
+    return null;
+  }
+}
+const since = (later: ReturnType<typeof scheduled>, earlier: ReturnType<typeof scheduled>) =>
+  later === null || earlier === null ? null : { cpuMs: later.cpuMs - earlier.cpuMs, waitMs: later.waitMs - earlier.waitMs };
+let gap = { ms: 0, from: 0, to: 0, scheduled: since(null, null) };
+let tick = { at: performance.now(), scheduled: scheduled() };
+let look = tick.scheduled;
 setInterval(() => {
-  const now = performance.now();
-  if (now - tick > gap.ms) gap = { ms: now - tick, from: tick, to: now };
+  const now = { at: performance.now(), scheduled: scheduled() };
+  if (now.at - tick.at > gap.ms) gap = { ms: now.at - tick.at, from: tick.at, to: now.at, scheduled: since(now.scheduled, tick.scheduled) };
   tick = now;
 }, RESOLUTION_MS);
-function gapFigures(): { gapMs: number; gcInGapMs: number; gcKinds: string } {
+function gapFigures() {
   const inGap = pauses.filter((pause) => pause.startTime >= gap.from && pause.startTime < gap.to);
   const kinds = new Set(inGap.map((pause) => GC_KINDS.get((pause as PerformanceEntry & { detail?: { kind: number } }).detail?.kind ?? -1) ?? 'other'));
-  return { gapMs: Math.max(0, gap.ms - RESOLUTION_MS), gcInGapMs: inGap.reduce((sum, pause) => sum + pause.duration, 0), gcKinds: [...kinds].join('+') };
+  const sinceLook = since(scheduled(), look);
+  return {
+    gapMs: Math.max(0, gap.ms - RESOLUTION_MS),
+    gcInGapMs: inGap.reduce((sum, pause) => sum + pause.duration, 0),
+    gcKinds: [...kinds].join('+'),
+    gapCpuMs: gap.scheduled?.cpuMs ?? null,
+    gapWaitMs: gap.scheduled?.waitMs ?? null,
+    cpuMs: sinceLook?.cpuMs ?? null,
+    waitMs: sinceLook?.waitMs ?? null,
+  };
 }
 
 // No rate limit: ten clients on one key are the point here.
@@ -94,7 +124,8 @@ outer.get('/__bench/loop', (_req, res) => {
     res.json({ maxMs: Math.max(0, delay.max / 1e6 - RESOLUTION_MS), gcMs, ...gapFigures() });
     delay.reset();
     gcMs = 0;
-    gap = { ms: 0, from: 0, to: 0 };
+    gap = { ms: 0, from: 0, to: 0, scheduled: null };
+    look = scheduled();
   }, 2 * RESOLUTION_MS);
 });
 outer.post('/__bench/endpoint', (_req, res) => {
