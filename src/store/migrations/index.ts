@@ -34,6 +34,7 @@ import { m0029ScanRowsSwept } from './0029-scan-rows-swept.js';
 import { m0030OpenCountsOnChange } from './0030-open-counts-on-change.js';
 import { m0031HeldEvents } from './0031-held-events.js';
 import { m0032EventParts } from './0032-event-parts.js';
+import { m0033RiskInsertsCountThemselves } from './0033-risk-inserts-count-themselves.js';
 
 export interface Migration {
   version: number;
@@ -74,4 +75,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m0030OpenCountsOnChange,
   m0031HeldEvents,
   m0032EventParts,
+  m0033RiskInsertsCountThemselves,
 ];
