@@ -193,6 +193,9 @@ export function marks(count: number): string {
   return Array.from({ length: count }, () => '?').join(', ');
 }
 
+/** How many staged findings insertStaged() reads at a time. */
+const STAGED_ROWS_READ = 500;
+
 /** A staged finding's columns for its new risk: id, target id, fingerprint, title, threat level, qod, definition (JSON). */
 type StagedColumns = [string, string, string, string, ThreatLevel, number | null, string];
 
@@ -311,7 +314,7 @@ export class SqliteRiskRepository implements RiskRepository {
   /**
    * New risks from staged findings: each row in a statement of its own, its
    * columns read from the staging as they are (the definition is never
-   * parsed), then one counter upsert per threat level. A single INSERT ...
+   * parsed), then one upsert per counter row. A single INSERT ...
    * SELECT of the chunk's rows, or a trigger on risks, makes SQLite keep a
    * statement journal of every page the statement changes, which it spills to
    * a temporary file past 64 KiB (migration 0033; bench/ingest.ts).
@@ -319,9 +322,13 @@ export class SqliteRiskRepository implements RiskRepository {
   insertStaged(accountId: string, scanType: ScanType, at: string, rows: ReadonlyArray<readonly [number, string, string]>): void {
     if (rows.length === 0) return;
     const counts = new OpenCounts();
-    for (const [id, targetId, fingerprint, title, level, qod, definition] of this.statements.stagedColumns.all(JSON.stringify(rows)) as StagedColumns[]) {
-      this.statements.insertNew.run(id, accountId, targetId, scanType, fingerprint, at, at, title, level, qod, definition, at);
-      counts.add(level, scanType, qod);
+    // A few hundred rows' definitions in memory at a time: one target may hold every finding of an upload.
+    for (let from = 0; from < rows.length; from += STAGED_ROWS_READ) {
+      const read = this.statements.stagedColumns.all(JSON.stringify(rows.slice(from, from + STAGED_ROWS_READ))) as StagedColumns[];
+      for (const [id, targetId, fingerprint, title, level, qod, definition] of read) {
+        this.statements.insertNew.run(id, accountId, targetId, scanType, fingerprint, at, at, title, level, qod, definition, at);
+        counts.add(level, scanType, qod);
+      }
     }
     this.countOpen(accountId, counts);
   }

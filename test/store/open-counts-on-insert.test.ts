@@ -117,6 +117,30 @@ describe('store: the open risk counters on a risk insert', () => {
     expect(counters()).to.deep.equal(recount());
   });
 
+  it('insertStaged(): a chunk larger than one read of the staging (500 rows) goes in whole and in its order, every row counted', () => {
+    const stage = db.prepare(
+      `INSERT INTO temp.staged_findings (seq, scan_id, host, fingerprint, title, threat_level, qod, definition) VALUES (?, 's1', 'h', ?, 't', ?, NULL, ?)`,
+    );
+    const count = 1_203;
+    for (let seq = 1; seq <= count; seq++) stage.run(seq, `f${seq}`, seq % 3 === 0 ? 'HIGH' : 'LOW', JSON.stringify({ n: seq }));
+    // Given in reverse: the risks are written in the order given, not the staging's.
+    const rows = Array.from({ length: count }, (_, index) => [count - index, `n${count - index}`, 't1'] as const);
+    db.transaction(() => risks.insertStaged('a1', 'NMAP', '2026-02-01', rows))();
+    const written = db.prepare('SELECT id, fingerprint, definition FROM risks ORDER BY seq').all() as Array<{
+      id: string;
+      fingerprint: string;
+      definition: string;
+    }>;
+    expect(written.map((row) => row.id)).to.deep.equal(rows.map(([, id]) => id));
+    expect(
+      written.every((row) => row.definition === JSON.stringify({ n: Number(row.fingerprint.slice(1)) }) && row.id === `n${row.fingerprint.slice(1)}`),
+    ).to.equal(true);
+    expect(counters()).to.deep.equal([
+      { threat_level: 'HIGH', gated: 0, qod: 0, n: 401 },
+      { threat_level: 'LOW', gated: 0, qod: 0, n: 802 },
+    ]);
+  });
+
   it('insertStaged(): a row that breaks a constraint takes its statement back, and the transaction with its counts', () => {
     db.prepare(
       `INSERT INTO temp.staged_findings (seq, scan_id, host, fingerprint, title, threat_level, qod, definition) VALUES (1, 's1', 'h', 'same', 't', 'HIGH', NULL, '{}'),
