@@ -210,9 +210,10 @@ class OpenCounts {
 
   add(level: ThreatLevel, scanType: ScanType, qod: number | null): this {
     const gated = scanType === 'OPENVAS' && qod !== null ? 1 : 0;
-    const key = `${level} ${gated} ${gated === 1 ? qod : 0}`;
+    const gate = gated === 1 ? qod! : 0;
+    const key = `${level} ${gated} ${gate}`;
     const row = this.counts.get(key);
-    if (row === undefined) this.counts.set(key, [level, gated, gated === 1 ? qod! : 0, 1]);
+    if (row === undefined) this.counts.set(key, [level, gated, gate, 1]);
     else row[3]++;
     return this;
   }

@@ -9,7 +9,7 @@ import type { ScanType, ThreatLevel } from '../../src/domain/risks/finding.js';
 import type { Risk } from '../../src/domain/risks/risk.js';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { SqliteRiskRepository } from '../../src/store/risks-repository.js';
-import { insertRisks } from '../support/store-rows.js';
+import { insertRisks, OPEN_RISK_RECOUNT } from '../support/store-rows.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('store: the open risk counters on a risk insert', () => {
@@ -31,13 +31,7 @@ describe('store: the open risk counters on a risk insert', () => {
   const COUNTER_ROWS = 'SELECT threat_level, gated, qod, n FROM open_risk_counts WHERE n <> 0 ORDER BY threat_level, gated, qod';
   const counters = () => db.prepare(COUNTER_ROWS).all();
   /** The counter rows made from the risk rows, as migration 0026 first made them. */
-  const recount = () =>
-    db
-      .prepare(
-        `SELECT threat_level, iif(scan_type = 'OPENVAS' AND qod IS NOT NULL, 1, 0) AS gated, iif(scan_type = 'OPENVAS' AND qod IS NOT NULL, qod, 0) AS qod,
-          COUNT(*) AS n FROM risks WHERE status = 'OPEN' AND is_accepted = 0 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
-      )
-      .all();
+  const recount = () => db.prepare(`SELECT threat_level, gated, qod, n FROM (${OPEN_RISK_RECOUNT}) ORDER BY threat_level, gated, qod`).all();
 
   function risk(n: number, scanType: ScanType, level: ThreatLevel, change: Partial<Risk> = {}, qod?: number): Risk {
     return {

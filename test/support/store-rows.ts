@@ -24,10 +24,13 @@ export function insertRisks(db: Database, risks: number): void {
 export function countOpenRisks(db: Database): void {
   if (db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'open_risk_counts'").get() === undefined) return;
   db.exec(`DELETE FROM open_risk_counts;
-    INSERT INTO open_risk_counts (account_id, threat_level, gated, qod, n)
-      SELECT account_id, threat_level, iif(scan_type = 'OPENVAS' AND qod IS NOT NULL, 1, 0) AS g, iif(scan_type = 'OPENVAS' AND qod IS NOT NULL, qod, 0) AS q, COUNT(*)
-      FROM risks WHERE status = 'OPEN' AND is_accepted = 0 GROUP BY account_id, threat_level, g, q;`);
+    INSERT INTO open_risk_counts (account_id, threat_level, gated, qod, n) ${OPEN_RISK_RECOUNT};`);
 }
+
+/** The counter rows (account_id, threat_level, gated, qod, n) a count of the open, not accepted risk rows makes, as migration 0026 keys them. */
+export const OPEN_RISK_RECOUNT = `SELECT account_id, threat_level, iif(scan_type = 'OPENVAS' AND qod IS NOT NULL, 1, 0) AS gated,
+    iif(scan_type = 'OPENVAS' AND qod IS NOT NULL, qod, 0) AS qod, COUNT(*) AS n
+  FROM risks WHERE status = 'OPEN' AND is_accepted = 0 GROUP BY account_id, threat_level, gated, 4`;
 
 export function insertScans(db: Database, ids: readonly string[]): void {
   const scan = db.prepare(
