@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { loadSettings } from '../../src/config/settings.js';
 import { THREAT_LEVELS, type ThreatLevel } from '../../src/domain/risks/finding.js';
 import { composeCore } from '../../src/main/composition-root.js';
+import { RiskTitles } from '../../src/store/risk-titles.js';
 import { countOpenRisks } from '../../test/support/store-rows.js';
 import { seedTargets, type Seeded } from './seed.js';
 
@@ -143,6 +144,8 @@ export function seedDashboardAccount(dataDir: string, size: DashboardSeedSize): 
       const risksByTarget = insertRisks(core.db, seeded.accountId, targetIds, size.risks, now);
       // Rows written with SQL are not counted (migration 0033): the overview's counters made from them.
       countOpenRisks(core.db);
+      // And the title filter's table (migration 0034), as the repository's inserts write it: every row merged.
+      new RiskTitles(core.db).merge();
       const scanIds = insertScans(core.db, seeded.accountId, targetIds, risksByTarget, size.scans, now);
       const scheduleIds = insertSchedules(core.db, seeded.accountId, targetIds, size.schedules, now);
       return { ...seeded, targetIds, riskIds: risksByTarget.flat(), scanIds, scheduleIds };

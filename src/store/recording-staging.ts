@@ -187,6 +187,12 @@ export class SqliteRecordingStaging implements RecordingStaging {
 
   dropSome(scanId: string, limit: number): boolean {
     this.statements.dropEvents.run(scanId);
+    // The only recording staged (the usual case): the whole table at once, its pages freed without deleting row by row, which
+    // took 5-7 times as long (bench/ingest.ts: 45,158 rows 20-25 ms at once, 140 ms in turns of 2,000). Else `limit` rows a turn.
+    if (this.statements.others.get(scanId, scanId) === 0) {
+      this.statements.dropAllFindings.run();
+      return false;
+    }
     return this.statements.dropSomeFindings.run(scanId, limit).changes > 0;
   }
 }

@@ -7,6 +7,7 @@ import type { Database } from './database.js';
 import { createStagingTables } from './recording-staging.js';
 import { RISK_LISTS, type RiskLists } from './scans-repository.js';
 import { afterCursor, combinations, orderBy, type Equal, type Equality, type KeysetColumn } from './keyset.js';
+import { MERGED_UPTO, RiskTitles } from './risk-titles.js';
 
 interface RiskRow {
   seq: number;
@@ -74,7 +75,15 @@ function toParams(risk: Risk) {
   };
 }
 
-const VIEW_COLUMNS = 'r.*, t.target AS target, t.label AS target_label, t.tags AS target_tags';
+/**
+ * A view row's columns, seq first and taken from `seq`: a compound SELECT is
+ * merged in seq order without a sort only when each arm's seq is the column
+ * its walk is ordered by (risk_titles' for the title filter's merged arm).
+ */
+const viewColumns = (seq = 'r.seq') =>
+  `${seq} AS seq, r.id, r.account_id, r.target_id, r.scan_type, r.fingerprint, r.status, r.first_detected_at, r.last_detected_at, r.is_accepted, ` +
+  'r.accepted_by, r.title, r.threat_level, r.qod, r.definition, r.created_at, t.target AS target, t.label AS target_label, t.tags AS target_tags';
+const VIEW_COLUMNS = viewColumns();
 const VIEW = `SELECT ${VIEW_COLUMNS} FROM risks r JOIN targets t ON t.id = r.target_id`;
 
 /**
@@ -164,6 +173,48 @@ const FILTER_COLUMNS: Record<string, string> = {
   'risk_definition.title': 'r.title',
 };
 
+/** Where a list's rows come from: the FROM clause, the column its walk runs in order of, and the conditions that pick the account's. */
+interface Source {
+  from: string;
+  seq: string;
+  where: string[];
+  params: CursorValue[];
+}
+
+const accountRisks = (accountId: string): Source => ({
+  from: 'risks r JOIN targets t ON t.id = r.target_id',
+  seq: 'r.seq',
+  where: ['r.account_id = ?'],
+  params: [accountId],
+});
+
+/**
+ * A title filter's two sources (migration 0034): the merged risks by
+ * risk_titles' key (account, title, seq), and the pending ones, above
+ * risk_titles_merged.upto, from the newest end of the account's risks. Each
+ * is walked newest first.
+ */
+function titleSources(accountId: string, titles: readonly string[]): Source[] {
+  return [
+    {
+      from: 'risk_titles k CROSS JOIN risks r ON r.seq = k.seq JOIN targets t ON t.id = r.target_id',
+      seq: 'k.seq',
+      where: ['k.account_id = ?', `k.title IN (${marks(titles.length)})`],
+      params: [accountId, ...titles],
+    },
+    {
+      ...accountRisks(accountId),
+      where: [`r.seq > ${MERGED_UPTO}`, 'r.account_id = ?', `r.title IN (${marks(titles.length)})`],
+      params: [accountId, ...titles],
+    },
+  ];
+}
+
+/** The title filter's values, when they choose the rows to read: not with a set of targets, whose ranges are read instead. */
+function titleOf<T extends { column: string }>(equalities: readonly T[]): T | undefined {
+  return equalities.some((equality) => equality.column === 'r.target_id') ? undefined : equalities.find((equality) => equality.column === 'r.title');
+}
+
 /** Up to this many targets matching a text or tags filter are looked up by id; SQLite allows 32,766 parameters. */
 const FEW_TARGETS = 500;
 
@@ -232,6 +283,7 @@ export class SqliteRiskRepository implements RiskRepository {
     private readonly fewMatches = FEW_MATCHES,
     /** FEW_TARGETS unless a test sets it (to walk the risks of a tag on "many" targets). */
     private readonly fewTargets = FEW_TARGETS,
+    private readonly titles = new RiskTitles(db),
   ) {
     createStagingTables(db);
     this.statements = {
@@ -298,9 +350,10 @@ export class SqliteRiskRepository implements RiskRepository {
 
   insert(risk: Risk): void {
     const params = toParams(risk);
-    this.statements.insert.run(params);
+    const { lastInsertRowid } = this.statements.insert.run(params);
     if (risk.status === 'OPEN' && !risk.isAccepted)
       this.countOpen(risk.accountId, new OpenCounts().add(risk.definition.threat_level, risk.scanType, params.qod));
+    this.titles.mergeIfPast(Number(lastInsertRowid));
   }
 
   keysOf(targetId: string, scanType: ScanType): ExistingRisk[] {
@@ -323,15 +376,17 @@ export class SqliteRiskRepository implements RiskRepository {
   insertStaged(accountId: string, scanType: ScanType, at: string, rows: ReadonlyArray<readonly [number, string, string]>): void {
     if (rows.length === 0) return;
     const counts = new OpenCounts();
+    let lastSeq = 0;
     // A few hundred rows' definitions in memory at a time: one target may hold every finding of an upload.
     for (let from = 0; from < rows.length; from += STAGED_ROWS_READ) {
       const read = this.statements.stagedColumns.all(JSON.stringify(rows.slice(from, from + STAGED_ROWS_READ))) as StagedColumns[];
       for (const [id, targetId, fingerprint, title, level, qod, definition] of read) {
-        this.statements.insertNew.run(id, accountId, targetId, scanType, fingerprint, at, at, title, level, qod, definition, at);
+        lastSeq = Number(this.statements.insertNew.run(id, accountId, targetId, scanType, fingerprint, at, at, title, level, qod, definition, at).lastInsertRowid);
         counts.add(level, scanType, qod);
       }
     }
     this.countOpen(accountId, counts);
+    this.titles.mergeIfPast(lastSeq);
   }
 
   private countOpen(accountId: string, counts: OpenCounts): void {
@@ -428,7 +483,7 @@ export class SqliteRiskRepository implements RiskRepository {
     if (query.after !== undefined) selection.tests.push(afterCursor(columns, query.after));
     const arms = query.sort?.[0] === undefined ? combinations(selection.equalities) : undefined;
     const rows =
-      arms !== undefined && arms.length > 1
+      arms !== undefined && (arms.length > 1 || titleOf(selection.equalities) !== undefined)
         ? this.merge(accountId, query, arms, selection.tests)
         : this.fewMatch(accountId, query, selection)
           ? this.walk(accountId, query, selection, columns, true)
@@ -479,6 +534,8 @@ export class SqliteRiskRepository implements RiskRepository {
    * the unary + keeps SQLite from walking the sort's index instead.
    */
   private walk(accountId: string, query: RiskListQuery, selection: Selection, columns: KeysetColumn[], few = false): RiskViewRow[] {
+    const title = few ? titleOf(selection.equalities) : undefined;
+    if (title !== undefined) return this.fewTitled(accountId, query, selection, title, columns);
     const source = listSource(query, accountId, selection.byTargets, few);
     const filters = filterConditions(selection.equalities);
     const where = [source.accountCondition, ...filters.where];
@@ -500,11 +557,33 @@ export class SqliteRiskRepository implements RiskRepository {
    */
   private fewMatch(accountId: string, query: RiskListQuery, selection: Selection): boolean {
     if (query.sort?.[0] === undefined || selection.equalities.length === 0 || selection.byTargets) return false;
-    const filters = filterConditions(selection.equalities);
-    const counted = this.db
-      .prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM risks r WHERE ${['r.account_id = ?', ...filters.where].join(' AND ')} LIMIT ?)`)
-      .get(accountId, ...filters.params, this.fewMatches + 1) as { n: number };
-    return counted.n <= this.fewMatches;
+    const title = titleOf(selection.equalities);
+    const filters = filterConditions(selection.equalities.filter((equality) => equality !== title));
+    let n = 0;
+    for (const source of title === undefined ? [accountRisks(accountId)] : titleSources(accountId, title.values)) {
+      const where = [...source.where, ...filters.where].join(' AND ');
+      n += (
+        this.db.prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${source.from} WHERE ${where} LIMIT ?)`).get(...source.params, ...filters.params, this.fewMatches + 1 - n) as {
+          n: number;
+        }
+      ).n;
+    }
+    return n <= this.fewMatches;
+  }
+
+  /** walk() of the few risks of a title filter (fewMatch): both its sources' matches, sorted. */
+  private fewTitled(accountId: string, query: RiskListQuery, selection: Selection, title: Equality, columns: KeysetColumn[]): RiskViewRow[] {
+    const filters = filterConditions(selection.equalities.filter((equality) => equality !== title));
+    const sortKey = `, ${SORT_EXPRESSIONS[query.sort![0]!.field]} AS sort_key`;
+    const sqls: string[] = [];
+    const params: CursorValue[] = [];
+    for (const source of titleSources(accountId, title.values)) {
+      sqls.push(`SELECT ${viewColumns(source.seq)}${sortKey} FROM ${source.from} WHERE ${[...source.where, ...filters.where, ...selection.tests.map((test) => test.sql)].join(' AND ')}`);
+      params.push(...source.params, ...filters.params, ...selection.tests.flatMap((test) => test.params));
+    }
+    // A compound SELECT is ordered by its result columns: the sort's value, then seq.
+    const order = orderBy(columns.map((column) => ({ ...column, expression: column.expression === 'r.seq' ? 'seq' : 'sort_key' })));
+    return this.db.prepare(`${sqls.join(' UNION ALL ')} ORDER BY ${order} LIMIT ?`).all(...params, query.pageSize + 1) as RiskViewRow[];
   }
 
   /**
@@ -519,9 +598,18 @@ export class SqliteRiskRepository implements RiskRepository {
     const sqls: string[] = [];
     const params: CursorValue[] = [];
     for (const arm of arms) {
-      const where = ['r.account_id = ?', ...arm.map((equal) => `${equal.column} = ?`), ...tests.map((test) => test.sql)];
-      sqls.push(`SELECT ${VIEW_COLUMNS} FROM risks r JOIN targets t ON t.id = r.target_id WHERE ${where.join(' AND ')}`);
-      params.push(accountId, ...arm.map((equal) => equal.value), ...tests.flatMap((test) => test.params));
+      const title = titleOf(arm);
+      const rest = arm.filter((equal) => equal !== title);
+      for (const source of title === undefined ? [accountRisks(accountId)] : titleSources(accountId, [title.value])) {
+        const where = [...source.where, ...rest.map((equal) => `${equal.column} = ?`), ...tests.map((test) => test.sql)];
+        params.push(...source.params, ...rest.map((equal) => equal.value), ...tests.flatMap((test) => test.params));
+        // The cursor on risk_titles' own seq too, so that its walk starts there rather than at the title's newest entry.
+        if (source.seq !== 'r.seq' && query.after !== undefined) {
+          where.push(`${source.seq} < ?`);
+          params.push(query.after[0]!);
+        }
+        sqls.push(`SELECT ${viewColumns(source.seq)} FROM ${source.from} WHERE ${where.join(' AND ')}`);
+      }
     }
     return this.db.prepare(`${sqls.join(' UNION ALL ')} ORDER BY seq DESC LIMIT ?`).all(...params, query.pageSize + 1) as RiskViewRow[];
   }

@@ -224,4 +224,13 @@ describe('store: a recording writes its staged findings set-based', () => {
     expect(turns).to.be.at.least(6);
     expect(staging.findings('scan-b', undefined).map((row) => row.fingerprint)).to.deep.equal(['b1']);
   });
+
+  it('drops the only recording staged at once, its events with it', () => {
+    const staging = new SqliteRecordingStaging(core.db);
+    staging.findingSink('scan-a').add(['a1', 'a2', 'a3', 'a4', 'a5'].map((name) => finding(target, name, name.toUpperCase())));
+    core.db.prepare("INSERT INTO temp.staged_events (scan_id, id, account_id, type, payload, created_at) VALUES ('scan-a', 'e1', 'a', 't', '{}', 'now')").run();
+    expect(staging.dropSome('scan-a', 2)).to.equal(false);
+    expect(core.db.prepare('SELECT COUNT(*) FROM temp.staged_findings').pluck().get()).to.equal(0);
+    expect(core.db.prepare('SELECT COUNT(*) FROM temp.staged_events').pluck().get()).to.equal(0);
+  });
 });

@@ -35,6 +35,7 @@ import { m0030OpenCountsOnChange } from './0030-open-counts-on-change.js';
 import { m0031HeldEvents } from './0031-held-events.js';
 import { m0032EventParts } from './0032-event-parts.js';
 import { m0033RiskInsertsCountThemselves } from './0033-risk-inserts-count-themselves.js';
+import { m0034RiskTitlesPendingList } from './0034-risk-titles-pending-list.js';
 
 export interface Migration {
   version: number;
@@ -76,4 +77,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m0031HeldEvents,
   m0032EventParts,
   m0033RiskInsertsCountThemselves,
+  m0034RiskTitlesPendingList,
 ];
