@@ -40,13 +40,13 @@ export function afterCursor(columns: readonly KeysetColumn[], values: readonly C
 /** A filter's column and the values it may hold (any of them). */
 export interface Equality {
   column: string;
-  values: readonly string[];
+  values: readonly CursorValue[];
 }
 
 /** One of those values: an arm of a merged list holds one per filtered column. */
 export interface Equal {
   column: string;
-  value: string;
+  value: CursorValue;
 }
 
 /** At most this many arms in a merged list (SQLite refuses a compound SELECT of more than 500); beyond, one walk tests the values. */

@@ -169,9 +169,15 @@ interface Selection {
 const FILTER_COLUMNS: Record<string, string> = {
   status: 'r.status',
   'risk_definition.scan_type': 'r.scan_type',
-  'risk_definition.threat_level': 'r.threat_level',
+  // By severity, whose expression numbers the five levels one to one: risks_by_account_threat and, with status,
+  // risks_by_account_status_threat (migration 0035) hold it. selectionOf() gives the numbers (SEVERITY).
+  'risk_definition.threat_level': THREAT_RANK,
   'risk_definition.title': 'r.title',
 };
+
+/** Each threat level's number in THREAT_RANK; a value that names no level matches nothing (-1). */
+const SEVERITY: Readonly<Record<string, number>> = { CRITICAL: 4, HIGH: 3, MEDIUM: 2, LOW: 1, INFO: 0 };
+const EVERY_SEVERITY = [4, 3, 2, 1, 0];
 
 /** Where a list's rows come from: the FROM clause, the column its walk runs in order of, and the conditions that pick the account's. */
 interface Source {
@@ -194,7 +200,7 @@ const accountRisks = (accountId: string): Source => ({
  * risk_titles_merged.upto, from the newest end of the account's risks. Each
  * is walked newest first.
  */
-function titleSources(accountId: string, titles: readonly string[]): Source[] {
+function titleSources(accountId: string, titles: readonly CursorValue[]): Source[] {
   return [
     {
       from: 'risk_titles k CROSS JOIN risks r ON r.seq = k.seq JOIN targets t ON t.id = r.target_id',
@@ -381,7 +387,9 @@ export class SqliteRiskRepository implements RiskRepository {
     for (let from = 0; from < rows.length; from += STAGED_ROWS_READ) {
       const read = this.statements.stagedColumns.all(JSON.stringify(rows.slice(from, from + STAGED_ROWS_READ))) as StagedColumns[];
       for (const [id, targetId, fingerprint, title, level, qod, definition] of read) {
-        lastSeq = Number(this.statements.insertNew.run(id, accountId, targetId, scanType, fingerprint, at, at, title, level, qod, definition, at).lastInsertRowid);
+        lastSeq = Number(
+          this.statements.insertNew.run(id, accountId, targetId, scanType, fingerprint, at, at, title, level, qod, definition, at).lastInsertRowid,
+        );
         counts.add(level, scanType, qod);
       }
     }
@@ -506,7 +514,11 @@ export class SqliteRiskRepository implements RiskRepository {
     for (const [key, values] of Object.entries(query.filters) as Array<[string, string[]]>) {
       if (key === 'target_id') continue;
       if (key !== 'tags') {
-        equalities.push({ column: FILTER_COLUMNS[key]!, values: [...new Set(values)] });
+        const distinct = [...new Set(values)];
+        equalities.push({
+          column: FILTER_COLUMNS[key]!,
+          values: key === 'risk_definition.threat_level' ? distinct.map((level) => SEVERITY[level] ?? -1) : distinct,
+        });
         continue;
       }
       const tagged = this.targetsTagged(accountId, values);
@@ -523,6 +535,10 @@ export class SqliteRiskRepository implements RiskRepository {
     if (targetIds !== undefined) {
       if (targetIds.length === 0) return undefined;
       equalities.push({ column: 'r.target_id', values: [...new Set(targetIds)] });
+    } else if (query.sort?.[0] === undefined && titleOf(equalities) === undefined) {
+      // Newest first by status, without a threat level: risks_by_account_status_threat read one severity at a time, merged.
+      const columns = equalities.map((equality) => equality.column);
+      if (columns.includes('r.status') && !columns.includes(THREAT_RANK)) equalities.push({ column: THREAT_RANK, values: EVERY_SEVERITY });
     }
     return { equalities, tests, byTargets: targetIds !== undefined };
   }
@@ -563,7 +579,9 @@ export class SqliteRiskRepository implements RiskRepository {
     for (const source of title === undefined ? [accountRisks(accountId)] : titleSources(accountId, title.values)) {
       const where = [...source.where, ...filters.where].join(' AND ');
       n += (
-        this.db.prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${source.from} WHERE ${where} LIMIT ?)`).get(...source.params, ...filters.params, this.fewMatches + 1 - n) as {
+        this.db
+          .prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${source.from} WHERE ${where} LIMIT ?)`)
+          .get(...source.params, ...filters.params, this.fewMatches + 1 - n) as {
           n: number;
         }
       ).n;
@@ -578,7 +596,9 @@ export class SqliteRiskRepository implements RiskRepository {
     const sqls: string[] = [];
     const params: CursorValue[] = [];
     for (const source of titleSources(accountId, title.values)) {
-      sqls.push(`SELECT ${viewColumns(source.seq)}${sortKey} FROM ${source.from} WHERE ${[...source.where, ...filters.where, ...selection.tests.map((test) => test.sql)].join(' AND ')}`);
+      sqls.push(
+        `SELECT ${viewColumns(source.seq)}${sortKey} FROM ${source.from} WHERE ${[...source.where, ...filters.where, ...selection.tests.map((test) => test.sql)].join(' AND ')}`,
+      );
       params.push(...source.params, ...filters.params, ...selection.tests.flatMap((test) => test.params));
     }
     // A compound SELECT is ordered by its result columns: the sort's value, then seq.

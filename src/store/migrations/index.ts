@@ -36,6 +36,7 @@ import { m0031HeldEvents } from './0031-held-events.js';
 import { m0032EventParts } from './0032-event-parts.js';
 import { m0033RiskInsertsCountThemselves } from './0033-risk-inserts-count-themselves.js';
 import { m0034RiskTitlesPendingList } from './0034-risk-titles-pending-list.js';
+import { m0035StatusAndLevelOneIndex } from './0035-status-and-level-one-index.js';
 
 export interface Migration {
   version: number;
@@ -78,4 +79,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m0032EventParts,
   m0033RiskInsertsCountThemselves,
   m0034RiskTitlesPendingList,
+  m0035StatusAndLevelOneIndex,
 ];
