@@ -37,6 +37,7 @@ import { m0032EventParts } from './0032-event-parts.js';
 import { m0033RiskInsertsCountThemselves } from './0033-risk-inserts-count-themselves.js';
 import { m0034RiskTitlesPendingList } from './0034-risk-titles-pending-list.js';
 import { m0035StatusAndLevelOneIndex } from './0035-status-and-level-one-index.js';
+import { m0036TargetSortKeysWithoutJson } from './0036-target-sort-keys-without-json.js';
 
 export interface Migration {
   version: number;
@@ -80,4 +81,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m0033RiskInsertsCountThemselves,
   m0034RiskTitlesPendingList,
   m0035StatusAndLevelOneIndex,
+  m0036TargetSortKeysWithoutJson,
 ];
