@@ -503,10 +503,10 @@ export class RiskHistory {
  * Drops what is staged for a recording in a turn of the event loop of its
  * own: the only recording staged (the usual case) at once, as SQLite frees a
  * table's pages without deleting row by row (20-25 ms for the 45,158
- * findings of a 25 MB upload, bench/ingest.ts; a recording stages 50,000
- * at most, MAX_FINDINGS_PER_SCAN);
- * with others staged, a piece at a time, a turn before each. Nothing staged
- * outlives the process, so a crash meanwhile leaves nothing behind.
+ * findings of a 25 MB upload, bench/ingest.ts; a recording stages at most
+ * MAX_FINDINGS_PER_SCAN, 50,000); with others staged, a piece at a time, a
+ * turn before each. Nothing staged outlives the process, so a crash
+ * meanwhile leaves nothing behind.
  */
 export async function dropStaged(staging: RecordingStaging, scanId: string): Promise<void> {
   do await yieldToEventLoop();

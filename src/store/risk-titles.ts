@@ -14,7 +14,10 @@ import type { Database } from './database.js';
 /**
  * How many risks may be pending before a batch is written. The title filter
  * reads them from the newest end of the account's risks (risks_by_account),
- * testing each one's title: about 4,000 rows, 2-4 ms (bench/scale.ts).
+ * testing each one's title: a title's list took 5.4-6.0 ms p99 on an account
+ * of a million risks (bench/scale.ts). A batch of 4,096 sorted entries takes
+ * about 5 ms; 45,158 risks of an upload wrote 3,012 pages of the table where
+ * an index on risks' title took 16,052.
  */
 export const PENDING_TITLES = 4096;
 

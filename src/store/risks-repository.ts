@@ -607,12 +607,14 @@ export class SqliteRiskRepository implements RiskRepository {
   }
 
   /**
-   * Newest first with several values in a filter: one arm per combination of
-   * values, each one index range walked newest first (the value's index of
-   * migration 0024, or a target's range of risks_by_account_target), merged
-   * by SQLite in seq order (a compound SELECT's MERGE), which stops at the
-   * page. `IN (...)` instead sorted every matching row of the account in a
-   * temporary B-tree, or walked all of its risks testing each.
+   * Newest first with several values in a filter, or a title: one arm per
+   * combination of values, each one index range walked newest first (the
+   * value's index, a target's range of risks_by_account_target, a title's two
+   * sources: titleSources), merged by SQLite in seq order (a compound
+   * SELECT's MERGE), which stops at the page. A status without a threat level
+   * is one arm per severity (selectionOf). `IN (...)` instead sorted every
+   * matching row of the account in a temporary B-tree, or walked all of its
+   * risks testing each.
    */
   private merge(accountId: string, query: RiskListQuery, arms: ReadonlyArray<readonly Equal[]>, tests: readonly Test[]): RiskViewRow[] {
     const sqls: string[] = [];
