@@ -23,6 +23,7 @@ import { SqliteRiskRepository } from '../../src/store/risks-repository.js';
 import { SqliteScanRepository } from '../../src/store/scans-repository.js';
 import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
 import { planOf } from '../support/query-plan.js';
+import { aRisk } from '../support/risks.js';
 import { aTarget } from '../support/targets.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -49,7 +50,7 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
         const target = aTarget(accountId, `host-${t}.example.com`, { label: `label ${t % 4}`, tags: t % 5 === 0 ? ['prod'] : ['dev'] });
         targets.insert(target);
         firstTargetId ??= target.id;
-        for (let i = 0; i < 10; i++) risks.insert(aRisk(target.id, t * 10 + i));
+        for (let i = 0; i < 10; i++) risks.insert(riskOf(target.id, t * 10 + i));
       }
       for (let n = 0; n < 30; n++) scans.insert([aScan(n)], []);
     })();
@@ -59,30 +60,17 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
     dir.remove();
   });
 
-  function aRisk(targetId: string, n: number): Risk {
-    const at = new Date(Date.UTC(2026, 0, 1 + (n % 9))).toISOString();
-    return {
-      id: randomUUID(),
+  function riskOf(targetId: string, n: number): Risk {
+    return aRisk({
       accountId,
       targetId,
-      scanType: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP',
       fingerprint: `f${n}`,
+      scanType: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP',
       status: n % 3 === 0 ? 'CLOSED' : 'OPEN',
-      firstDetectedAt: at,
-      lastDetectedAt: at,
-      isAccepted: false,
-      acceptedBy: [],
-      createdAt: at,
-      definition: {
-        scan_type: n % 2 === 0 ? 'NMAP' : 'OWASP_ZAP',
-        title: `Title ${n % 7}`,
-        threat_level: (['HIGH', 'LOW', 'INFO', 'MEDIUM', 'CRITICAL'] as const)[n % 5]!,
-        description: '',
-        solution: '',
-        cvss: '',
-        additional_info: {},
-      },
-    };
+      at: new Date(Date.UTC(2026, 0, 1 + (n % 9))).toISOString(),
+      title: `Title ${n % 7}`,
+      threatLevel: (['HIGH', 'LOW', 'INFO', 'MEDIUM', 'CRITICAL'] as const)[n % 5]!,
+    });
   }
 
   function aScan(n: number): Scan {

@@ -6,12 +6,11 @@
  * risk of the account for each page).
  */
 import { expect } from 'chai';
-import { randomUUID } from 'node:crypto';
 import type { RiskSortField } from '../../src/app/ports.js';
 import type { SortDirection } from '../../src/domain/lists/list-query.js';
 import type { CursorValue } from '../../src/domain/lists/page-token.js';
 import { THREAT_LEVELS, type ThreatLevel } from '../../src/domain/risks/finding.js';
-import type { Risk, RiskView } from '../../src/domain/risks/risk.js';
+import type { RiskView } from '../../src/domain/risks/risk.js';
 import { AccountsService } from '../../src/app/accounts-service.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { SqliteAccountRepository } from '../../src/store/accounts-repository.js';
@@ -19,6 +18,7 @@ import { openDatabase, type Database } from '../../src/store/database.js';
 import { SqliteRiskRepository } from '../../src/store/risks-repository.js';
 import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
 import { planOf } from '../support/query-plan.js';
+import { aRisk } from '../support/risks.js';
 import { aTarget } from '../support/targets.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -46,20 +46,16 @@ describe('store: sorted risk lists', () => {
           const first = new Date(Date.UTC(2026, 0, 1 + (n % 5))).toISOString();
           const last = new Date(Date.UTC(2026, 1, 1 + ((n * 3) % 4))).toISOString();
           const level = THREAT_LEVELS[(n * 13) % THREAT_LEVELS.length]!;
-          const risk: Risk = {
-            id: randomUUID(),
+          const risk = aRisk({
             accountId: account,
             targetId: target.id,
-            scanType: 'NMAP',
             fingerprint: `f${n}`,
             status: n % 3 === 0 ? 'CLOSED' : 'OPEN',
-            firstDetectedAt: first,
+            at: first,
             lastDetectedAt: last,
-            isAccepted: false,
-            acceptedBy: [],
-            createdAt: first,
-            definition: { scan_type: 'NMAP', title: `Port ${n}`, threat_level: level, description: '', solution: '', cvss: '', additional_info: {} },
-          };
+            title: `Port ${n}`,
+            threatLevel: level,
+          });
           risks.insert(risk);
         }
       }

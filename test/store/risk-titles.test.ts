@@ -8,7 +8,6 @@
  * with risks in it.
  */
 import { expect } from 'chai';
-import { randomUUID } from 'node:crypto';
 import type { RiskListQuery } from '../../src/app/ports.js';
 import type { CursorValue } from '../../src/domain/lists/page-token.js';
 import type { Risk } from '../../src/domain/risks/risk.js';
@@ -21,6 +20,7 @@ import { RiskTitles } from '../../src/store/risk-titles.js';
 import { FEW_MATCHES, SqliteRiskRepository } from '../../src/store/risks-repository.js';
 import { SqliteTargetRepository } from '../../src/store/targets-repository.js';
 import { planOf } from '../support/query-plan.js';
+import { aRisk } from '../support/risks.js';
 import { insertRisks } from '../support/store-rows.js';
 import { aTarget } from '../support/targets.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -63,34 +63,20 @@ describe('store: the title filter reads merged and pending risks alike (migratio
   /** Risk n of the account (or of the other one, with the same titles), title `Title n % 3`; inserted in a transaction as a recording does. */
   function add(count: number, account: 'own' | 'other' = 'own'): void {
     db.transaction(() => {
-      for (let i = 0; i < count; i++, n++) risks.insert(aRisk(account === 'own' ? accountId : otherAccountId, n, account));
+      for (let i = 0; i < count; i++, n++) risks.insert(riskOf(account === 'own' ? accountId : otherAccountId, n, account));
     })();
   }
 
-  function aRisk(owner: string, index: number, account: 'own' | 'other'): Risk {
-    const at = new Date(Date.UTC(2026, 0, 1 + (index % 5))).toISOString();
-    return {
-      id: randomUUID(),
+  function riskOf(owner: string, index: number, account: 'own' | 'other'): Risk {
+    return aRisk({
       accountId: owner,
       targetId: account === 'own' ? targetIds[index % 3]! : targetIds[3]!,
-      scanType: 'NMAP',
       fingerprint: `f${index}`,
       status: index % 4 === 0 ? 'CLOSED' : 'OPEN',
-      firstDetectedAt: at,
-      lastDetectedAt: at,
-      isAccepted: false,
-      acceptedBy: [],
-      createdAt: at,
-      definition: {
-        scan_type: 'NMAP',
-        title: `Title ${index % 3}`,
-        threat_level: LEVELS[index % 3]!,
-        description: '',
-        solution: '',
-        cvss: '',
-        additional_info: {},
-      },
-    };
+      at: new Date(Date.UTC(2026, 0, 1 + (index % 5))).toISOString(),
+      title: `Title ${index % 3}`,
+      threatLevel: LEVELS[index % 3]!,
+    });
   }
 
   const merged = () => db.prepare('SELECT account_id, title, seq FROM risk_titles ORDER BY seq').raw().all() as Array<[string, string, number]>;
@@ -140,7 +126,7 @@ describe('store: the title filter reads merged and pending risks alike (migratio
     add(LIMIT - 1);
     expect(() =>
       db.transaction(() => {
-        risks.insert(aRisk(accountId, 100, 'own'));
+        risks.insert(riskOf(accountId, 100, 'own'));
         expect(merged()).to.have.length(LIMIT);
         throw new Error('refused');
       })(),
