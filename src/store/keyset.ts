@@ -50,7 +50,7 @@ export interface Equal {
 }
 
 /** At most this many arms in a merged list (SQLite refuses a compound SELECT of more than 500); beyond, one walk tests the values. */
-const MAX_ARMS = 256;
+export const MAX_ARMS = 256;
 
 /**
  * Every combination of one value per column, or undefined when there are
@@ -60,10 +60,10 @@ const MAX_ARMS = 256;
  * sorted every matching row in a temporary B-tree or walked all the
  * account's rows testing each.
  */
-export function combinations(equalities: readonly Equality[]): Equal[][] | undefined {
+export function combinations(equalities: readonly Equality[], maxArms = MAX_ARMS): Equal[][] | undefined {
   let arms: Equal[][] = [[]];
   for (const { column, values } of equalities) {
-    if (arms.length * values.length > MAX_ARMS) return undefined;
+    if (arms.length * values.length > maxArms) return undefined;
     arms = arms.flatMap((arm) => values.map((value) => [...arm, { column, value }]));
   }
   return arms;

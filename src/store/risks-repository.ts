@@ -6,7 +6,7 @@ import type { OpenRiskCounts } from '../domain/targets/health-score.js';
 import type { Database } from './database.js';
 import { createStagingTables } from './recording-staging.js';
 import { RISK_LISTS, type RiskLists } from './scans-repository.js';
-import { afterCursor, combinations, orderBy, type Equal, type Equality, type KeysetColumn } from './keyset.js';
+import { afterCursor, combinations, MAX_ARMS, orderBy, type Equal, type Equality, type KeysetColumn } from './keyset.js';
 import { MERGED_UPTO, RiskTitles } from './risk-titles.js';
 
 interface RiskRow {
@@ -489,9 +489,11 @@ export class SqliteRiskRepository implements RiskRepository {
     if (selection === undefined) return { items: [], nextCursor: undefined };
     const columns = keysetColumns(query);
     if (query.after !== undefined) selection.tests.push(afterCursor(columns, query.after));
-    const arms = query.sort?.[0] === undefined ? combinations(selection.equalities) : undefined;
+    const titled = titleOf(selection.equalities) !== undefined;
+    // A title's arm is two SELECTs (titleSources): half as many arms, within SQLite's 500 terms of a compound SELECT.
+    const arms = query.sort?.[0] === undefined ? combinations(selection.equalities, titled ? MAX_ARMS / 2 : MAX_ARMS) : undefined;
     const rows =
-      arms !== undefined && (arms.length > 1 || titleOf(selection.equalities) !== undefined)
+      arms !== undefined && (arms.length > 1 || titled)
         ? this.merge(accountId, query, arms, selection.tests)
         : this.fewMatch(accountId, query, selection)
           ? this.walk(accountId, query, selection, columns, true)
@@ -550,8 +552,9 @@ export class SqliteRiskRepository implements RiskRepository {
    * the unary + keeps SQLite from walking the sort's index instead.
    */
   private walk(accountId: string, query: RiskListQuery, selection: Selection, columns: KeysetColumn[], few = false): RiskViewRow[] {
-    const title = few ? titleOf(selection.equalities) : undefined;
-    if (title !== undefined) return this.fewTitled(accountId, query, selection, title, columns);
+    // A title's risks (few, or too many values to merge newest first) from its two sources, sorted; else the sort's index is walked.
+    const title = few || query.sort?.[0] === undefined ? titleOf(selection.equalities) : undefined;
+    if (title !== undefined) return this.titled(accountId, query, selection, title, columns);
     const source = listSource(query, accountId, selection.byTargets, few);
     const filters = filterConditions(selection.equalities);
     const where = [source.accountCondition, ...filters.where];
@@ -589,10 +592,11 @@ export class SqliteRiskRepository implements RiskRepository {
     return n <= this.fewMatches;
   }
 
-  /** walk() of the few risks of a title filter (fewMatch): both its sources' matches, sorted. */
-  private fewTitled(accountId: string, query: RiskListQuery, selection: Selection, title: Equality, columns: KeysetColumn[]): RiskViewRow[] {
+  /** walk() of a title filter's risks: both its sources' matches, sorted (in a temporary B-tree: few of them, or for too many values to merge). */
+  private titled(accountId: string, query: RiskListQuery, selection: Selection, title: Equality, columns: KeysetColumn[]): RiskViewRow[] {
     const filters = filterConditions(selection.equalities.filter((equality) => equality !== title));
-    const sortKey = `, ${SORT_EXPRESSIONS[query.sort![0]!.field]} AS sort_key`;
+    const sort = query.sort?.[0];
+    const sortKey = sort === undefined ? '' : `, ${SORT_EXPRESSIONS[sort.field]} AS sort_key`;
     const sqls: string[] = [];
     const params: CursorValue[] = [];
     for (const source of titleSources(accountId, title.values)) {

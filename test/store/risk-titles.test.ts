@@ -150,6 +150,17 @@ describe('store: the title filter reads merged and pending risks alike (migratio
     }
   });
 
+  it('lists many titles at once, merged newest first up to 128 and past that read whole and sorted (a compound SELECT holds 500 terms)', () => {
+    add(LIMIT * 2 + 3);
+    for (const count of [100, 256]) {
+      const titles = ['Title 2', 'Title 0', ...Array.from({ length: count - 2 }, (_, index) => `Absent ${index}`)];
+      const expected = rows()
+        .filter((row) => row.account_id === accountId && titles.includes(row.title))
+        .map((row) => row.id);
+      expect(allPages({ filters: { 'risk_definition.title': titles } }), String(count)).to.deep.equal(expected);
+    }
+  });
+
   it('lists a title with other filters, and sorted, as the rows say', () => {
     add(LIMIT * 3 + 3);
     expect(rows().filter((row) => row.seq > upto() && row.title === 'Title 2')).to.have.length(1);
