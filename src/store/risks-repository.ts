@@ -538,9 +538,11 @@ export class SqliteRiskRepository implements RiskRepository {
       if (targetIds.length === 0) return undefined;
       equalities.push({ column: 'r.target_id', values: [...new Set(targetIds)] });
     } else if (query.sort?.[0] === undefined && titleOf(equalities) === undefined) {
-      // Newest first by status, without a threat level: risks_by_account_status_threat read one severity at a time, merged.
+      // Newest first by status, without a threat level: risks_by_account_status_threat read one severity at a time, merged
+      // (unless that makes more arms than a merge takes: the combinations of values stay one arm each, as without it).
       const columns = equalities.map((equality) => equality.column);
-      if (columns.includes('r.status') && !columns.includes(THREAT_RANK)) equalities.push({ column: THREAT_RANK, values: EVERY_SEVERITY });
+      const arms = equalities.reduce((product, equality) => product * equality.values.length, EVERY_SEVERITY.length);
+      if (columns.includes('r.status') && !columns.includes(THREAT_RANK) && arms <= MAX_ARMS) equalities.push({ column: THREAT_RANK, values: EVERY_SEVERITY });
     }
     return { equalities, tests, byTargets: targetIds !== undefined };
   }

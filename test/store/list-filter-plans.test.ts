@@ -201,6 +201,17 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
     });
   }
 
+  it('status with many values of another field: one arm per combination, merged, when one per severity too would pass what a merge takes', () => {
+    const scanTypes = ['OWASP_ZAP', 'NMAP', ...Array.from({ length: 98 }, (_, index) => `OTHER_${index}`)];
+    const filters = { status: ['OPEN', 'CLOSED'], 'risk_definition.scan_type': scanTypes };
+    const plan = planOf(db, () => risks.list(accountId, { filters, pageSize: 3, after: undefined, minOpenvasQod: 70 }));
+    expect(plan, plan).to.include('MERGE (UNION ALL)');
+    expect(plan, plan).not.to.include('TEMP B-TREE');
+    const everything = risks.list(accountId, { filters: {}, pageSize: 500, after: undefined, minOpenvasQod: 70 }).items;
+    const paged = allPages((after) => risks.list(accountId, { filters, pageSize: 7, after, minOpenvasQod: 70 }));
+    expect(paged.map((risk) => risk.id)).to.deep.equal(everything.map((risk) => risk.id));
+  });
+
   for (const direction of ['asc', 'desc'] as const) {
     it(`risks filtered to a few (threat_level HIGH) and sorted by target ${direction}: those risks read by their index range and sorted, not a walk of the sort's index`, () => {
       const filters = { 'risk_definition.threat_level': ['HIGH'] };
