@@ -14,10 +14,10 @@ import type { Database } from './database.js';
 /**
  * How many risks may be pending before a batch is written. The title filter
  * reads them from the newest end of the account's risks (risks_by_account),
- * testing each one's title: a title's list took 5.4-6.0 ms p99 on an account
- * of a million risks (bench/scale.ts). A batch of 4,096 sorted entries takes
- * about 5 ms; 45,158 risks of an upload wrote 3,012 pages of the table where
- * an index on risks' title took 16,052.
+ * testing each one's title: a title's list took 5.4-7.8 ms p99 on an
+ * account of a million risks (bench/scale.ts, four runs). A batch of 4,096
+ * sorted entries takes about 5 ms; 45,158 risks of an upload wrote 3,012
+ * pages of the table where an index on risks' title took 16,052.
  */
 export const PENDING_TITLES = 4096;
 
@@ -37,7 +37,7 @@ export class RiskTitles {
       // One statement, sorted as the table's key so that each page is visited once, in order. OR IGNORE: a statement that cannot
       // fail part-way keeps no statement journal (migration 0033); a risk above upto has no entry, so none is ever ignored.
       merge: db.prepare(`INSERT OR IGNORE INTO risk_titles (account_id, title, seq)
-        SELECT account_id, title, seq FROM risks WHERE seq > (SELECT upto FROM risk_titles_merged) ORDER BY account_id, title, seq`),
+        SELECT account_id, title, seq FROM risks WHERE seq > ${MERGED_UPTO} ORDER BY account_id, title, seq`),
       merged: db.prepare('UPDATE risk_titles_merged SET upto = max(upto, COALESCE((SELECT MAX(seq) FROM risks), 0))'),
     };
   }

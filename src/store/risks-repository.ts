@@ -583,13 +583,10 @@ export class SqliteRiskRepository implements RiskRepository {
     let n = 0;
     for (const source of title === undefined ? [accountRisks(accountId)] : titleSources(accountId, title.values)) {
       const where = [...source.where, ...filters.where].join(' AND ');
-      n += (
-        this.db
-          .prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${source.from} WHERE ${where} LIMIT ?)`)
-          .get(...source.params, ...filters.params, this.fewMatches + 1 - n) as {
-          n: number;
-        }
-      ).n;
+      n += this.db
+        .prepare(`SELECT COUNT(*) FROM (SELECT 1 FROM ${source.from} WHERE ${where} LIMIT ?)`)
+        .pluck()
+        .get(...source.params, ...filters.params, this.fewMatches + 1 - n) as number;
     }
     return n <= this.fewMatches;
   }
