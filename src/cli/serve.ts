@@ -6,7 +6,7 @@ import { createLogger } from '../observability/logger.js';
 import { firstKeyBanner } from './first-key-banner.js';
 
 export async function runServe(): Promise<number> {
-  limitHeapGrowth();
+  const heapGrowingPercent = limitHeapGrowth();
   const settings = loadSettings();
   // Before the database is opened: a second server on the directory stops here (DataDirInUseError, exit 1).
   const lock = lockDataDir(settings.dataDir);
@@ -22,7 +22,10 @@ export async function runServe(): Promise<number> {
   const server = await vigil.listen();
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : settings.port;
-  logger.info({ host: settings.host, port, runtime: settings.runtime, data_dir: settings.dataDir }, 'vigil listening');
+  logger.info(
+    { host: settings.host, port, runtime: settings.runtime, data_dir: settings.dataDir, heap_growing_percent: heapGrowingPercent },
+    'vigil listening',
+  );
   // After the start-up lines, so that it is the last thing on the screen, not lost among them.
   if (createdKey !== undefined) process.stderr.write(firstKeyBanner(createdKey, `${settings.publicUrl}/dashboard`));
 
