@@ -53,7 +53,7 @@ export class SqliteDashboardReadRepository implements DashboardReadRepository {
     return counts;
   }
 
-  /** The unary + keeps the planner on risks_by_target: an index led by account_id also matches and would walk the whole account. */
+  /** The unary + keeps the planner on risks_by_target_seq: an index led by account_id also matches and would walk the whole account. */
   openRisksOfTargets(accountId: string, targetIds: readonly string[], minOpenvasQod: number): Map<string, OpenRiskCounts> {
     const counts = new Map<string, OpenRiskCounts>();
     if (targetIds.length === 0) return counts;

@@ -195,8 +195,9 @@ export class SqliteReportRepository implements ReportRepository {
       conditions.unshift({ sql: `r.target_id IN (${marks(targetIds.length)})`, params: targetIds });
     }
     const clause = where('r.account_id', accountId, conditions);
-    // The targets' ranges of risks_by_account_target: left to itself, SQLite walked every risk of the account testing its target.
-    const byTargetIndex = `FROM risks r${byTargets ? ' INDEXED BY risks_by_account_target' : ''} WHERE ${clause.sql}`;
+    // The targets' ranges of risks_by_target_seq (the account's targets, selected above): left to itself, SQLite walked every risk of the
+    // account testing its target.
+    const byTargetIndex = `FROM risks r${byTargets ? ' INDEXED BY risks_by_target_seq' : ''} WHERE ${clause.sql}`;
     const matched = this.db
       .prepare(`SELECT count(*) FROM (SELECT 1 ${byTargetIndex} LIMIT ?)`)
       .pluck()

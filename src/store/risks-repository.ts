@@ -117,7 +117,7 @@ function keysetColumns(query: RiskListQuery): KeysetColumn[] {
 
 /**
  * The rows to walk. By target: the account's targets in address order, each
- * target's risks by seq (risks_by_account_target); CROSS JOIN keeps SQLite
+ * target's risks by seq (risks_by_target_seq); CROSS JOIN keeps SQLite
  * from reading risks first and sorting them by their target's address.
  */
 function listSource(
@@ -134,7 +134,7 @@ function listSource(
   }
   // A few targets' risks (a target, tag or text filter): each target's range, then sorted. Left to itself, SQLite
   // walked every risk of the account in page order to avoid that sort, reading each row to test its target.
-  const risks = byTargets ? 'risks r INDEXED BY risks_by_account_target' : 'risks r';
+  const risks = byTargets ? 'risks r INDEXED BY risks_by_target_seq' : 'risks r';
   return {
     sql: `SELECT ${VIEW_COLUMNS}${sortKey} FROM ${risks} JOIN targets t ON t.id = r.target_id`,
     accountCondition: 'r.account_id = ?',
@@ -341,6 +341,7 @@ export class SqliteRiskRepository implements RiskRepository {
         SELECT s.seq, @list, @from + j.key, j.value FROM scans s, json_each(@ids) j WHERE s.id = @scanId`),
       forgetRiskLists: db.prepare('DELETE FROM scan_risks WHERE scan_seq = (SELECT seq FROM scans WHERE id = ?)'),
       view: db.prepare(`${VIEW} WHERE r.account_id = ? AND r.id = ?`),
+      ownTargets: db.prepare('SELECT id FROM targets WHERE account_id = ? AND id IN (SELECT value FROM json_each(?))').pluck(),
       targetsContaining: db.prepare('SELECT id FROM targets WHERE account_id = ? AND (instr(lower(target), ?) > 0 OR instr(lower(label), ?) > 0) LIMIT ?'),
       openCounts: db.prepare(`SELECT threat_level, COUNT(*) AS n FROM risks WHERE target_id = ? AND status = 'OPEN' AND is_accepted = 0 GROUP BY threat_level`),
     };
@@ -511,7 +512,8 @@ export class SqliteRiskRepository implements RiskRepository {
   private selectionOf(accountId: string, query: RiskListQuery): Selection | undefined {
     const equalities: Equality[] = [];
     const tests: Test[] = [{ sql: "(r.scan_type <> 'OPENVAS' OR r.qod IS NULL OR r.qod >= ?)", params: [query.minOpenvasQod] }];
-    let targetIds = query.filters.target_id;
+    // Only the account's own targets: their risks are read by target_id alone (risks_by_target_seq), the account tested on each row.
+    let targetIds = query.filters.target_id === undefined ? undefined : this.ownTargets(accountId, query.filters.target_id);
     const narrow = (ids: readonly string[]) => (targetIds = targetIds === undefined ? [...ids] : targetIds.filter((id) => ids.includes(id)));
     for (const [key, values] of Object.entries(query.filters) as Array<[string, string[]]>) {
       if (key === 'target_id') continue;
@@ -612,7 +614,7 @@ export class SqliteRiskRepository implements RiskRepository {
   /**
    * Newest first with several values in a filter, or a title: one arm per
    * combination of values, each one index range walked newest first (the
-   * value's index, a target's range of risks_by_account_target, a title's two
+   * value's index, a target's range of risks_by_target_seq, a title's two
    * sources: titleSources), merged by SQLite in seq order (a compound
    * SELECT's MERGE), which stops at the page. A status without a threat level
    * is one arm per severity (selectionOf). `IN (...)` instead sorted every
@@ -640,6 +642,15 @@ export class SqliteRiskRepository implements RiskRepository {
   }
 
   /**
+   * Those of the ids that name the account's targets. Another account's
+   * target would otherwise have all its risks read by risks_by_target_seq
+   * and each one passed over for its account.
+   */
+  private ownTargets(accountId: string, ids: readonly string[]): string[] {
+    return this.statements.ownTargets.all(accountId, JSON.stringify(ids)) as string[];
+  }
+
+  /**
    * The ids of the account's targets whose address or label contains the
    * text, when there are few. Their risks are then read by target (an index
    * range each) instead of walking every risk of the account newest first and
@@ -655,7 +666,7 @@ export class SqliteRiskRepository implements RiskRepository {
   /**
    * The ids of the account's targets carrying any of the tags, when there are
    * few: read from target_tags' primary key (account, tag), then their risks
-   * by target (risks_by_account_target), as the target_id filter reads them.
+   * by target (risks_by_target_seq), as the target_id filter reads them.
    * Undefined when many targets carry them: a walk of the account's risks
    * testing each one's target (TAGGED_TARGET_SQL) then finds a page quickly.
    */

@@ -53,7 +53,7 @@ describe("store: a pair's coverage for a recompute", () => {
       () => new SqliteRiskRepository(db).coverageOf('t1', 'NMAP'),
       (sql) => sql.includes('detections'),
     );
-    expect(plan, plan).to.match(/SEARCH r USING INDEX risks_by_target/);
+    expect(plan, plan).to.match(/SEARCH r USING INDEX risks_by_target_seq \(target_id=\?\)/);
     expect(plan, plan).to.match(/SEARCH d USING (COVERING )?INDEX detections_by_risk/);
   });
 });

@@ -174,12 +174,12 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
       (risk) => ['HIGH', 'LOW'].includes(risk.definition.threat_level),
       /SEARCH r USING INDEX risks_by_account_status_threat \(account_id=\? AND status=\? AND <expr>=\?/,
     ],
-    ['tags', { tags: ['prod', 'dev'] }, () => true, /SEARCH r USING INDEX risks_by_account_target \(account_id=\? AND target_id=\?/],
+    ['tags', { tags: ['prod', 'dev'] }, () => true, /SEARCH r USING INDEX risks_by_target_seq \(target_id=\?/],
     [
       'target_id and threat_level',
       { target_id: [], 'risk_definition.threat_level': ['INFO', 'MEDIUM'] },
       (risk) => risk.targetId === firstTargetId && ['INFO', 'MEDIUM'].includes(risk.definition.threat_level),
-      /SEARCH r USING INDEX risks_by_account_(target|threat) \(account_id=\? AND (target_id|<expr>)=\?/,
+      /SEARCH r USING INDEX (risks_by_target_seq \(target_id=\?|risks_by_account_threat \(account_id=\? AND <expr>=\?)/,
     ],
   ];
 
@@ -232,9 +232,42 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
     });
   }
 
-  it("risks filtered by target_id: that target's range of risks_by_account_target", () => {
+  it("risks filtered by target_id: that target's range of risks_by_target_seq", () => {
     const plan = planOf(db, () => risks.list(accountId, { filters: { target_id: [firstTargetId] }, pageSize: 3, after: undefined, minOpenvasQod: 70 }));
-    expectIndexWalk(plan, /SEARCH r USING INDEX risks_by_account_target \(account_id=\? AND target_id=\?/);
+    expectIndexWalk(plan, /SEARCH r USING INDEX risks_by_target_seq \(target_id=\?/);
+  });
+
+  it("risks filtered by another account's target: that id is dropped before any risk is read (the index holds no account)", () => {
+    const otherId = new AccountsService(new SqliteAccountRepository(db), systemClock).createAccount({ name: 'other' }).account.id;
+    const foreign = aTarget(otherId, 'foreign.example.com');
+    db.transaction(() => {
+      targets.insert(foreign);
+      const at = new Date().toISOString();
+      for (let i = 0; i < 5; i++)
+        risks.insert(aRisk({ accountId: otherId, targetId: foreign.id, fingerprint: `other-${i}`, title: 'Other', threatLevel: 'HIGH', at }));
+    })();
+    const reads: unknown[][] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      const statement = prepare(sql);
+      if (sql.includes('FROM risks') || sql.includes('FROM targets t CROSS JOIN risks')) {
+        const all = statement.all.bind(statement);
+        statement.all = ((...args: unknown[]) => (reads.push(args), all(...args))) as never;
+      }
+      return statement;
+    }) as typeof db.prepare;
+    try {
+      const list = (ids: string[]) => risks.list(accountId, { filters: { target_id: ids }, pageSize: 100, after: undefined, minOpenvasQod: 70 }).items;
+      expect(list([foreign.id])).to.deep.equal([]);
+      expect(reads, 'no risk read for a foreign target alone').to.deep.equal([]);
+      const mixed = list([foreign.id, firstTargetId]);
+      expect(mixed).to.have.length(10);
+      expect(mixed.every((risk) => risk.targetId === firstTargetId)).to.equal(true);
+      expect(reads.flat(), "the risks read by the account's target only").to.include(firstTargetId).and.not.include(foreign.id);
+    } finally {
+      db.prepare = prepare;
+      db.prepare('DELETE FROM targets WHERE id = ?').run(foreign.id);
+    }
   });
 
   it("risks filtered by tags: the tag's targets from target_tags' key, then their risks by target, and the right ones", () => {
@@ -243,7 +276,7 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
     expect(tagged.items.every((risk) => risk.tags.includes('prod'))).to.equal(true);
     expect(risks.list(accountId, { filters: { tags: ['nobody'] }, pageSize: 100, after: undefined, minOpenvasQod: 70 }).items).to.deep.equal([]);
     const plan = planOf(db, () => risks.list(accountId, { filters: { tags: ['prod'] }, pageSize: 3, after: undefined, minOpenvasQod: 70 }));
-    expect(plan, plan).to.match(/SEARCH r USING INDEX risks_by_account_target \(account_id=\? AND target_id=\?/);
+    expect(plan, plan).to.match(/SEARCH r USING INDEX risks_by_target_seq \(target_id=\?/);
     expect(plan, plan).not.to.include('target_tags_by_target');
   });
 
@@ -363,7 +396,7 @@ describe('store: filtered and sorted lists walk an index to the page', () => {
         .to.match(/SEARCH target_tags USING (COVERING INDEX|PRIMARY KEY)/)
         .and.not.include('target_tags_by_target');
       const risksPlan = planOf(db, () => reports.readScope(accountId, selection({ tags: ['prod'] }, {}, 1000)), riskSelect);
-      expect(risksPlan, risksPlan).to.match(/SEARCH r USING INDEX risks_by_account_target \(account_id=\? AND target_id=\?/);
+      expect(risksPlan, risksPlan).to.match(/SEARCH r USING INDEX risks_by_target_seq \(target_id=\?/);
       // Fewer matches than the cap: they alone are sorted (40 rows here), never the account's.
       expect(risksPlan, risksPlan).not.to.match(/SCAN r$/m);
     });

@@ -38,6 +38,7 @@ import { m0033RiskInsertsCountThemselves } from './0033-risk-inserts-count-thems
 import { m0034RiskTitlesPendingList } from './0034-risk-titles-pending-list.js';
 import { m0035StatusAndLevelOneIndex } from './0035-status-and-level-one-index.js';
 import { m0036TargetSortKeysWithoutJson } from './0036-target-sort-keys-without-json.js';
+import { m0037RisksByTargetOneIndex } from './0037-risks-by-target-one-index.js';
 
 export interface Migration {
   version: number;
@@ -82,4 +83,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m0034RiskTitlesPendingList,
   m0035StatusAndLevelOneIndex,
   m0036TargetSortKeysWithoutJson,
+  m0037RisksByTargetOneIndex,
 ];
