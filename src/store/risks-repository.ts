@@ -250,11 +250,8 @@ export function marks(count: number): string {
   return Array.from({ length: count }, () => '?').join(', ');
 }
 
-/** How many staged findings insertStaged() reads at a time. */
-const STAGED_ROWS_READ = 500;
-
-/** A staged finding's columns for its new risk: id, target id, fingerprint, title, threat level, qod, definition (JSON). */
-type StagedColumns = [string, string, string, string, ThreatLevel, number | null, string];
+/** A column of the staged finding whose key is the parameter (insertStaged). */
+const STAGED = (column: string) => `SELECT ${column} FROM temp.staged_findings WHERE seq = ?`;
 
 /**
  * Open risks to add to the overview's counters, by counter row: threat level
@@ -265,13 +262,13 @@ type StagedColumns = [string, string, string, string, ThreatLevel, number | null
 class OpenCounts {
   private readonly counts = new Map<string, [ThreatLevel, number, number, number]>();
 
-  add(level: ThreatLevel, scanType: ScanType, qod: number | null): this {
+  add(level: ThreatLevel, scanType: ScanType, qod: number | null, n = 1): this {
     const gated = scanType === 'OPENVAS' && qod !== null ? 1 : 0;
     const gate = gated === 1 ? qod! : 0;
     const key = `${level} ${gated} ${gate}`;
     const row = this.counts.get(key);
-    if (row === undefined) this.counts.set(key, [level, gated, gate, 1]);
-    else row[3]++;
+    if (row === undefined) this.counts.set(key, [level, gated, gate, n]);
+    else row[3] += n;
     return this;
   }
 
@@ -307,16 +304,18 @@ export class SqliteRiskRepository implements RiskRepository {
         WHERE id = @id AND account_id = @accountId`),
       keysOf: db.prepare('SELECT id, fingerprint, status FROM risks WHERE target_id = ? AND scan_type = ? ORDER BY seq'),
       findMany: db.prepare('SELECT r.* FROM json_each(?) j JOIN risks r ON r.id = j.value ORDER BY j.key'),
-      // The staged findings' columns for new risks, to insert one row a statement (insertStaged).
-      stagedColumns: db
+      // A new risk from its staged finding (insertStaged): the finding's columns read by SQLite itself, by the staged row's key.
+      insertStaged: db.prepare(`INSERT INTO risks (id, account_id, target_id, scan_type, fingerprint, status, first_detected_at, last_detected_at,
+          is_accepted, accepted_by, title, threat_level, qod, definition, created_at)
+        VALUES (?, ?, ?, ?, (${STAGED('fingerprint')}), 'OPEN', ?, ?, 0, '[]',
+          (${STAGED('title')}), (${STAGED('threat_level')}), (${STAGED('qod')}), (${STAGED('definition')}), ?)`),
+      // What the counters need of the staged findings inserted (insertStaged): how many of each level and quality of detection.
+      stagedLevels: db
         .prepare(
-          `SELECT j.value ->> 1, j.value ->> 2, s.fingerprint, s.title, s.threat_level, s.qod, s.definition
-          FROM json_each(?) j JOIN temp.staged_findings s ON s.seq = j.value ->> 0 ORDER BY j.key`,
+          `SELECT s.threat_level, s.qod, COUNT(*) FROM json_each(?) j JOIN temp.staged_findings s ON s.seq = j.value ->> 0
+          GROUP BY s.threat_level, s.qod`,
         )
         .raw(),
-      insertNew: db.prepare(`INSERT INTO risks (id, account_id, target_id, scan_type, fingerprint, status, first_detected_at, last_detected_at,
-          is_accepted, accepted_by, title, threat_level, qod, definition, created_at)
-        VALUES (?, ?, ?, ?, ?, 'OPEN', ?, ?, 0, '[]', ?, ?, ?, ?, ?)`),
       // Migration 0033: inserts count themselves (the update and delete triggers of 0026 and 0030 keep the rest).
       countOpen: db.prepare(`INSERT INTO open_risk_counts (account_id, threat_level, gated, qod, n) VALUES (?, ?, ?, ?, ?)
         ON CONFLICT (account_id, threat_level, gated, qod) DO UPDATE SET n = n + excluded.n`),
@@ -373,26 +372,28 @@ export class SqliteRiskRepository implements RiskRepository {
   }
 
   /**
-   * New risks from staged findings: each row in a statement of its own, its
-   * columns read from the staging as they are (the definition is never
-   * parsed), then one upsert per counter row. A single INSERT ...
-   * SELECT of the chunk's rows, or a trigger on risks, makes SQLite keep a
-   * statement journal of every page the statement changes, which it spills to
-   * a temporary file past 64 KiB (migration 0033; bench/ingest.ts).
+   * New risks from staged findings, each row in a statement of its own: a
+   * single-row INSERT ... VALUES, whose columns SQLite reads from the staged
+   * row by its key (scalar subqueries), so the definition text never comes
+   * into JS and goes back, and is never parsed; then what the counters need
+   * of them, counted by SQLite. A single INSERT ... SELECT of the chunk's
+   * rows, a RETURNING clause or a trigger on risks makes SQLite keep a
+   * statement journal of every page the statement changes, which it spills
+   * to a temporary file past 64 KiB (migration 0033; bench/ingest.ts:
+   * 792 MB written with INSERT ... SELECT, 3.3 GB with RETURNING, against
+   * 482 MB). Reading the staged columns into JS and binding them back cost
+   * about 0.1 CPU s of 3 on the 45,158 findings of bench/ingest.ts.
    */
   insertStaged(accountId: string, scanType: ScanType, at: string, rows: ReadonlyArray<readonly [number, string, string]>): void {
     if (rows.length === 0) return;
-    const counts = new OpenCounts();
     let lastSeq = 0;
-    // A few hundred rows' definitions in memory at a time: one target may hold every finding of an upload.
-    for (let from = 0; from < rows.length; from += STAGED_ROWS_READ) {
-      const read = this.statements.stagedColumns.all(JSON.stringify(rows.slice(from, from + STAGED_ROWS_READ))) as StagedColumns[];
-      for (const [id, targetId, fingerprint, title, level, qod, definition] of read) {
-        lastSeq = Number(
-          this.statements.insertNew.run(id, accountId, targetId, scanType, fingerprint, at, at, title, level, qod, definition, at).lastInsertRowid,
-        );
-        counts.add(level, scanType, qod);
-      }
+    const insert = this.statements.insertStaged;
+    for (const [staged, id, targetId] of rows) {
+      lastSeq = Number(insert.run(id, accountId, targetId, scanType, staged, at, at, staged, staged, staged, staged, at).lastInsertRowid);
+    }
+    const counts = new OpenCounts();
+    for (const [level, qod, n] of this.statements.stagedLevels.all(JSON.stringify(rows)) as Array<[ThreatLevel, number | null, number]>) {
+      counts.add(level, scanType, qod, n);
     }
     this.countOpen(accountId, counts);
     this.titles.mergeIfPast(lastSeq);
