@@ -75,7 +75,7 @@ class Service {
   /**
    * The server's event loop since the last look: its longest block in ms, and its main thread's time on a CPU and waiting
    * for one (null without /proc schedstat). A block over the aim is logged with what was served meanwhile, the longest
-   * garbage collection pause, how much of the block was collection, and how much of it the thread spent waiting for a CPU
+   * garbage collection pause, how much of the block was collection and checkpoint, and how much of it the thread spent waiting for a CPU
    * (time the machine gave to other processes, not the server's work).
    */
   async look(served = 'between requests: work an earlier one left running'): Promise<Look> {
@@ -84,14 +84,17 @@ class Service {
       gapMs: number;
       gcInGapMs: number;
       gcKinds: string;
+      checkpointInGapMs: number;
+      checkpointInGapFrames: number;
       gapCpuMs: number | null;
       gapWaitMs: number | null;
     };
-    const { maxMs, gcMs, gapMs, gcInGapMs, gcKinds, gapCpuMs, gapWaitMs } = figures;
+    const { maxMs, gcMs, gapMs, gcInGapMs, gcKinds, checkpointInGapMs, checkpointInGapFrames, gapCpuMs, gapWaitMs } = figures;
     if (maxMs > AIMS.blockMs)
       log(
         `a block of ${maxMs.toFixed(0)} ms (${served}); the longest garbage collection pause meanwhile ${gcMs.toFixed(0)} ms; ` +
-          `in the longest gap a timer saw (${gapMs.toFixed(0)} ms), ${gcInGapMs.toFixed(0)} ms of collection (${gcKinds || 'none'})` +
+          `in the longest gap a timer saw (${gapMs.toFixed(0)} ms), ${gcInGapMs.toFixed(0)} ms of collection (${gcKinds || 'none'}), ` +
+          `${checkpointInGapMs.toFixed(0)} ms of WAL checkpoint (a log of ${checkpointInGapFrames} frames)` +
           (gapCpuMs === null ? '' : `, the main thread ${gapCpuMs.toFixed(0)} ms on a CPU and ${gapWaitMs!.toFixed(0)} ms waiting for one`),
       );
     return figures;

@@ -33,6 +33,7 @@ import express from 'express';
 import { readFileSync } from 'node:fs';
 import { constants, monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { loadVigil } from './compiled.js';
+import type { Checkpoint } from '../../src/store/wal-checkpointer.js';
 
 const { loadSettings } = await loadVigil<typeof import('../../src/config/settings.js')>('config/settings.js');
 const { composeCore, composeHttpApp } = await loadVigil<typeof import('../../src/main/composition-root.js')>('main/composition-root.js');
@@ -89,12 +90,15 @@ setInterval(() => {
 }, RESOLUTION_MS);
 function gapFigures() {
   const inGap = pauses.filter((pause) => pause.startTime >= gap.from && pause.startTime < gap.to);
+  const checkpointsInGap = checkpoints.filter((checkpoint) => checkpoint.startedAt >= gap.from && checkpoint.startedAt < gap.to);
   const kinds = new Set(inGap.map((pause) => GC_KINDS.get((pause as PerformanceEntry & { detail?: { kind: number } }).detail?.kind ?? -1) ?? 'other'));
   const sinceLook = since(scheduled(), look);
   return {
     gapMs: Math.max(0, gap.ms - RESOLUTION_MS),
     gcInGapMs: inGap.reduce((sum, pause) => sum + pause.duration, 0),
     gcKinds: [...kinds].join('+'),
+    checkpointInGapMs: checkpointsInGap.reduce((sum, checkpoint) => sum + checkpoint.ms, 0),
+    checkpointInGapFrames: checkpointsInGap.reduce((sum, checkpoint) => sum + checkpoint.logFrames, 0),
     gapCpuMs: gap.scheduled?.cpuMs ?? null,
     gapWaitMs: gap.scheduled?.waitMs ?? null,
     cpuMs: sinceLook?.cpuMs ?? null,
@@ -112,7 +116,12 @@ const settings = loadSettings({
 });
 const core = composeCore(settings, systemClock);
 // As `vigil serve` does: the write-ahead log is checkpointed in turns of its own.
-const checkpointer = new WalCheckpointer(core.db);
+// Its checkpoints are kept, to name those inside the longest gap.
+const checkpoints: Checkpoint[] = [];
+const checkpointer = new WalCheckpointer(core.db, undefined, (checkpoint) => {
+  checkpoints.push(checkpoint);
+  if (checkpoints.length > 2_000) checkpoints.splice(0, checkpoints.length - 1_000);
+});
 // As `vigil serve` does before it takes requests: the page cache filled with the newest risks.
 warmPageCache(core.db);
 checkpointer.start();

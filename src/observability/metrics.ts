@@ -73,6 +73,17 @@ export class Metrics {
     labelNames: ['verb', 'code'] as const,
     registers: [this.registry],
   });
+  readonly walCheckpointDuration = new Histogram({
+    name: 'vigil_wal_checkpoint_duration_seconds',
+    help: "Time one checkpoint of SQLite's write-ahead log held the event loop (a PASSIVE checkpoint every 100 ms).",
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [this.registry],
+  });
+  readonly walBacklog = new Gauge({
+    name: 'vigil_wal_uncheckpointed_frames',
+    help: "Frames of SQLite's write-ahead log not yet copied into the database file after the last checkpoint (a reader's snapshot holds them).",
+    registers: [this.registry],
+  });
   readonly webhookDeliveries = new Counter({
     name: 'vigil_webhook_deliveries_total',
     help: 'Webhook delivery attempts by outcome (delivered, failed).',
@@ -111,6 +122,12 @@ export class Metrics {
       },
     };
   }
+
+  /** A checkpoint of the write-ahead log (WalCheckpointer's onCheckpoint): how long it took, the log's frames and how many are copied. */
+  readonly checkpointed = (checkpoint: { ms: number; logFrames: number; checkpointedFrames: number }): void => {
+    this.walCheckpointDuration.observe(checkpoint.ms / 1000);
+    this.walBacklog.set(Math.max(0, checkpoint.logFrames - checkpoint.checkpointedFrames));
+  };
 
   /** A controller's queue, its depths read at each scrape under its name. */
   watchQueue(controller: string, queue: QueueFigures): void {

@@ -10,6 +10,12 @@
  * a reader (the report worker's connection). A worker thread with its own
  * connection was tried: its flushes of the database file made the service's
  * own commit flushes wait (23-39 ms commits), and turns got no shorter.
+ *
+ * A PASSIVE checkpoint copies every frame a reader does not still need, and
+ * SQLite copies no fewer: a backlog left while the report worker read an
+ * old snapshot is copied in one turn once it is done. Each checkpoint is
+ * handed to `onCheckpoint` (the service's metrics; bench/scale.ts puts
+ * them beside the event loop's longest blocks).
  */
 import { yieldToEventLoop } from '../app/event-loop.js';
 import type { Database } from './database.js';
@@ -24,6 +30,14 @@ const AUTOCHECKPOINT_PAGES = 1000;
  */
 const INTERVAL_MS = 100;
 
+/** One checkpoint: when it started (performance.now()), how long it took, and the log's frames and how many of them are now copied. */
+export interface Checkpoint {
+  startedAt: number;
+  ms: number;
+  logFrames: number;
+  checkpointedFrames: number;
+}
+
 export class WalCheckpointer {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -31,6 +45,7 @@ export class WalCheckpointer {
   constructor(
     private readonly db: Database,
     private readonly intervalMs = INTERVAL_MS,
+    private readonly onCheckpoint?: (checkpoint: Checkpoint) => void,
   ) {}
 
   start(): void {
@@ -54,6 +69,8 @@ export class WalCheckpointer {
   private async checkpointInTurn(): Promise<void> {
     await yieldToEventLoop();
     if (this.timer === undefined || !this.db.open) return;
-    this.db.pragma('wal_checkpoint(PASSIVE)');
+    const startedAt = performance.now();
+    const [result] = this.db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+    this.onCheckpoint?.({ startedAt, ms: performance.now() - startedAt, logFrames: result!.log, checkpointedFrames: result!.checkpointed });
   }
 }

@@ -9,7 +9,8 @@ import { expect } from 'chai';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATABASE_FILE, openDatabase, type Database } from '../../src/store/database.js';
-import { WalCheckpointer } from '../../src/store/wal-checkpointer.js';
+import { Metrics } from '../../src/observability/metrics.js';
+import { WalCheckpointer, type Checkpoint } from '../../src/store/wal-checkpointer.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('store: WAL checkpoints in turns of their own', () => {
@@ -53,5 +54,40 @@ describe('store: WAL checkpoints in turns of their own', () => {
     expect(fileSize(), 'after a checkpoint of its own').to.be.greaterThan(before + 4_000_000);
     await checkpointer.stop();
     expect(db.pragma('wal_autocheckpoint', { simple: true })).to.equal(1000);
+  });
+
+  it('hands each checkpoint to its observer, which the metrics take as a duration and a backlog of frames', async () => {
+    const seen: Checkpoint[] = [];
+    const metrics = new Metrics({ defaultMetrics: false });
+    const checkpointer = new WalCheckpointer(db, 10, (checkpoint) => {
+      seen.push(checkpoint);
+      metrics.checkpointed(checkpoint);
+    });
+    checkpointer.start();
+    writeMuch();
+    for (let waited = 0; !seen.some((c) => c.checkpointedFrames > 0) && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    await checkpointer.stop();
+    const copied = seen.find((checkpoint) => checkpoint.checkpointedFrames > 0)!;
+    expect(copied.logFrames, 'the 8 MB transaction is some 2,000 frames').to.be.above(1_900);
+    expect(copied.checkpointedFrames, 'no reader: all of them copied').to.equal(copied.logFrames);
+    expect(copied.ms).to.be.at.least(0);
+    // A reader's snapshot holds back what was written after it: the backlog is what the gauge shows.
+    const reader = openDatabase(dir.path);
+    try {
+      reader.exec('BEGIN');
+      reader.prepare('SELECT COUNT(*) FROM filler').get();
+      writeMuch();
+      const held = new WalCheckpointer(db, 10, metrics.checkpointed);
+      held.start();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await held.stop();
+      reader.exec('COMMIT');
+    } finally {
+      reader.close();
+    }
+    const text = await metrics.registry.metrics();
+    expect(text).to.match(/^vigil_wal_checkpoint_duration_seconds_count [1-9]\d*$/m);
+    const backlog = Number(/^vigil_wal_uncheckpointed_frames (\d+)$/m.exec(text)?.[1]);
+    expect(backlog, text).to.be.above(1_900);
   });
 });
