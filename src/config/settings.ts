@@ -226,6 +226,11 @@ export function scannerEnvironment(): Record<string, string | undefined> {
   return { ...process.env };
 }
 
+/** NODE_OPTIONS as node was started with it: `vigil serve` reads its young generation's size there (src/main/heap-growth.ts). */
+export function nodeOptions(env: Env = process.env): string {
+  return env.NODE_OPTIONS ?? '';
+}
+
 /** What `vigil login-replay` (the login step of a scanner Job) reads from its environment. */
 export interface LoginReplaySettings {
   allowTargets: Cidr[];

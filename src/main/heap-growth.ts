@@ -29,6 +29,7 @@
  * line wins.
  */
 import { setFlagsFromString } from 'node:v8';
+import { nodeOptions } from '../config/settings.js';
 
 /** The percent where the young generation is capped, as in the image. */
 export const HEAP_GROWING_PERCENT = 50;
@@ -41,7 +42,7 @@ const V8_DEFAULT_SEMI_SPACE_MIB = 16;
 
 export interface HeapGrowthOptions {
   execArgv?: readonly string[];
-  /** NODE_OPTIONS as node saw it (default: process.env.NODE_OPTIONS). */
+  /** NODE_OPTIONS as node saw it (default: the environment's, read by settings). */
   nodeOptions?: string;
   setFlags?: (flags: string) => void;
 }
@@ -55,7 +56,7 @@ export interface HeapGrowthOptions {
 export function limitHeapGrowth(options: HeapGrowthOptions = {}): number | undefined {
   const execArgv = options.execArgv ?? process.execArgv;
   if (execArgv.some((arg) => /^--heap[-_]growing[-_]percent\b/.test(arg))) return undefined;
-  const semiSpace = semiSpaceMiB(execArgv, options.nodeOptions ?? process.env.NODE_OPTIONS ?? '');
+  const semiSpace = semiSpaceMiB(execArgv, options.nodeOptions ?? nodeOptions());
   const percent = semiSpace <= MAX_SEMI_SPACE_MIB_FOR_CAP ? HEAP_GROWING_PERCENT : HEAP_GROWING_PERCENT_LARGE_YOUNG;
   (options.setFlags ?? setFlagsFromString)(`--heap-growing-percent=${percent}`);
   return percent;
