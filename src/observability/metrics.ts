@@ -75,7 +75,7 @@ export class Metrics {
   });
   readonly walCheckpointDuration = new Histogram({
     name: 'vigil_wal_checkpoint_duration_seconds',
-    help: "Time one checkpoint of SQLite's write-ahead log held the event loop (a PASSIVE checkpoint every 100 ms).",
+    help: "Time one checkpoint of SQLite's write-ahead log held the event loop (a PASSIVE checkpoint every 50 ms).",
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [this.registry],
   });

@@ -25,10 +25,15 @@ const AUTOCHECKPOINT_PAGES = 1000;
 
 /**
  * How often: a checkpoint with nothing to copy reads the log's index and
- * returns; the busiest writer (a recording or a recompute, a chunk per turn)
- * adds about 1,000 pages in this time.
+ * returns. What one copies costs mostly the database file's flush (with
+ * synchronous = FULL): 2,500 frames took 36 ms, 1,000 took 17 ms, and
+ * 2,500 without the flush 6.5 ms. The busiest writers (an upload storing
+ * its events, a deleted scan's recompute, a chunk per turn) add about
+ * 2,500 frames in 100 ms, and at that interval their checkpoints were the
+ * longest turns of bench/scale.ts's upload and deletion (39-45 ms); at
+ * 50 ms, 19 ms and 31 ms.
  */
-const INTERVAL_MS = 100;
+const INTERVAL_MS = 50;
 
 /** One checkpoint: when it started (performance.now()), how long it took, and the log's frames and how many of them are now copied. */
 export interface Checkpoint {
