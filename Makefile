@@ -101,6 +101,7 @@ bench: build ## Run the benchmarks in bench/ and print their figures
 	npx tsx bench/webhooks.ts
 	npx tsx bench/reports.ts
 	npx tsx bench/pdf-turns.ts
+	npx tsx bench/wal-checkpoint.ts
 	npx tsx bench/dashboard.ts
 	npx tsx bench/login-replay.ts
 	npx tsx bench/operator.ts
