@@ -379,10 +379,10 @@ export class SqliteRiskRepository implements RiskRepository {
    * of them, counted by SQLite. A single INSERT ... SELECT of the chunk's
    * rows, a RETURNING clause or a trigger on risks makes SQLite keep a
    * statement journal of every page the statement changes, which it spills
-   * to a temporary file past 64 KiB (migration 0033; bench/ingest.ts:
-   * 792 MB written with INSERT ... SELECT, 3.3 GB with RETURNING, against
-   * 482 MB). Reading the staged columns into JS and binding them back cost
-   * about 0.1 CPU s of 3 on the 45,158 findings of bench/ingest.ts.
+   * to a temporary file past 64 KiB (migration 0033; bench/ingest.ts under
+   * strace: 792 MB written with INSERT ... SELECT, 3.3 GB with RETURNING,
+   * against 485 MB this way and 509 MB when the columns were read into JS
+   * and bound back; the CPU time was the same within the runs' spread).
    */
   insertStaged(accountId: string, scanType: ScanType, at: string, rows: ReadonlyArray<readonly [number, string, string]>): void {
     if (rows.length === 0) return;
