@@ -491,7 +491,7 @@ export class RiskHistory {
     const current = this.targets.findById(target.accountId, target.id) ?? target;
     const refreshed = { ...current, healthScore: healthScore(this.risks.openCounts(target.id)), lastScannedAt: scannedAt ?? current.lastScannedAt };
     if (journalOf !== undefined) this.pending.noteTarget(journalOf, current, refreshed);
-    this.targets.update(refreshed);
+    this.targets.refresh(refreshed);
   }
 
   private event(type: 'risk.created' | 'risk.updated', risk: Risk, target: Target): OutboxEvent {

@@ -151,6 +151,9 @@ export class SqliteTargetRepository implements TargetRepository {
         health_grade = @healthGrade, last_scanned_at = @lastScannedAt,
         os = @os, hostname = @hostname
         WHERE id = @id AND account_id = @accountId`),
+      // A recording's refresh: update() rewrote every column and the target's tags, which touched every index of targets and target_tags.
+      refresh: db.prepare(`UPDATE targets SET health_score = @healthScore, health_grade = @healthGrade, last_scanned_at = @lastScannedAt
+        WHERE id = @id AND account_id = @accountId`),
       byId: db.prepare('SELECT * FROM targets WHERE account_id = ? AND id = ?'),
       upsertAttachment: db.prepare(`INSERT INTO target_attachments (target_seq, account_id, kind, file_name, content, updated_at)
         VALUES (@seq, @accountId, @kind, @fileName, @content, @updatedAt)
@@ -209,6 +212,11 @@ export class SqliteTargetRepository implements TargetRepository {
       const row = this.statements.seqOf.get(target.accountId, target.id) as { seq: number } | undefined;
       if (row) this.writeTags(target.accountId, row.seq, target.tags);
     })();
+  }
+
+  refresh(target: Target): void {
+    const { id, accountId, healthScore, lastScannedAt } = target;
+    this.statements.refresh.run({ id, accountId, healthScore: healthScore.score, healthGrade: healthScore.grade, lastScannedAt });
   }
 
   private readonly listStatements = new Map<string, Statement<unknown[]>>();

@@ -32,6 +32,8 @@ export interface TargetRepository {
   findById(accountId: string, id: string): Target | undefined;
   findByAddress(accountId: string, address: string): Target | undefined;
   update(target: Target): void;
+  /** Writes only what a recording changes on a target: its health score and grade, and when it was last scanned. */
+  refresh(target: Target): void;
   /** Deletes the target and everything that hangs off it, in one transaction. */
   deleteCascade(accountId: string, id: string): void;
   list(accountId: string, query: TargetListQuery): Page<TargetListRow>;
