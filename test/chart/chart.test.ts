@@ -371,7 +371,7 @@ describe('charts/vigil', function () {
       }
       expect([...used].filter((name) => !exported.has(name))).to.deep.equal([]);
       const domain = [...exported].filter(
-        (name) => /^vigil_(workqueue|reconcile|scans|kubernetes|informer|webhook|upload)/.test(name) && !/_(bucket|sum)$/.test(name),
+        (name) => /^vigil_(workqueue|reconcile|scans|kubernetes|informer|webhook|upload|wal)/.test(name) && !/_(bucket|sum)$/.test(name),
       );
       expect(domain.filter((name) => !used.has(name) && !used.has(`${name}_bucket`) && !name.endsWith('_count'))).to.deep.equal([]);
     });
