@@ -118,9 +118,11 @@ const core = composeCore(settings, systemClock);
 // As `vigil serve` does: the write-ahead log is checkpointed in turns of its own.
 // Its checkpoints are kept, to name those inside the longest gap.
 const checkpoints: Checkpoint[] = [];
-const checkpointer = new WalCheckpointer(core.db, undefined, (checkpoint) => {
-  checkpoints.push(checkpoint);
-  if (checkpoints.length > 2_000) checkpoints.splice(0, checkpoints.length - 1_000);
+const checkpointer = new WalCheckpointer(core.db, {
+  onCheckpoint: (checkpoint) => {
+    checkpoints.push(checkpoint);
+    if (checkpoints.length > 2_000) checkpoints.splice(0, checkpoints.length - 1_000);
+  },
 });
 // As `vigil serve` does before it takes requests: the page cache filled with the newest risks.
 warmPageCache(core.db);

@@ -606,7 +606,7 @@ export function composeVigil(settings: Settings, logger: Logger, options: Compos
   metrics.watchQueue('scheduled-scan', scheduler.queue);
   const notifier = runNotifier(settings, core, clock, logger);
   const backups = backupScheduler(settings, clock, logger);
-  const checkpointer = new WalCheckpointer(core.db, undefined, metrics.checkpointed);
+  const checkpointer = new WalCheckpointer(core.db, { onCheckpoint: metrics.checkpointed });
 
   const close = async (): Promise<void> => {
     accepting = false;

@@ -43,15 +43,26 @@ export interface Checkpoint {
   checkpointedFrames: number;
 }
 
+export interface WalCheckpointerOptions {
+  /** INTERVAL_MS unless a test sets a shorter one. */
+  intervalMs?: number;
+  /** Each checkpoint, as it ends: the service's metrics, bench/scale.ts's block log. */
+  onCheckpoint?: (checkpoint: Checkpoint) => void;
+}
+
 export class WalCheckpointer {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private readonly intervalMs: number;
+  private readonly onCheckpoint: ((checkpoint: Checkpoint) => void) | undefined;
 
   constructor(
     private readonly db: Database,
-    private readonly intervalMs = INTERVAL_MS,
-    private readonly onCheckpoint?: (checkpoint: Checkpoint) => void,
-  ) {}
+    options: WalCheckpointerOptions = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? INTERVAL_MS;
+    this.onCheckpoint = options.onCheckpoint;
+  }
 
   start(): void {
     if (this.timer !== undefined) return;

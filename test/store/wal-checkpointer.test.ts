@@ -44,7 +44,7 @@ describe('store: WAL checkpoints in turns of their own', () => {
   });
 
   it("leaves the commit alone and copies the log in a later turn, then gives checkpoints back to the connection's commits", async () => {
-    const checkpointer = new WalCheckpointer(db, 10);
+    const checkpointer = new WalCheckpointer(db, { intervalMs: 10 });
     checkpointer.start();
     expect(db.pragma('wal_autocheckpoint', { simple: true })).to.equal(0);
     const before = fileSize();
@@ -59,9 +59,12 @@ describe('store: WAL checkpoints in turns of their own', () => {
   it('hands each checkpoint to its observer, which the metrics take as a duration and a backlog of frames', async () => {
     const seen: Checkpoint[] = [];
     const metrics = new Metrics({ defaultMetrics: false });
-    const checkpointer = new WalCheckpointer(db, 10, (checkpoint) => {
-      seen.push(checkpoint);
-      metrics.checkpointed(checkpoint);
+    const checkpointer = new WalCheckpointer(db, {
+      intervalMs: 10,
+      onCheckpoint: (checkpoint) => {
+        seen.push(checkpoint);
+        metrics.checkpointed(checkpoint);
+      },
     });
     checkpointer.start();
     writeMuch();
@@ -77,7 +80,7 @@ describe('store: WAL checkpoints in turns of their own', () => {
       reader.exec('BEGIN');
       reader.prepare('SELECT COUNT(*) FROM filler').get();
       writeMuch();
-      const held = new WalCheckpointer(db, 10, metrics.checkpointed);
+      const held = new WalCheckpointer(db, { intervalMs: 10, onCheckpoint: metrics.checkpointed });
       held.start();
       await new Promise((resolve) => setTimeout(resolve, 100));
       await held.stop();
