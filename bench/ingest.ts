@@ -459,6 +459,8 @@ interface Measurement {
   findings: number;
   peakRssMb: number;
   baselineRssMb: number;
+  /** ingest-wal: what the upload wrote to the write-ahead log (bench/support/ingest-child.ts, walWrites). */
+  wal?: { frames: number; commits: number; databasePages: number; trees: Array<{ name: string; frames: number; pages: number }> };
 }
 
 function measure(format: string, mode: string, file: string): Measurement {
@@ -473,8 +475,11 @@ function measure(format: string, mode: string, file: string): Measurement {
   return JSON.parse(child.stdout.trim().split('\n').at(-1)!) as Measurement;
 }
 
-function report(format: string, bytes: number, results: Measurement[]): void {
+function report(format: string, bytes: number, measured: Measurement[]): void {
   const mb = bytes / MEGABYTE;
+  const wal = measured.find((result) => result.wal !== undefined)?.wal;
+  // ingest-wal's times are not an upload's (no checkpoint runs): only its count of writes is printed.
+  const results = measured.filter((result) => result.wal === undefined);
   const bare = results.find((result) => result.mode === 'bare')!;
   console.log(`\n${format}: ${mb.toFixed(1)} MB`);
   console.log('mode            seconds   CPU s    MB/s   findings   findings/s   peak RSS over baseline (MB)   x file size');
@@ -511,6 +516,13 @@ function report(format: string, bytes: number, results: Measurement[]): void {
         `peak memory ${memory.toFixed(2)}x the file (aim <= ${memoryAim}: ${memory <= memoryAim ? 'met' : 'NOT met'})`,
     );
   }
+  if (wal !== undefined) {
+    // The same in every run: a change that makes the upload write fewer pages, or the same ones fewer times, shows here first.
+    console.log(
+      `ingest writes: ${wal.frames} write-ahead log frames in ${wal.commits} commits, ${(wal.frames / wal.databasePages).toFixed(2)} per page of the ` +
+        `${wal.databasePages}-page database; most: ${wal.trees.map((tree) => `${tree.name} ${tree.frames} (${tree.pages} pages)`).join(', ')}`,
+    );
+  }
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'vigil-bench-ingest-'));
@@ -527,7 +539,11 @@ try {
     const text = build();
     writeFileSync(file, text);
     const modes =
-      format === 'nuclei' ? ['bare', 'parse'] : format === 'nmap' ? ['bare', 'parse', 'ingest', 'ingest-endpoint', 'store-floor'] : ['bare', 'parse', 'ingest'];
+      format === 'nuclei'
+        ? ['bare', 'parse']
+        : format === 'nmap'
+          ? ['bare', 'parse', 'ingest', 'ingest-endpoint', 'ingest-wal', 'store-floor']
+          : ['bare', 'parse', 'ingest'];
     report(
       format,
       Buffer.byteLength(text),

@@ -4,12 +4,13 @@
  * (the upload path: parse as the bytes arrive, store the file, create the
  * targets, record every finding on a real SQLite database; no webhook endpoint,
  * so no event is stored), `ingest-endpoint` (the same with one endpoint
- * registered: every event stored), `store-floor` (the rows an upload of the
- * file leaves in the database, written alone: see storeFloor). Prints one
- * JSON line.
+ * registered: every event stored), `ingest-wal` (the upload of `ingest`,
+ * counting what it wrote to the write-ahead log: see walWrites), `store-floor`
+ * (the rows an upload of the file leaves in the database, written alone: see
+ * storeFloor). Prints one JSON line.
  */
 import { createReadStream } from 'node:fs';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SaxesParser } from 'saxes';
@@ -22,7 +23,7 @@ const { composeCore } = await load<typeof import('../../src/main/composition-roo
 const { parserFor } = await load<typeof import('../../src/parsers/index.js')>('parsers/index.js');
 const { inferTargets } = await load<typeof import('../../src/domain/imports/inferred-targets.js')>('domain/imports/inferred-targets.js');
 const { newImportScan } = await load<typeof import('../../src/domain/imports/import-scan.js')>('domain/imports/import-scan.js');
-const { timeOrderedUuid } = await load<typeof import('../../src/domain/events/event-id.js')>('domain/events/event-id.js');
+const { timeOrderedUuid } = await load<typeof import('../../src/domain/time-ordered-uuid.js')>('domain/time-ordered-uuid.js');
 
 const [format, mode, file] = process.argv.slice(2) as [string, string, string];
 const scanType: ScanType = format === 'nmap' ? 'NMAP' : format === 'nuclei' ? 'NUCLEI' : 'OWASP_ZAP';
@@ -176,8 +177,57 @@ function storeFloor(floor: Awaited<ReturnType<typeof setUpStoreFloor>>): number 
 /** RiskHistory's FINDINGS_PER_TRANSACTION: an upload's chunks. */
 const FLOOR_RISKS_PER_TRANSACTION = 1000;
 
+/**
+ * `ingest-wal`: the write-ahead log emptied before the upload and SQLite's
+ * automatic checkpoints off during it, so that the log keeps every frame the
+ * upload wrote. A page written at two commits is two frames: the count says
+ * how often each page of what the upload stored was written, the same in
+ * every run where the upload's time varies by 10% (its time is not
+ * comparable: no checkpoint runs). Each frame is a page number and the
+ * database's size after it (not zero: the commit's last frame); dbstat
+ * names the B-tree of each page.
+ */
+function walWrites(setup: IngestSetup): WalWrites {
+  const log = readFileSync(join(setup.dir, 'vigil.db-wal'));
+  const pageSize = log.readUInt32BE(8);
+  const pages: number[] = [];
+  let commits = 0;
+  for (let offset = 32; offset + 24 + pageSize <= log.length; offset += 24 + pageSize) {
+    pages.push(log.readUInt32BE(offset));
+    if (log.readUInt32BE(offset + 4) !== 0) commits++;
+  }
+  const treeOf = new Map((setup.core.db.prepare('SELECT pageno, name FROM dbstat').raw().all() as Array<[number, string]>).map(([page, name]) => [page, name]));
+  const byTree = new Map<string, { frames: number; pages: Set<number> }>();
+  for (const page of pages) {
+    const name = treeOf.get(page) ?? '(free)';
+    const tree = byTree.get(name) ?? byTree.set(name, { frames: 0, pages: new Set() }).get(name)!;
+    tree.frames++;
+    tree.pages.add(page);
+  }
+  return {
+    frames: pages.length,
+    commits,
+    databasePages: setup.core.db.pragma('page_count', { simple: true }) as number,
+    trees: [...byTree]
+      .map(([name, tree]) => ({ name, frames: tree.frames, pages: tree.pages.size }))
+      .sort((a, b) => b.frames - a.frames)
+      .slice(0, 12),
+  };
+}
+interface WalWrites {
+  frames: number;
+  commits: number;
+  databasePages: number;
+  /** The B-trees written most: frames, and distinct pages among them. */
+  trees: Array<{ name: string; frames: number; pages: number }>;
+}
+
 const floor = mode === 'store-floor' ? await setUpStoreFloor() : undefined;
 const setup = mode.startsWith('ingest') ? setUpIngest(mode === 'ingest-endpoint') : floor;
+if (mode === 'ingest-wal') {
+  setup!.core.db.pragma('wal_checkpoint(TRUNCATE)');
+  setup!.core.db.pragma('wal_autocheckpoint = 0');
+}
 const baselineRss = process.memoryUsage().rss;
 const started = process.hrtime.bigint();
 const cpuBefore = process.cpuUsage();
@@ -185,6 +235,7 @@ const count = mode === 'bare' ? await bare() : mode === 'parse' ? await parse() 
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 const cpu = process.cpuUsage(cpuBefore);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+const wal = mode === 'ingest-wal' ? walWrites(setup!) : undefined;
 clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage().rss, ownPeakRssMb() * 1024 * 1024);
 if (setup !== undefined) {
@@ -199,5 +250,6 @@ console.log(
     findings: mode.startsWith('bare') ? 0 : count,
     peakRssMb: peakRss / 1024 / 1024,
     baselineRssMb: baselineRss / 1024 / 1024,
+    wal,
   }),
 );

@@ -6,7 +6,7 @@
 import { presentRisk } from './present/risk.js';
 import { presentScan, scanJsonInPieces } from './present/scan.js';
 import type { Clock } from '../domain/clock.js';
-import { timeOrderedUuid } from '../domain/events/event-id.js';
+import { timeOrderedUuid } from '../domain/time-ordered-uuid.js';
 import { newEvent, type OutboxEvent } from '../domain/events/event.js';
 import { asScanType, type Finding, type ScanType } from '../domain/risks/finding.js';
 import { diffScan, historyOf, type Risk, type StagedFinding } from '../domain/risks/risk.js';

@@ -1,5 +1,5 @@
 /** Targets (SPEC.md, Targets): the application rules around the store. */
-import { randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from '../domain/time-ordered-uuid.js';
 import type { Account } from '../domain/accounts/account.js';
 import type { Clock } from '../domain/clock.js';
 import { InvalidRequestError, NotFoundError } from '../domain/errors.js';
@@ -57,7 +57,8 @@ export class TargetsService {
 
   private newTarget(account: Account, address: string, body: TargetInput, origin: TargetOrigin): Target {
     return {
-      id: randomUUID(),
+      // Time-ordered: the indexes keyed by target id (a target's risks, their uniqueness, its coverage) grow at one end.
+      id: timeOrderedUuid(this.clock.now()),
       accountId: account.id,
       target: address,
       label: body.label ?? '',

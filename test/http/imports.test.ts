@@ -280,6 +280,10 @@ describe('uploading results: nmap', () => {
     const caller = newCaller();
     const data = await uploadOk(caller, { source_id: await createSource(caller), scan_type: 'NMAP' }, { content: NMAP_TWO_HOSTS });
     expect(data.targets.map((target: { target: string }) => target.target)).to.deep.equal(['172.217.18.238', '54.239.28.85']);
+    // Time-ordered ids (UUID v7), in the order the targets were created: the indexes keyed by target id grow at one end.
+    const ids = data.targets.map((target: { target_id: string }) => target.target_id);
+    for (const id of ids) expect(id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).to.deep.equal(ids);
     expect(data.risks.new_open).to.equal(4);
     for (const { target_id } of data.targets) {
       const risks = (await listAll(caller, '/v1/risks')).filter((risk) => risk.target_id === target_id);

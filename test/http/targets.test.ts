@@ -34,6 +34,17 @@ describe('HTTP /v1/targets', () => {
       expect(target).not.to.have.property('auth_selenium_file');
     });
 
+    it('gives targets time-ordered ids (UUID v7) that sort in the order the targets were created', async () => {
+      const ids: string[] = [];
+      for (let n = 1; n <= 20; n++) {
+        const response = await service.post('/v1/targets', { target: `host-${n}.example.com` });
+        expect(response.status, response.text).to.equal(200);
+        ids.push(response.body.data.id);
+      }
+      for (const id of ids) expect(id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect([...ids].sort()).to.deep.equal(ids);
+    });
+
     for (const address of ['93.184.216.34', 'https://example.com/login?next=%2F', 'http://scanme.nmap.org:8080']) {
       it(`accepts the public target ${address}`, async () => {
         const response = await service.post('/v1/targets', { target: address });

@@ -1,5 +1,5 @@
 /** Webhook events (SPEC.md, Events): recorded in the outbox, delivered later. */
-import { timeOrderedUuid } from './event-id.js';
+import { timeOrderedUuid } from '../time-ordered-uuid.js';
 
 export const EVENT_TYPES = ['scan.created', 'scan.updated', 'risk.created', 'risk.updated'] as const;
 /**
