@@ -39,6 +39,7 @@ import { m0034RiskTitlesPendingList } from './0034-risk-titles-pending-list.js';
 import { m0035StatusAndLevelOneIndex } from './0035-status-and-level-one-index.js';
 import { m0036TargetSortKeysWithoutJson } from './0036-target-sort-keys-without-json.js';
 import { m0037RisksByTargetOneIndex } from './0037-risks-by-target-one-index.js';
+import { m0038UnusedLastScannedIndex } from './0038-unused-last-scanned-index.js';
 
 export interface Migration {
   version: number;
@@ -84,4 +85,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m0035StatusAndLevelOneIndex,
   m0036TargetSortKeysWithoutJson,
   m0037RisksByTargetOneIndex,
+  m0038UnusedLastScannedIndex,
 ];
