@@ -24,7 +24,11 @@ export function listEnvelope<T extends z.ZodType>(schema: T) {
 
 export const DateTime = z.string().meta({ format: 'date-time', example: '2026-11-21T09:30:00.000Z' });
 
-export const Id = z.string().meta({ example: '3f1c2a9e-7b4d-4c1e-9a53-2d0f6b8e4a17' });
+export const Id = z.string().meta({
+  description:
+    'A UUID, to be treated as opaque. Targets, risks and webhook events have version 7 ids, which sort in the order they were made; the others version 4.',
+  example: '3f1c2a9e-7b4d-4c1e-9a53-2d0f6b8e4a17',
+});
 
 export const ListQuery = z.object({
   page_token: z
