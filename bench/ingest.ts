@@ -379,7 +379,11 @@
  * by plain prepared INSERTs, 1,000 a transaction, and nothing else: no
  * parse, staging, history, file or events; the least the upload path could
  * take on this machine while it stores every risk with the indexes the API
- * reads them by).
+ * reads them by), and ingest-wal (the upload of `ingest` with checkpoints
+ * off, printed as the write-ahead log frames it wrote, its commits and the
+ * B-trees written most: a page written at two commits is two frames. Nearly
+ * the same each run, where the CPU time moves by 10%; chunks also end by
+ * time, so the commits vary a little).
  *
  *   npx tsx bench/ingest.ts            (make bench runs it)
  *   BENCH_INGEST_MB=25                 size of each generated file
