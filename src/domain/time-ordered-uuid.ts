@@ -7,9 +7,9 @@
  * each insert split a page and each commit rewrote the pages it touched.
  * The outbox's and the deliveries' indexes were the first reason; the
  * indexes of a target's risks the next: with random target ids an upload of
- * 45,158 findings on new targets wrote 41,500 WAL frames for a database of
- * 26,500 pages, with these 35,200 (bench/ingest.ts). Still a UUID, still
- * unique: SPEC.md asks only for a unique id.
+ * 45,158 findings on 620 new targets wrote 40,400-40,700 WAL frames for a
+ * database of 26,500 pages, with these 34,400-34,800 (bench/ingest.ts,
+ * ingest-wal). Still a UUID, still unique: SPEC.md asks only for a unique id.
  */
 import { randomFillSync } from 'node:crypto';
 
@@ -52,8 +52,8 @@ const RAND_B_LOW_SPAN = 0x1_0000_0000;
  * The fields of the id that follows `previous` for something made at `ms`,
  * from 10 random bytes. A later millisecond starts from random bits. The
  * same one, or an earlier one (a clock set back), counts on from the
- * previous id by 1 to 2^24 (the step is random, so the next id cannot be
- * told from the last); should all 74 bits run out, the count moves on to the
+ * previous id by 1 to 2^24 (a random step: the next id is not the last
+ * plus one); should all 74 bits run out, the count moves on to the
  * next millisecond. Pure: timeOrderedUuid() keeps the process's previous id.
  */
 export function nextUuid7Fields(previous: Uuid7Fields | undefined, ms: number, random: Uint8Array): Uuid7Fields {
