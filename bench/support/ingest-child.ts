@@ -181,9 +181,9 @@ const FLOOR_RISKS_PER_TRANSACTION = 1000;
  * `ingest-wal`: the write-ahead log emptied before the upload and SQLite's
  * automatic checkpoints off during it, so that the log keeps every frame the
  * upload wrote. A page written at two commits is two frames: the count says
- * how often each page of what the upload stored was written, the same in
- * every run where the upload's time varies by 10% (its time is not
- * comparable: no checkpoint runs). Each frame is a page number and the
+ * how often each page of what the upload stored was written, nearly the
+ * same in every run (chunks also end by time) where the upload's time varies
+ * by 10% (its time is not comparable: no checkpoint runs). Each frame is a page number and the
  * database's size after it (not zero: the commit's last frame); dbstat
  * names the B-tree of each page.
  */
