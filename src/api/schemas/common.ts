@@ -26,7 +26,7 @@ export const DateTime = z.string().meta({ format: 'date-time', example: '2026-11
 
 export const Id = z.string().meta({
   description:
-    'A UUID, to be treated as opaque. Targets, risks and webhook events have version 7 ids, which sort in the order they were made; the others version 4.',
+    'A UUID, to be treated as opaque. New targets, risks and webhook events get version 7 ids, which sort in the order they were made; the others version 4.',
   example: '3f1c2a9e-7b4d-4c1e-9a53-2d0f6b8e4a17',
 });
 
